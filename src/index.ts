@@ -1,0 +1,8 @@
+/**
+ * awl's public library API. Everything a program needs to hold a streaming conversation,
+ * run tools from Lua extensions and save sessions, without the CLI.
+ */
+export * from "./model/index.js";
+export * from "./providers/errors.js";
+export type * from "./providers/types.js";
+export type * from "./tools/types.js";

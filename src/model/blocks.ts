@@ -1,0 +1,57 @@
+/**
+ * Content blocks: the parts of a message (SPEC §2). Plain data, no I/O.
+ * The JSON form of each block is exactly its fields, snake_case, as documented in docs/conversation-format.md.
+ */
+
+/** Plain text written by a user or the model. */
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+/** The model's reasoning. `signature` (Anthropic) must round-trip unchanged; `redacted` holds opaque redacted-thinking data. */
+export interface ThinkingBlock {
+  type: "thinking";
+  thinking: string;
+  signature?: string;
+  redacted?: string;
+}
+
+/** A tool call. `input` is the raw JSON text as the provider sent it; parse it on demand with {@link parseToolInput}. */
+export interface ToolUseBlock {
+  type: "tool_use";
+  id: string;
+  name: string;
+  input: string;
+}
+
+/** An image attached to a tool result, base64-encoded. */
+export interface ImageData {
+  media_type: string;
+  data: string;
+}
+
+/** The answer to one tool call. Every tool_use is answered by exactly one tool_result (SPEC §5). */
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error?: boolean;
+  images?: ImageData[];
+}
+
+export type ContentBlock = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock;
+export type ContentBlockType = ContentBlock["type"];
+
+/**
+ * Parses a tool_use input. Empty or whitespace-only input means `{}` (SPEC §3 rule 3).
+ * Returns `undefined` for input that is not valid JSON.
+ */
+export function parseToolInput(input: string): unknown {
+  if (input.trim() === "") return {};
+  try {
+    return JSON.parse(input);
+  } catch {
+    return undefined;
+  }
+}

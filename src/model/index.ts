@@ -1,0 +1,5 @@
+export * from "./blocks.js";
+export * from "./message.js";
+export * from "./conversation.js";
+export * from "./json.js";
+export { TextBuffer } from "./text-buffer.js";

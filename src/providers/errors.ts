@@ -1,0 +1,50 @@
+/**
+ * Provider errors are values with a kind (SPEC §3 rule 6), built only by the classify functions
+ * and never thrown across layers.
+ */
+export type ProviderErrorKind =
+  | "auth"
+  | "bad_request"
+  | "rate_limit"
+  | "overloaded"
+  | "server"
+  | "stream_error"
+  | "network"
+  | "truncated"
+  | "stalled"
+  | "aborted"
+  | "config";
+
+export interface ProviderError {
+  kind: ProviderErrorKind;
+  retryable: boolean;
+  /** HTTP status, when the error came with one. */
+  status?: number;
+  /** How long the server asked us to wait, from `retry-after-ms` or `retry-after`. */
+  retry_after_ms?: number;
+  /** What happened, in words a user can act on; includes the provider's own message. */
+  message: string;
+}
+
+const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["rate_limit", "overloaded", "server", "network", "truncated", "stalled"]);
+
+export function providerError(kind: ProviderErrorKind, message: string, extra: { status?: number; retry_after_ms?: number } = {}): ProviderError {
+  const error: ProviderError = { kind, retryable: RETRYABLE.has(kind), message };
+  if (extra.status !== undefined) error.status = extra.status;
+  if (extra.retry_after_ms !== undefined) error.retry_after_ms = extra.retry_after_ms;
+  return error;
+}
+
+/** Status → kind, SPEC §3 rule 6. */
+export function kindForStatus(status: number): ProviderErrorKind {
+  if (status === 401 || status === 403) return "auth";
+  if (status === 429) return "rate_limit";
+  if (status === 529) return "overloaded";
+  if (status === 408 || status >= 500) return "server";
+  return "bad_request";
+}
+
+export function isProviderError(value: unknown): value is ProviderError {
+  return typeof value === "object" && value !== null && typeof (value as ProviderError).kind === "string" &&
+    typeof (value as ProviderError).retryable === "boolean" && typeof (value as ProviderError).message === "string";
+}

@@ -1,0 +1,62 @@
+import type { ContentBlock, ContentBlockType } from "../model/blocks.js";
+import type { Conversation } from "../model/conversation.js";
+import type { Message, Role } from "../model/message.js";
+import type { ProviderError } from "./errors.js";
+
+/** Metadata given with `onBlockStart`: set for tool_use blocks only. */
+export interface BlockMeta {
+  tool_id: string;
+  tool_name: string;
+}
+
+/** A retry about to happen: everything streamed since the last `onMessageStart` is void. */
+export interface RetryNotice {
+  error: ProviderError;
+  /** 1 for the first retry. */
+  attempt: number;
+  max_retries: number;
+  delay_ms: number;
+}
+
+/**
+ * The seed's Receiver contract (SPEC §3). For every provider, one message streams as:
+ * `onMessageStart`, then per block `onBlockStart`, `onContentDelta`*, `onBlockComplete`; then `onMessageComplete`.
+ * On failure `onError` is the last call. Before a retry `onRetry` is called, and the next attempt starts again
+ * with `onMessageStart`. Block indices count from 0 within a message.
+ * All methods are optional.
+ */
+export interface Receiver {
+  onMessageStart?(role: Role): void;
+  onBlockStart?(type: ContentBlockType, index: number, meta?: BlockMeta): void;
+  /** Raw text fragments: text, thinking, or tool-input JSON. */
+  onContentDelta?(index: number, delta: string): void;
+  onBlockComplete?(index: number, block: ContentBlock): void;
+  onMessageComplete?(message: Message): void;
+  onError?(error: ProviderError): void;
+  onRetry?(notice: RetryNotice): void;
+}
+
+/** A tool as offered to a provider. `schema` is the JSON Schema as exact, deterministic JSON text (sent verbatim). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  schema: string;
+}
+
+export interface StreamOptions {
+  tools?: readonly ToolSpec[];
+  signal?: AbortSignal;
+}
+
+export type StepResult = { ok: true; message: Message } | { ok: false; error: ProviderError };
+
+/**
+ * A wire API. `streamStep` streams exactly one assistant message for the conversation and never throws:
+ * failures are `{ ok: false }` after `receiver.onError`. It does not modify the conversation; the caller
+ * appends the message, so nothing half-streamed is ever committed.
+ */
+export interface Provider {
+  readonly name: string;
+  readonly model: string;
+  streamStep(conversation: Conversation, receiver: Receiver, options?: StreamOptions): Promise<StepResult>;
+}

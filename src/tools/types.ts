@@ -1,0 +1,57 @@
+import type { ImageData } from "../model/blocks.js";
+import type { ToolSpec } from "../providers/types.js";
+
+/** A registered tool, whatever runtime it lives in. */
+export interface ToolDefinition extends ToolSpec {
+  /** Owning extension (dotted name), e.g. `std.read`; the registry swaps an extension's tools as a unit. */
+  extension: string;
+  /** The file that registered it. */
+  file: string;
+  /** false: the tool must run alone, never beside other calls. */
+  parallel: boolean;
+  /** Per-tool handler timeout. */
+  timeout_ms: number;
+}
+
+/** One call the model asked for. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** Raw JSON text from the model. */
+  input: string;
+}
+
+/** A live update from a running handler (`ctx:progress`, `ctx:show`, `ctx:title`). */
+export type ToolProgress =
+  | { kind: "progress"; fraction: number; detail?: string }
+  | { kind: "show"; state: unknown }
+  | { kind: "title"; text: string };
+
+/**
+ * How one call ended. Every path yields exactly one tool_result (SPEC §5 invariant):
+ * - `result`: the handler returned (maybe `is_error`, a failure the model can act on);
+ * - `crash`: a Lua error: the turn stops after the batch; the model gets an is_error result;
+ * - `timeout` / `cancelled`: stopped by awl.
+ */
+export type ToolOutcome =
+  | {
+      status: "result";
+      content: string;
+      is_error: boolean;
+      summary?: string;
+      details?: unknown;
+      images?: ImageData[];
+      /** Last `ctx:show` snapshot, persisted so a resumed session re-renders without running the tool. */
+      snapshot?: unknown;
+    }
+  | { status: "crash"; extension: string; message: string; traceback: string }
+  | { status: "timeout"; timeout_ms: number }
+  | { status: "cancelled" };
+
+/** What the agent needs from a tool host. */
+export interface ToolSet {
+  /** Tools to offer the model, in a deterministic order. */
+  definitions(): readonly ToolDefinition[];
+  /** Runs one validated call. Never throws. */
+  execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome>;
+}
