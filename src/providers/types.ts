@@ -60,3 +60,28 @@ export interface Provider {
   readonly model: string;
   streamStep(conversation: Conversation, receiver: Receiver, options?: StreamOptions): Promise<StepResult>;
 }
+
+/**
+ * Everything needed to build a provider, already resolved from env, config file and flags (src/config does that).
+ * Providers read only this; they never look at the environment themselves.
+ */
+export interface ProviderSettings {
+  /** "openai" (any OpenAI-compatible endpoint), "anthropic", or "replay". */
+  provider: string;
+  model: string;
+  /** e.g. https://api.openai.com/v1 (OpenAI: `{baseUrl}/chat/completions`), https://api.anthropic.com (`{baseUrl}/v1/messages`). */
+  baseUrl: string;
+  apiKey?: string;
+  /** Retries of retryable errors (SPEC §3 rule 7); 0 disables. Default 3. */
+  maxRetries: number;
+  /** A stream with no bytes for this long is a retryable `stalled` error. */
+  stallTimeoutMs: number;
+  /** Upper bound on output tokens (Anthropic requires one; sent to OpenAI-compatible endpoints only when set). */
+  maxTokens?: number;
+  /** Extended thinking budget in tokens (Anthropic); undefined = off. */
+  thinkingBudget?: number;
+  /** Per-endpoint quirks for OpenAI-compatible servers, each a named boolean/string the user can override. */
+  compat?: Record<string, unknown>;
+  /** Replay provider: the JSON Lines script to play. */
+  replayFile?: string;
+}
