@@ -6,3 +6,4 @@ export * from "./model/index.js";
 export * from "./providers/errors.js";
 export type * from "./providers/types.js";
 export type * from "./tools/types.js";
+export * from "./agent/index.js";
