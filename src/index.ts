@@ -7,3 +7,5 @@ export * from "./providers/errors.js";
 export type * from "./providers/types.js";
 export type * from "./tools/types.js";
 export * from "./agent/index.js";
+export { LuaPool } from "./extensions/lua/pool.js";
+export type * from "./extensions/lua/types.js";
