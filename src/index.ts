@@ -6,3 +6,6 @@ export * from "./model/index.js";
 export * from "./providers/errors.js";
 export type * from "./providers/types.js";
 export type * from "./tools/types.js";
+export * from "./agent/index.js";
+export { LuaPool } from "./extensions/lua/pool.js";
+export type * from "./extensions/lua/types.js";
