@@ -1,7 +1,7 @@
 /**
  * Anthropic Messages stream assembly (SPEC §3 rule 4): wire events in, {@link Receiver} block calls and one
  * {@link Message} out. Pure: no I/O, no timers. The driver feeds it each SSE event in order, stops at the
- * first non-`undefined` signal (`"done"` after `message_stop`, or a {@link ProviderError}), and makes the
+ * first non-`undefined` verdict (`"done"` after `message_stop`, or a `ProviderError`), and makes the
  * message-level Receiver calls (`onMessageStart`, `onMessageComplete`) itself.
  *
  * Decisions for input that breaks the event grammar (documented in docs/providers.md, "Anthropic"):
@@ -19,19 +19,11 @@
 import type { ContentBlock, ContentBlockType } from "../../model/blocks.js";
 import type { Message, Usage } from "../../model/message.js";
 import { TextBuffer } from "../../model/text-buffer.js";
-import type { ProviderError } from "../errors.js";
+import type { SseEvent } from "../sse.js";
+import type { EventVerdict, StreamAssembler } from "../stream-driver.js";
 import type { Receiver } from "../types.js";
 import { classifyStreamError, malformedStream } from "./classify-stream-error.js";
 import { mapStopReason } from "./map-stop-reason.js";
-
-/** One server-sent event as the SSE decoder dispatches it. */
-export interface WireEvent {
-  event: string | undefined;
-  data: string;
-}
-
-/** What the driver does next: keep reading (`undefined`), stop with the message (`"done"`), or fail. */
-export type AssemblySignal = "done" | ProviderError | undefined;
 
 type JsonObject = Record<string, unknown>;
 
@@ -55,7 +47,7 @@ interface BlockState {
 
 const USAGE_FIELDS = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const;
 
-export class AnthropicAssembler {
+export class AnthropicAssembler implements StreamAssembler {
   private started = false; // message_start seen
   private finished = false;
   private readonly blocks: BlockState[] = [];
@@ -67,7 +59,7 @@ export class AnthropicAssembler {
   constructor(private readonly receiver: Receiver) {}
 
   /** Feeds one event. After `"done"` or an error, further events change nothing. */
-  onEvent(event: WireEvent): AssemblySignal {
+  onEvent(event: SseEvent): EventVerdict {
     if (this.finished) return "done";
     if (event.event === "ping") return undefined;
     let payload: unknown;
@@ -111,7 +103,7 @@ export class AnthropicAssembler {
     return message;
   }
 
-  private messageStart(payload: JsonObject): AssemblySignal {
+  private messageStart(payload: JsonObject): EventVerdict {
     if (this.started) return malformedStream("a second message_start before message_stop");
     this.started = true;
     const message = payload.message;
@@ -119,7 +111,7 @@ export class AnthropicAssembler {
     return undefined;
   }
 
-  private blockStart(payload: JsonObject): AssemblySignal {
+  private blockStart(payload: JsonObject): EventVerdict {
     const wireIndex = payload.index;
     const content = payload.content_block;
     if (!isIndex(wireIndex)) return malformedStream(`a content_block_start without a valid index: ${excerpt(JSON.stringify(payload))}`);
@@ -153,7 +145,7 @@ export class AnthropicAssembler {
     return undefined;
   }
 
-  private blockDelta(payload: JsonObject): AssemblySignal {
+  private blockDelta(payload: JsonObject): EventVerdict {
     const wireIndex = payload.index;
     const delta = payload.delta;
     if (!isIndex(wireIndex)) return malformedStream(`a content_block_delta without a valid index: ${excerpt(JSON.stringify(payload))}`);
@@ -180,7 +172,7 @@ export class AnthropicAssembler {
     }
   }
 
-  private blockStop(payload: JsonObject): AssemblySignal {
+  private blockStop(payload: JsonObject): EventVerdict {
     const state = isIndex(payload.index) ? this.byWireIndex.get(payload.index) : undefined;
     if (!state || state.stopped) return undefined; // unknown, skipped or already stopped: nothing to lose
     state.stopped = true;
@@ -188,21 +180,21 @@ export class AnthropicAssembler {
     return undefined;
   }
 
-  private messageDelta(payload: JsonObject): AssemblySignal {
+  private messageDelta(payload: JsonObject): EventVerdict {
     const delta = payload.delta;
     if (isObject(delta) && typeof delta.stop_reason === "string") this.stopReasonRaw = delta.stop_reason;
     this.takeUsage(payload.usage);
     return undefined;
   }
 
-  private messageStop(): AssemblySignal {
+  private messageStop(): EventVerdict {
     // tool_use blocks complete here (see the file comment); so does any block whose stop never came.
     for (const state of this.blocks) if (!state.completed) this.complete(state);
     this.finished = true;
     return "done";
   }
 
-  private appendField(state: BlockState, delta: JsonObject, field: string, wireIndex: number): AssemblySignal {
+  private appendField(state: BlockState, delta: JsonObject, field: string, wireIndex: number): EventVerdict {
     const text = delta[field];
     if (typeof text !== "string") return malformedStream(`a ${String(delta.type)} for block ${wireIndex} without "${field}"`);
     this.append(state, text);

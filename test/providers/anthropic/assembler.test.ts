@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { AnthropicAssembler } from "../../../src/providers/anthropic/assembler.js";
 import { mapStopReason } from "../../../src/providers/anthropic/map-stop-reason.js";
-import { assemble, assembleMessage, fixture, recordingReceiver, sse } from "./support.js";
+import { recordingReceiver } from "../../support/recording-receiver.js";
+import { assemble, assembleMessage, fixture, sse } from "./support.js";
 
 const START = ["message_start", { type: "message_start", message: { usage: { input_tokens: 3, output_tokens: 1 } } }] as [string, unknown];
 const STOP = ["message_stop", { type: "message_stop" }] as [string, unknown];
@@ -10,17 +11,18 @@ const textDelta = (index: number, text: string): [string, unknown] => [
   "content_block_delta",
   { type: "content_block_delta", index, delta: { type: "text_delta", text } },
 ];
+const d = (index: number, text: string): string => `delta ${index} ${JSON.stringify(text)}`;
 const blockStop = (index: number): [string, unknown] => ["content_block_stop", { type: "content_block_stop", index }];
 
 describe("Anthropic assembly (SPEC §3 rule 4)", () => {
   it("assembles text, calls the Receiver in order, and keeps cache usage", () => {
     const outcome = assemble(fixture("text.sse"));
     expect(outcome.calls).toEqual([
-      "start(text,0)",
-      "delta(0,Hello)",
-      "delta(0,, wörld — 👋 )",
-      'delta(0,line two\nand "quotes")',
-      "complete(0,text)",
+      "block_start 0 text",
+      d(0, "Hello"),
+      d(0, ", wörld — 👋 "),
+      d(0, 'line two\nand "quotes"'),
+      "block_complete 0 text",
     ]);
     expect("message" in outcome && outcome.message).toEqual({
       role: "assistant",
@@ -34,17 +36,17 @@ describe("Anthropic assembly (SPEC §3 rule 4)", () => {
   it("keeps thinking with its signature, text and a tool_use with its raw input", () => {
     const outcome = assemble(fixture("thinking-tool.sse"));
     expect(outcome.calls).toEqual([
-      "start(thinking,0)",
-      "delta(0,The user wants the weather. )",
-      "delta(0,I should call get_weather for Paris.)",
-      "complete(0,thinking)",
-      "start(text,1)",
-      "delta(1,Let me check the weather in Paris.)",
-      "complete(1,text)",
-      "start(tool_use,2,toolu_01T1x1fJ34qAmk2tNTrN7Up6,get_weather)",
-      'delta(2,{"location": "Par)',
-      'delta(2,is, France", "unit": "celsius"})',
-      "complete(2,tool_use)",
+      "block_start 0 thinking",
+      d(0, "The user wants the weather. "),
+      d(0, "I should call get_weather for Paris."),
+      "block_complete 0 thinking",
+      "block_start 1 text",
+      d(1, "Let me check the weather in Paris."),
+      "block_complete 1 text",
+      "block_start 2 tool_use toolu_01T1x1fJ34qAmk2tNTrN7Up6 get_weather",
+      d(2, '{"location": "Par'),
+      d(2, 'is, France", "unit": "celsius"}'),
+      "block_complete 2 tool_use",
     ]);
     const message = "message" in outcome ? outcome.message : undefined;
     expect(message?.content).toEqual([
@@ -72,7 +74,7 @@ describe("Anthropic assembly (SPEC §3 rule 4)", () => {
   it("ignores ping, comments, unknown events, unknown delta types and block types it does not model", () => {
     const outcome = assemble(fixture("unknown-events.sse"));
     // The server_tool_use block (wire index 0) is skipped, so the text is awl's block 0.
-    expect(outcome.calls).toEqual(["start(text,0)", "delta(0,Found it.)", "complete(0,text)"]);
+    expect(outcome.calls).toEqual(["block_start 0 text", d(0, "Found it."), "block_complete 0 text"]);
     const message = "message" in outcome ? outcome.message : undefined;
     expect(message?.content).toEqual([{ type: "text", text: "Found it." }]);
     // message_delta usage replaces the message_start values field by field.
@@ -137,11 +139,11 @@ describe("Anthropic assembly (SPEC §3 rule 4)", () => {
       { type: "tool_use", id: "call_b", name: "ls", input: "{}" },
     ]);
     // Each block still sees start, deltas, complete in that order.
-    expect(outcome.calls.filter((c) => /\((tool_use,)?1,/.test(c))).toEqual([
-      "start(tool_use,1,call_a,read)",
-      'delta(1,{"path":)',
-      'delta(1,"a.txt"})',
-      "complete(1,tool_use)",
+    expect(outcome.calls.filter((c) => /^(block_start|delta|block_complete) 1 /.test(c))).toEqual([
+      "block_start 1 tool_use call_a read",
+      d(1, '{"path":'),
+      d(1, '"a.txt"}'),
+      "block_complete 1 tool_use",
     ]);
   });
 });
@@ -200,7 +202,7 @@ describe("Anthropic assembly: bad input is a classified error or a safe skip, ne
     const signals = events.map(([event, data]) => assembler.onEvent({ event, data: typeof data === "string" ? data : JSON.stringify(data) }));
     expect(signals).toEqual([undefined, undefined, undefined, "done", "done", "done"]);
     expect(assembler.finish().content).toEqual([{ type: "text", text: "kept" }]);
-    expect(receiver.calls).toEqual(["start(text,0)", "delta(0,kept)", "complete(0,text)"]);
+    expect(receiver.calls).toEqual(["block_start 0 text", d(0, "kept"), "block_complete 0 text"]);
   });
 
   it("the content of a content_block_start counts as its first delta", () => {

@@ -1,42 +1,29 @@
-/** Shared helpers for the Anthropic provider tests: fixtures, a recording Receiver, and byte-level feeding. */
+/** Helpers for the Anthropic provider tests: fixtures, and feeding bytes through the real SSE decoder into an assembler. */
 import { readFileSync } from "node:fs";
-import { createParser } from "eventsource-parser";
-import { AnthropicAssembler, type AssemblySignal } from "../../../src/providers/anthropic/assembler.js";
 import type { Message } from "../../../src/model/message.js";
+import { AnthropicAssembler } from "../../../src/providers/anthropic/assembler.js";
 import type { ProviderError } from "../../../src/providers/errors.js";
-import type { Receiver } from "../../../src/providers/types.js";
+import { createSseDecoder } from "../../../src/providers/sse.js";
+import type { EventVerdict } from "../../../src/providers/stream-driver.js";
+import { recordingReceiver } from "../../support/recording-receiver.js";
+import { sseEvents } from "../../support/replay-server.js";
 
 export function fixture(name: string): Buffer {
   return readFileSync(new URL(`../../fixtures/anthropic/${name}`, import.meta.url));
 }
 
-/** Records every Receiver call as a compact string, e.g. `start(tool_use,2,toolu_1,read)`. */
-export function recordingReceiver(): Receiver & { calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    onMessageStart: (role) => calls.push(`message(${role})`),
-    onBlockStart: (type, index, meta) => calls.push(`start(${[type, index, meta?.tool_id, meta?.tool_name].filter((x) => x !== undefined).join(",")})`),
-    onContentDelta: (index, delta) => calls.push(`delta(${index},${delta})`),
-    onBlockComplete: (index, block) => calls.push(`complete(${index},${block.type})`),
-    onMessageComplete: () => calls.push("message_complete"),
-    onError: (error) => calls.push(`error(${error.kind})`),
-  };
-}
-
 export type AssemblyOutcome = { message: Message; calls: string[] } | { error: ProviderError; calls: string[] } | { incomplete: true; calls: string[] };
 
-/** Feeds `bytes` in pieces of `pieceSize` through an SSE decoder into a fresh assembler, as the driver would. */
+/** Feeds `bytes` in pieces of `pieceSize` through the SSE decoder into a fresh assembler, as the driver does. */
 export function assemble(bytes: Uint8Array, pieceSize = bytes.length): AssemblyOutcome {
   const receiver = recordingReceiver();
   const assembler = new AnthropicAssembler(receiver);
-  let signal: AssemblySignal;
-  const parser = createParser({ onEvent: (e) => (signal ??= assembler.onEvent({ event: e.event, data: e.data })) });
-  const text = new TextDecoder();
-  for (let i = 0; i < bytes.length && signal === undefined; i += pieceSize)
-    parser.feed(text.decode(bytes.subarray(i, i + pieceSize), { stream: true }));
-  if (signal === "done") return { message: assembler.finish(), calls: receiver.calls };
-  if (signal !== undefined) return { error: signal, calls: receiver.calls };
+  let verdict: EventVerdict;
+  const decoder = createSseDecoder((event) => (verdict ??= assembler.onEvent(event)));
+  for (let i = 0; i < bytes.length && verdict === undefined; i += pieceSize) decoder.push(bytes.subarray(i, i + pieceSize));
+  if (verdict === undefined) decoder.end();
+  if (verdict === "done") return { message: assembler.finish(), calls: receiver.calls };
+  if (verdict !== undefined) return { error: verdict, calls: receiver.calls };
   return { incomplete: true, calls: receiver.calls };
 }
 
@@ -46,7 +33,7 @@ export function assembleMessage(bytes: Uint8Array, pieceSize?: number): Message 
   return outcome.message;
 }
 
-/** Builds an SSE body from `[event, payload]` pairs. */
+/** An Anthropic SSE body from `[event, payload]` pairs (a string payload is sent as it is). */
 export function sse(...events: Array<[string, unknown]>): Buffer {
-  return Buffer.from(events.map(([event, data]) => `event: ${event}\ndata: ${typeof data === "string" ? data : JSON.stringify(data)}\n\n`).join(""));
+  return Buffer.from(sseEvents(events.map(([event, data]) => ({ event, data }))));
 }
