@@ -20,13 +20,14 @@ export interface ExtensionRoot {
   source: ExtensionSource;
 }
 
-/** One extension entry point. `root` is the folder it was found in (the pool resolves sibling modules from `file`). */
+/** One extension entry point. */
 export interface DiscoveredExtension {
   /** Dotted name: `utils/json.lua` → `utils.json`, `coding/edit/init.lua` → `coding.edit`. */
   name: string;
   /** Absolute path of the entry point (`x.lua` or `x/init.lua`). */
   file: string;
-  root: string;
+  /** The extensions folder it was found in. */
+  folder: string;
   source: ExtensionSource;
   /** Entry point size and modification time (ms), for caches keyed on them. */
   size: number;
@@ -219,7 +220,7 @@ function entryPoint(
     });
     return undefined;
   }
-  return { name, file, root: root.dir, source: root.source, size: stat.size, mtime_ms: stat.mtimeMs };
+  return { name, file, folder: root.dir, source: root.source, size: stat.size, mtime_ms: stat.mtimeMs };
 }
 
 function tryStat(path: string): Stats | undefined {

@@ -16,3 +16,8 @@ export function userConfigDir(env: NodeJS.ProcessEnv): string {
 export function awlDataDir(env: NodeJS.ProcessEnv): string {
   return join(xdgBase(env, "XDG_DATA_HOME", join(".local", "share")), "awl");
 }
+
+/** `$XDG_CACHE_HOME/awl`, default `~/.cache/awl`: things awl can always rebuild. */
+export function userCacheDir(env: NodeJS.ProcessEnv): string {
+  return join(xdgBase(env, "XDG_CACHE_HOME", ".cache"), "awl");
+}

@@ -11,27 +11,17 @@
  */
 import type { ToolDefinition } from "./types.js";
 
-/** One registration as a runtime reports it. */
-export interface ToolRegistration {
-  extension: string;
-  name: string;
-  description: string;
-  /** JSON Schema, as deterministic JSON text. */
-  schema: string;
-  parallel: boolean;
-  timeout_ms?: number;
-  file: string;
-  line: number;
-  has_render?: boolean;
-  has_available?: boolean;
-}
-
 /** A tool offered to the model, with where it came from. */
 export interface RegisteredTool extends ToolDefinition {
+  /** The line of the registering call in `file`. */
   line: number;
   has_render: boolean;
   has_available: boolean;
 }
+
+/** One registration as a runtime reports it: a tool whose timeout and flags may be left to the defaults. */
+export type ToolRegistration = Omit<RegisteredTool, "timeout_ms" | "has_render" | "has_available"> &
+  Partial<Pick<RegisteredTool, "timeout_ms" | "has_render" | "has_available">>;
 
 export type RegistryProblemKind = "invalid_name" | "invalid_schema" | "duplicate_tool";
 

@@ -44,7 +44,7 @@ describe("extension names", () => {
       ["utils.json", join(base, "p/utils/json.lua")],
     ]);
     expect(result.problems).toEqual([]);
-    expect(result.extensions[0]).toMatchObject({ root: join(base, "p"), source: "project", size: 7 });
+    expect(result.extensions[0]).toMatchObject({ folder: join(base, "p"), source: "project", size: 7 });
   });
 
   it("ignores non-Lua files, hidden entries and a bare .lua", () => {
