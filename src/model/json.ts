@@ -69,6 +69,7 @@ function str(obj: Record<string, unknown>, key: string, path: string, optional =
 }
 
 function describe(v: unknown): string {
+  if (v === undefined) return "nothing";
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
   return typeof v === "object" ? "an object" : `${typeof v} ${JSON.stringify(v)}`;

@@ -1,0 +1,117 @@
+/**
+ * The agent turn (seed phase 1 `runStep`, with the phase 3 tool loop; SPEC §5):
+ * call the model; if it asked for tools, run them and feed the results back; repeat until the model stops,
+ * the turn is cancelled, a tool crashed, a provider error ends it, or the step limit is hit.
+ */
+import type { ToolResultBlock, ToolUseBlock } from "../model/blocks.js";
+import type { Conversation } from "../model/conversation.js";
+import { addUsage, emptyUsage } from "../model/message.js";
+import type { Message, StopReason, Usage } from "../model/message.js";
+import type { ProviderError } from "../providers/errors.js";
+import type { Provider, Receiver, ToolSpec } from "../providers/types.js";
+import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
+import { answerUnansweredToolUses } from "./invariant.js";
+import { runToolBatch } from "./tool-batch.js";
+
+/** Model calls allowed in one turn unless configured otherwise. */
+export const DEFAULT_MAX_STEPS = 50;
+
+export interface AgentOptions {
+  provider: Provider;
+  tools?: ToolSet;
+  /** Model calls per turn; reaching it ends the turn with stop reason `max_steps`. */
+  maxSteps?: number;
+}
+
+/** The Receiver calls for each model response, plus what happens to tools and the conversation during a turn. */
+export interface TurnReceiver extends Receiver {
+  onToolStart?(call: ToolCall): void;
+  onToolProgress?(call: ToolCall, update: ToolProgress): void;
+  onToolEnd?(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void;
+  /** Each message appended to the conversation during the turn, in order. */
+  onMessageAppended?(message: Message): void;
+}
+
+export interface ToolCrash {
+  call: ToolCall;
+  extension: string;
+  message: string;
+  traceback: string;
+}
+
+export interface TurnResult {
+  /** From the model (`end_turn`, `max_tokens`, `content_filter`, `unknown`) or from awl (`max_steps`, `cancelled`, `tool_crash`, `error`). */
+  stop_reason: StopReason;
+  /** Messages appended during this turn (not the prompt the caller added before it). */
+  messages: Message[];
+  /** Summed over the turn's model calls. */
+  usage: Usage;
+  /** Set when `stop_reason` is `error`. */
+  error?: ProviderError;
+  /** Set (non-empty) when `stop_reason` is `tool_crash`. */
+  crashes: ToolCrash[];
+  /** Model calls made. */
+  steps: number;
+}
+
+/** The user-facing line for a crashed extension (seed phase 3). */
+export function crashReport(crash: Pick<ToolCrash, "extension" | "message" | "traceback">): string {
+  const trace = crash.traceback.trim();
+  return `the "${crash.extension}" extension crashed: ${crash.message}${trace ? `\n${trace}` : ""}`;
+}
+
+export class Agent {
+  provider: Provider;
+  tools: ToolSet | undefined;
+  maxSteps: number;
+
+  constructor(options: AgentOptions) {
+    this.provider = options.provider;
+    this.tools = options.tools;
+    this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+  }
+
+  /** Runs one turn. Never throws; keeps every tool_use answered whatever happens. */
+  async runStep(conversation: Conversation, receiver: TurnReceiver = {}, options: { signal?: AbortSignal } = {}): Promise<TurnResult> {
+    const signal = options.signal ?? new AbortController().signal;
+    const turn: TurnResult = { stop_reason: "end_turn", messages: [], usage: emptyUsage(), crashes: [], steps: 0 };
+    const append = (message: Message): void => {
+      conversation.addMessage(message);
+      turn.messages.push(message);
+      receiver.onMessageAppended?.(message);
+    };
+    const end = (stop_reason: StopReason): TurnResult => {
+      turn.stop_reason = stop_reason;
+      return turn;
+    };
+
+    // A conversation that broke off mid-turn (e.g. a resumed session) is made whole before anything is sent.
+    answerUnansweredToolUses(conversation);
+
+    for (;;) {
+      if (signal.aborted) return end("cancelled");
+      if (turn.steps >= this.maxSteps) return end("max_steps");
+      turn.steps++;
+      const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
+      const step = await this.provider.streamStep(conversation, receiver, { tools, signal });
+      if (!step.ok) {
+        if (step.error.kind === "aborted") return end("cancelled");
+        turn.error = step.error;
+        return end("error");
+      }
+      append(step.message);
+      turn.usage = addUsage(turn.usage, step.message.usage);
+
+      const uses = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
+      if (uses.length === 0) return end(step.message.stop_reason ?? "end_turn");
+
+      const records = await runToolBatch(uses, this.tools, signal, receiver);
+      append({ role: "user", content: records.map((r) => r.result) });
+      for (const { call, outcome } of records) {
+        if (outcome.status === "crash") turn.crashes.push({ call, extension: outcome.extension, message: outcome.message, traceback: outcome.traceback });
+      }
+      if (turn.crashes.length > 0) return end("tool_crash");
+      if (signal.aborted) return end("cancelled");
+    }
+  }
+}

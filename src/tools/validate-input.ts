@@ -1,0 +1,38 @@
+/**
+ * Validates a tool call's input against the tool's JSON Schema (SPEC §5). ajv is loaded on the first call,
+ * never on the start-up path, and each schema text is compiled once.
+ */
+import type { ValidateFunction } from "ajv";
+
+type Check = { ok: true } | { ok: false; message: string };
+
+let ajvInstance: Promise<{ compile(schema: object): ValidateFunction }> | undefined;
+const compiled = new Map<string, ValidateFunction | Error>();
+
+async function ajv(): Promise<{ compile(schema: object): ValidateFunction }> {
+  ajvInstance ??= import("ajv").then((mod) => {
+    const Ajv = (mod as unknown as { default: new (opts: object) => { compile(schema: object): ValidateFunction } }).default;
+    // strict: false — model-facing schemas often carry keywords ajv does not know (e.g. "examples" variants).
+    return new Ajv({ allErrors: true, strict: false, validateFormats: false });
+  });
+  return ajvInstance;
+}
+
+/** Checks `input` (already parsed) against `schemaText`. A schema ajv cannot compile is reported, not thrown. */
+export async function validateToolInput(toolName: string, schemaText: string, input: unknown): Promise<Check> {
+  let validate = compiled.get(schemaText);
+  if (validate === undefined) {
+    try {
+      validate = (await ajv()).compile(JSON.parse(schemaText) as object);
+    } catch (e) {
+      validate = e instanceof Error ? e : new Error(String(e));
+    }
+    compiled.set(schemaText, validate);
+  }
+  if (validate instanceof Error) {
+    return { ok: false, message: `the tool "${toolName}" has a schema awl cannot use (${validate.message}); the tool's extension needs fixing` };
+  }
+  if (validate(input)) return { ok: true };
+  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "(input)"} ${e.message ?? "is invalid"}`);
+  return { ok: false, message: `invalid input for tool "${toolName}": ${problems.join("; ")}. Fix the arguments and call it again.` };
+}

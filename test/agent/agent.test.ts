@@ -1,0 +1,276 @@
+import { describe, expect, it } from "vitest";
+import { Agent, crashReport } from "../../src/agent/agent.js";
+import { answerUnansweredToolUses } from "../../src/agent/invariant.js";
+import { Conversation } from "../../src/model/conversation.js";
+import type { ContentBlock } from "../../src/model/blocks.js";
+import type { Message } from "../../src/model/message.js";
+import { providerError } from "../../src/providers/errors.js";
+import type { Provider, StepResult, StreamOptions } from "../../src/providers/types.js";
+import type { ToolCall, ToolDefinition, ToolOutcome, ToolSet } from "../../src/tools/types.js";
+
+/** A provider that answers from a script and records what it was sent. */
+class ScriptedProvider implements Provider {
+  readonly name = "scripted";
+  readonly model = "test";
+  readonly sent: Message[][] = [];
+  constructor(private readonly script: Array<Message | StepResult | ((signal?: AbortSignal) => Promise<StepResult>)>) {}
+  async streamStep(conversation: Conversation, _receiver: unknown, options?: StreamOptions): Promise<StepResult> {
+    this.sent.push(structuredClone(conversation.messages));
+    const next = this.script.shift();
+    if (next === undefined) throw new Error("script exhausted");
+    if (typeof next === "function") return next(options?.signal);
+    if ("ok" in next) return next;
+    return { ok: true, message: next };
+  }
+}
+
+function assistant(...content: ContentBlock[]): Message {
+  const hasTools = content.some((b) => b.type === "tool_use");
+  return { role: "assistant", content, stop_reason: hasTools ? "tool_use" : "end_turn", usage: { input_tokens: 10, output_tokens: 5 } };
+}
+const use = (id: string, name: string, input: unknown = {}): ContentBlock => ({
+  type: "tool_use", id, name, input: typeof input === "string" ? input : JSON.stringify(input),
+});
+const text = (t: string): ContentBlock => ({ type: "text", text: t });
+
+const SCHEMA = JSON.stringify({ type: "object", properties: { ms: { type: "integer" } }, additionalProperties: false });
+
+/** A tool host whose tools wait `ms` and report how many calls overlapped. */
+class FakeTools implements ToolSet {
+  running = 0;
+  maxRunning = 0;
+  started: string[] = [];
+  constructor(
+    private readonly defs: Array<Partial<ToolDefinition> & { name: string }>,
+    private readonly behave: (call: ToolCall, signal: AbortSignal) => Promise<ToolOutcome>,
+  ) {}
+  definitions(): ToolDefinition[] {
+    return this.defs.map((d) => ({ description: "", schema: SCHEMA, extension: `ext.${d.name}`, file: "x.lua", parallel: true, timeout_ms: 1000, ...d }));
+  }
+  async execute(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
+    this.started.push(call.id);
+    this.running++;
+    this.maxRunning = Math.max(this.maxRunning, this.running);
+    try {
+      return await this.behave(call, signal);
+    } finally {
+      this.running--;
+    }
+  }
+}
+
+const wait = (ms: number, signal?: AbortSignal): Promise<boolean> =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(true), ms);
+    signal?.addEventListener("abort", () => { clearTimeout(timer); resolve(false); }, { once: true });
+  });
+
+const sleepTool = async (call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> => {
+  const { ms } = JSON.parse(call.input) as { ms: number };
+  const finished = await wait(ms, signal);
+  return finished ? { status: "result", content: `slept ${ms}`, is_error: false } : { status: "cancelled" };
+};
+
+function expectEveryToolUseAnswered(conversation: Conversation): void {
+  const messages = conversation.messages;
+  messages.forEach((m, i) => {
+    const ids = m.role === "assistant" ? m.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : [])) : [];
+    if (ids.length === 0) return;
+    const answers = (messages[i + 1]?.content ?? []).flatMap((b) => (b.type === "tool_result" ? [b.tool_use_id] : []));
+    expect(answers.sort()).toEqual([...ids].sort());
+  });
+}
+
+describe("Agent.runStep", () => {
+  it("ends a turn without tools after one model call", async () => {
+    const provider = new ScriptedProvider([assistant(text("hello"))]);
+    const conversation = new Conversation();
+    conversation.addUserMessage("hi");
+    const turn = await new Agent({ provider }).runStep(conversation);
+    expect(turn.stop_reason).toBe("end_turn");
+    expect(turn.messages).toHaveLength(1);
+    expect(conversation.messages.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(turn.usage).toEqual({ input_tokens: 10, output_tokens: 5 });
+  });
+
+  it("runs three calls concurrently and answers them in the model's order", async () => {
+    const provider = new ScriptedProvider([
+      assistant(use("a", "sleep", { ms: 60 }), use("b", "sleep", { ms: 5 }), use("c", "sleep", { ms: 30 })),
+      assistant(text("done")),
+    ]);
+    const tools = new FakeTools([{ name: "sleep" }], sleepTool);
+    const conversation = new Conversation();
+    conversation.addUserMessage("go");
+    const ended: string[] = [];
+    const turn = await new Agent({ provider, tools }).runStep(conversation, { onToolEnd: (call) => ended.push(call.id) });
+
+    expect(turn.stop_reason).toBe("end_turn");
+    expect(tools.maxRunning).toBe(3);
+    expect(ended).toEqual(["b", "c", "a"]);
+    const results = provider.sent[1]!.at(-1)!;
+    expect(results.role).toBe("user");
+    expect(results.content).toEqual([
+      { type: "tool_result", tool_use_id: "a", content: "slept 60" },
+      { type: "tool_result", tool_use_id: "b", content: "slept 5" },
+      { type: "tool_result", tool_use_id: "c", content: "slept 30" },
+    ]);
+    expect(turn.usage).toEqual({ input_tokens: 20, output_tokens: 10 });
+  });
+
+  it("runs a tool that is not parallel-safe alone", async () => {
+    const provider = new ScriptedProvider([
+      assistant(use("a", "sleep", { ms: 20 }), use("b", "solo", { ms: 20 }), use("c", "sleep", { ms: 20 })),
+      assistant(text("ok")),
+    ]);
+    let overlapWithSolo = false;
+    const tools = new FakeTools([{ name: "sleep" }, { name: "solo", parallel: false }], async (call, signal) => {
+      if (call.name === "solo" && tools.running > 1) overlapWithSolo = true;
+      const result = await sleepTool(call, signal);
+      if (call.name === "solo" && tools.running > 1) overlapWithSolo = true;
+      return result;
+    });
+    await new Agent({ provider, tools }).runStep(new Conversation());
+    expect(tools.started).toEqual(["a", "b", "c"]);
+    expect(overlapWithSolo).toBe(false);
+  });
+
+  it("answers an unknown tool, invalid JSON and a schema violation with errors the model can correct", async () => {
+    const provider = new ScriptedProvider([
+      assistant(use("u", "nope"), use("j", "sleep", "{not json"), use("s", "sleep", { ms: "soon" }), use("ok", "sleep", { ms: 1 })),
+      assistant(text("fixed")),
+    ]);
+    const tools = new FakeTools([{ name: "sleep" }], sleepTool);
+    const turn = await new Agent({ provider, tools }).runStep(new Conversation());
+    expect(turn.stop_reason).toBe("end_turn");
+    const [u, j, s, ok] = provider.sent[1]!.at(-1)!.content as Array<{ content: string; is_error?: boolean }>;
+    expect(u).toMatchObject({ is_error: true });
+    expect(u!.content).toContain('unknown tool "nope"');
+    expect(u!.content).toContain("Available tools: sleep");
+    expect(j).toMatchObject({ is_error: true });
+    expect(j!.content).toContain("not valid JSON");
+    expect(s).toMatchObject({ is_error: true });
+    expect(s!.content).toMatch(/invalid input for tool "sleep": \/ms must be integer/);
+    expect(ok).toEqual({ type: "tool_result", tool_use_id: "ok", content: "slept 1" });
+    expect(tools.started).toEqual(["ok"]);
+  });
+
+  it("stops the turn when a tool crashes, answers every call, and the next turn works", async () => {
+    const provider = new ScriptedProvider([
+      assistant(use("a", "boom"), use("b", "sleep", { ms: 10 })),
+      assistant(text("after the crash")),
+    ]);
+    const tools = new FakeTools([{ name: "sleep" }, { name: "boom" }], async (call, signal) =>
+      call.name === "boom"
+        ? { status: "crash", extension: "ext.boom", message: "boom.lua:3: attempt to index a nil value", traceback: "stack traceback:\n\tboom.lua:3: in function <boom.lua:1>" }
+        : sleepTool(call, signal),
+    );
+    const conversation = new Conversation();
+    conversation.addUserMessage("crash please");
+    const agent = new Agent({ provider, tools });
+    const turn = await agent.runStep(conversation);
+
+    expect(turn.stop_reason).toBe("tool_crash");
+    expect(turn.crashes).toHaveLength(1);
+    expect(crashReport(turn.crashes[0]!)).toBe(
+      'the "ext.boom" extension crashed: boom.lua:3: attempt to index a nil value\nstack traceback:\n\tboom.lua:3: in function <boom.lua:1>',
+    );
+    expect(provider.sent).toHaveLength(1);
+    const results = conversation.lastMessage!.content;
+    expect(results[0]).toMatchObject({ tool_use_id: "a", is_error: true });
+    expect(results[1]).toEqual({ type: "tool_result", tool_use_id: "b", content: "slept 10" });
+    expectEveryToolUseAnswered(conversation);
+
+    conversation.addUserMessage("and now?");
+    expect((await agent.runStep(conversation)).stop_reason).toBe("end_turn");
+    expectEveryToolUseAnswered(conversation);
+  });
+
+  it("reports a timed-out call as an error result and keeps going", async () => {
+    const provider = new ScriptedProvider([assistant(use("t", "sleep", { ms: 1 })), assistant(text("ok"))]);
+    const tools = new FakeTools([{ name: "sleep" }], async () => ({ status: "timeout", timeout_ms: 1500 }));
+    const turn = await new Agent({ provider, tools }).runStep(new Conversation());
+    expect(turn.stop_reason).toBe("end_turn");
+    expect(provider.sent[1]!.at(-1)!.content[0]).toEqual({
+      type: "tool_result", tool_use_id: "t", content: 'the tool "sleep" timed out after 1.5 s and was stopped', is_error: true,
+    });
+  });
+
+  it("cancels running tools, answers every call and sends nothing more", async () => {
+    const provider = new ScriptedProvider([assistant(use("a", "sleep", { ms: 10_000 }), use("b", "sleep", { ms: 10_000 }))]);
+    const tools = new FakeTools([{ name: "sleep" }], sleepTool);
+    const controller = new AbortController();
+    const conversation = new Conversation();
+    const pending = new Agent({ provider, tools }).runStep(conversation, { onToolStart: () => setTimeout(() => controller.abort(), 20) }, { signal: controller.signal });
+    const turn = await pending;
+    expect(turn.stop_reason).toBe("cancelled");
+    expect(provider.sent).toHaveLength(1);
+    expect(conversation.lastMessage!.content).toEqual([
+      { type: "tool_result", tool_use_id: "a", content: 'the tool "sleep" was cancelled by the user', is_error: true },
+      { type: "tool_result", tool_use_id: "b", content: 'the tool "sleep" was cancelled by the user', is_error: true },
+    ]);
+  });
+
+  it("commits nothing when the stream is cancelled or fails", async () => {
+    const aborted: StepResult = { ok: false, error: providerError("aborted", "cancelled") };
+    const failed: StepResult = { ok: false, error: providerError("server", "HTTP 500 from the server", { status: 500 }) };
+    const provider = new ScriptedProvider([aborted, failed]);
+    const conversation = new Conversation();
+    conversation.addUserMessage("hi");
+    const agent = new Agent({ provider });
+    expect((await agent.runStep(conversation)).stop_reason).toBe("cancelled");
+    const turn = await agent.runStep(conversation);
+    expect(turn.stop_reason).toBe("error");
+    expect(turn.error).toMatchObject({ kind: "server", status: 500, retryable: true });
+    expect(conversation.messages).toHaveLength(1);
+  });
+
+  it("ends the turn at the step limit with every call answered", async () => {
+    const loop = (): Message => assistant(use(`id${Math.random()}`, "sleep", { ms: 1 }));
+    const provider = new ScriptedProvider([loop(), loop(), loop(), loop()]);
+    const tools = new FakeTools([{ name: "sleep" }], sleepTool);
+    const conversation = new Conversation();
+    const turn = await new Agent({ provider, tools, maxSteps: 3 }).runStep(conversation);
+    expect(turn.stop_reason).toBe("max_steps");
+    expect(turn.steps).toBe(3);
+    expect(provider.sent).toHaveLength(3);
+    expectEveryToolUseAnswered(conversation);
+  });
+
+  it("offers the tool definitions to the provider", async () => {
+    let offered: string[] = [];
+    const provider: Provider = {
+      name: "p", model: "m",
+      async streamStep(_c, _r, options) {
+        offered = (options?.tools ?? []).map((t) => `${t.name}:${t.schema}`);
+        return { ok: true, message: assistant(text("x")) };
+      },
+    };
+    await new Agent({ provider, tools: new FakeTools([{ name: "sleep" }], sleepTool) }).runStep(new Conversation());
+    expect(offered).toEqual([`sleep:${SCHEMA}`]);
+  });
+});
+
+describe("answerUnansweredToolUses", () => {
+  it("inserts results right after the assistant message that asked, before later user text", () => {
+    const conversation = new Conversation([
+      { role: "user", content: [text("go")] },
+      assistant(use("a", "x"), use("b", "x")),
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "done" }] },
+      assistant(use("c", "x")),
+      { role: "user", content: [text("hello again")] },
+    ]);
+    const added = answerUnansweredToolUses(conversation);
+    expect(added.map((r) => r.tool_use_id)).toEqual(["b", "c"]);
+    expect(conversation.messages[2]!.content.map((b) => (b.type === "tool_result" ? b.tool_use_id : b.type))).toEqual(["a", "b"]);
+    expect(conversation.messages[4]!.content.map((b) => b.type)).toEqual(["tool_result", "text"]);
+    expectEveryToolUseAnswered(conversation);
+    expect(answerUnansweredToolUses(conversation)).toEqual([]);
+  });
+
+  it("appends a results message when the conversation ends with tool calls", () => {
+    const conversation = new Conversation([assistant(use("z", "x"))]);
+    answerUnansweredToolUses(conversation);
+    expect(conversation.messages).toHaveLength(2);
+    expect(conversation.lastMessage!.content[0]).toMatchObject({ tool_use_id: "z", is_error: true });
+  });
+});
