@@ -38,6 +38,9 @@ export function buildMessagesRequest(
   const { system, messages } = convertMessages(conversation.messages);
   if (messages.length === 0)
     return providerError("bad_request", "the conversation has no user or assistant message to send to Anthropic");
+  for (const tool of tools)
+    if (!isJsonObjectText(tool.schema))
+      return providerError("bad_request", `the tool "${tool.name}" has a schema that is not a JSON object, so it cannot be offered to the model`);
   markCacheBreakpoints(messages);
 
   let maxTokens = settings.maxTokens ?? defaultMaxTokens(settings.model);
@@ -82,9 +85,15 @@ export function messagesUrl(baseUrl: string): string {
 }
 
 function wireTool(tool: ToolSpec, last: boolean): WireBlock {
-  const wire: WireBlock = { name: tool.name, description: tool.description, input_schema: new RawJson(tool.schema.trim()) };
+  const wire: WireBlock = { name: tool.name, description: tool.description, input_schema: new RawJson(tool.schema) };
   if (last) wire.cache_control = EPHEMERAL;
   return wire;
+}
+
+/** A cheap shape check (the registry already validated the schema): splicing anything else would break the body. */
+function isJsonObjectText(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed.startsWith("{") && trimmed.endsWith("}");
 }
 
 function markCacheBreakpoints(messages: WireMessage[]): void {
