@@ -13,3 +13,4 @@ export { createProvider, PROVIDER_NAMES } from "./providers/create.js";
 export { runStream } from "./providers/stream-driver.js";
 export type { WireAdapter, WireRequest, StreamAssembler, EventVerdict, DriverSettings } from "./providers/stream-driver.js";
 export type { SseEvent } from "./providers/sse.js";
+export * from "./session/index.js";

@@ -10,7 +10,7 @@ type ProviderFactory = (settings: ProviderSettings) => Promise<Provider>;
 /** One line per wire API; the key is the `provider` setting (`AWL_PROVIDER`, `--provider`). */
 const FACTORIES: Record<string, ProviderFactory> = {
   openai: async (settings) => (await import("./openai/provider.js")).createOpenAIProvider(settings),
-  // anthropic: added with src/providers/anthropic/
+  anthropic: async (settings) => (await import("./anthropic/provider.js")).createAnthropicProvider(settings),
   // replay: added with src/providers/replay/
 };
 
