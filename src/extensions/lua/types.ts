@@ -1,0 +1,74 @@
+/**
+ * The Lua runtime's public contract: what the extension registry (discovery, ToolSet adapter, CLI)
+ * builds on. The runtime itself lives in worker threads (see pool.ts).
+ */
+import type { ToolOutcome, ToolProgress } from "../../tools/types.js";
+
+/** One discovered extension, ready to load. */
+export interface ExtensionEntry {
+  /** Dotted name, e.g. `coding.edit`. */
+  name: string;
+  /** Absolute path of `x.lua` or `x/init.lua`. */
+  file: string;
+  /** Absolute directory of the extension: the dir of `init.lua`, or the dir of the single file. */
+  root: string;
+}
+
+/** A tool an extension registered, as the registry needs it (validation of names and duplicates is the registry's job). */
+export interface LuaToolRegistration {
+  extension: string;
+  name: string;
+  description: string;
+  /** The input schema as deterministic JSON text (sorted keys; the same tables give the same bytes). */
+  schema: string;
+  parallel: boolean;
+  /** The tool's own timeout (`timeout = seconds` in Lua), if it declared one. */
+  timeout_ms?: number;
+  /** The file and line of the `register_tool` call. */
+  file: string;
+  line: number;
+  has_render: boolean;
+  has_available: boolean;
+}
+
+/** An extension that failed to load: the other extensions are unaffected. */
+export interface ExtensionLoadError {
+  extension: string;
+  file: string;
+  line?: number;
+  /** Human-readable, includes `file:line` where known. */
+  message: string;
+}
+
+export interface LuaPoolOptions {
+  extensions: ExtensionEntry[];
+  /** Most worker slots at once; default `os.availableParallelism()`. */
+  maxSlots?: number;
+  /** Memory cap per Lua state; default 256 MB. */
+  memoryLimitBytes?: number;
+  /** Timeout for calls that do not pass one; default 120 s. */
+  defaultTimeoutMs?: number;
+  /** Extra `require` directories searched before LUA_PATH and the system trees (e.g. `~/.config/awl/lua`). */
+  luaPath?: string[];
+  /** The environment handlers see (`os.getenv`, child processes); default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Where `print`, `io.write`, `awl.log` and child output of `os.execute` go; default: stderr, prefixed. */
+  onLog?: (extension: string, text: string) => void;
+}
+
+/** Per-call context values the handler sees in `ctx`. */
+export interface ToolContextData {
+  cwd: string;
+  workspace: string;
+  home: string;
+  spill_dir: string;
+  result_limit: number;
+}
+
+export interface LuaCallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  onProgress?: (update: ToolProgress) => void;
+}
+
+export type { ToolOutcome, ToolProgress };
