@@ -125,7 +125,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   let provider = options.provider;
   if (!provider) {
     const created = await createProvider(options.settings.provider);
-    if (!created.ok) return { ok: false, error: providerSetupError(created.error) };
+    if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
   const tools = options.tools ?? (await loadTools(options));
@@ -157,6 +157,7 @@ async function recordHook(path: string, warn: (text: string) => void): Promise<T
   };
 }
 
-function providerSetupError(error: ProviderError): { message: string; hint: string } {
-  return { message: error.message, hint: "check the file and its format (docs/replay-format.md)" };
+function providerSetupError(error: ProviderError, settings: ProviderSettings): { message: string; hint: string } {
+  const hint = settings.provider === "replay" ? "check the script against docs/replay-format.md" : "check the settings (awl config shows them)";
+  return { message: error.message, hint };
 }
