@@ -15,4 +15,9 @@ export interface Subcommand {
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
   config: { usage: "config", summary: "show the resolved configuration and where each value came from", load: () => import("./commands/config.js") },
+  sessions: {
+    usage: "sessions [--here] [--json]",
+    summary: "list saved sessions; `sessions export ID --format md|json` prints one",
+    load: () => import("./commands/sessions.js"),
+  },
 };
