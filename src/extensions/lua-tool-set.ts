@@ -129,7 +129,13 @@ export class LuaToolSet implements ToolSet {
   }
 
   /** Runs one call in the pool and shapes its result. Never throws. */
-  async execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
+  execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
+    return this.run(call, { signal, ...(onProgress && { onProgress }) });
+  }
+
+  /** {@link execute}, with a timeout that overrides the tool's own (`awl tool call --timeout`). Never throws. */
+  async run(call: ToolCall, options: { signal: AbortSignal; timeoutMs?: number; onProgress?: (update: ToolProgress) => void }): Promise<ToolOutcome> {
+    const { signal, onProgress } = options;
     try {
       await this.loading;
       const tool = this.registry.get(call.name);
@@ -140,7 +146,7 @@ export class LuaToolSet implements ToolSet {
       await this.spillReady;
       const outcome = await this.pool.call(tool.extension, tool.name, call.input, this.context, {
         signal,
-        timeoutMs: tool.timeout_ms,
+        timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
       });
       if (outcome.status !== "result") return outcome;
