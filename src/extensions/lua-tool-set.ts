@@ -190,12 +190,16 @@ export class LuaToolSet implements ToolSet {
 
   /**
    * Everything worth telling the user at start-up, one message each: folders or files discovery skipped,
-   * shadowed extensions, extensions that failed to load, registrations the registry refused.
+   * bundled extensions replaced by others (never silently, SPEC §4), extensions that failed to load,
+   * registrations the registry refused. A project extension hiding a user one is normal and not listed here;
+   * `awl extensions` shows it.
    */
   problems(): string[] {
     return [
       ...this.discovery.problems.map((p) => p.message),
-      ...this.discovery.shadowed.map((s) => `extension "${s.name}" at ${s.file} is shadowed by ${s.shadowed_by}`),
+      ...this.discovery.shadowed
+        .filter((s) => s.source === "bundled")
+        .map((s) => `the bundled extension "${s.name}" is replaced by ${s.shadowed_by}`),
       ...this.loadErrors.map((e) => `extension "${e.extension}" failed to load: ${e.message}`),
       ...this.registry.problems().map((p) => p.message),
     ];
