@@ -9,3 +9,8 @@ export type * from "./tools/types.js";
 export * from "./agent/index.js";
 export { LuaPool } from "./extensions/lua/pool.js";
 export type * from "./extensions/lua/types.js";
+export { createProvider, PROVIDER_NAMES } from "./providers/create.js";
+export { runStream } from "./providers/stream-driver.js";
+export type { WireAdapter, WireRequest, StreamAssembler, EventVerdict, DriverSettings } from "./providers/stream-driver.js";
+export type { SseEvent } from "./providers/sse.js";
+export * from "./session/index.js";

@@ -96,7 +96,8 @@ export function messageFromJSON(value: unknown, path = "message"): Message {
   return message;
 }
 
-function usageFromJSON(value: unknown, path: string): Usage {
+/** Reads a usage object (`path` names it in errors). */
+export function usageFromJSON(value: unknown, path: string): Usage {
   if (!isObject(value)) throw new FormatError(path, `expected an object, got ${describe(value)}`);
   const num = (key: string, optional: boolean): number | undefined => {
     const v = value[key];
