@@ -14,3 +14,7 @@ export { runStream } from "./providers/stream-driver.js";
 export type { WireAdapter, WireRequest, StreamAssembler, EventVerdict, DriverSettings } from "./providers/stream-driver.js";
 export type { SseEvent } from "./providers/sse.js";
 export * from "./session/index.js";
+export { ReplayProvider, ReplayRecorder, createReplayProvider, readReplayScript, parseReplayScript, REPLAY_FORMAT_VERSION } from "./providers/replay/index.js";
+export type { ReplayScript, ReplayStep, Pacing } from "./providers/replay/index.js";
+export { loadSettings, resolveSettings, readConfigFile, configFilePath } from "./config/index.js";
+export type { AwlSettings, SettingsFlags, SettingsSources, LoadedSettings, ConfigError, ConfigFile, ConfigFileValues } from "./config/index.js";

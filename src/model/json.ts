@@ -20,7 +20,8 @@ export function messageToJSON(message: Message): MessageJSON {
   return out;
 }
 
-function blockToJSON(block: ContentBlock): Record<string, unknown> {
+/** One block in its JSON form (docs/conversation-format.md). */
+export function blockToJSON(block: ContentBlock): Record<string, unknown> {
   if (block.type !== "tool_use") return { ...block };
   let input: unknown = block.input;
   const trimmed = block.input.trim();

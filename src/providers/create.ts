@@ -11,7 +11,7 @@ type ProviderFactory = (settings: ProviderSettings) => Promise<Provider>;
 const FACTORIES: Record<string, ProviderFactory> = {
   openai: async (settings) => (await import("./openai/provider.js")).createOpenAIProvider(settings),
   anthropic: async (settings) => (await import("./anthropic/provider.js")).createAnthropicProvider(settings),
-  // replay: added with src/providers/replay/
+  replay: async (settings) => (await import("./replay/index.js")).createReplayProvider(settings),
 };
 
 /** The provider names `createProvider` accepts. */

@@ -7,7 +7,9 @@ import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./
 import { SecretScrubber, SESSION_FORMAT_VERSION, type SessionHeader } from "./format.js";
 import { isSessionId, newSessionId, randomPart, SESSION_EXTENSION, sessionFile, sideDir, defaultSessionDir } from "./paths.js";
 import { readSessionFile, type LoadedSession } from "./reader.js";
-import { syntheticResults } from "./resume.js";
+import { SESSION_ENDED_RESULT } from "./resume.js";
+import { answerUnansweredToolUses } from "../agent/invariant.js";
+import type { ToolResultBlock } from "../model/blocks.js";
 import { DEFAULT_SIDE_FILE_THRESHOLD, nodeIO, type WriterIO } from "./side-files.js";
 import { readHeader, summarize, type SessionSummary } from "./summary.js";
 import { SessionWriter, type WriterOptions } from "./writer.js";
@@ -143,6 +145,7 @@ export class SessionStore {
    * Opens a session to continue it: loads it, trims a torn last line, and answers any tool call left
    * without a result (the session stopped mid-turn) with a synthetic `is_error` result (SPEC §5),
    * appended to both the conversation and the file. Otherwise the conversation is exactly the saved one.
+   * `session.unanswered` still lists the calls that were answered so.
    */
   open(idOrPrefix: string): SessionResult<{ session: LoadedSession; writer: SessionWriter }> {
     const id = this.resolve(idOrPrefix);
@@ -154,16 +157,28 @@ export class SessionStore {
     const { session, tail, goodSize, fileSize } = read.value;
     const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated" }, this.writerOptions);
     if (!writer.ok) return writer;
-    const answers = syntheticResults(session.unanswered);
-    if (answers) {
-      session.conversation.addMessage(answers);
-      session.transcript.push(answers);
-      const saved = writer.value.appendMessage(answers);
+    const conversation = session.conversation;
+    const before = conversation.length;
+    const added = answerUnansweredToolUses(conversation, SESSION_ENDED_RESULT);
+    if (added.length === 0) return ok({ session, writer: writer.value });
+    const last = conversation.lastMessage!;
+    if (conversation.length > before && last.content.every((b) => added.includes(b as ToolResultBlock))) {
+      // The usual case: the last assistant message's calls are answered by a new last message, saved like any other.
+      session.transcript.push(last);
+      const saved = writer.value.appendMessage(last);
       const synced = saved.ok ? writer.value.endTurn() : saved;
       if (!synced.ok) {
         writer.value.close();
         return synced;
       }
+    }
+    if (added.some((b) => !last.content.includes(b))) {
+      // Only a damaged file (a skipped line) leaves calls unanswered earlier on: repaired in memory, the same way on every load.
+      session.warnings.push({
+        kind: "invalid_line",
+        message: `${path}: tool calls earlier in the session have no saved result (a line was skipped?); they are answered as failed in the conversation sent to the model, and the file is left as it is`,
+        path,
+      });
     }
     return ok({ session, writer: writer.value });
   }

@@ -217,6 +217,24 @@ describe("resuming a session that stopped mid-turn", () => {
     expect(again.unanswered).toEqual([]);
   });
 
+  it("a result lost in the middle of a damaged file is answered in memory only, with a warning", () => {
+    const store = tempStore();
+    const [, user, assistant, results, done] = everyBlock();
+    const w = sessionWith(store, [user!, assistant!, results!, done!, say("next")]);
+    const lines = readFileSync(w.path, "utf8").split("\n");
+    lines.splice(3, 1); // the tool results line
+    writeFileSync(w.path, lines.join("\n"));
+    const before = readFileSync(w.path);
+    const opened = store.open(w.id);
+    if (!opened.ok) throw new Error(opened.error.message);
+    const messages = opened.value.session.conversation.messages;
+    expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user"]);
+    expect(messages[2]!.content.map((b) => b.type === "tool_result" && b.is_error)).toEqual([true, true, true, true]);
+    expect(opened.value.session.warnings.map((x) => x.message).join()).toContain("earlier in the session");
+    opened.value.writer.close();
+    expect(readFileSync(w.path).equals(before)).toBe(true);
+  });
+
   it("leaves a session that ended cleanly exactly as saved", () => {
     const store = tempStore();
     const w = sessionWith(store, everyBlock());
