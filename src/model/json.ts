@@ -20,7 +20,8 @@ export function messageToJSON(message: Message): MessageJSON {
   return out;
 }
 
-function blockToJSON(block: ContentBlock): Record<string, unknown> {
+/** One block in its JSON form (docs/conversation-format.md). */
+export function blockToJSON(block: ContentBlock): Record<string, unknown> {
   if (block.type !== "tool_use") return { ...block };
   let input: unknown = block.input;
   const trimmed = block.input.trim();
@@ -96,7 +97,8 @@ export function messageFromJSON(value: unknown, path = "message"): Message {
   return message;
 }
 
-function usageFromJSON(value: unknown, path: string): Usage {
+/** Reads a usage object (`path` names it in errors). */
+export function usageFromJSON(value: unknown, path: string): Usage {
   if (!isObject(value)) throw new FormatError(path, `expected an object, got ${describe(value)}`);
   const num = (key: string, optional: boolean): number | undefined => {
     const v = value[key];

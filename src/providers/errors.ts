@@ -48,3 +48,11 @@ export function isProviderError(value: unknown): value is ProviderError {
   return typeof value === "object" && value !== null && typeof (value as ProviderError).kind === "string" &&
     typeof (value as ProviderError).retryable === "boolean" && typeof (value as ProviderError).message === "string";
 }
+
+/** Thrown by `createProvider` (and only there) for settings no provider can use; `error.kind` is "config". */
+export class ProviderConfigError extends Error {
+  constructor(readonly error: ProviderError) {
+    super(error.message);
+    this.name = "ProviderConfigError";
+  }
+}

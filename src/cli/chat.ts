@@ -1,0 +1,71 @@
+/**
+ * The main command, `awl [flags] [prompt]`: interactive with a terminal, otherwise one print-mode turn.
+ * Order: flags, then stdin, then configuration, then the runtime; each failure is a message and an exit code.
+ */
+import { loadSettings } from "../config/index.js";
+import type { ConfigError } from "../config/errors.js";
+import { providerError } from "../providers/errors.js";
+import { formatUserMessage } from "./error-text.js";
+import { EXIT } from "./exit-codes.js";
+import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
+import { failureJSON, jsonLine } from "./output/json-output.js";
+import { runPrintMode } from "./print-mode.js";
+import { buildRuntime } from "./runtime.js";
+import { composePrompt, readPipedStdin } from "./stdin.js";
+
+const stdout = process.stdout;
+const stderr = process.stderr;
+
+export async function runChat(argv: readonly string[]): Promise<number> {
+  const parsed = parseCliArgs(argv);
+  if (!parsed.ok) {
+    stderr.write(formatUserMessage(parsed.error));
+    return EXIT.usage;
+  }
+  const cli = parsed.value;
+  if (cli.flags.help) {
+    const { helpText } = await import("./help.js");
+    stdout.write(helpText());
+    return EXIT.ok;
+  }
+  if (cli.flags.version) {
+    const { versionText } = await import("./help.js");
+    stdout.write(`${versionText()}\n`);
+    return EXIT.ok;
+  }
+
+  // Interactive needs a terminal on both ends; without one awl never prompts.
+  const interactive = !cli.flags.print && cli.outputFormat === "text" && Boolean(process.stdin.isTTY && stdout.isTTY);
+  const prompt = interactive ? cli.prompt : composePrompt(cli.prompt, await readPipedStdin());
+  if (!interactive && prompt.trim() === "" && !cli.flags.demo) {
+    return fail(cli, { message: "nothing to send", hint: 'pass a prompt (awl -p "question") or pipe text into awl -p' }, EXIT.usage);
+  }
+
+  const loaded = loadSettings(process.env, settingsFlags(cli.flags));
+  if (!loaded.ok) {
+    if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);
+    return fail(cli, loaded.error, EXIT.usage);
+  }
+  for (const warning of loaded.value.file?.warnings ?? []) stderr.write(`awl: ${warning}\n`);
+
+  const built = await buildRuntime({ settings: loaded.value.settings, sources: loaded.value.sources, cli, warn });
+  if (!built.ok) return fail(cli, built.error, EXIT.usage);
+  const runtime = built.value;
+  try {
+    if (interactive) return await (await import("./interactive/repl.js")).runInteractive(runtime, prompt);
+    return await runPrintMode(runtime, cli, prompt);
+  } finally {
+    await runtime.close();
+  }
+}
+
+function warn(text: string): void {
+  stderr.write(`awl: ${text}\n`);
+}
+
+/** Reports a failure before any turn: a message on stderr, and in the JSON modes the result object on stdout. */
+function fail(cli: CliOptions, error: ConfigError, code: number): number {
+  stderr.write(formatUserMessage(error));
+  if (cli.outputFormat !== "text") stdout.write(jsonLine(failureJSON(providerError("config", `${error.message}; ${error.hint}`))));
+  return code;
+}

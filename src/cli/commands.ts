@@ -1,0 +1,21 @@
+/**
+ * Subcommands: `awl NAME ...` runs `src/cli/commands/NAME.ts`, imported only when used.
+ * To add one, add a line here and a module exporting `run(argv): Promise<number>` (the exit code).
+ */
+export interface SubcommandModule {
+  run(argv: readonly string[]): Promise<number>;
+}
+
+export interface Subcommand {
+  /** e.g. "config" or "tool call NAME JSON". */
+  usage: string;
+  summary: string;
+  load(): Promise<SubcommandModule>;
+}
+
+export const SUBCOMMANDS: Record<string, Subcommand> = {
+  config: { usage: "config", summary: "show the resolved configuration and where each value came from", load: () => import("./commands/config.js") },
+  tools: { usage: "tools [--json]", summary: "list every tool: its extension, file:line and description; then problems", load: () => import("./commands/tools.js") },
+  tool: { usage: "tool call NAME 'JSON'", summary: "run one tool handler directly, no model (docs/extension-api.md)", load: () => import("./commands/tool.js") },
+  extensions: { usage: "extensions [--json]", summary: "list every extension: loaded, failed or shadowed, its tools and errors", load: () => import("./commands/extensions.js") },
+};

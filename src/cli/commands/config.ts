@@ -1,0 +1,36 @@
+/** `awl config [flags]`: the settings awl would use, where they came from, never the key itself. */
+import { configFilePath, loadSettings } from "../../config/index.js";
+import { formatUserMessage } from "../error-text.js";
+import { EXIT } from "../exit-codes.js";
+import { parseCliArgs, settingsFlags } from "../options.js";
+
+export async function run(argv: readonly string[]): Promise<number> {
+  const parsed = parseCliArgs(argv);
+  if (!parsed.ok) {
+    process.stderr.write(formatUserMessage(parsed.error));
+    return EXIT.usage;
+  }
+  const path = configFilePath(process.env);
+  const loaded = loadSettings(process.env, settingsFlags(parsed.value.flags));
+  if (!loaded.ok) {
+    process.stdout.write(`config file: ${path}\n`);
+    process.stderr.write(formatUserMessage(loaded.error));
+    return EXIT.usage;
+  }
+  const { settings, file } = loaded.value;
+  const p = settings.provider;
+  const lines = [
+    `config file: ${path}${file ? "" : " (none)"}`,
+    `provider: ${p.provider}`,
+    `model: ${p.model}`,
+    ...(p.provider === "replay" ? [`replay script: ${p.replayFile}`] : [`base URL: ${p.baseUrl}`, `API key: ${p.apiKey ? "set" : "not set"}`]),
+    `max retries: ${p.maxRetries}`,
+    `stall timeout: ${p.stallTimeoutMs} ms`,
+    `max steps: ${settings.maxSteps}`,
+    `max tokens: ${p.maxTokens ?? "provider default"}`,
+    `thinking budget: ${p.thinkingBudget ?? "off"}`,
+  ];
+  process.stdout.write(lines.join("\n") + "\n");
+  for (const warning of file?.warnings ?? []) process.stderr.write(`awl: ${warning}\n`);
+  return EXIT.ok;
+}

@@ -1,0 +1,39 @@
+/**
+ * `awl --demo` (the README's main command) with no API key configured: one offline turn played by the
+ * replay provider from the bundled script, so a fresh clone shows a real streamed turn without a network.
+ */
+import { fileURLToPath } from "node:url";
+import { resolveSettings } from "../config/settings.js";
+import type { ConfigError } from "../config/errors.js";
+import { formatUserMessage } from "./error-text.js";
+import { EXIT } from "./exit-codes.js";
+import { settingsFlags, type CliOptions } from "./options.js";
+import { runPrintMode } from "./print-mode.js";
+import { buildRuntime } from "./runtime.js";
+
+export const DEMO_SCRIPT = fileURLToPath(new URL("../../examples/replay/demo.jsonl", import.meta.url));
+export const DEMO_PROMPT = "Hello! What is awl, and how do I use it with a real model?";
+
+export async function runDemo(cli: CliOptions, reason: ConfigError): Promise<number> {
+  process.stderr.write(`awl: ${reason.message}: playing the offline demo (--provider replay --replay ${DEMO_SCRIPT})\n\n`);
+  const sources = { env: {}, flags: { ...settingsFlags(cli.flags), provider: "replay", replay: DEMO_SCRIPT } };
+  const resolved = resolveSettings(sources);
+  if (!resolved.ok) {
+    process.stderr.write(formatUserMessage(resolved.error));
+    return EXIT.usage;
+  }
+  const built = await buildRuntime({ settings: resolved.value, sources, cli, warn: (text) => process.stderr.write(`awl: ${text}\n`) });
+  if (!built.ok) {
+    process.stderr.write(formatUserMessage(built.error));
+    return EXIT.usage;
+  }
+  const prompt = cli.prompt.trim() === "" ? DEMO_PROMPT : cli.prompt;
+  if (cli.outputFormat === "text") process.stdout.write(`> ${prompt}\n\n`);
+  try {
+    const code = await runPrintMode(built.value, cli, prompt);
+    process.stderr.write(`\nawl: that was a replayed demo. To talk to a real model: ${reason.hint}\n`);
+    return code;
+  } finally {
+    await built.value.close();
+  }
+}

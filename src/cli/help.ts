@@ -1,0 +1,33 @@
+/** `awl --help` and `awl --version`. */
+import { readFileSync } from "node:fs";
+import { SUBCOMMANDS } from "./commands.js";
+import { flagsHelp } from "./options.js";
+
+export function versionText(): string {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+  return `awl ${pkg.version}`;
+}
+
+export function helpText(): string {
+  const subcommands = Object.values(SUBCOMMANDS)
+    .map((c) => `  awl ${c.usage.padEnd(26)} ${c.summary}`)
+    .join("\n");
+  return `${versionText()}: an agent for the terminal whose tools are Lua extensions.
+
+Usage:
+  awl [flags] [prompt]           interactive (with a terminal), the prompt as first message
+  awl -p [flags] [prompt]        one turn, then exit; piped stdin is added to the prompt
+${subcommands}
+
+${flagsHelp()}
+
+Environment:
+  AWL_PROVIDER, AWL_MODEL, AWL_BASE_URL, AWL_API_KEY (else OPENAI_API_KEY / ANTHROPIC_API_KEY)
+  config file: $XDG_CONFIG_HOME/awl/config.json (default ~/.config/awl/config.json)
+  precedence: environment < config file < flags
+
+Interactive: /help lists the slash commands; Ctrl-C cancels a turn; Ctrl-D exits.
+Exit codes: 0 ok, 1 provider error, 2 usage or config, 3 tool crash, 4 max steps, 130 cancelled.
+Reference: docs/cli.md
+`;
+}

@@ -1,0 +1,61 @@
+/**
+ * Slash commands of the interactive mode. Each is one entry in `SLASH_COMMANDS`; other parts of awl add
+ * theirs here (`/resume` for sessions, `/reload` for extensions). They run between turns, never during one.
+ */
+import type { Runtime } from "../runtime.js";
+
+export interface SlashContext {
+  runtime: Runtime;
+  /** Writes a line of output for the user. */
+  print(text: string): void;
+  /** Leaves the interactive mode after this command. */
+  exit(): void;
+}
+
+export interface SlashCommand {
+  name: string;
+  /** Shown in /help after the name, e.g. "[PROVIDER] NAME". */
+  args?: string;
+  summary: string;
+  run(args: string, context: SlashContext): void | Promise<void>;
+}
+
+export const SLASH_COMMANDS: SlashCommand[] = [
+  {
+    name: "help",
+    summary: "list the commands",
+    run: (_args, { print }) => print(slashHelp()),
+  },
+  {
+    name: "model",
+    args: "[PROVIDER] NAME",
+    summary: "use another model (and provider) from the next turn on; no argument: show the current one",
+    run: async (args, { runtime, print }) => {
+      const words = args.split(/\s+/).filter(Boolean);
+      const current = runtime.providerSettings;
+      if (words.length === 0) return print(`model: ${current.provider} ${current.model}`);
+      if (words.length > 2) return print("usage: /model [PROVIDER] NAME, e.g. /model gpt-4o or /model anthropic claude-sonnet-4-5");
+      const [provider, model] = words.length === 2 ? [words[0], words[1]!] : [undefined, words[0]!];
+      const switched = await runtime.switchModel(model, provider);
+      if (!switched.ok) return print(`cannot switch: ${switched.error.message} (${switched.error.hint})`);
+      print(`model: ${switched.value.provider} ${switched.value.model} (from the next turn; the conversation is kept)`);
+    },
+  },
+  {
+    name: "exit",
+    summary: "leave awl (Ctrl-D does the same)",
+    run: (_args, { exit }) => exit(),
+  },
+];
+
+export function slashHelp(): string {
+  return SLASH_COMMANDS.map((c) => `  /${`${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(24)} ${c.summary}`).join("\n");
+}
+
+/** The command a line names, with the rest of the line as its arguments. */
+export function findSlashCommand(line: string): { command: SlashCommand; args: string } | { unknown: string } {
+  const match = /^\/(\S+)\s*(.*)$/s.exec(line.trim());
+  const name = match?.[1] ?? "";
+  const command = SLASH_COMMANDS.find((c) => c.name === name);
+  return command ? { command, args: match?.[2] ?? "" } : { unknown: name };
+}

@@ -1,0 +1,29 @@
+#!/usr/bin/env node
+/**
+ * The `awl` program. Kept tiny for start-up: it picks a subcommand (imported only when used) or the main
+ * command, and turns anything unexpected into one readable line instead of a stack trace.
+ */
+import { SUBCOMMANDS } from "./commands.js";
+
+function internalError(error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  process.stderr.write(`awl: internal error: ${message}\n  → this is a bug in awl; please report it (AWL_DEBUG=1 shows details)\n`);
+  if (process.env.AWL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+  process.exit(1);
+}
+process.on("uncaughtException", internalError);
+process.on("unhandledRejection", internalError);
+// A reader that went away (`awl -p ... | head`) is not an error of awl's.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? process.exit(0) : internalError(error)));
+
+const argv = process.argv.slice(2);
+const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
+try {
+  const code = subcommand
+    ? await (await subcommand.load()).run(argv.slice(1))
+    : await (await import("./chat.js")).runChat(argv);
+  // Exit now: pooled sockets or idle workers must not keep a finished command alive.
+  process.exit(code);
+} catch (error) {
+  internalError(error);
+}

@@ -1,0 +1,112 @@
+/**
+ * The `awl` command's flags: one table drives both `util.parseArgs` and `--help`, so a flag added here
+ * (e.g. by the extensions or sessions work) is parsed and documented at once. Reference: docs/cli.md.
+ */
+import { parseArgs } from "node:util";
+import type { ConfigResult } from "../config/errors.js";
+import type { SettingsFlags } from "../config/settings.js";
+
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+interface FlagSpec {
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+  /** Shown after the flag in --help, e.g. "NAME". */
+  value?: string;
+  help: string;
+  group: "Modes" | "Model" | "Limits" | "Extensions" | "Replay" | "Other";
+}
+
+export const FLAGS = {
+  print: { type: "boolean", short: "p", group: "Modes", help: "one turn, then exit: the prompt is the arguments plus piped stdin" },
+  "output-format": { type: "string", value: "FORMAT", group: "Modes", help: "text (default), json (one object at the end) or stream-json (one event per line)" },
+  provider: { type: "string", value: "NAME", group: "Model", help: "openai (any OpenAI-compatible server), anthropic or replay  [AWL_PROVIDER]" },
+  model: { type: "string", value: "NAME", group: "Model", help: "model name  [AWL_MODEL]" },
+  "base-url": { type: "string", value: "URL", group: "Model", help: "API endpoint, e.g. http://localhost:11434/v1  [AWL_BASE_URL]" },
+  "max-retries": { type: "string", value: "N", group: "Limits", help: "retries of rate limits, overloads, 5xx, cut or stalled streams (default 3, 0 = off)" },
+  "stall-timeout": { type: "string", value: "MS", group: "Limits", help: "a stream silent this long is retried (default 90000)" },
+  "max-steps": { type: "string", value: "N", group: "Limits", help: "model calls per turn (default 50)" },
+  "max-tokens": { type: "string", value: "N", group: "Limits", help: "output token limit per model call" },
+  "thinking-budget": { type: "string", value: "N", group: "Limits", help: "extended thinking budget in tokens (Anthropic)" },
+  "extensions-dir": { type: "string", multiple: true, value: "DIR", group: "Extensions", help: "also load extensions from DIR (repeatable; before .awl/extensions and ~/.config/awl/extensions)" },
+  "tool-timeout": { type: "string", value: "MS", group: "Extensions", help: "default handler timeout for tools that declare none (default 120000)" },
+  replay: { type: "string", value: "FILE", group: "Replay", help: "the script --provider replay plays (docs/replay-format.md)" },
+  record: { type: "string", value: "FILE", group: "Replay", help: "append each assistant message to a replay script" },
+  demo: { type: "boolean", group: "Other", help: "with no API key configured, play the offline demo instead of failing" },
+  help: { type: "boolean", short: "h", group: "Other", help: "show this help" },
+  version: { type: "boolean", short: "v", group: "Other", help: "print the version" },
+} satisfies Record<string, FlagSpec>;
+
+type FlagName = keyof typeof FLAGS;
+/** Parsed flag values: strings for valued flags, booleans for switches. */
+export type FlagValues = {
+  [K in FlagName]?: (typeof FLAGS)[K]["type"] extends "boolean" ? boolean : (typeof FLAGS)[K] extends { multiple: true } ? string[] : string;
+};
+
+export interface CliOptions {
+  flags: FlagValues;
+  /** Positional words, joined with spaces: the prompt. */
+  prompt: string;
+  outputFormat: OutputFormat;
+}
+
+/** Parses the arguments of the main command; a bad flag is a value naming it. */
+export function parseCliArgs(argv: readonly string[]): ConfigResult<CliOptions> {
+  let parsed: ReturnType<typeof parseArgs>;
+  try {
+    const options = Object.fromEntries(
+      Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type, ...("short" in spec ? { short: spec.short } : {}), ...("multiple" in spec ? { multiple: spec.multiple } : {}) }]),
+    );
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    return { ok: false, error: { message: usageMessage(e), hint: "see awl --help" } };
+  }
+  const flags = parsed.values as FlagValues;
+  const format = flags["output-format"] ?? "text";
+  if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
+    return { ok: false, error: { message: `--output-format expects one of ${OUTPUT_FORMATS.join(", ")}, got "${format}"`, hint: "see awl --help" } };
+  }
+  return { ok: true, value: { flags, prompt: parsed.positionals.join(" "), outputFormat: format as OutputFormat } };
+}
+
+/** The settings-relevant flags, as src/config expects them. */
+export function settingsFlags(flags: FlagValues): SettingsFlags {
+  const out: SettingsFlags = {};
+  const copy = (key: keyof SettingsFlags, value: string | undefined): void => {
+    if (value !== undefined) out[key] = value;
+  };
+  copy("provider", flags.provider);
+  copy("model", flags.model);
+  copy("baseUrl", flags["base-url"]);
+  copy("maxRetries", flags["max-retries"]);
+  copy("stallTimeout", flags["stall-timeout"]);
+  copy("maxSteps", flags["max-steps"]);
+  copy("maxTokens", flags["max-tokens"]);
+  copy("thinkingBudget", flags["thinking-budget"]);
+  copy("replay", flags.replay);
+  return out;
+}
+
+/** Node's parseArgs messages, reworded to name the flag plainly. */
+function usageMessage(e: unknown): string {
+  const message = e instanceof Error ? e.message : String(e);
+  const unknown = /Unknown option '([^']+)'/.exec(message);
+  if (unknown) return `unknown option ${unknown[1]}`;
+  const missing = /Option '(?:-\w, )?(--[\w-]+)[^']*' argument missing/.exec(message);
+  if (missing) return `${missing[1]} needs a value`;
+  return message.split(".")[0] ?? message;
+}
+
+/** The flags section of --help, grouped. */
+export function flagsHelp(): string {
+  const groups = new Map<string, string[]>();
+  for (const [name, spec] of Object.entries(FLAGS) as [string, FlagSpec][]) {
+    const left = `${spec.short ? `-${spec.short}, ` : "    "}--${name}${spec.value ? ` ${spec.value}` : ""}`;
+    const lines = groups.get(spec.group) ?? [];
+    lines.push(`  ${left.padEnd(28)} ${spec.help}`);
+    groups.set(spec.group, lines);
+  }
+  return [...groups].map(([group, lines]) => `${group}:\n${lines.join("\n")}`).join("\n\n");
+}

@@ -1,0 +1,123 @@
+/**
+ * `--output-format json` and `stream-json` (docs/cli.md, "Output formats"). stdout carries JSON only:
+ * stream-json one event per line as it happens, and both end with the same result object.
+ */
+import type { TurnReceiver, TurnResult } from "../../agent/agent.js";
+import type { ContentBlock, ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
+import { blockToJSON, messageToJSON, type MessageJSON } from "../../model/json.js";
+import type { Message, Role, StopReason, Usage } from "../../model/message.js";
+import type { ProviderError } from "../../providers/errors.js";
+import type { BlockMeta, RetryNotice } from "../../providers/types.js";
+import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
+import type { Writer } from "./sink.js";
+
+/** The documented error object: all five keys, `null` where there is no value. */
+export interface ErrorJSON {
+  kind: string;
+  retryable: boolean;
+  status: number | null;
+  retry_after_ms: number | null;
+  message: string;
+}
+
+export interface ResultJSON {
+  type: "result";
+  messages: MessageJSON[];
+  stop_reason: StopReason;
+  usage: Usage;
+  error?: ErrorJSON;
+  crashes?: { tool_use_id: string; tool: string; extension: string; message: string; traceback: string }[];
+}
+
+export function errorJSON(error: ProviderError): ErrorJSON {
+  return {
+    kind: error.kind,
+    retryable: error.retryable,
+    status: error.status ?? null,
+    retry_after_ms: error.retry_after_ms ?? null,
+    message: error.message,
+  };
+}
+
+/** The object that ends both JSON modes: the prompt and the turn's new messages, stop reason, usage, error. */
+export function resultJSON(prompt: Message | undefined, result: Pick<TurnResult, "stop_reason" | "messages" | "usage" | "error" | "crashes">): ResultJSON {
+  const out: ResultJSON = {
+    type: "result",
+    messages: [...(prompt ? [prompt] : []), ...result.messages].map(messageToJSON),
+    stop_reason: result.stop_reason,
+    usage: { ...result.usage },
+  };
+  if (result.error) out.error = errorJSON(result.error);
+  if (result.crashes.length > 0) {
+    out.crashes = result.crashes.map((c) => ({
+      tool_use_id: c.call.id,
+      tool: c.call.name,
+      extension: c.extension,
+      message: c.message,
+      traceback: c.traceback,
+    }));
+  }
+  return out;
+}
+
+/** The result object for a failure before any turn ran (e.g. configuration). */
+export function failureJSON(error: ProviderError): ResultJSON {
+  return resultJSON(undefined, { stop_reason: "error", messages: [], usage: { input_tokens: 0, output_tokens: 0 }, error, crashes: [] });
+}
+
+/** JSON text for one line; U+2028/U+2029 escaped so line-oriented readers never split it. */
+export function jsonLine(value: unknown): string {
+  return JSON.stringify(value).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029") + "\n";
+}
+
+/** `stream-json`: every receiver call becomes one event line on `out`. */
+export class StreamJsonWriter implements TurnReceiver {
+  constructor(private readonly out: Writer) {}
+
+  private emit(event: Record<string, unknown>): void {
+    this.out.write(jsonLine(event));
+  }
+
+  onMessageStart(role: Role): void {
+    this.emit({ type: "message_start", role });
+  }
+
+  onBlockStart(type: ContentBlockType, index: number, meta?: BlockMeta): void {
+    this.emit({ type: "block_start", index, block_type: type, ...(meta ? { tool_use_id: meta.tool_id, tool_name: meta.tool_name } : {}) });
+  }
+
+  onContentDelta(index: number, delta: string): void {
+    this.emit({ type: "delta", index, delta });
+  }
+
+  onBlockComplete(index: number, block: ContentBlock): void {
+    this.emit({ type: "block_complete", index, block: blockToJSON(block) });
+  }
+
+  onMessageComplete(message: Message): void {
+    this.emit({ type: "message_complete", message: messageToJSON(message) });
+  }
+
+  onRetry(notice: RetryNotice): void {
+    this.emit({ type: "retry", attempt: notice.attempt, max_retries: notice.max_retries, delay_ms: notice.delay_ms, error: errorJSON(notice.error) });
+  }
+
+  onError(error: ProviderError): void {
+    this.emit({ type: "error", error: errorJSON(error) });
+  }
+
+  onToolStart(call: ToolCall): void {
+    this.emit({ type: "tool_start", tool_use_id: call.id, name: call.name, input: blockToJSON({ type: "tool_use", ...call }).input });
+  }
+
+  onToolProgress(call: ToolCall, update: ToolProgress): void {
+    this.emit({ type: "tool_progress", tool_use_id: call.id, name: call.name, update });
+  }
+
+  onToolEnd(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void {
+    if (outcome.status === "crash") {
+      this.emit({ type: "tool_crash", tool_use_id: call.id, name: call.name, extension: outcome.extension, message: outcome.message, traceback: outcome.traceback });
+    }
+    this.emit({ type: "tool_end", tool_use_id: call.id, name: call.name, status: outcome.status, result });
+  }
+}

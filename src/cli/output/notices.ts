@@ -1,0 +1,27 @@
+/** One-line notices shared by every output mode (retries, tool crashes, turn endings). */
+import { crashReport, type TurnResult } from "../../agent/agent.js";
+import type { RetryNotice, ProviderSettings } from "../../providers/types.js";
+import { describeProviderError, formatUserMessage } from "../error-text.js";
+
+export function retryText(notice: RetryNotice): string {
+  const status = notice.error.status !== undefined ? ` (HTTP ${notice.error.status})` : "";
+  return `awl: ${notice.error.kind.replace("_", " ")}${status}; retry ${notice.attempt}/${notice.max_retries} in ${(notice.delay_ms / 1000).toFixed(1)} s\n`;
+}
+
+/** What stderr says when a turn ends other than normally; "" when it ended normally. */
+export function turnEndText(result: TurnResult, settings: ProviderSettings, maxSteps: number): string {
+  switch (result.stop_reason) {
+    case "error":
+      return result.error ? formatUserMessage(describeProviderError(result.error, settings)) : "awl: the turn failed\n";
+    case "tool_crash":
+      return result.crashes.map((c) => `awl: ${crashReport(c)}\n`).join("");
+    case "max_steps":
+      return formatUserMessage({ message: `stopped after ${maxSteps} model calls in one turn`, hint: "raise --max-steps if the task needs more" });
+    case "cancelled":
+      return "awl: cancelled\n";
+    case "max_tokens":
+      return formatUserMessage({ message: "the answer hit the output token limit", hint: "raise --max-tokens" });
+    default:
+      return "";
+  }
+}

@@ -1,0 +1,41 @@
+/** A text stream that remembers whether it sits at the start of a line, so renderers can separate parts cleanly. */
+export interface Writer {
+  write(text: string): unknown;
+}
+
+export class LineSink {
+  private atLineStart = true;
+  private wroteAnything = false;
+
+  constructor(
+    private readonly writer: Writer,
+    /** ANSI styling allowed (a terminal, and NO_COLOR unset). */
+    readonly color: boolean,
+  ) {}
+
+  write(text: string): void {
+    if (text === "") return;
+    this.writer.write(text);
+    this.wroteAnything = true;
+    this.atLineStart = text.endsWith("\n");
+  }
+
+  /** Ends the current line if something is on it. */
+  endLine(): void {
+    if (!this.atLineStart) this.write("\n");
+  }
+
+  /** Writes `text` dimmed when styling is allowed. */
+  dim(text: string): void {
+    this.write(this.color ? `\x1b[2m${text}\x1b[22m` : text);
+  }
+
+  get started(): boolean {
+    return this.wroteAnything;
+  }
+}
+
+/** Whether to style output for this stream (https://no-color.org). */
+export function wantsColor(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== "dumb";
+}

@@ -1,0 +1,84 @@
+/**
+ * Renders a turn for a person: the answer streamed as it arrives, thinking streamed dimmed and apart from it,
+ * tool calls as one line each. In print mode the answer goes to stdout and the rest to stderr; interactive
+ * mode sends both to the terminal.
+ */
+import type { TurnReceiver } from "../../agent/agent.js";
+import type { ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
+import type { BlockMeta, RetryNotice } from "../../providers/types.js";
+import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
+import { retryText } from "./notices.js";
+import type { LineSink } from "./sink.js";
+
+export class TerminalRenderer implements TurnReceiver {
+  private readonly blockTypes = new Map<number, ContentBlockType>();
+
+  constructor(
+    private readonly answer: LineSink,
+    private readonly aside: LineSink,
+  ) {}
+
+  onMessageStart(): void {
+    this.blockTypes.clear();
+  }
+
+  onBlockStart(type: ContentBlockType, index: number, _meta?: BlockMeta): void {
+    this.blockTypes.set(index, type);
+    if (type === "thinking") {
+      this.answer.endLine();
+      this.aside.endLine();
+      if (!this.aside.color) this.aside.write("(thinking) ");
+    } else if (type === "text") {
+      this.aside.endLine();
+    }
+  }
+
+  onContentDelta(index: number, delta: string): void {
+    const type = this.blockTypes.get(index);
+    if (type === "text") this.answer.write(delta);
+    else if (type === "thinking") this.aside.dim(delta);
+  }
+
+  onBlockComplete(index: number): void {
+    if (this.blockTypes.get(index) === "thinking") this.aside.endLine();
+  }
+
+  onRetry(notice: RetryNotice): void {
+    this.answer.endLine();
+    this.aside.endLine();
+    this.aside.dim(retryText(notice));
+  }
+
+  onToolStart(call: ToolCall): void {
+    this.answer.endLine();
+    this.aside.endLine();
+    this.aside.write(`⚙ ${call.name} ${oneLine(call.input, 100)}\n`);
+  }
+
+  onToolProgress(call: ToolCall, update: ToolProgress): void {
+    if (update.kind === "progress") {
+      this.aside.dim(`  ${call.name}: ${Math.round(update.fraction * 100)}%${update.detail ? ` ${oneLine(update.detail, 80)}` : ""}\n`);
+    } else if (update.kind === "title") {
+      this.aside.dim(`  ${call.name}: ${oneLine(update.text, 80)}\n`);
+    }
+  }
+
+  onToolEnd(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void {
+    // A crash is reported once, by the turn's end notice, with its traceback.
+    if (outcome.status === "crash") return;
+    const mark = result.is_error ? "✗" : "✓";
+    const summary = outcome.status === "result" && outcome.summary ? outcome.summary : result.content;
+    this.aside.dim(`  ${mark} ${call.name}: ${oneLine(summary, 100)}\n`);
+  }
+
+  /** Ends the answer's last line (call once the turn is over). */
+  finish(): void {
+    this.answer.endLine();
+    this.aside.endLine();
+  }
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

@@ -1,0 +1,53 @@
+/** `awl -p`: one turn, rendered as text, json or stream-json, then an exit code (docs/cli.md). */
+import type { TurnReceiver } from "../agent/agent.js";
+import { EXIT, exitCodeFor } from "./exit-codes.js";
+import type { CliOptions, OutputFormat } from "./options.js";
+import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js";
+import { retryText, turnEndText } from "./output/notices.js";
+import { LineSink, wantsColor, type Writer } from "./output/sink.js";
+import { TerminalRenderer } from "./output/terminal-renderer.js";
+import type { Runtime } from "./runtime.js";
+
+export interface PrintIO {
+  stdout: Writer;
+  stderr: Writer;
+  /** Style stderr (thinking dimmed) — a terminal, NO_COLOR unset. */
+  stderrColor: boolean;
+}
+
+/** Runs one turn for `prompt` and returns the exit code. */
+export async function runPrintTurn(runtime: Runtime, prompt: string, format: OutputFormat, io: PrintIO, signal?: AbortSignal): Promise<number> {
+  let renderer: TerminalRenderer | undefined;
+  let receiver: TurnReceiver;
+  if (format === "text") {
+    renderer = new TerminalRenderer(new LineSink(io.stdout, false), new LineSink(io.stderr, io.stderrColor));
+    receiver = renderer;
+  } else if (format === "stream-json") {
+    receiver = new StreamJsonWriter(io.stdout);
+  } else {
+    // json: nothing on stdout until the end; retries are still worth a line on stderr.
+    receiver = { onRetry: (notice) => io.stderr.write(retryText(notice)) };
+  }
+
+  const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
+  renderer?.finish();
+  if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result)));
+  io.stderr.write(turnEndText(result, runtime.providerSettings, runtime.settings.maxSteps));
+  return exitCodeFor(result.stop_reason, result.error?.kind);
+}
+
+/** One print-mode turn on the process's stdio; the first Ctrl-C cancels it (exit 130), a second exits at once. */
+export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: string): Promise<number> {
+  const controller = new AbortController();
+  const onInterrupt = (): void => {
+    if (controller.signal.aborted) process.exit(EXIT.cancelled);
+    controller.abort();
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    const io = { stdout: process.stdout, stderr: process.stderr, stderrColor: wantsColor(process.stderr, process.env) };
+    return await runPrintTurn(runtime, prompt, cli.outputFormat, io, controller.signal);
+  } finally {
+    process.off("SIGINT", onInterrupt);
+  }
+}

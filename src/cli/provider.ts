@@ -1,0 +1,13 @@
+/** Builds the provider for resolved settings as a value; only the chosen provider's code is loaded. */
+import { createProvider as create } from "../providers/create.js";
+import { ProviderConfigError, type ProviderError } from "../providers/errors.js";
+import type { Provider, ProviderSettings } from "../providers/types.js";
+
+export async function createProvider(settings: ProviderSettings): Promise<{ ok: true; provider: Provider } | { ok: false; error: ProviderError }> {
+  try {
+    return { ok: true, provider: await create(settings) };
+  } catch (e) {
+    if (e instanceof ProviderConfigError) return { ok: false, error: e.error };
+    throw e;
+  }
+}

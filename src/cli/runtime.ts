@@ -1,0 +1,169 @@
+/**
+ * Where the CLI builds what a turn needs: the provider, the tools, the agent, the conversation, and the
+ * per-turn hooks. Every mode (print, interactive) runs turns through `Runtime.runTurn`, so a hook added in
+ * `buildRuntime` (the `--record` recorder, a session recorder) sees every turn.
+ */
+import { Agent, type TurnReceiver, type TurnResult } from "../agent/agent.js";
+import { resolveSettings, type AwlSettings, type SettingsSources } from "../config/settings.js";
+import type { ConfigResult } from "../config/errors.js";
+import { Conversation } from "../model/conversation.js";
+import type { Message } from "../model/message.js";
+import type { ProviderError } from "../providers/errors.js";
+import type { Provider, ProviderSettings } from "../providers/types.js";
+import type { ToolSet } from "../tools/types.js";
+import type { CliOptions } from "./options.js";
+import { createProvider } from "./provider.js";
+
+/** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
+export interface TurnHook {
+  /** The user's message is already in the conversation; no model call yet. */
+  onTurnStart?(prompt: Message, runtime: Runtime): void | Promise<void>;
+  /** Each message the agent appends (assistant messages, tool-result messages), as it happens. */
+  onMessageAppended?(message: Message, runtime: Runtime): void;
+  onTurnEnd?(result: TurnResult, runtime: Runtime): void | Promise<void>;
+  /** awl is exiting. */
+  close?(): void | Promise<void>;
+}
+
+export interface RuntimeOptions {
+  settings: AwlSettings;
+  /** Where the settings came from, so `/model` can resolve them again with another model. */
+  sources: SettingsSources;
+  cli: CliOptions;
+  /** Diagnostics (stderr): hooks' failures, warnings. */
+  warn(text: string): void;
+  /** Overrides for tests and embedders; built from the settings when absent. */
+  provider?: Provider;
+  tools?: ToolSet;
+  conversation?: Conversation;
+}
+
+export class Runtime {
+  readonly hooks: TurnHook[] = [];
+
+  constructor(
+    readonly agent: Agent,
+    public conversation: Conversation,
+    public settings: AwlSettings,
+    readonly options: RuntimeOptions,
+  ) {}
+
+  get providerSettings(): ProviderSettings {
+    return this.settings.provider;
+  }
+
+  /** Adds the user's prompt and runs one agent turn; `receiver` renders it. Never throws. */
+  async runTurn(text: string, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
+    const prompt = this.conversation.addUserMessage(text);
+    await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
+    const observed = withAppendObserver(receiver, (message) => {
+      for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
+    });
+    const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+    await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
+    return { prompt, result };
+  }
+
+  /** `/model`: the next turns use another model (and provider); the conversation is kept. */
+  async switchModel(model: string, provider?: string): Promise<ConfigResult<ProviderSettings>> {
+    const flags = { ...this.options.sources.flags, model, ...(provider ? { provider } : {}) };
+    const resolved = resolveSettings({ ...this.options.sources, flags });
+    if (!resolved.ok) return resolved;
+    const created = await createProvider(resolved.value.provider);
+    if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "the previous model stays in use" } };
+    this.agent.provider = created.provider;
+    this.settings = resolved.value;
+    this.options.sources.flags = flags;
+    return { ok: true, value: resolved.value.provider };
+  }
+
+  async close(): Promise<void> {
+    await this.callHooks("close", (hook) => hook.close?.());
+  }
+
+  private async callHooks(phase: string, call: (hook: TurnHook) => void | Promise<void>): Promise<void> {
+    for (const hook of this.hooks) {
+      try {
+        await call(hook);
+      } catch (e) {
+        this.options.warn(`a ${phase} hook failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+
+  private guard(call: () => void): void {
+    try {
+      call();
+    } catch (e) {
+      this.options.warn(`a turn hook failed: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+}
+
+/** `receiver` as it is, plus `observe` after its own `onMessageAppended`. */
+function withAppendObserver(receiver: TurnReceiver, observe: (message: Message) => void): TurnReceiver {
+  return new Proxy(receiver, {
+    get(target, property) {
+      if (property === "onMessageAppended") {
+        return (message: Message) => {
+          target.onMessageAppended?.(message);
+          observe(message);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
+ * Builds the runtime for the settings: provider, tools and agent, then the hooks the flags ask for.
+ * Extensions (issue 4) build the ToolSet in `loadTools`; sessions (issue 5) add their recorder to `hooks`
+ * and may replace `conversation` (resume) before the first turn.
+ */
+export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResult<Runtime>> {
+  let provider = options.provider;
+  if (!provider) {
+    const created = await createProvider(options.settings.provider);
+    if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
+    provider = created.provider;
+  }
+  let tools = options.tools;
+  if (!tools) {
+    const loaded = await loadTools(options);
+    if (!loaded.ok) return loaded;
+    tools = loaded.value;
+  }
+  const agent = new Agent({ provider, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
+  const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
+
+  const recordFile = options.cli.flags.record;
+  if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
+  return { ok: true, value: runtime };
+}
+
+/** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
+async function loadTools(options: RuntimeOptions): Promise<ConfigResult<ToolSet>> {
+  const { openToolsForChat } = await import("./commands/extension-host.js");
+  return openToolsForChat(options.cli.flags, options.warn);
+}
+
+async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {
+  const { ReplayRecorder } = await import("../providers/replay/recorder.js");
+  const recorder = new ReplayRecorder(path);
+  let failed = false;
+  return {
+    onMessageAppended(message) {
+      const problem = recorder.record(message);
+      if (problem && !failed) {
+        failed = true;
+        warn(problem);
+      }
+    },
+  };
+}
+
+function providerSetupError(error: ProviderError, settings: ProviderSettings): { message: string; hint: string } {
+  const hint = settings.provider === "replay" ? "check the script against docs/replay-format.md" : "check the settings (awl config shows them)";
+  return { message: error.message, hint };
+}

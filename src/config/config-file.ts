@@ -1,0 +1,115 @@
+/**
+ * The optional config file, `$XDG_CONFIG_HOME/awl/config.json` (default `~/.config/awl/config.json`),
+ * documented in docs/cli.md. Unknown keys are kept in `raw` (other parts of awl read their own keys)
+ * and reported as warnings, so a typo is seen rather than silently ignored.
+ */
+import { readFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import { jsonErrorOffset, positionOf } from "./json-position.js";
+import type { ConfigError, ConfigResult } from "./errors.js";
+
+/** The keys awl's settings read from the file; each is optional. */
+export interface ConfigFileValues {
+  provider?: string;
+  model?: string;
+  base_url?: string;
+  api_key?: string;
+  max_retries?: number;
+  stall_timeout_ms?: number;
+  max_steps?: number;
+  max_tokens?: number;
+  thinking_budget?: number;
+  compat?: Record<string, unknown>;
+}
+
+export interface ConfigFile {
+  path: string;
+  values: ConfigFileValues;
+  /** The whole object as read, for keys other modules own. */
+  raw: Record<string, unknown>;
+  /** Non-fatal remarks, e.g. unknown keys. */
+  warnings: string[];
+}
+
+type KeyKind = "string" | "count" | "object";
+const KEYS: Record<keyof ConfigFileValues, KeyKind> = {
+  provider: "string",
+  model: "string",
+  base_url: "string",
+  api_key: "string",
+  max_retries: "count",
+  stall_timeout_ms: "count",
+  max_steps: "count",
+  max_tokens: "count",
+  thinking_budget: "count",
+  compat: "object",
+};
+
+/** Keys owned by other modules (extensions, sessions); they register here so they are not reported as unknown. */
+export const OTHER_CONFIG_KEYS = new Set<string>();
+
+/** Where the config file lives for this environment. */
+export function configFilePath(env: NodeJS.ProcessEnv): string {
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(base, "awl", "config.json");
+}
+
+/** Reads and checks the config file; a missing file is `{ ok: true, value: undefined }`. */
+export function readConfigFile(path: string): ConfigResult<ConfigFile | undefined> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { ok: true, value: undefined };
+    return fail(path, `cannot be read (${code ?? String(e)})`, "check its permissions, or move it away");
+  }
+  return parseConfigText(path, text);
+}
+
+/** Checks config file text; `path` is only used in messages. */
+export function parseConfigText(path: string, text: string): ConfigResult<ConfigFile> {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    const offset = jsonErrorOffset(text);
+    const { line, column } = positionOf(text, offset < 0 ? text.length : offset);
+    const detail = (e as Error).message.split("\n")[0];
+    return fail(`${path}:${line}:${column}`, `is not valid JSON (${detail})`, "fix the file or remove it");
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+    return fail(path, "must hold one JSON object, like {\"model\": \"gpt-4o-mini\"}", "fix the file or remove it");
+  }
+  const raw = parsed as Record<string, unknown>;
+  const values: Record<string, unknown> = {};
+  const warnings: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    const kind = KEYS[key as keyof ConfigFileValues];
+    if (kind === undefined) {
+      if (!OTHER_CONFIG_KEYS.has(key)) warnings.push(`${path}: unknown key "${key}" (ignored)`);
+      continue;
+    }
+    const problem = checkValue(kind, value);
+    if (problem) return fail(path, `key "${key}" ${problem}`, "fix the file or remove the key");
+    values[key] = value;
+  }
+  return { ok: true, value: { path, values: values as ConfigFileValues, raw, warnings } };
+}
+
+function checkValue(kind: KeyKind, value: unknown): string | undefined {
+  switch (kind) {
+    case "string":
+      return typeof value === "string" && value.trim() !== "" ? undefined : `must be a non-empty string, got ${JSON.stringify(value)}`;
+    case "count":
+      return Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : `must be a whole number ≥ 0, got ${JSON.stringify(value)}`;
+    case "object":
+      return typeof value === "object" && value !== null && !Array.isArray(value) ? undefined : "must be an object";
+  }
+}
+
+function fail(where: string, problem: string, hint: string): { ok: false; error: ConfigError } {
+  return { ok: false, error: { message: `the config file ${where} ${problem}`, hint } };
+}

@@ -1,0 +1,259 @@
+/**
+ * Extension discovery (SPEC §4, seed phase 3): which Lua entry points exist, under which dotted names,
+ * and which one wins when two folders hold the same name. Reads directory listings and file metadata only;
+ * it never runs or reads Lua code.
+ *
+ * Synchronous on purpose: it runs once on the start-up path over a handful of small folders, where a few
+ * `statSync` calls cost less than scheduling promises.
+ */
+import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
+import { join, resolve } from "node:path";
+import { compareCodeUnits } from "../tools/registry.js";
+import { userConfigDir } from "./paths.js";
+
+/** Where a root came from, in precedence order: an earlier kind shadows a later one. */
+export type ExtensionSource = "flag" | "project" | "user" | "bundled";
+
+/** A folder scanned for extensions. */
+export interface ExtensionRoot {
+  dir: string;
+  source: ExtensionSource;
+}
+
+/** One extension entry point. */
+export interface DiscoveredExtension {
+  /** Dotted name: `utils/json.lua` → `utils.json`, `coding/edit/init.lua` → `coding.edit`. */
+  name: string;
+  /** Absolute path of the entry point (`x.lua` or `x/init.lua`). */
+  file: string;
+  /** The extensions folder it was found in. */
+  folder: string;
+  source: ExtensionSource;
+  /** Entry point size and modification time (ms), for caches keyed on them. */
+  size: number;
+  mtime_ms: number;
+}
+
+/** An extension hidden by another of the same name found earlier in precedence order. */
+export interface ShadowedExtension extends DiscoveredExtension {
+  /** The entry point that won. */
+  shadowed_by: string;
+}
+
+/** Something discovery skipped, with a message saying what, where and what to do. Discovery always continues. */
+export interface DiscoveryProblem {
+  path: string;
+  message: string;
+}
+
+export interface DiscoveryResult {
+  /** Winning extensions, sorted by name (code-unit order, so the same folders always give the same order). */
+  extensions: DiscoveredExtension[];
+  shadowed: ShadowedExtension[];
+  problems: DiscoveryProblem[];
+}
+
+export interface DiscoveryOptions {
+  /** Entry points larger than this are refused (a 50 MB "extension" is a mistake, and every pool slot would parse it). */
+  maxFileBytes?: number;
+}
+
+/** 4 MiB: far above any hand-written extension, small enough that loading it in every slot stays cheap. */
+export const DEFAULT_MAX_EXTENSION_FILE_BYTES = 4 * 1024 * 1024;
+
+export interface RootOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** `--extensions-dir` folders, in the order given (relative to cwd). */
+  extraDirs?: readonly string[];
+  /** The package's bundled `std.*` extensions, if it ships any. */
+  bundledDir?: string;
+}
+
+/**
+ * The folders to scan, highest precedence first: `--extensions-dir` folders (the most specific request),
+ * then `.awl/extensions/` in cwd, then the user's `extensions/` folder, then the bundled extensions.
+ */
+export function defaultExtensionRoots(options: RootOptions): ExtensionRoot[] {
+  const roots: ExtensionRoot[] = (options.extraDirs ?? []).map((dir) => ({ dir: resolve(options.cwd, dir), source: "flag" }));
+  roots.push({ dir: resolve(options.cwd, ".awl", "extensions"), source: "project" });
+  roots.push({ dir: join(userConfigDir(options.env), "extensions"), source: "user" });
+  if (options.bundledDir) roots.push({ dir: options.bundledDir, source: "bundled" });
+  return roots;
+}
+
+/** Scans every root and resolves name clashes by precedence. Never throws. */
+export function discoverExtensions(roots: readonly ExtensionRoot[], options: DiscoveryOptions = {}): DiscoveryResult {
+  const maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_EXTENSION_FILE_BYTES;
+  const problems: DiscoveryProblem[] = [];
+  const winners = new Map<string, DiscoveredExtension>();
+  const shadowed: ShadowedExtension[] = [];
+  const seenRoots = new Set<string>();
+  for (const root of roots) {
+    let real: string;
+    try {
+      real = realpathSync(root.dir);
+    } catch (error) {
+      // An absent project or user folder is normal; an absent --extensions-dir is a mistake worth a word.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT" || root.source === "flag") {
+        problems.push({ path: root.dir, message: `cannot open extension folder ${root.dir}: ${describeFsError(error)} (skipped)` });
+      }
+      continue;
+    }
+    if (seenRoots.has(real)) continue; // the same folder named twice
+    seenRoots.add(real);
+    for (const found of scanRoot(root, real, maxFileBytes, problems)) {
+      const winner = winners.get(found.name);
+      if (winner) shadowed.push({ ...found, shadowed_by: winner.file });
+      else winners.set(found.name, found);
+    }
+  }
+  const extensions = [...winners.values()].sort((a, b) => compareCodeUnits(a.name, b.name));
+  return { extensions, shadowed, problems };
+}
+
+function tryRealpath(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every entry point under one root. Within a root, `x.lua` beats `x/init.lua` (Lua's own `require` order). */
+function scanRoot(root: ExtensionRoot, realRoot: string, maxFileBytes: number, problems: DiscoveryProblem[]): DiscoveredExtension[] {
+  const rootStat = tryStat(root.dir);
+  if (!rootStat) return [];
+  if (!rootStat.isDirectory()) {
+    problems.push({ path: root.dir, message: `${root.dir} is not a folder; extensions go in a folder (skipped)` });
+    return [];
+  }
+  const found = new Map<string, DiscoveredExtension>();
+  const add = (ext: DiscoveredExtension): void => {
+    const other = found.get(ext.name);
+    if (!other) {
+      found.set(ext.name, ext);
+      return;
+    }
+    const [keep, drop] = other.file.endsWith("/init.lua") && !ext.file.endsWith("/init.lua") ? [ext, other] : [other, ext];
+    found.set(ext.name, keep);
+    problems.push({
+      path: drop.file,
+      message: `two files define extension "${ext.name}": ${keep.file} and ${drop.file}; using the first, rename or remove one`,
+    });
+  };
+  walk(root, root.dir, [], new Set([realRoot]), maxFileBytes, add, problems);
+  return [...found.values()];
+}
+
+function walk(
+  root: ExtensionRoot,
+  dir: string,
+  parts: string[],
+  ancestors: Set<string>,
+  maxFileBytes: number,
+  add: (ext: DiscoveredExtension) => void,
+  problems: DiscoveryProblem[],
+): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir).sort(compareCodeUnits);
+  } catch (error) {
+    problems.push({ path: dir, message: `cannot read extension folder ${dir}: ${describeFsError(error)} (skipped)` });
+    return;
+  }
+  for (const name of names) {
+    if (name.startsWith(".")) continue; // hidden files and folders (.git, editor state) are never extensions
+    const path = join(dir, name);
+    const isLua = name.endsWith(".lua");
+    let stat: Stats | undefined;
+    try {
+      stat = statSync(path);
+    } catch (error) {
+      // A dangling or looping symlink, or a file that vanished: worth a word only if it looked like an extension.
+      if (isLua || isLoop(error)) {
+        const why = (error as NodeJS.ErrnoException).code === "ENOENT" ? "it is a symlink to a missing file" : describeFsError(error);
+        problems.push({ path, message: `cannot open ${path}: ${why} (skipped)` });
+      }
+      continue;
+    }
+    if (stat.isDirectory()) {
+      const real = tryRealpath(path) ?? path;
+      if (ancestors.has(real)) {
+        problems.push({ path, message: `symlink loop: ${path} leads back to ${real}, which is being scanned already (skipped)` });
+        continue;
+      }
+      const childParts = [...parts, name];
+      const init = join(path, "init.lua");
+      const initStat = tryStat(init);
+      if (initStat) {
+        // A directory extension: its other files are its own modules, never extensions.
+        const ext = entryPoint(root, childParts, init, initStat, maxFileBytes, problems);
+        if (ext) add(ext);
+        continue;
+      }
+      walk(root, path, childParts, new Set([...ancestors, real]), maxFileBytes, add, problems);
+    } else if (isLua && name.length > ".lua".length) {
+      const ext = entryPoint(root, [...parts, name.slice(0, -".lua".length)], path, stat, maxFileBytes, problems);
+      if (ext) add(ext);
+    }
+  }
+}
+
+function entryPoint(
+  root: ExtensionRoot,
+  parts: string[],
+  file: string,
+  stat: Stats,
+  maxFileBytes: number,
+  problems: DiscoveryProblem[],
+): DiscoveredExtension | undefined {
+  const name = parts.join(".");
+  if (!stat.isFile()) {
+    problems.push({ path: file, message: `extension "${name}": ${file} is not a regular file (skipped)` });
+    return undefined;
+  }
+  if (stat.size > maxFileBytes) {
+    problems.push({
+      path: file,
+      message: `extension "${name}": ${file} is ${formatBytes(stat.size)}, over the ${formatBytes(maxFileBytes)} limit for an extension file (skipped); an extension this large is almost certainly not Lua source`,
+    });
+    return undefined;
+  }
+  return { name, file, folder: root.dir, source: root.source, size: stat.size, mtime_ms: stat.mtimeMs };
+}
+
+function tryStat(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+function isLoop(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException).code === "ELOOP";
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "ELOOP":
+      return "symlink loop";
+    case "ENOENT":
+      return "it does not exist";
+    case "ENOTDIR":
+      return "not a folder";
+    default:
+      return code ? `${code} ${(error as Error).message}` : String(error);
+  }
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} bytes`;
+}

@@ -1,0 +1,237 @@
+/**
+ * The ToolSet the agent uses (src/tools/types.ts), backed by Lua extensions: discovery finds them, the LuaPool
+ * loads and runs them in worker threads, the registry holds their tools, and results are shaped to the
+ * result limit (spilled to a file when longer).
+ *
+ * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs and
+ * the pool loads in the background, in parallel with the first request; a call waits for that load.
+ */
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
+import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
+import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
+import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
+import type { LuaPool } from "./lua/pool.js";
+import type { ExtensionLoadError, ToolContextData } from "./lua/types.js";
+import { awlDataDir, userConfigDir } from "./paths.js";
+import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
+
+/** Handler timeout for tools that declare none (`--tool-timeout`). */
+export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+export interface LuaToolSetOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  /** `--extensions-dir` folders, highest precedence first. */
+  extensionDirs?: readonly string[];
+  /** Bundled `std.*` extensions; default: the package's `extensions/` folder (skipped when absent). */
+  bundledDir?: string;
+  /** For tools that declare no timeout. Default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
+  defaultTimeoutMs?: number;
+  /** `ctx.result_limit`, and the cut-off for results. Default {@link DEFAULT_RESULT_LIMIT}. */
+  resultLimit?: number;
+  /** `ctx.spill_dir`; default a fresh folder under `<data>/spill/`, created on the first call. */
+  spillDir?: string;
+  maxSlots?: number;
+  memoryLimitBytes?: number;
+  onLog?: (extension: string, text: string) => void;
+  /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
+  cachePath?: string | false;
+  /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
+  waitForLoad?: boolean;
+}
+
+export type ExtensionState = "loaded" | "failed" | "shadowed";
+
+/** One extension as `awl extensions` shows it. */
+export interface ExtensionReport {
+  name: string;
+  file: string;
+  source: ExtensionSource;
+  state: ExtensionState;
+  /** For a shadowed extension: the entry point that hides it. */
+  shadowed_by?: string;
+  tools: RegisteredTool[];
+  /** Load errors and refused registrations, each naming file and line. */
+  errors: string[];
+}
+
+export class LuaToolSet implements ToolSet {
+  /** Where the running load ends; every call waits for it. */
+  private loading: Promise<void> = Promise.resolve();
+  private loadErrors: ExtensionLoadError[] = [];
+  private spillReady: Promise<unknown> | undefined;
+
+  private constructor(
+    readonly discovery: DiscoveryResult,
+    private readonly registry: ToolRegistry,
+    private readonly pool: LuaPool | undefined,
+    private readonly context: ToolContextData,
+  ) {}
+
+  /** Discovers the extensions and loads them (or takes their tools from the cache and loads in the background). */
+  static async open(options: LuaToolSetOptions): Promise<LuaToolSet> {
+    const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
+    const roots = defaultExtensionRoots({
+      cwd: options.cwd,
+      env: options.env,
+      extraDirs: options.extensionDirs ?? [],
+      bundledDir: options.bundledDir ?? fileURLToPath(new URL("../../extensions/", import.meta.url)),
+    });
+    const discovery = discoverExtensions(roots);
+    const home = awlDataDir(options.env);
+    const context: ToolContextData = {
+      cwd: options.cwd,
+      workspace: options.cwd,
+      home,
+      spill_dir: options.spillDir ?? join(home, "spill", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`),
+      result_limit: options.resultLimit ?? DEFAULT_RESULT_LIMIT,
+    };
+    const registry = new ToolRegistry({ defaultTimeoutMs });
+    if (discovery.extensions.length === 0) return new LuaToolSet(discovery, registry, undefined, context);
+
+    const { LuaPool } = await import("./lua/pool.js");
+    const pool = new LuaPool({
+      extensions: discovery.extensions.map(toEntry),
+      defaultTimeoutMs,
+      luaPath: [join(userConfigDir(options.env), "lua")],
+      env: options.env,
+      ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
+      ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
+      ...(options.onLog && { onLog: options.onLog }),
+    });
+    const toolSet = new LuaToolSet(discovery, registry, pool, context);
+
+    const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
+    const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
+    const cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
+    toolSet.loading = pool.load().then(
+      (snapshot) => {
+        toolSet.apply(snapshot);
+        if (cachePath !== false && keys && !sameSnapshot(snapshot, cached)) writeToolCache(cachePath, keys, snapshot);
+      },
+      (error: unknown) => toolSet.apply(failedLoad(discovery.extensions, error)),
+    );
+    if (cached && !options.waitForLoad) toolSet.apply(cached);
+    else await toolSet.loading;
+    return toolSet;
+  }
+
+  definitions(): readonly RegisteredTool[] {
+    return this.registry.definitions();
+  }
+
+  /** Resolves once every extension has really loaded (after a cache head start, the pool may still be loading). */
+  loaded(): Promise<void> {
+    return this.loading;
+  }
+
+  /** Runs one call in the pool and shapes its result. Never throws. */
+  execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
+    return this.run(call, { signal, ...(onProgress && { onProgress }) });
+  }
+
+  /** {@link execute}, with a timeout that overrides the tool's own (`awl tool call --timeout`). Never throws. */
+  async run(call: ToolCall, options: { signal: AbortSignal; timeoutMs?: number; onProgress?: (update: ToolProgress) => void }): Promise<ToolOutcome> {
+    const { signal, onProgress } = options;
+    try {
+      await this.loading;
+      const tool = this.registry.get(call.name);
+      if (!tool || !this.pool) {
+        return { status: "result", content: `unknown tool "${call.name}": no loaded extension registers it`, is_error: true };
+      }
+      this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
+      await this.spillReady;
+      const outcome = await this.pool.call(tool.extension, tool.name, call.input, this.context, {
+        signal,
+        timeoutMs: options.timeoutMs ?? tool.timeout_ms,
+        ...(onProgress && { onProgress }),
+      });
+      if (outcome.status !== "result") return outcome;
+      const limited = await limitResult(outcome.content, call.name, call.id, {
+        limit: this.context.result_limit,
+        spillDir: this.context.spill_dir,
+      });
+      return { ...outcome, content: limited.content };
+    } catch (error) {
+      return { status: "result", content: `awl could not run tool "${call.name}": ${(error as Error).message ?? String(error)}`, is_error: true };
+    }
+  }
+
+  /** Every extension found, loaded, failed or shadowed, sorted by name. */
+  extensions(): ExtensionReport[] {
+    const reports: ExtensionReport[] = this.discovery.extensions.map((extension) => {
+      const loadErrors = this.loadErrors.filter((e) => e.extension === extension.name).map((e) => e.message);
+      const refused = this.registry.problemsOf(extension.name).map((p: RegistryProblem) => p.message);
+      return {
+        name: extension.name,
+        file: extension.file,
+        source: extension.source,
+        state: loadErrors.length > 0 ? "failed" : "loaded",
+        tools: this.registry.toolsOf(extension.name),
+        errors: [...loadErrors, ...refused],
+      };
+    });
+    for (const hidden of this.discovery.shadowed) {
+      reports.push({
+        name: hidden.name,
+        file: hidden.file,
+        source: hidden.source,
+        state: "shadowed",
+        shadowed_by: hidden.shadowed_by,
+        tools: [],
+        errors: [],
+      });
+    }
+    return reports.sort((a, b) => compareCodeUnits(a.name, b.name) || SOURCES.indexOf(a.source) - SOURCES.indexOf(b.source));
+  }
+
+  /**
+   * Everything worth telling the user at start-up, one message each: folders or files discovery skipped,
+   * bundled extensions replaced by others (never silently, SPEC §4), extensions that failed to load,
+   * registrations the registry refused. A project extension hiding a user one is normal and not listed here;
+   * `awl extensions` shows it.
+   */
+  problems(): string[] {
+    return [
+      ...this.discovery.problems.map((p) => p.message),
+      ...this.discovery.shadowed
+        .filter((s) => s.source === "bundled")
+        .map((s) => `the bundled extension "${s.name}" is replaced by ${s.shadowed_by}`),
+      ...this.loadErrors.map((e) => `extension "${e.extension}" failed to load: ${e.message}`),
+      ...this.registry.problems().map((p) => p.message),
+    ];
+  }
+
+  /** Stops every worker. */
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+
+  private apply(snapshot: LoadSnapshot): void {
+    this.loadErrors = snapshot.errors;
+    for (const extension of this.discovery.extensions) {
+      this.registry.setExtension(
+        extension.name,
+        snapshot.tools.filter((t) => t.extension === extension.name),
+      );
+    }
+  }
+}
+
+const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
+
+function toEntry(extension: DiscoveredExtension): { name: string; file: string; root: string } {
+  return { name: extension.name, file: extension.file, root: join(extension.file, "..") };
+}
+
+function failedLoad(extensions: readonly DiscoveredExtension[], error: unknown): LoadSnapshot {
+  const message = `the Lua runtime failed to start: ${(error as Error).message ?? String(error)}`;
+  return { tools: [], errors: extensions.map((e) => ({ extension: e.name, file: e.file, message })) };
+}
+
+function sameSnapshot(a: LoadSnapshot, b: LoadSnapshot | undefined): boolean {
+  return b !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}

@@ -1,0 +1,112 @@
+/**
+ * A cache of what each extension registered, keyed by its files' size, modification time and content hash,
+ * so the first request can go out before any Lua runs (PERFORMANCE.md: a worker with Lua is ready in ~100 ms).
+ *
+ * The cache is only a head start: the pool still loads every extension (in parallel with the request), and
+ * what it finds replaces the cached view and the cache file. A tool whose registration depends on something
+ * outside its files (an environment variable at load time) is therefore at most one run stale.
+ */
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, relative } from "node:path";
+import { compareCodeUnits } from "../tools/registry.js";
+import type { DiscoveredExtension } from "./discover.js";
+import type { ExtensionLoadError, LuaToolRegistration } from "./lua/types.js";
+import { userCacheDir } from "./paths.js";
+
+/** Bump when the cached shape, or the meaning of a registration, changes. */
+const CACHE_FORMAT = 1;
+
+export interface LoadSnapshot {
+  tools: LuaToolRegistration[];
+  errors: ExtensionLoadError[];
+}
+
+interface CacheEntry {
+  name: string;
+  file: string;
+  key: string;
+}
+
+interface CacheFile {
+  format: number;
+  extensions: CacheEntry[];
+  tools: LuaToolRegistration[];
+  errors: ExtensionLoadError[];
+}
+
+/** `$XDG_CACHE_HOME/awl/extension-tools.json`. */
+export function defaultToolCachePath(env: NodeJS.ProcessEnv): string {
+  return join(userCacheDir(env), "extension-tools.json");
+}
+
+/** The cache key of one extension: its entry point's size, mtime and hash, plus every other Lua file of a directory extension. */
+export function extensionKey(extension: DiscoveredExtension): string {
+  const hash = createHash("sha256");
+  hash.update(readFileSync(extension.file));
+  const parts = [`${extension.size}:${extension.mtime_ms}`];
+  if (extension.file.endsWith("/init.lua")) {
+    // Sub-modules it may `require` at load time: their size and mtime are enough to notice an edit.
+    const dir = dirname(extension.file);
+    for (const file of luaFilesBelow(dir, extension.file)) {
+      const stat = statSync(file);
+      parts.push(`${relative(dir, file)}:${stat.size}:${stat.mtimeMs}`);
+    }
+  }
+  return `${parts.join("|")}|${hash.digest("hex")}`;
+}
+
+/** Keys for every extension, or undefined if any file cannot be read (then the cache is simply not used). */
+export function extensionKeys(extensions: readonly DiscoveredExtension[]): CacheEntry[] | undefined {
+  try {
+    return extensions.map((e) => ({ name: e.name, file: e.file, key: extensionKey(e) }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The cached registrations when every extension (and nothing else) matches; otherwise undefined. */
+export function readToolCache(path: string, keys: readonly CacheEntry[]): LoadSnapshot | undefined {
+  let cache: CacheFile;
+  try {
+    cache = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
+  } catch {
+    return undefined;
+  }
+  if (cache.format !== CACHE_FORMAT || !Array.isArray(cache.extensions) || cache.extensions.length !== keys.length) return undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const a = cache.extensions[i]!;
+    const b = keys[i]!;
+    if (a.name !== b.name || a.file !== b.file || a.key !== b.key) return undefined;
+  }
+  return { tools: cache.tools, errors: cache.errors };
+}
+
+/** Writes the cache atomically (temp file, then rename); a failure only costs the next start-up its head start. */
+export function writeToolCache(path: string, keys: readonly CacheEntry[], snapshot: LoadSnapshot): void {
+  const cache: CacheFile = { format: CACHE_FORMAT, extensions: [...keys], tools: snapshot.tools, errors: snapshot.errors };
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify(cache));
+    renameSync(temp, path);
+  } catch {
+    // Read-only home, full disk: awl works the same, only slower to start.
+  }
+}
+
+/** Every `.lua` file below `dir` except `entry`, in a stable order. */
+function luaFilesBelow(dir: string, entryPoint: string): string[] {
+  const out: string[] = [];
+  const visit = (current: string, depth: number): void => {
+    if (depth > 8) return; // deep enough for any real extension; bounds a symlink loop
+    for (const entry of readdirSync(current, { withFileTypes: true }).sort((a, b) => compareCodeUnits(a.name, b.name))) {
+      if (entry.name.startsWith(".")) continue;
+      const path = join(current, entry.name);
+      if (entry.isDirectory()) visit(path, depth + 1);
+      else if (entry.name.endsWith(".lua") && path !== entryPoint) out.push(path);
+    }
+  };
+  visit(dir, 0);
+  return out;
+}

@@ -1,0 +1,31 @@
+/**
+ * `createProvider`: settings → a ready {@link Provider}. Each wire API is imported only when chosen, so the
+ * start-up path loads one provider's code and nothing else.
+ */
+import { providerError, ProviderConfigError } from "./errors.js";
+import type { Provider, ProviderSettings } from "./types.js";
+
+type ProviderFactory = (settings: ProviderSettings) => Promise<Provider>;
+
+/** One line per wire API; the key is the `provider` setting (`AWL_PROVIDER`, `--provider`). */
+const FACTORIES: Record<string, ProviderFactory> = {
+  openai: async (settings) => (await import("./openai/provider.js")).createOpenAIProvider(settings),
+  anthropic: async (settings) => (await import("./anthropic/provider.js")).createAnthropicProvider(settings),
+  replay: async (settings) => (await import("./replay/index.js")).createReplayProvider(settings),
+};
+
+/** The provider names `createProvider` accepts. */
+export const PROVIDER_NAMES: readonly string[] = Object.keys(FACTORIES);
+
+/**
+ * Builds the provider named by `settings.provider`. Throws {@link ProviderConfigError} (kind "config") for an
+ * unknown name, listing the valid ones, or for settings that provider cannot use.
+ */
+export async function createProvider(settings: ProviderSettings): Promise<Provider> {
+  const factory = Object.hasOwn(FACTORIES, settings.provider) ? FACTORIES[settings.provider] : undefined;
+  if (!factory)
+    throw new ProviderConfigError(
+      providerError("config", `unknown provider "${settings.provider}": use one of ${PROVIDER_NAMES.map((n) => `"${n}"`).join(", ")}`),
+    );
+  return factory(settings);
+}

@@ -1,0 +1,42 @@
+/**
+ * `--record FILE`: appends each assistant message of a live session to a replay script
+ * (docs/replay-format.md), so the session can be played back offline with `--provider replay`.
+ */
+import { appendFileSync, statSync } from "node:fs";
+import type { Message } from "../../model/message.js";
+import { messageToJSON } from "../../model/json.js";
+import { REPLAY_FORMAT_VERSION } from "./script.js";
+
+export class ReplayRecorder {
+  private started = false;
+
+  constructor(readonly path: string) {}
+
+  /** Appends one assistant message (other roles are not scripted). Returns a message on failure; never throws. */
+  record(message: Message): string | undefined {
+    if (message.role !== "assistant") return undefined;
+    try {
+      if (!this.started) {
+        if (isEmptyOrMissing(this.path)) appendFileSync(this.path, line({ awl_replay: REPLAY_FORMAT_VERSION }));
+        this.started = true;
+      }
+      appendFileSync(this.path, line(messageToJSON(message)));
+      return undefined;
+    } catch (e) {
+      return `cannot write the recording ${this.path} (${(e as NodeJS.ErrnoException).code ?? String(e)})`;
+    }
+  }
+}
+
+function isEmptyOrMissing(path: string): boolean {
+  try {
+    return statSync(path).size === 0;
+  } catch {
+    return true;
+  }
+}
+
+/** One JSON line; U+2028/U+2029 escaped so line-oriented readers never split a message. */
+function line(value: unknown): string {
+  return JSON.stringify(value).replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029") + "\n";
+}

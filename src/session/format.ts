@@ -1,0 +1,166 @@
+/**
+ * The session file format, version 1 (docs/sessions.md): JSON Lines, one header line then one entry per line.
+ * This module holds the entry shapes and the line encoding; reading and writing live in reader.ts / writer.ts.
+ */
+import type { MessageJSON } from "../model/json.js";
+import type { Usage } from "../model/message.js";
+import { fail, ok, type SessionResult } from "./errors.js";
+
+/** The format version this awl writes and reads. A file with a higher version is refused, never guessed at. */
+export const SESSION_FORMAT_VERSION = 1;
+
+/** The first line of every session file. */
+export interface SessionHeader {
+  type: "session";
+  version: number;
+  /** Sortable by creation time and unique; the file is `<id>.jsonl`. */
+  id: string;
+  /** ISO 8601, UTC. */
+  created: string;
+  /** The directory awl ran in (what `awl -c` matches). */
+  cwd: string;
+  provider: string;
+  model: string;
+  awl_version: string;
+}
+
+/** One message in its documented JSON form (src/model/json.ts); large outputs may be in side files (`content_file`, `data_file`). */
+export interface MessageEntry {
+  type: "message";
+  time: string;
+  message: MessageJSON;
+  /** tool_use id → the input text exactly as the provider sent it, where the JSON form would not give it back. */
+  raw_inputs?: Record<string, string>;
+}
+
+/** What a tool left for the UI: its last `ctx:show` snapshot, `details` and `summary`. Later entries for the same id win field by field. */
+export interface ToolEntry {
+  type: "tool";
+  time: string;
+  tool_use_id: string;
+  snapshot?: unknown;
+  details?: unknown;
+  summary?: string;
+  /** Set instead of `snapshot` / `details` when the value was large: a side file holding its JSON. */
+  snapshot_file?: string;
+  details_file?: string;
+}
+
+/** Tokens spent that no saved message carries (an aborted step, a compaction call). */
+export interface UsageEntry {
+  type: "usage";
+  time: string;
+  usage: Usage;
+  reason?: string;
+}
+
+/** The provider or model changed from here on. */
+export interface ModelEntry {
+  type: "model";
+  time: string;
+  provider: string;
+  model: string;
+}
+
+/**
+ * The first `replaces` messages of the conversation so far are replaced, in what is sent to the model,
+ * by one user message whose text is `summary`. They stay in the file (and in exports) for the record.
+ */
+export interface CompactionEntry {
+  type: "compaction";
+  time: string;
+  summary: string;
+  replaces: number;
+}
+
+export type SessionEntry = MessageEntry | ToolEntry | UsageEntry | ModelEntry | CompactionEntry;
+
+/** Events a caller can append besides messages and tool snapshots (the writer adds `time`). */
+export type SessionEvent =
+  | { type: "usage"; usage: Usage; reason?: string }
+  | { type: "model"; provider: string; model: string }
+  | { type: "compaction"; summary: string; replaces: number };
+
+/** What a tool left for the UI, as the writer takes it and the reader gives it back. */
+export interface ToolSnapshot {
+  snapshot?: unknown;
+  details?: unknown;
+  summary?: string;
+}
+
+const LINE_SEPARATORS = /[\u2028\u2029]/g;
+
+/**
+ * One value as one line of the file, newline included. JSON.stringify already escapes control characters
+ * (NUL, newlines) and lone surrogates (so the UTF-8 is always valid); U+2028/U+2029 are escaped too because
+ * some JSON-Lines readers treat them as line breaks. They can only occur inside strings, so escaping is safe.
+ */
+export function encodeLine(value: unknown, scrub: SecretScrubber): string {
+  let line = JSON.stringify(value);
+  if (LINE_SEPARATORS.test(line)) {
+    LINE_SEPARATORS.lastIndex = 0;
+    line = line.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
+  }
+  return scrub.json(line) + "\n";
+}
+
+/** What a known secret becomes in the file. */
+export const REDACTED = "[REDACTED]";
+
+/** Secrets shorter than this are not scrubbed: replacing a short common string would corrupt the conversation. */
+export const MIN_SECRET_LENGTH = 8;
+
+/**
+ * A last line of defence: the format has no field for keys or headers, but a key can still leak into text
+ * (a tool printing the environment). Every occurrence of a secret the caller knows is replaced by `[REDACTED]`.
+ */
+export class SecretScrubber {
+  private readonly raw: string[];
+  private readonly escaped: string[];
+
+  constructor(secrets: readonly (string | undefined)[] = []) {
+    this.raw = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))];
+    // In JSON text a secret appears in its escaped form (the same as raw for ordinary keys).
+    this.escaped = [...new Set(this.raw.map((s) => JSON.stringify(s).slice(1, -1)))];
+  }
+
+  /** Scrubs JSON text (a line of the file). */
+  json(text: string): string {
+    return scrubAll(text, this.escaped);
+  }
+
+  /** Scrubs plain text (a side file). */
+  text(text: string): string {
+    return scrubAll(text, this.raw);
+  }
+}
+
+function scrubAll(text: string, secrets: readonly string[]): string {
+  for (const secret of secrets) if (text.includes(secret)) text = text.replaceAll(secret, REDACTED);
+  return text;
+}
+
+/** A JSON object (not null, not an array). */
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Checks a parsed first line: a session header of a version this awl reads. */
+export function parseHeader(value: unknown, path: string): SessionResult<SessionHeader> {
+  if (!isObject(value) || value.type !== "session")
+    return fail("format", `${path} is not an awl session file: its first line is not a session header`, path);
+  const version = value.version;
+  if (typeof version !== "number" || !Number.isInteger(version) || version < 1)
+    return fail("format", `${path}: the session header has no valid format version (got ${JSON.stringify(version)})`, path);
+  if (version > SESSION_FORMAT_VERSION)
+    return fail(
+      "version",
+      `${path} uses session format version ${version}, but this awl reads version ${SESSION_FORMAT_VERSION}; upgrade awl to open it`,
+      path,
+    );
+  for (const key of ["id", "created", "cwd", "provider", "model", "awl_version"] as const) {
+    if (typeof value[key] !== "string")
+      return fail("format", `${path}: the session header field "${key}" should be a string, got ${JSON.stringify(value[key])}`, path);
+  }
+  return ok(value as unknown as SessionHeader);
+}

@@ -1,0 +1,18 @@
+export { SessionStore, awlVersion, type SessionStoreOptions, type NewSession } from "./store.js";
+export { SessionWriter } from "./writer.js";
+export type { LoadedSession } from "./reader.js";
+export type { SessionSummary } from "./summary.js";
+export { exportSession, type ExportFormat } from "./export.js";
+export { defaultSessionDir } from "./paths.js";
+export { SESSION_ENDED_RESULT } from "./resume.js";
+export { DEFAULT_SIDE_FILE_THRESHOLD, type WriterIO } from "./side-files.js";
+export {
+  SESSION_FORMAT_VERSION,
+  REDACTED,
+  type SessionHeader,
+  type SessionEntry,
+  type SessionEvent,
+  type ToolSnapshot,
+} from "./format.js";
+export type { SessionError, SessionErrorKind, SessionWarning, SessionWarningKind, SessionResult } from "./errors.js";
+export { SessionRecorder } from "./recorder.js";

@@ -1,0 +1,209 @@
+/**
+ * Reads a session file into a conversation. Never writes: damage is reported as warnings and recovered
+ * around (a torn last line is ignored, an invalid middle line skipped); only a missing or unreadable header
+ * or a newer format version stops the load.
+ */
+import * as fs from "node:fs";
+import { Conversation } from "../model/conversation.js";
+import { FormatError, messageFromJSON, usageFromJSON } from "../model/json.js";
+import { addUsage, emptyUsage, type Message, type Usage } from "../model/message.js";
+import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./errors.js";
+import { isObject, parseHeader, type SessionHeader, type ToolEntry, type ToolSnapshot } from "./format.js";
+import { applyRawInputs } from "./raw-inputs.js";
+import { internalizeMessage, internalizeToolEntry } from "./side-files.js";
+
+/** A session as read from disk. */
+export interface LoadedSession {
+  header: SessionHeader;
+  path: string;
+  /** What is sent to the model: the saved messages, with compactions applied. */
+  conversation: Conversation;
+  /** Every saved message in file order, compacted or not (for exports). */
+  transcript: Message[];
+  /** What tools left for the UI, by tool_use_id, so a resumed session re-renders without running anything. */
+  snapshots: Map<string, ToolSnapshot>;
+  /** tool_use ids of the last assistant message that no result answers (the session stopped mid-turn). */
+  unanswered: string[];
+  /** Tokens of every saved assistant message and usage entry. */
+  usage: Usage;
+  /** The provider and model last in use (the header's, or the last `model` entry's). */
+  provider: string;
+  model: string;
+  /** Damage found and recovered around. */
+  warnings: SessionWarning[];
+}
+
+/** How the file ends, for a writer that will append to it. */
+export type FileTail =
+  /** Ends with a newline after the last entry. */
+  | { kind: "clean" }
+  /** The last entry is complete but has no newline: one is added before appending. */
+  | { kind: "unterminated" }
+  /** The last line is cut short: the file is truncated to `goodSize` before appending. */
+  | { kind: "torn" };
+
+export interface ReadResult {
+  session: LoadedSession;
+  tail: FileTail;
+  /** Bytes up to the end of the last complete line. */
+  goodSize: number;
+  /** Bytes in the file when it was read. */
+  fileSize: number;
+}
+
+/** Reads and checks `path`; `sideDir` is where its large outputs are. */
+export function readSessionFile(path: string, sideDir: string): SessionResult<ReadResult> {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(path);
+  } catch (e) {
+    return ioFailure(e, "read the session file", path);
+  }
+  const firstEnd = bytes.indexOf(10);
+  let headerValue: unknown;
+  try {
+    headerValue = JSON.parse(bytes.toString("utf8", 0, firstEnd === -1 ? bytes.length : firstEnd));
+  } catch {
+    return fail("format", `${path} is not an awl session file: its first line is not valid JSON (${bytes.length === 0 ? "the file is empty" : "damaged header"})`, path);
+  }
+  const header = parseHeader(headerValue, path);
+  if (!header.ok) return header;
+
+  const builder = new SessionBuilder(header.value, path, sideDir);
+  if (firstEnd === -1) return ok({ session: builder.finish(), tail: { kind: "unterminated" }, goodSize: bytes.length, fileSize: bytes.length });
+  let pos = firstEnd + 1;
+  let lineNo = 1;
+  while (pos < bytes.length) {
+    lineNo++;
+    const nl = bytes.indexOf(10, pos);
+    const end = nl === -1 ? bytes.length : nl;
+    const text = bytes.toString("utf8", pos, end);
+    let value: unknown;
+    let parsed = true;
+    try {
+      value = text.trim() === "" ? undefined : JSON.parse(text);
+    } catch {
+      parsed = false;
+    }
+    if (nl === -1) {
+      // The last bytes, with no newline: a complete entry (keep it) or a torn write (trim it).
+      if (parsed && value !== undefined && builder.add(value, lineNo, false)) {
+        return ok({ session: builder.finish(), tail: { kind: "unterminated" }, goodSize: bytes.length, fileSize: bytes.length });
+      }
+      builder.warn({
+        kind: "torn_tail",
+        message: `${path}: the last line (${lineNo}) was cut short, probably by a crash or kill; it is ignored and will be trimmed before the next append`,
+        path,
+        line: lineNo,
+      });
+      return ok({ session: builder.finish(), tail: { kind: "torn" }, goodSize: pos, fileSize: bytes.length });
+    }
+    if (!parsed) {
+      builder.warn({ kind: "invalid_line", message: `${path}:${lineNo}: not valid JSON; the line is skipped and the file left as it is`, path, line: lineNo });
+    } else if (value !== undefined) {
+      builder.add(value, lineNo);
+    }
+    pos = nl + 1;
+  }
+  return ok({ session: builder.finish(), tail: { kind: "clean" }, goodSize: bytes.length, fileSize: bytes.length });
+}
+
+/** Applies entries in order. */
+class SessionBuilder {
+  private readonly transcript: Message[] = [];
+  private readonly conversation = new Conversation();
+  private readonly snapshots = new Map<string, ToolSnapshot>();
+  private readonly warnings: SessionWarning[] = [];
+  private usage = emptyUsage();
+  private provider: string;
+  private model: string;
+
+  constructor(
+    private readonly header: SessionHeader,
+    private readonly path: string,
+    private readonly sideDir: string,
+  ) {
+    this.provider = header.provider;
+    this.model = header.model;
+  }
+
+  warn(warning: SessionWarning): void {
+    this.warnings.push(warning);
+  }
+
+  /** Applies one parsed line; false (with a warning, if asked) when it is not a valid entry. */
+  add(value: unknown, line: number, warnOnFailure = true): boolean {
+    try {
+      this.apply(value, line);
+      return true;
+    } catch (e) {
+      if (!warnOnFailure) return false;
+      const detail = e instanceof FormatError || e instanceof EntryError ? e.message : String(e);
+      this.warn({ kind: "invalid_line", message: `${this.path}:${line}: ${detail}; the line is skipped and the file left as it is`, path: this.path, line });
+      return false;
+    }
+  }
+
+  private apply(value: unknown, line: number): void {
+    if (!isObject(value)) throw new EntryError("expected an entry object");
+    switch (value.type) {
+      case "message": {
+        if (!isObject(value.message)) throw new EntryError(`"message" should be an object`);
+        internalizeMessage(value.message, this.sideDir, line, this.warnings);
+        const message = messageFromJSON(value.message, "message");
+        applyRawInputs(message, value.raw_inputs);
+        this.transcript.push(message);
+        this.conversation.addMessage(message);
+        if (message.role === "assistant") this.usage = addUsage(this.usage, message.usage);
+        return;
+      }
+      case "tool": {
+        if (typeof value.tool_use_id !== "string") throw new EntryError(`"tool_use_id" should be a string`);
+        const entry = value as unknown as ToolEntry;
+        internalizeToolEntry(entry, this.sideDir, line, this.warnings);
+        const saved = this.snapshots.get(entry.tool_use_id) ?? {};
+        if (entry.snapshot !== undefined) saved.snapshot = entry.snapshot;
+        if (entry.details !== undefined) saved.details = entry.details;
+        if (typeof entry.summary === "string") saved.summary = entry.summary;
+        this.snapshots.set(entry.tool_use_id, saved);
+        return;
+      }
+      case "usage":
+        this.usage = addUsage(this.usage, usageFromJSON(value.usage, "usage"));
+        return;
+      case "model":
+        if (typeof value.provider !== "string" || typeof value.model !== "string")
+          throw new EntryError(`a model entry needs string "provider" and "model"`);
+        this.provider = value.provider;
+        this.model = value.model;
+        return;
+      case "compaction": {
+        const replaces = value.replaces;
+        if (typeof value.summary !== "string") throw new EntryError(`"summary" should be a string`);
+        if (typeof replaces !== "number" || !Number.isInteger(replaces) || replaces < 0 || replaces > this.conversation.length)
+          throw new EntryError(`"replaces" should be a whole number of messages, at most ${this.conversation.length}`);
+        this.conversation.messages.splice(0, replaces, { role: "user", content: [{ type: "text", text: value.summary }] });
+        return;
+      }
+      default:
+        throw new EntryError(`unknown entry type ${JSON.stringify(value.type)}`);
+    }
+  }
+
+  finish(): LoadedSession {
+    return {
+      header: this.header,
+      path: this.path,
+      conversation: this.conversation,
+      transcript: this.transcript,
+      snapshots: this.snapshots,
+      unanswered: this.conversation.unansweredToolUses().map((b) => b.id),
+      usage: this.usage,
+      provider: this.provider,
+      model: this.model,
+      warnings: this.warnings,
+    };
+  }
+}
+
+class EntryError extends Error {}

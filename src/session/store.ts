@@ -1,0 +1,205 @@
+/**
+ * The folder of sessions: create, list, find and open them. Library API (no terminal, no CLI).
+ */
+import * as fs from "node:fs";
+import { resolve as resolvePath } from "node:path";
+import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./errors.js";
+import { SecretScrubber, SESSION_FORMAT_VERSION, type SessionHeader } from "./format.js";
+import { isSessionId, newSessionId, randomPart, SESSION_EXTENSION, sessionFile, sideDir, defaultSessionDir } from "./paths.js";
+import { readSessionFile, type LoadedSession } from "./reader.js";
+import { SESSION_ENDED_RESULT } from "./resume.js";
+import { answerUnansweredToolUses } from "../agent/invariant.js";
+import type { ToolResultBlock } from "../model/blocks.js";
+import { DEFAULT_SIDE_FILE_THRESHOLD, nodeIO, type WriterIO } from "./side-files.js";
+import { readHeader, summarize, type SessionSummary } from "./summary.js";
+import { SessionWriter, type WriterOptions } from "./writer.js";
+
+export interface SessionStoreOptions {
+  /** Secrets the caller knows (the API key): every occurrence is replaced by `[REDACTED]` before anything is written. */
+  secrets?: readonly (string | undefined)[];
+  /** Outputs larger than this many UTF-8 bytes go to side files (default 64 KiB). */
+  sideFileThreshold?: number;
+  /** The file-system calls the writer makes (tests inject a full disk). */
+  io?: WriterIO;
+}
+
+export interface NewSession {
+  cwd: string;
+  provider: string;
+  model: string;
+  /** Defaults to this package's version. */
+  awl_version?: string;
+}
+
+export class SessionStore {
+  private readonly writerOptions: WriterOptions;
+
+  /** `dir` defaults to `$XDG_DATA_HOME/awl/sessions` (`~/.local/share/awl/sessions`). */
+  constructor(
+    readonly dir: string = defaultSessionDir(),
+    options: SessionStoreOptions = {},
+  ) {
+    this.writerOptions = {
+      scrub: new SecretScrubber(options.secrets),
+      sideFileThreshold: options.sideFileThreshold ?? DEFAULT_SIDE_FILE_THRESHOLD,
+      io: options.io ?? nodeIO,
+    };
+  }
+
+  /** Starts a new session file; the writer appends to it. */
+  create(session: NewSession): SessionResult<SessionWriter> {
+    for (let attempt = 0; ; attempt++) {
+      const header: SessionHeader = {
+        type: "session",
+        version: SESSION_FORMAT_VERSION,
+        id: newSessionId(),
+        created: new Date().toISOString(),
+        cwd: session.cwd,
+        provider: session.provider,
+        model: session.model,
+        awl_version: session.awl_version ?? awlVersion(),
+      };
+      const created = SessionWriter.create(this.path(header.id), sideDir(this.dir, header.id), header, this.writerOptions);
+      // The random part makes a clash all but impossible; if one happens, take another id rather than overwrite.
+      if (created.ok || created.error.code !== "EEXIST" || attempt >= 4) return created;
+    }
+  }
+
+  /** Session ids in this folder, oldest first. */
+  ids(): SessionResult<string[]> {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch (e) {
+      if ((e as { code?: string }).code === "ENOENT") return ok([]);
+      return ioFailure(e, "list the sessions folder", this.dir);
+    }
+    const ids = names.filter((n) => n.endsWith(SESSION_EXTENSION)).map((n) => n.slice(0, -SESSION_EXTENSION.length));
+    return ok(ids.filter(isSessionId).sort());
+  }
+
+  /** Sessions, most recently updated first; only those started in `cwd` when it is given. Unreadable files become warnings. */
+  list(filter: { cwd?: string } = {}): SessionResult<{ sessions: SessionSummary[]; warnings: SessionWarning[] }> {
+    const ids = this.ids();
+    if (!ids.ok) return ids;
+    const sessions: SessionSummary[] = [];
+    const warnings: SessionWarning[] = [];
+    const cwd = filter.cwd === undefined ? undefined : resolvePath(filter.cwd);
+    for (const id of ids.value) {
+      const path = this.path(id);
+      const header = readHeader(path);
+      const summary = header.ok ? (cwd !== undefined && resolvePath(header.value.cwd) !== cwd ? undefined : summarize(path, header.value)) : header;
+      if (summary === undefined) continue;
+      if (summary.ok) sessions.push(summary.value);
+      else warnings.push({ kind: "unreadable", message: summary.error.message, path });
+    }
+    sessions.sort((a, b) => (a.updated === b.updated ? b.id.localeCompare(a.id) : b.updated.localeCompare(a.updated)));
+    return ok({ sessions, warnings });
+  }
+
+  /** The id of the session of `cwd` that was updated last (what `awl -c` continues). */
+  latest(cwd: string): SessionResult<string> {
+    const ids = this.ids();
+    if (!ids.ok) return ids;
+    const want = resolvePath(cwd);
+    let best: { id: string; mtime: number } | undefined;
+    for (const id of ids.value) {
+      const header = readHeader(this.path(id));
+      if (!header.ok || resolvePath(header.value.cwd) !== want) continue;
+      let mtime: number;
+      try {
+        mtime = fs.statSync(this.path(id)).mtimeMs;
+      } catch {
+        continue;
+      }
+      if (!best || mtime > best.mtime || (mtime === best.mtime && id > best.id)) best = { id, mtime };
+    }
+    if (!best) return fail("not_found", `no saved session was started in ${want} (sessions are in ${this.dir})`, this.dir);
+    return ok(best.id);
+  }
+
+  /** A full id, or a unique prefix of the id or of its random part (`20250314-15`, `7f3a`). */
+  resolve(idOrPrefix: string): SessionResult<string> {
+    const query = idOrPrefix.trim();
+    if (query === "") return fail("not_found", "no session id given", this.dir);
+    const ids = this.ids();
+    if (!ids.ok) return ids;
+    if (ids.value.includes(query)) return ok(query);
+    const matches = ids.value.filter((id) => id.startsWith(query) || randomPart(id).startsWith(query));
+    if (matches.length === 1) return ok(matches[0]!);
+    if (matches.length === 0)
+      return fail("not_found", `no session matches "${query}" in ${this.dir}; \`awl sessions\` lists them`, this.dir);
+    const shown = matches.slice(-5).join(", ");
+    return fail("ambiguous", `"${query}" matches ${matches.length} sessions (${shown}${matches.length > 5 ? ", ..." : ""}); give more of the id`, this.dir);
+  }
+
+  /** Reads a session without changing its file. */
+  load(idOrPrefix: string): SessionResult<LoadedSession> {
+    const id = this.resolve(idOrPrefix);
+    if (!id.ok) return id;
+    const read = readSessionFile(this.path(id.value), sideDir(this.dir, id.value));
+    return read.ok ? ok(read.value.session) : read;
+  }
+
+  /**
+   * Opens a session to continue it: loads it, trims a torn last line, and answers any tool call left
+   * without a result (the session stopped mid-turn) with a synthetic `is_error` result (SPEC §5),
+   * appended to both the conversation and the file. Otherwise the conversation is exactly the saved one.
+   * `session.unanswered` still lists the calls that were answered so.
+   */
+  open(idOrPrefix: string): SessionResult<{ session: LoadedSession; writer: SessionWriter }> {
+    const id = this.resolve(idOrPrefix);
+    if (!id.ok) return id;
+    const path = this.path(id.value);
+    const side = sideDir(this.dir, id.value);
+    const read = readSessionFile(path, side);
+    if (!read.ok) return read;
+    const { session, tail, goodSize, fileSize } = read.value;
+    const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated" }, this.writerOptions);
+    if (!writer.ok) return writer;
+    const conversation = session.conversation;
+    const before = conversation.length;
+    const added = answerUnansweredToolUses(conversation, SESSION_ENDED_RESULT);
+    if (added.length === 0) return ok({ session, writer: writer.value });
+    const last = conversation.lastMessage!;
+    if (conversation.length > before && last.content.every((b) => added.includes(b as ToolResultBlock))) {
+      // The usual case: the last assistant message's calls are answered by a new last message, saved like any other.
+      session.transcript.push(last);
+      const saved = writer.value.appendMessage(last);
+      const synced = saved.ok ? writer.value.endTurn() : saved;
+      if (!synced.ok) {
+        writer.value.close();
+        return synced;
+      }
+    }
+    if (added.some((b) => !last.content.includes(b))) {
+      // Only a damaged file (a skipped line) leaves calls unanswered earlier on: repaired in memory, the same way on every load.
+      session.warnings.push({
+        kind: "invalid_line",
+        message: `${path}: tool calls earlier in the session have no saved result (a line was skipped?); they are answered as failed in the conversation sent to the model, and the file is left as it is`,
+        path,
+      });
+    }
+    return ok({ session, writer: writer.value });
+  }
+
+  /** The file of session `id`. */
+  path(id: string): string {
+    return sessionFile(this.dir, id);
+  }
+}
+
+let cachedVersion: string | undefined;
+
+/** This package's version, from its package.json (read once). */
+export function awlVersion(): string {
+  if (cachedVersion === undefined) {
+    try {
+      const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+      cachedVersion = typeof pkg.version === "string" ? pkg.version : "unknown";
+    } catch {
+      cachedVersion = "unknown";
+    }
+  }
+  return cachedVersion;
+}

@@ -1,0 +1,65 @@
+/**
+ * Result shaping (SPEC §4): a result longer than `result_limit` is cut, the whole text is written to a file in
+ * `spill_dir`, and the model is told where it is so it can read the rest with a tool.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+
+export interface SpillOptions {
+  /** Most characters (UTF-16 code units) of a result the model gets inline. */
+  limit: number;
+  /** Folder for whole results; created on first use. */
+  spillDir: string;
+}
+
+export interface LimitedResult {
+  content: string;
+  /** The file holding the whole text, when the result was cut and saved. */
+  spill_file?: string;
+}
+
+/** Default `result_limit`: about 10k tokens of text, enough for a long file, small next to a context window. */
+export const DEFAULT_RESULT_LIMIT = 40_000;
+
+/**
+ * Returns `content` unchanged when it fits; otherwise its first `limit` characters (never splitting a surrogate
+ * pair) followed by a note naming the file with the whole text. A failed write still cuts, and says so.
+ */
+export async function limitResult(content: string, toolName: string, callId: string, options: SpillOptions): Promise<LimitedResult> {
+  if (content.length <= options.limit) return { content };
+  const head = cutAt(content, options.limit);
+  const total = content.length;
+  try {
+    const file = await writeSpillFile(options.spillDir, `${safePart(toolName)}-${safePart(callId)}`, content);
+    const note = `[awl: output cut to the first ${head.length} of ${total} characters; the whole output is in ${file}]`;
+    return { content: `${head}\n\n${note}`, spill_file: file };
+  } catch (error) {
+    const note = `[awl: output cut to the first ${head.length} of ${total} characters; the whole output could not be saved: ${(error as Error).message}]`;
+    return { content: `${head}\n\n${note}` };
+  }
+}
+
+function cutAt(text: string, limit: number): string {
+  const code = text.charCodeAt(limit - 1);
+  const splitsPair = code >= 0xd800 && code <= 0xdbff; // a high surrogate whose partner would be cut off
+  return text.slice(0, splitsPair ? limit - 1 : limit);
+}
+
+/** Writes with `wx` so two results with the same call id (replayed scripts reuse ids) never overwrite each other. */
+async function writeSpillFile(dir: string, base: string, content: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  for (let attempt = 1; ; attempt++) {
+    const file = join(dir, attempt === 1 ? `${base}.txt` : `${base}-${attempt}.txt`);
+    try {
+      await writeFile(file, content, { flag: "wx" });
+      return file;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 1000) throw error;
+    }
+  }
+}
+
+/** Model-chosen ids and tool names become file names: keep them to safe characters. */
+function safePart(text: string): string {
+  return text.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 80) || "result";
+}

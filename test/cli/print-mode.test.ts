@@ -1,0 +1,204 @@
+/** The built `awl -p` with the replay provider: output formats, stdin, exit codes, messages. */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { expectNoStackTrace, runAwl, tempDir, writeScript } from "./run-awl.js";
+
+const answer = {
+  role: "assistant",
+  content: [
+    { type: "thinking", thinking: "Short question." },
+    { type: "text", text: "Hello there — ünïcödé 👋" },
+  ],
+  stop_reason: "end_turn",
+  stop_reason_raw: "stop",
+  usage: { input_tokens: 11, output_tokens: 7 },
+};
+
+let dir: string;
+let script: string;
+beforeAll(() => {
+  dir = tempDir();
+  script = writeScript(dir, [{ awl_replay: 1, chunk: 2 }, answer]);
+});
+
+const replay = (path: string) => ["--provider", "replay", "--replay", path];
+
+describe("awl -p (text)", () => {
+  it("prints the answer on stdout and the thinking on stderr", async () => {
+    const run = await runAwl(["-p", "hi", ...replay(script)]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("Hello there — ünïcödé 👋\n");
+    expect(run.stderr).toBe("(thinking) Short question.\n");
+  });
+
+  it("appends piped stdin to the prompt, and takes the prompt from stdin alone", async () => {
+    const json = await runAwl(["-p", "Summarise:", "--output-format", "json", ...replay(script)], { input: "line one\nline two\n" });
+    expect(JSON.parse(json.stdout).messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "Summarise:\n\nline one\nline two" }] });
+    const only = await runAwl(["-p", "--output-format", "json", ...replay(script)], { input: "from stdin\n" });
+    expect(JSON.parse(only.stdout).messages[0].content[0].text).toBe("from stdin");
+  });
+
+  it("treats piped stdin without -p as print mode (nothing prompts without a terminal)", async () => {
+    const run = await runAwl([...replay(script)], { input: "hi" });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("Hello there — ünïcödé 👋\n");
+  });
+});
+
+describe("awl -p --output-format json", () => {
+  it("prints exactly one result object with the prompt and the new messages", async () => {
+    const run = await runAwl(["-p", "hi", "--output-format", "json", ...replay(script)]);
+    expect(run.code).toBe(0);
+    expect(run.stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(run.stdout)).toEqual({
+      type: "result",
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }, answer],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 11, output_tokens: 7 },
+    });
+  });
+});
+
+describe("awl -p --output-format stream-json", () => {
+  it("prints one event per line in receiver order, ending with the result object", async () => {
+    const run = await runAwl(["-p", "hi", "--output-format", "stream-json", ...replay(script)]);
+    expect(run.code).toBe(0);
+    const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const types = events.map((e) => e.type);
+    expect(types[0]).toBe("message_start");
+    expect(types.at(-2)).toBe("message_complete");
+    expect(types.at(-1)).toBe("result");
+    expect(events[0]).toEqual({ type: "message_start", role: "assistant" });
+    expect(events[1]).toEqual({ type: "block_start", index: 0, block_type: "thinking" });
+    const thinking = events.filter((e) => e.type === "delta" && e.index === 0).map((e) => e.delta);
+    expect(thinking.join("")).toBe("Short question.");
+    expect(thinking.length).toBeGreaterThan(1);
+    expect(events).toContainEqual({ type: "block_complete", index: 0, block: answer.content[0] });
+    expect(events).toContainEqual({ type: "block_complete", index: 1, block: answer.content[1] });
+    expect(events.at(-2)).toEqual({ type: "message_complete", message: answer });
+    const json = await runAwl(["-p", "hi", "--output-format", "json", ...replay(script)]);
+    expect(events.at(-1)).toEqual(JSON.parse(json.stdout));
+  });
+
+  it("reports tool calls, and stops at --max-steps with exit 4", async () => {
+    const toolCall = { role: "assistant", content: [{ type: "tool_use", id: "call_1", name: "echo", input: { message: "x" } }] };
+    const path = writeScript(dir, [toolCall, toolCall], "tools.jsonl");
+    const run = await runAwl(["-p", "go", "--output-format", "stream-json", "--max-steps", "1", ...replay(path)]);
+    expect(run.code).toBe(4);
+    const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(events).toContainEqual({ type: "block_start", index: 0, block_type: "tool_use", tool_use_id: "call_1", tool_name: "echo" });
+    const end = events.find((e) => e.type === "tool_end");
+    expect(end).toMatchObject({ type: "tool_end", tool_use_id: "call_1", name: "echo", result: { type: "tool_result", tool_use_id: "call_1", is_error: true } });
+    expect(events.at(-1)).toMatchObject({ type: "result", stop_reason: "max_steps" });
+    expect(events.at(-1).messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(run.stderr).toContain("stopped after 1 model calls");
+  });
+});
+
+describe("exit codes and messages", () => {
+  const errorScript = (error: object) => writeScript(dir, [{ error }], `error-${Math.random()}.jsonl`);
+
+  it("exits 1 with a classified message for a provider error, and the error object in json", async () => {
+    const path = errorScript({ kind: "auth", status: 401, message: "Incorrect API key provided" });
+    const text = await runAwl(["-p", "hi", ...replay(path)]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toBe("");
+    expect(text.stderr).toContain("refused the API key (HTTP 401): Incorrect API key provided");
+    expectNoStackTrace(text.stderr);
+    const json = await runAwl(["-p", "hi", "--output-format", "json", ...replay(path)]);
+    expect(json.code).toBe(1);
+    const result = JSON.parse(json.stdout);
+    expect(result).toEqual({
+      type: "result",
+      messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }],
+      stop_reason: "error",
+      usage: { input_tokens: 0, output_tokens: 0 },
+      error: { kind: "auth", retryable: false, status: 401, retry_after_ms: null, message: "Incorrect API key provided" },
+    });
+  });
+
+  it("says clearly when the replay script runs out", async () => {
+    const run = await runAwl(["-p", "hi", ...replay(writeScript(dir, [], "empty.jsonl"))]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("has run out");
+  });
+
+  it("exits 2 naming a bad flag or value", async () => {
+    const unknown = await runAwl(["-p", "hi", "--frobnicate"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toBe("awl: unknown option --frobnicate\n  → see awl --help\n");
+    const bad = await runAwl(["-p", "hi", "--max-retries", "lots", ...replay(script)]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--max-retries expects a whole number ≥ 0, got "lots"');
+    const format = await runAwl(["-p", "hi", "--output-format", "xml"]);
+    expect(format.code).toBe(2);
+    expect(format.stderr).toContain("--output-format expects one of text, json, stream-json");
+  });
+
+  it("exits 2 saying what to set for a missing key or model; json mode still prints JSON only", async () => {
+    const key = await runAwl(["-p", "hi"], { env: { AWL_MODEL: "gpt-4o-mini" } });
+    expect(key.code).toBe(2);
+    expect(key.stderr).toContain('no API key for provider "openai"');
+    expect(key.stderr).toContain("AWL_API_KEY or OPENAI_API_KEY");
+    const model = await runAwl(["-p", "hi", "--output-format", "json"], { env: { OPENAI_API_KEY: "sk-test-secret" } });
+    expect(model.code).toBe(2);
+    expect(model.stderr).toContain("set AWL_MODEL or pass --model NAME");
+    expect(model.stderr + model.stdout).not.toContain("sk-test-secret");
+    expect(JSON.parse(model.stdout)).toMatchObject({ type: "result", stop_reason: "error", messages: [], error: { kind: "config", retryable: false } });
+  });
+
+  it("names the config file and position of invalid JSON", async () => {
+    const run = await runAwl(["-p", "hi"], { configFile: '{"model": "m",,}' });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/the config file .*\/awl\/config\.json:1:15 is not valid JSON/);
+  });
+
+  it("exits 2 when there is nothing to send", async () => {
+    const run = await runAwl(["-p", ...replay(script)]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("nothing to send");
+  });
+
+  it("prints the version and the help", async () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8"));
+    expect((await runAwl(["--version"])).stdout).toBe(`awl ${pkg.version}\n`);
+    const help = await runAwl(["--help"]);
+    expect(help.code).toBe(0);
+    for (const flag of ["--print", "--output-format", "--max-retries", "--stall-timeout", "--max-steps", "--replay", "--record"]) {
+      expect(help.stdout).toContain(flag);
+    }
+  });
+});
+
+describe("--record", () => {
+  it("writes a replay script that plays the same messages back", async () => {
+    const recording = join(tempDir(), "rec.jsonl");
+    const first = await runAwl(["-p", "hi", "--output-format", "json", "--record", recording, ...replay(script)]);
+    expect(first.code).toBe(0);
+    const lines = readFileSync(recording, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toEqual([{ awl_replay: 1 }, answer]);
+    const again = await runAwl(["-p", "hi", "--output-format", "json", ...replay(recording)]);
+    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
+  });
+});
+
+describe("--demo", () => {
+  it("plays the bundled demo when no key is configured", async () => {
+    const run = await runAwl(["--demo", "-p"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("replay provider");
+    expect(run.stderr).toContain("playing the offline demo");
+    expectNoStackTrace(run.stderr);
+  });
+});
+
+describe("awl config", () => {
+  it("shows the resolved settings without the key", async () => {
+    const run = await runAwl(["config", "--model", "m1"], { env: { OPENAI_API_KEY: "sk-test-secret" } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("model: m1");
+    expect(run.stdout).toContain("API key: set");
+    expect(run.stdout).not.toContain("sk-test-secret");
+  });
+});

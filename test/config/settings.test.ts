@@ -1,0 +1,96 @@
+import { describe, expect, it } from "vitest";
+import { resolveSettings, type SettingsSources } from "../../src/config/settings.js";
+
+const resolve = (sources: Partial<SettingsSources>) => resolveSettings({ env: {}, flags: {}, ...sources });
+
+function ok(sources: Partial<SettingsSources>) {
+  const result = resolve(sources);
+  if (!result.ok) throw new Error(`expected settings, got: ${result.error.message}`);
+  return result.value;
+}
+
+function error(sources: Partial<SettingsSources>) {
+  const result = resolve(sources);
+  if (result.ok) throw new Error("expected a config error");
+  return result.error;
+}
+
+describe("resolveSettings", () => {
+  it("reads the AWL_ variables with OpenAI defaults", () => {
+    const s = ok({ env: { AWL_API_KEY: "k1", AWL_MODEL: "m1" } });
+    expect(s.provider).toEqual({ provider: "openai", model: "m1", baseUrl: "https://api.openai.com/v1", apiKey: "k1", maxRetries: 3, stallTimeoutMs: 90000 });
+    expect(s.maxSteps).toBe(50);
+  });
+
+  it("falls back to the vendor's key variable for each provider", () => {
+    expect(ok({ env: { OPENAI_API_KEY: "o", ANTHROPIC_API_KEY: "a", AWL_MODEL: "m" } }).provider.apiKey).toBe("o");
+    const anthropic = ok({ env: { AWL_PROVIDER: "anthropic", OPENAI_API_KEY: "o", ANTHROPIC_API_KEY: "a", AWL_MODEL: "m" } }).provider;
+    expect(anthropic.apiKey).toBe("a");
+    expect(anthropic.baseUrl).toBe("https://api.anthropic.com");
+    expect(ok({ env: { AWL_API_KEY: "awl", OPENAI_API_KEY: "o", AWL_MODEL: "m" } }).provider.apiKey).toBe("awl");
+  });
+
+  it("ranks environment < config file < flags", () => {
+    const env = { AWL_PROVIDER: "anthropic", AWL_MODEL: "env-model", AWL_BASE_URL: "http://env:1", AWL_API_KEY: "env-key" };
+    const file = { provider: "openai", model: "file-model", base_url: "http://file:2/", api_key: "file-key", max_retries: 5 };
+    expect(ok({ env }).provider).toMatchObject({ provider: "anthropic", model: "env-model", baseUrl: "http://env:1", apiKey: "env-key" });
+    expect(ok({ env, file }).provider).toMatchObject({ provider: "openai", model: "file-model", baseUrl: "http://file:2", apiKey: "file-key", maxRetries: 5 });
+    const flags = { provider: "anthropic", model: "flag-model", baseUrl: "http://flag:3", maxRetries: "0" };
+    expect(ok({ env, file, flags }).provider).toMatchObject({ provider: "anthropic", model: "flag-model", baseUrl: "http://flag:3", apiKey: "file-key", maxRetries: 0 });
+  });
+
+  it("parses the number flags", () => {
+    const flags = { maxRetries: "0", stallTimeout: "1500", maxSteps: "7", maxTokens: "4096", thinkingBudget: "2048" };
+    const s = ok({ env: { AWL_API_KEY: "k", AWL_MODEL: "m" }, flags });
+    expect(s.provider).toMatchObject({ maxRetries: 0, stallTimeoutMs: 1500, maxTokens: 4096, thinkingBudget: 2048 });
+    expect(s.maxSteps).toBe(7);
+  });
+
+  it("names the flag of a bad number", () => {
+    const env = { AWL_API_KEY: "k", AWL_MODEL: "m" };
+    expect(error({ env, flags: { maxRetries: "three" } }).message).toBe('--max-retries expects a whole number ≥ 0, got "three"');
+    expect(error({ env, flags: { maxSteps: "0" } }).message).toContain("--max-steps expects a whole number ≥ 1");
+    expect(error({ env, flags: { stallTimeout: "-5" } }).message).toContain("--stall-timeout");
+    expect(error({ env, flags: { maxTokens: "1.5" } }).message).toContain("--max-tokens");
+  });
+
+  it("says which variable to set for a missing key, and never includes a key", () => {
+    const e = error({ env: { AWL_MODEL: "m" } });
+    expect(e.message).toBe('no API key for provider "openai"');
+    expect(e.hint).toContain("AWL_API_KEY or OPENAI_API_KEY");
+    expect(e.hint).toContain("--provider replay");
+    const a = error({ env: { AWL_PROVIDER: "anthropic", AWL_MODEL: "m", OPENAI_API_KEY: "sk-secret" } });
+    expect(a.hint).toContain("ANTHROPIC_API_KEY");
+    expect(JSON.stringify(a)).not.toContain("sk-secret");
+  });
+
+  it("says to set AWL_MODEL or --model for a missing model", () => {
+    const e = error({ env: { AWL_API_KEY: "k" } });
+    expect(e.message).toBe('no model chosen for provider "openai"');
+    expect(e.hint).toContain("set AWL_MODEL or pass --model NAME");
+    expect(error({}).message).toBe('no API key and no model for provider "openai"');
+  });
+
+  it("needs no key for a local OpenAI-compatible server", () => {
+    const s = ok({ env: { AWL_BASE_URL: "http://localhost:11434/v1", AWL_MODEL: "llama3" } });
+    expect(s.provider.apiKey).toBeUndefined();
+  });
+
+  it("rejects an unknown provider and a bad URL, naming where they came from", () => {
+    expect(error({ env: { AWL_PROVIDER: "gemini" } }).message).toBe('unknown provider "gemini" (from AWL_PROVIDER)');
+    const e = error({ env: { AWL_MODEL: "m", AWL_API_KEY: "k" }, file: { base_url: "localhost:8080" }, filePath: "/x/config.json" });
+    expect(e.message).toContain('"base_url" in /x/config.json');
+    expect(error({ env: { AWL_MODEL: "m" }, flags: { baseUrl: "not a url" } }).message).toContain("(from --base-url) is not a URL");
+  });
+
+  it("configures the replay provider without key or model", () => {
+    const s = ok({ flags: { provider: "replay", replay: "/tmp/s.jsonl" } });
+    expect(s.provider).toMatchObject({ provider: "replay", model: "replay", replayFile: "/tmp/s.jsonl" });
+    expect(error({ flags: { provider: "replay" } }).hint).toContain("--replay FILE");
+  });
+
+  it("passes compat settings from the file", () => {
+    const s = ok({ env: { AWL_API_KEY: "k", AWL_MODEL: "m" }, file: { compat: { max_tokens_field: "max_completion_tokens" } } });
+    expect(s.provider.compat).toEqual({ max_tokens_field: "max_completion_tokens" });
+  });
+});

@@ -1,0 +1,177 @@
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { defaultExtensionRoots, discoverExtensions, type ExtensionRoot } from "../../src/extensions/discover.js";
+
+let base: string;
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), "awl-discover-"));
+});
+afterEach(() => {
+  rmSync(base, { recursive: true, force: true });
+});
+
+function file(path: string, text = "-- lua\n"): string {
+  const full = join(base, path);
+  mkdirSync(dirname(full), { recursive: true });
+  writeFileSync(full, text);
+  return full;
+}
+
+function root(dir: string, source: ExtensionRoot["source"] = "project"): ExtensionRoot {
+  return { dir: join(base, dir), source };
+}
+
+function names(roots: ExtensionRoot[]): string[] {
+  return discoverExtensions(roots).extensions.map((e) => e.name);
+}
+
+describe("extension names", () => {
+  it("names single files, init.lua folders and nested folders with dots", () => {
+    file("p/echo.lua");
+    file("p/utils/json.lua");
+    file("p/coding/edit/init.lua");
+    file("p/coding/edit/helpers.lua");
+    file("p/coding/edit/deep/more.lua");
+    file("p/a/b/c/d.lua");
+    const result = discoverExtensions([root("p")]);
+    expect(result.extensions.map((e) => [e.name, e.file])).toEqual([
+      ["a.b.c.d", join(base, "p/a/b/c/d.lua")],
+      ["coding.edit", join(base, "p/coding/edit/init.lua")],
+      ["echo", join(base, "p/echo.lua")],
+      ["utils.json", join(base, "p/utils/json.lua")],
+    ]);
+    expect(result.problems).toEqual([]);
+    expect(result.extensions[0]).toMatchObject({ folder: join(base, "p"), source: "project", size: 7 });
+  });
+
+  it("ignores non-Lua files, hidden entries and a bare .lua", () => {
+    file("p/readme.md");
+    file("p/.hidden.lua");
+    file("p/.git/x.lua");
+    file("p/.lua");
+    file("p/ok.lua");
+    expect(names([root("p")])).toEqual(["ok"]);
+  });
+
+  it("gives the same order whatever order the files were created in", () => {
+    for (const name of ["zeta", "Alpha", "beta", "_x", "a-b"]) file(`p/${name}.lua`);
+    expect(names([root("p")])).toEqual(["Alpha", "_x", "a-b", "beta", "zeta"]);
+  });
+
+  it("prefers x.lua over x/init.lua in one folder and reports the clash", () => {
+    file("p/x.lua");
+    file("p/x/init.lua");
+    const result = discoverExtensions([root("p")]);
+    expect(result.extensions.map((e) => e.file)).toEqual([join(base, "p/x.lua")]);
+    expect(result.problems).toHaveLength(1);
+    expect(result.problems[0]!.message).toContain(`two files define extension "x"`);
+    expect(result.problems[0]!.message).toContain(join(base, "p/x/init.lua"));
+  });
+});
+
+describe("precedence", () => {
+  it("lets a project extension shadow a user one and reports it", () => {
+    file("project/tool.lua");
+    file("user/tool.lua");
+    file("user/only-user.lua");
+    const result = discoverExtensions([root("project"), root("user", "user")]);
+    expect(result.extensions.map((e) => [e.name, e.source])).toEqual([
+      ["only-user", "user"],
+      ["tool", "project"],
+    ]);
+    expect(result.shadowed).toEqual([
+      expect.objectContaining({ name: "tool", file: join(base, "user/tool.lua"), shadowed_by: join(base, "project/tool.lua") }),
+    ]);
+  });
+
+  it("builds the roots: flag folders, then .awl/extensions, then the user folder ($XDG_CONFIG_HOME honoured), then bundled", () => {
+    const roots = defaultExtensionRoots({
+      cwd: "/work/proj",
+      env: { HOME: "/home/u", XDG_CONFIG_HOME: "/cfg" },
+      extraDirs: ["more", "/abs"],
+      bundledDir: "/pkg/extensions",
+    });
+    expect(roots).toEqual([
+      { dir: "/work/proj/more", source: "flag" },
+      { dir: "/abs", source: "flag" },
+      { dir: "/work/proj/.awl/extensions", source: "project" },
+      { dir: "/cfg/awl/extensions", source: "user" },
+      { dir: "/pkg/extensions", source: "bundled" },
+    ]);
+    expect(defaultExtensionRoots({ cwd: "/w", env: { HOME: "/home/u" } })[1]).toEqual({ dir: "/home/u/.config/awl/extensions", source: "user" });
+    expect(defaultExtensionRoots({ cwd: "/w", env: { HOME: "/home/u", XDG_CONFIG_HOME: "relative" } })[1]!.dir).toBe(
+      "/home/u/.config/awl/extensions",
+    );
+  });
+
+  it("scans a folder named twice only once, and is silent about absent default folders", () => {
+    file("p/a.lua");
+    const result = discoverExtensions([root("p"), root("p", "user"), root("nowhere", "user")]);
+    expect(result.extensions.map((e) => e.name)).toEqual(["a"]);
+    expect(result.shadowed).toEqual([]);
+    expect(result.problems).toEqual([]);
+  });
+
+  it("reports a missing --extensions-dir folder", () => {
+    const result = discoverExtensions([root("missing", "flag")]);
+    expect(result.problems.map((p) => p.message)).toEqual([`cannot open extension folder ${join(base, "missing")}: it does not exist (skipped)`]);
+  });
+});
+
+describe("bad input", () => {
+  it("reports a symlink loop and keeps scanning", () => {
+    file("p/good.lua");
+    file("p/sub/fine.lua");
+    symlinkSync("..", join(base, "p/sub/loop"));
+    symlinkSync("self.lua", join(base, "p/self.lua"));
+    const result = discoverExtensions([root("p")]);
+    expect(result.extensions.map((e) => e.name)).toEqual(["good", "sub.fine"]);
+    const messages = result.problems.map((p) => p.message);
+    expect(messages).toContain(`cannot open ${join(base, "p/self.lua")}: symlink loop (skipped)`);
+    expect(messages.some((m) => m.startsWith(`symlink loop: ${join(base, "p/sub/loop")} leads back to`))).toBe(true);
+  });
+
+  it("follows a symlinked extension folder that is not a loop", () => {
+    file("elsewhere/tool/init.lua");
+    mkdirSync(join(base, "p"));
+    symlinkSync(join(base, "elsewhere/tool"), join(base, "p/tool"));
+    expect(names([root("p")])).toEqual(["tool"]);
+  });
+
+  it("reports a dangling symlink to a .lua file", () => {
+    mkdirSync(join(base, "p"));
+    symlinkSync(join(base, "gone.lua"), join(base, "p/ghost.lua"));
+    file("p/ok.lua");
+    const result = discoverExtensions([root("p")]);
+    expect(result.extensions.map((e) => e.name)).toEqual(["ok"]);
+    expect(result.problems[0]!.message).toBe(`cannot open ${join(base, "p/ghost.lua")}: it is a symlink to a missing file (skipped)`);
+  });
+
+  it("refuses a 50 MB extension file with a clear message and keeps the others", () => {
+    const big = file("p/huge.lua");
+    truncateSync(big, 50 * 1024 * 1024); // sparse: no 50 MB written
+    file("p/small.lua");
+    const result = discoverExtensions([root("p")]);
+    expect(result.extensions.map((e) => e.name)).toEqual(["small"]);
+    expect(result.problems[0]!.message).toBe(
+      `extension "huge": ${big} is 50.0 MB, over the 4.0 MB limit for an extension file (skipped); an extension this large is almost certainly not Lua source`,
+    );
+  });
+
+  it("refuses an entry point that is not a regular file (a FIFO would hang a reader)", () => {
+    mkdirSync(join(base, "p"));
+    execFileSync("mkfifo", [join(base, "p/pipe.lua")]);
+    const result = discoverExtensions([root("p")]);
+    expect(result.extensions).toEqual([]);
+    expect(result.problems[0]!.message).toBe(`extension "pipe": ${join(base, "p/pipe.lua")} is not a regular file (skipped)`);
+  });
+
+  it("reports a root that is a file", () => {
+    file("notadir");
+    const result = discoverExtensions([root("notadir", "flag")]);
+    expect(result.problems[0]!.message).toContain("is not a folder");
+  });
+});

@@ -1,0 +1,206 @@
+// The ToolSet's own logic (discovery → pool → registry, cache head start, result shaping) over a fake pool;
+// the real pool is covered by the end-to-end tests through the built CLI.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import type { LuaCallOptions, LuaPoolOptions, LuaToolRegistration, ToolContextData, ToolOutcome } from "../../src/extensions/lua/types.js";
+
+const fake = vi.hoisted(() => ({
+  loads: 0,
+  options: [] as LuaPoolOptions[],
+  calls: [] as { extension: string; tool: string; input: string; ctx: ToolContextData; timeoutMs: number }[],
+  tools: [] as LuaToolRegistration[],
+  errors: [] as { extension: string; file: string; message: string }[],
+  outcome: undefined as ToolOutcome | undefined,
+  release: undefined as Promise<void> | undefined,
+  closed: 0,
+}));
+
+vi.mock("../../src/extensions/lua/pool.js", () => ({
+  LuaPool: class {
+    constructor(options: LuaPoolOptions) {
+      fake.options.push(options);
+    }
+    async load() {
+      fake.loads++;
+      await fake.release;
+      return { tools: fake.tools, errors: fake.errors };
+    }
+    async call(extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
+      fake.calls.push({ extension, tool, input, ctx, timeoutMs: opts.timeoutMs });
+      return fake.outcome ?? { status: "result", content: `ran ${tool}`, is_error: false };
+    }
+    async close() {
+      fake.closed++;
+    }
+  },
+}));
+
+const { LuaToolSet } = await import("../../src/extensions/lua-tool-set.js");
+
+let base: string;
+let cwd: string;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  base = mkdtempSync(join(tmpdir(), "awl-toolset-"));
+  cwd = join(base, "proj");
+  env = { HOME: join(base, "home") };
+  Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, release: undefined, closed: 0 });
+});
+afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+function extension(relative: string): string {
+  const file = join(cwd, ".awl/extensions", relative);
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `-- ${relative}\n`);
+  return file;
+}
+
+function tool(extensionName: string, name: string, extra: Partial<LuaToolRegistration> = {}): LuaToolRegistration {
+  return {
+    extension: extensionName,
+    name,
+    description: `${name}!`,
+    schema: '{"type":"object"}',
+    parallel: true,
+    file: join(cwd, `.awl/extensions/${extensionName}.lua`),
+    line: 1,
+    has_render: false,
+    has_available: false,
+    ...extra,
+  };
+}
+
+const signal = new AbortController().signal;
+
+describe("LuaToolSet", () => {
+  it("starts no pool when there are no extensions", async () => {
+    const tools = await LuaToolSet.open({ cwd, env, bundledDir: join(base, "none") });
+    expect(tools.definitions()).toEqual([]);
+    expect(fake.options).toEqual([]);
+    expect(await tools.execute({ id: "1", name: "x", input: "{}" }, signal)).toMatchObject({ is_error: true });
+  });
+
+  it("hands the pool the discovered extensions and offers their tools sorted, with the default timeout", async () => {
+    const echo = extension("echo.lua");
+    const dirExt = extension("dir/thing/init.lua");
+    fake.tools = [tool("echo", "zz"), tool("dir.thing", "aa", { timeout_ms: 5 })];
+    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, defaultTimeoutMs: 777, bundledDir: join(base, "none") });
+    expect(fake.options[0]!.extensions).toEqual([
+      { name: "dir.thing", file: dirExt, root: dirname(dirExt) },
+      { name: "echo", file: echo, root: dirname(echo) },
+    ]);
+    expect(fake.options[0]!.luaPath).toEqual([join(base, "home/.config/awl/lua")]);
+    expect(tools.definitions().map((t) => [t.name, t.timeout_ms])).toEqual([
+      ["aa", 5],
+      ["zz", 777],
+    ]);
+  });
+
+  it("runs a call with the context and the tool's timeout, and spills a long result", async () => {
+    extension("echo.lua");
+    fake.tools = [tool("echo", "say", { timeout_ms: 1234 })];
+    fake.outcome = { status: "result", content: "x".repeat(50), is_error: false, summary: "s" };
+    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, resultLimit: 10, bundledDir: join(base, "none") });
+    const outcome = await tools.execute({ id: "c1", name: "say", input: '{"a":1}' }, signal);
+    const call = fake.calls[0]!;
+    expect(call).toMatchObject({ extension: "echo", tool: "say", input: '{"a":1}', timeoutMs: 1234 });
+    expect(call.ctx).toMatchObject({ cwd, workspace: cwd, home: join(base, "home/.local/share/awl"), result_limit: 10 });
+    expect(call.ctx.spill_dir.startsWith(join(base, "home/.local/share/awl/spill/"))).toBe(true);
+    const spilled = join(call.ctx.spill_dir, "say-c1.txt");
+    expect(outcome).toEqual({
+      status: "result",
+      is_error: false,
+      summary: "s",
+      content: `xxxxxxxxxx\n\n[awl: output cut to the first 10 of 50 characters; the whole output is in ${spilled}]`,
+    });
+    expect(readFileSync(spilled, "utf8")).toBe("x".repeat(50));
+  });
+
+  it("passes crashes and timeouts through untouched", async () => {
+    extension("echo.lua");
+    fake.tools = [tool("echo", "say")];
+    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: join(base, "none") });
+    fake.outcome = { status: "crash", extension: "echo", message: "boom", traceback: "echo.lua:3" };
+    expect(await tools.execute({ id: "1", name: "say", input: "{}" }, signal)).toEqual(fake.outcome);
+    fake.outcome = { status: "timeout", timeout_ms: 9 };
+    expect(await tools.execute({ id: "2", name: "say", input: "{}" }, signal)).toEqual(fake.outcome);
+  });
+
+  it("reports extension states: loaded, failed (with its error), shadowed, and refused registrations", async () => {
+    const good = extension("good.lua");
+    const bad = extension("bad.lua");
+    extension("clash.lua");
+    const userClash = join(base, "home/.config/awl/extensions/clash.lua");
+    mkdirSync(dirname(userClash), { recursive: true });
+    writeFileSync(userClash, "-- user\n");
+    fake.tools = [tool("good", "ok"), tool("good", "bad name"), tool("clash", "c")];
+    fake.errors = [{ extension: "bad", file: bad, message: `${bad}:1: syntax error near 'x'` }];
+    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: join(base, "none") });
+    const reports = tools.extensions();
+    expect(reports.map((r) => [r.name, r.state, r.source, r.tools.map((t) => t.name)])).toEqual([
+      ["bad", "failed", "project", []],
+      ["clash", "loaded", "project", ["c"]],
+      ["clash", "shadowed", "user", []],
+      ["good", "loaded", "project", ["ok"]],
+    ]);
+    expect(reports[0]!.errors).toEqual([`${bad}:1: syntax error near 'x'`]);
+    expect(reports[2]!.shadowed_by).toBe(join(cwd, ".awl/extensions/clash.lua"));
+    expect(reports[3]!.errors[0]).toContain('tool name "bad name" is not allowed');
+    expect(reports[3]!.file).toBe(good);
+    expect(tools.problems()).toEqual([
+      `extension "bad" failed to load: ${bad}:1: syntax error near 'x'`,
+      expect.stringContaining('tool name "bad name" is not allowed'),
+    ]);
+  });
+
+  it("answers from the cache before Lua loads, then takes the real registrations", async () => {
+    const file = extension("echo.lua");
+    const cachePath = join(base, "cache.json");
+    fake.tools = [tool("echo", "first")];
+    const cold = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(cold.definitions().map((t) => t.name)).toEqual(["first"]);
+
+    // Warm start: the pool is slow to load; the cached tools are offered at once.
+    let release!: () => void;
+    fake.release = new Promise((resolve) => (release = resolve));
+    fake.tools = [tool("echo", "second")];
+    const warm = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(warm.definitions().map((t) => t.name)).toEqual(["first"]);
+    const call = warm.execute({ id: "1", name: "first", input: "{}" }, signal);
+    release();
+    // The real load no longer has "first": the call waited for it and says so instead of running a stale tool.
+    expect(await call).toMatchObject({ status: "result", is_error: true, content: expect.stringContaining('unknown tool "first"') });
+    expect(warm.definitions().map((t) => t.name)).toEqual(["second"]);
+    expect(JSON.parse(readFileSync(cachePath, "utf8")).tools[0].name).toBe("second");
+
+    // An edit to the file invalidates the cache: the next start waits for the real load.
+    writeFileSync(file, "-- edited, longer than before\n");
+    fake.release = undefined;
+    fake.tools = [tool("echo", "third")];
+    const edited = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(edited.definitions().map((t) => t.name)).toEqual(["third"]);
+  });
+
+  it("reports a bundled extension replaced by another, never silently", async () => {
+    const mine = extension("std/read.lua");
+    const bundled = join(base, "bundled");
+    mkdirSync(join(bundled, "std"), { recursive: true });
+    writeFileSync(join(bundled, "std/read.lua"), "-- bundled\n");
+    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: bundled });
+    expect(tools.problems()).toEqual([`the bundled extension "std.read" is replaced by ${mine}`]);
+  });
+
+  it("waits for the real load when asked, even with a matching cache", async () => {
+    extension("echo.lua");
+    const cachePath = join(base, "cache.json");
+    fake.tools = [tool("echo", "one")];
+    await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    fake.tools = [tool("echo", "two")];
+    const tools = await LuaToolSet.open({ cwd, env, cachePath, waitForLoad: true, bundledDir: join(base, "none") });
+    expect(tools.definitions().map((t) => t.name)).toEqual(["two"]);
+    await tools.close();
+    expect(fake.closed).toBe(1);
+  });
+});

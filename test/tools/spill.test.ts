@@ -1,0 +1,53 @@
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { limitResult } from "../../src/tools/spill.js";
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), "awl-spill-"));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe("limitResult", () => {
+  it("leaves a result within the limit alone and writes nothing", async () => {
+    const spillDir = join(dir, "spill");
+    expect(await limitResult("12345", "t", "id", { limit: 5, spillDir })).toEqual({ content: "12345" });
+    expect(() => readdirSync(spillDir)).toThrow(); // not even created
+  });
+
+  it("cuts a long result, spills the whole text and tells the model where", async () => {
+    const spillDir = join(dir, "spill");
+    const text = "abcdefghij".repeat(10);
+    const result = await limitResult(text, "read", "call_1/../x", { limit: 25, spillDir });
+    const file = join(spillDir, "read-call_1____x.txt");
+    expect(result.spill_file).toBe(file);
+    expect(result.content).toBe(`${text.slice(0, 25)}\n\n[awl: output cut to the first 25 of 100 characters; the whole output is in ${file}]`);
+    expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("never overwrites an earlier spill with the same call id", async () => {
+    const options = { limit: 1, spillDir: dir };
+    const first = await limitResult("first", "t", "same", options);
+    const second = await limitResult("second", "t", "same", options);
+    expect(first.spill_file).not.toBe(second.spill_file);
+    expect(readFileSync(first.spill_file!, "utf8")).toBe("first");
+    expect(readFileSync(second.spill_file!, "utf8")).toBe("second");
+  });
+
+  it("does not split a surrogate pair", async () => {
+    const result = await limitResult("ab😀cd", "t", "i", { limit: 3, spillDir: dir });
+    expect(result.content.startsWith("ab\n\n[awl: output cut to the first 2 of 6 characters")).toBe(true);
+  });
+
+  it("still cuts, and says so, when the spill file cannot be written", async () => {
+    const blocker = join(dir, "blocker");
+    writeFileSync(blocker, "a file where the folder should be");
+    const result = await limitResult("0123456789", "t", "i", { limit: 4, spillDir: join(blocker, "sub") });
+    expect(result.spill_file).toBeUndefined();
+    expect(result.content).toMatch(/^0123\n\n\[awl: output cut to the first 4 of 10 characters; the whole output could not be saved: .+\]$/);
+  });
+});
