@@ -131,7 +131,12 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
-  const tools = options.tools ?? (await loadTools(options));
+  let tools = options.tools;
+  if (!tools) {
+    const loaded = await loadTools(options);
+    if (!loaded.ok) return loaded;
+    tools = loaded.value;
+  }
   const agent = new Agent({ provider, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
 
@@ -145,9 +150,10 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   return { ok: true, value: runtime };
 }
 
-/** The tools offered to the model. None until the extension host lands (issue 4). */
-async function loadTools(_options: RuntimeOptions): Promise<ToolSet | undefined> {
-  return undefined;
+/** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
+async function loadTools(options: RuntimeOptions): Promise<ConfigResult<ToolSet>> {
+  const { openToolsForChat } = await import("./commands/extension-host.js");
+  return openToolsForChat(options.cli.flags, options.warn);
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {
