@@ -16,7 +16,7 @@ interface FlagSpec {
   /** Shown after the flag in --help, e.g. "NAME". */
   value?: string;
   help: string;
-  group: "Modes" | "Model" | "Limits" | "Extensions" | "Replay" | "Other";
+  group: "Modes" | "Model" | "Limits" | "Extensions" | "Sessions" | "Replay" | "Other";
 }
 
 export const FLAGS = {
@@ -30,6 +30,9 @@ export const FLAGS = {
   "max-steps": { type: "string", value: "N", group: "Limits", help: "model calls per turn (default 50)" },
   "max-tokens": { type: "string", value: "N", group: "Limits", help: "output token limit per model call" },
   "thinking-budget": { type: "string", value: "N", group: "Limits", help: "extended thinking budget in tokens (Anthropic)" },
+  continue: { type: "boolean", short: "c", group: "Sessions", help: "continue the latest session of this directory" },
+  resume: { type: "string", short: "r", value: "ID", group: "Sessions", help: "continue a saved session (an id or a unique prefix; awl sessions lists them)" },
+  "no-session": { type: "boolean", group: "Sessions", help: "do not save this conversation" },
   "extensions-dir": { type: "string", multiple: true, value: "DIR", group: "Extensions", help: "also load extensions from DIR (repeatable; before .awl/extensions and ~/.config/awl/extensions)" },
   "tool-timeout": { type: "string", value: "MS", group: "Extensions", help: "default handler timeout for tools that declare none (default 120000)" },
   replay: { type: "string", value: "FILE", group: "Replay", help: "the script --provider replay plays (docs/replay-format.md)" },

@@ -20,6 +20,8 @@ export interface TurnHook {
   onTurnStart?(prompt: Message, runtime: Runtime): void | Promise<void>;
   /** Each message the agent appends (assistant messages, tool-result messages), as it happens. */
   onMessageAppended?(message: Message, runtime: Runtime): void;
+  /** Wraps the turn's receiver to see everything it sees (the session recorder saves tool snapshots so); called after `onTurnStart`. */
+  wrapReceiver?(receiver: TurnReceiver): TurnReceiver;
   onTurnEnd?(result: TurnResult, runtime: Runtime): void | Promise<void>;
   /** awl is exiting. */
   close?(): void | Promise<void>;
@@ -56,7 +58,8 @@ export class Runtime {
   async runTurn(text: string, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
     const prompt = this.conversation.addUserMessage(text);
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
-    const observed = withAppendObserver(receiver, (message) => {
+    const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, receiver);
+    const observed = withAppendObserver(wrapped, (message) => {
       for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
     });
     const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
@@ -136,6 +139,11 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   }
   const agent = new Agent({ provider, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
+
+  const { setupSessions } = await import("./session-hook.js");
+  const sessions = setupSessions(options, runtime);
+  if (!sessions.ok) return sessions;
+  if (sessions.value) runtime.hooks.push(sessions.value);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
