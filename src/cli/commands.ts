@@ -15,4 +15,12 @@ export interface Subcommand {
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
   config: { usage: "config", summary: "show the resolved configuration and where each value came from", load: () => import("./commands/config.js") },
+  sessions: {
+    usage: "sessions [--here] [--json]",
+    summary: "list saved sessions; `sessions export ID --format md|json` prints one",
+    load: () => import("./commands/sessions.js"),
+  },
+  tools: { usage: "tools [--json]", summary: "list every tool: its extension, file:line and description; then problems", load: () => import("./commands/tools.js") },
+  tool: { usage: "tool call NAME 'JSON'", summary: "run one tool handler directly, no model (docs/extension-api.md)", load: () => import("./commands/tool.js") },
+  extensions: { usage: "extensions [--json]", summary: "list every extension: loaded, failed or shadowed, its tools and errors", load: () => import("./commands/extensions.js") },
 };

@@ -16,7 +16,7 @@ interface FlagSpec {
   /** Shown after the flag in --help, e.g. "NAME". */
   value?: string;
   help: string;
-  group: "Modes" | "Model" | "Limits" | "Replay" | "Other";
+  group: "Modes" | "Model" | "Limits" | "Extensions" | "Sessions" | "Replay" | "Other";
 }
 
 export const FLAGS = {
@@ -30,6 +30,11 @@ export const FLAGS = {
   "max-steps": { type: "string", value: "N", group: "Limits", help: "model calls per turn (default 50)" },
   "max-tokens": { type: "string", value: "N", group: "Limits", help: "output token limit per model call" },
   "thinking-budget": { type: "string", value: "N", group: "Limits", help: "extended thinking budget in tokens (Anthropic)" },
+  continue: { type: "boolean", short: "c", group: "Sessions", help: "continue the latest session of this directory" },
+  resume: { type: "string", short: "r", value: "ID", group: "Sessions", help: "continue a saved session (an id or a unique prefix; awl sessions lists them)" },
+  "no-session": { type: "boolean", group: "Sessions", help: "do not save this conversation" },
+  "extensions-dir": { type: "string", multiple: true, value: "DIR", group: "Extensions", help: "also load extensions from DIR (repeatable; before .awl/extensions and ~/.config/awl/extensions)" },
+  "tool-timeout": { type: "string", value: "MS", group: "Extensions", help: "default handler timeout for tools that declare none (default 120000)" },
   replay: { type: "string", value: "FILE", group: "Replay", help: "the script --provider replay plays (docs/replay-format.md)" },
   record: { type: "string", value: "FILE", group: "Replay", help: "append each assistant message to a replay script" },
   demo: { type: "boolean", group: "Other", help: "with no API key configured, play the offline demo instead of failing" },
@@ -39,7 +44,9 @@ export const FLAGS = {
 
 type FlagName = keyof typeof FLAGS;
 /** Parsed flag values: strings for valued flags, booleans for switches. */
-export type FlagValues = { [K in FlagName]?: (typeof FLAGS)[K]["type"] extends "boolean" ? boolean : string };
+export type FlagValues = {
+  [K in FlagName]?: (typeof FLAGS)[K]["type"] extends "boolean" ? boolean : (typeof FLAGS)[K] extends { multiple: true } ? string[] : string;
+};
 
 export interface CliOptions {
   flags: FlagValues;
@@ -53,7 +60,7 @@ export function parseCliArgs(argv: readonly string[]): ConfigResult<CliOptions> 
   let parsed: ReturnType<typeof parseArgs>;
   try {
     const options = Object.fromEntries(
-      Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type, ...("short" in spec ? { short: spec.short } : {}) }]),
+      Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type, ...("short" in spec ? { short: spec.short } : {}), ...("multiple" in spec ? { multiple: spec.multiple } : {}) }]),
     );
     parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
   } catch (e) {

@@ -20,6 +20,8 @@ export interface TurnHook {
   onTurnStart?(prompt: Message, runtime: Runtime): void | Promise<void>;
   /** Each message the agent appends (assistant messages, tool-result messages), as it happens. */
   onMessageAppended?(message: Message, runtime: Runtime): void;
+  /** Wraps the turn's receiver to see everything it sees (the session recorder saves tool snapshots so); called after `onTurnStart`. */
+  wrapReceiver?(receiver: TurnReceiver): TurnReceiver;
   onTurnEnd?(result: TurnResult, runtime: Runtime): void | Promise<void>;
   /** awl is exiting. */
   close?(): void | Promise<void>;
@@ -56,7 +58,8 @@ export class Runtime {
   async runTurn(text: string, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
     const prompt = this.conversation.addUserMessage(text);
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
-    const observed = withAppendObserver(receiver, (message) => {
+    const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, receiver);
+    const observed = withAppendObserver(wrapped, (message) => {
       for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
     });
     const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
@@ -128,18 +131,29 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
-  const tools = options.tools ?? (await loadTools(options));
+  let tools = options.tools;
+  if (!tools) {
+    const loaded = await loadTools(options);
+    if (!loaded.ok) return loaded;
+    tools = loaded.value;
+  }
   const agent = new Agent({ provider, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
+
+  const { setupSessions } = await import("./session-hook.js");
+  const sessions = setupSessions(options, runtime);
+  if (!sessions.ok) return sessions;
+  if (sessions.value) runtime.hooks.push(sessions.value);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
   return { ok: true, value: runtime };
 }
 
-/** The tools offered to the model. None until the extension host lands (issue 4). */
-async function loadTools(_options: RuntimeOptions): Promise<ToolSet | undefined> {
-  return undefined;
+/** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
+async function loadTools(options: RuntimeOptions): Promise<ConfigResult<ToolSet>> {
+  const { openToolsForChat } = await import("./commands/extension-host.js");
+  return openToolsForChat(options.cli.flags, options.warn);
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

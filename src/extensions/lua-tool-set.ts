@@ -129,7 +129,13 @@ export class LuaToolSet implements ToolSet {
   }
 
   /** Runs one call in the pool and shapes its result. Never throws. */
-  async execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
+  execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
+    return this.run(call, { signal, ...(onProgress && { onProgress }) });
+  }
+
+  /** {@link execute}, with a timeout that overrides the tool's own (`awl tool call --timeout`). Never throws. */
+  async run(call: ToolCall, options: { signal: AbortSignal; timeoutMs?: number; onProgress?: (update: ToolProgress) => void }): Promise<ToolOutcome> {
+    const { signal, onProgress } = options;
     try {
       await this.loading;
       const tool = this.registry.get(call.name);
@@ -140,7 +146,7 @@ export class LuaToolSet implements ToolSet {
       await this.spillReady;
       const outcome = await this.pool.call(tool.extension, tool.name, call.input, this.context, {
         signal,
-        timeoutMs: tool.timeout_ms,
+        timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
       });
       if (outcome.status !== "result") return outcome;
@@ -184,12 +190,16 @@ export class LuaToolSet implements ToolSet {
 
   /**
    * Everything worth telling the user at start-up, one message each: folders or files discovery skipped,
-   * shadowed extensions, extensions that failed to load, registrations the registry refused.
+   * bundled extensions replaced by others (never silently, SPEC §4), extensions that failed to load,
+   * registrations the registry refused. A project extension hiding a user one is normal and not listed here;
+   * `awl extensions` shows it.
    */
   problems(): string[] {
     return [
       ...this.discovery.problems.map((p) => p.message),
-      ...this.discovery.shadowed.map((s) => `extension "${s.name}" at ${s.file} is shadowed by ${s.shadowed_by}`),
+      ...this.discovery.shadowed
+        .filter((s) => s.source === "bundled")
+        .map((s) => `the bundled extension "${s.name}" is replaced by ${s.shadowed_by}`),
       ...this.loadErrors.map((e) => `extension "${e.extension}" failed to load: ${e.message}`),
       ...this.registry.problems().map((p) => p.message),
     ];

@@ -11,6 +11,7 @@
  */
 import type { Conversation } from "../model/conversation.js";
 import type { Message } from "../model/message.js";
+import { abortableSleep } from "./abortable-sleep.js";
 import { classifyHttpError, classifyNonSseResponse, describeUrl, isEventStream, type HttpFailure } from "./classify-http-error.js";
 import { isProviderError, providerError, type ProviderError } from "./errors.js";
 import { postStreaming, type ResponseHead } from "./http.js";
@@ -80,7 +81,7 @@ export async function runStream(
         const delay = attempt <= settings.maxRetries && error.retryable && !signal?.aborted ? retryDelayMs(error.retry_after_ms, attempt) : undefined;
         if (delay === undefined) break;
         receiver.onRetry?.({ error, attempt, max_retries: settings.maxRetries, delay_ms: delay });
-        if (!(await sleep(delay, signal))) {
+        if (!(await abortableSleep(delay, signal))) {
           error = providerError("aborted", "the request was cancelled while waiting to retry");
           break;
         }
@@ -158,22 +159,6 @@ async function attemptOnce(
       `the response from ${describeUrl(request.url)} ended before ${adapter.terminalMarker}: the message is incomplete`,
     ),
   };
-}
-
-/** Waits `ms`; false when the signal aborted first. */
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  if (signal?.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 function internalError(thrown: unknown): ProviderError {

@@ -15,3 +15,4 @@ export {
   type ToolSnapshot,
 } from "./format.js";
 export type { SessionError, SessionErrorKind, SessionWarning, SessionWarningKind, SessionResult } from "./errors.js";
+export { SessionRecorder } from "./recorder.js";

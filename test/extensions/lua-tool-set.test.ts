@@ -150,7 +150,6 @@ describe("LuaToolSet", () => {
     expect(reports[3]!.errors[0]).toContain('tool name "bad name" is not allowed');
     expect(reports[3]!.file).toBe(good);
     expect(tools.problems()).toEqual([
-      `extension "clash" at ${userClash} is shadowed by ${join(cwd, ".awl/extensions/clash.lua")}`,
       `extension "bad" failed to load: ${bad}:1: syntax error near 'x'`,
       expect.stringContaining('tool name "bad name" is not allowed'),
     ]);
@@ -182,6 +181,15 @@ describe("LuaToolSet", () => {
     fake.tools = [tool("echo", "third")];
     const edited = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
     expect(edited.definitions().map((t) => t.name)).toEqual(["third"]);
+  });
+
+  it("reports a bundled extension replaced by another, never silently", async () => {
+    const mine = extension("std/read.lua");
+    const bundled = join(base, "bundled");
+    mkdirSync(join(bundled, "std"), { recursive: true });
+    writeFileSync(join(bundled, "std/read.lua"), "-- bundled\n");
+    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: bundled });
+    expect(tools.problems()).toEqual([`the bundled extension "std.read" is replaced by ${mine}`]);
   });
 
   it("waits for the real load when asked, even with a matching cache", async () => {

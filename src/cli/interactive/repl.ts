@@ -8,6 +8,7 @@ import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
 import type { Runtime } from "../runtime.js";
+import { showResumedSession } from "../session-history.js";
 import { findSlashCommand } from "./slash-commands.js";
 
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
@@ -24,6 +25,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   const settings = runtime.providerSettings;
   sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands · Ctrl-C cancels a turn · Ctrl-D exits\n`);
+  showResumedSession(runtime, sink);
 
   const print = (text: string): void => {
     sink.endLine();
@@ -35,7 +37,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (line.trimStart().startsWith("/")) {
       const found = findSlashCommand(line);
       if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
-      return found.command.run(found.args, { runtime, print, exit: () => rl.close() });
+      return found.command.run(found.args, { runtime, print, exit: () => rl.close(), sink });
     }
     turn = new AbortController();
     const renderer = new TerminalRenderer(sink, sink);

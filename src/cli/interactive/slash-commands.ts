@@ -2,7 +2,9 @@
  * Slash commands of the interactive mode. Each is one entry in `SLASH_COMMANDS`; other parts of awl add
  * theirs here (`/resume` for sessions, `/reload` for extensions). They run between turns, never during one.
  */
+import type { LineSink } from "../output/sink.js";
 import type { Runtime } from "../runtime.js";
+import { resumeCommand } from "../session-history.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -10,6 +12,8 @@ export interface SlashContext {
   print(text: string): void;
   /** Leaves the interactive mode after this command. */
   exit(): void;
+  /** The terminal, for commands that render turns (`/resume` redraws a session). */
+  sink: LineSink;
 }
 
 export interface SlashCommand {
@@ -41,6 +45,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
       print(`model: ${switched.value.provider} ${switched.value.model} (from the next turn; the conversation is kept)`);
     },
   },
+  resumeCommand,
   {
     name: "exit",
     summary: "leave awl (Ctrl-D does the same)",

@@ -78,7 +78,8 @@ export class TerminalRenderer implements TurnReceiver {
   }
 }
 
-function oneLine(text: string, max: number): string {
+/** `text` on one line, cut to `max` characters. */
+export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

@@ -1,8 +1,13 @@
 /**
  * LuaPool: the seed's LuaStatePool. Each slot is a worker thread with its own Lua 5.4 state holding
- * every extension; slots are created lazily up to `maxSlots`, calls beyond that queue.
- * Skeleton: the API is final, the bodies land next.
+ * every extension. Slots are created lazily (acquire), returned after each call (release), up to
+ * `maxSlots`; calls beyond that queue. A slot that had to be killed (runaway handler, damaged
+ * state, memory cap) is dropped and a new one is started when needed. `close()` is the seed's deinit.
  */
+import { availableParallelism, homedir } from "node:os";
+import { luaWasmModule, runtimeDir } from "./assets.js";
+import { LoadHang, WorkerSlot, type Loaded, type SlotSettings } from "./slot.js";
+import type { LogSink } from "./processes.js";
 import type {
   ExtensionLoadError,
   LuaCallOptions,
@@ -14,25 +19,199 @@ import type {
 
 export type * from "./types.js";
 
+const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
+const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
+
+interface Waiter {
+  resolve(slot: WorkerSlot | null): void;
+}
+
+function defaultLog(extension: string, _stream: string, text: string): void {
+  const lines = text.endsWith("\n") ? text.slice(0, -1) : text;
+  process.stderr.write(`${lines.split("\n").map((l) => `[${extension}] ${l}`).join("\n")}\n`);
+}
+
 export class LuaPool {
-  constructor(private readonly options: LuaPoolOptions) {}
+  private readonly maxSlots: number;
+  private readonly settings: SlotSettings;
+  private readonly log: LogSink;
+  private readonly defaultTimeoutMs: number;
+  private loading: Promise<Loaded> | undefined;
+  private tools = new Set<string>();
+  private readonly slots = new Set<WorkerSlot>();
+  private readonly idle: WorkerSlot[] = [];
+  private starting = 0;
+  private readonly waiters: Waiter[] = [];
+  private closed = false;
+
+  constructor(private readonly options: LuaPoolOptions) {
+    this.maxSlots = Math.max(1, options.maxSlots ?? availableParallelism());
+    this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
+    this.settings = {
+      runtimeDir: runtimeDir(),
+      extensions: options.extensions,
+      env,
+      memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT,
+      loadTimeoutMs: options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS,
+      luaPath: options.luaPath ?? [],
+      home: env.HOME ?? homedir(),
+      cwd: process.cwd(),
+    };
+    const onLog = options.onLog;
+    this.log = onLog ? (extension, _stream, text) => onLog(extension, text) : defaultLog;
+  }
 
   /** Loads every extension in a first slot; returns registrations and per-extension load errors. */
   async load(): Promise<{ tools: LuaToolRegistration[]; errors: ExtensionLoadError[] }> {
-    return {
-      tools: [],
-      errors: this.options.extensions.map((e) => ({
-        extension: e.name,
-        file: e.file,
-        message: `${e.file}: the Lua runtime is not built yet`,
-      })),
-    };
+    this.loading ??= this.loadFirstSlot();
+    const loaded = await this.loading;
+    return { tools: loaded.tools.map((t) => ({ ...t })), errors: loaded.errors.map((e) => ({ ...e })) };
+  }
+
+  private async loadFirstSlot(): Promise<Loaded> {
+    const hung: ExtensionLoadError[] = [];
+    const order = new Map(this.options.extensions.map((e, i) => [e.name, i]));
+    for (;;) {
+      try {
+        const { slot, loaded } = await this.startSlot();
+        for (const t of loaded.tools) this.tools.add(key(t.extension, t.name));
+        this.slots.add(slot);
+        this.idle.push(slot);
+        const errors = [...hung, ...loaded.errors].sort((a, b) => order.get(a.extension)! - order.get(b.extension)!);
+        return { tools: loaded.tools, errors };
+      } catch (err) {
+        if (err instanceof LoadHang) {
+          // Start again without it: one bad extension never stops the others.
+          const entry = this.settings.extensions.find((e) => e.name === err.extension)!;
+          this.settings.extensions = this.settings.extensions.filter((e) => e !== entry);
+          hung.push({ extension: entry.name, file: entry.file, message: `${entry.file}: ${err.message}` });
+          continue;
+        }
+        const message = `the Lua runtime could not start: ${(err as Error).message}`;
+        return {
+          tools: [],
+          errors: this.options.extensions.map((e) => ({ extension: e.name, file: e.file, message: `${e.file}: ${message}` })),
+        };
+      }
+    }
+  }
+
+  private async startSlot(): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+    return WorkerSlot.start(await luaWasmModule(), this.settings, this.log);
   }
 
   /** Runs one handler in a free slot (queueing beyond maxSlots). Never throws. */
-  async call(extension: string, tool: string, _inputJson: string, _ctx: ToolContextData, _opts: LuaCallOptions): Promise<ToolOutcome> {
-    return { status: "crash", extension, message: `tool "${tool}": the Lua runtime is not built yet`, traceback: "" };
+  async call(
+    extension: string,
+    tool: string,
+    inputJson: string,
+    ctx: ToolContextData,
+    opts: LuaCallOptions,
+  ): Promise<ToolOutcome> {
+    try {
+      await this.load();
+      if (!this.tools.has(key(extension, tool))) {
+        return { status: "result", is_error: true, content: `unknown tool "${tool}" (extension "${extension}")` };
+      }
+      if (opts.signal.aborted) return { status: "cancelled" };
+      const slot = await this.acquire(opts.signal);
+      if (!slot) {
+        return this.closed ? closedOutcome(extension) : { status: "cancelled" };
+      }
+      try {
+        return await slot.run(
+          {
+            extension,
+            tool,
+            input: inputJson,
+            ctx: JSON.stringify(ctx),
+            cwd: ctx.cwd,
+            timeoutMs: opts.timeoutMs > 0 ? opts.timeoutMs : this.defaultTimeoutMs,
+          },
+          opts.signal,
+          opts.onProgress,
+        );
+      } finally {
+        this.release(slot);
+      }
+    } catch (err) {
+      return { status: "crash", extension, message: `awl's Lua runtime failed: ${(err as Error).message}`, traceback: "" };
+    }
   }
 
-  async close(): Promise<void> {}
+  /** A free slot, a new one (below maxSlots), or a place in the queue. null: cancelled or closed. */
+  private acquire(signal: AbortSignal): Promise<WorkerSlot | null> {
+    if (this.closed) return Promise.resolve(null);
+    const free = this.idle.pop();
+    if (free) return Promise.resolve(free);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        resolve: (slot) => {
+          signal.removeEventListener("abort", onAbort);
+          resolve(slot);
+        },
+      };
+      const onAbort = () => {
+        const at = this.waiters.indexOf(waiter);
+        if (at >= 0) this.waiters.splice(at, 1);
+        waiter.resolve(null);
+      };
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.waiters.push(waiter);
+      this.grow();
+    });
+  }
+
+  /** Starts another slot if calls are waiting and the limit allows it. */
+  private grow(): void {
+    if (this.closed || this.waiters.length <= this.starting || this.slots.size + this.starting >= this.maxSlots) return;
+    this.starting++;
+    this.startSlot().then(
+      ({ slot }) => {
+        this.starting--;
+        this.slots.add(slot);
+        this.release(slot);
+      },
+      () => {
+        this.starting--;
+        if (this.slots.size === 0 && this.starting === 0) {
+          for (const w of this.waiters.splice(0)) w.resolve(null);
+        }
+      },
+    );
+  }
+
+  private release(slot: WorkerSlot): void {
+    if (this.closed || slot.dead || slot.retire) {
+      this.slots.delete(slot);
+      void slot.terminate();
+      this.grow();
+      return;
+    }
+    const waiter = this.waiters.shift();
+    if (waiter) waiter.resolve(slot);
+    else this.idle.push(slot);
+  }
+
+  /** Runs on_unload hooks, stops every worker and the processes their calls started. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const w of this.waiters.splice(0)) w.resolve(null);
+    const idle = this.idle.splice(0);
+    await Promise.all(idle.map((slot) => slot.unload()));
+    await Promise.all([...this.slots].map((slot) => slot.terminate()));
+    this.slots.clear();
+  }
+}
+
+function key(extension: string, tool: string): string {
+  return `${extension}\u0000${tool}`;
+}
+
+function closedOutcome(extension: string): ToolOutcome {
+  return { status: "crash", extension, message: "the Lua pool is closed", traceback: "" };
 }

@@ -38,6 +38,8 @@ export interface ExtensionLoadError {
   line?: number;
   /** Human-readable, includes `file:line` where known. */
   message: string;
+  /** The Lua traceback, when the error was raised by running code. */
+  traceback?: string;
 }
 
 export interface LuaPoolOptions {
@@ -48,6 +50,8 @@ export interface LuaPoolOptions {
   memoryLimitBytes?: number;
   /** Timeout for calls that do not pass one; default 120 s. */
   defaultTimeoutMs?: number;
+  /** How long one extension's top-level code may run while loading; default 10 s. */
+  loadTimeoutMs?: number;
   /** Extra `require` directories searched before LUA_PATH and the system trees (e.g. `~/.config/awl/lua`). */
   luaPath?: string[];
   /** The environment handlers see (`os.getenv`, child processes); default `process.env`. */

@@ -97,6 +97,7 @@ export class ChatCompletionAssembler implements StreamAssembler {
     // One delta may carry both names for the same reasoning (some proxies copy it): count it once.
     const reasoning = nonEmptyString(delta.reasoning_content) ?? nonEmptyString(delta.reasoning);
     if (reasoning !== undefined) this.appendTextual("thinking", reasoning);
+    // A refusal (OpenAI) is what the model said instead of an answer: the user must see it, so it is text.
     const content = nonEmptyString(delta.content) ?? nonEmptyString(delta.refusal);
     if (content !== undefined) this.appendTextual("text", content);
     if (Array.isArray(delta.tool_calls)) for (const call of delta.tool_calls) this.onToolCallDelta(call);

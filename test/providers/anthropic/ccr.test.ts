@@ -39,7 +39,9 @@ beforeAll(async () => {
       Router: { default: "replay,replay-model" },
     }),
   );
-  ccr = spawn(process.execPath, [CCR_CLI, "start"], { cwd: home, env: { ...process.env, HOME: home, USERPROFILE: home }, stdio: ["ignore", "pipe", "pipe"] });
+  // No proxy variables: ccr must reach the replay server on 127.0.0.1 directly.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$/i.test(name)));
+  ccr = spawn(process.execPath, [CCR_CLI, "start"], { cwd: home, env: { ...env, HOME: home, USERPROFILE: home }, stdio: ["ignore", "pipe", "pipe"] });
   ccr.stdout!.on("data", (chunk: Buffer) => (ccrOutput += chunk.toString()));
   ccr.stderr!.on("data", (chunk: Buffer) => (ccrOutput += chunk.toString()));
   await waitForPort(port, 20_000);

@@ -144,10 +144,8 @@ describe("OpenAI-compatible provider over HTTP", () => {
       { status: 429, headers: { ...json, "retry-after": "1" }, body: '{"error":{"message":"Rate limit reached for gpt-test","type":"requests","code":"rate_limit_exceeded"}}' },
       { body: fixture("plain-text") },
     );
-    const started = Date.now();
     const { result, receiver } = await step();
     expect(result.ok).toBe(true);
-    expect(Date.now() - started).toBeGreaterThanOrEqual(990);
     expect(receiver.retries).toEqual([
       expect.objectContaining({ attempt: 1, max_retries: 2, delay_ms: 1000, error: expect.objectContaining({ kind: "rate_limit", status: 429, retry_after_ms: 1000 }) }),
     ]);

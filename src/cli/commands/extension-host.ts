@@ -1,0 +1,92 @@
+/**
+ * What the extension commands (`awl tools`, `awl tool call`, `awl extensions`) share: their flags, opening
+ * the extensions, and printing paths the way a user typed them.
+ */
+import { relative } from "node:path";
+import { parseArgs } from "node:util";
+import type { ConfigResult } from "../../config/errors.js";
+import { LuaToolSet } from "../../extensions/lua-tool-set.js";
+import { formatUserMessage } from "../error-text.js";
+import { EXIT } from "../exit-codes.js";
+
+/** Where a command writes; the process streams by default, a buffer in tests. */
+export interface CommandIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+export const processIO: CommandIO = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+};
+
+/** Flags every extension command takes. `--extensions-dir` and `--tool-timeout` are also flags of the main command. */
+export const EXTENSION_COMMAND_FLAGS = {
+  "extensions-dir": { type: "string", multiple: true },
+  "tool-timeout": { type: "string" },
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+export type ParsedCommand = { ok: true; values: Record<string, unknown>; positionals: string[] } | { ok: false; message: string };
+
+/** Parses a command's arguments; a bad flag is a message, never a throw. */
+export function parseCommandArgs(argv: readonly string[], extra: Record<string, { type: "string" | "boolean" }> = {}): ParsedCommand {
+  try {
+    const parsed = parseArgs({ args: [...argv], options: { ...EXTENSION_COMMAND_FLAGS, ...extra }, allowPositionals: true, strict: true });
+    return { ok: true, values: parsed.values, positionals: parsed.positionals };
+  } catch (error) {
+    return { ok: false, message: (error as Error).message.split(". ")[0] ?? String(error) };
+  }
+}
+
+/** `--tool-timeout MS` as a number, or a message saying what is wrong with it. */
+export function parseTimeoutFlag(value: unknown, flag = "--tool-timeout"): number | string | undefined {
+  if (value === undefined) return undefined;
+  const ms = Number(value);
+  if (!Number.isInteger(ms) || ms <= 0) return `${flag} expects a whole number of milliseconds above 0, got "${String(value)}"`;
+  return ms;
+}
+
+/** Discovers and loads every extension for a listing or a direct call (waits for the real load, never the cache). */
+export async function openExtensions(values: Record<string, unknown>, defaultTimeoutMs: number | undefined): Promise<LuaToolSet> {
+  return LuaToolSet.open({
+    cwd: process.cwd(),
+    env: process.env,
+    extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
+    waitForLoad: true,
+    ...(defaultTimeoutMs !== undefined && { defaultTimeoutMs }),
+  });
+}
+
+/** A path relative to cwd when it lies below it, absolute otherwise. */
+export function displayPath(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel && !rel.startsWith("..") && !rel.startsWith("/") ? rel : path;
+}
+
+/** Prints a usage error for `awl COMMAND` and returns the usage exit code. */
+export function usageError(io: CommandIO, command: string, message: string): number {
+  io.stderr(formatUserMessage({ message, hint: `see awl ${command} --help` }));
+  return EXIT.usage;
+}
+
+/**
+ * The ToolSet of the main command (`awl`, `awl -p`): the registration cache lets the first request go out
+ * while Lua loads. Problems found at start-up go to `warn`; a bad `--tool-timeout` is a usage error.
+ */
+export async function openToolsForChat(
+  flags: { "extensions-dir"?: string[]; "tool-timeout"?: string },
+  warn: (text: string) => void,
+): Promise<ConfigResult<LuaToolSet>> {
+  const timeout = parseTimeoutFlag(flags["tool-timeout"]);
+  if (typeof timeout === "string") return { ok: false, error: { message: timeout, hint: "see awl --help" } };
+  const tools = await LuaToolSet.open({
+    cwd: process.cwd(),
+    env: process.env,
+    extensionDirs: flags["extensions-dir"] ?? [],
+    ...(timeout !== undefined && { defaultTimeoutMs: timeout }),
+  });
+  for (const problem of tools.problems()) warn(problem);
+  return { ok: true, value: tools };
+}

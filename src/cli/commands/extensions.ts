@@ -1,0 +1,44 @@
+/** `awl extensions`: every extension found, with its state (loaded, failed, shadowed), its tools and its errors. */
+import { EXIT } from "../exit-codes.js";
+import type { ExtensionReport } from "../../extensions/lua-tool-set.js";
+import { toolJSON } from "./tools.js";
+import { displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
+
+export const EXTENSIONS_USAGE = `usage: awl extensions [--json] [--extensions-dir DIR]...
+
+Lists every extension found in --extensions-dir folders, .awl/extensions/ and
+~/.config/awl/extensions/ (in that order of precedence): its state (loaded,
+failed or shadowed), its tools and its errors; then files and folders skipped.
+`;
+
+export async function run(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
+  const parsed = parseCommandArgs(argv);
+  if (!parsed.ok) return usageError(io, "extensions", parsed.message);
+  if (parsed.values.help) return io.stdout(EXTENSIONS_USAGE), EXIT.ok;
+  if (parsed.positionals.length > 0) return usageError(io, "extensions", `unexpected argument "${parsed.positionals[0]}"`);
+
+  const tools = await openExtensions(parsed.values, undefined);
+  try {
+    const reports = tools.extensions();
+    const skipped = tools.discovery.problems.map((p) => p.message);
+    if (parsed.values.json) {
+      const extensions = reports.map((r) => ({ ...r, tools: r.tools.map(toolJSON) }));
+      io.stdout(`${JSON.stringify({ extensions, skipped }, null, 2)}\n`);
+    } else {
+      io.stdout(reports.length === 0 ? "No extensions found.\n" : reports.map(reportText).join(""));
+      if (skipped.length > 0) io.stdout(`\nskipped:\n${skipped.map((s) => `  ${s}\n`).join("")}`);
+    }
+    return EXIT.ok;
+  } finally {
+    await tools.close();
+  }
+}
+
+function reportText(report: ExtensionReport): string {
+  const lines = [`${report.name}  ${report.state}  ${displayPath(report.file)}  (${report.source})`];
+  if (report.shadowed_by) lines.push(`    hidden by ${displayPath(report.shadowed_by)}`);
+  if (report.tools.length > 0) lines.push(`    tools: ${report.tools.map((t) => t.name).join(", ")}`);
+  else if (report.state === "loaded") lines.push("    tools: none");
+  for (const error of report.errors) lines.push(`    error: ${error.replace(/\n/g, "\n      ")}`);
+  return `${lines.join("\n")}\n`;
+}

@@ -1,0 +1,97 @@
+/**
+ * `awl sessions [--here] [--json]`: the saved sessions, most recent first.
+ * `awl sessions export ID [--format md|json]`: one session as a Markdown transcript or as JSON, on stdout.
+ */
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import { exportSession, type ExportFormat } from "../../session/export.js";
+import { SessionStore } from "../../session/store.js";
+import type { SessionSummary } from "../../session/summary.js";
+import { formatUserMessage } from "../error-text.js";
+import { EXIT } from "../exit-codes.js";
+import { oneLine } from "../output/terminal-renderer.js";
+
+export async function run(argv: readonly string[]): Promise<number> {
+  return argv[0] === "export" ? exportCommand(argv.slice(1)) : listCommand(argv);
+}
+
+function parse(argv: readonly string[], options: ParseArgsConfig["options"]): ReturnType<typeof parseArgs> | undefined {
+  try {
+    return parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+  } catch (e) {
+    usage(e instanceof Error ? e.message.split(".")[0]! : String(e));
+    return undefined;
+  }
+}
+
+function usage(message: string): number {
+  process.stderr.write(formatUserMessage({ message, hint: "usage: awl sessions [--here] [--json] | awl sessions export ID [--format md|json]" }));
+  return EXIT.usage;
+}
+
+function listCommand(argv: readonly string[]): number {
+  const parsed = parse(argv, { here: { type: "boolean" }, json: { type: "boolean" } });
+  if (!parsed) return EXIT.usage;
+  if (parsed.positionals.length > 0) return usage(`unknown sessions command "${parsed.positionals[0]}"`);
+  const store = new SessionStore();
+  const listed = store.list(parsed.values.here ? { cwd: process.cwd() } : {});
+  if (!listed.ok) {
+    process.stderr.write(formatUserMessage({ message: listed.error.message, hint: "check the sessions folder" }));
+    return EXIT.error;
+  }
+  for (const warning of listed.value.warnings) process.stderr.write(`awl: ${warning.message}\n`);
+  const sessions = listed.value.sessions;
+  if (parsed.values.json) {
+    process.stdout.write(JSON.stringify(sessions) + "\n");
+  } else if (sessions.length === 0) {
+    process.stderr.write(`no saved sessions${parsed.values.here ? ` for ${process.cwd()}` : ""} in ${store.dir}\n`);
+  } else {
+    process.stdout.write(table(sessions));
+  }
+  return EXIT.ok;
+}
+
+function exportCommand(argv: readonly string[]): number {
+  const parsed = parse(argv, { format: { type: "string" } });
+  if (!parsed) return EXIT.usage;
+  const format = (parsed.values.format as string | undefined) ?? "md";
+  if (format !== "md" && format !== "json") return usage(`--format expects md or json, got "${format}"`);
+  const [id, ...rest] = parsed.positionals;
+  if (id === undefined || rest.length > 0) return usage("name one session to export: awl sessions export ID");
+  const loaded = new SessionStore().load(id);
+  if (!loaded.ok) {
+    const missing = loaded.error.kind === "not_found" || loaded.error.kind === "ambiguous";
+    process.stderr.write(formatUserMessage(missing ? { message: loaded.error.message } : { message: loaded.error.message, hint: "the file is named above" }));
+    return missing ? EXIT.usage : EXIT.error;
+  }
+  for (const warning of loaded.value.warnings) process.stderr.write(`awl: ${warning.message}\n`);
+  process.stdout.write(exportSession(loaded.value, format as ExportFormat));
+  return EXIT.ok;
+}
+
+/** One line per session: id, last update, messages, tokens, directory, first prompt. */
+function table(sessions: SessionSummary[]): string {
+  const rows = sessions.map((s) => [
+    s.id,
+    localTime(s.updated),
+    String(s.messages),
+    tokens(s),
+    s.cwd,
+    oneLine(s.first_prompt, 60),
+  ]);
+  const header = ["ID", "UPDATED", "MESSAGES", "TOKENS", "DIRECTORY", "FIRST PROMPT"];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
+}
+
+function localTime(iso: string): string {
+  const d = new Date(iso);
+  const pad = (n: number): string => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** Input + output tokens, cache reads and writes included, e.g. "12.3k". */
+function tokens(s: SessionSummary): string {
+  const u = s.tokens;
+  const total = u.input_tokens + u.output_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+  return total < 1000 ? String(total) : total < 1_000_000 ? `${(total / 1000).toFixed(1)}k` : `${(total / 1_000_000).toFixed(1)}M`;
+}

@@ -1,0 +1,53 @@
+/** `awl tools`: every tool the extensions offer, with its extension, file:line and description, then any problems. */
+import { EXIT } from "../exit-codes.js";
+import type { RegisteredTool } from "../../tools/registry.js";
+import { displayPath, openExtensions, parseCommandArgs, parseTimeoutFlag, processIO, usageError, type CommandIO } from "./extension-host.js";
+
+export const TOOLS_USAGE = `usage: awl tools [--json] [--extensions-dir DIR]...
+
+Lists every tool the extensions register: name, extension, file:line, description;
+then every problem found (extensions that failed to load, refused registrations).
+`;
+
+export async function run(argv: readonly string[], io: CommandIO = processIO): Promise<number> {
+  const parsed = parseCommandArgs(argv);
+  if (!parsed.ok) return usageError(io, "tools", parsed.message);
+  if (parsed.values.help) return io.stdout(TOOLS_USAGE), EXIT.ok;
+  if (parsed.positionals.length > 0) return usageError(io, "tools", `unexpected argument "${parsed.positionals[0]}"`);
+  const timeout = parseTimeoutFlag(parsed.values["tool-timeout"]);
+  if (typeof timeout === "string") return usageError(io, "tools", timeout);
+
+  const tools = await openExtensions(parsed.values, timeout);
+  try {
+    const definitions = tools.definitions();
+    const problems = tools.problems();
+    if (parsed.values.json) {
+      io.stdout(`${JSON.stringify({ tools: definitions.map(toolJSON), problems }, null, 2)}\n`);
+    } else {
+      io.stdout(definitions.length === 0 ? "No tools: no extension registers any.\n" : definitions.map(toolText).join(""));
+      if (problems.length > 0) io.stdout(`\n${problems.length} ${problems.length === 1 ? "problem" : "problems"}:\n${problems.map((p) => `  ${p}\n`).join("")}`);
+    }
+    return EXIT.ok;
+  } finally {
+    await tools.close();
+  }
+}
+
+function toolText(tool: RegisteredTool): string {
+  const description = tool.description.trim() ? tool.description.trim().replace(/\n/g, "\n    ") : "(no description)";
+  return `${tool.name}  ·  extension "${tool.extension}"  ·  ${displayPath(tool.file)}:${tool.line}\n    ${description}\n`;
+}
+
+/** The machine-readable form: the schema as a JSON value, exactly as it is sent. */
+export function toolJSON(tool: RegisteredTool): Record<string, unknown> {
+  return {
+    name: tool.name,
+    description: tool.description,
+    extension: tool.extension,
+    file: tool.file,
+    line: tool.line,
+    parallel: tool.parallel,
+    timeout_ms: tool.timeout_ms,
+    schema: JSON.parse(tool.schema) as unknown,
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Shows a resumed session in the interactive mode by replaying its saved messages through the same
+ * TerminalRenderer a live turn uses: text and thinking as streamed, each tool block from its saved
+ * snapshot, details and summary. No tool runs and no model is called.
+ */
+import type { ToolUseBlock } from "../model/blocks.js";
+import type { Message } from "../model/message.js";
+import type { LoadedSession } from "../session/reader.js";
+import type { ToolOutcome } from "../tools/types.js";
+import type { SlashCommand } from "./interactive/slash-commands.js";
+import type { LineSink } from "./output/sink.js";
+import { oneLine, TerminalRenderer } from "./output/terminal-renderer.js";
+import type { Runtime } from "./runtime.js";
+import { SessionHook } from "./session-hook.js";
+
+/** Messages shown when a session is resumed; older ones are counted, not drawn. */
+const SHOWN_MESSAGES = 40;
+
+export function showHistory(session: LoadedSession, sink: LineSink): void {
+  const messages = session.transcript;
+  const skipped = Math.max(0, messages.length - SHOWN_MESSAGES);
+  sink.dim(`resumed session ${session.header.id} (${session.header.cwd}, ${messages.length} messages${skipped ? `; the first ${skipped} not shown` : ""})\n`);
+  const renderer = new TerminalRenderer(sink, sink);
+  const calls = new Map<string, ToolUseBlock>();
+  for (const message of messages.slice(skipped)) {
+    if (message.role === "assistant") replayAssistant(message, renderer, calls);
+    else replayUser(message, session, renderer, calls, sink);
+  }
+  renderer.finish();
+  sink.dim("─── continue below ───\n");
+}
+
+function replayAssistant(message: Message, renderer: TerminalRenderer, calls: Map<string, ToolUseBlock>): void {
+  renderer.onMessageStart();
+  message.content.forEach((block, i) => {
+    if (block.type === "tool_use") {
+      calls.set(block.id, block);
+      return; // drawn with its result, as live
+    }
+    renderer.onBlockStart(block.type, i);
+    if (block.type === "text") renderer.onContentDelta(i, block.text);
+    else if (block.type === "thinking") renderer.onContentDelta(i, block.thinking);
+    renderer.onBlockComplete(i);
+  });
+}
+
+function replayUser(message: Message, session: LoadedSession, renderer: TerminalRenderer, calls: Map<string, ToolUseBlock>, sink: LineSink): void {
+  for (const block of message.content) {
+    if (block.type === "text") {
+      renderer.finish();
+      sink.write(`> ${block.text}\n`);
+    } else if (block.type === "tool_result") {
+      const use = calls.get(block.tool_use_id);
+      const call = { id: block.tool_use_id, name: use?.name ?? "tool", input: use?.input ?? "" };
+      const saved = session.snapshots.get(call.id) ?? {};
+      renderer.onToolStart(call);
+      if (saved.snapshot !== undefined) renderer.onToolProgress(call, { kind: "show", state: saved.snapshot });
+      const outcome: ToolOutcome = { status: "result", content: block.content, is_error: block.is_error === true, ...saved };
+      renderer.onToolEnd(call, outcome, block);
+    }
+  }
+}
+
+/** `/resume [ID]`: without an id, the recent sessions of this directory; with one, continue it here. */
+export const resumeCommand: SlashCommand = {
+  name: "resume",
+  args: "[ID]",
+  summary: "continue a saved session (an id or unique prefix); no argument: list this directory's recent sessions",
+  run: (args, { runtime, print, sink }) => {
+    const hook = sessionHookOf(runtime);
+    if (!hook) return print("sessions are off (--no-session)");
+    const id = args.trim();
+    if (id === "") return print(recentList(hook));
+    if (id === hook.id) return print(`already in session ${id}`);
+    const resumed = hook.resume(id, runtime);
+    if (!resumed.ok) return print(`cannot resume: ${resumed.error.message}`);
+    showHistory(resumed.value, sink);
+    hook.resumed = undefined;
+  },
+};
+
+function recentList(hook: SessionHook): string {
+  const listed = hook.store.list({ cwd: process.cwd() });
+  if (!listed.ok) return listed.error.message;
+  const recent = listed.value.sessions.slice(0, 10);
+  if (recent.length === 0) return `no saved sessions for ${process.cwd()}`;
+  const lines = recent.map((s) => `  ${s.id}  ${String(s.messages).padStart(4)} messages  ${oneLine(s.first_prompt, 60)}`);
+  return [`sessions of ${process.cwd()} (most recent first; /resume ID continues one):`, ...lines].join("\n");
+}
+
+/** Shows the session `-c` / `-r` opened, once, when the interactive mode starts. */
+export function showResumedSession(runtime: Runtime, sink: LineSink): void {
+  const hook = sessionHookOf(runtime);
+  if (!hook?.resumed) return;
+  showHistory(hook.resumed, sink);
+  hook.resumed = undefined;
+}
+
+function sessionHookOf(runtime: Runtime): SessionHook | undefined {
+  return runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook);
+}

@@ -1,0 +1,109 @@
+/**
+ * Every conversation saved as it goes (SPEC §7): a turn hook that starts a session file at the first turn,
+ * records each message and tool snapshot through a SessionRecorder, and fsyncs at every turn end.
+ * `-c` / `-r ID` / `/resume` open an existing session instead and put its conversation in the runtime.
+ */
+import type { TurnReceiver } from "../agent/agent.js";
+import type { ConfigResult } from "../config/errors.js";
+import type { Message } from "../model/message.js";
+import { SessionRecorder } from "../session/recorder.js";
+import type { LoadedSession } from "../session/reader.js";
+import { SessionStore } from "../session/store.js";
+import type { FlagValues } from "./options.js";
+import type { Runtime, RuntimeOptions, TurnHook } from "./runtime.js";
+
+export class SessionHook implements TurnHook {
+  private recorder: SessionRecorder | undefined;
+  /** The provider and model the file last recorded, so a `/model` switch is saved as a `model` entry. */
+  private recorded: { provider: string; model: string } | undefined;
+  /** The session `-c` / `-r` opened, until the interactive mode has shown its history. */
+  resumed: LoadedSession | undefined;
+
+  constructor(
+    readonly store: SessionStore,
+    private readonly cwd: string,
+    private readonly warn: (text: string) => void,
+  ) {}
+
+  /** The current session's id, once there is one. */
+  get id(): string | undefined {
+    return this.recorder?.writer.id;
+  }
+
+  /** Opens a saved session to continue it; its conversation becomes `runtime.conversation`. */
+  resume(idOrPrefix: string, runtime: Runtime): ConfigResult<LoadedSession> {
+    const opened = this.store.open(idOrPrefix);
+    if (!opened.ok) {
+      const hint = opened.error.kind === "not_found" || opened.error.kind === "ambiguous" ? "start a new conversation without -c or -r" : "the file is named above";
+      return { ok: false, error: { message: opened.error.message, hint } };
+    }
+    this.recorder?.close();
+    const { session, writer } = opened.value;
+    this.recorder = new SessionRecorder(writer, (e) => this.warn(`${e.message} (the conversation goes on; it is saved once writing works again)`));
+    this.recorded = { provider: session.provider, model: session.model };
+    for (const warning of session.warnings) this.warn(warning.message);
+    runtime.conversation = session.conversation;
+    this.resumed = session;
+    return { ok: true, value: session };
+  }
+
+  onTurnStart(prompt: Message, runtime: Runtime): void {
+    const { provider, model } = runtime.providerSettings;
+    if (!this.recorder) {
+      const created = this.store.create({ cwd: this.cwd, provider, model });
+      if (!created.ok) {
+        this.warn(`${created.error.message}; this conversation is not saved`);
+        return;
+      }
+      this.recorder = new SessionRecorder(created.value, (e) => this.warn(`${e.message} (the conversation goes on; it is saved once writing works again)`));
+      this.recorded = { provider, model };
+    }
+    if (this.recorded?.provider !== provider || this.recorded.model !== model) {
+      this.recorder.event({ type: "model", provider, model });
+      this.recorded = { provider, model };
+    }
+    this.recorder.message(prompt);
+  }
+
+  wrapReceiver(receiver: TurnReceiver): TurnReceiver {
+    return this.recorder ? this.recorder.wrap(receiver) : receiver;
+  }
+
+  onTurnEnd(): void {
+    this.recorder?.endTurn();
+  }
+
+  close(): void {
+    this.recorder?.close();
+  }
+}
+
+/**
+ * The session hook for these flags (none with `--no-session`), having opened the session `-c` or `-r` names.
+ * A session that cannot be found or read is a usage error: awl does not silently start a new one.
+ */
+export function setupSessions(options: RuntimeOptions, runtime: Runtime): ConfigResult<SessionHook | undefined> {
+  const flags: FlagValues = options.cli.flags;
+  if (flags["no-session"]) {
+    if (flags.continue || flags.resume !== undefined) return usage("--no-session cannot be combined with -c or -r");
+    return { ok: true, value: undefined };
+  }
+  if (flags.continue && flags.resume !== undefined) return usage("-c continues the latest session and -r a given one: use one of them");
+  const cwd = process.cwd();
+  const hook = new SessionHook(new SessionStore(undefined, { secrets: [options.settings.provider.apiKey] }), cwd, options.warn);
+  let target = flags.resume;
+  if (flags.continue) {
+    const latest = hook.store.latest(cwd);
+    if (!latest.ok) return usage(latest.error.message, "start a new conversation without -c, or pick one with -r (`awl sessions` lists them)");
+    target = latest.value;
+  }
+  if (target !== undefined) {
+    const resumed = hook.resume(target, runtime);
+    if (!resumed.ok) return resumed;
+  }
+  return { ok: true, value: hook };
+}
+
+function usage(message: string, hint = "see awl --help"): ConfigResult<never> {
+  return { ok: false, error: { message, hint } };
+}

@@ -1,0 +1,100 @@
+/**
+ * Messages between the main thread (pool, slots) and a Lua worker. Plain data only: everything
+ * here crosses `postMessage`.
+ */
+import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration } from "./types.js";
+import type { ToolProgress } from "../../tools/types.js";
+import type { MessagePort } from "node:worker_threads";
+
+/**
+ * A compiled WebAssembly.Module (the project compiles without the DOM lib, so it is opaque here).
+ */
+export type WasmModule = object;
+
+/** The few WebAssembly functions awl calls. */
+export interface WasmApi {
+  compile(bytes: Uint8Array): Promise<WasmModule>;
+  instantiate(module: WasmModule, imports: object): Promise<object>;
+}
+
+export const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** Indexes into the shared Int32Array every slot has with its worker. */
+export const CONTROL_ABORT = 0; // written by the main thread: why the running call must stop (ABORT_*)
+export const CONTROL_REPLY = 1; // 1 when the main thread answered a synchronous host request
+export const CONTROL_SIZE = 2;
+
+export const ABORT_NONE = 0;
+export const ABORT_TIMEOUT = 1;
+export const ABORT_CANCEL = 2;
+/** Set inside the worker only: the handler called os.exit. */
+export const ABORT_EXIT = 3;
+
+/** What the worker needs to start (passed as `workerData`). */
+export interface WorkerInit {
+  wasmModule: WasmModule;
+  control: SharedArrayBuffer;
+  requestPort: MessagePort;
+  runtimeDir: string;
+  extensions: ExtensionEntry[];
+  env: Record<string, string>;
+  memoryLimitBytes: number;
+  loadTimeoutMs: number;
+  luaPath: string[];
+  home: string;
+  cwd: string;
+}
+
+export interface CallRequest {
+  type: "call";
+  id: number;
+  extension: string;
+  tool: string;
+  input: string;
+  /** ToolContextData as JSON. */
+  ctx: string;
+  cwd: string;
+  timeoutMs: number;
+}
+
+export type ToWorker = CallRequest | { type: "unload" };
+
+/** How a handler ended, as the worker saw it. */
+export type WorkerOutcome =
+  | { status: "ok" | "error"; content: string; extra?: string; invalidUtf8: boolean }
+  | { status: "crash"; message: string; traceback: string; outOfMemory: boolean }
+  | { status: "aborted"; reason: "timeout" | "cancel" | "exit"; exitCode: number };
+
+export type FromWorker =
+  | { type: "loading"; extension: string }
+  | { type: "loaded"; tools: LuaToolRegistration[]; errors: ExtensionLoadError[] }
+  | { type: "result"; id: number; outcome: WorkerOutcome }
+  | { type: "progress"; id: number; update: ToolProgress }
+  | { type: "log"; extension: string; stream: string; text: string }
+  | { type: "unloaded" }
+  /** The worker cannot go on (start-up failed, or a JS exception went through wasm); it exits next. */
+  | { type: "fatal"; message: string };
+
+/** A synchronous request from Lua to the main thread (child processes live there, so they can be killed). */
+export interface ExecRequest {
+  callId: number;
+  extension: string;
+  /** A program and its arguments (no shell), or `shell`: a command line for /bin/sh -c. */
+  argv?: string[];
+  shell?: string;
+  cwd: string;
+  env?: Record<string, string>;
+  stdin?: Uint8Array;
+  timeoutMs?: number;
+  stdout: "capture" | "log";
+  stderr: "capture" | "log";
+}
+
+export interface ExecReply {
+  code: number | null;
+  how: "exit" | "signal" | "timeout" | "error";
+  /** Signal number for "signal", the reason for "error". */
+  detail?: number | string;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+}

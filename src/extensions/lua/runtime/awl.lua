@@ -1,0 +1,362 @@
+-- The `awl` API extensions see (register_tool, json, exec, log, tool_error, on_unload), the wallah
+-- form `agent.on('discover_tools', ...)`, and the two entry points the worker calls:
+-- `load_extension` and `call`. Only strings cross to JavaScript: tool input arrives as JSON text,
+-- results leave as (status, content, extra JSON).
+local host, json, make_require, config = ...
+
+local format, concat, find, sub, match = string.format, table.concat, string.find, string.sub, string.match
+local type, tostring, select, error, pcall, xpcall, setmetatable, getmetatable, next =
+  type, tostring, select, error, pcall, xpcall, setmetatable, getmetatable, next
+local traceback, getinfo = debug.traceback, debug.getinfo
+
+local awl = { version = config.api_version }
+_G.awl = awl
+
+awl.json = {
+  encode = json.encode,
+  decode = json.decode,
+  null = json.null,
+  array = json.array,
+  object = json.object,
+}
+
+local extensions = {} -- name -> { name, file, root, env, tools = { [name] = tool }, order = { tool... }, unload = { fn... } }
+local loading = nil   -- the extension whose top-level code is running
+
+---------------------------------------------------------------------------------------------------
+-- Helpers for handlers
+
+local TOOL_ERROR = { __name = "awl.tool_error", __tostring = function(e) return e.message end }
+
+--- A failure the model reads and can act on: `error(awl.tool_error("no such city"))` or return it.
+function awl.tool_error(message)
+  if type(message) ~= "string" then message = tostring(message) end
+  return setmetatable({ message = message }, TOOL_ERROR)
+end
+
+local function is_tool_error(v) return type(v) == "table" and getmetatable(v) == TOOL_ERROR end
+
+local function joined(sep, ...)
+  local parts = {}
+  for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
+  return concat(parts, sep)
+end
+
+--- Writes a line to awl's log (never to the model or to awl's output).
+function awl.log(...)
+  host.log("log", joined(" ", ...) .. "\n")
+end
+
+--- Runs a program without a shell: `local code, stdout, stderr = awl.exec{ "git", "status", cwd = dir }`.
+--- Options: cwd, stdin (string), timeout (seconds), env (table of extra variables).
+--- When the program could not run, was killed or timed out, `code` is nil and a 4th value says why.
+function awl.exec(spec)
+  if type(spec) ~= "table" then error("bad argument #1 to 'awl.exec' (table expected, got " .. type(spec) .. ")", 2) end
+  local argv = {}
+  for i = 1, #spec do
+    local a = spec[i]
+    if type(a) ~= "string" and type(a) ~= "number" then
+      error(format("bad argument to 'awl.exec' (argument %d is a %s, not a string)", i, type(a)), 2)
+    end
+    argv[i] = tostring(a)
+  end
+  if #argv == 0 then error("awl.exec needs the program and its arguments, e.g. awl.exec{ 'ls', '-l' }", 2) end
+  for key, want in next, { cwd = "string", stdin = "string", timeout = "number", env = "table" } do
+    if spec[key] ~= nil and type(spec[key]) ~= want then
+      error(format("bad argument to 'awl.exec' (%s must be a %s, got %s)", key, want, type(spec[key])), 2)
+    end
+  end
+  local code, out, err, how, detail = host.exec({
+    argv = argv, cwd = spec.cwd, env = spec.env, stdout = "capture", stderr = "capture",
+    timeout_ms = spec.timeout and math.floor(spec.timeout * 1000),
+  }, spec.stdin)
+  if how == "exit" then return code, out, err end
+  if how == "signal" then return nil, out, err, "signal " .. tostring(detail) end
+  if how == "timeout" then return nil, out, err, "timeout" end
+  return nil, out, err, tostring(detail)
+end
+
+--- Runs `fn` when awl unloads this extension's state (reload, exit).
+function awl.on_unload(fn)
+  if type(fn) ~= "function" then error("bad argument #1 to 'awl.on_unload' (function expected, got " .. type(fn) .. ")", 2) end
+  if not loading then error("awl.on_unload can only be called while the extension loads", 2) end
+  loading.unload[#loading.unload + 1] = fn
+end
+
+---------------------------------------------------------------------------------------------------
+-- Registration
+
+local FIELDS = {
+  name = "string", description = "string", parameters = "table", run = "function",
+  render = "function", available = "function", parallel = "boolean", timeout = "number",
+}
+local HINTS = { handler = "run", schema = "parameters", input_schema = "parameters", execute = "run" }
+
+-- `level` is the stack level of the extension code that called the public function.
+local function register(spec, level)
+  local function fail(msg) error("awl.register_tool: " .. msg, level + 2) end
+  local ext = loading
+  if not ext then
+    fail("tools can only be registered while the extension loads (at its top level or in agent.on('discover_tools'))")
+  end
+  for key, value in next, spec do
+    local want = FIELDS[key]
+    if not want then
+      local hint = HINTS[key] and format(" (did you mean `%s`?)", HINTS[key]) or ""
+      fail(format("unknown field `%s`%s; the fields are name, description, parameters, run, render, available, parallel, timeout", tostring(key), hint))
+    end
+    if type(value) ~= want then
+      fail(format("`%s` must be a %s, got %s", key, want, type(value)))
+    end
+  end
+  if spec.name == nil then fail("`name` is missing") end
+  if spec.run == nil then fail(format("tool `%s` has no handler (`run` function)", spec.name)) end
+  if spec.timeout ~= nil and not (spec.timeout > 0) then fail("`timeout` must be a positive number of seconds") end
+  local schema = spec.parameters or json.object({ type = "object", properties = json.object() })
+  local ok, schema_json = pcall(json.encode_ex, schema, "parameters")
+  if not ok then fail(schema_json) end
+  if ext.tools[spec.name] then
+    local first = ext.tools[spec.name]
+    fail(format("tool `%s` is already registered by this extension at %s:%d", spec.name, first.file, first.line))
+  end
+  local info = getinfo(level + 1, "Sl") or {}
+  local source = info.source or "?"
+  local description = spec.description
+  if description == nil and type(schema.description) == "string" then description = schema.description end
+  local tool = {
+    extension = ext.name,
+    name = spec.name,
+    description = description or "",
+    schema = schema_json,
+    parallel = spec.parallel ~= false,
+    timeout_ms = spec.timeout and math.floor(spec.timeout * 1000 + 0.5) or nil,
+    file = sub(source, 1, 1) == "@" and sub(source, 2) or source,
+    line = info.currentline or 0,
+    has_render = spec.render ~= nil,
+    has_available = spec.available ~= nil,
+    run = spec.run, render = spec.render, available = spec.available,
+  }
+  ext.tools[spec.name] = tool
+  ext.order[#ext.order + 1] = tool
+end
+
+--- `awl.register_tool(name, schema, handler)` or `awl.register_tool{ name=, description=, parameters=, run=, ... }`.
+function awl.register_tool(a, b, c)
+  if type(a) == "table" and b == nil and c == nil then register(a, 2); return end
+  if type(a) ~= "string" then
+    error("awl.register_tool: `name` must be a string, got " .. type(a) ..
+      " (use awl.register_tool(name, schema, handler) or awl.register_tool{ name = ..., run = ... })", 2)
+  end
+  if type(b) ~= "table" then error("awl.register_tool: the schema of `" .. a .. "` must be a table, got " .. type(b), 2) end
+  if type(c) ~= "function" then error("awl.register_tool: the handler of `" .. a .. "` must be a function, got " .. type(c), 2) end
+  register({ name = a, parameters = b, run = c }, 2) -- not a tail call: levels must stay put
+end
+
+-- wallah's form: agent.on('discover_tools', function(registry) registry:add{ ... } end)
+local registry = {}
+function registry:add(spec)
+  if type(spec) ~= "table" then error("registry:add expects a table {name=, description=, parameters=, run=}, got " .. type(spec), 2) end
+  register(spec, 2)
+end
+
+_G.agent = {
+  on = function(event, fn)
+    if event ~= "discover_tools" then
+      error(format("agent.on: unknown event %q (awl supports 'discover_tools')", tostring(event)), 2)
+    end
+    if type(fn) ~= "function" then error("agent.on: the handler must be a function, got " .. type(fn), 2) end
+    if not loading then error("agent.on can only be called while the extension loads", 2) end
+    loading.discover[#loading.discover + 1] = fn
+  end,
+}
+
+---------------------------------------------------------------------------------------------------
+-- Entry points for the worker
+
+local function crash_report(e)
+  if is_tool_error(e) then return e end
+  local message
+  if type(e) == "string" then
+    message = e
+  elseif type(e) == "table" and getmetatable(e) == nil and type(e.message) == "string" then
+    message = e.message
+  else
+    message = tostring(e)
+  end
+  return { message = message, traceback = traceback(message, 2) }
+end
+
+-- Cuts the frames that belong to awl's own dispatcher off a traceback.
+local function trim(tb)
+  local cut = find(tb, "\n%s*%[C%]: in function 'xpcall'")
+  return cut and sub(tb, 1, cut - 1) or tb
+end
+
+local function make_env(name, root)
+  local env = setmetatable({}, { __index = _G })
+  env._G = _G
+  env.require = make_require(root, env)
+  return env
+end
+
+--- Loads one extension. Returns "ok", registrations JSON or "error", message.
+local function load_extension(name, file, root)
+  local src, err = host.read_source(file)
+  if not src then return "error", err end
+  if sub(src, 1, 1) == "#" then src = "--" .. src end
+  local env = make_env(name, root)
+  local chunk, syntax = load(src, "@" .. file, "t", env)
+  if not chunk then return "error", syntax end
+  local ext = { name = name, file = file, root = root, env = env, tools = {}, order = {}, unload = {}, discover = {} }
+  loading = ext
+  host.set_extension(name)
+  local ok, report = xpcall(chunk, crash_report)
+  for i = 1, #ext.discover do
+    if not ok then break end
+    ok, report = xpcall(ext.discover[i], crash_report, registry)
+  end
+  loading = nil
+  if not ok then
+    if is_tool_error(report) then return "error", report.message end
+    return "error", report.message, trim(report.traceback)
+  end
+  extensions[name] = ext
+  local list = {}
+  for i, tool in ipairs(ext.order) do
+    list[i] = {
+      extension = tool.extension, name = tool.name, description = tool.description, schema = tool.schema,
+      parallel = tool.parallel, timeout_ms = tool.timeout_ms, file = tool.file, line = tool.line,
+      has_render = tool.has_render, has_available = tool.has_available,
+    }
+  end
+  return "ok", json.encode(json.array(list))
+end
+
+local CTX = {}
+CTX.__index = CTX
+function CTX:progress(fraction, detail)
+  if type(fraction) ~= "number" then error("ctx:progress: the fraction must be a number, got " .. type(fraction), 2) end
+  host.progress("progress", fraction, detail ~= nil and tostring(detail) or nil)
+end
+function CTX:show(state)
+  local ok, text = pcall(json.encode_ex, state, "state")
+  if not ok then error("ctx:show: " .. text, 2) end
+  host.progress("show", text)
+end
+function CTX:title(text)
+  host.progress("title", tostring(text))
+end
+
+local function make_ctx(ext, ctx_json)
+  local ctx = json.decode(ctx_json)
+  local h = {}
+  for k, v in next, config.host do h[k] = v end
+  ctx.host = h
+  ctx.name = ext.name
+  ctx.dir = ext.root
+  return setmetatable(ctx, CTX)
+end
+
+local function describe(v)
+  if v == nil then return "nothing (nil)" end
+  if type(v) == "table" then
+    local keys = {}
+    for k in next, v do keys[#keys + 1] = tostring(k) end
+    table.sort(keys)
+    if #keys == 0 then return "an empty table" end
+    return "a table without a `content` string (its keys: " .. concat(keys, ", ") .. ")"
+  end
+  if type(v) == "string" then return "a string" end
+  return format("a %s (%s)", type(v), tostring(v))
+end
+
+local function bad_return(tool, v)
+  return "error", format("the tool `%s` returned %s; a handler must return a string or a table { content = \"...\" }",
+    tool.name, describe(v))
+end
+
+-- The optional fields of a table result, as JSON (nil when there are none).
+local function extras(tool, r)
+  local x = {}
+  if r.summary ~= nil then x.summary = tostring(r.summary) end
+  if r.details ~= nil then x.details = r.details end
+  if r.images ~= nil then
+    if type(r.images) ~= "table" then return nil, "`images` must be a list of { media_type = ..., data = base64 }" end
+    local images = json.array()
+    for i, img in ipairs(r.images) do
+      if type(img) ~= "table" or type(img.media_type) ~= "string" or type(img.data) ~= "string" then
+        return nil, format("images[%d] must be a table { media_type = \"image/png\", data = base64 string }", i)
+      end
+      images[i] = { media_type = img.media_type, data = img.data }
+    end
+    x.images = images
+  end
+  if next(x) == nil then return nil end
+  local ok, text = pcall(json.encode_ex, x, "result")
+  if not ok then return nil, text end
+  return text
+end
+
+local function shape(tool, r)
+  local tr = type(r)
+  if tr == "string" then return "ok", r end
+  if tr ~= "table" then return bad_return(tool, r) end
+  if is_tool_error(r) then return "error", r.message end
+  local content = r.content
+  if type(content) == "number" then content = tostring(content) end
+  if type(content) ~= "string" then return bad_return(tool, r) end
+  local extra, problem = extras(tool, r)
+  if problem then
+    return "error", format("the tool `%s` returned a result awl cannot use: %s", tool.name, problem)
+  end
+  return (r.is_error and "error" or "ok"), content, extra
+end
+
+--- Runs one handler. Returns (status, content, extra) with status "ok" | "error" | "crash";
+--- for "crash", content is the message and extra the traceback.
+local function call(ext_name, tool_name, input_json, ctx_json)
+  local ext = extensions[ext_name]
+  local tool = ext and ext.tools[tool_name]
+  if not tool then
+    return "error", format("unknown tool `%s` in extension `%s`", tool_name, ext_name)
+  end
+  host.set_extension(ext_name)
+  local ok, input = pcall(json.decode, input_json)
+  if not ok then return "error", "the tool input is not valid JSON: " .. tostring(input) end
+  local ctx = make_ctx(ext, ctx_json)
+  local done, result = xpcall(tool.run, crash_report, input, ctx)
+  if done then return shape(tool, result) end
+  if is_tool_error(result) then return "error", result.message end
+  if type(result) ~= "table" then -- out of memory: Lua skips the message handler
+    return "crash", tostring(result), ""
+  end
+  return "crash", result.message, trim(result.traceback)
+end
+
+--- Asks a tool's `available(ctx)`; returns "ok", "true"/"false" or "crash", message, traceback.
+local function available(ext_name, tool_name, ctx_json)
+  local ext = extensions[ext_name]
+  local tool = ext and ext.tools[tool_name]
+  if not tool then return "error", "unknown tool" end
+  if not tool.available then return "ok", "true" end
+  host.set_extension(ext_name)
+  local done, result = xpcall(tool.available, crash_report, make_ctx(ext, ctx_json))
+  if not done then
+    if type(result) ~= "table" or is_tool_error(result) then return "crash", tostring(result.message or result), "" end
+    return "crash", result.message, trim(result.traceback)
+  end
+  return "ok", result and "true" or "false"
+end
+
+--- Runs every extension's on_unload hooks (errors are logged, never raised).
+local function unload()
+  for name, ext in next, extensions do
+    host.set_extension(name)
+    for _, fn in ipairs(ext.unload) do
+      local ok, report = xpcall(fn, crash_report)
+      if not ok then host.log("warn", "on_unload failed: " .. tostring(report.message or report) .. "\n") end
+    end
+  end
+end
+
+return { load_extension = load_extension, call = call, available = available, unload = unload }

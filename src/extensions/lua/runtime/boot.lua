@@ -1,0 +1,22 @@
+-- Boots awl's Lua runtime in a fresh state: JSON codec, standard library on the real system,
+-- require, and the awl API. Receives the worker's host functions, the configuration (JSON) and the
+-- directory of these files; returns the entry points the worker calls.
+local raw, config_json, dir = ...
+
+local function run(name, ...)
+  local src, err = raw.read_source(dir .. "/" .. name)
+  if not src then error(err, 0) end
+  return assert(load(src, "@" .. dir .. "/" .. name, "t"))(...)
+end
+
+local json = run("json.lua")
+local config = json.decode(config_json)
+
+-- The host as Lua sees it: raw functions, with process specs encoded to JSON on the way out.
+local host = setmetatable({
+  exec = function(spec, stdin) return raw.exec(json.encode(spec), stdin) end,
+}, { __index = raw })
+
+local stdlib = run("stdlib.lua", host)
+local req = run("require.lua", host, config, stdlib.read_chunk)
+return run("awl.lua", host, json, req.make_require, config)

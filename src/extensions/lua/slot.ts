@@ -1,0 +1,287 @@
+/**
+ * One pool slot, seen from the main thread: a worker thread with its own Lua state. Starts the
+ * worker, runs one call at a time on it, and enforces the call's limits: at the deadline (or on
+ * cancel) it raises the shared abort flag and kills the call's child processes; if the worker does
+ * not come back within a grace period it terminates the worker (the slot is then dead and the pool
+ * replaces it).
+ */
+import { MessageChannel, Worker } from "node:worker_threads";
+import {
+  ABORT_CANCEL,
+  ABORT_NONE,
+  ABORT_TIMEOUT,
+  CONTROL_ABORT,
+  CONTROL_REPLY,
+  CONTROL_SIZE,
+  type CallRequest,
+  type ExecRequest,
+  type FromWorker,
+  type WorkerInit,
+  type WasmModule,
+  type WorkerOutcome,
+} from "./protocol.js";
+import { ChildProcesses, type LogSink } from "./processes.js";
+import { workerScriptPath } from "./assets.js";
+import type { ExtensionLoadError, LuaToolRegistration, ToolOutcome, ToolProgress } from "./types.js";
+
+/** How long a stopped handler may take to unwind before its worker is terminated. */
+export const GRACE_MS = 100;
+
+export type SlotSettings = Omit<WorkerInit, "control" | "requestPort" | "wasmModule">;
+
+export interface Loaded {
+  tools: LuaToolRegistration[];
+  errors: ExtensionLoadError[];
+}
+
+/** The worker did not finish loading `extension` (it looped or hung where the hook cannot reach). */
+export class LoadHang extends Error {
+  constructor(
+    readonly extension: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface RunningCall {
+  id: number;
+  extension: string;
+  timeoutMs: number;
+  abortReason: number;
+  snapshot?: unknown;
+  onProgress?: ((u: ToolProgress) => void) | undefined;
+  finish(outcome: ToolOutcome): void;
+}
+
+let nextCallId = 1;
+
+export class WorkerSlot {
+  private readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_SIZE * 4));
+  private readonly processes: ChildProcesses;
+  private worker!: Worker;
+  private current: RunningCall | undefined;
+  private graceTimer: NodeJS.Timeout | undefined;
+  /** Terminated or failed: never used again. */
+  dead = false;
+  private terminated = false;
+  /** Healthy, but should be replaced when released (it hit its memory cap: wasm memory never shrinks). */
+  retire = false;
+
+  private constructor(
+    private readonly settings: SlotSettings,
+    private readonly log: LogSink,
+  ) {
+    this.processes = new ChildProcesses(settings.env, log);
+  }
+
+  /** Starts a worker and waits until it has loaded every extension. */
+  static start(module: WasmModule, settings: SlotSettings, log: LogSink): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+    const slot = new WorkerSlot(settings, log);
+    return slot.boot(module).then((loaded) => ({ slot, loaded }));
+  }
+
+  private boot(module: WasmModule): Promise<Loaded> {
+    const channel = new MessageChannel();
+    const init: WorkerInit = { ...this.settings, wasmModule: module, control: this.control.buffer as SharedArrayBuffer, requestPort: channel.port2 };
+    this.worker = new Worker(workerScriptPath(), { workerData: init, transferList: [channel.port2] });
+    channel.port1.on("message", (req: ExecRequest) => void this.answer(channel.port1, req));
+    channel.port1.unref();
+
+    return new Promise<Loaded>((resolve, reject) => {
+      let loading = "";
+      let watchdog: NodeJS.Timeout | undefined;
+      const arm = () => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => {
+          void this.terminate();
+          const limit = this.settings.loadTimeoutMs / 1000;
+          reject(loading ? new LoadHang(loading, `did not finish loading within ${limit} s`) : new Error("the Lua worker did not start"));
+        }, this.settings.loadTimeoutMs + 2000);
+      };
+      arm();
+      const stop = (err: Error) => {
+        clearTimeout(watchdog);
+        this.dead = true;
+        reject(err);
+      };
+      this.worker.on("message", (msg: FromWorker) => {
+        if (msg.type === "loading") {
+          loading = msg.extension;
+          arm();
+        } else if (msg.type === "loaded") {
+          clearTimeout(watchdog);
+          this.worker.unref();
+          resolve({ tools: msg.tools, errors: msg.errors });
+        } else if (msg.type === "fatal" && !this.current) {
+          stop(loading ? new LoadHang(loading, msg.message) : new Error(msg.message));
+        } else {
+          this.onMessage(msg);
+        }
+      });
+      this.worker.on("error", (err) => {
+        stop(err);
+        this.onDeath(`the Lua worker failed: ${err.message}`);
+      });
+      this.worker.on("exit", (code) => {
+        stop(new Error(`the Lua worker exited (code ${code}) while loading ${loading || "awl's runtime"}`));
+        this.onDeath(`the Lua worker exited (code ${code})`);
+      });
+    });
+  }
+
+  private async answer(port: MessageChannel["port1"], req: ExecRequest): Promise<void> {
+    const reply = await this.processes.run(req);
+    if (this.dead) return;
+    port.postMessage(reply);
+    Atomics.store(this.control, CONTROL_REPLY, 1);
+    Atomics.notify(this.control, CONTROL_REPLY);
+  }
+
+  private onMessage(msg: FromWorker): void {
+    const call = this.current;
+    switch (msg.type) {
+      case "result":
+        if (call && call.id === msg.id) call.finish(this.toOutcome(call, msg.outcome));
+        return;
+      case "progress":
+        if (call && call.id === msg.id) {
+          if (msg.update.kind === "show") call.snapshot = msg.update.state;
+          call.onProgress?.(msg.update);
+        }
+        return;
+      case "log":
+        this.log(msg.extension, msg.stream, msg.text);
+        return;
+      case "fatal":
+        void this.terminate();
+        this.onDeath(`the Lua state was damaged and is being replaced: ${msg.message}`);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private onDeath(reason: string): void {
+    this.dead = true;
+    const call = this.current;
+    if (!call) return;
+    if (call.abortReason !== ABORT_NONE) call.finish(abortedOutcome(call));
+    else call.finish({ status: "crash", extension: call.extension, message: reason, traceback: "" });
+  }
+
+  /** Runs one call; resolves with its outcome whatever happens (never rejects). */
+  run(
+    req: Omit<CallRequest, "type" | "id">,
+    signal: AbortSignal,
+    onProgress?: (u: ToolProgress) => void,
+  ): Promise<ToolOutcome> {
+    const id = nextCallId++;
+    return new Promise<ToolOutcome>((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const onAbort = () => this.abort(ABORT_CANCEL);
+      const call: RunningCall = {
+        id,
+        extension: req.extension,
+        timeoutMs: req.timeoutMs,
+        abortReason: ABORT_NONE,
+        onProgress,
+        finish: (outcome) => {
+          if (this.current !== call) return;
+          this.current = undefined;
+          clearTimeout(timer);
+          clearTimeout(this.graceTimer);
+          signal.removeEventListener("abort", onAbort);
+          this.processes.forget(id);
+          if (!this.dead) this.worker.unref();
+          resolve(outcome);
+        },
+      };
+      this.current = call;
+      Atomics.store(this.control, CONTROL_ABORT, ABORT_NONE);
+      this.worker.ref();
+      this.worker.postMessage({ type: "call", id, ...req } satisfies CallRequest);
+      timer = setTimeout(() => this.abort(ABORT_TIMEOUT), req.timeoutMs);
+      signal.addEventListener("abort", onAbort, { once: true });
+      if (signal.aborted) onAbort();
+    });
+  }
+
+  /** Stops the running call: flag for the hook, kill its processes, then terminate if it hangs. */
+  private abort(reason: number): void {
+    const call = this.current;
+    if (!call || call.abortReason !== ABORT_NONE) return;
+    call.abortReason = reason;
+    Atomics.store(this.control, CONTROL_ABORT, reason);
+    this.processes.killCall(call.id);
+    this.graceTimer = setTimeout(() => {
+      if (this.current !== call) return;
+      void this.terminate();
+      call.finish(abortedOutcome(call));
+    }, GRACE_MS);
+  }
+
+  private toOutcome(call: RunningCall, o: WorkerOutcome): ToolOutcome {
+    if (call.abortReason !== ABORT_NONE) return abortedOutcome(call);
+    const snapshot = call.snapshot !== undefined ? { snapshot: call.snapshot } : {};
+    switch (o.status) {
+      case "aborted":
+        if (o.reason === "timeout") return { status: "timeout", timeout_ms: call.timeoutMs };
+        if (o.reason === "cancel") return { status: "cancelled" };
+        return {
+          status: "result",
+          content: `the handler ended with os.exit(${o.exitCode})`,
+          is_error: o.exitCode !== 0,
+          ...snapshot,
+        };
+      case "crash": {
+        let message = o.message;
+        if (o.outOfMemory) {
+          this.retire = true;
+          const mb = Math.round(this.settings.memoryLimitBytes / 1024 / 1024);
+          message += ` (the extension's Lua state reached its memory cap of ${mb} MB)`;
+        }
+        return { status: "crash", extension: call.extension, message, traceback: o.traceback };
+      }
+      default: {
+        const extra = o.extra ? (JSON.parse(o.extra) as Record<string, unknown>) : {};
+        const content = o.invalidUtf8
+          ? `${o.content}\n[awl: the tool's output was not valid UTF-8; invalid bytes were replaced with U+FFFD]`
+          : o.content;
+        return { status: "result", content, is_error: o.status === "error", ...extra, ...snapshot };
+      }
+    }
+  }
+
+  /** Runs the extensions' on_unload hooks (bounded by the load timeout). */
+  unload(): Promise<void> {
+    if (this.dead || this.current) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.worker.off("message", onMessage);
+        resolve();
+      };
+      const onMessage = (msg: FromWorker) => {
+        if (msg.type === "unloaded") done();
+      };
+      const timer = setTimeout(done, this.settings.loadTimeoutMs);
+      this.worker.on("message", onMessage);
+      this.worker.ref();
+      this.worker.postMessage({ type: "unload" });
+    });
+  }
+
+  async terminate(): Promise<void> {
+    if (this.terminated) return;
+    this.terminated = true;
+    this.dead = true;
+    if (this.current && this.current.abortReason === ABORT_NONE) this.current.abortReason = ABORT_CANCEL;
+    this.processes.killAll();
+    await this.worker.terminate();
+  }
+}
+
+function abortedOutcome(call: RunningCall): ToolOutcome {
+  return call.abortReason === ABORT_TIMEOUT ? { status: "timeout", timeout_ms: call.timeoutMs } : { status: "cancelled" };
+}

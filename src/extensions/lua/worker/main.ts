@@ -1,0 +1,72 @@
+/**
+ * Entry point of a Lua worker thread (one pool slot). Instantiates wasmoon's WebAssembly module
+ * from the one the main thread compiled, creates the Lua state, loads every extension, then runs
+ * calls one at a time. Lua never runs on the main thread.
+ */
+import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
+import { wasmApi, CONTROL_REPLY, type ExecReply, type ExecRequest, type FromWorker, type ToWorker, type WorkerInit } from "../protocol.js";
+import { DamagedState, LuaRuntime } from "./runtime.js";
+import type { LuaModule } from "./lua-c.js";
+
+const init = workerData as WorkerInit;
+const control = new Int32Array(init.control);
+const port = parentPort!;
+
+function post(message: FromWorker): void {
+  port.postMessage(message);
+}
+
+/** Child processes run on the main thread (so a cancel can kill them): ask, then block for the answer. */
+function exec(request: ExecRequest): ExecReply {
+  Atomics.store(control, CONTROL_REPLY, 0);
+  init.requestPort.postMessage(request);
+  for (;;) {
+    const got = receiveMessageOnPort(init.requestPort);
+    if (got) return got.message as ExecReply;
+    Atomics.wait(control, CONTROL_REPLY, 0, 1000);
+  }
+}
+
+/** wasmoon compiles its .wasm on every start; hand it the module the main thread compiled once. */
+async function loadLuaModule(): Promise<LuaModule> {
+  const original = wasmApi.instantiate;
+  const compiled = init.wasmModule;
+  wasmApi.instantiate = (_bytes: unknown, imports: object) =>
+    original(compiled, imports).then((instance) => ({ instance, module: compiled }));
+  try {
+    const { LuaFactory } = await import("wasmoon");
+    const wasm = await new LuaFactory().getLuaModule();
+    return wasm.module as unknown as LuaModule;
+  } finally {
+    wasmApi.instantiate = original;
+  }
+}
+
+function fatal(err: unknown): never {
+  post({ type: "fatal", message: err instanceof Error ? err.message : String(err) });
+  process.exit(1); // in a worker: ends this thread only
+}
+
+async function start(): Promise<void> {
+  let runtime: LuaRuntime;
+  try {
+    runtime = new LuaRuntime(await loadLuaModule(), init, { post, exec, control });
+    post({ type: "loaded", ...runtime.loadExtensions() });
+  } catch (err) {
+    fatal(err);
+  }
+  port.on("message", (message: ToWorker) => {
+    try {
+      if (message.type === "call") {
+        post({ type: "result", id: message.id, outcome: runtime.call(message) });
+      } else if (message.type === "unload") {
+        runtime.unload();
+        post({ type: "unloaded" });
+      }
+    } catch (err) {
+      fatal(err instanceof DamagedState ? err : new Error(`the Lua worker failed: ${String(err)}`));
+    }
+  });
+}
+
+void start();

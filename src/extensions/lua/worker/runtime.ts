@@ -1,0 +1,423 @@
+/**
+ * One Lua 5.4 state inside a worker: created with a memory-capped allocator and an instruction
+ * hook, booted with awl's runtime (runtime/*.lua), holding every extension. Runs one call at a time.
+ *
+ * Stopping runaway code: a count hook runs every HOOK_COUNT instructions and checks the call's
+ * deadline and the shared abort flag; once either trips it re-arms itself for every instruction and
+ * raises an error each time, so even a loop inside pcall unwinds. What the hook cannot reach (an
+ * xpcall handler that loops, `debug.sethook()`, a long C call) the main thread ends by terminating
+ * the worker.
+ */
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import {
+  ABORT_CANCEL,
+  ABORT_EXIT,
+  ABORT_NONE,
+  ABORT_TIMEOUT,
+  CONTROL_ABORT,
+  type CallRequest,
+  type ExecReply,
+  type ExecRequest,
+  type FromWorker,
+  type WorkerInit,
+  type WorkerOutcome,
+} from "../protocol.js";
+import type { ExtensionLoadError, LuaToolRegistration, ToolProgress } from "../types.js";
+import { HostFiles, fsFailure } from "./host-fs.js";
+import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
+import { KNOWN_C_MODULES, luaSearchPaths } from "./lua-paths.js";
+
+/** Instructions between two checks of the deadline and abort flag (cheap: ~1 µs of Lua). */
+const HOOK_COUNT = 1000;
+/** Bumped when the Lua API extensions see changes incompatibly (docs/extension-api.md). */
+export const LUA_API_VERSION = "1";
+
+const ABORT_MESSAGE: Record<number, string> = {
+  [ABORT_TIMEOUT]: "awl: the handler ran past its timeout",
+  [ABORT_CANCEL]: "awl: the call was cancelled",
+  [ABORT_EXIT]: "awl: the handler called os.exit",
+};
+
+export interface RuntimeHost {
+  post(message: FromWorker): void;
+  exec(request: ExecRequest): ExecReply;
+  control: Int32Array;
+}
+
+/** A JavaScript exception went through wasm: Lua's cleanup was skipped and the state cannot be trusted. */
+export class DamagedState extends Error {}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const lenientUtf8 = new TextDecoder("utf-8");
+
+function messageOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+export class LuaRuntime {
+  private readonly c: LuaC;
+  private readonly m: LuaModule;
+  private readonly L: number;
+  private readonly files: HostFiles;
+  private hookPtr = 0;
+  private abort = ABORT_NONE;
+  private exitCode = 0;
+  private deadline = Infinity;
+  private memoryUsed = 0;
+  private memoryRefused = false;
+  private extension = "";
+  private callId = 0;
+  private entry: Record<"load_extension" | "call" | "available" | "unload", number> = {
+    load_extension: 0,
+    call: 0,
+    available: 0,
+    unload: 0,
+  };
+
+  constructor(
+    module: LuaModule,
+    private readonly init: WorkerInit,
+    private readonly host: RuntimeHost,
+  ) {
+    this.m = module;
+    this.c = new LuaC(module);
+    this.files = new HostFiles(init.cwd);
+    this.L = this.createState();
+    this.boot();
+  }
+
+  private createState(): number {
+    const m = this.m;
+    const limit = this.init.memoryLimitBytes;
+    const alloc = m.addFunction((_ud: number, ptr: number, oldSize: number, newSize: number) => {
+      if (newSize === 0) {
+        if (ptr) {
+          this.memoryUsed -= oldSize;
+          m._free(ptr);
+        }
+        return 0;
+      }
+      const delta = ptr ? newSize - oldSize : newSize;
+      if (delta > 0 && this.memoryUsed + delta > limit) {
+        this.memoryRefused = true;
+        return 0;
+      }
+      const p = m._realloc(ptr, newSize);
+      if (p) this.memoryUsed += delta;
+      return p;
+    }, "iiiii");
+    const L = m._lua_newstate(alloc, 0);
+    if (!L) throw new Error("cannot create a Lua state (out of memory)");
+    m._luaL_openlibs(L);
+    this.hookPtr = m.addFunction((hookL: number) => this.onHook(hookL), "vii");
+    m._lua_sethook(L, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
+    return L;
+  }
+
+  private onHook(L: number): void {
+    if (this.abort === ABORT_NONE) {
+      const flag = Atomics.load(this.host.control, CONTROL_ABORT);
+      if (flag !== ABORT_NONE) this.abort = flag;
+      else if (performance.now() < this.deadline) return;
+      else this.abort = ABORT_TIMEOUT;
+    }
+    this.m._lua_sethook(L, this.hookPtr, LUA_MASKCOUNT, 1);
+    this.c.pushString(L, ABORT_MESSAGE[this.abort] ?? "awl: stopped");
+    this.m._lua_error(L); // unwinds through Lua (a longjmp); never returns
+  }
+
+  /** Stops the running Lua code at its next instruction (os.exit). */
+  private stopSoon(L: number, reason: number): void {
+    this.abort = reason;
+    this.m._lua_sethook(L, this.hookPtr, LUA_MASKCOUNT, 1);
+  }
+
+  private protectedCall(nargs: number, nresults: number): number {
+    try {
+      return this.m._lua_pcallk(this.L, nargs, nresults, 0, 0, 0);
+    } catch (err) {
+      throw new DamagedState(`a JavaScript error went through Lua: ${messageOf(err)}`);
+    }
+  }
+
+  private boot(): void {
+    const { L, m, c } = this;
+    const runtimeDir = this.init.runtimeDir;
+    const bootFile = join(runtimeDir, "boot.lua");
+    const [source, err] = this.files.readSource(bootFile);
+    if (!(source instanceof Uint8Array)) throw new Error(String(err));
+    const loadError = c.load(L, source, `@${bootFile}`);
+    if (loadError) throw new Error(loadError);
+    m._lua_createtable(L, 0, 24);
+    this.registerHostFunctions();
+    const paths = luaSearchPaths(this.init.env, this.init.home, this.init.luaPath);
+    const config = {
+      api_version: LUA_API_VERSION,
+      path: paths.path,
+      cpath: paths.cpath,
+      known_c: KNOWN_C_MODULES,
+      host: {
+        os: process.platform,
+        arch: process.arch,
+        cpus: availableParallelism(),
+        node: process.version,
+        lua: "Lua 5.4",
+      },
+    };
+    c.pushString(L, JSON.stringify(config));
+    c.pushString(L, runtimeDir);
+    if (this.protectedCall(3, 1) !== 0) throw new Error(`awl's Lua runtime failed to boot: ${c.string(L, -1)}`);
+    for (const name of Object.keys(this.entry) as (keyof typeof this.entry)[]) {
+      const key = c.cstring(name);
+      m._lua_getfield(L, -1, key);
+      m._free(key);
+      this.entry[name] = m._luaL_ref(L, LUA_REGISTRYINDEX);
+    }
+    m._lua_settop(L, 0);
+  }
+
+  /** Adds one host function to the table on top of the stack. `impl` returns the values for Lua. */
+  private hostFunction(name: string, impl: (L: number) => HostValue[] | number): void {
+    const { m, c } = this;
+    const ptr = m.addFunction((L: number) => {
+      let results: HostValue[] | number;
+      try {
+        results = impl(L);
+      } catch (err) {
+        if (typeof err === "number") throw err; // a Lua error (longjmp) in flight
+        results = [null, messageOf(err)];
+      }
+      if (typeof results === "number") return results;
+      for (const v of results) c.push(L, v);
+      return results.length;
+    }, "ii");
+    m._lua_pushcclosure(this.L, ptr, 0);
+    const key = c.cstring(name);
+    m._lua_setfield(this.L, -2, key);
+    m._free(key);
+  }
+
+  private registerHostFunctions(): void {
+    const { c, files } = this;
+    const str = (L: number, i: number) => c.string(L, i) ?? "";
+    const bytes = (L: number, i: number) => c.view(L, i) ?? new Uint8Array(0);
+    const num = (L: number, i: number) => c.number(L, i) ?? 0;
+
+    this.hostFunction("read_source", (L) => files.readSource(str(L, 1)));
+    this.hostFunction("is_file", (L) => [files.isFile(str(L, 1))]);
+    this.hostFunction("fs_open", (L) => files.open(str(L, 1), str(L, 2)));
+    this.hostFunction("fs_read", (L) => {
+      const fd = num(L, 1);
+      const want = Math.max(0, Math.min(num(L, 2), 1 << 20));
+      const p = c.scratchBuffer(want);
+      try {
+        const count = files.read(fd, this.m.HEAPU8.subarray(p, p + want));
+        this.m._lua_pushlstring(L, p, count);
+        return 1;
+      } catch (err) {
+        return fsFailure(err);
+      }
+    });
+    this.hostFunction("fs_write", (L) => files.write(num(L, 1), bytes(L, 2)));
+    this.hostFunction("fs_seek", (L) => files.seek(num(L, 1), str(L, 2), num(L, 3)));
+    this.hostFunction("fs_close", (L) => files.close(num(L, 1)));
+    this.hostFunction("fs_remove", (L) => files.remove(str(L, 1)));
+    this.hostFunction("fs_rename", (L) => files.rename(str(L, 1), str(L, 2)));
+    this.hostFunction("fs_tmpname", () => files.tmpname());
+    this.hostFunction("getenv", (L) => [this.init.env[str(L, 1)] ?? null]);
+    this.hostFunction("set_extension", (L) => {
+      this.extension = str(L, 1);
+      return [];
+    });
+    this.hostFunction("log", (L) => {
+      this.host.post({ type: "log", extension: this.extension, stream: str(L, 1), text: str(L, 2) });
+      return [];
+    });
+    this.hostFunction("progress", (L) => {
+      const update = this.progressUpdate(str(L, 1), L);
+      if (update && this.callId) this.host.post({ type: "progress", id: this.callId, update });
+      return [];
+    });
+    this.hostFunction("exit", (L) => {
+      this.exitCode = num(L, 1);
+      this.stopSoon(L, ABORT_EXIT);
+      return [];
+    });
+    this.hostFunction("exec", (L) => this.exec(str(L, 1), c.view(L, 2)));
+  }
+
+  private progressUpdate(kind: string, L: number): ToolProgress | null {
+    const c = this.c;
+    if (kind === "progress") {
+      const detail = c.string(L, 3);
+      return { kind: "progress", fraction: c.number(L, 2) ?? 0, ...(detail !== null ? { detail } : {}) };
+    }
+    if (kind === "show") return { kind: "show", state: JSON.parse(c.string(L, 2) ?? "null") };
+    if (kind === "title") return { kind: "title", text: c.string(L, 2) ?? "" };
+    return null;
+  }
+
+  private exec(specJson: string, stdin: Uint8Array | null): HostValue[] {
+    const spec = JSON.parse(specJson) as {
+      argv?: string[];
+      shell?: string;
+      cwd?: string;
+      env?: Record<string, unknown>;
+      timeout_ms?: number;
+      stdout: "capture" | "log";
+      stderr: "capture" | "log";
+    };
+    const env = spec.env ? { ...this.init.env, ...stringValues(spec.env) } : undefined;
+    const reply = this.host.exec({
+      callId: this.callId,
+      extension: this.extension,
+      ...(spec.argv ? { argv: spec.argv } : {}),
+      ...(spec.shell !== undefined ? { shell: spec.shell } : {}),
+      cwd: spec.cwd ? this.files.path(spec.cwd) : this.files.cwd,
+      ...(env ? { env } : {}),
+      ...(stdin ? { stdin: stdin.slice() } : {}), // slice: never clone all of wasm memory
+      ...(spec.timeout_ms ? { timeoutMs: spec.timeout_ms } : {}),
+      stdout: spec.stdout,
+      stderr: spec.stderr,
+    });
+    return [reply.code, reply.stdout, reply.stderr, reply.how, reply.detail ?? null];
+  }
+
+  /** Loads every extension in order; one failing never stops the others. */
+  loadExtensions(): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
+    const { L, m, c } = this;
+    const tools: LuaToolRegistration[] = [];
+    const errors: ExtensionLoadError[] = [];
+    for (const ext of this.init.extensions) {
+      this.host.post({ type: "loading", extension: ext.name });
+      this.begin(0, this.init.cwd, this.init.loadTimeoutMs);
+      m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry.load_extension));
+      c.pushString(L, ext.name);
+      c.pushString(L, ext.file);
+      c.pushString(L, ext.root);
+      const status = this.protectedCall(3, 3);
+      const fail = (message: string, traceback?: string) => {
+        const line = lineIn(message, ext.file);
+        errors.push({
+          extension: ext.name,
+          file: ext.file,
+          ...(line !== undefined ? { line } : {}),
+          message,
+          ...(traceback ? { traceback } : {}),
+        });
+      };
+      if (this.abort !== ABORT_NONE) {
+        fail(
+          this.abort === ABORT_EXIT
+            ? `${ext.file}: called os.exit(${this.exitCode}) while loading`
+            : `${ext.file}: did not finish loading within ${this.init.loadTimeoutMs / 1000} s`,
+        );
+      } else if (status !== 0) {
+        fail(`${ext.file}: ${c.string(L, -1) ?? "error while loading"}`);
+      } else if (c.string(L, 1) === "ok") {
+        tools.push(...(JSON.parse(c.string(L, 2) ?? "[]") as LuaToolRegistration[]));
+      } else {
+        fail(c.string(L, 2) ?? "error while loading", c.string(L, 3) ?? undefined);
+      }
+      this.end();
+    }
+    return { tools, errors };
+  }
+
+  private begin(callId: number, cwd: string, timeoutMs: number): void {
+    this.callId = callId;
+    this.files.cwd = cwd;
+    this.abort = ABORT_NONE;
+    this.exitCode = 0;
+    this.memoryRefused = false;
+    this.deadline = performance.now() + timeoutMs;
+    this.m._lua_settop(this.L, 0);
+    this.m._lua_sethook(this.L, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
+  }
+
+  private end(): void {
+    this.m._lua_settop(this.L, 0);
+    this.m._lua_sethook(this.L, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
+    this.abort = ABORT_NONE;
+    this.deadline = Infinity;
+    this.callId = 0;
+  }
+
+  /** Runs one handler to its end (or until stopped). */
+  call(req: CallRequest): WorkerOutcome {
+    const { L, m, c } = this;
+    this.begin(req.id, req.cwd, req.timeoutMs);
+    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry.call));
+    c.pushString(L, req.extension);
+    c.pushString(L, req.tool);
+    c.pushString(L, req.input);
+    c.pushString(L, req.ctx);
+    const status = this.protectedCall(4, 3);
+    let outcome: WorkerOutcome;
+    if (this.abort !== ABORT_NONE) {
+      const reason = this.abort === ABORT_TIMEOUT ? "timeout" : this.abort === ABORT_CANCEL ? "cancel" : "exit";
+      outcome = { status: "aborted", reason, exitCode: this.exitCode };
+    } else if (status !== 0) {
+      const message = c.string(L, -1) ?? "error in awl's dispatcher";
+      outcome = { status: "crash", message, traceback: "", outOfMemory: this.memoryRefused };
+    } else {
+      const kind = c.string(L, 1);
+      if (kind === "crash") {
+        outcome = {
+          status: "crash",
+          message: c.string(L, 2) ?? "",
+          traceback: c.string(L, 3) ?? "",
+          outOfMemory: this.memoryRefused,
+        };
+      } else {
+        const { text, invalid } = decodeContent(c.view(L, 2));
+        const extra = c.string(L, 3);
+        outcome = {
+          status: kind === "ok" ? "ok" : "error",
+          content: text,
+          invalidUtf8: invalid,
+          ...(extra !== null ? { extra } : {}),
+        };
+      }
+    }
+    this.end();
+    return outcome;
+  }
+
+  /** Runs every extension's on_unload hooks, within the load timeout. */
+  unload(): void {
+    const { L, m } = this;
+    this.begin(0, this.init.cwd, this.init.loadTimeoutMs);
+    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry.unload));
+    this.protectedCall(0, 0);
+    this.end();
+  }
+
+  get memoryInUse(): number {
+    return this.memoryUsed;
+  }
+}
+
+function decodeContent(bytes: Uint8Array | null): { text: string; invalid: boolean } {
+  if (!bytes) return { text: "", invalid: false };
+  try {
+    return { text: strictUtf8.decode(bytes), invalid: false };
+  } catch {
+    return { text: lenientUtf8.decode(bytes), invalid: true };
+  }
+}
+
+/** The line of `file` an error message points at ("/x/y.lua:12: ..."), if any. */
+function lineIn(message: string, file: string): number | undefined {
+  const at = message.indexOf(`${file}:`);
+  if (at < 0) return undefined;
+  const match = /^(\d+):/.exec(message.slice(at + file.length + 1));
+  return match ? Number(match[1]) : undefined;
+}
+
+function stringValues(env: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (typeof v === "string" || typeof v === "number") out[k] = String(v);
+  return out;
+}

@@ -1,0 +1,170 @@
+/**
+ * Sessions through the built `awl`: every conversation saved, `-c` / `-r` resume it exactly (checked on the
+ * bytes the replay server receives), a session stopped mid-turn is answered, `awl sessions` lists and exports.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SESSION_ENDED_RESULT, SessionStore } from "../../src/session/index.js";
+import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { runAwl, tempDir, writeScript } from "./run-awl.js";
+
+const KEY = "sk-test-SESSIONKEY-0123456789";
+
+let server: ReplayServer;
+let home: string;
+beforeEach(async () => {
+  server = await startReplayServer();
+  home = tempDir("awl-sessions-home-");
+});
+afterEach(() => server.close());
+
+const sessionsDir = () => join(home, ".local", "share", "awl", "sessions");
+const store = () => new SessionStore(sessionsDir());
+
+/** `awl` with the OpenAI-compatible provider pointed at the replay server, sessions under `home`. */
+function awl(args: string[]) {
+  return runAwl(["--provider", "openai", "--base-url", `${server.url}/v1`, "--model", "m", "--max-retries", "0", ...args], {
+    env: { HOME: home, AWL_API_KEY: KEY },
+    cwd: home,
+  });
+}
+
+function textAnswer(text: string) {
+  return {
+    body: sseData([
+      { choices: [{ index: 0, delta: { role: "assistant", content: text.slice(0, 3) } }] },
+      { choices: [{ index: 0, delta: { content: text.slice(3) } }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+      { choices: [], usage: { prompt_tokens: 10, completion_tokens: 4 } },
+      "[DONE]",
+    ]),
+  };
+}
+
+function toolCallAnswer(id: string, name: string, args: string) {
+  return {
+    body: sseData([
+      { choices: [{ index: 0, delta: { role: "assistant", tool_calls: [{ index: 0, id, type: "function", function: { name, arguments: "" } }] } }] },
+      { choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: args } }] } }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+      "[DONE]",
+    ]),
+  };
+}
+
+const messagesSent = (i: number) => server.requests[i]!.json().messages as unknown[];
+
+describe("awl saves every conversation", () => {
+  it("writes the prompt and each message as it completes, without the API key", async () => {
+    server.enqueue(toolCallAnswer("call_1", "ls", '{"path": "."}'), textAnswer("No ls here."));
+    const run = await awl(["-p", `list files; my key is ${KEY}`]);
+    expect(run.code).toBe(0);
+    const ids = store().ids();
+    expect(ids.ok && ids.value).toHaveLength(1);
+    const loaded = store().load(ids.ok ? ids.value[0]! : "");
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    expect(loaded.value.header).toMatchObject({ cwd: home, provider: "openai", model: "m" });
+    expect(loaded.value.conversation.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(loaded.value.conversation.messages[0]!.content[0]).toEqual({ type: "text", text: "list files; my key is [REDACTED]" });
+    for (const name of readdirSync(sessionsDir())) expect(readFileSync(join(sessionsDir(), name), "latin1")).not.toContain(KEY);
+  });
+
+  it("saves nothing with --no-session", async () => {
+    server.enqueue(textAnswer("Hi."));
+    expect((await awl(["-p", "--no-session", "hi"])).code).toBe(0);
+    expect(store().ids()).toEqual({ ok: true, value: [] });
+  });
+});
+
+describe("awl -c / -r", () => {
+  it("-c sends the saved conversation byte for byte, then the new prompt", async () => {
+    server.enqueue(toolCallAnswer("call_1", "ls", '{"path":  "."}'), textAnswer("No ls here."), textAnswer("Second answer."));
+    expect((await awl(["-p", "first"])).code).toBe(0);
+    const run = await awl(["-p", "-c", "second"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("Second answer.\n");
+    const before = JSON.stringify(messagesSent(1));
+    const after = JSON.stringify(messagesSent(2));
+    expect(after.startsWith(before.slice(0, -1))).toBe(true);
+    const resumed = messagesSent(2);
+    expect(resumed).toHaveLength(5);
+    expect(resumed[1]).toMatchObject({ tool_calls: [{ function: { arguments: '{"path":  "."}' } }] });
+    expect(resumed[3]).toMatchObject({ role: "assistant", content: "No ls here." });
+    expect(resumed[4]).toEqual({ role: "user", content: "second" });
+    expect(store().ids()).toMatchObject({ ok: true, value: [expect.any(String)] }); // continued, not a new session
+  });
+
+  it("-r takes a unique prefix; a session that stopped mid-turn gets an is_error result for each unanswered call", async () => {
+    const w = store().create({ cwd: home, provider: "openai", model: "m" });
+    if (!w.ok) throw new Error(w.error.message);
+    w.value.appendMessage({ role: "user", content: [{ type: "text", text: "read two files" }] });
+    w.value.appendMessage({
+      role: "assistant",
+      content: [
+        { type: "tool_use", id: "call_a", name: "read", input: '{"path":"a"}' },
+        { type: "tool_use", id: "call_b", name: "read", input: '{"path":"b"}' },
+      ],
+      stop_reason: "tool_use",
+    });
+    w.value.close();
+    server.enqueue(textAnswer("Both reads were lost."));
+    const run = await awl(["-p", "-r", w.value.id.slice(-6, -2), "go on"]);
+    expect(run.code).toBe(0);
+    expect(messagesSent(0)).toEqual([
+      { role: "user", content: "read two files" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_a", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
+          { id: "call_b", type: "function", function: { name: "read", arguments: '{"path":"b"}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_a", content: expect.stringContaining(SESSION_ENDED_RESULT) },
+      { role: "tool", tool_call_id: "call_b", content: expect.stringContaining(SESSION_ENDED_RESULT) },
+      { role: "user", content: "go on" },
+    ]);
+    const loaded = store().load(w.value.id);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    expect(loaded.value.conversation.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "user", "assistant"]);
+    expect(loaded.value.unanswered).toEqual([]);
+  });
+
+  it("a missing or ambiguous session is a usage error naming it, and nothing is sent", async () => {
+    const none = await awl(["-p", "-r", "nope", "hi"]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('no session matches "nope"');
+    const latest = await awl(["-p", "-c", "hi"]);
+    expect(latest.code).toBe(2);
+    expect(latest.stderr).toContain(`no saved session was started in ${home}`);
+    const both = await awl(["-p", "-c", "-r", "x", "hi"]);
+    expect(both.code).toBe(2);
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("awl sessions", () => {
+  it("lists id, time, messages, tokens, directory and first prompt; --json; export md and json", async () => {
+    const script = writeScript(home, [{ awl_replay: 1 }, { role: "assistant", content: [{ type: "text", text: "Hello!" }], usage: { input_tokens: 1200, output_tokens: 34 } }]);
+    const first = await runAwl(["-p", "--provider", "replay", "--replay", script, "say hello"], { env: { HOME: home }, cwd: home });
+    expect(first.code).toBe(0);
+    const list = await runAwl(["sessions"], { env: { HOME: home }, cwd: home });
+    expect(list.code).toBe(0);
+    const [header, row] = list.stdout.trim().split("\n");
+    expect(header).toMatch(/^ID\s+UPDATED\s+MESSAGES\s+TOKENS\s+DIRECTORY\s+FIRST PROMPT$/);
+    const id = row!.split(/\s+/)[0]!;
+    expect(row).toMatch(new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+2\\s+1\\.2k\\s+${home}\\s+say hello$`));
+    const json = await runAwl(["sessions", "--json"], { env: { HOME: home } });
+    expect(JSON.parse(json.stdout)).toMatchObject([{ id, cwd: home, messages: 2, first_prompt: "say hello", tokens: { input_tokens: 1200, output_tokens: 34 } }]);
+    const md = await runAwl(["sessions", "export", id.slice(0, -2)], { env: { HOME: home } });
+    expect(md.stdout).toContain(`# awl session ${id}`);
+    expect(md.stdout).toContain("## User\n\nsay hello");
+    expect(md.stdout).toContain("## Assistant\n\nHello!");
+    const exported = await runAwl(["sessions", "export", id, "--format", "json"], { env: { HOME: home } });
+    expect(JSON.parse(exported.stdout)).toMatchObject({ session: { id }, version: 1, messages: [{ role: "user" }, { role: "assistant" }] });
+    const bad = await runAwl(["sessions", "export", id, "--format", "pdf"], { env: { HOME: home } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--format expects md or json");
+  });
+});
