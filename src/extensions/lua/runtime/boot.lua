@@ -11,6 +11,8 @@ end
 
 local json = run("json.lua")
 local config = json.decode(config_json)
+-- Every wasm instance starts from the same bytes: seed each state from the host, or all slots share one sequence.
+math.randomseed(config.seed[1], config.seed[2])
 
 -- The host as Lua sees it: raw functions, with process specs encoded to JSON on the way out.
 local host = setmetatable({

@@ -8,6 +8,7 @@
  * xpcall handler that loops, `debug.sethook()`, a long C call) the main thread ends by terminating
  * the worker.
  */
+import { randomInt } from "node:crypto";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import {
@@ -157,6 +158,7 @@ export class LuaRuntime {
       path: paths.path,
       cpath: paths.cpath,
       known_c: KNOWN_C_MODULES,
+      seed: [randomInt(2 ** 47), randomInt(2 ** 47)],
       host: {
         os: process.platform,
         arch: process.arch,

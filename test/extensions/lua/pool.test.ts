@@ -1,0 +1,100 @@
+// The pool (seed's LuaStatePool): slots created lazily, calls in parallel in separate states, a queue
+// beyond maxSlots, cancellation while queued, unknown tools, on_unload at close.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { call, contentOf, poolOf, tempDir } from "./helpers.js";
+import { luaSearchPaths } from "../../../src/extensions/lua/worker/lua-paths.js";
+
+const SOURCE = `
+local function exists(path) local f = io.open(path) if f then f:close() return true end return false end
+-- Announces itself, then waits (up to ~10 s) for the other call: only works if both run at once.
+awl.register_tool("meet", { type = "object" }, function(input)
+  io.open(input.dir .. "/" .. input.me, "w"):close()
+  for _ = 1, 1000 do
+    if exists(input.dir .. "/" .. input.other) then return "met " .. input.other end
+    os.execute("sleep 0.01")
+  end
+  return "alone"
+end)
+local state_id = os.tmpname() -- unique per state (addresses are the same in every wasm instance)
+os.remove(state_id)
+awl.register_tool("whoami", {}, function() return state_id end)
+local first_random = tostring(math.random(1 << 40))
+awl.register_tool("random", {}, function() return state_id .. " " .. first_random end)
+awl.register_tool("wait", { type = "object" }, function(input) os.execute("sleep " .. input.s) return "waited" end)
+awl.on_unload(function() local f = io.open(os.getenv("AWL_UNLOAD_MARK"), "a") f:write("unloaded\\n") f:close() end)
+`;
+
+describe("LuaPool", () => {
+  it("runs two calls at once in two Lua states", async () => {
+    const { pool } = poolOf({ p: SOURCE }, { maxSlots: 2, env: { ...process.env, AWL_UNLOAD_MARK: "/dev/null" } });
+    const dir = tempDir();
+    const [a, b] = await Promise.all([
+      call(pool, "p", "meet", { dir, me: "a", other: "b" }),
+      call(pool, "p", "meet", { dir, me: "b", other: "a" }),
+    ]);
+    expect([contentOf(a), contentOf(b)]).toEqual(["met b", "met a"]);
+    const ids = new Set((await Promise.all([call(pool, "p", "whoami"), call(pool, "p", "whoami")])).map(contentOf));
+    expect(ids.size).toBe(2);
+    // each state seeds its own random numbers (wasm instances would otherwise all share one sequence)
+    const randoms = new Map<string, string>();
+    for (let i = 0; i < 20 && randoms.size < 2; i++) {
+      for (const o of await Promise.all([call(pool, "p", "random"), call(pool, "p", "random")])) {
+        const [state, first] = contentOf(o).split(" ");
+        randoms.set(state!, first!);
+      }
+    }
+    expect(randoms.size).toBe(2);
+    expect(new Set(randoms.values()).size).toBe(2);
+  });
+
+  it("queues calls beyond maxSlots and runs them all", async () => {
+    const { pool } = poolOf({ p: SOURCE }, { maxSlots: 1, env: { ...process.env, AWL_UNLOAD_MARK: "/dev/null" } });
+    const outcomes = await Promise.all([1, 2, 3, 4].map(() => call(pool, "p", "wait", { s: 0.01 })));
+    expect(outcomes.map(contentOf)).toEqual(["waited", "waited", "waited", "waited"]);
+    expect(new Set((await Promise.all([call(pool, "p", "whoami"), call(pool, "p", "whoami")])).map(contentOf)).size).toBe(1);
+  });
+
+  it("cancels a call still waiting for a slot", async () => {
+    const { pool } = poolOf({ p: SOURCE }, { maxSlots: 1, env: { ...process.env, AWL_UNLOAD_MARK: "/dev/null" } });
+    await pool.load();
+    const busy = call(pool, "p", "wait", { s: 0.3 });
+    const controller = new AbortController();
+    const queued = call(pool, "p", "whoami", {}, { signal: controller.signal });
+    controller.abort();
+    expect(await queued).toEqual({ status: "cancelled" });
+    expect(contentOf(await busy)).toBe("waited");
+  });
+
+  it("answers an unknown tool with an is_error result", async () => {
+    const { pool } = poolOf({ p: SOURCE }, { env: { ...process.env, AWL_UNLOAD_MARK: "/dev/null" } });
+    expect(await call(pool, "p", "nope")).toEqual({ status: "result", is_error: true, content: `unknown tool "nope" (extension "p")` });
+  });
+
+  it("runs on_unload hooks in every state at close, then refuses calls", async () => {
+    const mark = join(tempDir(), "unload");
+    const { pool } = poolOf({ p: SOURCE }, { maxSlots: 2, env: { ...process.env, AWL_UNLOAD_MARK: mark } });
+    const dir = tempDir();
+    await Promise.all([
+      call(pool, "p", "meet", { dir, me: "a", other: "b" }),
+      call(pool, "p", "meet", { dir, me: "b", other: "a" }),
+    ]);
+    await pool.close();
+    expect(readFileSync(mark, "utf8")).toBe("unloaded\nunloaded\n");
+    expect(await call(pool, "p", "whoami")).toMatchObject({ status: "crash", message: "the Lua pool is closed" });
+  });
+});
+
+describe("search paths", () => {
+  it("orders the user's directory, extra directories, LUA_PATH and the system trees", () => {
+    const { path, cpath } = luaSearchPaths({ LUA_PATH: "/a/?.lua;;/b/?.lua", HOME: "/h" }, "/h", ["/extra"], "x64");
+    const list = path.split(";");
+    expect(list.slice(0, 5)).toEqual(["/h/.config/awl/lua/?.lua", "/h/.config/awl/lua/?/init.lua", "/extra/?.lua", "/extra/?/init.lua", "/a/?.lua"]);
+    expect(list.at(-1)).toBe("/b/?.lua");
+    expect(list).toContain("/usr/share/lua/5.4/?.lua");
+    expect(list).toContain("/usr/local/share/lua/5.1/?/init.lua");
+    expect(cpath.split(";")).toContain("/usr/lib/x86_64-linux-gnu/lua/5.4/?.so");
+    expect(luaSearchPaths({ XDG_CONFIG_HOME: "/x" }, "/h", []).path.split(";")[0]).toBe("/x/awl/lua/?.lua");
+  });
+});
