@@ -12,7 +12,7 @@ import { SessionStore } from "../../src/session/index.js";
 import { AWL, tempDir, writeScript } from "./run-awl.js";
 
 const KILLS = 50;
-const PARALLEL = 3;
+const PARALLEL = 2;
 
 const words = (n: number, w: string) => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
 /** A real Lua tool that draws progress with ctx:show and returns details and a summary. */
