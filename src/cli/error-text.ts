@@ -50,6 +50,9 @@ export function describeProviderError(error: ProviderError, settings: ProviderSe
     case "aborted":
       return { message: "cancelled" };
     case "config":
-      return { message: error.message, hint: "see awl --help and docs/cli.md" };
+      return {
+        message: error.message,
+        hint: settings.provider === "replay" ? "script more responses (docs/replay-format.md) or start over" : "check the settings (awl config shows them)",
+      };
   }
 }

@@ -27,7 +27,10 @@ export class LineSink {
 
   /** Writes `text` dimmed when styling is allowed. */
   dim(text: string): void {
-    this.write(this.color ? `\x1b[2m${text}\x1b[22m` : text);
+    if (!this.color) return this.write(text);
+    // The newline stays outside the styling, so `endLine` knows the line is done.
+    const body = text.endsWith("\n") ? text.slice(0, -1) : text;
+    this.write(`\x1b[2m${body}\x1b[22m${body === text ? "" : "\n"}`);
   }
 
   get started(): boolean {
