@@ -12,6 +12,8 @@ import { runPrintMode } from "./print-mode.js";
 import { buildRuntime } from "./runtime.js";
 
 export const DEMO_SCRIPT = fileURLToPath(new URL("../../examples/replay/demo.jsonl", import.meta.url));
+/** The example extensions the demo's tool calls use (echo, word_count). */
+export const DEMO_EXTENSIONS = fileURLToPath(new URL("../../examples/extensions", import.meta.url));
 export const DEMO_PROMPT = "Hello! What is awl, and how do I use it with a real model?";
 
 export async function runDemo(cli: CliOptions, reason: ConfigError): Promise<number> {
@@ -22,7 +24,8 @@ export async function runDemo(cli: CliOptions, reason: ConfigError): Promise<num
     process.stderr.write(formatUserMessage(resolved.error));
     return EXIT.usage;
   }
-  const built = await buildRuntime({ settings: resolved.value, sources, cli, warn: (text) => process.stderr.write(`awl: ${text}\n`) });
+  const demoCli = { ...cli, flags: { ...cli.flags, "extensions-dir": [...(cli.flags["extensions-dir"] ?? []), DEMO_EXTENSIONS] } };
+  const built = await buildRuntime({ settings: resolved.value, sources, cli: demoCli, warn: (text) => process.stderr.write(`awl: ${text}\n`) });
   if (!built.ok) {
     process.stderr.write(formatUserMessage(built.error));
     return EXIT.usage;

@@ -152,6 +152,18 @@ describe.each(["openai", "anthropic"] as const)("%s: tool turns through awl -p",
       { type: "tool_result", tool_use_id: "c_crash", content: expect.stringContaining('the "crash" extension crashed'), is_error: true },
       { type: "tool_result", tool_use_id: "c_echo", content: "still fine" },
     ]);
+
+    // The follow-up message (same session, `-c`) sends a valid request: every tool call answered, in order.
+    server.enqueue({ body: wire[provider].text("Sorry, the crash tool is broken.") });
+    const next = await run("what happened?", ["-c"]);
+    expect(next.code).toBe(0);
+    expect(next.stdout).toContain("Sorry, the crash tool is broken.");
+    expect(server.requests).toHaveLength(2);
+    expect(toolCallsSent(provider, server.requests[1]!).map((c) => c.id)).toEqual(["c_crash", "c_echo"]);
+    const answered = toolResults(provider, server.requests[1]!);
+    expect(answered.map((r) => r.id)).toEqual(["c_crash", "c_echo"]);
+    expect(answered[0]!.content).toContain('the "crash" extension crashed');
+    expect(answered[1]!.content).toBe("still fine");
   });
 
   it("stops a runaway loop and a loop inside pcall at their timeout, and the turn goes on", async () => {
@@ -186,4 +198,16 @@ it("starts from the registration cache on the next run, and the Lua workers stil
   expect(second.code).toBe(0);
   expect(server.requests[1]!.body).toBe(server.requests[0]!.body.replace('"hi"', '"echo"')); // same tool bytes, cached or not
   expect(toolResults("openai", server.requests[2]!)).toEqual([{ id: "c1", content: "from cache" }]);
+});
+
+it("the offline demo (the README's main command with no key) plays a tool-calling turn with the example extensions", async () => {
+  const result = await box.awl(["--demo", "-p", "--output-format", "json"]);
+  expect(result.code).toBe(0);
+  const turn = JSON.parse(result.stdout.trim().split("\n").pop()!);
+  const results = turn.messages.flatMap((m: any) => m.content).filter((b: any) => b.type === "tool_result");
+  expect(results).toEqual([
+    { type: "tool_result", tool_use_id: "call_demo_1", content: "Hello from a Lua extension!" },
+    { type: "tool_result", tool_use_id: "call_demo_2", content: "2 lines, 5 words, 37 bytes" },
+  ]);
+  expect(turn.stop_reason).toBe("end_turn");
 });
