@@ -149,6 +149,7 @@ export class LuaToolSet implements ToolSet {
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
       });
+      if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;
       const limited = await limitResult(outcome.content, call.name, call.id, {
         limit: this.context.result_limit,
@@ -230,6 +231,11 @@ function toEntry(extension: DiscoveredExtension): { name: string; file: string; 
 function failedLoad(extensions: readonly DiscoveredExtension[], error: unknown): LoadSnapshot {
   const message = `the Lua runtime failed to start: ${(error as Error).message ?? String(error)}`;
   return { tools: [], errors: extensions.map((e) => ({ extension: e.name, file: e.file, message })) };
+}
+
+/** Lua's `debug.traceback(message)` repeats the message above the stack; the crash report already shows it. */
+function tracebackOnly(traceback: string, message: string): string {
+  return traceback.startsWith(message) ? traceback.slice(message.length).replace(/^\n/, "") : traceback;
 }
 
 function sameSnapshot(a: LoadSnapshot, b: LoadSnapshot | undefined): boolean {

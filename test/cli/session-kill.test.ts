@@ -3,6 +3,7 @@
  * prefix of the uninterrupted conversation, and loses at most the message in flight.
  */
 import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { answerUnansweredToolUses } from "../../src/agent/invariant.js";
@@ -11,9 +12,22 @@ import { SessionStore } from "../../src/session/index.js";
 import { AWL, tempDir, writeScript } from "./run-awl.js";
 
 const KILLS = 50;
-const PARALLEL = 5;
+const PARALLEL = 3;
 
 const words = (n: number, w: string) => Array.from({ length: n }, (_, i) => `${w}${i}`).join(" ");
+/** A real Lua tool that draws progress with ctx:show and returns details and a summary. */
+const COUNT_EXTENSION = `
+awl.register_tool {
+  name = "count",
+  description = "Count to n.",
+  parameters = { type = "object", properties = { n = { type = "integer" } }, required = { "n" } },
+  run = function(args, ctx)
+    for i = 1, args.n do ctx:show({ counted = i }) end
+    return { content = "counted to " .. args.n, summary = "counted " .. args.n, details = { n = args.n } }
+  end,
+}
+`;
+
 // Three model calls: thinking + text + a tool call; two parallel tool calls; the answer. Streamed 4 characters per delta, 2 ms apart.
 const script = [
   { awl_replay: 1, chunk: 4, delay_ms: 2 },
@@ -22,14 +36,14 @@ const script = [
     content: [
       { type: "thinking", thinking: words(30, "think") },
       { type: "text", text: words(20, "look") },
-      { type: "tool_use", id: "call_1", name: "ls", input: { path: words(10, "dir") } },
+      { type: "tool_use", id: "call_1", name: "count", input: { n: 3, note: words(10, "dir") } },
     ],
   },
   {
     role: "assistant",
     content: [
-      { type: "tool_use", id: "call_2", name: "read", input: { path: words(10, "a") } },
-      { type: "tool_use", id: "call_3", name: "read", input: { path: words(10, "b") } },
+      { type: "tool_use", id: "call_2", name: "count", input: { n: 5, note: words(10, "a") } },
+      { type: "tool_use", id: "call_3", name: "missing", input: { path: words(10, "b") } },
     ],
   },
   { role: "assistant", content: [{ type: "text", text: words(60, "answer") }] },
@@ -38,7 +52,8 @@ const script = [
 /** Runs `awl -p` in stream-json mode, SIGKILLs it after `killAfterMs` (never, if undefined); counts completed assistant messages seen. */
 function run(home: string, scriptPath: string, killAfterMs?: number): Promise<{ completeSeen: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [AWL, "-p", "--output-format", "stream-json", "--provider", "replay", "--replay", scriptPath, "list and read"], {
+    const args = ["-p", "--output-format", "stream-json", "--provider", "replay", "--replay", scriptPath, "--extensions-dir", extensionsDir];
+    const child = spawn(process.execPath, [AWL, ...args, "count please"], {
       env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
       cwd: home,
       stdio: ["ignore", "pipe", "ignore"],
@@ -70,11 +85,16 @@ function moments(count: number, fromMs: number, toMs: number): number[] {
 }
 
 let full: Message[];
+let fullSnapshots: Map<string, unknown>;
 let fullMs: number;
 let scriptPath: string;
+let extensionsDir: string;
 beforeAll(async () => {
   const home = tempDir("awl-kill-");
   scriptPath = writeScript(home, script);
+  extensionsDir = join(home, "extensions");
+  mkdirSync(extensionsDir);
+  writeFileSync(join(extensionsDir, "count.lua"), COUNT_EXTENSION);
   const started = Date.now();
   await run(home, scriptPath);
   fullMs = Date.now() - started;
@@ -83,16 +103,22 @@ beforeAll(async () => {
   const loaded = store.load(ids.ok ? ids.value[0]! : "");
   if (!loaded.ok) throw new Error(loaded.error.message);
   full = loaded.value.conversation.messages;
+  fullSnapshots = loaded.value.snapshots;
 }, 60_000);
 
 describe("a session killed at random moments", () => {
-  it("the uninterrupted run saves the whole turn", () => {
+  it("the uninterrupted run saves the whole turn, with the tools' snapshots, details and summaries", () => {
     expect(full.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant", "user", "assistant"]);
+    expect(full[2]!.content).toEqual([{ type: "tool_result", tool_use_id: "call_1", content: "counted to 3" }]);
+    expect(Object.fromEntries(fullSnapshots)).toEqual({
+      call_1: { snapshot: { counted: 3 }, details: { n: 3 }, summary: "counted 3" },
+      call_2: { snapshot: { counted: 5 }, details: { n: 5 }, summary: "counted 5" },
+    });
   });
 
   it(`always loads, as a prefix of the whole turn, losing at most the message in flight (${KILLS} kills)`, async () => {
-    // From start-up to a little past the uninterrupted run's length (runs in parallel start more slowly).
-    const times = moments(KILLS, 50, Math.round(fullMs * 1.3));
+    // From start-up to a little past the uninterrupted run's length (runs side by side start more slowly).
+    const times = moments(KILLS, 50, Math.round(fullMs * 1.8));
     const outcomes: { at: number; saved: number; completeSeen: number }[] = [];
     for (let i = 0; i < times.length; i += PARALLEL) {
       await Promise.all(

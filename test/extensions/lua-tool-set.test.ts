@@ -124,6 +124,9 @@ describe("LuaToolSet", () => {
     const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: join(base, "none") });
     fake.outcome = { status: "crash", extension: "echo", message: "boom", traceback: "echo.lua:3" };
     expect(await tools.execute({ id: "1", name: "say", input: "{}" }, signal)).toEqual(fake.outcome);
+    // Lua's debug.traceback(message) repeats the message above the stack: the report shows it once.
+    fake.outcome = { status: "crash", extension: "echo", message: "e.lua:3: boom", traceback: "e.lua:3: boom\nstack traceback:\n\te.lua:3: in f" };
+    expect(await tools.execute({ id: "1b", name: "say", input: "{}" }, signal)).toEqual({ ...fake.outcome, traceback: "stack traceback:\n\te.lua:3: in f" });
     fake.outcome = { status: "timeout", timeout_ms: 9 };
     expect(await tools.execute({ id: "2", name: "say", input: "{}" }, signal)).toEqual(fake.outcome);
   });

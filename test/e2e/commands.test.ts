@@ -1,0 +1,140 @@
+// The extension author's commands through the built CLI: awl tools, awl tool call, awl extensions.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { EXAMPLES, installExamples, sandbox, type Sandbox } from "./support.js";
+
+let box: Sandbox;
+beforeEach(() => {
+  box = sandbox();
+});
+afterEach(() => box.remove());
+
+describe("awl tools", () => {
+  it("lists each tool with its extension, file:line and description, sorted by name", async () => {
+    installExamples(box, ["echo.lua", "slow.lua", "text"]);
+    const result = await box.awl(["tools"]);
+    expect(result.stderr).toBe("");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        `echo  ·  extension "echo"  ·  .awl/extensions/echo.lua:3`,
+        "    Echo a message back, unchanged. Use it to check that tools work.",
+        `spin  ·  extension "slow"  ·  .awl/extensions/slow.lua:18`,
+        "    Loop forever inside pcall: shows that awl stops a runaway handler at its timeout.",
+        `wait  ·  extension "slow"  ·  .awl/extensions/slow.lua:3`,
+        "    Wait the given number of seconds (in a child process), then say so.",
+        `word_count  ·  extension "text"  ·  .awl/extensions/text/init.lua:5`,
+        "    (no description)",
+        "",
+      ].join("\n"),
+    );
+  });
+
+  it("prints JSON with the schema and timeouts, and takes --extensions-dir", async () => {
+    const result = await box.awl(["tools", "--json", "--extensions-dir", EXAMPLES, "--tool-timeout", "5000"]);
+    expect(result.code).toBe(0);
+    const listing = JSON.parse(result.stdout);
+    expect(listing.tools.map((t: any) => [t.name, t.extension, t.timeout_ms])).toEqual([
+      ["crash", "crash", 5000],
+      ["echo", "echo", 5000],
+      ["spin", "slow", 1000],
+      ["wait", "slow", 3000],
+      ["word_count", "text", 5000],
+    ]);
+    expect(listing.tools[1]).toMatchObject({ file: join(EXAMPLES, "echo.lua"), line: 3, parallel: true, schema: { type: "object", required: ["message"] } });
+    expect(listing.problems).toEqual([]);
+  });
+
+  it("says so when there are no tools, and rejects a bad flag with the usage exit code", async () => {
+    expect(await box.awl(["tools"])).toMatchObject({ code: 0, stdout: "No tools: no extension registers any.\n" });
+    const bad = await box.awl(["tools", "--nope"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--nope");
+  });
+});
+
+describe("awl tool call", () => {
+  beforeEach(() => installExamples(box, ["echo.lua", "crash.lua", "slow.lua", "text"]));
+
+  it("runs a handler directly and prints its result", async () => {
+    expect(await box.awl(["tool", "call", "echo", '{"message":"hi there"}'])).toEqual({ code: 0, stdout: "hi there\n", stderr: "" });
+    expect(await box.awl(["tool", "call", "word_count", "-"], { input: '{"text":"a b c"}' })).toMatchObject({
+      code: 0,
+      stdout: "1 lines, 3 words, 5 bytes\n",
+    });
+  });
+
+  it("prints the whole outcome with --json", async () => {
+    const result = await box.awl(["tool", "call", "echo", '{"message":"x"}', "--json"]);
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ status: "result", content: "x", is_error: false });
+  });
+
+  it("reports a crash with its traceback and exit code 3", async () => {
+    const result = await box.awl(["tool", "call", "crash"]);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^awl: the "crash" extension crashed: .*crash\.lua:8: attempt to index a nil value/);
+    expect(result.stderr).toMatch(/crash\.lua:8: in /);
+  });
+
+  it("stops a handler at its timeout (the tool's own, or --timeout) with exit code 1", async () => {
+    const spin = await box.awl(["tool", "call", "spin"]);
+    expect(spin.code).toBe(1);
+    expect(spin.stderr).toContain('tool "spin" timed out after 1000 ms and was stopped');
+    const wait = await box.awl(["tool", "call", "wait", '{"seconds": 5}', "--timeout", "300"]);
+    expect(wait.code).toBe(1);
+    expect(wait.stderr).toContain('tool "wait" timed out after 300 ms');
+  });
+
+  it("checks the input against the schema, and names an unknown tool with the known ones", async () => {
+    const invalid = await box.awl(["tool", "call", "echo", '{"message": 3}']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain('invalid input for tool "echo"');
+    const notJson = await box.awl(["tool", "call", "echo", "{nope"]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain("the input is not valid JSON: {nope");
+    const unknown = await box.awl(["tool", "call", "nope"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no tool named "nope" (tools: crash, echo, spin, wait, word_count)');
+  });
+
+  it("exits 1 with the message when the handler returns an error result", async () => {
+    box.extension("fails.lua", `
+awl.register_tool { name = "fails", description = "d", parameters = { type = "object", properties = {} },
+  run = function() return { content = "no such city", is_error = true } end }`);
+    const result = await box.awl(["tool", "call", "fails"]);
+    expect(result).toMatchObject({ code: 1, stdout: "" });
+    expect(result.stderr).toContain('tool "fails" returned an error: no such city');
+  });
+});
+
+describe("awl extensions", () => {
+  it("lists loaded, failed and shadowed extensions with their tools and errors", async () => {
+    installExamples(box, ["echo.lua", "text"]);
+    box.extension("broken.lua", "local x = = 1\n");
+    const userDir = join(box.home, ".config/awl/extensions");
+    mkdirSync(userDir, { recursive: true });
+    writeFileSync(join(userDir, "echo.lua"), "-- an older echo, hidden by the project's\n");
+    const result = await box.awl(["extensions"]);
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines[0]).toBe("broken  failed  .awl/extensions/broken.lua  (project)");
+    expect(lines[1]).toMatch(/^ {4}error: .*broken\.lua:1: /);
+    expect(lines).toContain("echo  loaded  .awl/extensions/echo.lua  (project)");
+    expect(lines).toContain(`echo  shadowed  ${join(userDir, "echo.lua")}  (user)`);
+    expect(lines).toContain("    hidden by .awl/extensions/echo.lua");
+    expect(lines).toContain("text  loaded  .awl/extensions/text/init.lua  (project)");
+    expect(lines).toContain("    tools: word_count");
+  });
+
+  it("prints JSON", async () => {
+    installExamples(box, ["echo.lua"]);
+    const result = await box.awl(["extensions", "--json"]);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      extensions: [{ name: "echo", state: "loaded", source: "project", errors: [], tools: [{ name: "echo" }] }],
+      skipped: [],
+    });
+  });
+});

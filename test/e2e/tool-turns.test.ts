@@ -1,0 +1,174 @@
+// Whole tool-calling turns through the built `awl -p`, against the replay server speaking each provider's wire
+// format: the tools offered, the calls run in Lua workers, and the results sent back in the model's order.
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
+import {
+  anthropicText,
+  anthropicToolCalls,
+  installExamples,
+  openaiText,
+  openaiToolCalls,
+  providerEnv,
+  sandbox,
+  type Sandbox,
+  type ScriptedCall,
+} from "./support.js";
+
+const NAP = `
+awl.register_tool {
+  name = "nap",
+  description = "Sleep, then answer with the tag.",
+  parameters = { type = "object", properties = { ms = { type = "integer" }, tag = { type = "string" } }, required = { "ms", "tag" } },
+  run = function(args)
+    if args.ms > 0 then os.execute("sleep " .. (args.ms / 1000)) end
+    return "tag " .. args.tag
+  end,
+}
+`;
+
+const RUNAWAY = `
+awl.register_tool {
+  name = "forever", description = "Loops forever.", timeout = 1,
+  parameters = { type = "object", properties = {} },
+  run = function() while true do end end,
+}
+awl.register_tool {
+  name = "trapped", description = "Loops forever inside pcall.", timeout = 1,
+  parameters = { type = "object", properties = {} },
+  run = function()
+    while true do pcall(function() while true do end end) end
+  end,
+}
+`;
+
+type Provider = "openai" | "anthropic";
+const wire = {
+  openai: { calls: openaiToolCalls, text: openaiText },
+  anthropic: { calls: anthropicToolCalls, text: anthropicText },
+} as const;
+
+/** The tool results a request carries back, in order, in a provider-neutral form. */
+function toolResults(provider: Provider, request: LoggedRequest): { id: string; content: string; is_error?: boolean }[] {
+  const body = request.json();
+  if (provider === "openai") {
+    return body.messages.filter((m: any) => m.role === "tool").map((m: any) => ({ id: m.tool_call_id, content: m.content }));
+  }
+  const last = body.messages[body.messages.length - 1];
+  expect(last.role).toBe("user");
+  return last.content
+    .filter((b: any) => b.type === "tool_result")
+    .map((b: any) => ({ id: b.tool_use_id, content: typeof b.content === "string" ? b.content : b.content.map((c: any) => c.text).join(""), ...(b.is_error && { is_error: true }) }));
+}
+
+/** The tool calls an assistant message in a request carries, in order. */
+function toolCallsSent(provider: Provider, request: LoggedRequest): { id: string; name: string; input: unknown }[] {
+  const body = request.json();
+  if (provider === "openai") {
+    const assistant = body.messages.find((m: any) => m.role === "assistant" && m.tool_calls);
+    return assistant.tool_calls.map((c: any) => ({ id: c.id, name: c.function.name, input: JSON.parse(c.function.arguments) }));
+  }
+  const assistant = body.messages.find((m: any) => m.role === "assistant");
+  return assistant.content.filter((b: any) => b.type === "tool_use").map((b: any) => ({ id: b.id, name: b.name, input: b.input }));
+}
+
+function toolNamesOffered(provider: Provider, request: LoggedRequest): string[] {
+  const tools = request.json().tools ?? [];
+  return tools.map((t: any) => (provider === "openai" ? t.function.name : t.name));
+}
+
+let server: ReplayServer;
+let box: Sandbox;
+beforeEach(async () => {
+  server = await startReplayServer();
+  box = sandbox();
+});
+afterEach(async () => {
+  await server.close();
+  box.remove();
+});
+
+describe.each(["openai", "anthropic"] as const)("%s: tool turns through awl -p", (provider) => {
+  const run = (prompt: string, extra: string[] = []) => box.awl(["-p", prompt, ...extra], { env: providerEnv(provider, server.url) });
+
+  it("runs one tool call and sends its result back", async () => {
+    installExamples(box, ["echo.lua"]);
+    const call: ScriptedCall = { id: "call_1", name: "echo", input: { message: "héllo \"wörld\"" } };
+    server.enqueue({ body: wire[provider].calls([call]) }, { body: wire[provider].text("The tool said hello.") });
+    const result = await run("use echo");
+    expect(result.stderr).not.toContain("awl:"); // tool progress lines only, no warning
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("The tool said hello.");
+    expect(server.requests).toHaveLength(2);
+    expect(toolNamesOffered(provider, server.requests[0]!)).toEqual(["echo"]);
+    const offered = server.requests[0]!.json().tools[0];
+    const schema = provider === "openai" ? offered.function.parameters : offered.input_schema;
+    expect(schema).toEqual({ type: "object", properties: { message: { type: "string", description: "The message to echo back" } }, required: ["message"] });
+    expect(toolCallsSent(provider, server.requests[1]!)).toEqual([call]);
+    expect(toolResults(provider, server.requests[1]!)).toEqual([{ id: "call_1", content: "héllo \"wörld\"" }]);
+  });
+
+  it("runs three calls concurrently and answers them in the model's order, not the order they finish", async () => {
+    installExamples(box, ["echo.lua", "text"]);
+    box.extension("nap.lua", NAP);
+    const calls: ScriptedCall[] = [
+      { id: "c_slow", name: "nap", input: { ms: 400, tag: "slow" } },
+      { id: "c_fast", name: "nap", input: { ms: 0, tag: "fast" } },
+      { id: "c_count", name: "word_count", input: { text: "one two\nthree\n" } },
+    ];
+    server.enqueue({ body: wire[provider].calls(calls, "Three at once.") }, { body: wire[provider].text("All done.") });
+    const result = await run("use three tools");
+    expect(result.stderr).not.toContain("awl:"); // tool progress lines only, no warning
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("All done.");
+    expect(toolNamesOffered(provider, server.requests[0]!)).toEqual(["echo", "nap", "word_count"]);
+    expect(toolCallsSent(provider, server.requests[1]!).map((c) => c.id)).toEqual(["c_slow", "c_fast", "c_count"]);
+    expect(toolResults(provider, server.requests[1]!)).toEqual([
+      { id: "c_slow", content: "tag slow" },
+      { id: "c_fast", content: "tag fast" },
+      { id: "c_count", content: "2 lines, 3 words, 14 bytes" },
+    ]);
+  });
+
+  it("prints the crash with its traceback, answers every call, and stops the turn", async () => {
+    installExamples(box, ["echo.lua", "crash.lua"]);
+    const calls: ScriptedCall[] = [
+      { id: "c_crash", name: "crash", input: {} },
+      { id: "c_echo", name: "echo", input: { message: "still fine" } },
+    ];
+    server.enqueue({ body: wire[provider].calls(calls) });
+    const result = await run("crash it", ["--output-format", "json"]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/the "crash" extension crashed: .*crash\.lua:8: attempt to index a nil value/);
+    expect(result.stderr).toContain("traceback");
+    expect(result.stderr).toMatch(/crash\.lua:8: in /);
+    expect(server.requests).toHaveLength(1); // the turn stopped after the batch
+    // The conversation keeps the invariant: both calls are answered, so the next request would be valid.
+    const turn = JSON.parse(result.stdout.trim().split("\n").pop()!);
+    expect(turn.stop_reason).toBe("tool_crash");
+    const results = turn.messages.flatMap((m: any) => m.content).filter((b: any) => b.type === "tool_result");
+    expect(results).toEqual([
+      { type: "tool_result", tool_use_id: "c_crash", content: expect.stringContaining('the "crash" extension crashed'), is_error: true },
+      { type: "tool_result", tool_use_id: "c_echo", content: "still fine" },
+    ]);
+  });
+
+  it("stops a runaway loop and a loop inside pcall at their timeout, and the turn goes on", async () => {
+    installExamples(box, ["echo.lua"]);
+    box.extension("runaway.lua", RUNAWAY);
+    const calls: ScriptedCall[] = [
+      { id: "c_forever", name: "forever", input: {} },
+      { id: "c_trapped", name: "trapped", input: {} },
+      { id: "c_echo", name: "echo", input: { message: "unaffected" } },
+    ];
+    server.enqueue({ body: wire[provider].calls(calls) }, { body: wire[provider].text("Two tools timed out.") });
+    const result = await run("loop");
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Two tools timed out.");
+    const results = toolResults(provider, server.requests[1]!);
+    expect(results.map((r) => r.id)).toEqual(["c_forever", "c_trapped", "c_echo"]);
+    expect(results[0]!.content).toMatch(/timed out/);
+    expect(results[1]!.content).toMatch(/timed out/);
+    expect(results[2]!.content).toBe("unaffected");
+    if (provider === "anthropic") expect(results.slice(0, 2).every((r) => r.is_error)).toBe(true);
+  });
+});
