@@ -132,13 +132,15 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     provider = created.provider;
   }
   let tools = options.tools;
+  let toolsHook: TurnHook | undefined;
   if (!tools) {
     const loaded = await loadTools(options);
     if (!loaded.ok) return loaded;
-    tools = loaded.value;
+    ({ tools, hook: toolsHook } = loaded.value);
   }
   const agent = new Agent({ provider, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
+  if (toolsHook) runtime.hooks.push(toolsHook);
 
   const { setupSessions } = await import("./session-hook.js");
   const sessions = setupSessions(options, runtime);
@@ -151,7 +153,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 }
 
 /** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
-async function loadTools(options: RuntimeOptions): Promise<ConfigResult<ToolSet>> {
+async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: ToolSet; hook: TurnHook }>> {
   const { openToolsForChat } = await import("./commands/extension-host.js");
   return openToolsForChat(options.cli.flags, options.warn);
 }

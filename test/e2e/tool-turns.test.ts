@@ -1,5 +1,7 @@
 // Whole tool-calling turns through the built `awl -p`, against the replay server speaking each provider's wire
 // format: the tools offered, the calls run in Lua workers, and the results sent back in the model's order.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
 import {
@@ -171,4 +173,17 @@ describe.each(["openai", "anthropic"] as const)("%s: tool turns through awl -p",
     expect(results[2]!.content).toBe("unaffected");
     if (provider === "anthropic") expect(results.slice(0, 2).every((r) => r.is_error)).toBe(true);
   });
+});
+
+it("starts from the registration cache on the next run, and the Lua workers still run the call", async () => {
+  installExamples(box, ["echo.lua"]);
+  const env = providerEnv("openai", server.url);
+  server.enqueue({ body: openaiText("no tools this time") });
+  expect((await box.awl(["-p", "hi"], { env })).code).toBe(0);
+  expect(JSON.parse(readFileSync(join(box.home, ".cache/awl/extension-tools.json"), "utf8")).tools.map((t: any) => t.name)).toEqual(["echo"]);
+  server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "echo", input: { message: "from cache" } }]) }, { body: openaiText("done") });
+  const second = await box.awl(["-p", "echo"], { env });
+  expect(second.code).toBe(0);
+  expect(server.requests[1]!.body).toBe(server.requests[0]!.body.replace('"hi"', '"echo"')); // same tool bytes, cached or not
+  expect(toolResults("openai", server.requests[2]!)).toEqual([{ id: "c1", content: "from cache" }]);
 });

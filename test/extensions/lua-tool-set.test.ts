@@ -171,6 +171,9 @@ describe("LuaToolSet", () => {
     fake.tools = [tool("echo", "second")];
     const warm = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
     expect(warm.definitions().map((t) => t.name)).toEqual(["first"]);
+    expect(fake.loads).toBe(1); // no Lua yet: the workers start at the first call (or prewarm)
+    warm.prewarm();
+    expect(fake.loads).toBe(2);
     const call = warm.execute({ id: "1", name: "first", input: "{}" }, signal);
     release();
     // The real load no longer has "first": the call waited for it and says so instead of running a stale tool.
