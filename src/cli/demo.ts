@@ -12,6 +12,7 @@ import { runPrintMode } from "./print-mode.js";
 import { buildRuntime } from "./runtime.js";
 
 export const DEMO_SCRIPT = fileURLToPath(new URL("../../examples/replay/demo.jsonl", import.meta.url));
+/** The example extensions the demo's tool calls use (echo, word_count). */
 export const DEMO_EXTENSIONS = fileURLToPath(new URL("../../examples/extensions", import.meta.url));
 export const DEMO_PROMPT = "Hello! What is awl? Show me a tool, and tell me how to use a real model.";
 

@@ -187,3 +187,15 @@ it("starts from the registration cache on the next run, and the Lua workers stil
   expect(server.requests[1]!.body).toBe(server.requests[0]!.body.replace('"hi"', '"echo"')); // same tool bytes, cached or not
   expect(toolResults("openai", server.requests[2]!)).toEqual([{ id: "c1", content: "from cache" }]);
 });
+
+it("the offline demo (the README's main command with no key) plays a tool-calling turn with the example extensions", async () => {
+  const result = await box.awl(["--demo", "-p", "--output-format", "json"]);
+  expect(result.code).toBe(0);
+  const turn = JSON.parse(result.stdout.trim().split("\n").pop()!);
+  const results = turn.messages.flatMap((m: any) => m.content).filter((b: any) => b.type === "tool_result");
+  expect(results).toEqual([
+    { type: "tool_result", tool_use_id: "call_demo_1", content: "Hello from a Lua extension!" },
+    { type: "tool_result", tool_use_id: "call_demo_2", content: "2 lines, 5 words, 37 bytes" },
+  ]);
+  expect(turn.stop_reason).toBe("end_turn");
+});

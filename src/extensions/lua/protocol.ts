@@ -22,7 +22,8 @@ export const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAs
 /** Indexes into the shared Int32Array every slot has with its worker. */
 export const CONTROL_ABORT = 0; // written by the main thread: why the running call must stop (ABORT_*)
 export const CONTROL_REPLY = 1; // 1 when the main thread answered a synchronous host request
-export const CONTROL_SIZE = 2;
+export const CONTROL_LOADING = 2; // written by the worker: 1 + index of the extension it is loading
+export const CONTROL_SIZE = 3;
 
 export const ABORT_NONE = 0;
 export const ABORT_TIMEOUT = 1;
@@ -66,7 +67,6 @@ export type WorkerOutcome =
   | { status: "aborted"; reason: "timeout" | "cancel" | "exit"; exitCode: number };
 
 export type FromWorker =
-  | { type: "loading"; extension: string }
   | { type: "loaded"; tools: LuaToolRegistration[]; errors: ExtensionLoadError[] }
   | { type: "result"; id: number; outcome: WorkerOutcome }
   | { type: "progress"; id: number; update: ToolProgress }

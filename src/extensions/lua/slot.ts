@@ -11,6 +11,7 @@ import {
   ABORT_NONE,
   ABORT_TIMEOUT,
   CONTROL_ABORT,
+  CONTROL_LOADING,
   CONTROL_REPLY,
   CONTROL_SIZE,
   type CallRequest,
@@ -26,6 +27,8 @@ import type { ExtensionLoadError, LuaToolRegistration, ToolOutcome, ToolProgress
 
 /** How long a stopped handler may take to unwind before its worker is terminated. */
 export const GRACE_MS = 100;
+/** How often the load watchdog looks at the worker's progress. */
+const WATCHDOG_TICK_MS = 250;
 
 export type SlotSettings = Omit<WorkerInit, "control" | "requestPort" | "wasmModule">;
 
@@ -84,37 +87,46 @@ export class WorkerSlot {
   private boot(module: WasmModule): Promise<Loaded> {
     const channel = new MessageChannel();
     const init: WorkerInit = { ...this.settings, wasmModule: module, control: this.control.buffer as SharedArrayBuffer, requestPort: channel.port2 };
-    this.worker = new Worker(workerScriptPath(), { workerData: init, transferList: [channel.port2] });
+    this.worker = new Worker(workerScriptPath(), {
+      workerData: init,
+      transferList: [channel.port2],
+      resourceLimits: { maxYoungGenerationSizeMb: 2 }, // a worker holds little JS: keep its RSS small
+    });
     channel.port1.on("message", (req: ExecRequest) => void this.answer(channel.port1, req));
     channel.port1.unref();
 
     return new Promise<Loaded>((resolve, reject) => {
-      let loading = "";
-      let watchdog: NodeJS.Timeout | undefined;
-      const arm = () => {
-        clearTimeout(watchdog);
-        watchdog = setTimeout(() => {
+      // The worker writes which extension it is loading into shared memory (a message per extension
+      // costs more than loading it); a watchdog notices when that stops moving.
+      const loadingName = () => this.settings.extensions[Atomics.load(this.control, CONTROL_LOADING) - 1]?.name ?? "";
+      let seen = 0;
+      let since = Date.now();
+      const watchdog = setInterval(() => {
+        const now = Atomics.load(this.control, CONTROL_LOADING);
+        if (now !== seen) {
+          seen = now;
+          since = Date.now();
+        } else if (Date.now() - since > this.settings.loadTimeoutMs + 2000) {
+          clearInterval(watchdog);
           void this.terminate();
           const limit = this.settings.loadTimeoutMs / 1000;
-          reject(loading ? new LoadHang(loading, `did not finish loading within ${limit} s`) : new Error("the Lua worker did not start"));
-        }, this.settings.loadTimeoutMs + 2000);
-      };
-      arm();
+          const name = loadingName();
+          reject(name ? new LoadHang(name, `did not finish loading within ${limit} s`) : new Error("the Lua worker did not start"));
+        }
+      }, WATCHDOG_TICK_MS);
       const stop = (err: Error) => {
-        clearTimeout(watchdog);
+        clearInterval(watchdog);
         this.dead = true;
         reject(err);
       };
       this.worker.on("message", (msg: FromWorker) => {
-        if (msg.type === "loading") {
-          loading = msg.extension;
-          arm();
-        } else if (msg.type === "loaded") {
-          clearTimeout(watchdog);
+        if (msg.type === "loaded") {
+          clearInterval(watchdog);
           this.worker.unref();
           resolve({ tools: msg.tools, errors: msg.errors });
         } else if (msg.type === "fatal" && !this.current) {
-          stop(loading ? new LoadHang(loading, msg.message) : new Error(msg.message));
+          const name = loadingName();
+          stop(name ? new LoadHang(name, msg.message) : new Error(msg.message));
         } else {
           this.onMessage(msg);
         }
@@ -124,7 +136,7 @@ export class WorkerSlot {
         this.onDeath(`the Lua worker failed: ${err.message}`);
       });
       this.worker.on("exit", (code) => {
-        stop(new Error(`the Lua worker exited (code ${code}) while loading ${loading || "awl's runtime"}`));
+        stop(new Error(`the Lua worker exited (code ${code}) while loading ${loadingName() || "awl's runtime"}`));
         this.onDeath(`the Lua worker exited (code ${code})`);
       });
     });

@@ -17,7 +17,6 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
 import type { HostValue } from "./lua-c.js";
 
 /** Lua source files (extensions, modules) larger than this are refused with a clear message. */
@@ -166,7 +165,7 @@ export class HostFiles {
   /** Creates an empty, unique file (like mkstemp) and returns its name. */
   tmpname(): HostValue[] {
     for (let attempt = 0; attempt < 10; attempt++) {
-      const name = join(tmpdir(), `lua_${randomBytes(6).toString("base64url")}`);
+      const name = join(tmpdir(), `lua_${Math.random().toString(36).slice(2, 10)}`); // "wx" below makes it unique
       try {
         closeSync(openSync(name, "wx", 0o600));
         return [name];

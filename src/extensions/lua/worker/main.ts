@@ -3,6 +3,7 @@
  * from the one the main thread compiled, creates the Lua state, loads every extension, then runs
  * calls one at a time. Lua never runs on the main thread.
  */
+import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { wasmApi, CONTROL_REPLY, type ExecReply, type ExecRequest, type FromWorker, type ToWorker, type WorkerInit } from "../protocol.js";
 import { DamagedState, LuaRuntime } from "./runtime.js";
@@ -34,7 +35,8 @@ async function loadLuaModule(): Promise<LuaModule> {
   wasmApi.instantiate = (_bytes: unknown, imports: object) =>
     original(compiled, imports).then((instance) => ({ instance, module: compiled }));
   try {
-    const { LuaFactory } = await import("wasmoon");
+    // require, not import(): ESM would scan wasmoon's 150 KB UMD bundle for exports on every start
+    const { LuaFactory } = createRequire(import.meta.url)("wasmoon") as typeof import("wasmoon");
     const wasm = await new LuaFactory().getLuaModule();
     return wasm.module as unknown as LuaModule;
   } finally {

@@ -1,0 +1,157 @@
+// The Lua runtime (issue 4, bench targets): warm tool-call overhead beside a plain JS function,
+// 8 parallel calls that wait in a child process, two CPU-bound calls on 2 cores vs one after the
+// other, RSS with 4 slots x 20 extensions, and how fast a runaway handler with a 1 s timeout stops.
+// Each figure is measured in its own fresh pool; medians of several runs where it makes sense.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { LuaPool } from "../dist/extensions/lua/pool.js";
+
+const dir = mkdtempSync(join(tmpdir(), "awl-lua-bench-"));
+process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+
+const SOURCE = `
+awl.register_tool("echo", { type = "object", properties = { message = { type = "string" } }, required = { "message" } },
+  function(input) return input.message end)
+awl.register_tool("sleep", {}, function() os.execute("sleep 0.2") return "slept" end)
+local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
+awl.register_tool("fib", { type = "object" }, function(input) return tostring(fib(input.n)) end)
+awl.register_tool("spin", {}, function() while true do end end)
+`;
+
+function extensions(count) {
+  const list = [];
+  for (let i = 0; i < count; i++) {
+    const file = join(dir, `ext${i}.lua`);
+    writeFileSync(file, SOURCE.replaceAll('register_tool("', `register_tool("t${i}_`));
+    list.push({ name: `ext${i}`, file, root: dir });
+  }
+  return list;
+}
+
+const ctx = { cwd: dir, workspace: dir, home: dir, spill_dir: dir, result_limit: 50000 };
+const opts = (timeoutMs = 60_000) => ({ signal: new AbortController().signal, timeoutMs });
+const median = (v) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)];
+const percentile = (v, p) => [...v].sort((a, b) => a - b)[Math.min(v.length - 1, Math.floor((p / 100) * v.length))];
+const ms = (n) => `${n.toFixed(n < 1 ? 3 : 1)} ms`;
+const rows = [];
+const row = (what, figure, target, ok) => rows.push(`| ${what} | ${figure} | ${target} | ${ok ? "yes" : "**no**"} |`);
+
+if (process.argv.includes("--rss-only")) {
+  const base = process.memoryUsage().rss;
+  const pool = new LuaPool({ extensions: extensions(20), maxSlots: 4 });
+  await pool.load();
+  // four calls at once that each wait in a child process: the pool grows to four slots
+  await Promise.all(Array.from({ length: 4 }, (_, i) => pool.call(`ext${i}`, `t${i}_sleep`, "{}", ctx, opts())));
+  globalThis.gc?.();
+  console.log(JSON.stringify({ rss: process.memoryUsage().rss, base }));
+  await pool.close();
+  process.exit(0);
+}
+
+// 1. Warm call overhead: pool.call → handler entered → result back, beside a plain JS function.
+{
+  const pool = new LuaPool({ extensions: extensions(1), maxSlots: 1 });
+  const t0 = performance.now();
+  await pool.load();
+  const loadMs = performance.now() - t0;
+  const input = JSON.stringify({ message: "hello, world" });
+  for (let i = 0; i < 300; i++) await pool.call("ext0", "t0_echo", input, ctx, opts());
+  const lua = [];
+  for (let i = 0; i < 2000; i++) {
+    const t = performance.now();
+    await pool.call("ext0", "t0_echo", input, ctx, opts());
+    lua.push(performance.now() - t);
+  }
+  const js = [];
+  const plain = async (text) => JSON.parse(text).message;
+  for (let i = 0; i < 2000; i++) {
+    const t = performance.now();
+    await plain(input);
+    js.push(performance.now() - t);
+  }
+  const p50 = median(lua);
+  row("first slot: start worker + load 1 extension", ms(loadMs), "–", true);
+  row("warm tool call p50 (p90)", `${ms(p50)} (${ms(percentile(lua, 90))})`, "≤ 0.3 ms", p50 <= 0.3);
+  row("plain JS function, same input, p50", ms(median(js)), "baseline", true);
+  await pool.close();
+}
+
+// 2. Eight parallel calls that each wait 200 ms in a child process, pool of 8 (warm).
+{
+  const pool = new LuaPool({ extensions: extensions(1), maxSlots: 8 });
+  await pool.load();
+  await Promise.all(Array.from({ length: 8 }, () => pool.call("ext0", "t0_echo", '{"message":"warm"}', ctx, opts())));
+  const runs = [];
+  for (let r = 0; r < 5; r++) {
+    const t = performance.now();
+    await Promise.all(Array.from({ length: 8 }, () => pool.call("ext0", "t0_sleep", "{}", ctx, opts())));
+    runs.push(performance.now() - t);
+  }
+  const batch = median(runs);
+  row("8 parallel calls waiting 200 ms in a child (pool of 8)", ms(batch), "≤ 300 ms", batch <= 300);
+  await pool.close();
+}
+
+// 3. Two CPU-bound calls on 2 cores vs one after the other.
+{
+  const pool = new LuaPool({ extensions: extensions(1), maxSlots: 2 });
+  await pool.load();
+  const fib = () => pool.call("ext0", "t0_fib", '{"n":27}', ctx, opts());
+  await Promise.all([fib(), fib()]);
+  const seq = [];
+  const par = [];
+  for (let r = 0; r < 5; r++) {
+    let t = performance.now();
+    await fib();
+    await fib();
+    seq.push(performance.now() - t);
+    t = performance.now();
+    await Promise.all([fib(), fib()]);
+    par.push(performance.now() - t);
+  }
+  const speedup = median(seq) / median(par);
+  row(
+    `2 × fib(27) in parallel vs in sequence (${availableParallelism()} cores)`,
+    `${ms(median(par))} vs ${ms(median(seq))}: ${speedup.toFixed(2)}×`,
+    "≥ 1.7×",
+    speedup >= 1.7,
+  );
+  await pool.close();
+}
+
+// 4. RSS with 4 slots × 20 extensions, in a fresh process (this one has run the pools above).
+{
+  const child = spawnSync(process.execPath, ["--expose-gc", fileURLToPath(import.meta.url), "--rss-only"], { encoding: "utf8" });
+  const { rss, base } = JSON.parse(child.stdout);
+  row(
+    "RSS of a fresh process with 4 slots × 20 extensions",
+    `${(rss / 1048576).toFixed(0)} MB (node alone: ${(base / 1048576).toFixed(0)} MB)`,
+    "≤ 120 MB",
+    rss / 1048576 <= 120,
+  );
+}
+
+// 5. A runaway handler with a 1 s timeout.
+{
+  const pool = new LuaPool({ extensions: extensions(1), maxSlots: 1 });
+  await pool.load();
+  const runs = [];
+  for (let r = 0; r < 3; r++) {
+    const t = performance.now();
+    const outcome = await pool.call("ext0", "t0_spin", "{}", ctx, opts(1000));
+    if (outcome.status !== "timeout") throw new Error(`expected a timeout, got ${JSON.stringify(outcome)}`);
+    runs.push(performance.now() - t);
+  }
+  const stop = median(runs);
+  row("`while true do end` with a 1 s timeout: stopped after", ms(stop), "≤ 1100 ms", stop <= 1100);
+  await pool.close();
+}
+
+console.log("## Lua runtime\n");
+console.log("| measure | figure | target | met |");
+console.log("| --- | --- | --- | --- |");
+console.log(rows.join("\n"));
+console.log();

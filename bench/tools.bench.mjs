@@ -1,0 +1,228 @@
+// Tools bench (issue 4 targets):
+//   1. `awl -p` with 20 extensions and a one-line reply, against `node -e 0` (target ≤ +250 ms),
+//      with and without the registration cache, and with no extensions for reference;
+//   2. RSS of the Lua pool with 4 slots × 20 extensions (target ≤ 120 MB);
+//   3. tool-call overhead, warm, through the whole path the agent uses (tool_use → prepare/validate →
+//      LuaToolSet.execute → worker → handler → result back), beside the same path with a plain JS function
+//      (target p50 ≤ 0.3 ms).
+// Run: npm run bench -- tools
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+const awl = join(repo, "dist/cli/main.js");
+const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+const ms = (n) => `${n.toFixed(0)} ms`;
+
+/** 20 extensions, each registering two tools with a small schema, like a real set. */
+function writeExtensions(dir, count = 20) {
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < count; i++) {
+    writeFileSync(
+      join(dir, `ext${String(i).padStart(2, "0")}.lua`),
+      `local M = {}
+for _, verb in ipairs({ "get", "put" }) do
+  awl.register_tool {
+    name = "ext${i}_" .. verb,
+    description = "Tool " .. verb .. " of extension ${i}: does a small thing with a path and a count.",
+    parameters = { type = "object", properties = {
+      path = { type = "string", description = "A file path" },
+      count = { type = "integer", description = "How many" },
+      flags = { type = "array", items = { type = "string" } },
+    }, required = { "path" } },
+    run = function(args) return verb .. " " .. args.path end,
+  }
+end
+return M
+`,
+    );
+  }
+}
+
+/**
+ * A local OpenAI-compatible server: a one-line reply, except to the prompt "call", which first gets one call
+ * of the tool ext0_get (and the reply once the tool result comes back).
+ */
+async function startReplyServer() {
+  const sse = (...chunks) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n";
+  const choice = (delta, finish_reason = null) => ({ id: "b", choices: [{ index: 0, delta, finish_reason }] });
+  const reply = sse(choice({ role: "assistant", content: "Hello." }), choice({}, "stop"));
+  const call = sse(
+    choice({ role: "assistant", tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "ext0_get", arguments: '{"path":"a.txt"}' } }] }),
+    choice({}, "tool_calls"),
+  );
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      const wantsCall = body.includes('"content":"call"') && !body.includes('"role":"tool"');
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(wantsCall ? call : reply);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+function timeRun(args, options) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stdout.resume();
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+      if (code !== 0) reject(new Error(`${args.join(" ")} exited ${code}: ${err}`));
+      else resolve(elapsed);
+    });
+  });
+}
+
+async function startupBench() {
+  const root = mkdtempSync(join(tmpdir(), "awl-bench-tools-"));
+  const server = await startReplyServer();
+  try {
+    const home = join(root, "home");
+    const withExt = join(root, "with");
+    const without = join(root, "without");
+    writeExtensions(join(withExt, ".awl/extensions"));
+    mkdirSync(without, { recursive: true });
+    mkdirSync(home, { recursive: true });
+    const env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      AWL_PROVIDER: "openai",
+      AWL_BASE_URL: `${server.url}/v1`,
+      AWL_API_KEY: "k",
+      AWL_MODEL: "m",
+    };
+    const cacheFile = join(home, ".cache/awl/extension-tools.json");
+    const node = [];
+    const bare = [];
+    const cold = [];
+    const warm = [];
+    const toolTurn = [];
+    // Warm-up of the OS file cache, then interleaved runs so drift hits every variant alike.
+    await timeRun(["-e", "0"], { env });
+    await timeRun([awl, "-p", "hi"], { cwd: withExt, env });
+    for (let i = 0; i < RUNS; i++) {
+      node.push(await timeRun(["-e", "0"], { env }));
+      bare.push(await timeRun([awl, "-p", "hi"], { cwd: without, env }));
+      rmSync(cacheFile, { force: true });
+      cold.push(await timeRun([awl, "-p", "hi"], { cwd: withExt, env }));
+      warm.push(await timeRun([awl, "-p", "hi"], { cwd: withExt, env }));
+      toolTurn.push(await timeRun([awl, "-p", "call"], { cwd: withExt, env }));
+    }
+    const base = median(node);
+    console.log(`### \`awl -p\` with a one-line reply (median of ${RUNS})\n`);
+    console.log("| run | median | vs `node -e 0` |\n| --- | --- | --- |");
+    console.log(`| \`node -e 0\` | ${ms(base)} | – |`);
+    console.log(`| awl, no extensions | ${ms(median(bare))} | +${ms(median(bare) - base)} |`);
+    console.log(`| awl, 20 extensions (40 tools), registration cache cold | ${ms(median(cold))} | +${ms(median(cold) - base)} |`);
+    console.log(`| awl, 20 extensions (40 tools), registration cache warm | ${ms(median(warm))} | +${ms(median(warm) - base)} (target ≤ +250 ms) |`);
+    console.log(`| awl, 20 extensions, cache warm, a turn with one tool call (2 requests) | ${ms(median(toolTurn))} | +${ms(median(toolTurn) - base)} |`);
+    console.log("");
+  } finally {
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function rssBench() {
+  const { LuaPool } = await import("../dist/extensions/lua/pool.js");
+  const root = mkdtempSync(join(tmpdir(), "awl-bench-rss-"));
+  try {
+    const dir = join(root, "ext");
+    writeExtensions(dir);
+    writeFileSync(
+      join(dir, "wait.lua"),
+      `awl.register_tool { name = "hold", description = "d", parameters = { type = "object", properties = {} },
+  run = function() os.execute("sleep 0.5") return "ok" end }\n`,
+    );
+    globalThis.gc?.();
+    const before = process.memoryUsage().rss;
+    const { discoverExtensions } = await import("../dist/extensions/discover.js");
+    const found = discoverExtensions([{ dir, source: "flag" }]).extensions;
+    const pool = new LuaPool({ extensions: found.map((e) => ({ name: e.name, file: e.file, root: dirname(e.file) })), maxSlots: 4 });
+    await pool.load();
+    const ctx = { cwd: root, workspace: root, home: root, spill_dir: root, result_limit: 40000 };
+    const signal = new AbortController().signal;
+    // Four calls at once that each hold a slot, so the pool grows to 4.
+    await Promise.all([0, 1, 2, 3].map(() => pool.call("wait", "hold", "{}", ctx, { signal, timeoutMs: 10_000 })));
+    globalThis.gc?.();
+    const after = process.memoryUsage().rss;
+    await pool.close();
+    console.log("### Memory: Lua pool with 4 slots × 21 extensions\n");
+    console.log("| what | RSS |\n| --- | --- |");
+    console.log(`| this process before the pool | ${(before / 1048576).toFixed(0)} MB |`);
+    console.log(`| with 4 slots loaded | ${(after / 1048576).toFixed(0)} MB (pool: +${((after - before) / 1048576).toFixed(0)} MB; target ≤ 120 MB total) |`);
+    console.log("");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+async function overheadBench() {
+  const { LuaToolSet } = await import("../dist/extensions/lua-tool-set.js");
+  const { runToolBatch } = await import("../dist/agent/tool-batch.js");
+  const root = mkdtempSync(join(tmpdir(), "awl-bench-call-"));
+  try {
+    const dir = join(root, "ext");
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, "echo.lua"),
+      `awl.register_tool { name = "echo", description = "d",
+  parameters = { type = "object", properties = { message = { type = "string" } }, required = { "message" } },
+  run = function(args) return args.message end }\n`,
+    );
+    const lua = await LuaToolSet.open({ cwd: root, env: { HOME: root }, extensionDirs: [dir], cachePath: false, bundledDir: join(root, "none") });
+    const plain = {
+      definitions: () => lua.definitions(),
+      execute: async (call) => ({ status: "result", content: JSON.parse(call.input).message, is_error: false }),
+    };
+    const signal = new AbortController().signal;
+    const measure = async (tools, n) => {
+      const times = [];
+      for (let i = 0; i < n; i++) {
+        const use = { type: "tool_use", id: `c${i}`, name: "echo", input: `{"message":"hello ${i}"}` };
+        const start = process.hrtime.bigint();
+        const [record] = await runToolBatch([use], tools, signal, {});
+        times.push(Number(process.hrtime.bigint() - start) / 1e6);
+        if (record.result.content !== `hello ${i}`) throw new Error(`unexpected result ${record.result.content}`);
+      }
+      return times;
+    };
+    await measure(lua, 300);
+    await measure(plain, 300);
+    const luaTimes = await measure(lua, 3000);
+    const plainTimes = await measure(plain, 3000);
+    await lua.close();
+    console.log("### Tool-call overhead, warm (3000 calls, one at a time)\n");
+    console.log("Path: the model's tool_use → runToolBatch (prepare, schema check) → ToolSet.execute → result block.\n");
+    console.log("| handler | p50 | p90 | p99 |\n| --- | --- | --- | --- |");
+    const row = (label, t) => `| ${label} | ${median(t).toFixed(3)} ms | ${percentile(t, 0.9).toFixed(3)} ms | ${percentile(t, 0.99).toFixed(3)} ms |`;
+    console.log(row("plain JS function", plainTimes));
+    console.log(row("Lua echo in a worker (LuaToolSet)", luaTimes));
+    console.log(`\nLua minus JS at p50: ${(median(luaTimes) - median(plainTimes)).toFixed(3)} ms (target p50 ≤ 0.3 ms).\n`);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+console.log("## Tools\n");
+await startupBench();
+await rssBench();
+await overheadBench();
