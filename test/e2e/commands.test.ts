@@ -1,8 +1,18 @@
 // The extension author's commands through the built CLI: awl tools, awl tool call, awl extensions.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { EXAMPLES, installExamples, sandbox, type Sandbox } from "./support.js";
+import { AWL, EXAMPLES, installExamples, sandbox, type Sandbox } from "./support.js";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 let box: Sandbox;
 beforeEach(() => {
@@ -98,6 +108,27 @@ describe("awl tool call", () => {
     const unknown = await box.awl(["tool", "call", "nope"]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no tool named "nope" (tools: crash, echo, spin, wait, word_count)');
+  });
+
+  it("Ctrl-C cancels the call, kills the process it started, and exits 130", async () => {
+    const ready = join(box.root, "ready");
+    box.extension(
+      "hang.lua",
+      `awl.register_tool { name = "hang", description = "d", parameters = { type = "object", properties = {} },
+  run = function() os.execute("echo $$ > ${ready}.tmp && mv ${ready}.tmp ${ready} && exec sleep 30") return "late" end }`,
+    );
+    const child = spawn(process.execPath, [AWL, "tool", "call", "hang"], { cwd: box.cwd, env: box.env(), stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
+    while (!existsSync(ready)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const sleeper = Number(readFileSync(ready, "utf8"));
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(stderr).toContain("awl: cancelled");
+    // A killed child may linger a moment as a zombie until it is reaped: wait for it to go, up to 5 s.
+    for (let i = 0; i < 250 && alive(sleeper); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(alive(sleeper)).toBe(false);
   });
 
   it("exits 1 with the message when the handler returns an error result", async () => {

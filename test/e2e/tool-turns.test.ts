@@ -152,6 +152,18 @@ describe.each(["openai", "anthropic"] as const)("%s: tool turns through awl -p",
       { type: "tool_result", tool_use_id: "c_crash", content: expect.stringContaining('the "crash" extension crashed'), is_error: true },
       { type: "tool_result", tool_use_id: "c_echo", content: "still fine" },
     ]);
+
+    // The follow-up message (same session, `-c`) sends a valid request: every tool call answered, in order.
+    server.enqueue({ body: wire[provider].text("Sorry, the crash tool is broken.") });
+    const next = await run("what happened?", ["-c"]);
+    expect(next.code).toBe(0);
+    expect(next.stdout).toContain("Sorry, the crash tool is broken.");
+    expect(server.requests).toHaveLength(2);
+    expect(toolCallsSent(provider, server.requests[1]!).map((c) => c.id)).toEqual(["c_crash", "c_echo"]);
+    const answered = toolResults(provider, server.requests[1]!);
+    expect(answered.map((r) => r.id)).toEqual(["c_crash", "c_echo"]);
+    expect(answered[0]!.content).toContain('the "crash" extension crashed');
+    expect(answered[1]!.content).toBe("still fine");
   });
 
   it("stops a runaway loop and a loop inside pcall at their timeout, and the turn goes on", async () => {

@@ -8,6 +8,7 @@ import { availableParallelism, homedir } from "node:os";
 import { luaWasmModule, runtimeDir } from "./assets.js";
 import { LoadHang, WorkerSlot, type Loaded, type SlotSettings } from "./slot.js";
 import type { LogSink } from "./processes.js";
+import type { LuaEntry } from "./protocol.js";
 import type {
   ExtensionLoadError,
   LuaCallOptions,
@@ -104,10 +105,45 @@ export class LuaPool {
   }
 
   /** Runs one handler in a free slot (queueing beyond maxSlots). Never throws. */
-  async call(
+  call(extension: string, tool: string, inputJson: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
+    return this.run("call", extension, tool, inputJson, ctx, opts);
+  }
+
+  /**
+   * Asks a tool's `available(ctx)` whether to offer it (true when it has none). A crash, timeout or
+   * cancel counts as not available, with the reason in `error`. Never throws.
+   */
+  async available(
     extension: string,
     tool: string,
-    inputJson: string,
+    ctx: ToolContextData,
+    opts: LuaCallOptions,
+  ): Promise<{ available: boolean; error?: string }> {
+    const outcome = await this.run("available", extension, tool, "null", ctx, opts);
+    if (outcome.status === "result" && !outcome.is_error) return { available: outcome.content === "true" };
+    return { available: false, error: describeFailure(outcome) };
+  }
+
+  /**
+   * Runs a tool's `render(state, view)` (the state from `ctx:show`); a `result` outcome carries the text
+   * (a list of lines comes joined with newlines). Never throws.
+   */
+  render(
+    extension: string,
+    tool: string,
+    state: unknown,
+    view: { width: number; height: number; expand: boolean },
+    ctx: ToolContextData,
+    opts: LuaCallOptions,
+  ): Promise<ToolOutcome> {
+    return this.run("render", extension, tool, JSON.stringify({ state: state ?? null, view }), ctx, opts);
+  }
+
+  private async run(
+    entry: LuaEntry,
+    extension: string,
+    tool: string,
+    input: string,
     ctx: ToolContextData,
     opts: LuaCallOptions,
   ): Promise<ToolOutcome> {
@@ -124,9 +160,10 @@ export class LuaPool {
       try {
         return await slot.run(
           {
+            entry,
             extension,
             tool,
-            input: inputJson,
+            input,
             ctx: JSON.stringify(ctx),
             cwd: ctx.cwd,
             timeoutMs: opts.timeoutMs > 0 ? opts.timeoutMs : this.defaultTimeoutMs,
@@ -210,6 +247,19 @@ export class LuaPool {
 
 function key(extension: string, tool: string): string {
   return `${extension}\u0000${tool}`;
+}
+
+function describeFailure(outcome: ToolOutcome): string {
+  switch (outcome.status) {
+    case "result":
+      return outcome.content;
+    case "crash":
+      return outcome.message;
+    case "timeout":
+      return `timed out after ${outcome.timeout_ms} ms`;
+    case "cancelled":
+      return "cancelled";
+  }
 }
 
 function closedOutcome(extension: string): ToolOutcome {

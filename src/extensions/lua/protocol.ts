@@ -46,9 +46,13 @@ export interface WorkerInit {
   cwd: string;
 }
 
+/** The Lua entry points a call can run (runtime/awl.lua). */
+export type LuaEntry = "call" | "available" | "render";
+
 export interface CallRequest {
   type: "call";
   id: number;
+  entry: LuaEntry;
   extension: string;
   tool: string;
   input: string;

@@ -33,6 +33,11 @@ const SOURCE = [
   /* 25 */ `  ctx:show({ phase = "done" }); return "finished"`,
   /* 26 */ `end)`,
   /* 27 */ `tool("number_content", function() return { content = 12 } end)`,
+  /* 28 */ `awl.register_tool{ name = "drawn", run = function() return "" end,`,
+  /* 29 */ `  render = function(state, view) return { state.phase .. " " .. view.width, "expand=" .. tostring(view.expand) } end,`,
+  /* 30 */ `  available = function(ctx) return ctx.name == "out" end }`,
+  /* 31 */ `awl.register_tool{ name = "hidden", run = function() return "" end, available = function() return false end,`,
+  /* 32 */ `  render = function(state) return state.missing.field end }`,
 ].join("\n");
 
 const { pool, dir } = poolOf({ out: SOURCE });
@@ -136,5 +141,28 @@ describe("the context", () => {
       { kind: "show", state: { phase: "done" } },
     ]);
     expect(outcome).toEqual({ status: "result", content: "finished", is_error: false, snapshot: { phase: "done" } });
+  });
+});
+
+describe("available and render", () => {
+  const opts = { signal: new AbortController().signal, timeoutMs: 5000 };
+
+  it("asks a tool's available(ctx); a tool without one is available", async () => {
+    expect(await pool.available("out", "drawn", context(), opts)).toEqual({ available: true });
+    expect(await pool.available("out", "hidden", context(), opts)).toEqual({ available: false });
+    expect(await pool.available("out", "text", context(), opts)).toEqual({ available: true });
+  });
+
+  it("runs render(state, view) and joins a list of lines", async () => {
+    const view = { width: 80, height: 20, expand: false };
+    expect(await pool.render("out", "drawn", { phase: "done" }, view, context(), opts)).toEqual({
+      status: "result",
+      content: "done 80\nexpand=false",
+      is_error: false,
+    });
+    const crashed = await pool.render("out", "hidden", {}, view, context(), opts);
+    expect(crashed).toMatchObject({ status: "crash", extension: "out" });
+    expect(crashed.status === "crash" && crashed.message).toMatch(/out\.lua:32: attempt to index a nil value/);
+    expect(await pool.render("out", "text", {}, view, context(), opts)).toMatchObject({ status: "result", is_error: true, content: "the tool `text` has no render function" });
   });
 });

@@ -312,40 +312,64 @@ local function shape(tool, r)
   return (r.is_error and "error" or "ok"), content, extra
 end
 
---- Runs one handler. Returns (status, content, extra) with status "ok" | "error" | "crash";
---- for "crash", content is the message and extra the traceback.
-local function call(ext_name, tool_name, input_json, ctx_json)
+local function find(ext_name, tool_name)
   local ext = extensions[ext_name]
   local tool = ext and ext.tools[tool_name]
-  if not tool then
-    return "error", format("unknown tool `%s` in extension `%s`", tool_name, ext_name)
-  end
-  host.set_extension(ext_name)
-  local ok, input = pcall(json.decode, input_json)
-  if not ok then return "error", "the tool input is not valid JSON: " .. tostring(input) end
-  local ctx = make_ctx(ext, ctx_json)
-  local done, result = xpcall(tool.run, crash_report, input, ctx)
-  if done then return shape(tool, result) end
-  if is_tool_error(result) then return "error", result.message end
-  if type(result) ~= "table" then -- out of memory: Lua skips the message handler
-    return "crash", tostring(result), ""
-  end
-  return "crash", result.message, trim(result.traceback)
+  if tool then host.set_extension(ext_name) end
+  return ext, tool
 end
 
---- Asks a tool's `available(ctx)`; returns "ok", "true"/"false" or "crash", message, traceback.
-local function available(ext_name, tool_name, ctx_json)
-  local ext = extensions[ext_name]
-  local tool = ext and ext.tools[tool_name]
-  if not tool then return "error", "unknown tool" end
+local function unknown(ext_name, tool_name)
+  return "error", format("unknown tool `%s` in extension `%s`", tool_name, ext_name)
+end
+
+-- (status, content, extra) for an xpcall that failed.
+local function failed(report)
+  if is_tool_error(report) then return "error", report.message end
+  if type(report) ~= "table" then return "crash", tostring(report), "" end -- out of memory: no message handler
+  return "crash", report.message, trim(report.traceback)
+end
+
+-- The worker's entry points all take (extension, tool, input JSON, ctx JSON) and return
+-- (status, content, extra) with status "ok" | "error" | "crash"; for "crash", content is the
+-- message and extra the traceback.
+
+--- Runs one handler.
+local function call(ext_name, tool_name, input_json, ctx_json)
+  local ext, tool = find(ext_name, tool_name)
+  if not tool then return unknown(ext_name, tool_name) end
+  local ok, input = pcall(json.decode, input_json)
+  if not ok then return "error", "the tool input is not valid JSON: " .. tostring(input) end
+  local done, result = xpcall(tool.run, crash_report, input, make_ctx(ext, ctx_json))
+  if done then return shape(tool, result) end
+  return failed(result)
+end
+
+--- Asks a tool's `available(ctx)`: "ok" with "true" or "false".
+local function available(ext_name, tool_name, _, ctx_json)
+  local ext, tool = find(ext_name, tool_name)
+  if not tool then return unknown(ext_name, tool_name) end
   if not tool.available then return "ok", "true" end
-  host.set_extension(ext_name)
   local done, result = xpcall(tool.available, crash_report, make_ctx(ext, ctx_json))
-  if not done then
-    if type(result) ~= "table" or is_tool_error(result) then return "crash", tostring(result.message or result), "" end
-    return "crash", result.message, trim(result.traceback)
-  end
+  if not done then return failed(result) end
   return "ok", result and "true" or "false"
+end
+
+--- Runs a tool's `render(state, view)` on input `{ state = ..., view = ... }`: "ok" with the text.
+local function render(ext_name, tool_name, input_json)
+  local _, tool = find(ext_name, tool_name)
+  if not tool then return unknown(ext_name, tool_name) end
+  if not tool.render then return "error", format("the tool `%s` has no render function", tool_name) end
+  local args = json.decode(input_json)
+  local done, result = xpcall(tool.render, crash_report, args.state, args.view)
+  if not done then return failed(result) end
+  if type(result) == "string" then return "ok", result end
+  if type(result) == "table" then
+    local lines = {}
+    for i, line in ipairs(result) do lines[i] = tostring(line) end
+    return "ok", concat(lines, "\n")
+  end
+  return "error", format("render of `%s` returned %s; it must return a string or a list of lines", tool_name, describe(result))
 end
 
 --- Runs every extension's on_unload hooks (errors are logged, never raised).
@@ -359,4 +383,4 @@ local function unload()
   end
 end
 
-return { load_extension = load_extension, call = call, available = available, unload = unload }
+return { load_extension = load_extension, call = call, available = available, render = render, unload = unload }

@@ -69,10 +69,11 @@ export class LuaRuntime {
   private memoryRefused = false;
   private extension = "";
   private callId = 0;
-  private entry: Record<"load_extension" | "call" | "available" | "unload", number> = {
+  private entry: Record<"load_extension" | "call" | "available" | "render" | "unload", number> = {
     load_extension: 0,
     call: 0,
     available: 0,
+    render: 0,
     unload: 0,
   };
 
@@ -346,11 +347,11 @@ export class LuaRuntime {
     this.callId = 0;
   }
 
-  /** Runs one handler to its end (or until stopped). */
+  /** Runs one handler (or a tool's available/render function) to its end, or until stopped. */
   call(req: CallRequest): WorkerOutcome {
     const { L, m, c } = this;
     this.begin(req.id, req.cwd, req.timeoutMs);
-    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry.call));
+    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry[req.entry]));
     c.pushString(L, req.extension);
     c.pushString(L, req.tool);
     c.pushString(L, req.input);
