@@ -2,15 +2,11 @@
  * The main command, `awl [flags] [prompt]`: interactive with a terminal, otherwise one print-mode turn.
  * Order: flags, then stdin, then configuration, then the runtime; each failure is a message and an exit code.
  */
-import { loadSettings } from "../config/index.js";
+import { isatty } from "node:tty";
 import type { ConfigError } from "../config/errors.js";
-import { providerError } from "../providers/errors.js";
 import { formatUserMessage } from "./error-text.js";
 import { EXIT } from "./exit-codes.js";
 import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
-import { failureJSON, jsonLine } from "./output/json-output.js";
-import { runPrintMode } from "./print-mode.js";
-import { buildRuntime } from "./runtime.js";
 import { composePrompt, readPipedStdin } from "./stdin.js";
 
 const stdout = process.stdout;
@@ -35,21 +31,27 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   }
 
   // Interactive needs a terminal on both ends; without one awl never prompts.
-  const interactive = !cli.flags.print && cli.outputFormat === "text" && Boolean(process.stdin.isTTY && stdout.isTTY);
+  const interactive = !cli.flags.print && cli.outputFormat === "text" && isatty(0) && isatty(1);
   const prompt = interactive ? cli.prompt : composePrompt(cli.prompt, await readPipedStdin());
   if (!interactive && prompt.trim() === "" && !cli.flags.demo) {
-    return fail(cli, { message: "nothing to send", hint: 'pass a prompt (awl -p "question") or pipe text into awl -p' }, EXIT.usage);
+    return await fail(cli, { message: "nothing to send", hint: 'pass a prompt (awl -p "question") or pipe text into awl -p' }, EXIT.usage);
   }
 
+  // Loaded only now, so --help and --version stay cheap.
+  const [{ loadSettings }, { buildRuntime }, { runPrintMode }] = await Promise.all([
+    import("../config/index.js"),
+    import("./runtime.js"),
+    import("./print-mode.js"),
+  ]);
   const loaded = loadSettings(process.env, settingsFlags(cli.flags));
   if (!loaded.ok) {
     if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);
-    return fail(cli, loaded.error, EXIT.usage);
+    return await fail(cli, loaded.error, EXIT.usage);
   }
   for (const warning of loaded.value.file?.warnings ?? []) stderr.write(`awl: ${warning}\n`);
 
   const built = await buildRuntime({ settings: loaded.value.settings, sources: loaded.value.sources, cli, warn });
-  if (!built.ok) return fail(cli, built.error, EXIT.usage);
+  if (!built.ok) return await fail(cli, built.error, EXIT.usage);
   const runtime = built.value;
   try {
     if (interactive) return await (await import("./interactive/repl.js")).runInteractive(runtime, prompt);
@@ -64,8 +66,11 @@ function warn(text: string): void {
 }
 
 /** Reports a failure before any turn: a message on stderr, and in the JSON modes the result object on stdout. */
-function fail(cli: CliOptions, error: ConfigError, code: number): number {
+async function fail(cli: CliOptions, error: ConfigError, code: number): Promise<number> {
   stderr.write(formatUserMessage(error));
-  if (cli.outputFormat !== "text") stdout.write(jsonLine(failureJSON(providerError("config", `${error.message}; ${error.hint}`))));
+  if (cli.outputFormat !== "text") {
+    const [{ failureJSON, jsonLine }, { providerError }] = await Promise.all([import("./output/json-output.js"), import("../providers/errors.js")]);
+    stdout.write(jsonLine(failureJSON(providerError("config", `${error.message}; ${error.hint}`))));
+  }
   return code;
 }

@@ -14,9 +14,15 @@ import { buildRuntime } from "./runtime.js";
 export const DEMO_SCRIPT = fileURLToPath(new URL("../../examples/replay/demo.jsonl", import.meta.url));
 /** The example extensions the demo's tool calls use (echo, word_count). */
 export const DEMO_EXTENSIONS = fileURLToPath(new URL("../../examples/extensions", import.meta.url));
-export const DEMO_PROMPT = "Hello! What is awl, and how do I use it with a real model?";
+export const DEMO_PROMPT = "Hello! What is awl? Show me a tool, and tell me how to use a real model.";
 
-export async function runDemo(cli: CliOptions, reason: ConfigError): Promise<number> {
+export async function runDemo(options: CliOptions, reason: ConfigError): Promise<number> {
+  // The example extensions supply the demo's tools; a replayed demo is not worth saving as a session.
+  const cli: CliOptions = {
+    ...options,
+    flags: { ...options.flags, "extensions-dir": [DEMO_EXTENSIONS, ...(options.flags["extensions-dir"] ?? [])], "no-session": true, continue: false },
+  };
+  delete cli.flags.resume;
   process.stderr.write(`awl: ${reason.message}: playing the offline demo (--provider replay --replay ${DEMO_SCRIPT})\n\n`);
   const sources = { env: {}, flags: { ...settingsFlags(cli.flags), provider: "replay", replay: DEMO_SCRIPT } };
   const resolved = resolveSettings(sources);
@@ -24,8 +30,7 @@ export async function runDemo(cli: CliOptions, reason: ConfigError): Promise<num
     process.stderr.write(formatUserMessage(resolved.error));
     return EXIT.usage;
   }
-  const demoCli = { ...cli, flags: { ...cli.flags, "extensions-dir": [...(cli.flags["extensions-dir"] ?? []), DEMO_EXTENSIONS] } };
-  const built = await buildRuntime({ settings: resolved.value, sources, cli: demoCli, warn: (text) => process.stderr.write(`awl: ${text}\n`) });
+  const built = await buildRuntime({ settings: resolved.value, sources, cli, warn: (text) => process.stderr.write(`awl: ${text}\n`) });
   if (!built.ok) {
     process.stderr.write(formatUserMessage(built.error));
     return EXIT.usage;

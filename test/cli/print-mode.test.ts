@@ -96,6 +96,38 @@ describe("awl -p --output-format stream-json", () => {
   });
 });
 
+describe("tools from extensions", () => {
+  const examples = join(import.meta.dirname, "../../examples/extensions");
+
+  it("a crashing extension: the crash report with its traceback on stderr, a tool_crash event, exit 3", async () => {
+    const path = writeScript(dir, [{ role: "assistant", content: [{ type: "tool_use", id: "call_c", name: "crash", input: {} }] }], "crash.jsonl");
+    const run = await runAwl(["-p", "go", "--output-format", "stream-json", "--extensions-dir", examples, ...replay(path)]);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/awl: the "crash" extension crashed: .*crash\.lua:\d+: attempt to index a nil value/);
+    expect(run.stderr).toMatch(/crash\.lua:\d+/);
+    const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const crash = events.find((e) => e.type === "tool_crash");
+    expect(crash).toMatchObject({ type: "tool_crash", tool_use_id: "call_c", name: "crash", extension: "crash" });
+    expect(crash.traceback).toMatch(/crash\.lua:\d+/);
+    const result = events.at(-1);
+    expect(result).toMatchObject({ type: "result", stop_reason: "tool_crash", crashes: [{ tool_use_id: "call_c", tool: "crash", extension: "crash" }] });
+    // The invariant: the crashed call is answered in the conversation.
+    expect(result.messages.at(-1)).toMatchObject({ role: "user", content: [{ type: "tool_result", tool_use_id: "call_c", is_error: true }] });
+  });
+
+  it("runs the example tools through the real agent loop", async () => {
+    const path = writeScript(dir, [
+      { role: "assistant", content: [{ type: "tool_use", id: "call_e", name: "echo", input: { message: "ping" } }] },
+      { role: "assistant", content: [{ type: "text", text: "pong" }] },
+    ], "echo.jsonl");
+    const run = await runAwl(["-p", "go", "--output-format", "json", "--extensions-dir", examples, ...replay(path)]);
+    expect(run.code).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.messages[2]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "call_e", content: "ping" }] });
+    expect(result.messages[3].content).toEqual([{ type: "text", text: "pong" }]);
+  });
+});
+
 describe("exit codes and messages", () => {
   const errorScript = (error: object) => writeScript(dir, [{ error }], `error-${Math.random()}.jsonl`);
 
@@ -189,6 +221,9 @@ describe("--demo", () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("replay provider");
     expect(run.stderr).toContain("playing the offline demo");
+    // The example extensions ran for real.
+    expect(run.stderr).toContain("✓ echo: Hello from a Lua extension!");
+    expect(run.stderr).toMatch(/✓ word_count: 2 lines/);
     expectNoStackTrace(run.stderr);
   });
 });

@@ -1,0 +1,68 @@
+// Start-up: wall time of `awl --version` and `awl -p` with a one-line reply from a local server, beside
+// `node -e 0` in the same run (issue 2 item 11; target: `awl -p` ≤ node -e 0 + 150 ms). Medians of RUNS runs,
+// the commands interleaved so a busy moment of the machine hits them all alike.
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { mkdtempSync } from "node:fs";
+import { loadavg, cpus, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const awl = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "main.js");
+
+// A one-line OpenAI-compatible streamed reply, as a real server sends it.
+const chunk = (delta, finish_reason = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+const reply = chunk({ role: "assistant", content: "" }) + chunk({ content: "Hello!" }) + chunk({}, "stop") +
+  `data: ${JSON.stringify({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 2 } })}\n\ndata: [DONE]\n\n`;
+const server = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(reply);
+  });
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const home = mkdtempSync(join(tmpdir(), "awl-bench-"));
+const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"),
+  AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "bench", AWL_MODEL: "bench" };
+
+function timeOnce(args) {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      code === 0 ? resolve(ms) : reject(new Error(`${args.join(" ")} exited ${code}: ${out}`));
+    });
+  });
+}
+
+const cases = [
+  { name: "`node -e 0`", args: ["-e", "0"] },
+  { name: "`awl --version`", args: [awl, "--version"] },
+  { name: "`awl -p` one-line reply (local server)", args: [awl, "-p", "hi"] },
+];
+const times = cases.map(() => []);
+for (const c of cases) await timeOnce(c.args); // warm the file cache
+for (let run = 0; run < RUNS; run++) {
+  for (let i = 0; i < cases.length; i++) times[i].push(await timeOnce(cases[i].args));
+}
+server.close();
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const base = median(times[0]);
+console.log(`## Start-up\n\nWall time, median of ${RUNS} runs each (interleaved), node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the end (a busy machine inflates every row).\n`);
+console.log("| command | median | vs `node -e 0` |\n| --- | --- | --- |");
+cases.forEach((c, i) => {
+  const m = median(times[i]);
+  console.log(`| ${c.name} | ${m.toFixed(0)} ms | ${i === 0 ? "—" : `+${(m - base).toFixed(0)} ms`} |`);
+});
+console.log(`\nTarget: \`awl -p\` ≤ \`node -e 0\` + 150 ms → ${median(times[2]) - base <= 150 ? "met" : "NOT met"}.\n`);
