@@ -62,7 +62,7 @@ export class LuaPool {
       cwd: process.cwd(),
     };
     const onLog = options.onLog;
-    this.log = onLog ? (extension, _stream, text) => onLog(extension, text) : defaultLog;
+    this.log = onLog ? (extension, stream, text) => onLog(extension, text, stream) : defaultLog;
   }
 
   /** Loads every extension in a first slot; returns registrations and per-extension load errors. */

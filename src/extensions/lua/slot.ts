@@ -26,7 +26,7 @@ import { workerScriptPath } from "./assets.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolOutcome, ToolProgress } from "./types.js";
 
 /** How long a stopped handler may take to unwind before its worker is terminated. */
-export const GRACE_MS = 100;
+export const GRACE_MS = 200;
 /** How often the load watchdog looks at the worker's progress. */
 const WATCHDOG_TICK_MS = 250;
 

@@ -56,8 +56,11 @@ export interface LuaPoolOptions {
   luaPath?: string[];
   /** The environment handlers see (`os.getenv`, child processes); default `process.env`. */
   env?: NodeJS.ProcessEnv;
-  /** Where `print`, `io.write`, `awl.log` and child output of `os.execute` go; default: stderr, prefixed. */
-  onLog?: (extension: string, text: string) => void;
+  /**
+   * Where `print`, `io.write`, `awl.log` and the output of programs a handler runs go; default: stderr,
+   * each line prefixed with `[extension]`. `stream`: "stdout", "stderr", "log" or "warn".
+   */
+  onLog?: (extension: string, text: string, stream: string) => void;
 }
 
 /** Per-call context values the handler sees in `ctx`. */

@@ -1,0 +1,144 @@
+---@meta awl
+-- LuaCATS declarations of awl's Lua API (API version 1), for lua-language-server: completion, hover
+-- docs and type checks while writing an extension. This file is never run. Point your editor at it,
+-- e.g. in .luarc.json: { "workspace.library": ["<awl package>/docs/lua"] }.
+-- Reference: docs/extension-api.md.
+
+---@class awl
+---@field version string API version ("1"); changes only when the API changes incompatibly.
+---@field json awl.json The JSON codec awl uses for tool input, schemas and results.
+awl = {}
+
+---@class awl.ToolSpec
+---@field name string What the model calls (`^[a-zA-Z0-9_-]{1,64}$`).
+---@field description? string What the model reads to decide (default: the schema's description, else "").
+---@field parameters? table JSON Schema of the input (default: `{ type = "object", properties = {} }`).
+---@field run fun(args: table, ctx: awl.Context): (string|awl.Result|awl.ToolError) The handler.
+---@field render? fun(state: any, view: awl.RenderView): (string|string[]) Draws the tool's block from the last `ctx:show` state.
+---@field available? fun(ctx: awl.Context): boolean Whether to offer the tool at all.
+---@field parallel? boolean false: never run beside other calls (default true).
+---@field timeout? number Seconds a call may run.
+
+---@class awl.RenderView
+---@field width integer
+---@field height integer
+---@field expand boolean The user's full-output toggle.
+
+---@class awl.Result
+---@field content string|number What the model reads.
+---@field is_error? boolean A failure the model can act on.
+---@field summary? string One line for the interface.
+---@field details? any JSON-able data for the interface.
+---@field images? { media_type: string, data: string }[] Base64 images the model sees.
+
+---@class awl.ToolError
+---@field message string
+
+---@class awl.Host
+---@field os string e.g. "linux"
+---@field arch string e.g. "x64"
+---@field cpus integer
+---@field node string e.g. "v20.20.2"
+---@field lua string "Lua 5.4"
+
+---@class awl.Context
+---@field cwd string The folder awl runs in; relative paths in io/os resolve against it.
+---@field workspace string
+---@field home string awl's data folder.
+---@field spill_dir string A folder for this run's large outputs.
+---@field result_limit integer The most characters of a result the model reads inline.
+---@field host awl.Host
+---@field name string This extension's name.
+---@field dir string This extension's folder.
+local Context = {}
+
+--- Reports how far a slow tool has got.
+---@param fraction number 0..1
+---@param detail? string
+function Context:progress(fraction, detail) end
+
+--- Publishes a snapshot (any JSON-able value) for the tool's block; the last one is saved with the result.
+---@param state any
+function Context:show(state) end
+
+--- Sets a short label shown after the tool's name.
+---@param text string
+function Context:title(text) end
+
+--- Registers a tool: `awl.register_tool(name, schema, handler)` or `awl.register_tool{ name = ..., run = ... }`.
+--- Only while the extension loads.
+---@overload fun(spec: awl.ToolSpec)
+---@param name string
+---@param schema table JSON Schema of the input.
+---@param handler fun(args: table, ctx: awl.Context): (string|awl.Result|awl.ToolError)
+function awl.register_tool(name, schema, handler) end
+
+--- A failure the model reads and can act on: `error(awl.tool_error("..."))` or return it.
+---@param message string
+---@return awl.ToolError
+function awl.tool_error(message) end
+
+--- A line in awl's log (never in the model's result or awl's output).
+---@param ... any
+function awl.log(...) end
+
+---@class awl.ExecSpec
+---@field [integer] string The program and its arguments (no shell).
+---@field cwd? string
+---@field stdin? string
+---@field timeout? number Seconds.
+---@field env? table<string, string> Extra environment variables.
+
+--- Runs a program without a shell. When it could not start, was killed or timed out, `code` is nil and
+--- `why` says so ("timeout", "signal 9", "cannot run ...").
+---@param spec awl.ExecSpec
+---@return integer? code
+---@return string stdout
+---@return string stderr
+---@return string? why
+function awl.exec(spec) end
+
+--- Runs `fn` when awl discards this extension's Lua states (exit, reload). Only while the extension loads.
+---@param fn fun()
+function awl.on_unload(fn) end
+
+---@class awl.json
+---@field null table The JSON null (truthy: compare with `== awl.json.null`).
+awl.json = {}
+
+--- Deterministic JSON text (sorted keys); raises on functions, cycles and other values JSON cannot hold.
+---@param value any
+---@return string
+function awl.json.encode(value) end
+
+--- Lua values from JSON text: null is `awl.json.null`, arrays and objects are marked, integers stay integers.
+---@param text string
+---@return any
+function awl.json.decode(text) end
+
+--- Marks `t` (or a new table) as a JSON array.
+---@generic T: table
+---@param t? T
+---@return T
+function awl.json.array(t) end
+
+--- Marks `t` (or a new table) as a JSON object.
+---@generic T: table
+---@param t? T
+---@return T
+function awl.json.object(t) end
+
+---@class awl.ToolRegistry
+local ToolRegistry = {}
+
+--- Adds a tool (wallah's form).
+---@param spec awl.ToolSpec
+function ToolRegistry:add(spec) end
+
+---@class awl.agent
+agent = {}
+
+--- `agent.on('discover_tools', function(registry) registry:add{...} end)`: runs right after the file loads.
+---@param event "discover_tools"
+---@param fn fun(registry: awl.ToolRegistry)
+function agent.on(event, fn) end

@@ -1,0 +1,40 @@
+// docs/lua/awl.lua (the LuaCATS stub editors read) must declare exactly what the bridge provides.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { call, contentOf, poolOf } from "./helpers.js";
+
+const stub = readFileSync(new URL("../../../docs/lua/awl.lua", import.meta.url), "utf8");
+
+function declared(prefix: string): string[] {
+  const names = new Set<string>();
+  const escaped = prefix.replace(/[.:]/g, "\\$&");
+  for (const m of stub.matchAll(new RegExp(`^function ${escaped}([a-z_]+)\\(`, "gm"))) names.add(m[1]!);
+  return [...names].sort();
+}
+
+function fieldsOf(cls: string): string[] {
+  const block = stub.split(`---@class ${cls}\n`)[1]!.split(/\n(?!---@field)/)[0]!;
+  return [...block.matchAll(/^---@field (\w+)/gm)].map((m) => m[1]!).sort();
+}
+
+const { pool } = poolOf({
+  meta: `awl.register_tool("keys", {}, function(_, ctx)
+    local function keys(t) local out = {} for k in pairs(t) do out[#out + 1] = k end table.sort(out) return out end
+    return awl.json.encode({ awl = keys(awl), json = keys(awl.json), agent = keys(agent),
+      ctx = keys(ctx), methods = keys(getmetatable(ctx).__index) })
+  end)`,
+});
+
+describe("the LuaCATS stub", () => {
+  it("declares every function and field of awl, awl.json, agent and ctx, and nothing else", async () => {
+    const live = JSON.parse(contentOf(await call(pool, "meta", "keys"))) as Record<string, string[]>;
+    const awlFunctions = live.awl!.filter((k) => !["version", "json"].includes(k));
+    expect(declared("awl.")).toEqual(awlFunctions);
+    expect(fieldsOf("awl")).toEqual(["json", "version"]);
+    expect(declared("awl.json.")).toEqual(live.json!.filter((k) => k !== "null"));
+    expect(fieldsOf("awl.json")).toEqual(["null"]);
+    expect(declared("agent.")).toEqual(live.agent);
+    expect(declared("Context:")).toEqual(live.methods!.filter((k) => k !== "__index"));
+    expect(fieldsOf("awl.Context")).toEqual(live.ctx);
+  });
+});
