@@ -229,6 +229,20 @@ describe("--demo", () => {
 });
 
 describe("awl config", () => {
+  it("takes each setting from flags over the config file over the environment", async () => {
+    const env = { AWL_API_KEY: "k", AWL_MODEL: "env-model", AWL_BASE_URL: "http://env.example/v1" };
+    const configFile = '{"model": "file-model", "max_retries": 7}';
+    const envOnly = await runAwl(["config"], { env });
+    expect(envOnly.stdout).toContain("model: env-model\n");
+    const withFile = await runAwl(["config"], { env, configFile });
+    expect(withFile.stdout).toContain("model: file-model\n");
+    expect(withFile.stdout).toContain("base URL: http://env.example/v1\n");
+    expect(withFile.stdout).toContain("max retries: 7\n");
+    const withFlags = await runAwl(["config", "--model", "flag-model", "--max-retries", "0"], { env, configFile });
+    expect(withFlags.stdout).toContain("model: flag-model\n");
+    expect(withFlags.stdout).toContain("max retries: 0\n");
+  });
+
   it("shows the resolved settings without the key", async () => {
     const run = await runAwl(["config", "--model", "m1"], { env: { OPENAI_API_KEY: "sk-test-secret" } });
     expect(run.code).toBe(0);

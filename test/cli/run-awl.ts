@@ -1,5 +1,5 @@
 /** Runs the built `awl` (dist/cli/main.js) in a clean environment: no API keys from the host, a private config home. */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -19,6 +19,8 @@ export interface AwlOptions {
   cwd?: string;
   /** A config file's text for this run. */
   configFile?: string;
+  /** Called with the child once its stdout shows `text` (e.g. to send it a signal mid-stream). */
+  onOutput?: { text: string; then(child: ChildProcess): void };
 }
 
 /** A fresh temporary directory. */
@@ -41,7 +43,14 @@ export function runAwl(args: string[], options: AwlOptions = {}): Promise<AwlRun
     });
     let stdout = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    let notified = false;
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+      if (options.onOutput && !notified && stdout.includes(options.onOutput.text)) {
+        notified = true;
+        options.onOutput.then(child);
+      }
+    });
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     child.on("error", failed);
     child.on("close", (code) => done({ code, stdout, stderr }));

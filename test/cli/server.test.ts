@@ -119,6 +119,22 @@ describe("awl -p against an OpenAI-compatible server", () => {
   });
 });
 
+describe("Ctrl-C in print mode", () => {
+  it("cancels the turn: exit 130, the result object says cancelled", async () => {
+    const slow = openaiAnswer("one two three four five six seven eight nine ten").body.map((data) => ({ data, delayMs: 30 }));
+    server.enqueue({ body: slow });
+    const run = await runAwl(["-p", "hi", "--output-format", "stream-json"], {
+      ...openai(),
+      onOutput: { text: '"delta":"two ', then: (child) => child.kill("SIGINT") },
+    });
+    expect(run.code).toBe(130);
+    const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(events.at(-1)).toMatchObject({ type: "result", stop_reason: "cancelled", messages: [{ role: "user" }] });
+    expect(events.at(-1).messages).toHaveLength(1);
+    expect(run.stderr).toBe("awl: cancelled\n");
+  });
+});
+
 describe("awl -p against an Anthropic server", () => {
   it("streams the reply", async () => {
     const fixture = readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url));
