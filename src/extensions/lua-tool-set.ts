@@ -16,12 +16,15 @@ import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
 import type { LuaPool } from "./lua/pool.js";
-import type { ExtensionLoadError, ToolContextData } from "./lua/types.js";
+import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
 import { awlDataDir, userConfigDir } from "./paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
 /** Handler timeout for tools that declare none (`--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
+
+/** An `available(ctx)` check is a quick probe: it never gets longer than this. */
+const AVAILABLE_TIMEOUT_MS = 10_000;
 
 export interface LuaToolSetOptions {
   cwd: string;
@@ -66,6 +69,9 @@ export class LuaToolSet implements ToolSet {
   /** Starts the pool's load (nothing to load without extensions). */
   private startLoad: () => Promise<void> = () => Promise.resolve();
   private loadErrors: ExtensionLoadError[] = [];
+  /** Tools whose `available(ctx)` said no (`extension/tool` → why), and the offered list it leaves. */
+  private unavailable: Record<string, string> = {};
+  private offered: { from: readonly RegisteredTool[]; tools: readonly RegisteredTool[] } | undefined;
   private spillReady: Promise<unknown> | undefined;
 
   private constructor(
@@ -73,6 +79,7 @@ export class LuaToolSet implements ToolSet {
     private readonly registry: ToolRegistry,
     private readonly pool: LuaPool | undefined,
     private readonly context: ToolContextData,
+    private readonly defaultTimeoutMs: number,
   ) {}
 
   /** Discovers the extensions and loads them (or takes their tools from the cache and loads them later). */
@@ -94,7 +101,7 @@ export class LuaToolSet implements ToolSet {
       result_limit: options.resultLimit ?? DEFAULT_RESULT_LIMIT,
     };
     const registry = new ToolRegistry({ defaultTimeoutMs });
-    if (discovery.extensions.length === 0) return new LuaToolSet(discovery, registry, undefined, context);
+    if (discovery.extensions.length === 0) return new LuaToolSet(discovery, registry, undefined, context, defaultTimeoutMs);
 
     const { LuaPool } = await import("./lua/pool.js");
     const pool = new LuaPool({
@@ -106,14 +113,15 @@ export class LuaToolSet implements ToolSet {
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
     });
-    const toolSet = new LuaToolSet(discovery, registry, pool, context);
+    const toolSet = new LuaToolSet(discovery, registry, pool, context, defaultTimeoutMs);
 
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
     const cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
     toolSet.startLoad = () =>
       pool.load().then(
-        (snapshot) => {
+        async (loaded) => {
+          const snapshot = { ...loaded, unavailable: await toolSet.checkAvailability(loaded.tools) };
           toolSet.apply(snapshot);
           if (cachePath !== false && keys && !sameSnapshot(snapshot, cached)) writeToolCache(cachePath, keys, snapshot);
         },
@@ -125,8 +133,21 @@ export class LuaToolSet implements ToolSet {
     return toolSet;
   }
 
+  /** The tools offered to the model: every registered tool except those whose `available(ctx)` said no. */
   definitions(): readonly RegisteredTool[] {
-    return this.registry.definitions();
+    const all = this.registry.definitions();
+    if (this.offered?.from !== all) this.offered = { from: all, tools: all.filter((t) => this.unavailableReason(t) === undefined) };
+    return this.offered.tools;
+  }
+
+  /** A registered tool by name, offered or not. */
+  tool(name: string): RegisteredTool | undefined {
+    return this.registry.get(name);
+  }
+
+  /** Why a registered tool is not offered (its `available(ctx)` said no, or failed), or undefined. */
+  unavailableReason(tool: Pick<RegisteredTool, "extension" | "name">): string | undefined {
+    return this.unavailable[`${tool.extension}/${tool.name}`];
   }
 
   /**
@@ -159,6 +180,10 @@ export class LuaToolSet implements ToolSet {
       const tool = this.registry.get(call.name);
       if (!tool || !this.pool) {
         return { status: "result", content: `unknown tool "${call.name}": no loaded extension registers it`, is_error: true };
+      }
+      const unavailable = this.unavailableReason(tool);
+      if (unavailable !== undefined) {
+        return { status: "result", content: `the tool "${call.name}" is not available here: ${unavailable}`, is_error: true };
       }
       this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
       await this.spillReady;
@@ -229,8 +254,28 @@ export class LuaToolSet implements ToolSet {
     await this.pool?.close();
   }
 
+  /** Asks every tool that has an `available(ctx)` whether to offer it, all at once. */
+  private async checkAvailability(tools: readonly LuaToolRegistration[]): Promise<Record<string, string>> {
+    const unavailable: Record<string, string> = {};
+    const pool = this.pool;
+    if (!pool) return unavailable;
+    const signal = new AbortController().signal;
+    await Promise.all(
+      tools
+        .filter((t) => t.has_available)
+        .map(async (t) => {
+          const timeoutMs = Math.min(t.timeout_ms ?? this.defaultTimeoutMs, AVAILABLE_TIMEOUT_MS);
+          const answer = await pool.available(t.extension, t.name, this.context, { signal, timeoutMs });
+          if (!answer.available) unavailable[`${t.extension}/${t.name}`] = answer.error ?? "its available() returned false";
+        }),
+    );
+    return unavailable;
+  }
+
   private apply(snapshot: LoadSnapshot): void {
     this.loadErrors = snapshot.errors;
+    this.unavailable = snapshot.unavailable;
+    this.offered = undefined;
     for (const extension of this.discovery.extensions) {
       this.registry.setExtension(
         extension.name,
@@ -248,7 +293,7 @@ function toEntry(extension: DiscoveredExtension): { name: string; file: string; 
 
 function failedLoad(extensions: readonly DiscoveredExtension[], error: unknown): LoadSnapshot {
   const message = `the Lua runtime failed to start: ${(error as Error).message ?? String(error)}`;
-  return { tools: [], errors: extensions.map((e) => ({ extension: e.name, file: e.file, message })) };
+  return { tools: [], errors: extensions.map((e) => ({ extension: e.name, file: e.file, message })), unavailable: {} };
 }
 
 /** Lua's `debug.traceback(message)` repeats the message above the stack; the crash report already shows it. */

@@ -15,11 +15,13 @@ import type { ExtensionLoadError, LuaToolRegistration } from "./lua/types.js";
 import { userCacheDir } from "./paths.js";
 
 /** Bump when the cached shape, or the meaning of a registration, changes. */
-const CACHE_FORMAT = 1;
+const CACHE_FORMAT = 2;
 
 export interface LoadSnapshot {
   tools: LuaToolRegistration[];
   errors: ExtensionLoadError[];
+  /** Tools whose `available(ctx)` said no, keyed `extension/tool`, with the reason. */
+  unavailable: Record<string, string>;
 }
 
 interface CacheEntry {
@@ -28,11 +30,9 @@ interface CacheEntry {
   key: string;
 }
 
-interface CacheFile {
+interface CacheFile extends LoadSnapshot {
   format: number;
   extensions: CacheEntry[];
-  tools: LuaToolRegistration[];
-  errors: ExtensionLoadError[];
 }
 
 /** `$XDG_CACHE_HOME/awl/extension-tools.json`. */
@@ -79,12 +79,12 @@ export function readToolCache(path: string, keys: readonly CacheEntry[]): LoadSn
     const b = keys[i]!;
     if (a.name !== b.name || a.file !== b.file || a.key !== b.key) return undefined;
   }
-  return { tools: cache.tools, errors: cache.errors };
+  return { tools: cache.tools, errors: cache.errors, unavailable: cache.unavailable ?? {} };
 }
 
 /** Writes the cache atomically (temp file, then rename); a failure only costs the next start-up its head start. */
 export function writeToolCache(path: string, keys: readonly CacheEntry[], snapshot: LoadSnapshot): void {
-  const cache: CacheFile = { format: CACHE_FORMAT, extensions: [...keys], tools: snapshot.tools, errors: snapshot.errors };
+  const cache: CacheFile = { format: CACHE_FORMAT, extensions: [...keys], ...snapshot };
   try {
     mkdirSync(dirname(path), { recursive: true });
     const temp = `${path}.${process.pid}.tmp`;

@@ -169,3 +169,31 @@ describe("awl extensions", () => {
     });
   });
 });
+
+describe("available(ctx)", () => {
+  const GATED = `
+awl.register_tool { name = "needs_env", description = "Offered only when AWL_TEST_GATE is set.",
+  parameters = { type = "object", properties = {} },
+  available = function(ctx) return os.getenv("AWL_TEST_GATE") ~= nil end,
+  run = function() return "gate open" end }
+awl.register_tool { name = "always", description = "d", parameters = { type = "object", properties = {} },
+  run = function() return "ok" end }
+`;
+
+  it("hides a tool whose available() says no from the model, and shows why to the author", async () => {
+    box.extension("gated.lua", GATED);
+    const listed = await box.awl(["tools"]);
+    expect(listed.stdout).toContain("needs_env  ·  extension \"gated\"  ·  .awl/extensions/gated.lua:2\n    Offered only when AWL_TEST_GATE is set.\n    not offered to the model: its available() returned false\n");
+    const json = JSON.parse((await box.awl(["tools", "--json"])).stdout);
+    expect(json.tools.map((t: any) => [t.name, t.offered])).toEqual([["always", true], ["needs_env", false]]);
+    const call = await box.awl(["tool", "call", "needs_env"]);
+    expect(call.code).toBe(1);
+    expect(call.stderr).toContain('the tool "needs_env" is not available here: its available() returned false');
+
+    const open = await box.awl(["tool", "call", "needs_env"], { env: { AWL_TEST_GATE: "1" } });
+    expect(open).toMatchObject({ code: 0, stdout: "gate open\n" });
+    const offered = JSON.parse((await box.awl(["tools", "--json"], { env: { AWL_TEST_GATE: "1" } })).stdout);
+    expect(offered.tools.every((t: any) => t.offered)).toBe(true);
+  });
+});
+

@@ -13,6 +13,7 @@ const fake = vi.hoisted(() => ({
   tools: [] as LuaToolRegistration[],
   errors: [] as { extension: string; file: string; message: string }[],
   outcome: undefined as ToolOutcome | undefined,
+  unavailable: {} as Record<string, string | undefined>,
   release: undefined as Promise<void> | undefined,
   closed: 0,
 }));
@@ -31,6 +32,10 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
       fake.calls.push({ extension, tool, input, ctx, timeoutMs: opts.timeoutMs });
       return fake.outcome ?? { status: "result", content: `ran ${tool}`, is_error: false };
     }
+    async available(extension: string, tool: string) {
+      const key = `${extension}/${tool}`;
+      return key in fake.unavailable ? { available: false, ...(fake.unavailable[key] && { error: fake.unavailable[key] }) } : { available: true };
+    }
     async close() {
       fake.closed++;
     }
@@ -46,7 +51,7 @@ beforeEach(() => {
   base = mkdtempSync(join(tmpdir(), "awl-toolset-"));
   cwd = join(base, "proj");
   env = { HOME: join(base, "home") };
-  Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, release: undefined, closed: 0 });
+  Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, unavailable: {}, release: undefined, closed: 0 });
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
@@ -187,6 +192,28 @@ describe("LuaToolSet", () => {
     fake.tools = [tool("echo", "third")];
     const edited = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
     expect(edited.definitions().map((t) => t.name)).toEqual(["third"]);
+  });
+
+  it("does not offer a tool whose available(ctx) says no, says why, and remembers it in the cache", async () => {
+    extension("gated.lua");
+    const cachePath = join(base, "cache.json");
+    fake.tools = [tool("gated", "rg", { has_available: true }), tool("gated", "plain"), tool("gated", "broken", { has_available: true })];
+    fake.unavailable = { "gated/rg": undefined, "gated/broken": "gated.lua:9: attempt to call a nil value" };
+    const tools = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(tools.definitions().map((t) => t.name)).toEqual(["plain"]);
+    expect(tools.tool("rg")).toBeDefined();
+    expect(tools.unavailableReason(tools.tool("rg")!)).toBe("its available() returned false");
+    expect(tools.unavailableReason(tools.tool("broken")!)).toBe("gated.lua:9: attempt to call a nil value");
+    expect(await tools.execute({ id: "1", name: "rg", input: "{}" }, signal)).toEqual({
+      status: "result",
+      is_error: true,
+      content: 'the tool "rg" is not available here: its available() returned false',
+    });
+    expect(fake.calls).toEqual([]);
+    // A cached start offers the same tools before any Lua runs.
+    const warm = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(warm.definitions().map((t) => t.name)).toEqual(["plain"]);
+    expect(fake.loads).toBe(1);
   });
 
   it("reports a bundled extension replaced by another, never silently", async () => {

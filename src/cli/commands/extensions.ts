@@ -1,6 +1,7 @@
 /** `awl extensions`: every extension found, with its state (loaded, failed, shadowed), its tools and its errors. */
 import { EXIT } from "../exit-codes.js";
-import type { ExtensionReport } from "../../extensions/lua-tool-set.js";
+import type { ExtensionReport, LuaToolSet } from "../../extensions/lua-tool-set.js";
+import type { RegisteredTool } from "../../tools/registry.js";
 import { toolJSON } from "./tools.js";
 import { displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
 
@@ -22,10 +23,10 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
     const reports = tools.extensions();
     const skipped = tools.discovery.problems.map((p) => p.message);
     if (parsed.values.json) {
-      const extensions = reports.map((r) => ({ ...r, tools: r.tools.map(toolJSON) }));
+      const extensions = reports.map((r) => ({ ...r, tools: r.tools.map((t) => toolJSON(t, tools.unavailableReason(t))) }));
       io.stdout(`${JSON.stringify({ extensions, skipped }, null, 2)}\n`);
     } else {
-      io.stdout(reports.length === 0 ? "No extensions found.\n" : reports.map(reportText).join(""));
+      io.stdout(reports.length === 0 ? "No extensions found.\n" : reports.map((r) => reportText(r, tools)).join(""));
       if (skipped.length > 0) io.stdout(`\nskipped:\n${skipped.map((s) => `  ${s}\n`).join("")}`);
     }
     return EXIT.ok;
@@ -34,10 +35,14 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   }
 }
 
-function reportText(report: ExtensionReport): string {
+function reportText(report: ExtensionReport, tools: LuaToolSet): string {
   const lines = [`${report.name}  ${report.state}  ${displayPath(report.file)}  (${report.source})`];
   if (report.shadowed_by) lines.push(`    hidden by ${displayPath(report.shadowed_by)}`);
-  if (report.tools.length > 0) lines.push(`    tools: ${report.tools.map((t) => t.name).join(", ")}`);
+  const toolName = (t: RegisteredTool): string => {
+    const why = tools.unavailableReason(t);
+    return why === undefined ? t.name : `${t.name} (not offered: ${why})`;
+  };
+  if (report.tools.length > 0) lines.push(`    tools: ${report.tools.map(toolName).join(", ")}`);
   else if (report.state === "loaded") lines.push("    tools: none");
   for (const error of report.errors) lines.push(`    error: ${error.replace(/\n/g, "\n      ")}`);
   return `${lines.join("\n")}\n`;

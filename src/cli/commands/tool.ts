@@ -40,7 +40,12 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
 
   const tools = await openExtensions(parsed.values, defaultTimeout);
   try {
-    const tool = tools.definitions().find((t) => t.name === name);
+    const tool = tools.tool(name);
+    const unavailable = tool && tools.unavailableReason(tool);
+    if (tool && unavailable !== undefined) {
+      io.stderr(formatUserMessage({ message: `the tool "${name}" is not available here: ${unavailable}`, hint: "its available(ctx) decides; awl does not offer it to the model" }));
+      return EXIT.error;
+    }
     if (!tool) {
       const known = tools.definitions().map((t) => t.name);
       const problems = tools.problems();

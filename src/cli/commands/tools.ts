@@ -1,6 +1,6 @@
 /** `awl tools`: every tool the extensions offer, with its extension, file:line and description, then any problems. */
 import { EXIT } from "../exit-codes.js";
-import type { RegisteredTool } from "../../tools/registry.js";
+import { compareCodeUnits, type RegisteredTool } from "../../tools/registry.js";
 import { displayPath, openExtensions, parseCommandArgs, parseTimeoutFlag, processIO, usageError, type CommandIO } from "./extension-host.js";
 
 export const TOOLS_USAGE = `usage: awl tools [--json] [--extensions-dir DIR]...
@@ -19,12 +19,13 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
 
   const tools = await openExtensions(parsed.values, timeout);
   try {
-    const definitions = tools.definitions();
+    // Every registered tool, offered or not: an author wants to see the ones their available() hides.
+    const definitions = tools.extensions().flatMap((e) => e.tools).sort((a, b) => compareCodeUnits(a.name, b.name));
     const problems = tools.problems();
     if (parsed.values.json) {
-      io.stdout(`${JSON.stringify({ tools: definitions.map(toolJSON), problems }, null, 2)}\n`);
+      io.stdout(`${JSON.stringify({ tools: definitions.map((t) => toolJSON(t, tools.unavailableReason(t))), problems }, null, 2)}\n`);
     } else {
-      io.stdout(definitions.length === 0 ? "No tools: no extension registers any.\n" : definitions.map(toolText).join(""));
+      io.stdout(definitions.length === 0 ? "No tools: no extension registers any.\n" : definitions.map((t) => toolText(t, tools.unavailableReason(t))).join(""));
       if (problems.length > 0) io.stdout(`\n${problems.length} ${problems.length === 1 ? "problem" : "problems"}:\n${problems.map((p) => `  ${p}\n`).join("")}`);
     }
     return EXIT.ok;
@@ -33,14 +34,17 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   }
 }
 
-function toolText(tool: RegisteredTool): string {
+function toolText(tool: RegisteredTool, unavailable: string | undefined): string {
   const description = tool.description.trim() ? tool.description.trim().replace(/\n/g, "\n    ") : "(no description)";
-  return `${tool.name}  ·  extension "${tool.extension}"  ·  ${displayPath(tool.file)}:${tool.line}\n    ${description}\n`;
+  const hidden = unavailable === undefined ? "" : `    not offered to the model: ${unavailable}\n`;
+  return `${tool.name}  ·  extension "${tool.extension}"  ·  ${displayPath(tool.file)}:${tool.line}\n    ${description}\n${hidden}`;
 }
 
 /** The machine-readable form: the schema as a JSON value, exactly as it is sent. */
-export function toolJSON(tool: RegisteredTool): Record<string, unknown> {
+export function toolJSON(tool: RegisteredTool, unavailable: string | undefined): Record<string, unknown> {
   return {
+    offered: unavailable === undefined,
+    ...(unavailable !== undefined && { not_offered_because: unavailable }),
     name: tool.name,
     description: tool.description,
     extension: tool.extension,
