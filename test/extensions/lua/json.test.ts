@@ -81,6 +81,15 @@ describe("JSON -> Lua", () => {
     expect(await roundtrip(`{"s":"héllo 😀","e":"tab\\tquote\\"back\\\\"}`)).toBe(`{"e":"tab\\tquote\\"back\\\\","s":"héllo 😀"}`);
   });
 
+  it("ends strings at the right quote, whatever runs of backslashes come before it", async () => {
+    const tricky = ["\\", 'a\\"b', '\\\\"', "\\u0041", "back\\slash\\", '"quoted"', "tab\there", "\u00e9\\n"];
+    for (const text of tricky) {
+      const raw = JSON.stringify({ v: text });
+      expect(await describeValue(JSON.stringify(text))).toBe(`str${Buffer.byteLength(text)}:${text}`);
+      expect(await roundtrip(raw)).toBe(raw);
+    }
+  });
+
   it("decodes nested arrays and objects", async () => {
     expect(await describeValue(`[[1,[2,[3]]],{"a":{"b":[true,false]}}]`)).toBe(
       "[[int:1,[int:2,[int:3]#1]#2]#2,object{a=object{b=[true,false]#2}}]#2",

@@ -57,52 +57,64 @@ local function skip(s, pos)
   return find(s, "[^ \t\r\n]", pos) or #s + 1
 end
 
-local escapes = { [34] = '"', [92] = "\\", [47] = "/", [98] = "\b", [102] = "\f", [110] = "\n", [114] = "\r", [116] = "\t" }
+local SIMPLE = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
 
-local function parse_string(s, pos)
-  -- pos is just after the opening quote
-  local parts, n = nil, 0
-  local start = pos
+-- The exact (slower) unescaping: \uXXXX with surrogate pairs, and errors for bad escapes.
+-- `base` is where `raw` starts in `s`, for error positions.
+local function unescape(raw, s, base)
+  local parts, n, pos = {}, 0, 1
   while true do
-    local at = find(s, '["\\%z\1-\31]', pos)
-    if not at then decode_error(s, start - 1, "unterminated string") end
-    local c = byte(s, at)
-    if c == 34 then
-      if not parts then return sub(s, start, at - 1), at + 1 end
-      n = n + 1; parts[n] = sub(s, pos, at - 1)
-      return concat(parts), at + 1
-    elseif c == 92 then
-      parts = parts or {}
-      n = n + 1; parts[n] = sub(s, pos, at - 1)
-      local e = byte(s, at + 1)
-      local simple = escapes[e]
-      if simple then
-        n = n + 1; parts[n] = simple
-        pos = at + 2
-      elseif e == 117 then -- \uXXXX
-        local hex = sub(s, at + 2, at + 5)
-        local cp = #hex == 4 and not find(hex, "[^%x]") and tonumber(hex, 16)
-        if not cp then decode_error(s, at, "bad \\u escape") end
-        pos = at + 6
-        if cp >= 0xD800 and cp <= 0xDBFF then
-          local lo = sub(s, pos, pos + 1) == "\\u" and tonumber(sub(s, pos + 2, pos + 5), 16)
-          if lo and lo >= 0xDC00 and lo <= 0xDFFF then
-            cp = 0x10000 + (cp - 0xD800) * 0x400 + (lo - 0xDC00)
-            pos = pos + 6
-          else
-            cp = 0xFFFD -- a lone surrogate has no UTF-8 form
-          end
-        elseif cp >= 0xDC00 and cp <= 0xDFFF then
-          cp = 0xFFFD
+    local at = find(raw, "\\", pos, true)
+    if not at then break end
+    n = n + 1; parts[n] = sub(raw, pos, at - 1)
+    local e = sub(raw, at + 1, at + 1)
+    local simple = SIMPLE[e]
+    if simple then
+      n = n + 1; parts[n] = simple
+      pos = at + 2
+    elseif e == "u" then
+      local hex = sub(raw, at + 2, at + 5)
+      local cp = #hex == 4 and not find(hex, "[^%x]") and tonumber(hex, 16)
+      if not cp then decode_error(s, base + at - 1, "bad \\u escape") end
+      pos = at + 6
+      if cp >= 0xD800 and cp <= 0xDBFF then
+        local lo = sub(raw, pos, pos + 1) == "\\u" and tonumber(sub(raw, pos + 2, pos + 5), 16)
+        if lo and lo >= 0xDC00 and lo <= 0xDFFF then
+          cp = 0x10000 + (cp - 0xD800) * 0x400 + (lo - 0xDC00)
+          pos = pos + 6
+        else
+          cp = 0xFFFD -- a lone surrogate has no UTF-8 form
         end
-        n = n + 1; parts[n] = utf8char(cp)
-      else
-        decode_error(s, at, "bad escape")
+      elseif cp >= 0xDC00 and cp <= 0xDFFF then
+        cp = 0xFFFD
       end
+      n = n + 1; parts[n] = utf8char(cp)
     else
-      decode_error(s, at, "control character in string")
+      decode_error(s, base + at - 1, "bad escape")
     end
   end
+  n = n + 1; parts[n] = sub(raw, pos)
+  return concat(parts)
+end
+
+local function parse_string(s, pos)
+  -- pos is just after the opening quote; the closing one is the first quote after an even run of backslashes
+  local q = find(s, '"', pos, true)
+  while q do
+    local before = q - 1
+    while byte(s, before) == 92 do before = before - 1 end
+    if (q - 1 - before) % 2 == 0 then break end
+    q = find(s, '"', q + 1, true)
+  end
+  if not q then decode_error(s, pos - 1, "unterminated string") end
+  local raw = sub(s, pos, q - 1)
+  local ctl = find(raw, "[%z\1-\31]")
+  if ctl then decode_error(s, pos + ctl - 1, "control character in string") end
+  if not find(raw, "\\", 1, true) then return raw, q + 1 end
+  -- Fast path (one gsub, no function calls) when every escape is a one-letter one; a false alarm
+  -- (an escaped backslash before "u" or another letter) only costs the exact path.
+  if find(raw, "\\u", 1, true) or find(raw, '\\[^"\\/bfnrt]') then return unescape(raw, s, pos), q + 1 end
+  return (gsub(raw, "\\(.)", SIMPLE)), q + 1
 end
 
 local function parse_number(s, pos)
@@ -194,10 +206,12 @@ local ARRAY_KEYWORDS = {
   prefixItems = true, examples = true,
 }
 
-local escape_map = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
-local function escape_char(c)
-  return escape_map[c] or format("\\u%04x", byte(c))
+local ESCAPE = { ['"'] = '\\"', ["\\"] = "\\\\", ["\b"] = "\\b", ["\f"] = "\\f", ["\n"] = "\\n", ["\r"] = "\\r", ["\t"] = "\\t" }
+for b = 0, 31 do
+  local c = char(b)
+  ESCAPE[c] = ESCAPE[c] or format("\\u%04x", b)
 end
+ESCAPE["\127"] = "\\u007f"
 
 --- Replaces every byte sequence that is not UTF-8 with U+FFFD. Returns the string and whether it changed.
 local function to_utf8(s)
@@ -224,7 +238,7 @@ local function encode_string(s, state)
   local fixed, changed = to_utf8(s)
   if changed then state.replaced = true end
   if find(fixed, '[%z\1-\31"\\\127]') then
-    fixed = gsub(fixed, '[%z\1-\31"\\\127]', escape_char)
+    fixed = gsub(fixed, '[%z\1-\31"\\\127]', ESCAPE)
   end
   return '"' .. fixed .. '"'
 end
