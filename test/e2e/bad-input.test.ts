@@ -11,10 +11,7 @@ beforeEach(() => {
   box = sandbox();
   installExamples(box, ["echo.lua"]);
 });
-afterEach(() => {
-  chmodSync(box.cwd, 0o755);
-  box.remove();
-});
+afterEach(() => box.remove());
 
 /** The echo tool still answers, directly. */
 async function echoStillWorks(options: { asNobody?: boolean } = {}): Promise<void> {
@@ -115,10 +112,14 @@ describe("folders and files discovery cannot use", () => {
     writeFileSync(join(locked, "hidden.lua"), "-- never read\n");
     chmodSync(locked, 0o000);
     openSandboxToNobody(box);
-    const list = await listing({ asNobody: true });
-    expect(list.skipped).toEqual([`cannot read extension folder ${locked}: permission denied (skipped)`]);
-    expect(list.extensions.map((e) => e.name)).toEqual(["echo"]);
-    await echoStillWorks({ asNobody: true });
+    try {
+      const list = await listing({ asNobody: true });
+      expect(list.skipped).toEqual([`cannot read extension folder ${locked}: permission denied (skipped)`]);
+      expect(list.extensions.map((e) => e.name)).toEqual(["echo"]);
+      await echoStillWorks({ asNobody: true });
+    } finally {
+      chmodSync(locked, 0o755); // so the sandbox can be removed when the tests do not run as root
+    }
   });
 
   it("a symlink loop", async () => {
