@@ -46,6 +46,7 @@ const cases = [
   { name: "`node -e 0`", args: ["-e", "0"] },
   { name: "`awl --version`", args: [awl, "--version"] },
   { name: "`awl -p` one-line reply (local server)", args: [awl, "-p", "hi"] },
+  { name: "the same, `--no-session` (no session file)", args: [awl, "-p", "hi", "--no-session"] },
 ];
 const times = cases.map(() => []);
 for (const c of cases) await timeOnce(c.args); // warm the file cache

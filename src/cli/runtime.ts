@@ -125,24 +125,27 @@ function withAppendObserver(receiver: TurnReceiver, observe: (message: Message) 
  * and may replace `conversation` (resume) before the first turn.
  */
 export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResult<Runtime>> {
+  // Three independent module graphs (the provider's, the extension host's, the sessions'): load them at once.
+  const [created, loaded, { setupSessions }] = await Promise.all([
+    options.provider ? undefined : createProvider(options.settings.provider),
+    options.tools ? undefined : loadTools(options),
+    import("./session-hook.js"),
+  ]);
   let provider = options.provider;
-  if (!provider) {
-    const created = await createProvider(options.settings.provider);
+  if (created) {
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
   let tools = options.tools;
   let toolsHook: TurnHook | undefined;
-  if (!tools) {
-    const loaded = await loadTools(options);
+  if (loaded) {
     if (!loaded.ok) return loaded;
     ({ tools, hook: toolsHook } = loaded.value);
   }
-  const agent = new Agent({ provider, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
+  const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
   if (toolsHook) runtime.hooks.push(toolsHook);
 
-  const { setupSessions } = await import("./session-hook.js");
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
   if (sessions.value) runtime.hooks.push(sessions.value);

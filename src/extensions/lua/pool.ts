@@ -23,6 +23,8 @@ export type * from "./types.js";
 const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
+/** setTimeout fires at once beyond this (about 24.8 days): longer timeouts mean "no timeout". */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Waiter {
   resolve(slot: WorkerSlot | null): void;
@@ -78,6 +80,7 @@ export class LuaPool {
     for (;;) {
       try {
         const { slot, loaded } = await this.startSlot();
+        if (this.closed) void slot.terminate();
         for (const t of loaded.tools) this.tools.add(key(t.extension, t.name));
         this.slots.add(slot);
         this.idle.push(slot);
@@ -166,7 +169,7 @@ export class LuaPool {
             input,
             ctx: JSON.stringify(ctx),
             cwd: ctx.cwd,
-            timeoutMs: opts.timeoutMs > 0 ? opts.timeoutMs : this.defaultTimeoutMs,
+            timeoutMs: Math.min(opts.timeoutMs > 0 ? opts.timeoutMs : this.defaultTimeoutMs, MAX_TIMER_MS),
           },
           opts.signal,
           opts.onProgress,
@@ -182,8 +185,10 @@ export class LuaPool {
   /** A free slot, a new one (below maxSlots), or a place in the queue. null: cancelled or closed. */
   private acquire(signal: AbortSignal): Promise<WorkerSlot | null> {
     if (this.closed) return Promise.resolve(null);
-    const free = this.idle.pop();
-    if (free) return Promise.resolve(free);
+    for (let free = this.idle.pop(); free; free = this.idle.pop()) {
+      if (!free.dead) return Promise.resolve(free);
+      this.slots.delete(free); // its worker died while idle
+    }
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve: (slot) => {

@@ -189,6 +189,9 @@ export class WorkerSlot {
     onProgress?: (u: ToolProgress) => void,
   ): Promise<ToolOutcome> {
     const id = nextCallId++;
+    if (this.dead) {
+      return Promise.resolve({ status: "crash", extension: req.extension, message: "the Lua worker has stopped", traceback: "" });
+    }
     return new Promise<ToolOutcome>((resolve) => {
       let timer: NodeJS.Timeout | undefined;
       const onAbort = () => this.abort(ABORT_CANCEL);

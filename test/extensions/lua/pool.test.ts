@@ -67,6 +67,12 @@ describe("LuaPool", () => {
     expect(contentOf(await busy)).toBe("waited");
   });
 
+  it("treats a timeout beyond what timers hold as no timeout", async () => {
+    const { pool } = poolOf({ p: SOURCE }, { env: { ...process.env, AWL_UNLOAD_MARK: "/dev/null" } });
+    expect(contentOf(await call(pool, "p", "wait", { s: 0.05 }, { timeoutMs: Infinity }))).toBe("waited");
+    expect(contentOf(await call(pool, "p", "wait", { s: 0.05 }, { timeoutMs: 2 ** 40 }))).toBe("waited");
+  });
+
   it("answers an unknown tool with an is_error result", async () => {
     const { pool } = poolOf({ p: SOURCE }, { env: { ...process.env, AWL_UNLOAD_MARK: "/dev/null" } });
     expect(await call(pool, "p", "nope")).toEqual({ status: "result", is_error: true, content: `unknown tool "nope" (extension "p")` });
