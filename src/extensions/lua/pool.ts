@@ -47,6 +47,9 @@ export class LuaPool {
   private starting = 0;
   private readonly waiters: Waiter[] = [];
   private closed = false;
+  /** Worker starts and terminations in flight: `close()` waits for them, because a process that exits
+   * while a worker isolate is starting or stopping aborts inside Node (a native assertion). */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(private readonly options: LuaPoolOptions) {
     this.maxSlots = Math.max(1, options.maxSlots ?? availableParallelism());
@@ -104,7 +107,21 @@ export class LuaPool {
   }
 
   private async startSlot(): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
-    return WorkerSlot.start(await luaWasmModule(), this.settings, this.log);
+    const module = await luaWasmModule();
+    if (this.closed) throw new Error("the Lua pool is closed");
+    const start = WorkerSlot.start(module, this.settings, this.log);
+    // A slot that finishes starting after close() is stopped at once.
+    this.track(start.then(({ slot }) => (this.closed ? slot.terminate() : undefined), () => undefined));
+    return start;
+  }
+
+  private track(work: Promise<unknown>): void {
+    this.inFlight.add(work);
+    void work.finally(() => this.inFlight.delete(work));
+  }
+
+  private terminate(slot: WorkerSlot): void {
+    this.track(slot.terminate());
   }
 
   /** Runs one handler in a free slot (queueing beyond maxSlots). Never throws. */
@@ -229,7 +246,7 @@ export class LuaPool {
   private release(slot: WorkerSlot): void {
     if (this.closed || slot.dead || slot.retire) {
       this.slots.delete(slot);
-      void slot.terminate();
+      this.terminate(slot);
       this.grow();
       return;
     }
@@ -247,6 +264,7 @@ export class LuaPool {
     await Promise.all(idle.map((slot) => slot.unload()));
     await Promise.all([...this.slots].map((slot) => slot.terminate()));
     this.slots.clear();
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 }
 

@@ -62,7 +62,8 @@ export interface CallRequest {
   timeoutMs: number;
 }
 
-export type ToWorker = CallRequest | { type: "unload" };
+/** `exit`: close the ports so the thread ends on its own (see WorkerSlot.terminate). */
+export type ToWorker = CallRequest | { type: "unload" } | { type: "exit" };
 
 /** How a handler ended, as the worker saw it. */
 export type WorkerOutcome =

@@ -25,6 +25,8 @@ import { ChildProcesses, type LogSink } from "./processes.js";
 import { workerScriptPath } from "./assets.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolOutcome, ToolProgress } from "./types.js";
 
+/** How long an idle worker may take to end its own thread before it is terminated. */
+const EXIT_GRACE_MS = 1000;
 /** How long a stopped handler may take to unwind before its worker is terminated. */
 export const GRACE_MS = 200;
 /** How often the load watchdog looks at the worker's progress. */
@@ -67,7 +69,7 @@ export class WorkerSlot {
   private graceTimer: NodeJS.Timeout | undefined;
   /** Terminated or failed: never used again. */
   dead = false;
-  private terminated = false;
+  private termination: Promise<void> | undefined;
   /** Healthy, but should be replaced when released (it hit its memory cap: wasm memory never shrinks). */
   retire = false;
 
@@ -287,13 +289,31 @@ export class WorkerSlot {
     });
   }
 
-  async terminate(): Promise<void> {
-    if (this.terminated) return;
-    this.terminated = true;
+  /** Stops the worker; every caller gets the same promise, so whoever waits sees the worker really gone. */
+  terminate(): Promise<void> {
+    if (this.termination) return this.termination;
     this.dead = true;
     if (this.current && this.current.abortReason === ABORT_NONE) this.current.abortReason = ABORT_CANCEL;
     this.processes.killAll();
-    await this.worker.terminate();
+    this.termination = this.current ? this.worker.terminate().then(() => undefined) : this.exitGracefully();
+    return this.termination;
+  }
+
+  /**
+   * An idle worker is asked to end its own thread. `worker.terminate()` on a worker whose isolate is still
+   * collecting garbage (e.g. right after loading) can abort the whole process inside Node
+   * (`NodePlatform::ForIsolate` assertion, seen about once in 100 runs of `awl tools`).
+   */
+  private exitGracefully(): Promise<void> {
+    if (this.worker.threadId === -1) return Promise.resolve(); // already gone
+    return new Promise((resolve) => {
+      const fallback = setTimeout(() => void this.worker.terminate().then(() => resolve()), EXIT_GRACE_MS);
+      this.worker.once("exit", () => {
+        clearTimeout(fallback);
+        resolve();
+      });
+      this.worker.postMessage({ type: "exit" });
+    });
   }
 }
 

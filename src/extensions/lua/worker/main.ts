@@ -64,6 +64,9 @@ async function start(): Promise<void> {
       } else if (message.type === "unload") {
         runtime.unload();
         post({ type: "unloaded" });
+      } else if (message.type === "exit") {
+        port.close();
+        init.requestPort.close();
       }
     } catch (err) {
       fatal(err instanceof DamagedState ? err : new Error(`the Lua worker failed: ${String(err)}`));
