@@ -210,9 +210,17 @@ describe("runStream", () => {
 
   it("cancellation while waiting to retry ends the wait", async () => {
     const controller = new AbortController();
+    // A 50 s wait: only the abort can end it within the test's time.
     server.enqueue({ status: 429, headers: { "retry-after": "50" }, body: "" });
-    setTimeout(() => controller.abort(), 100);
-    const { result, receiver } = await run({ signal: controller.signal });
+    const receiver = recordingReceiver();
+    const recordRetry = receiver.onRetry!.bind(receiver);
+    receiver.onRetry = (notice) => {
+      recordRetry(notice);
+      setTimeout(() => controller.abort(), 20);
+    };
+    const conversation = new Conversation();
+    conversation.addUserMessage("hi");
+    const result = await runStream(fakeAdapter(`${server.url}/v1/stream`), settings, conversation, receiver, { signal: controller.signal });
     expect(result).toMatchObject({ ok: false, error: { kind: "aborted" } });
     expect(receiver.calls).toEqual(["retry 1 rate_limit", "error aborted"]);
   });
