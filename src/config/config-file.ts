@@ -4,8 +4,8 @@
  * and reported as warnings, so a typo is seen rather than silently ignored.
  */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { userConfigDir } from "./paths.js";
 import { jsonErrorOffset, positionOf } from "./json-position.js";
 import type { ConfigError, ConfigResult } from "./errors.js";
 
@@ -51,8 +51,7 @@ export const OTHER_CONFIG_KEYS = new Set<string>();
 
 /** Where the config file lives for this environment. */
 export function configFilePath(env: NodeJS.ProcessEnv): string {
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  return join(base, "awl", "config.json");
+  return join(userConfigDir(env), "config.json");
 }
 
 /** Reads and checks the config file; a missing file is `{ ok: true, value: undefined }`. */

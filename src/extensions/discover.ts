@@ -9,7 +9,7 @@
 import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareCodeUnits } from "../tools/registry.js";
-import { userConfigDir } from "./paths.js";
+import { userConfigDir } from "../config/paths.js";
 
 /** Where a root came from, in precedence order: an earlier kind shadows a later one. */
 export type ExtensionSource = "flag" | "project" | "user" | "bundled";

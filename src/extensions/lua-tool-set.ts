@@ -17,7 +17,7 @@ import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/type
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
 import type { LuaPool } from "./lua/pool.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
-import { awlDataDir, userConfigDir } from "./paths.js";
+import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
 /** Handler timeout for tools that declare none (`--tool-timeout`). */

@@ -12,7 +12,7 @@ import { dirname, join, relative } from "node:path";
 import { compareCodeUnits } from "../tools/registry.js";
 import type { DiscoveredExtension } from "./discover.js";
 import type { ExtensionLoadError, LuaToolRegistration } from "./lua/types.js";
-import { userCacheDir } from "./paths.js";
+import { userCacheDir } from "../config/paths.js";
 
 /** Bump when the cached shape, or the meaning of a registration, changes. */
 const CACHE_FORMAT = 2;

@@ -20,6 +20,11 @@ export class Conversation {
     return this.addMessage({ role: "user", content: [{ type: "text", text }] });
   }
 
+  /** Appends an assistant message (e.g. one assembled elsewhere, or a scripted reply). */
+  addAssistantMessage(content: ContentBlock[], details: Omit<Message, "role" | "content"> = {}): Message {
+    return this.addMessage({ ...details, role: "assistant", content });
+  }
+
   /** Appends one user message carrying tool results (SPEC §5: one message per batch). */
   addToolResults(results: ToolResultBlock[]): Message {
     return this.addMessage({ role: "user", content: results });

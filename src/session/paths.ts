@@ -1,13 +1,11 @@
 /** Where sessions live and how their files are named. */
 import { randomBytes } from "node:crypto";
-import { homedir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { join } from "node:path";
+import { awlDataDir } from "../config/paths.js";
 
 /** `$XDG_DATA_HOME/awl/sessions`, or `~/.local/share/awl/sessions` (a relative XDG_DATA_HOME is ignored, as the XDG spec says). */
 export function defaultSessionDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_DATA_HOME;
-  const base = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), ".local", "share");
-  return join(base, "awl", "sessions");
+  return join(awlDataDir(env), "sessions");
 }
 
 /**

@@ -53,6 +53,19 @@ describe("conversation JSON form", () => {
     expect(() => conversationFromJSON({ version: 2, messages: [] })).toThrow(/this awl reads version 1, the data says number 2/);
   });
 
+  it("builds conversations with the seed's add* helpers", () => {
+    const conversation = new Conversation();
+    conversation.addSystemMessage("be brief");
+    conversation.addUserMessage("hi");
+    conversation.addAssistantMessage([{ type: "text", text: "hello" }], { stop_reason: "end_turn" });
+    expect(conversation.messages).toEqual([
+      { role: "system", content: [{ type: "text", text: "be brief" }] },
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      { role: "assistant", content: [{ type: "text", text: "hello" }], stop_reason: "end_turn" },
+    ]);
+    expect(conversation.length).toBe(3);
+  });
+
   it("lists the tool calls still waiting for a result", () => {
     const conversation = new Conversation(everyBlock.slice(0, 3));
     expect(conversation.unansweredToolUses().map((b) => b.id)).toEqual(["call_1", "call_2"]);

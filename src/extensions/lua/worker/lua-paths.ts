@@ -5,6 +5,7 @@
  * share/lua/5.4 ... 5.1 trees. package.cpath only serves to recognise C modules (which cannot load).
  */
 import { join } from "node:path";
+import { userConfigDir } from "../../../config/paths.js";
 
 const VERSIONS = ["5.4", "5.3", "5.2", "5.1"];
 
@@ -28,8 +29,7 @@ function multiarch(arch: string): string {
 
 /** The user's Lua directory: `$XDG_CONFIG_HOME/awl/lua` or `~/.config/awl/lua`. */
 export function userLuaDir(env: Record<string, string | undefined>, home: string): string {
-  const config = env.XDG_CONFIG_HOME || join(home, ".config");
-  return join(config, "awl", "lua");
+  return join(userConfigDir({ ...env, HOME: home }), "lua");
 }
 
 /** Applies a LUA_PATH-style variable: ";;" marks where the defaults go; without it awl appends them. */
