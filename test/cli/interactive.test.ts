@@ -112,6 +112,22 @@ describe("awl interactive", () => {
     await terminal.waitFor(/\[awl exited 0\]/);
   });
 
+  it("streams live, and says so when a cut-off answer is discarded and retried", async () => {
+    const bytes = Buffer.concat(openaiAnswer("half whole").body);
+    server.enqueue({ body: [bytes.subarray(0, bytes.indexOf("data: ", bytes.indexOf("half ")))] }, openaiAnswer("whole answer"));
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("hi");
+    await terminal.keys("Enter");
+    const screen = await terminal.waitFor(/whole answer\n>/);
+    expect(screen).toMatch(/half *\nawl: the answer above was cut off; it is discarded and asked for again\nawl: truncated; retry 1\/3 in [\d.]+ s\nwhole answer\n>/);
+    // Only the good answer is in the conversation.
+    server.enqueue(openaiAnswer("ok"));
+    await terminal.type("again");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/ok\n>/);
+    expect(server.requests[2]!.json().messages[1]).toEqual({ role: "assistant", content: "whole answer" });
+  });
+
   it("runs slash commands: /help, /model, unknown ones, /exit", async () => {
     server.enqueue(openaiAnswer("From the other model."));
     await terminal.waitFor(/^>\s*$/m);

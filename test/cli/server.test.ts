@@ -150,3 +150,45 @@ describe("awl -p against an Anthropic server", () => {
     expect(server.requests[0]!.headers["x-api-key"]).toBe("sk-ant-test");
   });
 });
+
+describe("a failed attempt that is retried never reaches stdout (SPEC §3 rule 7)", () => {
+  /** The stream of "half whole" cut right after the event carrying "half ". */
+  const half = () => {
+    const bytes = Buffer.concat(openaiAnswer("half whole").body);
+    return [bytes.subarray(0, bytes.indexOf("data: ", bytes.indexOf("half ")))];
+  };
+
+  it("truncated before [DONE], then a good answer: stdout holds only the good one", async () => {
+    server.enqueue({ body: half() }, openaiAnswer("whole"));
+    const run = await runAwl(["-p", "hi"], openai());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("whole\n");
+    expect(run.stderr).toMatch(/^awl: truncated; retry 1\/3 in \d+\.\d s\n$/);
+  });
+
+  it("a stall, then a good answer", async () => {
+    server.enqueue({ body: half(), ending: "stall" }, openaiAnswer("whole"));
+    const run = await runAwl(["-p", "hi", "--stall-timeout", "300"], openai());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("whole\n");
+    expect(run.stderr).toContain("awl: stalled; retry 1/3");
+  });
+
+  it("Anthropic's in-stream overloaded_error, then a good answer", async () => {
+    const overloaded = readFileSync(new URL("../fixtures/anthropic/overloaded-midstream.sse", import.meta.url));
+    const good = readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url));
+    server.enqueue({ body: splitEvery(overloaded, 13) }, { body: splitEvery(good, 13) });
+    const run = await runAwl(["-p", "hi"], { env: { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", AWL_MODEL: "claude-test" } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Hello, wörld — 👋 line two\nand "quotes"\n');
+    expect(run.stdout).not.toContain("Partial");
+    expect(run.stderr).toContain("awl: overloaded; retry 1/3");
+  });
+
+  it("after the last retry fails, no partial answer is printed", async () => {
+    server.enqueue({ body: half() });
+    const run = await runAwl(["-p", "hi", "--max-retries", "0"], openai());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+  });
+});
