@@ -34,7 +34,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
   renderer?.finish();
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result)));
-  io.stderr.write(turnEndText(result, runtime.providerSettings, runtime.settings.maxSteps));
+  io.stderr.write(turnEndText(result, runtime.settings));
   return exitCodeFor(result.stop_reason, result.error?.kind);
 }
 

@@ -53,7 +53,7 @@ describe("awl -p against an OpenAI-compatible server", () => {
     expect(result.error).toMatchObject({ kind: "auth", retryable: false, status: 401, retry_after_ms: null });
     expect(result.error.message).toContain("Incorrect API key provided");
     expect(run.stderr).toContain("refused the API key (HTTP 401)");
-    expect(run.stderr).toContain("check AWL_API_KEY or OPENAI_API_KEY");
+    expect(run.stderr).toContain("→ check AWL_API_KEY\n");
     checkStderr(run.stderr);
   });
 
@@ -148,6 +148,24 @@ describe("awl -p against an Anthropic server", () => {
     expect(result.messages[1].role).toBe("assistant");
     expect(server.requests[0]!.url).toBe("/v1/messages");
     expect(server.requests[0]!.headers["x-api-key"]).toBe("sk-ant-test");
+  });
+
+  it("--provider anthropic with both keys set: Anthropic's key and endpoint, never AWL_API_KEY or AWL_BASE_URL", async () => {
+    const openaiServer = await startReplayServer();
+    try {
+      server.enqueue({ body: splitEvery(readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url)), 11) });
+      const run = await runAwl(["-p", "hi", "--provider", "anthropic", "--model", "claude-x"], {
+        env: { AWL_API_KEY: "openai-key", AWL_BASE_URL: `${openaiServer.url}/v1`, ANTHROPIC_API_KEY: "ant-key", AWL_MODEL: "gpt-test" },
+        configFile: JSON.stringify({ providers: { anthropic: { base_url: server.url } } }),
+      });
+      expect(run).toMatchObject({ code: 0, stdout: 'Hello, wörld — 👋 line two\nand "quotes"\n', stderr: "" });
+      expect(openaiServer.requests).toHaveLength(0);
+      expect(server.requests[0]!.url).toBe("/v1/messages");
+      expect(server.requests[0]!.headers["x-api-key"]).toBe("ant-key");
+      expect(server.requests[0]!.json().model).toBe("claude-x");
+    } finally {
+      await openaiServer.close();
+    }
   });
 });
 
