@@ -9,6 +9,7 @@ import type { Message } from "../../model/message.js";
 import { providerError } from "../errors.js";
 import type { Provider, Receiver, StepResult, StreamOptions } from "../types.js";
 import type { Pacing, ReplayScript } from "./script.js";
+import { abortableSleep } from "../abortable-sleep.js";
 
 export class ReplayProvider implements Provider {
   readonly name = "replay";
@@ -58,7 +59,7 @@ async function play(message: Message, pacing: Pacing, receiver: Receiver, signal
     if (block.type === "tool_use") receiver.onBlockStart?.("tool_use", index, { tool_id: block.id, tool_name: block.name });
     else receiver.onBlockStart?.(block.type, index);
     for (const piece of pieces(streamedText(block), pacing.chunk)) {
-      if (pacing.delay_ms > 0 && !(await sleep(pacing.delay_ms, signal))) return false;
+      if (pacing.delay_ms > 0 && !(await abortableSleep(pacing.delay_ms, signal))) return false;
       if (signal?.aborted) return false;
       receiver.onContentDelta?.(index, piece);
     }
@@ -94,21 +95,6 @@ function* pieces(text: string, size: number): Generator<string> {
     }
   }
   if (piece !== "") yield piece;
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      resolve(false);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve(true);
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
 }
 
 /** Each play hands out its own copy, so the script stays intact whatever the caller does with the message. */
