@@ -25,3 +25,4 @@ export type { DiscoveredExtension, DiscoveryResult, DiscoveryProblem, ShadowedEx
 export { ToolRegistry, TOOL_NAME_PATTERN, checkObjectSchema } from "./tools/registry.js";
 export type { RegisteredTool, ToolRegistration, RegistryProblem, RegistryProblemKind } from "./tools/registry.js";
 export { limitResult, DEFAULT_RESULT_LIMIT } from "./tools/spill.js";
+export { awlVersion } from "./version.js";

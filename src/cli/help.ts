@@ -1,11 +1,10 @@
 /** `awl --help` and `awl --version`. */
-import { readFileSync } from "node:fs";
+import { awlVersion } from "../version.js";
 import { SUBCOMMANDS } from "./commands.js";
 import { flagsHelp } from "./options.js";
 
 export function versionText(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return `awl ${pkg.version}`;
+  return `awl ${awlVersion()}`;
 }
 
 export function helpText(): string {

@@ -1,4 +1,4 @@
-export { SessionStore, awlVersion, type SessionStoreOptions, type NewSession } from "./store.js";
+export { SessionStore, type SessionStoreOptions, type NewSession } from "./store.js";
 export { SessionWriter } from "./writer.js";
 export type { LoadedSession } from "./reader.js";
 export type { SessionSummary } from "./summary.js";

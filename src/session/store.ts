@@ -13,6 +13,7 @@ import type { ToolResultBlock } from "../model/blocks.js";
 import { DEFAULT_SIDE_FILE_THRESHOLD, nodeIO, type WriterIO } from "./side-files.js";
 import { readHeader, summarize, type SessionSummary } from "./summary.js";
 import { SessionWriter, type WriterOptions } from "./writer.js";
+import { awlVersion } from "../version.js";
 
 export interface SessionStoreOptions {
   /** Secrets the caller knows (the API key): every occurrence is replaced by `[REDACTED]` before anything is written. */
@@ -189,17 +190,6 @@ export class SessionStore {
   }
 }
 
-let cachedVersion: string | undefined;
 
 /** This package's version, from its package.json (read once). */
-export function awlVersion(): string {
-  if (cachedVersion === undefined) {
-    try {
-      const pkg = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
-      cachedVersion = typeof pkg.version === "string" ? pkg.version : "unknown";
-    } catch {
-      cachedVersion = "unknown";
-    }
-  }
-  return cachedVersion;
-}
+
