@@ -141,14 +141,12 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     provider = created.provider;
   }
   let tools = options.tools;
-  let toolsHook: TurnHook | undefined;
   if (loaded) {
     if (!loaded.ok) return loaded;
-    ({ tools, hook: toolsHook } = loaded.value);
+    tools = loaded.value.tools;
   }
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
-  if (toolsHook) runtime.hooks.push(toolsHook);
 
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
@@ -160,7 +158,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 }
 
 /** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
-async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: ToolSet; hook: TurnHook }>> {
+async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: ToolSet }>> {
   const { openToolsForChat } = await import("./commands/extension-host.js");
   return openToolsForChat(options.cli.flags, options.warn);
 }
