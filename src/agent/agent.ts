@@ -93,7 +93,7 @@ export class Agent {
       if (turn.steps >= this.maxSteps) return end("max_steps");
       turn.steps++;
       const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
-      const step = await this.provider.streamStep(conversation, receiver, { tools, signal });
+      const step = await this.provider.streamStep(conversation, this.tools?.prewarm ? prewarming(receiver, this.tools) : receiver, { tools, signal });
       if (!step.ok) {
         if (step.error.kind === "aborted") return end("cancelled");
         turn.error = step.error;
@@ -114,4 +114,20 @@ export class Agent {
       if (signal.aborted) return end("cancelled");
     }
   }
+}
+
+/** `receiver`, plus telling the tools at the first tool_use block that a call is coming (they start meanwhile). */
+function prewarming(receiver: Receiver, tools: ToolSet): Receiver {
+  return {
+    onMessageStart: (role) => receiver.onMessageStart?.(role),
+    onBlockStart: (type, index, meta) => {
+      if (type === "tool_use") tools.prewarm?.();
+      receiver.onBlockStart?.(type, index, meta);
+    },
+    onContentDelta: (index, delta) => receiver.onContentDelta?.(index, delta),
+    onBlockComplete: (index, block) => receiver.onBlockComplete?.(index, block),
+    onMessageComplete: (message) => receiver.onMessageComplete?.(message),
+    onError: (error) => receiver.onError?.(error),
+    onRetry: (notice) => receiver.onRetry?.(notice),
+  };
 }

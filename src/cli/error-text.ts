@@ -3,7 +3,7 @@
  * (AWL_DEBUG=1 adds one for internal errors only).
  */
 import type { ProviderError } from "../providers/errors.js";
-import type { ProviderSettings } from "../providers/types.js";
+import type { AwlSettings } from "../config/settings.js";
 
 export interface UserMessage {
   message: string;
@@ -15,17 +15,14 @@ export function formatUserMessage({ message, hint }: UserMessage): string {
   return `awl: ${message}\n${hint ? `  → ${hint}\n` : ""}`;
 }
 
-const KEY_VARIABLES: Record<string, string> = { openai: "OPENAI_API_KEY", anthropic: "ANTHROPIC_API_KEY" };
-
 /** The classified provider error in words, with the next step for its kind. */
-export function describeProviderError(error: ProviderError, settings: ProviderSettings): UserMessage {
+export function describeProviderError(error: ProviderError, { provider: settings, keySource }: AwlSettings): UserMessage {
   const status = error.status !== undefined ? ` (HTTP ${error.status})` : "";
   const where = settings.baseUrl || settings.provider;
   const retried = error.retryable && settings.maxRetries > 0 ? ` after ${settings.maxRetries} ${settings.maxRetries === 1 ? "retry" : "retries"}` : "";
-  const keyVars = `AWL_API_KEY${KEY_VARIABLES[settings.provider] ? ` or ${KEY_VARIABLES[settings.provider]}` : ""}`;
   switch (error.kind) {
     case "auth":
-      return { message: `${where} refused the API key${status}: ${error.message}`, hint: `check ${keyVars}` };
+      return { message: `${where} refused the API key${status}: ${error.message}`, hint: `check ${keySource ?? "the API key"}` };
     case "bad_request":
       return {
         message: `${where} rejected the request${status}: ${error.message}`,

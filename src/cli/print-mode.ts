@@ -11,6 +11,8 @@ import type { Runtime } from "./runtime.js";
 export interface PrintIO {
   stdout: Writer;
   stderr: Writer;
+  /** stdout is a terminal: the answer streams live; otherwise each message is written once complete. */
+  stdoutIsTerminal: boolean;
   /** Style stderr (thinking dimmed) — a terminal, NO_COLOR unset. */
   stderrColor: boolean;
 }
@@ -20,7 +22,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   let renderer: TerminalRenderer | undefined;
   let receiver: TurnReceiver;
   if (format === "text") {
-    renderer = new TerminalRenderer(new LineSink(io.stdout, false), new LineSink(io.stderr, io.stderrColor));
+    renderer = new TerminalRenderer(new LineSink(io.stdout, false), new LineSink(io.stderr, io.stderrColor), io.stdoutIsTerminal);
     receiver = renderer;
   } else if (format === "stream-json") {
     receiver = new StreamJsonWriter(io.stdout);
@@ -32,7 +34,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
   renderer?.finish();
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result)));
-  io.stderr.write(turnEndText(result, runtime.providerSettings, runtime.settings.maxSteps));
+  io.stderr.write(turnEndText(result, runtime.settings));
   return exitCodeFor(result.stop_reason, result.error?.kind);
 }
 
@@ -45,7 +47,12 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
   };
   process.on("SIGINT", onInterrupt);
   try {
-    const io = { stdout: process.stdout, stderr: process.stderr, stderrColor: wantsColor(process.stderr, process.env) };
+    const io = {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      stderrColor: wantsColor(process.stderr, process.env),
+      stdoutIsTerminal: Boolean(process.stdout.isTTY),
+    };
     return await runPrintTurn(runtime, prompt, cli.outputFormat, io, controller.signal);
   } finally {
     process.off("SIGINT", onInterrupt);

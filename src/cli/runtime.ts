@@ -67,16 +67,20 @@ export class Runtime {
     return { prompt, result };
   }
 
-  /** `/model`: the next turns use another model (and provider); the conversation is kept. */
+  /**
+   * `/model`: the next turns use another model (and provider); the conversation is kept. The settings are
+   * resolved again with the new choice on top, so a new provider gets its own key and base URL, never the
+   * previous one's. On failure (e.g. no key for that provider) nothing changes.
+   */
   async switchModel(model: string, provider?: string): Promise<ConfigResult<ProviderSettings>> {
-    const flags = { ...this.options.sources.flags, model, ...(provider ? { provider } : {}) };
-    const resolved = resolveSettings({ ...this.options.sources, flags });
-    if (!resolved.ok) return resolved;
+    const choice = { model, provider: provider ?? this.settings.provider.provider };
+    const resolved = resolveSettings({ ...this.options.sources, choice });
+    if (!resolved.ok) return { ok: false, error: { message: resolved.error.message, hint: `${resolved.error.hint}; the previous model stays in use` } };
     const created = await createProvider(resolved.value.provider);
     if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "the previous model stays in use" } };
     this.agent.provider = created.provider;
     this.settings = resolved.value;
-    this.options.sources.flags = flags;
+    this.options.sources.choice = choice;
     return { ok: true, value: resolved.value.provider };
   }
 
@@ -137,14 +141,12 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     provider = created.provider;
   }
   let tools = options.tools;
-  let toolsHook: TurnHook | undefined;
   if (loaded) {
     if (!loaded.ok) return loaded;
-    ({ tools, hook: toolsHook } = loaded.value);
+    tools = loaded.value.tools;
   }
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
-  if (toolsHook) runtime.hooks.push(toolsHook);
 
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
@@ -156,7 +158,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 }
 
 /** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
-async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: ToolSet; hook: TurnHook }>> {
+async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: ToolSet }>> {
   const { openToolsForChat } = await import("./commands/extension-host.js");
   return openToolsForChat(options.cli.flags, options.warn);
 }

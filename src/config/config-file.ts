@@ -21,7 +21,16 @@ export interface ConfigFileValues {
   max_tokens?: number;
   thinking_budget?: number;
   compat?: Record<string, unknown>;
+  /** Per-provider endpoint and key variable, used whenever that provider is chosen (docs/cli.md). */
+  providers?: Record<string, ProviderEntry>;
 }
+
+/** One entry of `providers`: where that provider lives and which environment variable holds its key. */
+export interface ProviderEntry {
+  base_url?: string;
+  api_key_env?: string;
+}
+const PROVIDER_ENTRY_KEYS = new Set(["base_url", "api_key_env"]);
 
 export interface ConfigFile {
   path: string;
@@ -32,7 +41,7 @@ export interface ConfigFile {
   warnings: string[];
 }
 
-type KeyKind = "string" | "count" | "object";
+type KeyKind = "string" | "count" | "object" | "providers";
 const KEYS: Record<keyof ConfigFileValues, KeyKind> = {
   provider: "string",
   model: "string",
@@ -44,6 +53,7 @@ const KEYS: Record<keyof ConfigFileValues, KeyKind> = {
   max_tokens: "count",
   thinking_budget: "count",
   compat: "object",
+  providers: "providers",
 };
 
 /** Keys owned by other modules (extensions, sessions); they register here so they are not reported as unknown. */
@@ -110,8 +120,23 @@ function checkValue(kind: KeyKind, value: unknown): string | undefined {
     case "count":
       return Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : `must be a whole number ≥ 0, got ${JSON.stringify(value)}`;
     case "object":
-      return typeof value === "object" && value !== null && !Array.isArray(value) ? undefined : "must be an object";
+      return isObject(value) ? undefined : "must be an object";
+    case "providers":
+      if (!isObject(value)) return 'must be an object like {"anthropic": {"api_key_env": "ANTHROPIC_API_KEY"}}';
+      for (const [name, entry] of Object.entries(value)) {
+        if (!isObject(entry)) return `entry "${name}" must be an object with "base_url" and/or "api_key_env"`;
+        for (const [key, field] of Object.entries(entry)) {
+          if (!PROVIDER_ENTRY_KEYS.has(key)) return `entry "${name}" has an unknown key "${key}" (use "base_url", "api_key_env")`;
+          const problem = checkValue("string", field);
+          if (problem) return `entry "${name}.${key}" ${problem}`;
+        }
+      }
+      return undefined;
   }
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function fail(where: string, problem: string, hint: string): { ok: false; error: ConfigError } {

@@ -20,6 +20,8 @@ export interface SettingsFlags {
 }
 
 export interface SettingsSources {
+  /** A choice made during the session (`/model [PROVIDER] NAME`): above the flags, with no URL or key of its own. */
+  choice?: { provider?: string; model?: string };
   env: NodeJS.ProcessEnv;
   file?: ConfigFileValues;
   /** Shown in messages about the file's values. */
@@ -31,6 +33,8 @@ export interface AwlSettings {
   provider: ProviderSettings;
   /** Model calls per turn. */
   maxSteps: number;
+  /** Where this provider's API key comes from, for messages (e.g. `AWL_API_KEY or OPENAI_API_KEY`); absent for replay. */
+  keySource?: string;
 }
 
 export const PROVIDERS = ["openai", "anthropic", "replay"] as const;
@@ -63,27 +67,24 @@ export function resolveSettings(sources: SettingsSources): ConfigResult<AwlSetti
   }
 }
 
-function resolve({ env, file = {}, filePath = "the config file", flags }: SettingsSources): AwlSettings {
+function resolve({ env, file = {}, filePath = "the config file", flags, choice = {} }: SettingsSources): AwlSettings {
   const fileKey = (key: string): string => `"${key}" in ${filePath}`;
-  const pick = <T>(flag: [T | undefined, string], fromFile: [T | undefined, string], fromEnv?: [T | undefined, string]): Sourced<T> | undefined => {
-    for (const [value, source] of [flag, fromFile, fromEnv ?? [undefined, ""]] as const) {
-      if (value !== undefined && value !== "") return { value, source };
-    }
-    return undefined;
-  };
 
-  const providerChoice = pick(
-    [flags.provider, "--provider"],
-    [file.provider, fileKey("provider")],
-    [env.AWL_PROVIDER, "AWL_PROVIDER"],
-  ) ?? { value: "openai", source: "the default" };
-  const provider = providerChoice.value.trim().toLowerCase();
-  if (!(PROVIDERS as readonly string[]).includes(provider)) {
-    throw configError(
-      `unknown provider "${providerChoice.value}" (from ${providerChoice.source})`,
-      `choose one of ${PROVIDERS.join(", ")} (openai covers any OpenAI-compatible server: set AWL_BASE_URL)`,
-    );
+  // Each level's generic base URL and key (AWL_BASE_URL/AWL_API_KEY, the file's base_url/api_key, --base-url)
+  // belong to the provider that level chooses, or the one below it chooses: switching provider (--provider,
+  // /model) never sends one vendor's key or URL to another.
+  const envHome = providerName({ value: env.AWL_PROVIDER ?? "", source: "AWL_PROVIDER" }) ?? "openai";
+  const fileHome = providerName({ value: file.provider ?? "", source: fileKey("provider") }) ?? envHome;
+  const flagsHome = providerName({ value: flags.provider ?? "", source: "--provider" }) ?? fileHome;
+  const provider = providerName({ value: choice.provider ?? "", source: "/model" }) ?? flagsHome;
+  for (const name of Object.keys(file.providers ?? {})) {
+    if (!Object.hasOwn(VENDORS, name)) {
+      throw configError(`unknown provider "${name}" under "providers" in ${filePath}`, `use ${Object.keys(VENDORS).join(" or ")}`);
+    }
   }
+
+  const modelChoice = (): Sourced<string> | undefined =>
+    first([choice.model, "/model"], [flags.model, "--model"], [file.model, fileKey("model")], [env.AWL_MODEL, "AWL_MODEL"]);
 
   const maxRetries = count(flags.maxRetries, "--max-retries", file.max_retries) ?? DEFAULT_MAX_RETRIES;
   const stallTimeoutMs = count(flags.stallTimeout, "--stall-timeout", file.stall_timeout_ms, 1) ?? DEFAULT_STALL_TIMEOUT_MS;
@@ -99,31 +100,62 @@ function resolve({ env, file = {}, filePath = "the config file", flags }: Settin
   if (provider === "replay") {
     if (!flags.replay) throw configError("--provider replay needs a script to play", "pass --replay FILE (format: docs/replay-format.md)");
     settings.replayFile = flags.replay;
-    settings.model = pick([flags.model, "--model"], [file.model, fileKey("model")], [env.AWL_MODEL, "AWL_MODEL"])?.value ?? "replay";
+    settings.model = modelChoice()?.value ?? "replay";
     return { provider: settings, maxSteps };
   }
 
   const vendor = VENDORS[provider]!;
-  const baseUrl = pick([flags.baseUrl, "--base-url"], [file.base_url, fileKey("base_url")], [env.AWL_BASE_URL, "AWL_BASE_URL"]);
+  const own = file.providers?.[provider] ?? {};
+  const ownKey = (key: string): string => `"providers.${provider}.${key}" in ${filePath}`;
+  const forThis = <T>(home: string, value: T | undefined): T | undefined => (home === provider ? value : undefined);
+  const baseUrl = first(
+    [forThis(flagsHome, flags.baseUrl), "--base-url"],
+    [own.base_url, ownKey("base_url")],
+    [forThis(fileHome, file.base_url), fileKey("base_url")],
+    [forThis(envHome, env.AWL_BASE_URL), "AWL_BASE_URL"],
+  );
   settings.baseUrl = baseUrl ? checkUrl(baseUrl) : vendor.baseUrl;
 
-  const model = pick([flags.model, "--model"], [file.model, fileKey("model")], [env.AWL_MODEL, "AWL_MODEL"]);
-  const apiKey = pick([undefined, ""], [file.api_key, fileKey("api_key")], [env.AWL_API_KEY, "AWL_API_KEY"])?.value ?? nonEmpty(env[vendor.keyVariable]);
+  const model = modelChoice();
+  // The variables that may hold this provider's key, most specific first.
+  const keyVariables = own.api_key_env ? [own.api_key_env] : [...(envHome === provider ? ["AWL_API_KEY"] : []), vendor.keyVariable];
+  const fromFile: [string | undefined, string] = [own.api_key_env ? undefined : forThis(fileHome, file.api_key), fileKey("api_key")];
+  const apiKey = first(fromFile, ...keyVariables.map((name): [string | undefined, string] => [env[name], name]));
+  const keySource = apiKey?.source ?? (own.api_key_env ? `${own.api_key_env} (${ownKey("api_key_env")})` : keyVariables.join(" or "));
   // Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) usually need no key; the vendors' own endpoints do.
   const keyMissing = apiKey === undefined && settings.baseUrl === vendor.baseUrl;
-  const setKey = `set AWL_API_KEY or ${vendor.keyVariable} (e.g. export ${vendor.keyVariable}=...)`;
+  const keyExample = keyVariables.at(-1)!;
+  const notHome = env.AWL_API_KEY && envHome !== provider ? ` (AWL_API_KEY is for ${envHome}, the provider AWL_PROVIDER names)` : "";
+  const setKey = `set ${keyVariables.join(" or ")} (e.g. export ${keyExample}=...)${notHome}`;
   const setModel = `set AWL_MODEL or pass --model NAME (e.g. --model ${vendor.exampleModel})`;
   const offline = "or try awl offline with --provider replay --replay FILE";
   if (keyMissing && !model) throw configError(`no API key and no model for provider "${provider}"`, `${setKey} and ${setModel}; ${offline}`);
   if (keyMissing) throw configError(`no API key for provider "${provider}"`, `${setKey}, ${offline}`);
   if (!model) throw configError(`no model chosen for provider "${provider}"`, setModel);
   settings.model = model.value;
-  if (apiKey !== undefined) settings.apiKey = apiKey;
-  return { provider: settings, maxSteps };
+  if (apiKey !== undefined) settings.apiKey = apiKey.value;
+  return { provider: settings, maxSteps, keySource };
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === "" ? undefined : value;
+/** The first value that is set and not empty, with its source. */
+function first<T>(...candidates: Array<[T | undefined, string]>): Sourced<T> | undefined {
+  for (const [value, source] of candidates) {
+    if (value !== undefined && value !== "") return { value, source };
+  }
+  return undefined;
+}
+
+/** A provider name, checked; undefined when not given. */
+function providerName({ value, source }: Sourced<string>): string | undefined {
+  const name = value.trim().toLowerCase();
+  if (name === "") return undefined;
+  if (!(PROVIDERS as readonly string[]).includes(name)) {
+    throw configError(
+      `unknown provider "${value}" (from ${source})`,
+      `choose one of ${PROVIDERS.join(", ")} (openai covers any OpenAI-compatible server: set AWL_BASE_URL)`,
+    );
+  }
+  return name;
 }
 
 /** A whole number from a flag (text) or the file (already checked there); the flag wins. */

@@ -4,7 +4,7 @@
  * result limit (spilled to a file when longer).
  *
  * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs, and
- * the pool starts only when needed: at the first call, or earlier through `prewarm()` (the CLI calls it when
+ * the pool starts only when needed: at the first call, or earlier through `prewarm()` (the agent calls it when
  * the model starts streaming a tool call). Measured: starting the workers beside the first request delays
  * the request itself and the exit by ~30–80 ms on two cores, for replies that need no tool at all.
  */

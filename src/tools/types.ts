@@ -52,6 +52,11 @@ export type ToolOutcome =
 export interface ToolSet {
   /** Tools to offer the model, in a deterministic order. */
   definitions(): readonly ToolDefinition[];
+  /**
+   * Optional: a tool call is on its way (the model started streaming one), so start whatever the tools need
+   * to run (e.g. Lua workers) without waiting. Must not throw.
+   */
+  prewarm?(): void;
   /** Runs one validated call. Never throws. */
   execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome>;
 }

@@ -236,6 +236,26 @@ describe("Agent.runStep", () => {
     expectEveryToolUseAnswered(conversation);
   });
 
+  it("prewarms the tools as soon as a tool_use block starts streaming, and still tells the caller's receiver", async () => {
+    const events: string[] = [];
+    const provider: Provider = {
+      name: "p", model: "m",
+      async streamStep(conversation, receiver) {
+        const toolTurn = conversation.messages.length === 0;
+        receiver.onMessageStart?.("assistant");
+        receiver.onBlockStart?.(toolTurn ? "tool_use" : "text", 0, toolTurn ? { tool_id: "a", tool_name: "sleep" } : undefined);
+        return { ok: true, message: toolTurn ? assistant(use("a", "sleep", { ms: 1 })) : assistant(text("done")) };
+      },
+    };
+    const tools = new FakeTools([{ name: "sleep" }], async (call, signal) => {
+      events.push("execute");
+      return sleepTool(call, signal);
+    });
+    Object.assign(tools, { prewarm: () => events.push("prewarm") });
+    await new Agent({ provider, tools }).runStep(new Conversation(), { onBlockStart: (type) => events.push(`block ${type}`) });
+    expect(events).toEqual(["prewarm", "block tool_use", "execute", "block text"]);
+  });
+
   it("offers the tool definitions to the provider", async () => {
     let offered: string[] = [];
     const provider: Provider = {

@@ -1,9 +1,10 @@
 /** The interactive mode in a real terminal (tmux), against the local replay server. */
 import { execFile } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { splitEvery, startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { AWL, tempDir } from "./run-awl.js";
 import { openaiAnswer } from "./openai-answer.js";
 
@@ -54,20 +55,29 @@ let terminal: Terminal;
 beforeEach(async () => {
   server = await startReplayServer();
   terminal = new Terminal();
-  const home = tempDir("awl-home-");
-  const env = [`PATH=${process.env.PATH}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
-    `AWL_BASE_URL=${server.url}/v1`, "AWL_API_KEY=sk-test", "AWL_MODEL=gpt-test"];
-  // When awl exits the shell prints its exit code, so the test can see it.
-  await terminal.start(`env -i ${env.join(" ")} ${process.execPath} ${AWL}; echo "[awl exited $?]"; sleep 60`);
 });
 afterEach(async () => {
   await terminal.stop();
   await server.close();
 });
 
+/** Starts awl in the terminal against `server` (an OpenAI-compatible endpoint), with extra variables and a config file. */
+async function launch(extraEnv: string[] = [], configFile?: string): Promise<void> {
+  const home = tempDir("awl-home-");
+  if (configFile !== undefined) {
+    mkdirSync(join(home, ".config", "awl"), { recursive: true });
+    writeFileSync(join(home, ".config", "awl", "config.json"), configFile);
+  }
+  const env = [`PATH=${process.env.PATH}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
+    `AWL_BASE_URL=${server.url}/v1`, "AWL_API_KEY=sk-test", "AWL_MODEL=gpt-test", ...extraEnv];
+  // When awl exits the shell prints its exit code, so the test can see it.
+  await terminal.start(`env -i ${env.join(" ")} ${process.execPath} ${AWL}; echo "[awl exited $?]"; sleep 60`);
+}
+
 describe("awl interactive", () => {
   it("holds a two-turn conversation (the history is sent) and exits on Ctrl-D", async () => {
     server.enqueue(openaiAnswer("Nice to meet you, Ada."), openaiAnswer("Your name is Ada."));
+    await launch();
     await terminal.waitFor(/^>\s*$/m);
     await terminal.type("My name is Ada.");
     await terminal.keys("Enter");
@@ -89,6 +99,7 @@ describe("awl interactive", () => {
   it("Ctrl-C cancels a streaming answer, and the next prompt works", async () => {
     const slow = openaiAnswer("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen").body.map((data) => ({ data, delayMs: 40 }));
     server.enqueue({ body: slow }, openaiAnswer("Still here."));
+    await launch();
     await terminal.waitFor(/^>\s*$/m);
     await terminal.type("Count slowly.");
     await terminal.keys("Enter");
@@ -112,8 +123,26 @@ describe("awl interactive", () => {
     await terminal.waitFor(/\[awl exited 0\]/);
   });
 
+  it("streams live, and says so when a cut-off answer is discarded and retried", async () => {
+    const bytes = Buffer.concat(openaiAnswer("half whole").body);
+    server.enqueue({ body: [bytes.subarray(0, bytes.indexOf("data: ", bytes.indexOf("half ")))] }, openaiAnswer("whole answer"));
+    await launch();
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("hi");
+    await terminal.keys("Enter");
+    const screen = await terminal.waitFor(/whole answer\n>/);
+    expect(screen).toMatch(/half *\nawl: the answer above was cut off; it is discarded and asked for again\nawl: truncated; retry 1\/3 in [\d.]+ s\nwhole answer\n>/);
+    // Only the good answer is in the conversation.
+    server.enqueue(openaiAnswer("ok"));
+    await terminal.type("again");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/ok\n>/);
+    expect(server.requests[2]!.json().messages[1]).toEqual({ role: "assistant", content: "whole answer" });
+  });
+
   it("runs slash commands: /help, /model, unknown ones, /exit", async () => {
     server.enqueue(openaiAnswer("From the other model."));
+    await launch();
     await terminal.waitFor(/^>\s*$/m);
     await terminal.type("/help");
     await terminal.keys("Enter");
@@ -131,5 +160,62 @@ describe("awl interactive", () => {
     await terminal.type("/exit");
     await terminal.keys("Enter");
     await terminal.waitFor(/\[awl exited 0\]/);
+  });
+
+  it("/model anthropic: the next turn goes to Anthropic's endpoint with its own key, the conversation converted", async () => {
+    const anthropic = await startReplayServer();
+    try {
+      const config = JSON.stringify({ providers: { anthropic: { base_url: anthropic.url } } });
+      await launch(["ANTHROPIC_API_KEY=sk-ant-test"], config);
+      server.enqueue(openaiAnswer("Hi Ada."));
+      anthropic.enqueue({ body: splitEvery(readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url)), 13) });
+      await terminal.waitFor(/^>\s*$/m);
+      await terminal.type("I am Ada.");
+      await terminal.keys("Enter");
+      await terminal.waitFor(/Hi Ada\.\n>/);
+      await terminal.type("/model anthropic claude-x");
+      await terminal.keys("Enter");
+      await terminal.waitFor(/model: anthropic claude-x \(from the next turn; the conversation is kept\)/);
+      await terminal.type("Who am I?");
+      await terminal.keys("Enter");
+      await terminal.waitFor(/and "quotes"\n>/);
+
+      expect(server.requests).toHaveLength(1);
+      const request = anthropic.requests[0]!;
+      expect(request.url).toBe("/v1/messages");
+      expect(request.headers["x-api-key"]).toBe("sk-ant-test");
+      expect(request.headers.authorization).toBeUndefined();
+      expect(request.json()).toMatchObject({
+        model: "claude-x",
+        messages: [
+          { role: "user", content: [{ type: "text", text: "I am Ada." }] },
+          { role: "assistant", content: [{ type: "text", text: "Hi Ada." }] },
+          { role: "user", content: [{ type: "text", text: "Who am I?" }] },
+        ],
+      });
+    } finally {
+      await anthropic.close();
+    }
+  });
+
+  it("/model to a provider with no key: a clear message, and the conversation goes on with the old model", async () => {
+    await launch();
+    server.enqueue(openaiAnswer("First."), openaiAnswer("Second."));
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("one");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/First\.\n>/);
+    await terminal.type("/model anthropic claude-x");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/cannot switch: no API key for provider "anthropic" \(set ANTHROPIC_API_KEY/);
+    await terminal.type("two");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/Second\.\n>/);
+    expect(server.requests[1]!.json().messages).toEqual([
+      { role: "user", content: "one" },
+      { role: "assistant", content: "First." },
+      { role: "user", content: "two" },
+    ]);
+    expect(server.requests[1]!.json().model).toBe("gpt-test");
   });
 });

@@ -53,7 +53,7 @@ describe("awl -p against an OpenAI-compatible server", () => {
     expect(result.error).toMatchObject({ kind: "auth", retryable: false, status: 401, retry_after_ms: null });
     expect(result.error.message).toContain("Incorrect API key provided");
     expect(run.stderr).toContain("refused the API key (HTTP 401)");
-    expect(run.stderr).toContain("check AWL_API_KEY or OPENAI_API_KEY");
+    expect(run.stderr).toContain("→ check AWL_API_KEY\n");
     checkStderr(run.stderr);
   });
 
@@ -148,5 +148,65 @@ describe("awl -p against an Anthropic server", () => {
     expect(result.messages[1].role).toBe("assistant");
     expect(server.requests[0]!.url).toBe("/v1/messages");
     expect(server.requests[0]!.headers["x-api-key"]).toBe("sk-ant-test");
+  });
+
+  it("--provider anthropic with both keys set: Anthropic's key and endpoint, never AWL_API_KEY or AWL_BASE_URL", async () => {
+    const openaiServer = await startReplayServer();
+    try {
+      server.enqueue({ body: splitEvery(readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url)), 11) });
+      const run = await runAwl(["-p", "hi", "--provider", "anthropic", "--model", "claude-x"], {
+        env: { AWL_API_KEY: "openai-key", AWL_BASE_URL: `${openaiServer.url}/v1`, ANTHROPIC_API_KEY: "ant-key", AWL_MODEL: "gpt-test" },
+        configFile: JSON.stringify({ providers: { anthropic: { base_url: server.url } } }),
+      });
+      expect(run).toMatchObject({ code: 0, stdout: 'Hello, wörld — 👋 line two\nand "quotes"\n', stderr: "" });
+      expect(openaiServer.requests).toHaveLength(0);
+      expect(server.requests[0]!.url).toBe("/v1/messages");
+      expect(server.requests[0]!.headers["x-api-key"]).toBe("ant-key");
+      expect(server.requests[0]!.json().model).toBe("claude-x");
+    } finally {
+      await openaiServer.close();
+    }
+  });
+});
+
+describe("a failed attempt that is retried never reaches stdout (SPEC §3 rule 7)", () => {
+  /** The stream of "half whole" cut right after the event carrying "half ". */
+  const half = () => {
+    const bytes = Buffer.concat(openaiAnswer("half whole").body);
+    return [bytes.subarray(0, bytes.indexOf("data: ", bytes.indexOf("half ")))];
+  };
+
+  it("truncated before [DONE], then a good answer: stdout holds only the good one", async () => {
+    server.enqueue({ body: half() }, openaiAnswer("whole"));
+    const run = await runAwl(["-p", "hi"], openai());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("whole\n");
+    expect(run.stderr).toMatch(/^awl: truncated; retry 1\/3 in \d+\.\d s\n$/);
+  });
+
+  it("a stall, then a good answer", async () => {
+    server.enqueue({ body: half(), ending: "stall" }, openaiAnswer("whole"));
+    const run = await runAwl(["-p", "hi", "--stall-timeout", "300"], openai());
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe("whole\n");
+    expect(run.stderr).toContain("awl: stalled; retry 1/3");
+  });
+
+  it("Anthropic's in-stream overloaded_error, then a good answer", async () => {
+    const overloaded = readFileSync(new URL("../fixtures/anthropic/overloaded-midstream.sse", import.meta.url));
+    const good = readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url));
+    server.enqueue({ body: splitEvery(overloaded, 13) }, { body: splitEvery(good, 13) });
+    const run = await runAwl(["-p", "hi"], { env: { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", AWL_MODEL: "claude-test" } });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toBe('Hello, wörld — 👋 line two\nand "quotes"\n');
+    expect(run.stdout).not.toContain("Partial");
+    expect(run.stderr).toContain("awl: overloaded; retry 1/3");
+  });
+
+  it("after the last retry fails, no partial answer is printed", async () => {
+    server.enqueue({ body: half() });
+    const run = await runAwl(["-p", "hi", "--max-retries", "0"], openai());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
   });
 });

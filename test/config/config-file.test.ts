@@ -41,6 +41,15 @@ describe("config file", () => {
     expect(!result.ok && result.error.message).toBe('the config file /c/config.json key "max_retries" must be a whole number ≥ 0, got "3"');
     expect(parseConfigText("/c/config.json", "[1]").ok).toBe(false);
   });
+
+  it("checks the providers entries", () => {
+    const good = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"base_url": "http://p", "api_key_env": "K"}}}');
+    expect(good.ok && good.value.values.providers).toEqual({ anthropic: { base_url: "http://p", api_key_env: "K" } });
+    const typo = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"api_key": "sk"}}}');
+    expect(!typo.ok && typo.error.message).toBe('the config file /c/config.json key "providers" entry "anthropic" has an unknown key "api_key" (use "base_url", "api_key_env")');
+    const empty = parseConfigText("/c/config.json", '{"providers": {"openai": {"base_url": ""}}}');
+    expect(!empty.ok && empty.error.message).toContain('entry "openai.base_url" must be a non-empty string');
+  });
 });
 
 describe("jsonErrorOffset", () => {

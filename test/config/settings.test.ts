@@ -36,7 +36,40 @@ describe("resolveSettings", () => {
     expect(ok({ env }).provider).toMatchObject({ provider: "anthropic", model: "env-model", baseUrl: "http://env:1", apiKey: "env-key" });
     expect(ok({ env, file }).provider).toMatchObject({ provider: "openai", model: "file-model", baseUrl: "http://file:2", apiKey: "file-key", maxRetries: 5 });
     const flags = { provider: "anthropic", model: "flag-model", baseUrl: "http://flag:3", maxRetries: "0" };
-    expect(ok({ env, file, flags }).provider).toMatchObject({ provider: "anthropic", model: "flag-model", baseUrl: "http://flag:3", apiKey: "file-key", maxRetries: 0 });
+    // The file's key is for the file's provider (openai); the flags switch back to anthropic, AWL_PROVIDER's.
+    expect(ok({ env, file, flags }).provider).toMatchObject({ provider: "anthropic", model: "flag-model", baseUrl: "http://flag:3", apiKey: "env-key", maxRetries: 0 });
+  });
+
+  it("gives AWL_API_KEY and AWL_BASE_URL only to the provider AWL_PROVIDER names (default openai)", () => {
+    const env = { AWL_API_KEY: "openai-key", AWL_BASE_URL: "http://openai.local/v1", ANTHROPIC_API_KEY: "ant-key", AWL_MODEL: "m" };
+    const switched = ok({ env, flags: { provider: "anthropic" } });
+    expect(switched.provider).toMatchObject({ provider: "anthropic", apiKey: "ant-key", baseUrl: "https://api.anthropic.com" });
+    expect(switched.keySource).toBe("ANTHROPIC_API_KEY");
+    expect(ok({ env }).provider).toMatchObject({ provider: "openai", apiKey: "openai-key", baseUrl: "http://openai.local/v1" });
+    expect(ok({ env }).keySource).toBe("AWL_API_KEY");
+    // The same for a choice made with /model, above the flags: --base-url stays with the flags' provider.
+    const chosen = ok({ env, flags: { baseUrl: "http://flag.local/v1" }, choice: { provider: "anthropic", model: "claude-x" } });
+    expect(chosen.provider).toMatchObject({ provider: "anthropic", model: "claude-x", apiKey: "ant-key", baseUrl: "https://api.anthropic.com" });
+    const home = ok({ env: { ...env, AWL_PROVIDER: "anthropic" } });
+    expect(home.provider).toMatchObject({ provider: "anthropic", apiKey: "openai-key", baseUrl: "http://openai.local/v1" });
+  });
+
+  it("says which variable to set when the provider switched to has no key", () => {
+    const e = error({ env: { AWL_API_KEY: "openai-key", AWL_MODEL: "m" }, choice: { provider: "anthropic", model: "claude-x" } });
+    expect(e.message).toBe('no API key for provider "anthropic"');
+    expect(e.hint).toContain("set ANTHROPIC_API_KEY (e.g. export ANTHROPIC_API_KEY=...) (AWL_API_KEY is for openai, the provider AWL_PROVIDER names)");
+    expect(JSON.stringify(e)).not.toContain("openai-key");
+  });
+
+  it("takes a provider's base URL and key variable from the file's providers entry", () => {
+    const file = { providers: { anthropic: { base_url: "http://proxy.local", api_key_env: "WORK_ANTHROPIC_KEY" } } };
+    const env = { AWL_API_KEY: "openai-key", ANTHROPIC_API_KEY: "personal", WORK_ANTHROPIC_KEY: "work", AWL_MODEL: "m" };
+    const s = ok({ env, file, filePath: "/x/config.json", flags: { provider: "anthropic" } });
+    expect(s.provider).toMatchObject({ apiKey: "work", baseUrl: "http://proxy.local" });
+    expect(s.keySource).toBe("WORK_ANTHROPIC_KEY");
+    const missing = error({ env: { AWL_MODEL: "m" }, file: { providers: { anthropic: { api_key_env: "WORK_ANTHROPIC_KEY" } } }, flags: { provider: "anthropic" } });
+    expect(missing.hint).toContain("set WORK_ANTHROPIC_KEY");
+    expect(error({ env, file: { providers: { gemini: {} } }, filePath: "/x/config.json" }).message).toBe('unknown provider "gemini" under "providers" in /x/config.json');
   });
 
   it("parses the number flags", () => {

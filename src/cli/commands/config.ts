@@ -23,7 +23,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     `config file: ${path}${file ? "" : " (none)"}`,
     `provider: ${p.provider}`,
     `model: ${p.model}`,
-    ...(p.provider === "replay" ? [`replay script: ${p.replayFile}`] : [`base URL: ${p.baseUrl}`, `API key: ${p.apiKey ? "set" : "not set"}`]),
+    ...(p.provider === "replay" ? [`replay script: ${p.replayFile}`] : [`base URL: ${p.baseUrl}`, `API key: ${p.apiKey ? `set (from ${settings.keySource})` : "not set"}`]),
     `max retries: ${p.maxRetries}`,
     `stall timeout: ${p.stallTimeoutMs} ms`,
     `max steps: ${settings.maxSteps}`,

@@ -4,13 +4,11 @@
  */
 import { relative } from "node:path";
 import { parseArgs } from "node:util";
-import type { TurnReceiver } from "../../agent/agent.js";
 import type { ConfigResult } from "../../config/errors.js";
 import { LuaToolSet } from "../../extensions/lua-tool-set.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { resolveLuaLimits } from "./lua-limits.js";
-import type { TurnHook } from "../runtime.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -89,15 +87,15 @@ export function usageError(io: CommandIO, command: string, message: string): num
 }
 
 /**
- * The ToolSet of the main command (`awl`, `awl -p`), and its turn hook. The registration cache lets the first
- * request go out before any Lua runs; the hook starts the Lua workers as soon as the model starts streaming a
- * tool call, so a reply without tools never pays for them. Problems found at start-up go to `warn`; a bad
- * `--tool-timeout` is a usage error.
+ * The ToolSet of the main command (`awl`, `awl -p`). The registration cache lets the first request go out
+ * before any Lua runs; the agent prewarms the tools (starts the Lua workers) as soon as the model starts
+ * streaming a tool call, so a reply without tools never pays for them. Problems found at start-up go to `warn`; a bad
+ * Lua limit (flag or config key, see lua-limits.ts) is a usage error.
  */
 export async function openToolsForChat(
   flags: { "extensions-dir"?: string[]; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
-): Promise<ConfigResult<{ tools: LuaToolSet; hook: TurnHook }>> {
+): Promise<ConfigResult<{ tools: LuaToolSet }>> {
   const limits = resolveLuaLimits(flags, process.env);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.open({
@@ -107,21 +105,5 @@ export async function openToolsForChat(
     ...limits.value,
   });
   for (const problem of tools.problems()) warn(problem);
-  return { ok: true, value: { tools, hook: { wrapReceiver: (receiver) => prewarmOnToolUse(receiver, tools) } } };
-}
-
-/** `receiver` as it is, plus starting the Lua workers at the first tool_use block of the turn. */
-function prewarmOnToolUse(receiver: TurnReceiver, tools: LuaToolSet): TurnReceiver {
-  return new Proxy(receiver, {
-    get(target, property) {
-      if (property === "onBlockStart") {
-        return (...args: Parameters<NonNullable<TurnReceiver["onBlockStart"]>>) => {
-          if (args[0] === "tool_use") tools.prewarm();
-          target.onBlockStart?.(...args);
-        };
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === "function" ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  return { ok: true, value: { tools } };
 }

@@ -44,7 +44,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const { result } = await runtime.runTurn(line, renderer, turn.signal);
     turn = undefined;
     renderer.finish();
-    const note = turnEndText(result, runtime.providerSettings, runtime.settings.maxSteps);
+    const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
     else if (note) process.stderr.write(note);
   }

@@ -1,6 +1,7 @@
 /** One-line notices shared by every output mode (retries, tool crashes, turn endings). */
 import { crashReport, type TurnResult } from "../../agent/agent.js";
-import type { RetryNotice, ProviderSettings } from "../../providers/types.js";
+import type { AwlSettings } from "../../config/settings.js";
+import type { RetryNotice } from "../../providers/types.js";
 import { describeProviderError, formatUserMessage } from "../error-text.js";
 
 export function retryText(notice: RetryNotice): string {
@@ -9,14 +10,14 @@ export function retryText(notice: RetryNotice): string {
 }
 
 /** What stderr says when a turn ends other than normally; "" when it ended normally. */
-export function turnEndText(result: TurnResult, settings: ProviderSettings, maxSteps: number): string {
+export function turnEndText(result: TurnResult, settings: AwlSettings): string {
   switch (result.stop_reason) {
     case "error":
       return result.error ? formatUserMessage(describeProviderError(result.error, settings)) : "awl: the turn failed\n";
     case "tool_crash":
       return result.crashes.map((c) => `awl: ${crashReport(c)}\n`).join("");
     case "max_steps":
-      return formatUserMessage({ message: `stopped after ${maxSteps} model calls in one turn`, hint: "raise --max-steps if the task needs more" });
+      return formatUserMessage({ message: `stopped after ${settings.maxSteps} model calls in one turn`, hint: "raise --max-steps if the task needs more" });
     case "cancelled":
       return "awl: cancelled\n";
     case "max_tokens":
