@@ -96,7 +96,13 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
   let target = flags.resume;
   if (flags.continue) {
     const latest = hook.store.latest(cwd);
-    if (!latest.ok) return usage(latest.error.message, "start a new conversation without -c, or pick one with -r (`awl sessions` lists them)");
+    if (!latest.ok) {
+      const hint =
+        latest.error.kind === "not_found"
+          ? "start a new conversation without -c, or pick one with -r (`awl sessions` lists them)"
+          : "this is the latest session of this directory; fix or move that file, or pick another with -r (`awl sessions` lists them)";
+      return usage(latest.error.message, hint);
+    }
     target = latest.value;
   }
   if (target !== undefined) {

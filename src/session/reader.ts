@@ -10,6 +10,7 @@ import { addUsage, emptyUsage, type Message, type Usage } from "../model/message
 import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./errors.js";
 import { isObject, parseHeader, type SessionHeader, type ToolEntry, type ToolSnapshot } from "./format.js";
 import { applyRawInputs } from "./raw-inputs.js";
+import { repairConversation } from "./repair.js";
 import { internalizeMessage, internalizeToolEntry } from "./side-files.js";
 
 /** A session as read from disk. */
@@ -114,6 +115,8 @@ class SessionBuilder {
   private readonly conversation = new Conversation();
   private readonly snapshots = new Map<string, ToolSnapshot>();
   private readonly warnings: SessionWarning[] = [];
+  /** The file line of each message, for warnings about them. */
+  private readonly lines = new Map<Message, number>();
   private usage = emptyUsage();
   private provider: string;
   private model: string;
@@ -154,6 +157,7 @@ class SessionBuilder {
         applyRawInputs(message, value.raw_inputs);
         this.transcript.push(message);
         this.conversation.addMessage(message);
+        this.lines.set(message, line);
         if (message.role === "assistant") this.usage = addUsage(this.usage, message.usage);
         return;
       }
@@ -191,6 +195,7 @@ class SessionBuilder {
   }
 
   finish(): LoadedSession {
+    this.warnings.push(...repairConversation(this.conversation, this.path, (m) => this.lines.get(m), this.warnings.some((w) => w.kind === "invalid_line")));
     return {
       header: this.header,
       path: this.path,

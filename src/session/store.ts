@@ -4,14 +4,14 @@
 import * as fs from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./errors.js";
-import { SecretScrubber, SESSION_FORMAT_VERSION, type SessionHeader } from "./format.js";
+import { isObject, parseHeader, SecretScrubber, SESSION_FORMAT_VERSION, type SessionHeader } from "./format.js";
 import { isSessionId, newSessionId, randomPart, SESSION_EXTENSION, sessionFile, sideDir, defaultSessionDir } from "./paths.js";
 import { readSessionFile, type LoadedSession } from "./reader.js";
 import { SESSION_ENDED_RESULT } from "./resume.js";
 import { answerUnansweredToolUses } from "../agent/invariant.js";
 import type { ToolResultBlock } from "../model/blocks.js";
 import { DEFAULT_SIDE_FILE_THRESHOLD, nodeIO, type WriterIO } from "./side-files.js";
-import { readHeader, summarize, type SessionSummary } from "./summary.js";
+import { readHeader, readHeaderLine, summarize, type SessionSummary } from "./summary.js";
 import { SessionWriter, type WriterOptions } from "./writer.js";
 import { awlVersion } from "../version.js";
 
@@ -103,25 +103,33 @@ export class SessionStore {
     return ok({ sessions, warnings });
   }
 
-  /** The id of the session of `cwd` that was updated last (what `awl -c` continues). */
+  /**
+   * The id of the session of `cwd` that was updated last (what `awl -c` continues). When the newest file
+   * that may be this directory's cannot be read (a newer format, no permission, no header), that file's
+   * error is returned rather than an older session: "continue" means the latest one.
+   */
   latest(cwd: string): SessionResult<string> {
     const ids = this.ids();
     if (!ids.ok) return ids;
     const want = resolvePath(cwd);
-    let best: { id: string; mtime: number } | undefined;
+    let best: { result: SessionResult<string>; mtime: number; id: string } | undefined;
     for (const id of ids.value) {
-      const header = readHeader(this.path(id));
-      if (!header.ok || resolvePath(header.value.cwd) !== want) continue;
+      const path = this.path(id);
+      const line = readHeaderLine(path);
+      const claimed = line.ok && isObject(line.value) && typeof line.value.cwd === "string" ? line.value.cwd : undefined;
+      if (claimed !== undefined && resolvePath(claimed) !== want) continue;
+      const header = line.ok ? parseHeader(line.value, path) : line;
       let mtime: number;
       try {
-        mtime = fs.statSync(this.path(id)).mtimeMs;
+        mtime = fs.statSync(path).mtimeMs;
       } catch {
-        continue;
+        continue; // removed meanwhile
       }
-      if (!best || mtime > best.mtime || (mtime === best.mtime && id > best.id)) best = { id, mtime };
+      if (best && (mtime < best.mtime || (mtime === best.mtime && id < best.id))) continue;
+      best = { mtime, id, result: header.ok ? ok(id) : header };
     }
     if (!best) return fail("not_found", `no saved session was started in ${want} (sessions are in ${this.dir})`, this.dir);
-    return ok(best.id);
+    return best.result;
   }
 
   /** A full id, or a unique prefix of the id or of its random part (`20250314-15`, `7f3a`). */

@@ -29,6 +29,12 @@ const FIRST_PROMPT_MAX = 500;
 
 /** Reads only the header line of a session file. */
 export function readHeader(path: string): SessionResult<SessionHeader> {
+  const line = readHeaderLine(path);
+  return line.ok ? parseHeader(line.value, path) : line;
+}
+
+/** The first line of a file, parsed as JSON but not checked (so a newer header still shows its `cwd`). */
+export function readHeaderLine(path: string): SessionResult<unknown> {
   let fd: number;
   try {
     fd = fs.openSync(path, "r");
@@ -44,13 +50,11 @@ export function readHeader(path: string): SessionResult<SessionHeader> {
       chunks.push(Buffer.from(chunk.subarray(0, nl === -1 ? n : nl)));
       if (nl !== -1 || n === 0) break;
     }
-    let value: unknown;
     try {
-      value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      return ok(JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown);
     } catch {
       return fail("format", `${path} is not an awl session file: its first line is not valid JSON`, path);
     }
-    return parseHeader(value, path);
   } catch (e) {
     return ioFailure(e, "read the session file", path);
   } finally {

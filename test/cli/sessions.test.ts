@@ -2,7 +2,7 @@
  * Sessions through the built `awl`: every conversation saved, `-c` / `-r` resume it exactly (checked on the
  * bytes the replay server receives), a session stopped mid-turn is answered, `awl sessions` lists and exports.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SESSION_ENDED_RESULT, SessionStore } from "../../src/session/index.js";
@@ -129,6 +129,67 @@ describe("awl -c / -r", () => {
     if (!loaded.ok) throw new Error(loaded.error.message);
     expect(loaded.value.conversation.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "user", "assistant"]);
     expect(loaded.value.unanswered).toEqual([]);
+  });
+
+  it("a damaged assistant line never leaves tool results without their call in what is sent", async () => {
+    const w = store().create({ cwd: home, provider: "openai", model: "m" });
+    if (!w.ok) throw new Error(w.error.message);
+    const ids = ["call_1", "call_2", "call_3"];
+    w.value.appendMessage({ role: "user", content: [{ type: "text", text: "read three files" }] });
+    w.value.appendMessage({ role: "assistant", content: ids.map((id) => ({ type: "tool_use", id, name: "read", input: "{}" })), stop_reason: "tool_use" });
+    w.value.appendMessage({ role: "user", content: ids.map((id) => ({ type: "tool_result", tool_use_id: id, content: `text of ${id}` })) });
+    w.value.appendMessage({ role: "assistant", content: [{ type: "text", text: "Read them." }] });
+    w.value.close();
+    const lines = readFileSync(w.value.path, "utf8").split("\n");
+    lines[2] = lines[2]!.slice(0, 40); // the assistant line with the three calls, damaged by hand
+    writeFileSync(w.value.path, lines.join("\n"));
+    server.enqueue(textAnswer("Again."), textAnswer("And again."));
+    for (const i of [0, 1]) {
+      const run = await awl(["-p", "-r", w.value.id, "go on"]);
+      expect(run.code).toBe(0);
+      expect(run.stderr).toContain(`${w.value.path}:3: not valid JSON`);
+      expect(run.stderr).toContain(`${w.value.path}:4: tool result(s) call_1, call_2, call_3 answer a call that is not in the session`);
+      const sent = messagesSent(i) as { role: string; tool_call_id?: string; tool_calls?: { id: string }[]; content: unknown }[];
+      // Every tool message follows (through other tool messages) an assistant message that asked for its id.
+      sent.forEach((m, j) => {
+        if (m.role !== "tool") return;
+        let k = j - 1;
+        while (sent[k]?.role === "tool") k--;
+        expect(sent[k]?.tool_calls?.map((c) => c.id), `message ${j}`).toContain(m.tool_call_id);
+      });
+      expect(sent.slice(0, 2)).toEqual([
+        { role: "user", content: "read three files" },
+        { role: "user", content: expect.stringContaining("The result of tool call call_1, whose call is missing") },
+      ]);
+      expect(sent[1]!.content).toContain("text of call_3");
+    }
+    expect(readFileSync(w.value.path, "utf8").split("\n")[2]).toBe(lines[2]); // the file is left as it is
+  });
+
+  it("-c fails naming the newest session of this directory when it cannot be read, rather than continue an older one", async () => {
+    const make = (cwd: string, when: number) => {
+      const w = store().create({ cwd, provider: "openai", model: "m" });
+      if (!w.ok) throw new Error(w.error.message);
+      w.value.appendMessage({ role: "user", content: [{ type: "text", text: "hi" }] });
+      w.value.close();
+      utimesSync(w.value.path, when, when);
+      return w.value.path;
+    };
+    make(home, 1000);
+    const newest = make(home, 2000);
+    make("/elsewhere", 3000); // another directory's: not in the way
+    writeFileSync(newest, readFileSync(newest, "utf8").replace('"version":1', '"version":2'));
+    utimesSync(newest, 2000, 2000);
+    const run = await awl(["-p", "-c", "go on"]);
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toContain(`${newest} uses session format version 2, but this awl reads version 1; upgrade awl to open it`);
+    expect(run.stderr).toContain("this is the latest session of this directory");
+    writeFileSync(newest, "\0\0\0 not a header\n"); // no header at all: whose it is cannot be told
+    utimesSync(newest, 2000, 2000);
+    const damaged = await awl(["-p", "-c", "go on"]);
+    expect(damaged.code).not.toBe(0);
+    expect(damaged.stderr).toContain(`${newest} is not an awl session file`);
+    expect(server.requests).toHaveLength(0);
   });
 
   it("a missing or ambiguous session is a usage error naming it, and nothing is sent", async () => {

@@ -51,16 +51,18 @@ describe("session round trip", () => {
   it("round-trips U+2028, U+2029, NUL, lone surrogates and astral characters, and escapes the line separators", () => {
     const tricky = "a\u2028b\u2029c\u0000d\ud800e\udfff f😀 g\r\nh\u001b[0m";
     const message: Message = { role: "user", content: [{ type: "text", text: tricky }] };
-    const { loaded, path } = saveAndLoad([message, { role: "user", content: [{ type: "tool_result", tool_use_id: tricky, content: tricky }] }]);
+    const call: Message = { role: "assistant", content: [{ type: "tool_use", id: tricky, name: "t", input: "{}" }] };
+    const { loaded, path } = saveAndLoad([message, call, { role: "user", content: [{ type: "tool_result", tool_use_id: tricky, content: tricky }] }]);
     expect(loaded.conversation.messages[0]!.content[0]).toEqual({ type: "text", text: tricky });
-    expect(loaded.conversation.messages[1]!.content[0]).toMatchObject({ tool_use_id: tricky, content: tricky });
+    expect(loaded.conversation.messages[1]!.content[0]).toMatchObject({ id: tricky });
+    expect(loaded.conversation.messages[2]!.content[0]).toMatchObject({ tool_use_id: tricky, content: tricky });
     const bytes = readFileSync(path);
     const text = bytes.toString("utf8");
     expect(text).not.toMatch(/[\u2028\u2029\u0000]/);
     expect(text).toContain("\\u2028");
     expect(text).toContain("\\ud800"); // lone surrogates are escaped, so the file is valid UTF-8
     expect(Buffer.from(text, "utf8").equals(bytes)).toBe(true);
-    expect(text.split("\n")).toHaveLength(4); // header, two messages, final newline
+    expect(text.split("\n")).toHaveLength(5); // header, three messages, final newline
   });
 
   it("keeps tool snapshots, details and summaries, later fields winning", () => {

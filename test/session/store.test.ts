@@ -163,17 +163,18 @@ describe("side files", () => {
 
   it("a missing side file gives a warning naming it and a placeholder saying which file is missing", () => {
     const store = tempStore({ sideFileThreshold: 10 });
-    const id = create(store, "/p", [{ role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a long enough output" }] }, say("after")]);
+    const call: Message = { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "t", input: "{}" }] };
+    const id = create(store, "/p", [call, { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "a long enough output" }] }, say("after")]);
     const side = join(store.dir, `${id}.files`);
     const [name] = readdirSync(side);
     rmSync(join(side, name!));
     const loaded = store.load(id);
     if (!loaded.ok) throw new Error(loaded.error.message);
-    expect(loaded.value.warnings).toMatchObject([{ kind: "missing_side_file", line: 2, path: join(side, name!) }]);
-    const result = loaded.value.conversation.messages[0]!.content[0]!;
+    expect(loaded.value.warnings).toMatchObject([{ kind: "missing_side_file", line: 3, path: join(side, name!) }]);
+    const result = loaded.value.conversation.messages[1]!.content[0]!;
     expect(result.type === "tool_result" && result.content).toContain(join(side, name!));
     expect(result.type === "tool_result" && result.content).toContain("missing");
-    expect(loaded.value.conversation.messages[1]).toEqual(say("after"));
+    expect(loaded.value.conversation.messages[2]).toEqual(say("after"));
   });
 
   it("large snapshots and details go to side files too", () => {
