@@ -57,7 +57,12 @@ const KEYS: Record<keyof ConfigFileValues, KeyKind> = {
 };
 
 /** Keys owned by other modules (extensions, sessions); they register here so they are not reported as unknown. */
-export const OTHER_CONFIG_KEYS = new Set<string>();
+export const OTHER_CONFIG_KEYS = new Set<string>([
+  // The Lua runtime's limits, read by src/cli/commands/lua-limits.ts (listed here: it loads after the file is read).
+  "lua_workers",
+  "lua_memory_mb",
+  "tool_timeout_ms",
+]);
 
 /** Where the config file lives for this environment. */
 export function configFilePath(env: NodeJS.ProcessEnv): string {

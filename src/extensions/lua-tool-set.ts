@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
+import { schemaProblem } from "../tools/validate-input.js";
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
 import type { LuaPool } from "./lua/pool.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
@@ -121,7 +122,8 @@ export class LuaToolSet implements ToolSet {
     toolSet.startLoad = () =>
       pool.load().then(
         async (loaded) => {
-          const snapshot = { ...loaded, unavailable: await toolSet.checkAvailability(loaded.tools) };
+          const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
+          const snapshot = { ...loaded, tools, unavailable };
           toolSet.apply(snapshot);
           if (cachePath !== false && keys && !sameSnapshot(snapshot, cached)) writeToolCache(cachePath, keys, snapshot);
         },
@@ -289,6 +291,22 @@ const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled
 
 function toEntry(extension: DiscoveredExtension): { name: string; file: string; root: string } {
   return { name: extension.name, file: extension.file, root: join(extension.file, "..") };
+}
+
+/**
+ * The registrations, each schema checked by ajv: a schema that is not valid JSON Schema would make the provider
+ * refuse every request, so the tool is refused instead (the registry reports it). Runs when the real load
+ * completes, never on the cached start-up path; the cache keeps the verdict.
+ */
+async function withSchemaChecks(tools: readonly LuaToolRegistration[]): Promise<LuaToolRegistration[]> {
+  if (tools.every((t) => t.schema_error !== undefined)) return [...tools];
+  return Promise.all(
+    tools.map(async (tool) => {
+      if (tool.schema_error !== undefined) return tool;
+      const problem = await schemaProblem(tool.schema);
+      return problem === undefined ? tool : { ...tool, schema_error: `is not a valid JSON Schema (${problem}); fix it in the extension` };
+    }),
+  );
 }
 
 function failedLoad(extensions: readonly DiscoveredExtension[], error: unknown): LoadSnapshot {

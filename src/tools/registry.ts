@@ -21,7 +21,10 @@ export interface RegisteredTool extends ToolDefinition {
 
 /** One registration as a runtime reports it: a tool whose timeout and flags may be left to the defaults. */
 export type ToolRegistration = Omit<RegisteredTool, "timeout_ms" | "has_render" | "has_available"> &
-  Partial<Pick<RegisteredTool, "timeout_ms" | "has_render" | "has_available">>;
+  Partial<Pick<RegisteredTool, "timeout_ms" | "has_render" | "has_available">> & {
+    /** Why the runtime found the schema unusable (completes "the schema of tool X …"); the tool is then refused. */
+    schema_error?: string;
+  };
 
 export type RegistryProblemKind = "invalid_name" | "invalid_schema" | "duplicate_tool";
 
@@ -146,7 +149,7 @@ export class ToolRegistry {
         `tool name ${JSON.stringify(registration.name)} is not allowed: use 1 to 64 letters, digits, "_" or "-"`,
       );
     }
-    const schemaError = checkObjectSchema(registration.schema);
+    const schemaError = registration.schema_error ?? checkObjectSchema(registration.schema);
     if (schemaError) return problem("invalid_schema", `the schema of tool "${registration.name}" ${schemaError}`);
     return undefined;
   }

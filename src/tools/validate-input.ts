@@ -1,6 +1,7 @@
 /**
- * Validates a tool call's input against the tool's JSON Schema (SPEC §5). ajv is loaded on the first call,
- * never on the start-up path, and each schema text is compiled once.
+ * Validates a tool call's input against the tool's JSON Schema (SPEC §5), and checks that a schema is valid
+ * JSON Schema at all. ajv is loaded on the first use, never on the start-up path, and each schema text is
+ * compiled once.
  */
 import type { ValidateFunction } from "ajv";
 
@@ -18,8 +19,8 @@ async function ajv(): Promise<{ compile(schema: object): ValidateFunction }> {
   return ajvInstance;
 }
 
-/** Checks `input` (already parsed) against `schemaText`. A schema ajv cannot compile is reported, not thrown. */
-export async function validateToolInput(toolName: string, schemaText: string, input: unknown): Promise<Check> {
+/** The compiled validator of `schemaText`, or the error ajv gave compiling it. */
+async function compile(schemaText: string): Promise<ValidateFunction | Error> {
   let validate = compiled.get(schemaText);
   if (validate === undefined) {
     try {
@@ -29,6 +30,18 @@ export async function validateToolInput(toolName: string, schemaText: string, in
     }
     compiled.set(schemaText, validate);
   }
+  return validate;
+}
+
+/** Why `schemaText` is not a JSON Schema ajv (and so a provider) can use, or undefined when it is one. */
+export async function schemaProblem(schemaText: string): Promise<string | undefined> {
+  const validate = await compile(schemaText);
+  return validate instanceof Error ? validate.message : undefined;
+}
+
+/** Checks `input` (already parsed) against `schemaText`. A schema ajv cannot compile is reported, not thrown. */
+export async function validateToolInput(toolName: string, schemaText: string, input: unknown): Promise<Check> {
+  const validate = await compile(schemaText);
   if (validate instanceof Error) {
     return { ok: false, message: `the tool "${toolName}" has a schema awl cannot use (${validate.message}); the tool's extension needs fixing` };
   }

@@ -46,21 +46,54 @@ describe("extensions that fail to load", () => {
     await echoStillWorks();
   });
 
-  it("a schema with a function inside is refused, naming the extension, file and line", async () => {
+  it("a schema with a function inside refuses that tool only, naming the extension, file and line", async () => {
     const file = box.extension(
       "fnschema.lua",
       `awl.register_tool {
   name = "weird", description = "d",
   parameters = { type = "object", properties = { x = function() end } },
   run = function() return "x" end,
-}\n`,
+}
+awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
     );
-    const list = await listing();
-    const ext = state(list, "fnschema");
-    expect(ext.tools).toEqual([]);
-    expect(ext.errors.join("\n")).toContain(file);
-    expect(ext.errors.join("\n")).toMatch(/function/);
+    const ext = state(await listing(), "fnschema");
+    expect(ext.state).toBe("loaded");
+    expect(ext.tools.map((t: any) => t.name)).toEqual(["fine"]);
+    expect(ext.errors).toEqual([
+      `extension "fnschema" (${file}:1): the schema of tool "weird" cannot be sent to the model: cannot encode a function as JSON (at parameters.properties.x)`,
+    ]);
+    expect(await box.awl(["tool", "call", "fine"])).toMatchObject({ code: 0, stdout: "kept\n" });
     await echoStillWorks();
+  });
+
+  it("a schema that is not valid JSON Schema refuses that tool only, and the model is never offered it", async () => {
+    const file = box.extension(
+      "badschema.lua",
+      `-- a typo in a type
+awl.register_tool("bs2", { type = "object", properties = { a = { type = "nosuchtype" } } }, function() return "x" end)
+awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
+    );
+    const expected = `extension "badschema" (${file}:2): the schema of tool "bs2" is not a valid JSON Schema (schema is invalid: data/properties/a/type must be equal to one of the allowed values`;
+    const ext = state(await listing(), "badschema");
+    expect(ext.tools.map((t: any) => t.name)).toEqual(["fine"]);
+    expect(ext.errors).toHaveLength(1);
+    expect(ext.errors[0]).toContain(expected);
+    const tools = await box.awl(["tools"]);
+    expect(tools.stdout).toContain(`1 problem:\n  ${expected}`);
+    expect(tools.stdout).not.toMatch(/^bs2 /m);
+    // Twice through -p: the first run loads for real, the second starts from the registration cache.
+    const server = await startReplayServer();
+    try {
+      for (const run of [1, 2]) {
+        server.enqueue({ body: openaiText(`run ${run}`) });
+        const turn = await box.awl(["-p", "go"], { env: providerEnv("openai", server.url) });
+        expect(turn.code).toBe(0);
+        expect(turn.stderr).toContain(expected);
+        expect(server.requests[run - 1]!.json().tools.map((t: any) => t.function.name)).toEqual(["echo", "fine"]);
+      }
+    } finally {
+      await server.close();
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import type { ConfigResult } from "../../config/errors.js";
 import { LuaToolSet } from "../../extensions/lua-tool-set.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
+import { resolveLuaLimits } from "./lua-limits.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -20,10 +21,12 @@ export const processIO: CommandIO = {
   stderr: (text) => process.stderr.write(text),
 };
 
-/** Flags every extension command takes. `--extensions-dir` and `--tool-timeout` are also flags of the main command. */
+/** Flags every extension command takes; all but `--json` and `--help` are also flags of the main command. */
 export const EXTENSION_COMMAND_FLAGS = {
   "extensions-dir": { type: "string", multiple: true },
   "tool-timeout": { type: "string" },
+  "lua-workers": { type: "string" },
+  "lua-memory-mb": { type: "string" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -40,29 +43,41 @@ export function parseCommandArgs(argv: readonly string[], extra: Record<string, 
   }
 }
 
-/** `--tool-timeout MS` as a number, or a message saying what is wrong with it. */
-export function parseTimeoutFlag(value: unknown, flag = "--tool-timeout"): number | string | undefined {
+/** `--timeout MS` as a number, or a message saying what is wrong with it. */
+export function parseTimeoutFlag(value: unknown, flag: string): number | string | undefined {
   if (value === undefined) return undefined;
   const ms = Number(value);
   if (!Number.isInteger(ms) || ms <= 0) return `${flag} expects a whole number of milliseconds above 0, got "${String(value)}"`;
   return ms;
 }
 
-/** Discovers and loads every extension for a listing or a direct call (waits for the real load, never the cache). */
-export async function openExtensions(values: Record<string, unknown>, defaultTimeoutMs: number | undefined): Promise<LuaToolSet> {
-  return LuaToolSet.open({
+/**
+ * Discovers and loads every extension for a listing or a direct call (waits for the real load, never the
+ * cache), with the Lua limits of the flags and config file; a bad limit is an error to print.
+ */
+export async function openExtensions(values: Record<string, unknown>): Promise<ConfigResult<LuaToolSet>> {
+  const limits = resolveLuaLimits(values, process.env);
+  if (!limits.ok) return limits;
+  const tools = await LuaToolSet.open({
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
     waitForLoad: true,
-    ...(defaultTimeoutMs !== undefined && { defaultTimeoutMs }),
+    ...limits.value,
   });
+  return { ok: true, value: tools };
 }
 
 /** A path relative to cwd when it lies below it, absolute otherwise. */
 export function displayPath(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel && !rel.startsWith("..") && !rel.startsWith("/") ? rel : path;
+}
+
+/** Prints a configuration error (a bad limit flag or config key) and returns the usage exit code. */
+export function configError(io: CommandIO, error: { message: string; hint: string }): number {
+  io.stderr(formatUserMessage(error));
+  return EXIT.usage;
 }
 
 /** Prints a usage error for `awl COMMAND` and returns the usage exit code. */
@@ -75,19 +90,19 @@ export function usageError(io: CommandIO, command: string, message: string): num
  * The ToolSet of the main command (`awl`, `awl -p`). The registration cache lets the first request go out
  * before any Lua runs; the agent prewarms the tools (starts the Lua workers) as soon as the model starts
  * streaming a tool call, so a reply without tools never pays for them. Problems found at start-up go to `warn`; a bad
- * `--tool-timeout` is a usage error.
+ * Lua limit (flag or config key, see lua-limits.ts) is a usage error.
  */
 export async function openToolsForChat(
-  flags: { "extensions-dir"?: string[]; "tool-timeout"?: string },
+  flags: { "extensions-dir"?: string[]; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
 ): Promise<ConfigResult<{ tools: LuaToolSet }>> {
-  const timeout = parseTimeoutFlag(flags["tool-timeout"]);
-  if (typeof timeout === "string") return { ok: false, error: { message: timeout, hint: "see awl --help" } };
+  const limits = resolveLuaLimits(flags, process.env);
+  if (!limits.ok) return limits;
   const tools = await LuaToolSet.open({
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
-    ...(timeout !== undefined && { defaultTimeoutMs: timeout }),
+    ...limits.value,
   });
   for (const problem of tools.problems()) warn(problem);
   return { ok: true, value: { tools } };

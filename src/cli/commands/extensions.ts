@@ -3,7 +3,7 @@ import { EXIT } from "../exit-codes.js";
 import type { ExtensionReport, LuaToolSet } from "../../extensions/lua-tool-set.js";
 import type { RegisteredTool } from "../../tools/registry.js";
 import { toolJSON } from "./tools.js";
-import { displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
+import { configError, displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
 
 export const EXTENSIONS_USAGE = `usage: awl extensions [--json] [--extensions-dir DIR]...
 
@@ -18,7 +18,9 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (parsed.values.help) return io.stdout(EXTENSIONS_USAGE), EXIT.ok;
   if (parsed.positionals.length > 0) return usageError(io, "extensions", `unexpected argument "${parsed.positionals[0]}"`);
 
-  const tools = await openExtensions(parsed.values, undefined);
+  const opened = await openExtensions(parsed.values);
+  if (!opened.ok) return configError(io, opened.error);
+  const tools = opened.value;
   try {
     const reports = tools.extensions();
     const skipped = tools.discovery.problems.map((p) => p.message);

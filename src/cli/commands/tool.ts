@@ -10,7 +10,7 @@ import { validateToolInput } from "../../tools/validate-input.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { readPipedStdin } from "../stdin.js";
-import { openExtensions, parseCommandArgs, parseTimeoutFlag, processIO, usageError, type CommandIO } from "./extension-host.js";
+import { configError, openExtensions, parseCommandArgs, parseTimeoutFlag, processIO, usageError, type CommandIO } from "./extension-host.js";
 
 export const TOOL_USAGE = `usage: awl tool call NAME ['JSON' | -] [--timeout MS] [--json] [--extensions-dir DIR]...
 
@@ -18,6 +18,7 @@ Runs the tool NAME once with the JSON input (default {}; - reads it from stdin),
 exactly as awl would for a model, and prints the result.
   --timeout MS   stop the handler after MS milliseconds (default: the tool's own, or --tool-timeout)
   --json         print the whole outcome as JSON (status, content, is_error, summary, ...)
+  --tool-timeout MS, --lua-workers N, --lua-memory-mb MB   Lua limits, as for awl (docs/cli.md)
 Exit codes: 0 result, 1 error result / timeout / unknown tool, 2 bad usage or input, 3 crash, 130 cancelled.
 `;
 
@@ -29,8 +30,6 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (verb !== "call") return usageError(io, "tool call", verb === undefined ? "missing subcommand: awl tool call NAME 'JSON'" : `unknown subcommand "${verb}"; did you mean awl tool call?`);
   if (!name) return usageError(io, "tool call", "missing the tool name: awl tool call NAME 'JSON'");
   if (rest.length > 0) return usageError(io, "tool call", `unexpected argument "${rest[0]}"; quote the JSON input as one argument`);
-  const defaultTimeout = parseTimeoutFlag(parsed.values["tool-timeout"]);
-  if (typeof defaultTimeout === "string") return usageError(io, "tool call", defaultTimeout);
   const timeout = parseTimeoutFlag(parsed.values.timeout, "--timeout");
   if (typeof timeout === "string") return usageError(io, "tool call", timeout);
 
@@ -38,7 +37,9 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   const value = parseToolInput(input);
   if (value === undefined) return usageError(io, "tool call", `the input is not valid JSON: ${input.length > 200 ? `${input.slice(0, 200)}…` : input}`);
 
-  const tools = await openExtensions(parsed.values, defaultTimeout);
+  const opened = await openExtensions(parsed.values);
+  if (!opened.ok) return configError(io, opened.error);
+  const tools = opened.value;
   try {
     const tool = tools.tool(name);
     const unavailable = tool && tools.unavailableReason(tool);

@@ -1,7 +1,7 @@
 /** `awl tools`: every tool the extensions offer, with its extension, file:line and description, then any problems. */
 import { EXIT } from "../exit-codes.js";
 import { compareCodeUnits, type RegisteredTool } from "../../tools/registry.js";
-import { displayPath, openExtensions, parseCommandArgs, parseTimeoutFlag, processIO, usageError, type CommandIO } from "./extension-host.js";
+import { configError, displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
 
 export const TOOLS_USAGE = `usage: awl tools [--json] [--extensions-dir DIR]...
 
@@ -14,10 +14,9 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (!parsed.ok) return usageError(io, "tools", parsed.message);
   if (parsed.values.help) return io.stdout(TOOLS_USAGE), EXIT.ok;
   if (parsed.positionals.length > 0) return usageError(io, "tools", `unexpected argument "${parsed.positionals[0]}"`);
-  const timeout = parseTimeoutFlag(parsed.values["tool-timeout"]);
-  if (typeof timeout === "string") return usageError(io, "tools", timeout);
-
-  const tools = await openExtensions(parsed.values, timeout);
+  const opened = await openExtensions(parsed.values);
+  if (!opened.ok) return configError(io, opened.error);
+  const tools = opened.value;
   try {
     // Every registered tool, offered or not: an author wants to see the ones their available() hides.
     const definitions = tools.extensions().flatMap((e) => e.tools).sort((a, b) => compareCodeUnits(a.name, b.name));

@@ -21,6 +21,8 @@ export interface LuaToolRegistration {
   description: string;
   /** The input schema as deterministic JSON text (sorted keys; the same tables give the same bytes). */
   schema: string;
+  /** Why the schema cannot be offered (a value JSON cannot hold, or not a valid JSON Schema): the registry refuses the tool. */
+  schema_error?: string;
   parallel: boolean;
   /** The tool's own timeout (`timeout = seconds` in Lua), if it declared one. */
   timeout_ms?: number;

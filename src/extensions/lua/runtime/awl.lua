@@ -113,8 +113,11 @@ local function register(spec, level)
   if spec.run == nil then fail(format("tool `%s` has no handler (`run` function)", spec.name)) end
   if spec.timeout ~= nil and not (spec.timeout > 0) then fail("`timeout` must be a positive number of seconds") end
   local schema = spec.parameters or json.object({ type = "object", properties = json.object() })
+  -- A schema JSON cannot hold refuses this tool only (like a bad name), not the whole extension: the
+  -- registry reports it with the tool's file:line.
   local ok, schema_json = pcall(json.encode_ex, schema, "parameters")
-  if not ok then fail(schema_json) end
+  local schema_error
+  if not ok then schema_error, schema_json = "cannot be sent to the model: " .. tostring(schema_json), "{}" end
   if ext.tools[spec.name] then
     local first = ext.tools[spec.name]
     fail(format("tool `%s` is already registered by this extension at %s:%d", spec.name, first.file, first.line))
@@ -128,6 +131,7 @@ local function register(spec, level)
     name = spec.name,
     description = description or "",
     schema = schema_json,
+    schema_error = schema_error,
     parallel = spec.parallel ~= false,
     timeout_ms = spec.timeout and math.floor(spec.timeout * 1000 + 0.5) or nil,
     file = sub(source, 1, 1) == "@" and sub(source, 2) or source,
@@ -225,7 +229,7 @@ local function load_extension(name, file, root)
   for i, tool in ipairs(ext.order) do
     list[i] = {
       extension = tool.extension, name = tool.name, description = tool.description, schema = tool.schema,
-      parallel = tool.parallel, timeout_ms = tool.timeout_ms, file = tool.file, line = tool.line,
+      schema_error = tool.schema_error, parallel = tool.parallel, timeout_ms = tool.timeout_ms, file = tool.file, line = tool.line,
       has_render = tool.has_render, has_available = tool.has_available,
     }
   end
