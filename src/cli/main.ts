@@ -4,6 +4,7 @@
  * command, and turns anything unexpected into one readable line instead of a stack trace.
  */
 import { SUBCOMMANDS } from "./commands.js";
+import { handleTerminationSignals, terminationExitCode } from "./termination.js";
 
 function internalError(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
@@ -15,6 +16,7 @@ process.on("uncaughtException", internalError);
 process.on("unhandledRejection", internalError);
 // A reader that went away (`awl -p ... | head`) is not an error of awl's.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? process.exit(0) : internalError(error)));
+handleTerminationSignals();
 
 const argv = process.argv.slice(2);
 const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
@@ -23,7 +25,8 @@ try {
     ? await (await subcommand.load()).run(argv.slice(1))
     : await (await import("./chat.js")).runChat(argv);
   // Exit now: pooled sockets or idle workers must not keep a finished command alive.
-  process.exit(code);
+  // A SIGTERM/SIGHUP being handled decides the code (the command may have ended because of it: "cancelled").
+  process.exit(terminationExitCode() ?? code);
 } catch (error) {
   internalError(error);
 }

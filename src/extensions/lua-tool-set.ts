@@ -256,6 +256,11 @@ export class LuaToolSet implements ToolSet {
     await this.pool?.close();
   }
 
+  /** Kills, synchronously, the programs running handlers started (awl is being stopped by a signal). */
+  killProcesses(): void {
+    this.pool?.killProcesses();
+  }
+
   /** Asks every tool that has an `available(ctx)` whether to offer it, all at once. */
   private async checkAvailability(tools: readonly LuaToolRegistration[]): Promise<Record<string, string>> {
     const unavailable: Record<string, string> = {};

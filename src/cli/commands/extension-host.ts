@@ -8,6 +8,7 @@ import type { ConfigResult } from "../../config/errors.js";
 import { LuaToolSet } from "../../extensions/lua-tool-set.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
+import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
@@ -65,6 +66,7 @@ export async function openExtensions(values: Record<string, unknown>): Promise<C
     waitForLoad: true,
     ...limits.value,
   });
+  cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   return { ok: true, value: tools };
 }
 
@@ -104,6 +106,7 @@ export async function openToolsForChat(
     extensionDirs: flags["extensions-dir"] ?? [],
     ...limits.value,
   });
+  cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   for (const problem of tools.problems()) warn(problem);
   return { ok: true, value: { tools } };
 }

@@ -47,6 +47,7 @@ export class LuaPool {
   private starting = 0;
   private readonly waiters: Waiter[] = [];
   private closed = false;
+  private closing: Promise<void> | undefined;
   /** Worker starts and terminations in flight: `close()` waits for them, because a process that exits
    * while a worker isolate is starting or stopping aborts inside Node (a native assertion). */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -255,9 +256,22 @@ export class LuaPool {
     else this.idle.push(slot);
   }
 
+  /**
+   * Kills, synchronously, every process group the running calls started: for a signal that ends awl, where
+   * `close()` (which first runs on_unload hooks) may not get to finish.
+   */
+  killProcesses(): void {
+    for (const slot of this.slots) slot.killProcesses();
+  }
+
   /** Runs on_unload hooks, stops every worker and the processes their calls started. */
-  async close(): Promise<void> {
-    if (this.closed) return;
+  close(): Promise<void> {
+    // Every caller waits for the same close: a process that exits while workers stop can abort inside Node.
+    this.closing ??= this.closeNow();
+    return this.closing;
+  }
+
+  private async closeNow(): Promise<void> {
     this.closed = true;
     for (const w of this.waiters.splice(0)) w.resolve(null);
     const idle = this.idle.splice(0);

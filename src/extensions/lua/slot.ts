@@ -289,6 +289,11 @@ export class WorkerSlot {
     });
   }
 
+  /** Kills, now, every process group its current call started (awl itself is being stopped by a signal). */
+  killProcesses(): void {
+    this.processes.killAll();
+  }
+
   /** Stops the worker; every caller gets the same promise, so whoever waits sees the worker really gone. */
   terminate(): Promise<void> {
     if (this.termination) return this.termination;
