@@ -222,8 +222,8 @@ describe("--demo", () => {
     expect(run.stdout).toContain("replay provider");
     expect(run.stderr).toContain("playing the offline demo");
     // The example extensions ran for real.
-    expect(run.stderr).toContain("✓ echo: Hello from a Lua extension!");
-    expect(run.stderr).toMatch(/✓ word_count: 2 lines/);
+    expect(run.stderr).toContain('✓ echo {"message":"Hello from a Lua extension!"}\n  Hello from a Lua extension!\n');
+    expect(run.stderr).toMatch(/✓ word_count .*\n {2}2 lines, 5 words/);
     expectNoStackTrace(run.stderr);
   });
 });
