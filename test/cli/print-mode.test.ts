@@ -136,7 +136,7 @@ describe("exit codes and messages", () => {
     const text = await runAwl(["-p", "hi", ...replay(path)]);
     expect(text.code).toBe(1);
     expect(text.stdout).toBe("");
-    expect(text.stderr).toContain("refused the API key (HTTP 401): Incorrect API key provided");
+    expect(text.stderr).toBe("awl: the API key was refused (HTTP 401): Incorrect API key provided\n  → check the API key\n");
     expectNoStackTrace(text.stderr);
     const json = await runAwl(["-p", "hi", "--output-format", "json", ...replay(path)]);
     expect(json.code).toBe(1);
