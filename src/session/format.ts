@@ -115,13 +115,25 @@ export const MIN_SECRET_LENGTH = 8;
  * (a tool printing the environment). Every occurrence of a secret the caller knows is replaced by `[REDACTED]`.
  */
 export class SecretScrubber {
-  private readonly raw: string[];
-  private readonly escaped: string[];
+  private readonly raw: string[] = [];
+  private readonly escaped: string[] = [];
 
   constructor(secrets: readonly (string | undefined)[] = []) {
-    this.raw = [...new Set(secrets.filter((s): s is string => typeof s === "string" && s.length >= MIN_SECRET_LENGTH))];
-    // In JSON text a secret appears in its escaped form (the same as raw for ordinary keys).
-    this.escaped = [...new Set(this.raw.map((s) => JSON.stringify(s).slice(1, -1)))];
+    this.add(secrets);
+  }
+
+  /** Scrubs these secrets too from now on (a key that became known later, e.g. after a `/model` switch). */
+  add(secrets: readonly (string | undefined)[]): void {
+    for (const secret of secrets) {
+      if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH || this.raw.includes(secret)) continue;
+      this.raw.push(secret);
+      // In JSON text a secret appears in its escaped form (the same as raw for ordinary keys).
+      const escaped = JSON.stringify(secret).slice(1, -1);
+      if (!this.escaped.includes(escaped)) this.escaped.push(escaped);
+    }
+    // Longest first, so a key that contains another is replaced whole.
+    this.raw.sort((a, b) => b.length - a.length);
+    this.escaped.sort((a, b) => b.length - a.length);
   }
 
   /** Scrubs JSON text (a line of the file). */

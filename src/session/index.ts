@@ -16,3 +16,4 @@ export {
 } from "./format.js";
 export type { SessionError, SessionErrorKind, SessionWarning, SessionWarningKind, SessionResult } from "./errors.js";
 export { SessionRecorder } from "./recorder.js";
+export { knownSecrets } from "./secrets.js";

@@ -47,6 +47,11 @@ export class SessionStore {
     };
   }
 
+  /** Scrubs these secrets too, from the next line written on (in every writer of this store). */
+  addSecrets(secrets: readonly (string | undefined)[]): void {
+    this.writerOptions.scrub.add(secrets);
+  }
+
   /** Starts a new session file; the writer appends to it. */
   create(session: NewSession): SessionResult<SessionWriter> {
     for (let attempt = 0; ; attempt++) {
