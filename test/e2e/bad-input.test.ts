@@ -89,7 +89,7 @@ awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
 awl.register_tool("bs2", { type = "object", properties = { a = { type = "nosuchtype" } } }, function() return "x" end)
 awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
     );
-    const expected = `extension "badschema" (${file}:2): the schema of tool "bs2" is not a valid JSON Schema (schema is invalid: data/properties/a/type must be equal to one of the allowed values`;
+    const expected = `extension "badschema" (${file}:2): the schema of tool "bs2" is not a valid JSON Schema (parameters/properties/a/type must be equal to one of the allowed values`;
     const ext = state(await listing(), "badschema");
     expect(ext.tools.map((t: any) => t.name)).toEqual(["fine"]);
     expect(ext.errors).toHaveLength(1);
