@@ -135,12 +135,14 @@ if (process.argv.includes("--rss-only")) {
       worker.once("message", resolve);
       worker.postMessage(n);
     });
-  // The JS size whose single run takes about as long as one Lua call.
+  await Promise.all(workers.map((w) => jsFib(w, 1))); // both threads started
+  // The smallest JS size whose single run takes at least as long as one Lua call.
   let n = 20;
-  for (let took = 0; took < lua.single && n < 45; n++) {
+  while (n < 45) {
     const t = performance.now();
     await jsFib(workers[0], n);
-    took = performance.now() - t;
+    if (performance.now() - t >= lua.single) break;
+    n++;
   }
   let turn = 0;
   const js = await parallelVsSequence(() => jsFib(workers[turn++ % 2], n));
