@@ -4,6 +4,7 @@
  */
 import type { ProviderError } from "../providers/errors.js";
 import type { AwlSettings } from "../config/settings.js";
+import { MAX_HONOURED_RETRY_AFTER_MS } from "../providers/retry-delay.js";
 
 export interface UserMessage {
   message: string;
@@ -15,35 +16,50 @@ export function formatUserMessage({ message, hint }: UserMessage): string {
   return `awl: ${message}\n${hint ? `  → ${hint}\n` : ""}`;
 }
 
-/** The classified provider error in words, with the next step for its kind. */
+/**
+ * The classified provider error in words, with the next step for its kind. The provider's message already
+ * names the status, the endpoint and the server's own words, so the line adds only what the kind means
+ * (and the status when the message lacks it); the advice is the hint, given once.
+ */
 export function describeProviderError(error: ProviderError, { provider: settings, keySource }: AwlSettings): UserMessage {
-  const status = error.status !== undefined ? ` (HTTP ${error.status})` : "";
-  const where = settings.baseUrl || settings.provider;
-  const retried = error.retryable && settings.maxRetries > 0 ? ` after ${settings.maxRetries} ${settings.maxRetries === 1 ? "retry" : "retries"}` : "";
+  const status = error.status !== undefined && !error.message.includes(`HTTP ${error.status}`) ? ` (HTTP ${error.status})` : "";
+  const retries = error.retries ?? 0;
+  const retried = retries > 0 ? ` after ${retries} ${retries === 1 ? "retry" : "retries"}` : "";
+  const line = (what: string, hint?: string): UserMessage => ({
+    message: what ? `${what}${status}${retried}: ${error.message}` : `${error.message}${status}${retried}`,
+    ...(hint ? { hint } : {}),
+  });
+  const baseUrl = "the base URL (--base-url, AWL_BASE_URL)";
+
+  // A wait longer than awl is willing to sleep through: retrying now would only be refused again.
+  if (error.retryable && error.retry_after_ms !== undefined && error.retry_after_ms > MAX_HONOURED_RETRY_AFTER_MS) {
+    const wait = `the server asks to wait ${duration(error.retry_after_ms)} (awl waits at most ${duration(MAX_HONOURED_RETRY_AFTER_MS)})`;
+    return { message: `${error.message}; ${wait}`, hint: "try again later" };
+  }
   switch (error.kind) {
     case "auth":
-      return { message: `${where} refused the API key${status}: ${error.message}`, hint: `check ${keySource ?? "the API key"}` };
-    case "bad_request":
-      return {
-        message: `${where} rejected the request${status}: ${error.message}`,
-        hint: `check the model name "${settings.model}" (--model, AWL_MODEL) and the base URL (--base-url, AWL_BASE_URL)`,
-      };
+      return line("the API key was refused", `check ${keySource ?? "the API key"}`);
+    case "bad_request": {
+      const aboutModel = error.status === 404 || /\bmodel\b/i.test(error.message);
+      return line("the request was rejected", aboutModel ? `check the model name "${settings.model}" (--model, AWL_MODEL) and ${baseUrl}` : undefined);
+    }
     case "rate_limit":
+      return line("rate limited", `wait a little and try again${retried ? ", or raise --max-retries" : ""}`);
     case "overloaded":
-      return {
-        message: `${where} is ${error.kind === "rate_limit" ? "rate limiting" : "overloaded"}${status}${retried}: ${error.message}`,
-        hint: "wait a little and try again, or raise --max-retries",
-      };
+      return line("the server is overloaded", `wait a little and try again${retried ? ", or raise --max-retries" : ""}`);
     case "server":
-      return { message: `${where} failed${status}${retried}: ${error.message}`, hint: "try again later" };
+      return line("the server failed", "try again later");
     case "network":
-      return { message: `cannot reach ${where}${retried}: ${error.message}`, hint: "check the network and the base URL (--base-url, AWL_BASE_URL)" };
+      return line("network error", `check the network and ${baseUrl}`);
     case "truncated":
-      return { message: `the response from ${where} was cut off${retried}: ${error.message}`, hint: "try again" };
+      return line("the response was cut off", "try again");
     case "stalled":
-      return { message: `${where} stopped sending${retried}: ${error.message}`, hint: "try again, or raise --stall-timeout" };
+      return line("the server stopped sending", "try again, or raise --stall-timeout");
     case "stream_error":
-      return { message: `${where} reported an error mid-stream${status}: ${error.message}`, hint: "try again" };
+      // The message says what the server reported (or what went wrong inside awl).
+      return line("", "try again");
+    case "bad_response":
+      return line("the server's answer is not a stream awl can read", `check ${baseUrl}: it should point at an OpenAI- or Anthropic-style API that streams`);
     case "aborted":
       return { message: "cancelled" };
     case "config":
@@ -52,4 +68,10 @@ export function describeProviderError(error: ProviderError, { provider: settings
         hint: settings.provider === "replay" ? "script more responses (docs/replay-format.md) or start over" : "check the settings (awl config shows them)",
       };
   }
+}
+
+/** A wait in words: seconds under two minutes, else minutes. */
+function duration(ms: number): string {
+  const seconds = Math.ceil(ms / 1000);
+  return seconds < 120 ? `${seconds} s` : `${Math.round(seconds / 60)} min`;
 }

@@ -22,7 +22,10 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   let renderer: TerminalRenderer | undefined;
   let receiver: TurnReceiver;
   if (format === "text") {
-    renderer = new TerminalRenderer(new LineSink(io.stdout, false), new LineSink(io.stderr, io.stderrColor), io.stdoutIsTerminal);
+    // Tool blocks are printed once each, when the call ends (docs/cli.md): print mode's output is a log.
+    renderer = new TerminalRenderer(new LineSink(io.stdout, false), new LineSink(io.stderr, io.stderrColor), io.stdoutIsTerminal, {
+      tools: runtime.agent.tools,
+    });
     receiver = renderer;
   } else if (format === "stream-json") {
     receiver = new StreamJsonWriter(io.stdout);
@@ -32,7 +35,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   }
 
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
-  renderer?.finish();
+  await renderer?.finish();
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result)));
   io.stderr.write(turnEndText(result, runtime.settings));
   return exitCodeFor(result.stop_reason, result.error?.kind);

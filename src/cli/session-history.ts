@@ -1,33 +1,37 @@
 /**
  * Shows a resumed session in the interactive mode by replaying its saved messages through the same
- * TerminalRenderer a live turn uses: text and thinking as streamed, each tool block from its saved
- * snapshot, details and summary. No tool runs and no model is called.
+ * TerminalRenderer a live turn uses: text and thinking as streamed, each tool block drawn from its saved
+ * snapshot through the tool's `render(state, view)` (ToolSet.render; never its `run`), or from the saved
+ * summary / result text when the tool is gone or has no render. No tool runs and no model is called.
  */
 import type { ToolUseBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
 import type { LoadedSession } from "../session/reader.js";
-import type { ToolOutcome } from "../tools/types.js";
+import type { ToolOutcome, ToolSet } from "../tools/types.js";
 import type { SlashCommand } from "./interactive/slash-commands.js";
 import type { LineSink } from "./output/sink.js";
-import { oneLine, TerminalRenderer } from "./output/terminal-renderer.js";
+import { TerminalRenderer } from "./output/terminal-renderer.js";
+import { oneLine } from "./output/tool-block.js";
 import type { Runtime } from "./runtime.js";
 import { SessionHook } from "./session-hook.js";
 
 /** Messages shown when a session is resumed; older ones are counted, not drawn. */
 const SHOWN_MESSAGES = 40;
 
-export function showHistory(session: LoadedSession, sink: LineSink): void {
+/** Draws the session on `sink`; `tools` renders the tool blocks. Resolves once everything is written. */
+export async function showHistory(session: LoadedSession, sink: LineSink, tools?: ToolSet): Promise<void> {
   const messages = session.transcript;
   const skipped = Math.max(0, messages.length - SHOWN_MESSAGES);
   sink.dim(`resumed session ${session.header.id} (${session.header.cwd}, ${messages.length} messages${skipped ? `; the first ${skipped} not shown` : ""})\n`);
-  const renderer = new TerminalRenderer(sink, sink);
+  const renderer = new TerminalRenderer(sink, sink, true, tools ? { tools } : {});
   const calls = new Map<string, ToolUseBlock>();
   for (const message of messages.slice(skipped)) {
     if (message.role === "assistant") replayAssistant(message, renderer, calls);
     else replayUser(message, session, renderer, calls, sink);
   }
-  renderer.finish();
+  sink.endLine();
   sink.dim("─── continue below ───\n");
+  await renderer.finish();
 }
 
 function replayAssistant(message: Message, renderer: TerminalRenderer, calls: Map<string, ToolUseBlock>): void {
@@ -47,14 +51,14 @@ function replayAssistant(message: Message, renderer: TerminalRenderer, calls: Ma
 function replayUser(message: Message, session: LoadedSession, renderer: TerminalRenderer, calls: Map<string, ToolUseBlock>, sink: LineSink): void {
   for (const block of message.content) {
     if (block.type === "text") {
-      renderer.finish();
+      sink.endLine();
       sink.write(`> ${block.text}\n`);
     } else if (block.type === "tool_result") {
       const use = calls.get(block.tool_use_id);
       const call = { id: block.tool_use_id, name: use?.name ?? "tool", input: use?.input ?? "" };
       const saved = session.snapshots.get(call.id) ?? {};
       renderer.onToolStart(call);
-      if (saved.snapshot !== undefined) renderer.onToolProgress(call, { kind: "show", state: saved.snapshot });
+      // The saved snapshot rides on the outcome, as a live call's last ctx:show state does: the block renders from it.
       const outcome: ToolOutcome = { status: "result", content: block.content, is_error: block.is_error === true, ...saved };
       renderer.onToolEnd(call, outcome, block);
     }
@@ -66,7 +70,7 @@ export const resumeCommand: SlashCommand = {
   name: "resume",
   args: "[ID]",
   summary: "continue a saved session (an id or unique prefix); no argument: list this directory's recent sessions",
-  run: (args, { runtime, print, sink }) => {
+  run: async (args, { runtime, print, sink }) => {
     const hook = sessionHookOf(runtime);
     if (!hook) return print("sessions are off (--no-session)");
     const id = args.trim();
@@ -74,7 +78,7 @@ export const resumeCommand: SlashCommand = {
     if (id === hook.id) return print(`already in session ${id}`);
     const resumed = hook.resume(id, runtime);
     if (!resumed.ok) return print(`cannot resume: ${resumed.error.message}`);
-    showHistory(resumed.value, sink);
+    await showHistory(resumed.value, sink, runtime.agent.tools);
     hook.resumed = undefined;
   },
 };
@@ -89,10 +93,10 @@ function recentList(hook: SessionHook): string {
 }
 
 /** Shows the session `-c` / `-r` opened, once, when the interactive mode starts. */
-export function showResumedSession(runtime: Runtime, sink: LineSink): void {
+export async function showResumedSession(runtime: Runtime, sink: LineSink): Promise<void> {
   const hook = sessionHookOf(runtime);
   if (!hook?.resumed) return;
-  showHistory(hook.resumed, sink);
+  await showHistory(hook.resumed, sink, runtime.agent.tools);
   hook.resumed = undefined;
 }
 

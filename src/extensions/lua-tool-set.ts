@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
-import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
+import type { ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
 import type { LuaPool } from "./lua/pool.js";
@@ -26,6 +26,11 @@ export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
 /** An `available(ctx)` check is a quick probe: it never gets longer than this. */
 const AVAILABLE_TIMEOUT_MS = 10_000;
+
+/** A `render(state, view)` runs for at most this long once it has a worker... */
+export const RENDER_TIMEOUT_MS = 1_000;
+/** ...and waits at most this long in all (every worker may be busy running tools): the block falls back. */
+const RENDER_WAIT_MS = 3_000;
 
 export interface LuaToolSetOptions {
   cwd: string;
@@ -205,6 +210,31 @@ export class LuaToolSet implements ToolSet {
       return { ...outcome, content: limited.content };
     } catch (error) {
       return { status: "result", content: `awl could not run tool "${call.name}": ${(error as Error).message ?? String(error)}`, is_error: true };
+    }
+  }
+
+  /**
+   * The tool's `render(state, view)` in a worker: never its `run`, limited to {@link RENDER_TIMEOUT_MS}.
+   * Undefined when the tool is unknown or has no render; rejects with what went wrong when the render failed.
+   */
+  async render(toolName: string, state: unknown, view: ToolRenderView): Promise<string | undefined> {
+    await this.loaded();
+    const tool = this.registry.get(toolName);
+    if (!tool?.has_render || !this.pool) return undefined;
+    const outcome = await this.pool.render(tool.extension, tool.name, state, view, this.context, {
+      signal: AbortSignal.timeout(RENDER_WAIT_MS),
+      timeoutMs: RENDER_TIMEOUT_MS,
+    });
+    switch (outcome.status) {
+      case "result":
+        if (!outcome.is_error) return outcome.content;
+        throw new Error(outcome.content);
+      case "crash":
+        throw new Error(outcome.message);
+      case "timeout":
+        throw new Error(`render(state, view) ran past ${outcome.timeout_ms} ms`);
+      case "cancelled":
+        return undefined; // every worker stayed busy: the fallback text, without a note
     }
   }
 

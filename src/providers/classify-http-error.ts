@@ -1,7 +1,7 @@
 /**
  * Turns an HTTP response that is not a usable stream into a {@link ProviderError} (SPEC §3 rule 6):
  * non-2xx by status (the body is never parsed as SSE), and a 2xx whose body is not `text/event-stream`.
- * The message names the status, the endpoint, the server's own words and, where obvious, what to check.
+ * The message names the status, the endpoint and the server's own words; what to do is the caller's to say.
  */
 import { STATUS_CODES, type IncomingHttpHeaders } from "node:http";
 import { kindForStatus, providerError, type ProviderError } from "./errors.js";
@@ -24,8 +24,6 @@ export function classifyHttpError(failure: HttpFailure): ProviderError {
   const detail = errorMessageFromBody(failure.body, contentTypeOf(failure.headers));
   let message = `HTTP ${failure.status} ${STATUS_CODES[failure.status] ?? ""}`.trimEnd() + ` from ${describeUrl(failure.url)}`;
   if (detail) message += `: ${detail}`;
-  const hint = hintFor(failure.status);
-  if (hint) message += ` (${hint})`;
   return providerError(kind, message, { status: failure.status, retry_after_ms: retryAfterMs(failure.headers) });
 }
 
@@ -35,8 +33,7 @@ export function classifyNonSseResponse(failure: HttpFailure): ProviderError {
   const detail = errorMessageFromBody(failure.body, type);
   let message = `expected an event stream (text/event-stream) from ${describeUrl(failure.url)} but got HTTP ${failure.status} with ${type}`;
   if (detail) message += `: ${detail}`;
-  message += " (check the base URL: it should point at an OpenAI- or Anthropic-style API that supports streaming)";
-  return providerError("stream_error", message, { status: failure.status });
+  return providerError("bad_response", message, { status: failure.status });
 }
 
 /** True when the response announces an event stream. */
@@ -81,12 +78,6 @@ export function messageFromErrorObject(value: unknown): string | undefined {
   if (typeof record.message === "string") return record.message;
   if (typeof record.detail === "string") return record.detail;
   if (record.detail !== undefined) return JSON.stringify(record.detail);
-  return undefined;
-}
-
-function hintFor(status: number): string | undefined {
-  if (status === 401 || status === 403) return "check the API key";
-  if (status === 404) return "check the base URL and the model name";
   return undefined;
 }
 

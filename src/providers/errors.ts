@@ -9,6 +9,7 @@ export type ProviderErrorKind =
   | "overloaded"
   | "server"
   | "stream_error"
+  | "bad_response"
   | "network"
   | "truncated"
   | "stalled"
@@ -24,6 +25,8 @@ export interface ProviderError {
   retry_after_ms?: number;
   /** What happened, in words a user can act on; includes the provider's own message. */
   message: string;
+  /** Retries made before giving up (set by the stream driver on the error it returns; absent = none). */
+  retries?: number;
 }
 
 const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["rate_limit", "overloaded", "server", "network", "truncated", "stalled"]);

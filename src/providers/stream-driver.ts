@@ -6,7 +6,8 @@
  *
  * Receiver calls made by the driver itself: `onMessageStart("assistant")` once the response is accepted as an
  * event stream (before any event reaches the assembler); `onMessageComplete` after `finish()` succeeds;
- * `onRetry` before each retry; `onError` as the very last call on failure. The assembler makes the block
+ * `onRetry` before each retry; `onError` as the very last call on failure. A failure after retries carries
+ * `retries` (how many were made), so callers never assume `maxRetries`. The assembler makes the block
  * calls (`onBlockStart`, `onContentDelta`, `onBlockComplete`) in between.
  */
 import type { Conversation } from "../model/conversation.js";
@@ -67,6 +68,7 @@ export async function runStream(
 ): Promise<StepResult> {
   const signal = options.signal;
   let error: ProviderError;
+  let retries = 0;
   try {
     const request = adapter.buildRequest(conversation, options);
     if (isProviderError(request)) error = request;
@@ -80,6 +82,7 @@ export async function runStream(
         error = result.error;
         const delay = attempt <= settings.maxRetries && error.retryable && !signal?.aborted ? retryDelayMs(error.retry_after_ms, attempt) : undefined;
         if (delay === undefined) break;
+        retries = attempt;
         receiver.onRetry?.({ error, attempt, max_retries: settings.maxRetries, delay_ms: delay });
         if (!(await abortableSleep(delay, signal))) {
           error = providerError("aborted", "the request was cancelled while waiting to retry");
@@ -90,6 +93,7 @@ export async function runStream(
   } catch (thrown) {
     error = internalError(thrown);
   }
+  if (retries > 0) error = { ...error, retries };
   try {
     receiver.onError?.(error);
   } catch {

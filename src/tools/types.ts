@@ -59,4 +59,21 @@ export interface ToolSet {
   prewarm?(): void;
   /** Runs one validated call. Never throws. */
   execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome>;
+  /**
+   * Optional: draws a tool's block body from a `ctx:show` state (the tool's `render(state, view)`), live or
+   * from a saved snapshot; never runs the tool itself, and is time-limited. Resolves to the text (a string or
+   * lines), or undefined when the tool is unknown or has no render (the caller shows its fallback text).
+   * Rejects with an Error saying what went wrong when the render failed (crash, timeout, bad return value).
+   */
+  render?(toolName: string, state: unknown, view: ToolRenderView): Promise<string | string[] | undefined>;
+}
+
+/** The space a tool block's body may take: `render(state, view)` gets it as `view`. */
+export interface ToolRenderView {
+  /** Columns. */
+  width: number;
+  /** Lines, unless `expand`. */
+  height: number;
+  /** The user asked for the full output. */
+  expand: boolean;
 }

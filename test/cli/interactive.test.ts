@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { splitEvery, startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { AWL, tempDir } from "./run-awl.js";
 import { openaiAnswer } from "./openai-answer.js";
+import { openaiToolCalls } from "../e2e/support.js";
 
 const run = promisify(execFile);
 
@@ -61,9 +62,13 @@ afterEach(async () => {
   await server.close();
 });
 
-/** Starts awl in the terminal against `server` (an OpenAI-compatible endpoint), with extra variables and a config file. */
-async function launch(extraEnv: string[] = [], configFile?: string): Promise<void> {
+/** Starts awl in the terminal against `server` (an OpenAI-compatible endpoint), with extra variables, a config file and user extensions. */
+async function launch(extraEnv: string[] = [], configFile?: string, extensions: Record<string, string> = {}): Promise<void> {
   const home = tempDir("awl-home-");
+  for (const [name, source] of Object.entries(extensions)) {
+    mkdirSync(join(home, ".config", "awl", "extensions"), { recursive: true });
+    writeFileSync(join(home, ".config", "awl", "extensions", name), source);
+  }
   if (configFile !== undefined) {
     mkdirSync(join(home, ".config", "awl"), { recursive: true });
     writeFileSync(join(home, ".config", "awl", "config.json"), configFile);
@@ -217,5 +222,38 @@ describe("awl interactive", () => {
       { role: "user", content: "two" },
     ]);
     expect(server.requests[1]!.json().model).toBe("gpt-test");
+  });
+
+  it("draws a tool block live: its render(state, view) body redrawn in place as ctx:show updates arrive", async () => {
+    const gate = join(tempDir("awl-gate-"), "open");
+    const extension = `
+awl.register_tool {
+  name = "gated", description = "Waits for a file.",
+  parameters = { type = "object", properties = { gate = { type = "string" } } },
+  run = function(args, ctx)
+    ctx:title("gate")
+    ctx:show { step = "waiting" }
+    while true do
+      local f = io.open(args.gate)
+      if f then f:close() break end
+      os.execute("sleep 0.05")
+    end
+    ctx:show { step = "released" }
+    return "released"
+  end,
+  render = function(state, view) return "LIVE-STEP " .. state.step end,
+}`;
+    server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
+    await launch([], undefined, { "gated.lua": extension });
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("go");
+    await terminal.keys("Enter");
+    const running = await terminal.waitFor(/LIVE-STEP waiting/);
+    expect(running).toMatch(/… gated gate\n {2}LIVE-STEP waiting\n/);
+    writeFileSync(gate, "");
+    const screen = await terminal.waitFor(/Gate passed\.\n>/);
+    expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
+    // Redrawn in place: the running form is gone from the screen.
+    expect(screen).not.toContain("LIVE-STEP waiting");
   });
 });

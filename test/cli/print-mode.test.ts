@@ -136,7 +136,7 @@ describe("exit codes and messages", () => {
     const text = await runAwl(["-p", "hi", ...replay(path)]);
     expect(text.code).toBe(1);
     expect(text.stdout).toBe("");
-    expect(text.stderr).toContain("refused the API key (HTTP 401): Incorrect API key provided");
+    expect(text.stderr).toBe("awl: the API key was refused (HTTP 401): Incorrect API key provided\n  → check the API key\n");
     expectNoStackTrace(text.stderr);
     const json = await runAwl(["-p", "hi", "--output-format", "json", ...replay(path)]);
     expect(json.code).toBe(1);
@@ -222,8 +222,8 @@ describe("--demo", () => {
     expect(run.stdout).toContain("replay provider");
     expect(run.stderr).toContain("playing the offline demo");
     // The example extensions ran for real.
-    expect(run.stderr).toContain("✓ echo: Hello from a Lua extension!");
-    expect(run.stderr).toMatch(/✓ word_count: 2 lines/);
+    expect(run.stderr).toContain('✓ echo {"message":"Hello from a Lua extension!"}\n  Hello from a Lua extension!\n');
+    expect(run.stderr).toMatch(/✓ word_count .*\n {2}2 lines, 5 words/);
     expectNoStackTrace(run.stderr);
   });
 });

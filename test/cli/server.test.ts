@@ -1,7 +1,7 @@
 /** The built `awl -p` against the local replay server: real HTTP, real providers, every failure class. */
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { splitEvery, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { sseData, splitEvery, startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { expectNoStackTrace, runAwl } from "./run-awl.js";
 
@@ -52,8 +52,10 @@ describe("awl -p against an OpenAI-compatible server", () => {
     expect(result.stop_reason).toBe("error");
     expect(result.error).toMatchObject({ kind: "auth", retryable: false, status: 401, retry_after_ms: null });
     expect(result.error.message).toContain("Incorrect API key provided");
-    expect(run.stderr).toContain("refused the API key (HTTP 401)");
-    expect(run.stderr).toContain("→ check AWL_API_KEY\n");
+    expect(run.stderr).toBe(
+      `awl: the API key was refused: HTTP 401 Unauthorized from ${server.url}/v1/chat/completions: Incorrect API key provided [invalid_request_error]\n` +
+        "  → check AWL_API_KEY\n",
+    );
     checkStderr(run.stderr);
   });
 
@@ -75,7 +77,11 @@ describe("awl -p against an OpenAI-compatible server", () => {
     const run = await runAwl(["-p", "hi", "--max-retries", "1"], openai());
     expect(run.code).toBe(1);
     expect(run.stdout).toBe("");
-    expect(run.stderr).toContain("failed (HTTP 500) after 1 retry");
+    expect(run.stderr).toMatch(/^awl: server \(HTTP 500\); retry 1\/1 in 0\.0 s\n/);
+    expect(run.stderr.split("\n").slice(1).join("\n")).toBe(
+      `awl: the server failed after 1 retry: HTTP 500 Internal Server Error from ${server.url}/v1/chat/completions: The server had an error\n` +
+        "  → try again later\n",
+    );
     expect(server.requests).toHaveLength(2);
     checkStderr(run.stderr);
   });
@@ -103,8 +109,10 @@ describe("awl -p against an OpenAI-compatible server", () => {
     await server.close();
     const run = await runAwl(["-p", "hi", "--max-retries", "0"], { env: { AWL_BASE_URL: `${closed}/v1`, AWL_MODEL: "m" } });
     expect(run.code).toBe(1);
-    expect(run.stderr).toContain(`cannot reach ${closed}/v1`);
-    expect(run.stderr).toContain("--base-url");
+    expect(run.stderr).toBe(
+      `awl: network error: could not connect to ${new URL(closed).host} (connection refused) for ${closed}/v1/chat/completions: check that the server is running and that the base URL is right\n` +
+        "  → check the network and the base URL (--base-url, AWL_BASE_URL)\n",
+    );
     checkStderr(run.stderr);
     server = await startReplayServer();
   });
@@ -115,6 +123,87 @@ describe("awl -p against an OpenAI-compatible server", () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toContain("HTTP 502");
     expect(run.stderr).not.toContain("<html>");
+    checkStderr(run.stderr);
+  });
+});
+
+describe("error messages: what happened once, then what to do", () => {
+  const endpoint = () => `${server.url}/v1/chat/completions`;
+
+  it("429 asking for a longer wait than awl takes: no retry, says how long the server asks", async () => {
+    server.enqueue({ status: 429, headers: { "content-type": "application/json", "retry-after": "120" }, body: '{"error":{"message":"Rate limit reached"}}' });
+    const run = await runAwl(["-p", "hi"], openai());
+    expect(run.code).toBe(1);
+    expect(server.requests).toHaveLength(1);
+    expect(run.stderr).toBe(
+      `awl: HTTP 429 Too Many Requests from ${endpoint()}: Rate limit reached; the server asks to wait 2 min (awl waits at most 60 s)\n  → try again later\n`,
+    );
+  });
+
+  it("429 after the retries: counts the retries actually made", async () => {
+    const limited = { status: 429, headers: { "content-type": "application/json", "retry-after-ms": "1" }, body: '{"error":{"message":"Rate limit reached"}}' };
+    server.enqueue(limited, limited, limited);
+    const run = await runAwl(["-p", "hi", "--max-retries", "2"], openai());
+    expect(run.code).toBe(1);
+    expect(run.stderr.split("\n").slice(2).join("\n")).toBe(
+      `awl: rate limited after 2 retries: HTTP 429 Too Many Requests from ${endpoint()}: Rate limit reached\n  → wait a little and try again, or raise --max-retries\n`,
+    );
+  });
+
+  it("a 400 that is not about the model gets no model hint; a 404 or a model complaint does", async () => {
+    server.enqueue({ status: 400, headers: { "content-type": "application/json" }, body: '{"error":{"message":"messages: too long"}}' });
+    const plain = await runAwl(["-p", "hi"], openai());
+    expect(plain.stderr).toBe(`awl: the request was rejected: HTTP 400 Bad Request from ${endpoint()}: messages: too long\n`);
+    server.enqueue({ status: 400, headers: { "content-type": "application/json" }, body: '{"error":{"message":"The model gpt-test does not exist"}}' });
+    const model = await runAwl(["-p", "hi"], openai());
+    expect(model.stderr).toBe(
+      `awl: the request was rejected: HTTP 400 Bad Request from ${endpoint()}: The model gpt-test does not exist\n` +
+        '  → check the model name "gpt-test" (--model, AWL_MODEL) and the base URL (--base-url, AWL_BASE_URL)\n',
+    );
+    server.enqueue({ status: 404, headers: { "content-type": "text/plain" }, body: "Not Found" });
+    const missing = await runAwl(["-p", "hi"], openai());
+    expect(missing.stderr).toBe(
+      `awl: the request was rejected: HTTP 404 Not Found from ${endpoint()}: Not Found\n` +
+        '  → check the model name "gpt-test" (--model, AWL_MODEL) and the base URL (--base-url, AWL_BASE_URL)\n',
+    );
+  });
+
+  it("a 200 that is not an event stream: exit 1, says so with a base URL hint, no retry", async () => {
+    server.enqueue({ status: 200, headers: { "content-type": "text/html" }, body: "<html><head><title>Sign in</title></head><body>…</body></html>" });
+    const run = await runAwl(["-p", "hi"], openai());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(server.requests).toHaveLength(1);
+    expect(run.stderr).toBe(
+      `awl: the server's answer is not a stream awl can read: expected an event stream (text/event-stream) from ${endpoint()} but got HTTP 200 with text/html: Sign in\n` +
+        "  → check the base URL (--base-url, AWL_BASE_URL): it should point at an OpenAI- or Anthropic-style API that streams\n",
+    );
+  });
+
+  it("a malformed chunk: exit 1, says the server sent data awl could not read", async () => {
+    server.enqueue({ body: 'data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {"choices":[{"ind\n\ndata: [DONE]\n\n' });
+    const run = await runAwl(["-p", "hi"], openai());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(
+      `awl: the server's answer is not a stream awl can read: malformed JSON in the stream from ${endpoint()}: {"choices":[{"ind\n` +
+        "  → check the base URL (--base-url, AWL_BASE_URL): it should point at an OpenAI- or Anthropic-style API that streams\n",
+    );
+  });
+
+  it("unknown fields in the stream are ignored: exit 0", async () => {
+    const chunk = (delta: object, finish: string | null = null) => ({ id: "x", system_fingerprint: "fp", choices: [{ index: 0, delta: { ...delta, reasoning_extra: null }, finish_reason: finish, logprobs: { novel: true } }], provider_specific: { a: 1 } });
+    server.enqueue({ body: sseData([chunk({ role: "assistant", content: "" }), chunk({ content: "fine" }), chunk({}, "stop"), { choices: [], usage: { prompt_tokens: 1, completion_tokens: 1, extra_tokens: 7 }, new_top_level: [] }, "[DONE]"]) });
+    const run = await runAwl(["-p", "hi"], openai());
+    expect(run).toMatchObject({ code: 0, stdout: "fine\n", stderr: "" });
+  });
+
+  it("a server that accepts and never answers: exit 1 after --stall-timeout", async () => {
+    server.enqueue({ ending: "hang" });
+    const run = await runAwl(["-p", "hi", "--max-retries", "0", "--stall-timeout", "300"], openai());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^awl: the server stopped sending: .*no .* from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions .*\n  → try again, or raise --stall-timeout\n$/);
     checkStderr(run.stderr);
   });
 });

@@ -89,7 +89,7 @@ describe("runStream", () => {
     settings.maxRetries = 2;
     for (let i = 0; i < 3; i++) server.enqueue({ status: 500, headers: noWait, body: "boom" });
     const { result, receiver } = await run();
-    expect(result).toMatchObject({ ok: false, error: { kind: "server", status: 500 } });
+    expect(result).toMatchObject({ ok: false, error: { kind: "server", status: 500, retries: 2 } });
     expect(receiver.calls).toEqual(["retry 1 server", "retry 2 server", "error server"]);
     expect(server.requests).toHaveLength(3);
   });
@@ -109,6 +109,8 @@ describe("runStream", () => {
     server.enqueue({ status: 429, headers: { "retry-after": "3600" }, body: "" }, { body: okBody });
     const { result } = await run();
     expect(result).toMatchObject({ ok: false, error: { kind: "rate_limit", retry_after_ms: 3_600_000 } });
+    // No retry was made, and the error says so (the CLI must not claim "after 3 retries").
+    expect(!result.ok && result.error.retries).toBeUndefined();
     expect(server.requests).toHaveLength(1);
   });
 
@@ -182,8 +184,8 @@ describe("runStream", () => {
   it("a 200 that is not an event stream is a clear error, never parsed as SSE", async () => {
     server.enqueue({ headers: { "content-type": "application/json" }, body: 'data: {"t":"x"}\n\n' });
     const { result, receiver } = await run();
-    expect(result).toMatchObject({ ok: false, error: { kind: "stream_error", status: 200 } });
-    expect(receiver.calls).toEqual(["error stream_error"]);
+    expect(result).toMatchObject({ ok: false, error: { kind: "bad_response", status: 200 } });
+    expect(receiver.calls).toEqual(["error bad_response"]);
   });
 
   it("an in-stream error stops reading and is not retried", async () => {

@@ -8,7 +8,7 @@ import { SessionStore } from "../../session/store.js";
 import type { SessionSummary } from "../../session/summary.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
-import { oneLine } from "../output/terminal-renderer.js";
+import { oneLine } from "../output/tool-block.js";
 
 export async function run(argv: readonly string[]): Promise<number> {
   return argv[0] === "export" ? exportCommand(argv.slice(1)) : listCommand(argv);

@@ -25,7 +25,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   const settings = runtime.providerSettings;
   sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands · Ctrl-C cancels a turn · Ctrl-D exits\n`);
-  showResumedSession(runtime, sink);
+  await showResumedSession(runtime, sink);
 
   const print = (text: string): void => {
     sink.endLine();
@@ -40,10 +40,10 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       return found.command.run(found.args, { runtime, print, exit: () => rl.close(), sink });
     }
     turn = new AbortController();
-    const renderer = new TerminalRenderer(sink, sink);
+    const renderer = new TerminalRenderer(sink, sink, true, { tools: runtime.agent.tools, redraw: Boolean(out.isTTY) });
     const { result } = await runtime.runTurn(line, renderer, turn.signal);
     turn = undefined;
-    renderer.finish();
+    await renderer.finish();
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
     else if (note) process.stderr.write(note);

@@ -1,3 +1,5 @@
+import { outputOrder } from "./output-order.js";
+
 /** A text stream that remembers whether it sits at the start of a line, so renderers can separate parts cleanly. */
 export interface Writer {
   write(text: string): unknown;
@@ -15,9 +17,20 @@ export class LineSink {
 
   write(text: string): void {
     if (text === "") return;
-    this.writer.write(text);
+    outputOrder.write(this.writer, text);
     this.wroteAnything = true;
     this.atLineStart = text.endsWith("\n");
+  }
+
+  /**
+   * Writes whole lines that are not ready yet (a tool block being rendered) at this point of the output: what
+   * is written after waits for them (src/cli/output/output-order.ts). Called at the start of a line; the lines
+   * end with a newline, so the line state stays as it is. `lines` resolves to a function called at that point
+   * (so it sees what was written before it) and must not reject.
+   */
+  writeLater(lines: Promise<() => string>): void {
+    this.wroteAnything = true;
+    outputOrder.writeLater(lines.then((draw) => () => outputOrder.direct(this.writer, draw())));
   }
 
   /** Ends the current line if something is on it. */

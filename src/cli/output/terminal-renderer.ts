@@ -1,6 +1,6 @@
 /**
  * Renders a turn for a person: the answer streamed as it arrives, thinking streamed dimmed and apart from it,
- * tool calls as one line each. In print mode the answer goes to stdout and the rest to stderr; interactive
+ * tool calls as blocks (tool-blocks.ts). In print mode the answer goes to stdout and the rest to stderr; interactive
  * mode sends both to the terminal.
  *
  * An attempt that fails and is retried is void (SPEC §3 rule 7). Where the answer goes to a terminal it is
@@ -12,7 +12,9 @@ import type { ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import { retryText } from "./notices.js";
+import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
+import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
 
 export class TerminalRenderer implements TurnReceiver {
   private readonly blockTypes = new Map<number, ContentBlockType>();
@@ -20,13 +22,18 @@ export class TerminalRenderer implements TurnReceiver {
   private held: string[] = [];
   /** Whether this attempt has put answer text on the screen (live). */
   private shownThisAttempt = false;
+  private readonly blocks: ToolBlocks;
 
   constructor(
     private readonly answer: LineSink,
     private readonly aside: LineSink,
     /** Stream the answer as it arrives (a terminal); false holds each message's text until it is complete. */
     private readonly live = true,
-  ) {}
+    /** How tool blocks are drawn (on `aside`): the ToolSet that renders them, redrawn live or printed once. */
+    blocks: ToolBlockOptions = {},
+  ) {
+    this.blocks = new ToolBlocks(aside, blocks);
+  }
 
   onMessageStart(): void {
     this.blockTypes.clear();
@@ -73,23 +80,15 @@ export class TerminalRenderer implements TurnReceiver {
   onToolStart(call: ToolCall): void {
     this.answer.endLine();
     this.aside.endLine();
-    this.aside.write(`⚙ ${call.name} ${oneLine(call.input, 100)}\n`);
+    this.blocks.start(call);
   }
 
   onToolProgress(call: ToolCall, update: ToolProgress): void {
-    if (update.kind === "progress") {
-      this.aside.dim(`  ${call.name}: ${Math.round(update.fraction * 100)}%${update.detail ? ` ${oneLine(update.detail, 80)}` : ""}\n`);
-    } else if (update.kind === "title") {
-      this.aside.dim(`  ${call.name}: ${oneLine(update.text, 80)}\n`);
-    }
+    this.blocks.update(call, update);
   }
 
   onToolEnd(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void {
-    // A crash is reported once, by the turn's end notice, with its traceback.
-    if (outcome.status === "crash") return;
-    const mark = result.is_error ? "✗" : "✓";
-    const summary = outcome.status === "result" && outcome.summary ? outcome.summary : result.content;
-    this.aside.dim(`  ${mark} ${call.name}: ${oneLine(summary, 100)}\n`);
+    this.blocks.end(call, outcome, result);
   }
 
   private writeAnswer(text: string): void {
@@ -101,15 +100,13 @@ export class TerminalRenderer implements TurnReceiver {
     if (text !== "") this.shownThisAttempt = true;
   }
 
-  /** Ends the answer's last line (call once the turn is over); held text of an unfinished message is dropped. */
-  finish(): void {
+  /**
+   * Ends the answer's last line (call once the turn is over); held text of an unfinished message is dropped.
+   * Resolves once everything is written (tool blocks render asynchronously).
+   */
+  finish(): Promise<void> {
     this.answer.endLine();
     this.aside.endLine();
+    return outputOrder.idle();
   }
-}
-
-/** `text` on one line, cut to `max` characters. */
-export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }

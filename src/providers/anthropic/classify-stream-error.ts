@@ -21,10 +21,10 @@ export function classifyStreamError(payload: unknown): ProviderError {
 
 /**
  * A stream that breaks Anthropic's event grammar in a way that would lose content (a delta for a block that
- * never started, a data line that is not JSON): a non-retryable `stream_error` naming what was wrong.
+ * never started, a data line that is not JSON): a non-retryable `bad_response` naming what was wrong.
  */
 export function malformedStream(detail: string): ProviderError {
-  return providerError("stream_error", `the Anthropic stream is malformed: ${detail}`);
+  return providerError("bad_response", `the Anthropic stream is malformed: ${detail}`);
 }
 
 /** The inner error object: `error` in Anthropic's shape; `message` in claude-code-router's re-encoding. */

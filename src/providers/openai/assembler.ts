@@ -60,7 +60,7 @@ export class ChatCompletionAssembler implements StreamAssembler {
       chunk = JSON.parse(data);
     } catch {
       const excerpt = data.length > EXCERPT ? `${data.slice(0, EXCERPT)}…` : data;
-      return providerError("stream_error", `malformed JSON in the stream from ${this.source}: ${excerpt}`);
+      return providerError("bad_response", `malformed JSON in the stream from ${this.source}: ${excerpt}`);
     }
     if (typeof chunk !== "object" || chunk === null) return undefined;
     const record = chunk as Record<string, unknown>;

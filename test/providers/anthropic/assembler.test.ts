@@ -149,28 +149,28 @@ describe("Anthropic assembly (SPEC §3 rule 4)", () => {
 });
 
 describe("Anthropic assembly: bad input is a classified error or a safe skip, never a crash", () => {
-  it("a data line that is not JSON is a stream_error naming it", () => {
+  it("a data line that is not JSON is a bad_response naming it", () => {
     const outcome = assemble(Buffer.concat([sse(START, textStart(0)), Buffer.from("event: content_block_delta\ndata: {not json\n\n")]));
-    expect(outcome).toMatchObject({ error: { kind: "stream_error", retryable: false, message: expect.stringContaining("{not json") } });
+    expect(outcome).toMatchObject({ error: { kind: "bad_response", retryable: false, message: expect.stringContaining("{not json") } });
   });
 
-  it("JSON that is not an object is a stream_error", () => {
-    expect(assemble(sse(START, ["content_block_delta", "[1,2]"]))).toMatchObject({ error: { kind: "stream_error" } });
+  it("JSON that is not an object is a bad_response", () => {
+    expect(assemble(sse(START, ["content_block_delta", "[1,2]"]))).toMatchObject({ error: { kind: "bad_response" } });
   });
 
-  it("a delta for a block index that never started is a stream_error", () => {
+  it("a delta for a block index that never started is a bad_response", () => {
     const outcome = assemble(sse(START, textStart(0), textDelta(3, "lost"), blockStop(0), STOP));
-    expect(outcome).toMatchObject({ error: { kind: "stream_error", message: expect.stringContaining("block 3, which never started") } });
+    expect(outcome).toMatchObject({ error: { kind: "bad_response", message: expect.stringContaining("block 3, which never started") } });
   });
 
-  it("a text delta after its block stopped is a stream_error", () => {
+  it("a text delta after its block stopped is a bad_response", () => {
     const outcome = assemble(sse(START, textStart(0), textDelta(0, "a"), blockStop(0), textDelta(0, "late"), STOP));
-    expect(outcome).toMatchObject({ error: { kind: "stream_error", message: expect.stringContaining("after its content_block_stop") } });
+    expect(outcome).toMatchObject({ error: { kind: "bad_response", message: expect.stringContaining("after its content_block_stop") } });
   });
 
-  it("a delta of the wrong kind for its block is a stream_error", () => {
+  it("a delta of the wrong kind for its block is a bad_response", () => {
     const wrong: [string, unknown] = ["content_block_delta", { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: "{}" } }];
-    expect(assemble(sse(START, textStart(0), wrong))).toMatchObject({ error: { kind: "stream_error", message: expect.stringContaining("input_json_delta for the text block 0") } });
+    expect(assemble(sse(START, textStart(0), wrong))).toMatchObject({ error: { kind: "bad_response", message: expect.stringContaining("input_json_delta for the text block 0") } });
   });
 
   it("a content_block_stop for an unknown index, or a second one, is skipped", () => {
@@ -178,16 +178,16 @@ describe("Anthropic assembly: bad input is a classified error or a safe skip, ne
     expect(message.content).toEqual([{ type: "text", text: "ok" }]);
   });
 
-  it("a second message_start, or a second start of the same block, is a stream_error", () => {
-    expect(assemble(sse(START, START))).toMatchObject({ error: { kind: "stream_error" } });
-    expect(assemble(sse(START, textStart(0), textStart(0)))).toMatchObject({ error: { kind: "stream_error" } });
+  it("a second message_start, or a second start of the same block, is a bad_response", () => {
+    expect(assemble(sse(START, START))).toMatchObject({ error: { kind: "bad_response" } });
+    expect(assemble(sse(START, textStart(0), textStart(0)))).toMatchObject({ error: { kind: "bad_response" } });
   });
 
-  it("a tool_use without an id is a stream_error; a block start without an index too", () => {
+  it("a tool_use without an id is a bad_response; a block start without an index too", () => {
     const noId: [string, unknown] = ["content_block_start", { type: "content_block_start", index: 0, content_block: { type: "tool_use", name: "x", input: {} } }];
-    expect(assemble(sse(START, noId))).toMatchObject({ error: { kind: "stream_error" } });
+    expect(assemble(sse(START, noId))).toMatchObject({ error: { kind: "bad_response" } });
     const noIndex: [string, unknown] = ["content_block_start", { type: "content_block_start", content_block: { type: "text", text: "" } }];
-    expect(assemble(sse(START, noIndex))).toMatchObject({ error: { kind: "stream_error" } });
+    expect(assemble(sse(START, noIndex))).toMatchObject({ error: { kind: "bad_response" } });
   });
 
   it("a stream that ends without message_stop produces no message", () => {

@@ -157,10 +157,10 @@ describe("Anthropic provider over HTTP", () => {
     expect(result).toMatchObject({ ok: true, message: { content: [{ type: "text", text: 'Hello, wörld — 👋 line two\nand "quotes"' }] } });
   });
 
-  it("a malformed stream is a stream_error and is not retried", async () => {
+  it("a malformed stream is a bad_response and is not retried", async () => {
     server.enqueue({ body: "event: message_start\ndata: {oops\n\n" });
     const result = await provider().streamStep(hello(), recordingReceiver());
-    expect(result).toMatchObject({ ok: false, error: { kind: "stream_error", retryable: false } });
+    expect(result).toMatchObject({ ok: false, error: { kind: "bad_response", retryable: false } });
     expect(server.requests).toHaveLength(1);
   });
 });

@@ -170,7 +170,7 @@ describe("OpenAI assembly of recorded streams", () => {
   it("a malformed JSON chunk is a classified error, not a crash", () => {
     const body = Buffer.from('data: {"choices":[{"index":0,"delta":{"content":"a"}}]}\n\ndata: {"choices":[{"ind\n\ndata: [DONE]\n\n');
     const { result } = assemble([body]);
-    expect(result).toMatchObject({ kind: "stream_error" });
+    expect(result).toMatchObject({ kind: "bad_response" });
     expect((result as ProviderError).message).toContain('malformed JSON in the stream from http://test/v1/chat/completions: {"choices":[{"ind');
   });
 

@@ -124,7 +124,7 @@ describe("OpenAI-compatible provider over HTTP", () => {
     const { result, receiver } = await step();
     expect(errorOf(result)).toMatchObject({ kind: "auth", status: 401, retryable: false });
     expect(errorOf(result).message).toContain("Incorrect API key provided");
-    expect(errorOf(result).message).toContain("check the API key");
+    expect(errorOf(result).message).toContain("HTTP 401 Unauthorized from");
     expect(receiver.calls).toEqual(["error auth"]);
     expect(server.requests).toHaveLength(1);
   });
@@ -213,7 +213,7 @@ describe("OpenAI-compatible provider over HTTP", () => {
   it("a 200 that is not SSE is a clear error", async () => {
     server.enqueue({ headers: json, body: '{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"Hi"},"finish_reason":"stop"}]}' });
     const error = errorOf((await step()).result);
-    expect(error).toMatchObject({ kind: "stream_error", status: 200, retryable: false });
+    expect(error).toMatchObject({ kind: "bad_response", status: 200, retryable: false });
     expect(error.message).toContain("got HTTP 200 with application/json");
   });
 
@@ -228,8 +228,8 @@ describe("OpenAI-compatible provider over HTTP", () => {
   it("a malformed JSON chunk is a classified error", async () => {
     server.enqueue({ body: sseData([{ choices: [{ index: 0, delta: { content: "a" } }] }]) + 'data: {"choices":[{"index":0,"delta":{"content":"b"}\n\n' + "data: [DONE]\n\n" });
     const { result, receiver } = await step();
-    expect(errorOf(result)).toMatchObject({ kind: "stream_error", message: expect.stringContaining("malformed JSON") });
-    expect(receiver.calls.at(-1)).toBe("error stream_error");
+    expect(errorOf(result)).toMatchObject({ kind: "bad_response", message: expect.stringContaining("malformed JSON") });
+    expect(receiver.calls.at(-1)).toBe("error bad_response");
   });
 
   it("unknown fields everywhere change nothing", async () => {

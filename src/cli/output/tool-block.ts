@@ -1,0 +1,107 @@
+/**
+ * One tool block as lines of text: a header (status mark, tool name, the `ctx:title` text or else the input,
+ * progress while running) and a body. The body is the tool's `render(state, view)` output when the ToolSet can
+ * render the tool and a `ctx:show` state exists; otherwise the state as short JSON while the call runs, and
+ * the result's summary (or model-facing text) once it ended. Used live, at the end of a call, and on resume.
+ */
+import type { ToolRenderView, ToolSet } from "../../tools/types.js";
+
+/** The space a block's body may take (handed to `render(state, view)` as is). */
+export type BlockView = ToolRenderView;
+
+export interface ToolBlockData {
+  name: string;
+  /** Raw JSON input, shown in the header when the tool set no title. */
+  input: string;
+  title?: string;
+  progress?: { fraction: number; detail?: string };
+  /** The last `ctx:show` state, when one was published (`null` is a state too). */
+  shown?: { state: unknown };
+  status: "running" | "ok" | "error";
+  /** Once ended: the summary, or the text the model got. */
+  result?: string;
+}
+
+/** A body from `render`: its lines, or none (fallback), with a note when the render failed. */
+export interface RenderedBody {
+  lines?: string[];
+  note?: string;
+}
+
+const MARKS = { running: "…", ok: "✓", error: "✗" } as const;
+
+/**
+ * Renders the block's body through `tools.render` (never the tool's `run`). No render, no state, or an
+ * undefined answer: no lines (the caller falls back). A failed render: no lines and a one-line note.
+ */
+export async function renderBody(tools: ToolSet | undefined, block: ToolBlockData, view: BlockView): Promise<RenderedBody> {
+  if (!block.shown || !tools?.render) return {};
+  try {
+    const out = await tools.render(block.name, block.shown.state, view);
+    if (out === undefined) return {};
+    return { lines: typeof out === "string" ? out.split("\n") : out.map(String) };
+  } catch (error) {
+    return { note: `render failed, plain text shown: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** The block as lines (no newlines), each cut to fit `view.width` plus the two-space indent. */
+export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockView, color: boolean): string[] {
+  const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
+  const lineWidth = view.width + 2;
+  let header = `${MARKS[block.status]} ${block.name} ${block.title !== undefined ? oneLine(block.title, lineWidth) : oneLine(block.input, 100)}`;
+  if (block.status === "running" && block.progress) {
+    const { fraction, detail } = block.progress;
+    header += ` ${Math.round(fraction * 100)}%${detail ? ` ${oneLine(detail, 80)}` : ""}`;
+  }
+  const lines = [fit(header, lineWidth)];
+  const indent = (text: string) => `  ${fit(text, view.width)}`;
+  if (body.note) lines.push(dim(indent(oneLine(body.note, view.width))));
+  if (body.lines) {
+    const shown = capLines(body.lines.map(plain), view);
+    lines.push(...shown.map(indent));
+    if (block.status === "error" && block.result) lines.push(dim(indent(oneLine(block.result, view.width))));
+  } else if (block.status === "running") {
+    if (block.shown) lines.push(dim(indent(oneLine(compactJSON(block.shown.state), view.width))));
+  } else if (block.result) {
+    lines.push(dim(indent(oneLine(block.result, view.width))));
+  }
+  return lines;
+}
+
+/** `text` on one line, cut to `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const flat = plain(text).replace(/\s+/g, " ").trim();
+  return fit(flat, max);
+}
+
+function capLines(lines: string[], view: BlockView): string[] {
+  if (view.expand || lines.length <= view.height) return lines;
+  const kept = Math.max(1, view.height - 1);
+  return [...lines.slice(0, kept), `… ${lines.length - kept} more lines`];
+}
+
+/** Cut to `max` code points, so a line never wraps (a wrapped line would break the in-place redraw). */
+function fit(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length > max ? `${chars.slice(0, Math.max(0, max - 1)).join("")}…` : text;
+}
+
+/**
+ * Without escape sequences and control characters: an extension's text (or a saved snapshot's) must not move
+ * the cursor or restyle the terminal, and tabs would make the width unknown.
+ */
+function plain(text: string): string {
+  return text
+    .replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]/g, "")
+    .replace(/\t/g, "  ")
+    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
+}
+
+function compactJSON(state: unknown): string {
+  try {
+    return JSON.stringify(state) ?? String(state);
+  } catch {
+    return String(state);
+  }
+}

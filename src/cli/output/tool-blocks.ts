@@ -1,0 +1,184 @@
+/**
+ * The tool blocks of a turn (src/cli/output/tool-block.ts draws one). Two ways to show them:
+ * - `redraw` (a terminal): each block appears when its call starts and is redrawn in place as `ctx:show`,
+ *   `ctx:title` and `ctx:progress` updates arrive, at most every {@link REDRAW_INTERVAL_MS} (updates in between
+ *   are coalesced), each redraw bracketed by synchronized-output escapes so it never flickers. The blocks drawn
+ *   since the last other output form a region that is redrawn as a unit (calls run in parallel); once
+ *   something else was written below, or the region no longer fits the screen, blocks are no longer redrawn
+ *   in place: each is printed once, when its call ends.
+ * - otherwise (a pipe, print mode): each block is printed once, when its call ends.
+ * Bodies are rendered asynchronously; the shared output order (output-order.ts) keeps each block at its place.
+ */
+import type { ToolResultBlock } from "../../model/blocks.js";
+import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../../tools/types.js";
+import { outputOrder } from "./output-order.js";
+import type { LineSink } from "./sink.js";
+import { drawBlock, renderBody, type BlockView, type RenderedBody, type ToolBlockData } from "./tool-block.js";
+
+/** Redraws of the live blocks happen at most this often. */
+export const REDRAW_INTERVAL_MS = 50;
+/** Body lines of a block when the user did not ask for full output. */
+const BODY_HEIGHT = 10;
+const SYNC_START = "\x1b[?2026h";
+const SYNC_END = "\x1b[?2026l";
+
+export interface ToolBlockOptions {
+  /** Renders bodies (`ToolSet.render`); without it, blocks show the fallback text. */
+  tools?: ToolSet;
+  /** Redraw blocks in place as updates arrive (the sink is a terminal). Default false: once, at the end. */
+  redraw?: boolean;
+  /** The terminal's size; default the process's stdout, else 100 × 24. */
+  columns?: number;
+  rows?: number;
+}
+
+interface Block {
+  /** What the call has told so far. */
+  data: ToolBlockData;
+  /** The data the body was last rendered from, and that body: what a drawing shows. */
+  drawn: ToolBlockData;
+  body: RenderedBody;
+  /** The data changed since it was last rendered. */
+  dirty: boolean;
+  /** Its final form is on screen. */
+  done: boolean;
+}
+
+export class ToolBlocks {
+  private readonly blocks = new Map<string, Block>();
+  /** Live blocks drawn together at the bottom of the output, and how many lines they took. */
+  private region: Block[] = [];
+  private regionLines = 0;
+  /** `outputOrder.writes` right after the region was drawn; -1: not drawn yet. */
+  private regionWrites = -1;
+  private timer: NodeJS.Timeout | undefined;
+  private flushing = 0;
+  private lastFlush = 0;
+  private readonly view: BlockView;
+  private readonly rows: number;
+
+  constructor(
+    private readonly sink: LineSink,
+    private readonly options: ToolBlockOptions = {},
+  ) {
+    const columns = options.columns ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 100;
+    this.rows = options.rows ?? (process.stdout.isTTY ? process.stdout.rows : undefined) ?? 24;
+    this.view = { width: Math.max(20, columns - 3), height: BODY_HEIGHT, expand: false };
+  }
+
+  start(call: ToolCall): void {
+    const data: ToolBlockData = { name: call.name, input: call.input, status: "running" };
+    const block: Block = { data, drawn: data, body: {}, dirty: false, done: false };
+    this.blocks.set(call.id, block);
+    if (!this.options.redraw) return;
+    this.region.push(block);
+    this.flushSoon();
+  }
+
+  update(call: ToolCall, update: ToolProgress): void {
+    const block = this.blocks.get(call.id);
+    if (!block) return;
+    if (update.kind === "show") block.data = { ...block.data, shown: { state: update.state } };
+    else if (update.kind === "title") block.data = { ...block.data, title: update.text };
+    else block.data = { ...block.data, progress: { fraction: update.fraction, ...(update.detail !== undefined && { detail: update.detail }) } };
+    block.dirty = true;
+    if (this.options.redraw) this.flushSoon();
+  }
+
+  end(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void {
+    const block = this.blocks.get(call.id);
+    if (!block) return;
+    this.blocks.delete(call.id);
+    const snapshot = outcome.status === "result" && outcome.snapshot !== undefined && !block.data.shown ? { shown: { state: outcome.snapshot } } : {};
+    block.data = { ...block.data, ...snapshot, status: result.is_error ? "error" : "ok", result: resultText(outcome, result) };
+    block.dirty = true;
+    if (!this.options.redraw) {
+      block.done = true;
+      const data = block.data;
+      const body = renderBody(this.options.tools, data, this.view);
+      this.sink.writeLater(body.then((rendered) => () => lineText(drawBlock(data, rendered, this.view, this.sink.color))));
+      return;
+    }
+    // The final form is drawn without the coalescing delay.
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.flush();
+  }
+
+  /** Coalesces updates: a flush at most every REDRAW_INTERVAL_MS, and none while one is rendering. */
+  private flushSoon(): void {
+    if (this.timer || this.flushing > 0) return;
+    const wait = Math.max(0, this.lastFlush + REDRAW_INTERVAL_MS - Date.now());
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, wait);
+  }
+
+  /** Renders the bodies whose state changed, then redraws the region at its place in the output. */
+  private flush(): void {
+    this.flushing++;
+    this.lastFlush = Date.now();
+    const renders = this.region
+      .filter((b) => b.dirty)
+      .map(async (block) => {
+        block.dirty = false;
+        const data = block.data;
+        // Only a new state needs the extension's render; a title or progress change redraws the header.
+        const body = data.shown === block.drawn.shown && data.status === block.drawn.status ? block.body : await renderBody(this.options.tools, data, this.view);
+        return () => {
+          block.drawn = data;
+          block.body = body;
+        };
+      });
+    const drawing = Promise.all(renders).then((updates) => () => {
+      for (const apply of updates) apply();
+      return this.drawRegion();
+    });
+    this.sink.writeLater(
+      drawing.finally(() => {
+        this.flushing--;
+        if (this.region.some((b) => b.dirty)) this.flushSoon();
+      }),
+    );
+  }
+
+  /** The region's text: erases its last drawing (when still the last thing on screen) and draws it again. */
+  private drawRegion(): string {
+    let erase = "";
+    if (this.regionWrites === outputOrder.writes) {
+      if (this.regionLines > 0) erase = `\x1b[${this.regionLines}F\x1b[J`;
+    } else {
+      // Something else was written below it (or it was never drawn): what is on screen stays.
+      this.region = this.region.filter((b) => !b.done);
+    }
+    const lines = this.region.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color));
+    if (lines.length >= this.rows) {
+      // Too tall to redraw in place: the screen stays as it is; blocks that ended are printed once.
+      const ended = this.region.filter((b) => b.drawn.status !== "running");
+      for (const b of ended) b.done = true;
+      this.region = this.region.filter((b) => !b.done);
+      this.regionWrites = -1;
+      return lineText(ended.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color)));
+    }
+    for (const b of this.region) b.done = b.drawn.status !== "running";
+    this.regionLines = lines.length;
+    // A region whose blocks all ended is final: the next block starts a new one.
+    const final = this.region.every((b) => b.done);
+    if (final) this.region = [];
+    // `+ 1`: the write of this text, which follows.
+    this.regionWrites = final ? -1 : outputOrder.writes + 1;
+    return `${SYNC_START}${erase}${lineText(lines)}${SYNC_END}`;
+  }
+}
+
+function lineText(lines: string[]): string {
+  return lines.map((l) => `${l}\n`).join("");
+}
+
+/** The block's end line: the summary, or the text the model got; a crash is reported at the end of the turn. */
+function resultText(outcome: ToolOutcome, result: ToolResultBlock): string {
+  if (outcome.status === "crash") return "the extension crashed (reported below)";
+  if (outcome.status === "result" && outcome.summary) return outcome.summary;
+  return result.content;
+}
