@@ -239,6 +239,20 @@ describe("awl -p against an Anthropic server", () => {
     expect(server.requests[0]!.headers["x-api-key"]).toBe("sk-ant-test");
   });
 
+  it("--thinking-budget: under Anthropic's minimum is a config error; a max_tokens it must raise gets a note", async () => {
+    const env = { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", AWL_MODEL: "claude-test" };
+    const low = await runAwl(["-p", "hi", "--thinking-budget", "500"], { env });
+    expect(low.code).toBe(2);
+    expect(low.stderr).toBe("awl: the thinking budget 500 (from --thinking-budget) is below Anthropic's minimum of 1024 tokens\n  → use 1024 or more, or leave it unset to turn thinking off\n");
+    expect(server.requests).toHaveLength(0);
+
+    server.enqueue({ body: splitEvery(readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url)), 11) });
+    const raised = await runAwl(["-p", "hi", "--thinking-budget", "4000", "--max-tokens", "2000"], { env });
+    expect(raised.code).toBe(0);
+    expect(raised.stderr).toBe("awl: max tokens 2000 is not above the thinking budget 4000: sending 8096 (the budget plus 4096 for the answer)\n");
+    expect(server.requests[0]!.json()).toMatchObject({ max_tokens: 8096, thinking: { type: "enabled", budget_tokens: 4000 } });
+  });
+
   it("--provider anthropic with both keys set: Anthropic's key and endpoint, never AWL_API_KEY or AWL_BASE_URL", async () => {
     const openaiServer = await startReplayServer();
     try {

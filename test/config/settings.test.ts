@@ -79,6 +79,13 @@ describe("resolveSettings", () => {
     expect(s.maxSteps).toBe(7);
   });
 
+  it("refuses a thinking budget under Anthropic's minimum, from the flag or the file", () => {
+    const env = { AWL_API_KEY: "k", AWL_MODEL: "m", AWL_PROVIDER: "anthropic" };
+    expect(error({ env, flags: { thinkingBudget: "1023" } }).message).toBe("the thinking budget 1023 (from --thinking-budget) is below Anthropic's minimum of 1024 tokens");
+    expect(error({ env, file: { thinking_budget: 100 }, filePath: "/x/config.json" }).message).toContain('(from "thinking_budget" in /x/config.json)');
+    expect(ok({ env, flags: { thinkingBudget: "1024" } }).notes).toEqual([]);
+  });
+
   it("names the flag of a bad number", () => {
     const env = { AWL_API_KEY: "k", AWL_MODEL: "m" };
     expect(error({ env, flags: { maxRetries: "three" } }).message).toBe('--max-retries expects a whole number ≥ 0, got "three"');
