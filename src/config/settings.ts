@@ -14,6 +14,7 @@ export interface SettingsFlags {
   baseUrl?: string;
   maxRetries?: string;
   stallTimeout?: string;
+  firstByteTimeout?: string;
   maxSteps?: string;
   maxTokens?: string;
   thinkingBudget?: string;
@@ -43,6 +44,7 @@ export interface AwlSettings {
 export const PROVIDERS = ["openai", "anthropic", "replay"] as const;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_STALL_TIMEOUT_MS = 90_000;
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_STEPS = 50;
 
 interface Vendor {
@@ -91,6 +93,7 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
 
   const maxRetries = count(flags.maxRetries, "--max-retries", file.max_retries) ?? DEFAULT_MAX_RETRIES;
   const stallTimeoutMs = count(flags.stallTimeout, "--stall-timeout", file.stall_timeout_ms, 1) ?? DEFAULT_STALL_TIMEOUT_MS;
+  const firstByteTimeoutMs = count(flags.firstByteTimeout, "--first-byte-timeout", file.first_byte_timeout_ms, 1) ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS;
   const maxSteps = count(flags.maxSteps, "--max-steps", file.max_steps, 1) ?? DEFAULT_MAX_STEPS;
   const maxTokens = count(flags.maxTokens, "--max-tokens", file.max_tokens, 1);
   const thinkingBudget = count(flags.thinkingBudget, "--thinking-budget", file.thinking_budget, 1);
@@ -109,7 +112,7 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
     }
   }
 
-  const settings: ProviderSettings = { provider, model: "", baseUrl: "", maxRetries, stallTimeoutMs };
+  const settings: ProviderSettings = { provider, model: "", baseUrl: "", maxRetries, stallTimeoutMs, firstByteTimeoutMs };
   if (maxTokens !== undefined) settings.maxTokens = maxTokens;
   if (thinkingBudget !== undefined) settings.thinkingBudget = thinkingBudget;
   if (file.compat) settings.compat = file.compat;

@@ -198,13 +198,27 @@ describe("error messages: what happened once, then what to do", () => {
     expect(run).toMatchObject({ code: 0, stdout: "fine\n", stderr: "" });
   });
 
-  it("a server that accepts and never answers: exit 1 after --stall-timeout", async () => {
+  it("a server that accepts and never answers: retried after --first-byte-timeout (the notice on stderr), then exit 1", async () => {
+    server.enqueue({ ending: "hang" }, { ending: "hang" });
+    const run = await runAwl(["-p", "hi", "--max-retries", "1", "--first-byte-timeout", "300"], openai());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(server.requests).toHaveLength(2);
+    const [notice, ...rest] = run.stderr.split("\n");
+    expect(notice).toMatch(/^awl: stalled; retry 1\/1 in \d+\.\d s$/);
+    expect(rest.join("\n")).toBe(
+      `awl: the server stopped sending after 1 retry: the server accepted the connection but sent no response: no data from ${endpoint()} for 300 ms\n` +
+        "  → try again, or raise --first-byte-timeout (no response yet) or --stall-timeout (silent mid-stream)\n",
+    );
+    checkStderr(run.stderr);
+  });
+
+  it("a --stall-timeout shorter than the first-byte timeout also bounds the wait for the response", async () => {
     server.enqueue({ ending: "hang" });
     const run = await runAwl(["-p", "hi", "--max-retries", "0", "--stall-timeout", "300"], openai());
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/^awl: the server stopped sending: .*no .* from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions .*\n  → try again, or raise --stall-timeout\n$/);
-    checkStderr(run.stderr);
+    expect(run.stderr).toContain("sent no response: no data from");
+    expect(run.stderr).toContain("for 300 ms");
   });
 });
 

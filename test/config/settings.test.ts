@@ -18,7 +18,7 @@ function error(sources: Partial<SettingsSources>) {
 describe("resolveSettings", () => {
   it("reads the AWL_ variables with OpenAI defaults", () => {
     const s = ok({ env: { AWL_API_KEY: "k1", AWL_MODEL: "m1" } });
-    expect(s.provider).toEqual({ provider: "openai", model: "m1", baseUrl: "https://api.openai.com/v1", apiKey: "k1", maxRetries: 3, stallTimeoutMs: 90000 });
+    expect(s.provider).toEqual({ provider: "openai", model: "m1", baseUrl: "https://api.openai.com/v1", apiKey: "k1", maxRetries: 3, stallTimeoutMs: 90000, firstByteTimeoutMs: 30000 });
     expect(s.maxSteps).toBe(50);
   });
 
