@@ -16,6 +16,8 @@ const fake = vi.hoisted(() => ({
   unavailable: {} as Record<string, string | undefined>,
   release: undefined as Promise<void> | undefined,
   closed: 0,
+  renders: [] as { extension: string; tool: string; state: unknown; view: unknown; timeoutMs: number }[],
+  renderOutcome: undefined as ToolOutcome | undefined,
 }));
 
 vi.mock("../../src/extensions/lua/pool.js", () => ({
@@ -32,6 +34,10 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
       fake.calls.push({ extension, tool, input, ctx, timeoutMs: opts.timeoutMs });
       return fake.outcome ?? { status: "result", content: `ran ${tool}`, is_error: false };
     }
+    async render(extension: string, tool: string, state: unknown, view: unknown, _ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
+      fake.renders.push({ extension, tool, state, view, timeoutMs: opts.timeoutMs });
+      return fake.renderOutcome ?? { status: "result", content: `drawn ${tool}`, is_error: false };
+    }
     async available(extension: string, tool: string) {
       const key = `${extension}/${tool}`;
       return key in fake.unavailable ? { available: false, ...(fake.unavailable[key] && { error: fake.unavailable[key] }) } : { available: true };
@@ -42,7 +48,7 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
   },
 }));
 
-const { LuaToolSet } = await import("../../src/extensions/lua-tool-set.js");
+const { LuaToolSet, RENDER_TIMEOUT_MS } = await import("../../src/extensions/lua-tool-set.js");
 
 let base: string;
 let cwd: string;
@@ -51,7 +57,7 @@ beforeEach(() => {
   base = mkdtempSync(join(tmpdir(), "awl-toolset-"));
   cwd = join(base, "proj");
   env = { HOME: join(base, "home") };
-  Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, unavailable: {}, release: undefined, closed: 0 });
+  Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, unavailable: {}, release: undefined, closed: 0, renders: [], renderOutcome: undefined });
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
@@ -121,6 +127,26 @@ describe("LuaToolSet", () => {
       content: `xxxxxxxxxx\n\n[awl: output cut to the first 10 of 50 characters; the whole output is in ${spilled}]`,
     });
     expect(readFileSync(spilled, "utf8")).toBe("x".repeat(50));
+  });
+
+  it("renders a tool's block through the pool's render (never its call), time-limited; failures reject", async () => {
+    extension("ext.lua");
+    fake.tools = [tool("ext", "drawn", { has_render: true }), tool("ext", "plain")];
+    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: join(base, "none") });
+    const view = { width: 40, height: 5, expand: false };
+    expect(await tools.render("drawn", { n: 1 }, view)).toBe("drawn drawn");
+    expect(fake.renders).toEqual([{ extension: "ext", tool: "drawn", state: { n: 1 }, view, timeoutMs: RENDER_TIMEOUT_MS }]);
+    expect(fake.calls).toEqual([]);
+    // No render, or no such tool: the caller's fallback.
+    expect(await tools.render("plain", {}, view)).toBeUndefined();
+    expect(await tools.render("gone", {}, view)).toBeUndefined();
+    expect(fake.renders).toHaveLength(1);
+    fake.renderOutcome = { status: "crash", extension: "ext", message: "ext.lua:3: boom", traceback: "" };
+    await expect(tools.render("drawn", {}, view)).rejects.toThrow("ext.lua:3: boom");
+    fake.renderOutcome = { status: "timeout", timeout_ms: RENDER_TIMEOUT_MS };
+    await expect(tools.render("drawn", {}, view)).rejects.toThrow(`ran past ${RENDER_TIMEOUT_MS} ms`);
+    fake.renderOutcome = { status: "result", content: "render of `drawn` returned nil", is_error: true };
+    await expect(tools.render("drawn", {}, view)).rejects.toThrow("returned nil");
   });
 
   it("passes crashes and timeouts through untouched", async () => {

@@ -1,0 +1,96 @@
+/** Live tool blocks: coalesced redraws in place, bracketed by synchronized-output escapes; or once at the end. */
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { outputOrder } from "../../src/cli/output/output-order.js";
+import { LineSink } from "../../src/cli/output/sink.js";
+import { ToolBlocks } from "../../src/cli/output/tool-blocks.js";
+import type { ToolCall, ToolSet } from "../../src/tools/types.js";
+
+const call: ToolCall = { id: "t1", name: "tick", input: '{"n":1}' };
+let chunks: string[];
+let renders: unknown[];
+const tools: ToolSet = {
+  definitions: () => [],
+  execute: () => Promise.reject(new Error("a block must never run the tool")),
+  render: async (_name, state) => {
+    renders.push(state);
+    return `LIVE ${(state as { i: number }).i}`;
+  },
+};
+
+beforeEach(() => {
+  chunks = [];
+  renders = [];
+  vi.useFakeTimers();
+});
+afterEach(() => vi.useRealTimers());
+
+function blocks(redraw: boolean): { blocks: ToolBlocks; sink: LineSink } {
+  const sink = new LineSink({ write: (t: string) => chunks.push(t) }, false);
+  return { blocks: new ToolBlocks(sink, { tools, redraw, columns: 40, rows: 20 }), sink };
+}
+
+async function settle(): Promise<void> {
+  await vi.runAllTimersAsync();
+  await outputOrder.idle();
+}
+
+const SYNC = /^\x1b\[\?2026h[\s\S]*\x1b\[\?2026l$/;
+
+describe("ToolBlocks (redraw)", () => {
+  it("coalesces a burst of updates into one render and one redraw, then redraws in place", async () => {
+    const { blocks: b } = blocks(true);
+    b.start(call);
+    b.update(call, { kind: "title", text: "ticking" });
+    for (let i = 0; i < 100; i++) b.update(call, { kind: "show", state: { i } });
+    await settle();
+    expect(renders).toEqual([{ i: 99 }]);
+    expect(chunks).toEqual(["\x1b[?2026h… tick ticking\n  LIVE 99\n\x1b[?2026l"]);
+
+    b.update(call, { kind: "show", state: { i: 100 } });
+    b.update(call, { kind: "show", state: { i: 101 } });
+    await settle();
+    expect(renders).toEqual([{ i: 99 }, { i: 101 }]);
+    // Erases its two lines (cursor up 2, clear below) and draws again.
+    expect(chunks[1]).toBe("\x1b[?2026h\x1b[2F\x1b[J… tick ticking\n  LIVE 101\n\x1b[?2026l");
+
+    b.end(call, { status: "result", content: "done", is_error: false, summary: "ticked" }, { type: "tool_result", tool_use_id: "t1", content: "done" });
+    await settle();
+    expect(chunks).toHaveLength(3);
+    expect(chunks[2]).toBe("\x1b[?2026h\x1b[2F\x1b[J✓ tick ticking\n  LIVE 101\n\x1b[?2026l");
+    for (const chunk of chunks) expect(chunk).toMatch(SYNC);
+  });
+
+  it("does not erase what was written below the block: it draws the running block again under it", async () => {
+    const { blocks: b, sink } = blocks(true);
+    b.start(call);
+    b.update(call, { kind: "show", state: { i: 1 } });
+    await settle();
+    sink.write("something else\n");
+    b.update(call, { kind: "show", state: { i: 2 } });
+    await settle();
+    expect(chunks.slice(1)).toEqual(["something else\n", "\x1b[?2026h… tick {\"n\":1}\n  LIVE 2\n\x1b[?2026l"]);
+  });
+
+  it("shows the state as short JSON while running when the tool cannot render", async () => {
+    const sink = new LineSink({ write: (t: string) => chunks.push(t) }, false);
+    const b = new ToolBlocks(sink, { redraw: true, columns: 40, rows: 20 });
+    b.start(call);
+    b.update(call, { kind: "show", state: { i: 7 } });
+    await settle();
+    expect(chunks).toEqual(['\x1b[?2026h… tick {"n":1}\n  {"i":7}\n\x1b[?2026l']);
+  });
+});
+
+describe("ToolBlocks (once)", () => {
+  it("writes nothing until the call ends, then the block once, keeping its place before later output", async () => {
+    const { blocks: b, sink } = blocks(false);
+    b.start(call);
+    b.update(call, { kind: "show", state: { i: 3 } });
+    await settle();
+    expect(chunks).toEqual([]);
+    b.end(call, { status: "result", content: "bad", is_error: true }, { type: "tool_result", tool_use_id: "t1", content: "bad", is_error: true });
+    sink.write("after\n"); // written while the body renders: it waits
+    await settle();
+    expect(chunks).toEqual(['✗ tick {"n":1}\n  LIVE 3\n  bad\n', "after\n"]);
+  });
+});
