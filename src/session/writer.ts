@@ -41,22 +41,33 @@ export class SessionWriter {
     private readonly options: WriterOptions,
   ) {}
 
-  /** Creates a new session file (never an existing one) holding its header, fsynced. */
+  /**
+   * Creates a new session file (never an existing one) holding its header, fsynced. The header is written
+   * to a temporary file first and linked into place, so a kill never leaves a session file without a header.
+   */
   static create(path: string, sideDir: string, header: SessionHeader, options: WriterOptions): SessionResult<SessionWriter> {
+    const temporary = `${path}.${process.pid}.tmp`;
     let fd: number;
     try {
       fs.mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
       // O_APPEND (not just O_EXCL): after a failed write is cut back with ftruncate, the next write must go to the new end.
-      fd = fs.openSync(path, "ax", 0o600);
+      fd = fs.openSync(temporary, "ax", 0o600);
     } catch (e) {
-      return ioFailure(e, "create the session file", path);
+      return ioFailure(e, "create the session file", temporary);
     }
     const writer = new SessionWriter(header.id, path, sideDir, fd, 0, options);
     writer.pending.push({ bytes: Buffer.from(encodeLine(header, options.scrub)), files: [] });
-    const synced = writer.endTurn();
+    let synced = writer.endTurn();
+    if (synced.ok) {
+      try {
+        fs.linkSync(temporary, path); // fails with EEXIST rather than replace a file
+      } catch (e) {
+        synced = ioFailure(e, "create the session file", path);
+      }
+    }
+    fs.rmSync(temporary, { force: true });
     if (!synced.ok) {
       fs.closeSync(fd);
-      fs.rmSync(path, { force: true });
       return synced;
     }
     syncFolder(dirname(path));
