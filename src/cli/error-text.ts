@@ -54,7 +54,7 @@ export function describeProviderError(error: ProviderError, { provider: settings
     case "truncated":
       return line("the response was cut off", "try again");
     case "stalled":
-      return line("the server stopped sending", "try again, or raise --stall-timeout");
+      return line("the server stopped sending", "try again, or raise --first-byte-timeout (no response yet) or --stall-timeout (silent mid-stream)");
     case "stream_error":
       // The message says what the server reported (or what went wrong inside awl).
       return line("", "try again");

@@ -27,6 +27,7 @@ export const FLAGS = {
   "base-url": { type: "string", value: "URL", group: "Model", help: "API endpoint, e.g. http://localhost:11434/v1  [AWL_BASE_URL]" },
   "max-retries": { type: "string", value: "N", group: "Limits", help: "retries of rate limits, overloads, 5xx, cut or stalled streams (default 3, 0 = off)" },
   "stall-timeout": { type: "string", value: "MS", group: "Limits", help: "a stream silent this long is retried (default 90000)" },
+  "first-byte-timeout": { type: "string", value: "MS", group: "Limits", help: "no response this long after sending is retried (default 30000)" },
   "max-steps": { type: "string", value: "N", group: "Limits", help: "model calls per turn (default 50)" },
   "max-tokens": { type: "string", value: "N", group: "Limits", help: "output token limit per model call" },
   "thinking-budget": { type: "string", value: "N", group: "Limits", help: "extended thinking budget in tokens (Anthropic)" },
@@ -87,6 +88,7 @@ export function settingsFlags(flags: FlagValues): SettingsFlags {
   copy("baseUrl", flags["base-url"]);
   copy("maxRetries", flags["max-retries"]);
   copy("stallTimeout", flags["stall-timeout"]);
+  copy("firstByteTimeout", flags["first-byte-timeout"]);
   copy("maxSteps", flags["max-steps"]);
   copy("maxTokens", flags["max-tokens"]);
   copy("thinkingBudget", flags["thinking-budget"]);

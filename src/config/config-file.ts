@@ -17,6 +17,7 @@ export interface ConfigFileValues {
   api_key?: string;
   max_retries?: number;
   stall_timeout_ms?: number;
+  first_byte_timeout_ms?: number;
   max_steps?: number;
   max_tokens?: number;
   thinking_budget?: number;
@@ -49,6 +50,7 @@ const KEYS: Record<keyof ConfigFileValues, KeyKind> = {
   api_key: "string",
   max_retries: "count",
   stall_timeout_ms: "count",
+  first_byte_timeout_ms: "count",
   max_steps: "count",
   max_tokens: "count",
   thinking_budget: "count",

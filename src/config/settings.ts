@@ -2,6 +2,7 @@
  * Resolves awl's settings from, in rising precedence: environment, config file, flags (docs/cli.md).
  * Pure: the caller passes the environment, the file's values and the flag strings; nothing is read here.
  */
+import { MIN_THINKING_BUDGET, THINKING_ANSWER_TOKENS } from "../providers/anthropic/limits.js";
 import type { ProviderSettings } from "../providers/types.js";
 import type { ConfigFileValues } from "./config-file.js";
 import type { ConfigError, ConfigResult } from "./errors.js";
@@ -13,6 +14,7 @@ export interface SettingsFlags {
   baseUrl?: string;
   maxRetries?: string;
   stallTimeout?: string;
+  firstByteTimeout?: string;
   maxSteps?: string;
   maxTokens?: string;
   thinkingBudget?: string;
@@ -35,11 +37,14 @@ export interface AwlSettings {
   maxSteps: number;
   /** Where this provider's API key comes from, for messages (e.g. `AWL_API_KEY or OPENAI_API_KEY`); absent for replay. */
   keySource?: string;
+  /** One-line remarks for stderr about how a setting was adjusted. */
+  notes: string[];
 }
 
 export const PROVIDERS = ["openai", "anthropic", "replay"] as const;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_STALL_TIMEOUT_MS = 90_000;
+export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_STEPS = 50;
 
 interface Vendor {
@@ -88,11 +93,26 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
 
   const maxRetries = count(flags.maxRetries, "--max-retries", file.max_retries) ?? DEFAULT_MAX_RETRIES;
   const stallTimeoutMs = count(flags.stallTimeout, "--stall-timeout", file.stall_timeout_ms, 1) ?? DEFAULT_STALL_TIMEOUT_MS;
+  const firstByteTimeoutMs = count(flags.firstByteTimeout, "--first-byte-timeout", file.first_byte_timeout_ms, 1) ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS;
   const maxSteps = count(flags.maxSteps, "--max-steps", file.max_steps, 1) ?? DEFAULT_MAX_STEPS;
   const maxTokens = count(flags.maxTokens, "--max-tokens", file.max_tokens, 1);
   const thinkingBudget = count(flags.thinkingBudget, "--thinking-budget", file.thinking_budget, 1);
+  const notes: string[] = [];
+  if (thinkingBudget !== undefined) {
+    const source = flags.thinkingBudget !== undefined ? "--thinking-budget" : fileKey("thinking_budget");
+    if (thinkingBudget < MIN_THINKING_BUDGET) {
+      throw configError(
+        `the thinking budget ${thinkingBudget} (from ${source}) is below Anthropic's minimum of ${MIN_THINKING_BUDGET} tokens`,
+        `use ${MIN_THINKING_BUDGET} or more, or leave it unset to turn thinking off`,
+      );
+    }
+    // Anthropic needs max_tokens above the budget; the request builder raises it, and the user should know.
+    if (provider === "anthropic" && maxTokens !== undefined && maxTokens <= thinkingBudget) {
+      notes.push(`max tokens ${maxTokens} is not above the thinking budget ${thinkingBudget}: sending ${thinkingBudget + THINKING_ANSWER_TOKENS} (the budget plus ${THINKING_ANSWER_TOKENS} for the answer)`);
+    }
+  }
 
-  const settings: ProviderSettings = { provider, model: "", baseUrl: "", maxRetries, stallTimeoutMs };
+  const settings: ProviderSettings = { provider, model: "", baseUrl: "", maxRetries, stallTimeoutMs, firstByteTimeoutMs };
   if (maxTokens !== undefined) settings.maxTokens = maxTokens;
   if (thinkingBudget !== undefined) settings.thinkingBudget = thinkingBudget;
   if (file.compat) settings.compat = file.compat;
@@ -101,7 +121,7 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
     if (!flags.replay) throw configError("--provider replay needs a script to play", "pass --replay FILE (format: docs/replay-format.md)");
     settings.replayFile = flags.replay;
     settings.model = modelChoice()?.value ?? "replay";
-    return { provider: settings, maxSteps };
+    return { provider: settings, maxSteps, notes };
   }
 
   const vendor = VENDORS[provider]!;
@@ -134,7 +154,7 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   if (!model) throw configError(`no model chosen for provider "${provider}"`, setModel);
   settings.model = model.value;
   if (apiKey !== undefined) settings.apiKey = apiKey.value;
-  return { provider: settings, maxSteps, keySource };
+  return { provider: settings, maxSteps, keySource, notes };
 }
 
 /** The first value that is set and not empty, with its source. */

@@ -1,8 +1,8 @@
 /**
  * One streaming HTTP POST over node:http / node:https (not global fetch: it costs ~50 ms of start-up).
  * The caller sees the response head, then every body read as it arrives, synchronously (no added latency).
- * Failures come back as values: `network` before any response, `stalled` when no byte arrives for
- * `stallTimeoutMs`, `truncated` when the connection dies mid-body, `aborted` on the signal.
+ * Failures come back as values: `network` before any response, `stalled` when no response head arrives
+ * within `firstByteTimeoutMs` or no byte for `stallTimeoutMs`, `truncated` when the connection dies mid-body, `aborted` on the signal.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from "node:http";
 import { providerError, type ProviderError } from "./errors.js";
@@ -15,6 +15,8 @@ export interface PostRequest {
   signal?: AbortSignal;
   /** No byte (head or body) for this long is a `stalled` error. 0 or Infinity disables it. */
   stallTimeoutMs: number;
+  /** No response head this long after sending is a `stalled` error; the shorter of this and the stall timeout applies. */
+  firstByteTimeoutMs?: number;
 }
 
 export interface ResponseHead {
@@ -54,7 +56,7 @@ export async function postStreaming(request: PostRequest, onHead: (head: Respons
     let afterHead = false;
     let response: IncomingMessage | undefined;
     const stallMs = request.stallTimeoutMs;
-    const stallEnabled = Number.isFinite(stallMs) && stallMs > 0;
+    const headMs = Math.min(...[stallMs, request.firstByteTimeoutMs ?? Infinity].map((ms) => (Number.isFinite(ms) && ms > 0 ? ms : Infinity)));
 
     const settle = (outcome: PostOutcome): void => {
       if (settled) return;
@@ -78,12 +80,18 @@ export async function postStreaming(request: PostRequest, onHead: (head: Respons
       drainTimer.unref();
       res.on("end", () => clearTimeout(drainTimer));
     };
-    const timer = stallEnabled
-      ? setTimeout(() => {
-          if (settled) req.destroy();
-          else fail(stalledError(request.url, stallMs, afterHead));
-        }, stallMs)
-      : undefined;
+    let timer: NodeJS.Timeout | undefined;
+    /** (Re)starts the silence timer: `ms` until the head, then the stall timeout between reads. */
+    const arm = (ms: number): void => {
+      if (timer) clearTimeout(timer);
+      timer = Number.isFinite(ms) && ms > 0
+        ? setTimeout(() => {
+            if (settled) req.destroy();
+            else fail(stalledError(request.url, ms, afterHead));
+          }, ms)
+        : undefined;
+    };
+    arm(headMs);
 
     const req = transport.request(url, {
       method: "POST",
@@ -96,7 +104,7 @@ export async function postStreaming(request: PostRequest, onHead: (head: Respons
     req.on("response", (res) => {
       response = res;
       afterHead = true;
-      timer?.refresh();
+      arm(stallMs);
       let sink: BodySink;
       try {
         sink = onHead({ status: res.statusCode ?? 0, headers: res.headers });

@@ -50,7 +50,7 @@ export interface WireAdapter {
 }
 
 /** Retry and stall settings the driver reads from {@link ProviderSettings}. */
-export type DriverSettings = Pick<ProviderSettings, "maxRetries" | "stallTimeoutMs">;
+export type DriverSettings = Pick<ProviderSettings, "maxRetries" | "stallTimeoutMs" | "firstByteTimeoutMs">;
 
 /** Error bodies are read up to this size for the message; the rest is discarded. */
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -116,7 +116,8 @@ async function attemptOnce(
   });
   let rejected: { head: ResponseHead; chunks: Buffer[]; size: number } | undefined;
 
-  const outcome = await postStreaming({ ...request, signal, stallTimeoutMs: settings.stallTimeoutMs }, (head) => {
+  const timeouts = { stallTimeoutMs: settings.stallTimeoutMs, ...(settings.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: settings.firstByteTimeoutMs } : {}) };
+  const outcome = await postStreaming({ ...request, signal, ...timeouts }, (head) => {
     if (head.status < 200 || head.status >= 300 || !isEventStream(head.headers)) {
       const collected = { head, chunks: [] as Buffer[], size: 0 };
       rejected = collected;

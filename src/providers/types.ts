@@ -76,6 +76,11 @@ export interface ProviderSettings {
   maxRetries: number;
   /** A stream with no bytes for this long is a retryable `stalled` error. */
   stallTimeoutMs: number;
+  /**
+   * No response head this long after the request is sent is a retryable `stalled` error too (a server that
+   * accepts and never answers). The shorter of this and `stallTimeoutMs` applies; absent = `stallTimeoutMs`.
+   */
+  firstByteTimeoutMs?: number;
   /** Upper bound on output tokens (Anthropic requires one; sent to OpenAI-compatible endpoints only when set). */
   maxTokens?: number;
   /** Extended thinking budget in tokens (Anthropic); undefined = off. */

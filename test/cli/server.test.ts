@@ -198,13 +198,27 @@ describe("error messages: what happened once, then what to do", () => {
     expect(run).toMatchObject({ code: 0, stdout: "fine\n", stderr: "" });
   });
 
-  it("a server that accepts and never answers: exit 1 after --stall-timeout", async () => {
+  it("a server that accepts and never answers: retried after --first-byte-timeout (the notice on stderr), then exit 1", async () => {
+    server.enqueue({ ending: "hang" }, { ending: "hang" });
+    const run = await runAwl(["-p", "hi", "--max-retries", "1", "--first-byte-timeout", "300"], openai());
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(server.requests).toHaveLength(2);
+    const [notice, ...rest] = run.stderr.split("\n");
+    expect(notice).toMatch(/^awl: stalled; retry 1\/1 in \d+\.\d s$/);
+    expect(rest.join("\n")).toBe(
+      `awl: the server stopped sending after 1 retry: the server accepted the connection but sent no response: no data from ${endpoint()} for 300 ms\n` +
+        "  → try again, or raise --first-byte-timeout (no response yet) or --stall-timeout (silent mid-stream)\n",
+    );
+    checkStderr(run.stderr);
+  });
+
+  it("a --stall-timeout shorter than the first-byte timeout also bounds the wait for the response", async () => {
     server.enqueue({ ending: "hang" });
     const run = await runAwl(["-p", "hi", "--max-retries", "0", "--stall-timeout", "300"], openai());
     expect(run.code).toBe(1);
-    expect(run.stdout).toBe("");
-    expect(run.stderr).toMatch(/^awl: the server stopped sending: .*no .* from http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions .*\n  → try again, or raise --stall-timeout\n$/);
-    checkStderr(run.stderr);
+    expect(run.stderr).toContain("sent no response: no data from");
+    expect(run.stderr).toContain("for 300 ms");
   });
 });
 
@@ -237,6 +251,20 @@ describe("awl -p against an Anthropic server", () => {
     expect(result.messages[1].role).toBe("assistant");
     expect(server.requests[0]!.url).toBe("/v1/messages");
     expect(server.requests[0]!.headers["x-api-key"]).toBe("sk-ant-test");
+  });
+
+  it("--thinking-budget: under Anthropic's minimum is a config error; a max_tokens it must raise gets a note", async () => {
+    const env = { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", AWL_MODEL: "claude-test" };
+    const low = await runAwl(["-p", "hi", "--thinking-budget", "500"], { env });
+    expect(low.code).toBe(2);
+    expect(low.stderr).toBe("awl: the thinking budget 500 (from --thinking-budget) is below Anthropic's minimum of 1024 tokens\n  → use 1024 or more, or leave it unset to turn thinking off\n");
+    expect(server.requests).toHaveLength(0);
+
+    server.enqueue({ body: splitEvery(readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url)), 11) });
+    const raised = await runAwl(["-p", "hi", "--thinking-budget", "4000", "--max-tokens", "2000"], { env });
+    expect(raised.code).toBe(0);
+    expect(raised.stderr).toBe("awl: max tokens 2000 is not above the thinking budget 4000: sending 8096 (the budget plus 4096 for the answer)\n");
+    expect(server.requests[0]!.json()).toMatchObject({ max_tokens: 8096, thinking: { type: "enabled", budget_tokens: 4000 } });
   });
 
   it("--provider anthropic with both keys set: Anthropic's key and endpoint, never AWL_API_KEY or AWL_BASE_URL", async () => {

@@ -18,7 +18,7 @@ function error(sources: Partial<SettingsSources>) {
 describe("resolveSettings", () => {
   it("reads the AWL_ variables with OpenAI defaults", () => {
     const s = ok({ env: { AWL_API_KEY: "k1", AWL_MODEL: "m1" } });
-    expect(s.provider).toEqual({ provider: "openai", model: "m1", baseUrl: "https://api.openai.com/v1", apiKey: "k1", maxRetries: 3, stallTimeoutMs: 90000 });
+    expect(s.provider).toEqual({ provider: "openai", model: "m1", baseUrl: "https://api.openai.com/v1", apiKey: "k1", maxRetries: 3, stallTimeoutMs: 90000, firstByteTimeoutMs: 30000 });
     expect(s.maxSteps).toBe(50);
   });
 
@@ -77,6 +77,13 @@ describe("resolveSettings", () => {
     const s = ok({ env: { AWL_API_KEY: "k", AWL_MODEL: "m" }, flags });
     expect(s.provider).toMatchObject({ maxRetries: 0, stallTimeoutMs: 1500, maxTokens: 4096, thinkingBudget: 2048 });
     expect(s.maxSteps).toBe(7);
+  });
+
+  it("refuses a thinking budget under Anthropic's minimum, from the flag or the file", () => {
+    const env = { AWL_API_KEY: "k", AWL_MODEL: "m", AWL_PROVIDER: "anthropic" };
+    expect(error({ env, flags: { thinkingBudget: "1023" } }).message).toBe("the thinking budget 1023 (from --thinking-budget) is below Anthropic's minimum of 1024 tokens");
+    expect(error({ env, file: { thinking_budget: 100 }, filePath: "/x/config.json" }).message).toContain('(from "thinking_budget" in /x/config.json)');
+    expect(ok({ env, flags: { thinkingBudget: "1024" } }).notes).toEqual([]);
   });
 
   it("names the flag of a bad number", () => {

@@ -157,6 +157,16 @@ describe("runStream", () => {
     expect(receiver.calls).toEqual(["start assistant", "block_start 0 text", 'delta 0 "Hel"', "error stalled"]);
   });
 
+  it("the first-byte timeout bounds the wait for the response head; the stall timeout then governs the body", async () => {
+    settings = { maxRetries: 1, stallTimeoutMs: 60_000, firstByteTimeoutMs: 150 };
+    // The second response's pieces are 300 ms apart: longer than the first-byte timeout, well within the stall timeout.
+    server.enqueue({ ending: "hang" }, { body: [{ data: sseData([{ t: "Hel" }]), delayMs: 0 }, { data: sseData([{ t: "lo" }, "[DONE]"]), delayMs: 300 }] });
+    const { result, receiver } = await run();
+    expect(result.ok).toBe(true);
+    expect(receiver.retries[0]!.error).toMatchObject({ kind: "stalled", message: expect.stringContaining("sent no response: no data from") });
+    expect(receiver.retries[0]!.error.message).toContain("for 150 ms");
+  });
+
   it("a server that accepts and never answers is stalled, then retried", async () => {
     settings = { maxRetries: 1, stallTimeoutMs: 150 };
     server.enqueue({ ending: "hang" }, { body: okBody });

@@ -26,6 +26,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     ...(p.provider === "replay" ? [`replay script: ${p.replayFile}`] : [`base URL: ${p.baseUrl}`, `API key: ${p.apiKey ? `set (from ${settings.keySource})` : "not set"}`]),
     `max retries: ${p.maxRetries}`,
     `stall timeout: ${p.stallTimeoutMs} ms`,
+    `first-byte timeout: ${p.firstByteTimeoutMs} ms`,
     `max steps: ${settings.maxSteps}`,
     `max tokens: ${p.maxTokens ?? "provider default"}`,
     `thinking budget: ${p.thinkingBudget ?? "off"}`,

@@ -12,13 +12,13 @@ import type { Conversation } from "../../model/conversation.js";
 import { providerError, type ProviderError } from "../errors.js";
 import type { ProviderSettings, ToolSpec } from "../types.js";
 import { convertMessages, type WireBlock, type WireMessage } from "./convert-messages.js";
+import { THINKING_ANSWER_TOKENS } from "./limits.js";
 import { RawJson, stringifyWithRaw } from "./raw-json.js";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 
-/** Answer room added above the thinking budget when max_tokens would not exceed it (the API requires max_tokens > budget). */
-export const THINKING_ANSWER_TOKENS = 4096;
+export { THINKING_ANSWER_TOKENS } from "./limits.js";
 
 export type AnthropicRequestSettings = Pick<ProviderSettings, "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinkingBudget">;
 

@@ -17,7 +17,7 @@ describe("awl -p with the Anthropic provider", () => {
     const run = await runAwl(["-p", "Weather in Paris?", "--output-format", "json", "--thinking-budget", "2048", "--max-tokens", "1000"], {
       env: { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-e2e", AWL_MODEL: "claude-sonnet-4-5" },
     });
-    expect(run.stderr).toBe("");
+    expect(run.stderr).toBe("awl: max tokens 1000 is not above the thinking budget 2048: sending 6144 (the budget plus 4096 for the answer)\n");
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout);
     expect(result.stop_reason).toBe("end_turn");
