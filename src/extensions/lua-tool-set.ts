@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
-import { schemaProblem } from "../tools/validate-input.js";
+import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
 import type { LuaPool } from "./lua/pool.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
@@ -124,8 +124,9 @@ export class LuaToolSet implements ToolSet {
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
     const cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
-    toolSet.startLoad = () =>
-      pool.load().then(
+    toolSet.startLoad = () => {
+      preloadSchemaChecker();
+      return pool.load().then(
         async (loaded) => {
           const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
           const snapshot = { ...loaded, tools, unavailable };
@@ -134,6 +135,7 @@ export class LuaToolSet implements ToolSet {
         },
         (error: unknown) => toolSet.apply(failedLoad(discovery.extensions, error)),
       );
+    };
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
     } else await toolSet.loaded();

@@ -7,12 +7,20 @@ import type { ValidateFunction } from "ajv";
 
 type Check = { ok: true } | { ok: false; message: string };
 
-let ajvInstance: Promise<{ compile(schema: object): ValidateFunction }> | undefined;
+/** The part of ajv used here. */
+interface AjvInstance {
+  compile(schema: object): ValidateFunction;
+  validateSchema(schema: unknown): boolean | Promise<unknown>;
+  errors?: ValidateFunction["errors"];
+  errorsText(errors: ValidateFunction["errors"], options: { dataVar: string }): string;
+}
+
+let ajvInstance: Promise<AjvInstance> | undefined;
 const compiled = new Map<string, ValidateFunction | Error>();
 
-async function ajv(): Promise<{ compile(schema: object): ValidateFunction }> {
+async function ajv(): Promise<AjvInstance> {
   ajvInstance ??= import("ajv").then((mod) => {
-    const Ajv = (mod as unknown as { default: new (opts: object) => { compile(schema: object): ValidateFunction } }).default;
+    const Ajv = (mod as unknown as { default: new (opts: object) => AjvInstance }).default;
     // strict: false — model-facing schemas often carry keywords ajv does not know (e.g. "examples" variants).
     return new Ajv({ allErrors: true, strict: false, validateFormats: false });
   });
@@ -33,10 +41,19 @@ async function compile(schemaText: string): Promise<ValidateFunction | Error> {
   return validate;
 }
 
-/** Why `schemaText` is not a JSON Schema ajv (and so a provider) can use, or undefined when it is one. */
+/** Starts loading ajv now, without waiting: a schema check is coming (it overlaps with the Lua workers' start). */
+export function preloadSchemaChecker(): void {
+  void ajv();
+}
+
+/**
+ * Why `schemaText` is not valid JSON Schema (checked against the meta-schema, as a provider does), or
+ * undefined when it is. Much cheaper than compiling it: start-up with a cold registration cache pays this.
+ */
 export async function schemaProblem(schemaText: string): Promise<string | undefined> {
-  const validate = await compile(schemaText);
-  return validate instanceof Error ? validate.message : undefined;
+  const instance = await ajv();
+  if (instance.validateSchema(JSON.parse(schemaText)) === true) return undefined;
+  return instance.errorsText(instance.errors, { dataVar: "parameters" });
 }
 
 /** Checks `input` (already parsed) against `schemaText`. A schema ajv cannot compile is reported, not thrown. */

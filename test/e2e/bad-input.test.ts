@@ -25,6 +25,8 @@ async function listing(options: { asNobody?: boolean } = {}): Promise<{ extensio
   return JSON.parse(result.stdout);
 }
 
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
 function state(list: { extensions: any[] }, name: string): any {
   return list.extensions.find((e) => e.name === name);
 }
@@ -44,6 +46,20 @@ describe("extensions that fail to load", () => {
     expect(ext.state).toBe("failed");
     expect(ext.errors.join("\n")).toContain(`${file}:2: no config found in ~/.weather`);
     await echoStillWorks();
+  });
+
+  it("a missing module names the extension's line and lists the paths beside it first, as Lua 5.4 does", async () => {
+    const file = box.extension("needs.lua", '-- needs a module\nlocal m = require("nonexistent")\n');
+    const root = join(box.cwd, ".awl/extensions");
+    const [error] = state(await listing(), "needs").errors;
+    expect(error).toMatch(
+      new RegExp(
+        `^${escape(file)}:2: module 'nonexistent' not found:\n\tno file '${escape(root)}/nonexistent\\.lua'\n\tno file '${escape(root)}/nonexistent/init\\.lua'\n\tno field package\\.preload\\['nonexistent'\\]\n\tno file '`,
+      ),
+    );
+    expect(error).not.toContain("require.lua");
+    expect(error).not.toMatch(/\t\n|\n\t\n|\n\t$/);
+    expect(error).toMatch(/\n\tno C module 'nonexistent' \(awl loads pure-Lua modules only\)$/);
   });
 
   it("a schema with a function inside refuses that tool only, naming the extension, file and line", async () => {
@@ -73,7 +89,7 @@ awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
 awl.register_tool("bs2", { type = "object", properties = { a = { type = "nosuchtype" } } }, function() return "x" end)
 awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
     );
-    const expected = `extension "badschema" (${file}:2): the schema of tool "bs2" is not a valid JSON Schema (schema is invalid: data/properties/a/type must be equal to one of the allowed values`;
+    const expected = `extension "badschema" (${file}:2): the schema of tool "bs2" is not a valid JSON Schema (parameters/properties/a/type must be equal to one of the allowed values`;
     const ext = state(await listing(), "badschema");
     expect(ext.tools.map((t: any) => t.name)).toEqual(["fine"]);
     expect(ext.errors).toHaveLength(1);

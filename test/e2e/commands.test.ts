@@ -131,6 +131,13 @@ describe("awl tool call", () => {
     expect(alive(sleeper)).toBe(false);
   });
 
+  it("shows a table raised with error() as JSON", async () => {
+    const file = box.extension("raises.lua", `awl.register_tool("raises", { type = "object" }, function()\n  error({ code = 1, why = "bad" })\nend)\n`);
+    const result = await box.awl(["tool", "call", "raises"]);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(`awl: the "raises" extension crashed: {"code":1,"why":"bad"}\nstack traceback:\n\t[C]: in function 'error'\n\t${file}:2: in function <${file}:1>\n`);
+  });
+
   it("exits 1 with the message when the handler returns an error result", async () => {
     box.extension("fails.lua", `
 awl.register_tool { name = "fails", description = "d", parameters = { type = "object", properties = {} },

@@ -16,12 +16,22 @@ import {
   type ScriptedCall,
 } from "./support.js";
 
+// Each call marks its start, then waits (up to 20 s) until every call of the batch has started: calls run one
+// after another would never all start, and answer "alone" instead. Then it sleeps ms, and answers its tag.
 const NAP = `
 awl.register_tool {
   name = "nap",
-  description = "Sleep, then answer with the tag.",
-  parameters = { type = "object", properties = { ms = { type = "integer" }, tag = { type = "string" } }, required = { "ms", "tag" } },
-  run = function(args)
+  description = "Wait for the others, sleep, then answer with the tag.",
+  parameters = { type = "object", properties = { ms = { type = "integer" }, tag = { type = "string" }, batch = { type = "array" } }, required = { "ms", "tag", "batch" } },
+  run = function(args, ctx)
+    local function started(tag) local f = io.open(ctx.cwd .. "/started-" .. tag) if f then f:close() return true end end
+    io.open(ctx.cwd .. "/started-" .. args.tag, "w"):close()
+    local deadline = os.time() + 20
+    local function all() for _, tag in ipairs(args.batch) do if not started(tag) then return false end end return true end
+    while not all() do
+      if os.time() > deadline then return "alone: " .. args.tag end
+      os.execute("sleep 0.02")
+    end
     if args.ms > 0 then os.execute("sleep " .. (args.ms / 1000)) end
     return "tag " .. args.tag
   end,
@@ -112,21 +122,25 @@ describe.each(["openai", "anthropic"] as const)("%s: tool turns through awl -p",
   it("runs three calls concurrently and answers them in the model's order, not the order they finish", async () => {
     installExamples(box, ["echo.lua", "text"]);
     box.extension("nap.lua", NAP);
+    const batch = ["slow", "fast", "mid"];
     const calls: ScriptedCall[] = [
-      { id: "c_slow", name: "nap", input: { ms: 400, tag: "slow" } },
-      { id: "c_fast", name: "nap", input: { ms: 0, tag: "fast" } },
+      { id: "c_slow", name: "nap", input: { ms: 400, tag: "slow", batch } },
+      { id: "c_fast", name: "nap", input: { ms: 0, tag: "fast", batch } },
+      { id: "c_mid", name: "nap", input: { ms: 100, tag: "mid", batch } },
       { id: "c_count", name: "word_count", input: { text: "one two\nthree\n" } },
     ];
-    server.enqueue({ body: wire[provider].calls(calls, "Three at once.") }, { body: wire[provider].text("All done.") });
-    const result = await run("use three tools");
+    server.enqueue({ body: wire[provider].calls(calls, "Four at once.") }, { body: wire[provider].text("All done.") });
+    // Three workers whatever the machine's core count: the three naps must be able to run side by side.
+    const result = await run("use four tools", ["--lua-workers", "3"]);
     expect(result.stderr).not.toContain("awl:"); // tool progress lines only, no warning
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("All done.");
     expect(toolNamesOffered(provider, server.requests[0]!)).toEqual(["echo", "nap", "word_count"]);
-    expect(toolCallsSent(provider, server.requests[1]!).map((c) => c.id)).toEqual(["c_slow", "c_fast", "c_count"]);
+    expect(toolCallsSent(provider, server.requests[1]!).map((c) => c.id)).toEqual(["c_slow", "c_fast", "c_mid", "c_count"]);
     expect(toolResults(provider, server.requests[1]!)).toEqual([
       { id: "c_slow", content: "tag slow" },
       { id: "c_fast", content: "tag fast" },
+      { id: "c_mid", content: "tag mid" },
       { id: "c_count", content: "2 lines, 3 words, 14 bytes" },
     ]);
   });

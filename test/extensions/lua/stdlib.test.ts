@@ -86,9 +86,9 @@ describe("io.open and file methods", () => {
       `${dir}/missing.txt: No such file or directory`,
       2,
       false,
-      `${dir}/missing.txt: No such file or directory`,
+      `cannot open file '${dir}/missing.txt' (No such file or directory)`, // real Lua 5.4's words
       false,
-      "bad argument #2 to 'open' (invalid mode)",
+      "bad argument #2 to 'io.open' (invalid mode)", // called by pcall: named by its global name, as in Lua 5.4
       null,
       "Is a directory",
       21,

@@ -184,6 +184,10 @@ local function crash_report(e)
     message = e
   elseif type(e) == "table" and getmetatable(e) == nil and type(e.message) == "string" then
     message = e.message
+  elseif type(e) == "table" and not (getmetatable(e) and getmetatable(e).__tostring) then
+    -- error({ code = 1 }): its contents say more than "table: 0x…".
+    local ok, text = pcall(json.encode, e)
+    message = ok and text or tostring(e)
   else
     message = tostring(e)
   end

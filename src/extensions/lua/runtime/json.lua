@@ -129,7 +129,7 @@ local function parse_number(s, pos)
   local text = sub(s, pos, e)
   local v = tonumber(text)
   if is_float then
-    v = v + 0.0 -- keep 1.0 a float
+    v = v * 1.0 -- keep 1.0 a float (and -0.0 negative: -0.0 + 0.0 would be 0.0)
   end
   return v, e + 1
 end

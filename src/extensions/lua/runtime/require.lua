@@ -26,7 +26,7 @@ local function searchpath(name, path, sep, rep)
     if host.is_file(file) then return file end
     tried[#tried + 1] = "no file '" .. file .. "'"
   end
-  return nil, "\n\t" .. concat(tried, "\n\t")
+  return nil, concat(tried, "\n\t") -- Lua 5.4's form: `require` adds the "\n\t" before each searcher's text
 end
 package.searchpath = searchpath
 
@@ -57,11 +57,30 @@ local function c_searcher(name)
   if KNOWN_C[name] or (root and KNOWN_C[root]) then
     error(format("module '%s' is a C module: %s", name, why), 0)
   end
-  return "\n\tno C module '" .. name .. "' (awl loads pure-Lua modules only)"
+  return "no C module '" .. name .. "' (awl loads pure-Lua modules only)"
 end
 
 package.searchers = { package.searchers[1], lua_searcher, c_searcher }
 package.loadlib = function() return nil, "awl cannot load C libraries (Lua runs in WebAssembly)", "absent" end
+
+-- The global `require` of Lua 5.4 (package.loaded, then each searcher), but raising "not found" at the
+-- level of the extension's code that called it, and listing `tried` (the extension's own paths) first.
+local function require_global(name, tried)
+  local value = package.loaded[name]
+  if value ~= nil then return value end
+  local misses = { tried }
+  for _, searcher in ipairs(package.searchers) do
+    local loader, extra = searcher(name)
+    if type(loader) == "function" then
+      local result = loader(name, extra)
+      if result ~= nil then package.loaded[name] = result
+      elseif package.loaded[name] == nil then package.loaded[name] = true end
+      return package.loaded[name], extra
+    end
+    if type(loader) == "string" then misses[#misses + 1] = loader end
+  end
+  error(format("module '%s' not found:\n\t%s", name, concat(misses, "\n\t")), 3)
+end
 
 --- A `require` for one extension: its own directory first (own cache), then the global one.
 local function make_require(root, env)
@@ -71,8 +90,11 @@ local function make_require(root, env)
     if type(name) ~= "string" then error("bad argument #1 to 'require' (string expected, got " .. type(name) .. ")", 2) end
     local v = loaded[name]
     if v ~= nil then return v end
-    local file = searchpath(name, path)
-    if not file then return require(name) end
+    local file, tried = searchpath(name, path)
+    if not file then
+      local value, extra = require_global(name, tried) -- not a tail call: the error level counts this frame
+      return value, extra
+    end
     local result = load_module(name, file, env)(name, file)
     if result == nil then result = true end
     loaded[name] = result

@@ -190,7 +190,7 @@ function FILE:write(...)
     local ok, err, code = host.fs_write(self.fd, data)
     if not ok then return nil, err, code end
   elseif kind == "sink" then
-    host.log(self.stream, data)
+    if data ~= "" then host.log(self.stream, data) end -- io.write("") writes nothing, not an empty log line
   elseif kind == "popen_w" then
     self.wbuf[#self.wbuf + 1] = data
   else
@@ -258,24 +258,39 @@ local stdin = new_file("stdin")
 local stdout = new_file("sink", { stream = "stdout" })
 local stderr = new_file("sink", { stream = "stderr" })
 
-local function check_mode(mode, fname)
-  if type(mode) ~= "string" or not find(mode, "^[rwa]%+?b*$") then
-    error("bad argument #2 to '" .. fname .. "' (invalid mode)", 3)
-  end
+-- Raises "bad argument #n to 'name' (why)" at the level of the code that called the library function, naming
+-- it as Lua 5.4 does: by how it was called (`io.open(...)` → 'open'), else by its global name ('io.open').
+-- Call it from the library function itself.
+local function bad_argument(n, global_name, why)
+  local info = debug.getinfo(2, "n")
+  error(format("bad argument #%d to '%s' (%s)", n, info and info.name or global_name, why), 3)
 end
 
+local function typename(v, given)
+  return given and type(v) or "no value"
+end
+
+-- The file, or nil, "name: message", errno and the bare message.
 local function open(filename, mode)
   local fd, err, code = host.fs_open(filename, (mode:gsub("b", "")))
-  if not fd then return nil, filename .. ": " .. err, code end
+  if not fd then return nil, filename .. ": " .. err, code, err end
   return new_file("file", { fd = fd })
 end
 
-io.open = function(filename, mode)
+-- Lua 5.4's error for a file io.lines or io.input/io.output must open.
+local function open_or_raise(filename, mode)
+  local f, _, _, why = open(filename, mode)
+  if not f then error(format("cannot open file '%s' (%s)", filename, why), 3) end
+  return f
+end
+
+io.open = function(...)
+  local filename, mode = ...
   if type(filename) ~= "string" then
-    error("bad argument #1 to 'open' (string expected, got " .. type(filename) .. ")", 2)
+    bad_argument(1, "io.open", "string expected, got " .. typename(filename, select("#", ...) >= 1))
   end
   mode = mode or "r"
-  check_mode(mode, "open")
+  if type(mode) ~= "string" or not find(mode, "^[rwa]%+?b*$") then bad_argument(2, "io.open", "invalid mode") end
   return open(filename, mode)
 end
 
@@ -292,9 +307,7 @@ local function default_file(which, mode)
   return function(file)
     if file ~= nil then
       if type(file) == "string" then
-        local f, err = open(file, mode)
-        if not f then error(err, 2) end
-        defaults[which] = f
+        defaults[which] = open_or_raise(file, mode)
       else
         defaults[which] = check_file(file, which)
       end
@@ -311,8 +324,7 @@ io.close = function(file) return (file or defaults.output):close() end
 
 io.lines = function(filename, ...)
   if filename == nil then return defaults.input:lines(...) end
-  local f, err = open(filename, "r")
-  if not f then error(err, 2) end
+  local f = open_or_raise(filename, "r")
   return lines_iterator(f, true, ...), nil, nil, f
 end
 
@@ -352,9 +364,10 @@ os.getenv = function(name)
   return host.getenv(name)
 end
 
+-- Lua 5.4 names the file in os.remove's message, not in os.rename's.
 local function path_result(ok, err, code, filename)
   if ok then return true end
-  return nil, filename .. ": " .. err, code
+  return nil, filename and filename .. ": " .. err or err, code
 end
 
 os.remove = function(filename)
@@ -363,10 +376,17 @@ os.remove = function(filename)
   return path_result(ok, err, code, filename)
 end
 
-os.rename = function(from, to)
-  if type(from) ~= "string" or type(to) ~= "string" then error("bad argument to 'rename' (string expected)", 2) end
-  local ok, err, code = host.fs_rename(from, to)
-  return path_result(ok, err, code, from)
+os.rename = function(...)
+  local from, to = ...
+  local args = { from, to }
+  for i = 1, 2 do
+    local v = args[i]
+    if type(v) ~= "string" and type(v) ~= "number" then -- a number is taken as a string, as in Lua
+      bad_argument(i, "os.rename", "string expected, got " .. typename(v, select("#", ...) >= i))
+    end
+  end
+  local ok, err, code = host.fs_rename(tostring(from), tostring(to))
+  return path_result(ok, err, code)
 end
 
 os.tmpname = function()

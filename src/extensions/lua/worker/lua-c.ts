@@ -38,6 +38,8 @@ export interface LuaModule {
   _lua_rawgeti(L: number, idx: number, n: bigint): number;
   _lua_sethook(L: number, fn: number, mask: number, count: number): void;
   _lua_error(L: number): number;
+  _lua_getstack(L: number, level: number, ar: number): number;
+  _lua_getinfo(L: number, what: number, ar: number): number;
 }
 
 export const LUA_REGISTRYINDEX = -1000000 - 1000;

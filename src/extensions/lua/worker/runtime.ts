@@ -27,6 +27,7 @@ import {
 import type { ExtensionLoadError, LuaToolRegistration, ToolProgress } from "../types.js";
 import { HostFiles, fsFailure } from "./host-fs.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
+import { StackWhere } from "./stack-where.js";
 import { KNOWN_C_MODULES, luaSearchPaths } from "./lua-paths.js";
 
 /** Instructions between two checks of the deadline and abort flag (cheap: ~1 µs of Lua). */
@@ -67,6 +68,9 @@ export class LuaRuntime {
   private deadline = Infinity;
   private memoryUsed = 0;
   private memoryRefused = false;
+  /** Where the handler ran when the first allocation was refused (its error gets no traceback of its own). */
+  private memoryRefusedAt = "";
+  private readonly stack: StackWhere;
   private extension = "";
   private callId = 0;
   private entry: Record<"load_extension" | "call" | "available" | "render" | "unload", number> = {
@@ -85,6 +89,7 @@ export class LuaRuntime {
     this.m = module;
     this.c = new LuaC(module);
     this.files = new HostFiles(init.cwd);
+    this.stack = new StackWhere(module, init.runtimeDir);
     this.L = this.createState();
     this.boot();
   }
@@ -102,6 +107,7 @@ export class LuaRuntime {
       }
       const delta = ptr ? newSize - oldSize : newSize;
       if (delta > 0 && this.memoryUsed + delta > limit) {
+        if (!this.memoryRefused) this.memoryRefusedAt = this.stack.traceback(this.L);
         this.memoryRefused = true;
         return 0;
       }
@@ -334,6 +340,7 @@ export class LuaRuntime {
     this.abort = ABORT_NONE;
     this.exitCode = 0;
     this.memoryRefused = false;
+    this.memoryRefusedAt = "";
     this.deadline = performance.now() + timeoutMs;
     this.m._lua_settop(this.L, 0);
     this.m._lua_sethook(this.L, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
@@ -363,14 +370,14 @@ export class LuaRuntime {
       outcome = { status: "aborted", reason, exitCode: this.exitCode };
     } else if (status !== 0) {
       const message = c.string(L, -1) ?? "error in awl's dispatcher";
-      outcome = { status: "crash", message, traceback: "", outOfMemory: this.memoryRefused };
+      outcome = { status: "crash", message, traceback: this.memoryRefusedAt, outOfMemory: this.memoryRefused };
     } else {
       const kind = c.string(L, 1);
       if (kind === "crash") {
         outcome = {
           status: "crash",
           message: c.string(L, 2) ?? "",
-          traceback: c.string(L, 3) ?? "",
+          traceback: c.string(L, 3) || this.memoryRefusedAt,
           outOfMemory: this.memoryRefused,
         };
       } else {
