@@ -79,6 +79,32 @@ async function launch(extraEnv: string[] = [], configFile?: string, extensions: 
   await terminal.start(`env -i ${env.join(" ")} ${process.execPath} ${AWL}; echo "[awl exited $?]"; sleep 60`);
 }
 
+/** A tool that shows "waiting", waits for the file `gate` (printing a line once `log_gate` exists, if given), then shows "released". */
+const GATED = `
+local function wait_for(path)
+  while true do
+    local f = io.open(path)
+    if f then f:close() return end
+    os.execute("sleep 0.05")
+  end
+end
+awl.register_tool {
+  name = "gated", description = "Waits for a file.",
+  parameters = { type = "object", properties = { gate = { type = "string" }, log_gate = { type = "string" } } },
+  run = function(args, ctx)
+    ctx:title("gate")
+    ctx:show { step = "waiting" }
+    if args.log_gate then
+      wait_for(args.log_gate)
+      print("LOG-LINE")
+    end
+    wait_for(args.gate)
+    ctx:show { step = "released" }
+    return "released"
+  end,
+  render = function(state, view) return "LIVE-STEP " .. state.step end,
+}`;
+
 describe("awl interactive", () => {
   it("holds a two-turn conversation (the history is sent) and exits on Ctrl-D", async () => {
     server.enqueue(openaiAnswer("Nice to meet you, Ada."), openaiAnswer("Your name is Ada."));
@@ -226,25 +252,8 @@ describe("awl interactive", () => {
 
   it("draws a tool block live: its render(state, view) body redrawn in place as ctx:show updates arrive", async () => {
     const gate = join(tempDir("awl-gate-"), "open");
-    const extension = `
-awl.register_tool {
-  name = "gated", description = "Waits for a file.",
-  parameters = { type = "object", properties = { gate = { type = "string" } } },
-  run = function(args, ctx)
-    ctx:title("gate")
-    ctx:show { step = "waiting" }
-    while true do
-      local f = io.open(args.gate)
-      if f then f:close() break end
-      os.execute("sleep 0.05")
-    end
-    ctx:show { step = "released" }
-    return "released"
-  end,
-  render = function(state, view) return "LIVE-STEP " .. state.step end,
-}`;
     server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
-    await launch([], undefined, { "gated.lua": extension });
+    await launch([], undefined, { "gated.lua": GATED });
     await terminal.waitFor(/^>\s*$/m);
     await terminal.type("go");
     await terminal.keys("Enter");
@@ -255,5 +264,22 @@ awl.register_tool {
     expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
     // Redrawn in place: the running form is gone from the screen.
     expect(screen).not.toContain("LIVE-STEP waiting");
+  });
+
+  it("never redraws a live block over what a tool printed", async () => {
+    const dir = tempDir("awl-gate-");
+    const [gate, logGate] = [join(dir, "open"), join(dir, "log")];
+    server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate, log_gate: logGate } }]) }, openaiAnswer("Gate passed."));
+    await launch([], undefined, { "gated.lua": GATED });
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("go");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/LIVE-STEP waiting/);
+    writeFileSync(logGate, "");
+    await terminal.waitFor(/\[gated\] LOG-LINE/);
+    writeFileSync(gate, "");
+    const screen = await terminal.waitFor(/Gate passed\.\n>/);
+    // The printed line stays; the block's final form is drawn below it.
+    expect(screen).toMatch(/… gated gate\n {2}LIVE-STEP waiting\n\[gated\] LOG-LINE\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
   });
 });

@@ -6,8 +6,10 @@ import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigResult } from "../../config/errors.js";
 import { LuaToolSet } from "../../extensions/lua-tool-set.js";
+import { extensionLogText } from "../../extensions/lua/log-text.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
+import { outputOrder } from "../output/output-order.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 
@@ -105,6 +107,8 @@ export async function openToolsForChat(
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
     ...limits.value,
+    // In the output order, so a live tool block never redraws over what a tool printed (tool-blocks.ts).
+    onLog: (extension, text) => outputOrder.write(process.stderr, extensionLogText(extension, text)),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   for (const problem of tools.problems()) warn(problem);

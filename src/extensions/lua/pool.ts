@@ -7,6 +7,7 @@
 import { availableParallelism, homedir } from "node:os";
 import { luaWasmModule, runtimeDir } from "./assets.js";
 import { LoadHang, WorkerSlot, type Loaded, type SlotSettings } from "./slot.js";
+import { extensionLogText } from "./log-text.js";
 import type { LogSink } from "./processes.js";
 import type { LuaEntry } from "./protocol.js";
 import type {
@@ -31,8 +32,7 @@ interface Waiter {
 }
 
 function defaultLog(extension: string, _stream: string, text: string): void {
-  const lines = text.endsWith("\n") ? text.slice(0, -1) : text;
-  process.stderr.write(`${lines.split("\n").map((l) => `[${extension}] ${l}`).join("\n")}\n`);
+  process.stderr.write(extensionLogText(extension, text));
 }
 
 export class LuaPool {
