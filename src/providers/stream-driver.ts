@@ -12,7 +12,7 @@
  */
 import type { Conversation } from "../model/conversation.js";
 import type { Message } from "../model/message.js";
-import { abortableSleep } from "./abortable-sleep.js";
+import { abortableSleep } from "../util/abortable-sleep.js";
 import { classifyHttpError, classifyNonSseResponse, describeUrl, isEventStream, type HttpFailure } from "./classify-http-error.js";
 import { isProviderError, providerError, type ProviderError } from "./errors.js";
 import { postStreaming, type ResponseHead } from "./http.js";

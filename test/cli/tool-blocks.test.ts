@@ -93,4 +93,18 @@ describe("ToolBlocks (once)", () => {
     await settle();
     expect(chunks).toEqual(['✗ tick {"n":1}\n  LIVE 3\n  bad\n', "after\n"]);
   });
+
+  it("prints parallel calls in the order they started, whichever ends first", async () => {
+    const { blocks: b } = blocks(false);
+    const first: ToolCall = { id: "a", name: "first", input: "{}" };
+    const second: ToolCall = { id: "b", name: "second", input: "{}" };
+    b.start(first);
+    b.start(second);
+    b.end(second, { status: "result", content: "two", is_error: false }, { type: "tool_result", tool_use_id: "b", content: "two" });
+    await settle();
+    expect(chunks).toEqual([]);
+    b.end(first, { status: "result", content: "one", is_error: false }, { type: "tool_result", tool_use_id: "a", content: "one" });
+    await settle();
+    expect(chunks).toEqual(["✓ first {}\n  one\n", "✓ second {}\n  two\n"]);
+  });
 });

@@ -6,7 +6,8 @@
  *   since the last other output form a region that is redrawn as a unit (calls run in parallel); once
  *   something else was written below, or the region no longer fits the screen, blocks are no longer redrawn
  *   in place: each is printed once, when its call ends.
- * - otherwise (a pipe, print mode): each block is printed once, when its call ends.
+ * - otherwise (a pipe, print mode): each block is printed once, when its call and every call started before
+ *   it have ended, so parallel calls print in the model's order whichever finishes first.
  * Bodies are rendered asynchronously; the shared output order (output-order.ts) keeps each block at its place.
  */
 import type { ToolResultBlock } from "../../model/blocks.js";
@@ -42,10 +43,14 @@ interface Block {
   dirty: boolean;
   /** Its final form is on screen. */
   done: boolean;
+  /** Print-once mode: the final drawing, once the call ended. */
+  final?: Promise<() => string>;
 }
 
 export class ToolBlocks {
   private readonly blocks = new Map<string, Block>();
+  /** Print-once mode: blocks in the order their calls started, waiting for their turn to be printed. */
+  private printQueue: Block[] = [];
   /** Live blocks drawn together at the bottom of the output, and how many lines they took. */
   private region: Block[] = [];
   private regionLines = 0;
@@ -70,7 +75,10 @@ export class ToolBlocks {
     const data: ToolBlockData = { name: call.name, input: call.input, status: "running" };
     const block: Block = { data, drawn: data, body: {}, dirty: false, done: false };
     this.blocks.set(call.id, block);
-    if (!this.options.redraw) return;
+    if (!this.options.redraw) {
+      this.printQueue.push(block);
+      return;
+    }
     this.region.push(block);
     this.flushSoon();
   }
@@ -96,7 +104,8 @@ export class ToolBlocks {
       block.done = true;
       const data = block.data;
       const body = renderBody(this.options.tools, data, this.view);
-      this.sink.writeLater(body.then((rendered) => () => lineText(drawBlock(data, rendered, this.view, this.sink.color))));
+      block.final = body.then((rendered) => () => lineText(drawBlock(data, rendered, this.view, this.sink.color)));
+      while (this.printQueue[0]?.final) this.sink.writeLater(this.printQueue.shift()!.final!);
       return;
     }
     // The final form is drawn without the coalescing delay.

@@ -10,6 +10,7 @@ import { LoadHang, WorkerSlot, type Loaded, type SlotSettings } from "./slot.js"
 import { extensionLogText } from "./log-text.js";
 import type { LogSink } from "./processes.js";
 import type { LuaEntry } from "./protocol.js";
+import { abortableSleep } from "../../util/abortable-sleep.js";
 import type {
   ExtensionLoadError,
   LuaCallOptions,
@@ -21,6 +22,8 @@ import type {
 
 export type * from "./types.js";
 
+/** How long close() waits for an orderly stop (on_unload hooks, workers ending) before terminating them. */
+const CLOSE_DEADLINE_MS = 15_000;
 const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
@@ -274,11 +277,21 @@ export class LuaPool {
   private async closeNow(): Promise<void> {
     this.closed = true;
     for (const w of this.waiters.splice(0)) w.resolve(null);
-    const idle = this.idle.splice(0);
-    await Promise.all(idle.map((slot) => slot.unload()));
-    await Promise.all([...this.slots].map((slot) => slot.terminate()));
-    this.slots.clear();
-    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    const slots = [...this.slots];
+    const orderly = (async () => {
+      const idle = this.idle.splice(0);
+      await Promise.all(idle.map((slot) => slot.unload()));
+      await Promise.all(slots.map((slot) => slot.terminate()));
+      this.slots.clear();
+      while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
+    })();
+    // Seen under heavy load (about 1 close in 30): a worker's stop never settles. close() must not hang:
+    // past the deadline every worker is terminated outright and close() returns.
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), CLOSE_DEADLINE_MS)));
+    const how = await Promise.race([orderly.then(() => "done" as const), deadline]);
+    clearTimeout(timer);
+    if (how === "late") await Promise.race([Promise.all(slots.map((slot) => slot.forceStop())), abortableSleep(1000, undefined)]);
   }
 }
 

@@ -294,6 +294,13 @@ export class WorkerSlot {
     this.processes.killAll();
   }
 
+  /** Terminates the worker outright, whatever else is waiting on it (close() past its deadline). */
+  forceStop(): Promise<void> {
+    this.dead = true;
+    this.processes.killAll();
+    return this.worker.terminate().then(() => undefined);
+  }
+
   /** Stops the worker; every caller gets the same promise, so whoever waits sees the worker really gone. */
   terminate(): Promise<void> {
     if (this.termination) return this.termination;

@@ -9,7 +9,7 @@ import type { Message } from "../../model/message.js";
 import { providerError } from "../errors.js";
 import type { Provider, Receiver, StepResult, StreamOptions } from "../types.js";
 import type { Pacing, ReplayScript } from "./script.js";
-import { abortableSleep } from "../abortable-sleep.js";
+import { abortableSleep } from "../../util/abortable-sleep.js";
 
 export class ReplayProvider implements Provider {
   readonly name = "replay";
