@@ -141,6 +141,36 @@ describe("secrets", () => {
   });
 });
 
+describe("turn boundaries", () => {
+  it("fsyncs the session file at every turn end, after the turn's lines are written", () => {
+    const events: string[] = [];
+    const io: WriterIO = {
+      ...nodeIO,
+      writeSync(fd, data) {
+        events.push("write");
+        return nodeIO.writeSync(fd, data);
+      },
+      fsyncSync(fd) {
+        events.push("fsync");
+        nodeIO.fsyncSync(fd);
+      },
+    };
+    const w = tempStore({ io }).create(NEW);
+    if (!w.ok) throw new Error(w.error.message);
+    events.length = 0; // creating the file is not a turn
+    w.value.appendMessage(say("one"));
+    w.value.appendMessage(say("two"));
+    expect(w.value.endTurn().ok).toBe(true);
+    expect(events.at(-1)).toBe("fsync");
+    expect(events.filter((e) => e === "fsync")).toHaveLength(1);
+    w.value.appendMessage(say("three"));
+    expect(w.value.endTurn().ok).toBe(true);
+    expect(events.filter((e) => e === "fsync")).toHaveLength(2);
+    expect(events.at(-1)).toBe("fsync");
+    w.value.close();
+  });
+});
+
 describe("a full disk", () => {
   /** Real file-system calls, except that writes fail with ENOSPC while `full` is set (after writing part of the data). */
   function fillableIO() {
