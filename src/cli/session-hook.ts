@@ -33,9 +33,21 @@ export class SessionHook implements TurnHook {
 
   /** Opens a saved session to continue it; its conversation becomes `runtime.conversation`. */
   resume(idOrPrefix: string, runtime: Runtime): ConfigResult<LoadedSession> {
+    const target = this.store.resolve(idOrPrefix);
+    // Resuming the session this awl writes: its lock is ours, so close it first rather than be refused.
+    if (target.ok && target.value === this.id) {
+      this.recorder?.close();
+      this.recorder = undefined;
+    }
     const opened = this.store.open(idOrPrefix);
     if (!opened.ok) {
-      const hint = opened.error.kind === "not_found" || opened.error.kind === "ambiguous" ? "start a new conversation without -c or -r" : "the file is named above";
+      const kind = opened.error.kind;
+      const hint =
+        kind === "not_found" || kind === "ambiguous"
+          ? "start a new conversation without -c or -r"
+          : kind === "locked"
+            ? "nothing was sent and the session is left as it is"
+            : "the file is named above";
       return { ok: false, error: { message: opened.error.message, hint } };
     }
     this.recorder?.close();

@@ -13,7 +13,9 @@ export type SessionErrorKind =
   /** No session has that id or prefix. */
   | "not_found"
   /** A prefix names more than one session. */
-  | "ambiguous";
+  | "ambiguous"
+  /** Another running awl is writing this session (its `.lock` names its pid). */
+  | "locked";
 
 export interface SessionError {
   kind: SessionErrorKind;

@@ -37,6 +37,11 @@ export function sessionFile(dir: string, id: string): string {
   return join(dir, id + SESSION_EXTENSION);
 }
 
+/** The lock beside a session while a writer has it open (lock.ts). */
+export function lockFile(dir: string, id: string): string {
+  return join(dir, id + ".lock");
+}
+
 /** The folder beside a session that holds its large outputs. */
 export function sideDir(dir: string, id: string): string {
   return join(dir, id + ".files");

@@ -5,7 +5,8 @@ import * as fs from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./errors.js";
 import { isObject, parseHeader, SecretScrubber, SESSION_FORMAT_VERSION, type SessionHeader } from "./format.js";
-import { isSessionId, newSessionId, randomPart, SESSION_EXTENSION, sessionFile, sideDir, defaultSessionDir } from "./paths.js";
+import { acquireSessionLock } from "./lock.js";
+import { isSessionId, lockFile, newSessionId, randomPart, SESSION_EXTENSION, sessionFile, sideDir, defaultSessionDir } from "./paths.js";
 import { readSessionFile, type LoadedSession } from "./reader.js";
 import { SESSION_ENDED_RESULT } from "./resume.js";
 import { answerUnansweredToolUses } from "../agent/invariant.js";
@@ -65,7 +66,14 @@ export class SessionStore {
         model: session.model,
         awl_version: session.awl_version ?? awlVersion(),
       };
-      const created = SessionWriter.create(this.path(header.id), sideDir(this.dir, header.id), header, this.writerOptions);
+      try {
+        fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+      } catch (e) {
+        return ioFailure(e, "create the sessions folder", this.dir);
+      }
+      const lock = acquireSessionLock(lockFile(this.dir, header.id), header.id);
+      if (!lock.ok) return lock;
+      const created = SessionWriter.create(this.path(header.id), sideDir(this.dir, header.id), header, this.writerOptions, lock.value);
       // The random part makes a clash all but impossible; if one happens, take another id rather than overwrite.
       if (created.ok || created.error.code !== "EEXIST" || attempt >= 4) return created;
     }
@@ -166,10 +174,16 @@ export class SessionStore {
     if (!id.ok) return id;
     const path = this.path(id.value);
     const side = sideDir(this.dir, id.value);
+    // Locked before reading: what is read must be what this writer appends to (and trims).
+    const lock = acquireSessionLock(lockFile(this.dir, id.value), id.value);
+    if (!lock.ok) return lock;
     const read = readSessionFile(path, side);
-    if (!read.ok) return read;
+    if (!read.ok) {
+      lock.value.release();
+      return read;
+    }
     const { session, tail, goodSize, fileSize } = read.value;
-    const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated" }, this.writerOptions);
+    const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated" }, this.writerOptions, lock.value);
     if (!writer.ok) return writer;
     const conversation = session.conversation;
     const before = conversation.length;

@@ -9,6 +9,7 @@ import { messageToJSON } from "../model/json.js";
 import type { Message } from "../model/message.js";
 import { fail, ioFailure, ok, type SessionResult } from "./errors.js";
 import { encodeLine, type MessageEntry, type SecretScrubber, type SessionEvent, type SessionHeader, type ToolEntry, type ToolSnapshot } from "./format.js";
+import type { SessionLock } from "./lock.js";
 import { rawInputsOf } from "./raw-inputs.js";
 import { externalizeMessage, externalizeToolEntry, writeSideFiles, type SideFile, type WriterIO } from "./side-files.js";
 
@@ -18,6 +19,9 @@ export interface WriterOptions {
   sideFileThreshold: number;
   io: WriterIO;
 }
+
+/** The session's lock (lock.ts), released when the writer closes or fails to open. */
+export type WriterLock = Pick<SessionLock, "release">;
 
 interface Pending {
   bytes: Buffer;
@@ -41,6 +45,7 @@ export class SessionWriter {
     /** Bytes of complete lines in the file. */
     private size: number,
     private readonly options: WriterOptions,
+    private readonly lock: WriterLock,
   ) {}
 
   /**
@@ -49,7 +54,7 @@ export class SessionWriter {
    * The fsyncs (the file's, and its folder's for the new name) wait for the first `endTurn`: durability is
    * promised at turn boundaries, and keeping them off start-up lets the first request go out ~25–75 ms sooner.
    */
-  static create(path: string, sideDir: string, header: SessionHeader, options: WriterOptions): SessionResult<SessionWriter> {
+  static create(path: string, sideDir: string, header: SessionHeader, options: WriterOptions, lock: WriterLock): SessionResult<SessionWriter> {
     const temporary = `${path}.${process.pid}.tmp`;
     let fd: number;
     try {
@@ -57,9 +62,10 @@ export class SessionWriter {
       // O_APPEND (not just O_EXCL): after a failed write is cut back with ftruncate, the next write must go to the new end.
       fd = fs.openSync(temporary, "ax", 0o600);
     } catch (e) {
+      lock.release();
       return ioFailure(e, "create the session file", temporary);
     }
-    const writer = new SessionWriter(header.id, path, sideDir, fd, 0, options);
+    const writer = new SessionWriter(header.id, path, sideDir, fd, 0, options, lock);
     writer.pending.push({ bytes: Buffer.from(encodeLine(header, options.scrub)), files: [] });
     let written = writer.flush();
     if (written.ok) {
@@ -72,6 +78,7 @@ export class SessionWriter {
     fs.rmSync(temporary, { force: true });
     if (!written.ok) {
       fs.closeSync(fd);
+      lock.release();
       return written;
     }
     writer.folderUnsynced = true;
@@ -88,29 +95,34 @@ export class SessionWriter {
     id: string,
     read: { goodSize: number; fileSize: number; unterminated: boolean },
     options: WriterOptions,
+    lock: WriterLock,
   ): SessionResult<SessionWriter> {
     let fd: number;
     try {
       fd = fs.openSync(path, "a");
     } catch (e) {
+      lock.release();
       return ioFailure(e, "open for appending the session file", path);
     }
-    const writer = new SessionWriter(id, path, sideDir, fd, read.goodSize, options);
+    const writer = new SessionWriter(id, path, sideDir, fd, read.goodSize, options, lock);
     try {
       const now = fs.fstatSync(fd).size;
       if (now !== read.fileSize) {
         fs.closeSync(fd);
+        lock.release();
         return fail("io", `${path} changed while it was being opened (is another awl using this session?); try again`, path);
       }
       if (read.goodSize < read.fileSize) options.io.ftruncateSync(fd, read.goodSize);
     } catch (e) {
       fs.closeSync(fd);
+      lock.release();
       return ioFailure(e, "trim the torn last line of", path);
     }
     if (read.unterminated) writer.pending.push({ bytes: Buffer.from("\n"), files: [] });
     const flushed = writer.flush();
     if (!flushed.ok) {
       fs.closeSync(fd);
+      lock.release();
       return flushed;
     }
     return ok(writer);
@@ -163,12 +175,13 @@ export class SessionWriter {
     return this.pending.length;
   }
 
-  /** Writes and syncs what is queued, then closes the file. Entries that still cannot be written are reported, and lost. */
+  /** Writes and syncs what is queued, then closes the file and releases the lock. Entries that still cannot be written are reported, and lost. */
   close(): SessionResult<void> {
     if (this.closed) return ok(undefined);
     const synced = this.endTurn();
     this.closed = true;
     fs.closeSync(this.fd);
+    this.lock.release();
     if (!synced.ok && this.pending.length > 0) {
       return fail("io", `${synced.error.message}; ${this.pending.length} entries could not be saved`, this.path, synced.error.code);
     }

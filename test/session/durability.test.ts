@@ -216,7 +216,7 @@ describe("a full disk", () => {
   it("on /dev/full, the error names the file and the cause", () => {
     // /dev/full fails every write with ENOSPC, like a real full disk.
     const options = { scrub: new SecretScrubber(), sideFileThreshold: 1024, io: nodeIO };
-    const w = SessionWriter.reopen("/dev/full", "/nonexistent", "x", { goodSize: 0, fileSize: 0, unterminated: false }, options);
+    const w = SessionWriter.reopen("/dev/full", "/nonexistent", "x", { goodSize: 0, fileSize: 0, unterminated: false }, options, { release() {} });
     if (!w.ok) throw new Error(w.error.message);
     const r = w.value.appendMessage(say("hello"));
     expect(r.ok).toBe(false);
