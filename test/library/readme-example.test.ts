@@ -1,0 +1,48 @@
+// The README's "As a library" example, through the built package entry (what `import ... from "awl"` loads).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { openaiText, openaiToolCalls } from "../e2e/support.js";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+
+const awl = (await import(new URL("../../dist/index.js", import.meta.url).href)) as typeof import("../../src/index.js");
+
+let server: ReplayServer;
+let dir: string;
+beforeEach(async () => {
+  server = await startReplayServer();
+  dir = mkdtempSync(join(tmpdir(), "awl-lib-"));
+});
+afterEach(async () => {
+  await server.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it("runs a tool-calling turn with a provider, Lua tools and the agent, as the README shows", async () => {
+  mkdirSync(join(dir, "project/.awl/extensions"), { recursive: true });
+  writeFileSync(
+    join(dir, "project/.awl/extensions/notes.lua"),
+    `awl.register_tool("read_notes", { type = "object", properties = { path = { type = "string" } }, required = { "path" } },
+       function(input) return "notes in " .. input.path .. ": buy milk" end)`,
+  );
+  server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "read_notes", input: { path: "notes.txt" } }]) }, { body: openaiText("It says: buy milk.") });
+
+  const provider = await awl.createProvider({
+    provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, apiKey: "sk-test", maxRetries: 3, stallTimeoutMs: 90_000,
+  });
+  const env = { HOME: join(dir, "home"), PATH: process.env.PATH };
+  const tools = await awl.LuaToolSet.open({ cwd: join(dir, "project"), env });
+  const conversation = new awl.Conversation();
+  conversation.addUserMessage("What is in notes.txt?");
+  let streamed = "";
+  const turn = await new awl.Agent({ provider, tools }).runStep(conversation, { onContentDelta: (_i, delta) => (streamed += delta) });
+  await tools.close();
+
+  expect(turn.stop_reason).toBe("end_turn");
+  expect(streamed).toContain("It says: buy milk.");
+  expect(server.requests[0]!.json().tools.map((t: any) => t.function.name)).toEqual(["read_notes"]);
+  const second = server.requests[1]!.json();
+  expect(second.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: "notes in notes.txt: buy milk" });
+  expect(awl.conversationToJSON(conversation).messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+});
