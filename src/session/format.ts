@@ -44,6 +44,11 @@ export interface ToolEntry {
   /** Set instead of `snapshot` / `details` when the value was large: a side file holding its JSON. */
   snapshot_file?: string;
   details_file?: string;
+  /**
+   * The tool's result, saved as soon as the tool ends (a tool_result block in its message JSON form; a large
+   * content in a side file as in messages), so a session killed mid-batch keeps the results that finished.
+   */
+  result?: Record<string, unknown>;
 }
 
 /** Tokens spent that no saved message carries (an aborted step, a compaction call). */

@@ -4,6 +4,7 @@
  * or a newer format version stops the load.
  */
 import * as fs from "node:fs";
+import type { ToolResultBlock } from "../model/blocks.js";
 import { Conversation } from "../model/conversation.js";
 import { FormatError, messageFromJSON, usageFromJSON } from "../model/json.js";
 import { addUsage, emptyUsage, type Message, type Usage } from "../model/message.js";
@@ -23,6 +24,8 @@ export interface LoadedSession {
   transcript: Message[];
   /** What tools left for the UI, by tool_use_id, so a resumed session re-renders without running anything. */
   snapshots: Map<string, ToolSnapshot>;
+  /** Each tool's result as saved when the tool ended, by tool_use_id (what SessionStore.open answers a batch cut short with). */
+  results: Map<string, ToolResultBlock>;
   /** tool_use ids of the last assistant message that no result answers (the session stopped mid-turn). */
   unanswered: string[];
   /** Tokens of every saved assistant message and usage entry. */
@@ -114,6 +117,7 @@ class SessionBuilder {
   private readonly transcript: Message[] = [];
   private readonly conversation = new Conversation();
   private readonly snapshots = new Map<string, ToolSnapshot>();
+  private readonly results = new Map<string, ToolResultBlock>();
   private readonly warnings: SessionWarning[] = [];
   /** The file line of each message, for warnings about them. */
   private readonly lines = new Map<Message, number>();
@@ -165,11 +169,22 @@ class SessionBuilder {
         if (typeof value.tool_use_id !== "string") throw new EntryError(`"tool_use_id" should be a string`);
         const entry = value as unknown as ToolEntry;
         internalizeToolEntry(entry, this.sideDir, line, this.warnings);
+        let result: ToolResultBlock | undefined;
+        if (isObject(entry.result)) {
+          const holder = { role: "user", content: [entry.result] };
+          internalizeMessage(holder, this.sideDir, line, this.warnings);
+          const [block] = messageFromJSON(holder, "result").content;
+          if (block?.type !== "tool_result" || block.tool_use_id !== entry.tool_use_id)
+            throw new EntryError(`"result" should be a tool_result block for ${entry.tool_use_id}`);
+          result = block;
+        }
         const saved = this.snapshots.get(entry.tool_use_id) ?? {};
         if (entry.snapshot !== undefined) saved.snapshot = entry.snapshot;
         if (entry.details !== undefined) saved.details = entry.details;
         if (typeof entry.summary === "string") saved.summary = entry.summary;
         this.snapshots.set(entry.tool_use_id, saved);
+        if (result) this.results.set(entry.tool_use_id, result);
+
         return;
       }
       case "usage":
@@ -202,6 +217,7 @@ class SessionBuilder {
       conversation: this.conversation,
       transcript: this.transcript,
       snapshots: this.snapshots,
+      results: this.results,
       unanswered: this.conversation.unansweredToolUses().map((b) => b.id),
       usage: this.usage,
       provider: this.provider,

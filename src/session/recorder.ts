@@ -1,10 +1,11 @@
 /**
  * Saves a conversation as it goes: wrap the agent's receiver, and each message is appended as it is
- * added to the conversation, each tool's snapshot, details and summary when the tool ends, and the file
+ * added to the conversation, each tool's result, snapshot, details and summary when the tool ends, and the file
  * is fsynced when the turn ends. A failed write never stops the conversation: it is kept (the writer
  * queues it) and reported once through `onError`.
  */
 import type { TurnReceiver } from "../agent/agent.js";
+import type { ToolResultBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../tools/types.js";
 import type { SessionError, SessionResult } from "./errors.js";
@@ -44,7 +45,7 @@ export class SessionRecorder {
         inner.onToolProgress?.(call, update);
       },
       onToolEnd: (call, outcome, result) => {
-        this.tool(call, outcome);
+        this.tool(call, outcome, result);
         inner.onToolEnd?.(call, outcome, result);
       },
     };
@@ -72,7 +73,8 @@ export class SessionRecorder {
     return result;
   }
 
-  private tool(call: ToolCall, outcome: ToolOutcome): void {
+  /** Saved as soon as the tool ends, with its result: a kill before the batch's results message loses nothing finished. */
+  private tool(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void {
     const saved: ToolSnapshot = {};
     const shown = this.shown.get(call.id);
     this.shown.delete(call.id);
@@ -82,7 +84,7 @@ export class SessionRecorder {
       if (outcome.summary !== undefined) saved.summary = outcome.summary;
     }
     if (saved.snapshot === undefined && shown !== undefined) saved.snapshot = shown;
-    if (Object.keys(saved).length > 0) this.check(this.writer.appendToolEvent(call.id, saved));
+    this.check(this.writer.appendToolEvent(call.id, saved, result));
   }
 
   private check(result: SessionResult<void>): void {

@@ -11,6 +11,8 @@ import { readSessionFile, type LoadedSession } from "./reader.js";
 import { SESSION_ENDED_RESULT } from "./resume.js";
 import { answerUnansweredToolUses } from "../agent/invariant.js";
 import type { ToolResultBlock } from "../model/blocks.js";
+import { toolResult, type Conversation } from "../model/conversation.js";
+import type { Message } from "../model/message.js";
 import { DEFAULT_SIDE_FILE_THRESHOLD, nodeIO, type WriterIO } from "./side-files.js";
 import { readHeader, readHeaderLine, summarize, type SessionSummary } from "./summary.js";
 import { SessionWriter, type WriterOptions } from "./writer.js";
@@ -164,10 +166,11 @@ export class SessionStore {
   }
 
   /**
-   * Opens a session to continue it: loads it, trims a torn last line, and answers any tool call left
-   * without a result (the session stopped mid-turn) with a synthetic `is_error` result (SPEC §5),
-   * appended to both the conversation and the file. Otherwise the conversation is exactly the saved one.
-   * `session.unanswered` still lists the calls that were answered so.
+   * Opens a session to continue it: loads it, trims a torn last line, and answers the calls of a last
+   * assistant message left without results (the session stopped mid-turn) with one message, appended to both
+   * the conversation and the file: each call's result as saved when its tool ended, or a synthetic `is_error`
+   * result for a call that has none (SPEC §5). Otherwise the conversation is exactly the saved one.
+   * `session.unanswered` still lists the calls that had no results message.
    */
   open(idOrPrefix: string): SessionResult<{ session: LoadedSession; writer: SessionWriter }> {
     const id = this.resolve(idOrPrefix);
@@ -186,21 +189,21 @@ export class SessionStore {
     const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated" }, this.writerOptions, lock.value);
     if (!writer.ok) return writer;
     const conversation = session.conversation;
-    const before = conversation.length;
-    const added = answerUnansweredToolUses(conversation, SESSION_ENDED_RESULT);
-    if (added.length === 0) return ok({ session, writer: writer.value });
-    const last = conversation.lastMessage!;
-    if (conversation.length > before && last.content.every((b) => added.includes(b as ToolResultBlock))) {
-      // The usual case: the last assistant message's calls are answered by a new last message, saved like any other.
-      session.transcript.push(last);
-      const saved = writer.value.appendMessage(last);
+    const batch = resultsOfCutBatch(conversation, session.results);
+    if (batch) {
+      // The usual case: the last assistant message's calls are answered by a new last message, saved like any
+      // other: the results saved as each tool ended, and a synthetic one for each call that has none.
+      conversation.addMessage(batch);
+      session.transcript.push(batch);
+      const saved = writer.value.appendMessage(batch);
       const synced = saved.ok ? writer.value.endTurn() : saved;
       if (!synced.ok) {
         writer.value.close();
         return synced;
       }
     }
-    if (added.some((b) => !last.content.includes(b))) {
+    const added = answerUnansweredToolUses(conversation, SESSION_ENDED_RESULT);
+    if (added.length > 0) {
       // Only a damaged file (a skipped line) leaves calls unanswered earlier on: repaired in memory, the same way on every load.
       session.warnings.push({
         kind: "invalid_line",
@@ -220,3 +223,14 @@ export class SessionStore {
 
 /** This package's version, from its package.json (read once). */
 
+/**
+ * The results message for a conversation whose last message is an assistant's with tool calls (killed
+ * mid-batch): in the calls' order, each saved result, else a synthetic `is_error` one. Undefined otherwise.
+ */
+function resultsOfCutBatch(conversation: Conversation, saved: ReadonlyMap<string, ToolResultBlock>): Message | undefined {
+  const last = conversation.lastMessage;
+  if (last?.role !== "assistant") return undefined;
+  const calls = last.content.flatMap((b) => (b.type === "tool_use" ? [b.id] : []));
+  if (calls.length === 0) return undefined;
+  return { role: "user", content: calls.map((id) => saved.get(id) ?? toolResult(id, SESSION_ENDED_RESULT, true)) };
+}

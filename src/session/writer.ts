@@ -6,6 +6,7 @@
 import * as fs from "node:fs";
 import { dirname } from "node:path";
 import { messageToJSON } from "../model/json.js";
+import type { ToolResultBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
 import { fail, ioFailure, ok, type SessionResult } from "./errors.js";
 import { encodeLine, type MessageEntry, type SecretScrubber, type SessionEvent, type SessionHeader, type ToolEntry, type ToolSnapshot } from "./format.js";
@@ -138,14 +139,24 @@ export class SessionWriter {
     return this.enqueue(entry, files);
   }
 
-  /** Saves what a tool left for the UI (its last snapshot, details, summary), keyed by its tool_use id. */
-  appendToolEvent(toolUseId: string, snapshot: ToolSnapshot): SessionResult<void> {
+  /**
+   * Saves what a tool left for the UI (its last snapshot, details, summary) and, when given, its result,
+   * keyed by its tool_use id.
+   */
+  appendToolEvent(toolUseId: string, snapshot: ToolSnapshot, result?: ToolResultBlock): SessionResult<void> {
     const entry: ToolEntry = { type: "tool", time: new Date().toISOString(), tool_use_id: toolUseId };
     if (snapshot.snapshot !== undefined) entry.snapshot = snapshot.snapshot;
     if (snapshot.details !== undefined) entry.details = snapshot.details;
     if (snapshot.summary !== undefined) entry.summary = snapshot.summary;
     const out = externalizeToolEntry(entry, this.options.sideFileThreshold, this.options.scrub);
-    return this.enqueue(out.entry, out.files);
+    const files = [...out.files];
+    if (result !== undefined) {
+      // The block goes through the message path, so a large output goes to a side file the same way.
+      const block = externalizeMessage(messageToJSON({ role: "user", content: [result] }), this.options.sideFileThreshold, this.options.scrub);
+      out.entry.result = (block.json.content as Record<string, unknown>[])[0];
+      files.push(...block.files);
+    }
+    return this.enqueue(out.entry, files);
   }
 
   /** Appends a usage, model-change or compaction event. */

@@ -247,6 +247,38 @@ describe("resuming a session that stopped mid-turn", () => {
     expect(again.unanswered).toEqual([]);
   });
 
+  it("killed mid-batch: a result saved when its tool ended is used, only a call without one gets the synthetic result", () => {
+    const store = tempStore();
+    const created = store.create(NEW);
+    if (!created.ok) throw new Error(created.error.message);
+    const w = created.value;
+    w.appendMessage(say("look"));
+    w.appendMessage({
+      role: "assistant",
+      content: [
+        { type: "tool_use", id: "call_a", name: "read", input: '{"path":"a"}' },
+        { type: "tool_use", id: "call_b", name: "read", input: '{"path":"b"}' },
+      ],
+    });
+    w.appendToolEvent("call_a", { summary: "1 line" }, { type: "tool_result", tool_use_id: "call_a", content: "contents of a" });
+    w.close(); // killed before call_b ended and before the results message
+
+    const loaded = mustLoad(store, w.id);
+    expect(loaded.results.get("call_a")).toEqual({ type: "tool_result", tool_use_id: "call_a", content: "contents of a" });
+    expect(loaded.snapshots.get("call_a")).toEqual({ summary: "1 line" });
+    const opened = store.open(w.id);
+    if (!opened.ok) throw new Error(opened.error.message);
+    const expected = [
+      { type: "tool_result", tool_use_id: "call_a", content: "contents of a" },
+      { type: "tool_result", tool_use_id: "call_b", content: SESSION_ENDED_RESULT, is_error: true },
+    ];
+    expect(opened.value.session.conversation.lastMessage).toEqual({ role: "user", content: expected });
+    opened.value.writer.close();
+    const again = mustLoad(store, w.id);
+    expect(again.conversation.lastMessage).toEqual({ role: "user", content: expected });
+    expect(again.unanswered).toEqual([]);
+  });
+
   it("a result lost in the middle of a damaged file is answered in memory only, with a warning", () => {
     const store = tempStore();
     const [, user, assistant, results, done] = everyBlock();
