@@ -182,7 +182,8 @@ class SessionBuilder {
         if (entry.snapshot !== undefined) saved.snapshot = entry.snapshot;
         if (entry.details !== undefined) saved.details = entry.details;
         if (typeof entry.summary === "string") saved.summary = entry.summary;
-        this.snapshots.set(entry.tool_use_id, saved);
+        // An entry may carry only a result: the UI map keeps tools that left something to show.
+        if (Object.keys(saved).length > 0) this.snapshots.set(entry.tool_use_id, saved);
         if (result) this.results.set(entry.tool_use_id, result);
 
         return;

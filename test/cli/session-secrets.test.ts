@@ -71,8 +71,9 @@ describe("secrets never reach the session folder", () => {
       for (const key of ALL) expect(bytes, `${key} in ${file}`).not.toContain(key);
       redactions += bytes.split("[REDACTED]").length - 1;
     }
-    // Prompt, model text (6 each), tool result, summary, snapshot (5 each), details in the side file (10).
-    expect(redactions).toBe(6 + 6 + 5 * 3 + 10);
+    // Prompt, model text (6 each), tool result (in the results message and in the tool entry), summary,
+    // snapshot (5 each), details in the side file (10).
+    expect(redactions).toBe(6 + 6 + 5 * 4 + 10);
   });
 
   it("knownSecrets: awl's key variables, any *_API_KEY, those the config file names, and its api_key", () => {
