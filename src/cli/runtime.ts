@@ -25,6 +25,8 @@ export interface TurnHook {
   onTurnEnd?(result: TurnResult, runtime: Runtime): void | Promise<void>;
   /** awl is exiting. */
   close?(): void | Promise<void>;
+  /** The saved session this runtime writes to, if the hook keeps one. */
+  sessionId?(): string | undefined;
 }
 
 export interface RuntimeOptions {
@@ -49,6 +51,15 @@ export class Runtime {
     public settings: AwlSettings,
     readonly options: RuntimeOptions,
   ) {}
+
+  /** The id of the session being saved (for `awl -r`), if any. */
+  get sessionId(): string | undefined {
+    for (const hook of this.hooks) {
+      const id = hook.sessionId?.();
+      if (id !== undefined) return id;
+    }
+    return undefined;
+  }
 
   get providerSettings(): ProviderSettings {
     return this.settings.provider;

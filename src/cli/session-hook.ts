@@ -31,6 +31,10 @@ export class SessionHook implements TurnHook {
     return this.recorder?.writer.id;
   }
 
+  sessionId(): string | undefined {
+    return this.id;
+  }
+
   /** Opens a saved session to continue it; its conversation becomes `runtime.conversation`. */
   resume(idOrPrefix: string, runtime: Runtime): ConfigResult<LoadedSession> {
     const target = this.store.resolve(idOrPrefix);

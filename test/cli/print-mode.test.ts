@@ -4,6 +4,16 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectNoStackTrace, runAwl, tempDir, writeScript } from "./run-awl.js";
 
+/** Session ids (src/session/paths.ts): time to the millisecond, then random hex. */
+const SESSION_ID = /^[0-9]{8}-[0-9]{6}-[0-9]{3}-[0-9a-f]{6}$/;
+
+/** The result object without its session id, which differs from run to run; the id must be there. */
+function withoutSessionId(result: { session_id?: string }): object {
+  const { session_id, ...rest } = result;
+  expect(session_id).toMatch(SESSION_ID);
+  return rest;
+}
+
 const answer = {
   role: "assistant",
   content: [
@@ -47,6 +57,12 @@ describe("awl -p (text)", () => {
 });
 
 describe("awl -p --output-format json", () => {
+  it("names no session when none is saved (--no-session)", async () => {
+    const run = await runAwl(["-p", "hi", "--output-format", "json", "--no-session", ...replay(script)]);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).not.toHaveProperty("session_id");
+  });
+
   it("prints exactly one result object with the prompt and the new messages", async () => {
     const run = await runAwl(["-p", "hi", "--output-format", "json", ...replay(script)]);
     expect(run.code).toBe(0);
@@ -56,6 +72,7 @@ describe("awl -p --output-format json", () => {
       messages: [{ role: "user", content: [{ type: "text", text: "hi" }] }, answer],
       stop_reason: "end_turn",
       usage: { input_tokens: 11, output_tokens: 7 },
+      session_id: expect.stringMatching(SESSION_ID),
     });
   });
 });
@@ -78,7 +95,7 @@ describe("awl -p --output-format stream-json", () => {
     expect(events).toContainEqual({ type: "block_complete", index: 1, block: answer.content[1] });
     expect(events.at(-2)).toEqual({ type: "message_complete", message: answer });
     const json = await runAwl(["-p", "hi", "--output-format", "json", ...replay(script)]);
-    expect(events.at(-1)).toEqual(JSON.parse(json.stdout));
+    expect(withoutSessionId(events.at(-1))).toEqual(withoutSessionId(JSON.parse(json.stdout)));
   });
 
   it("reports tool calls, and stops at --max-steps with exit 4", async () => {
@@ -147,6 +164,7 @@ describe("exit codes and messages", () => {
       stop_reason: "error",
       usage: { input_tokens: 0, output_tokens: 0 },
       error: { kind: "auth", retryable: false, status: 401, retry_after_ms: null, message: "Incorrect API key provided" },
+      session_id: expect.stringMatching(SESSION_ID),
     });
   });
 
@@ -211,7 +229,7 @@ describe("--record", () => {
     const lines = readFileSync(recording, "utf8").trim().split("\n").map((l) => JSON.parse(l));
     expect(lines).toEqual([{ awl_replay: 1 }, answer]);
     const again = await runAwl(["-p", "hi", "--output-format", "json", ...replay(recording)]);
-    expect(JSON.parse(again.stdout)).toEqual(JSON.parse(first.stdout));
+    expect(withoutSessionId(JSON.parse(again.stdout))).toEqual(withoutSessionId(JSON.parse(first.stdout)));
   });
 });
 

@@ -41,6 +41,7 @@ describe("awl -p against an OpenAI-compatible server", () => {
       ],
       stop_reason: "end_turn",
       usage: { input_tokens: 9, output_tokens: 2 },
+      session_id: expect.stringMatching(/^[0-9]{8}-[0-9]{6}-[0-9]{3}-[0-9a-f]{6}$/),
     });
   });
 

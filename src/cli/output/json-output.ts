@@ -26,6 +26,8 @@ export interface ResultJSON {
   stop_reason: StopReason;
   usage: Usage;
   error?: ErrorJSON;
+  /** The saved session, for `awl -r ID` (absent with `--no-session`). */
+  session_id?: string;
   crashes?: { tool_use_id: string; tool: string; extension: string; message: string; traceback: string }[];
 }
 
@@ -40,7 +42,11 @@ export function errorJSON(error: ProviderError): ErrorJSON {
 }
 
 /** The object that ends both JSON modes: the prompt and the turn's new messages, stop reason, usage, error. */
-export function resultJSON(prompt: Message | undefined, result: Pick<TurnResult, "stop_reason" | "messages" | "usage" | "error" | "crashes">): ResultJSON {
+export function resultJSON(
+  prompt: Message | undefined,
+  result: Pick<TurnResult, "stop_reason" | "messages" | "usage" | "error" | "crashes">,
+  sessionId?: string,
+): ResultJSON {
   const out: ResultJSON = {
     type: "result",
     messages: [...(prompt ? [prompt] : []), ...result.messages].map(messageToJSON),
@@ -48,6 +54,7 @@ export function resultJSON(prompt: Message | undefined, result: Pick<TurnResult,
     usage: { ...result.usage },
   };
   if (result.error) out.error = errorJSON(result.error);
+  if (sessionId !== undefined) out.session_id = sessionId;
   if (result.crashes.length > 0) {
     out.crashes = result.crashes.map((c) => ({
       tool_use_id: c.call.id,
