@@ -50,7 +50,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   }
   for (const warning of [...(loaded.value.file?.warnings ?? []), ...loaded.value.settings.notes]) stderr.write(`awl: ${warning}\n`);
 
-  const built = await buildRuntime({ settings: loaded.value.settings, sources: loaded.value.sources, cli, warn });
+  const built = await buildRuntime({ settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn });
   if (!built.ok) return await fail(cli, built.error, EXIT.usage);
   const runtime = built.value;
   try {

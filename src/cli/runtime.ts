@@ -13,6 +13,7 @@ import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
+import type { ConfigFile } from "../config/config-file.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -33,6 +34,8 @@ export interface RuntimeOptions {
   settings: AwlSettings;
   /** Where the settings came from, so `/model` can resolve them again with another model. */
   sources: SettingsSources;
+  /** The config file already read at start-up (`null`: there is none), so its other keys are not read again. */
+  configFile?: ConfigFile | null;
   cli: CliOptions;
   /** Diagnostics (stderr): hooks' failures, warnings. */
   warn(text: string): void;
@@ -171,7 +174,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 /** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
 async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: ToolSet }>> {
   const { openToolsForChat } = await import("./commands/extension-host.js");
-  return openToolsForChat(options.cli.flags, options.warn);
+  return openToolsForChat(options.cli.flags, options.warn, options.configFile);
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

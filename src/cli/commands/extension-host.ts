@@ -12,6 +12,7 @@ import { EXIT } from "../exit-codes.js";
 import { outputOrder } from "../output/output-order.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
+import type { ConfigFile } from "../../config/config-file.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -99,8 +100,9 @@ export function usageError(io: CommandIO, command: string, message: string): num
 export async function openToolsForChat(
   flags: { "extensions-dir"?: string[]; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
+  configFile?: ConfigFile | null,
 ): Promise<ConfigResult<{ tools: LuaToolSet }>> {
-  const limits = resolveLuaLimits(flags, process.env);
+  const limits = resolveLuaLimits(flags, process.env, configFile);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.open({
     cwd: process.cwd(),

@@ -3,7 +3,7 @@
  * worker count, memory cap per Lua state and the default handler timeout. Each comes from its flag, then
  * its config file key, then awl's default (left to the pool).
  */
-import { configFilePath, readConfigFile } from "../../config/config-file.js";
+import { configFilePath, readConfigFile, type ConfigFile } from "../../config/config-file.js";
 import type { ConfigResult } from "../../config/errors.js";
 
 /** What LuaToolSet.open takes; an absent value means "awl's default". */
@@ -32,10 +32,11 @@ const LIMITS: readonly Limit[] = [
 
 /**
  * The limits from `flags` (parsed `--lua-workers`, `--lua-memory-mb`, `--tool-timeout` strings) and the config
- * file of `env`. A bad value is an error naming the flag or the file and key.
+ * file of `env` — `configFile` when the caller already read it (`null`: there is none). A bad value is an error
+ * naming the flag or the file and key.
  */
-export function resolveLuaLimits(flags: Record<string, unknown>, env: NodeJS.ProcessEnv): ConfigResult<LuaLimits> {
-  let file: Record<string, unknown> | undefined;
+export function resolveLuaLimits(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configFile?: ConfigFile | null): ConfigResult<LuaLimits> {
+  let file: Record<string, unknown> | undefined = configFile === undefined ? undefined : (configFile?.raw ?? {});
   const limits: LuaLimits = {};
   for (const limit of LIMITS) {
     const range = `a whole number of ${limit.unit} from ${limit.min}${limit.max < Number.MAX_SAFE_INTEGER ? ` to ${limit.max}` : " up"}`;
