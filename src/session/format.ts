@@ -33,12 +33,14 @@ export interface MessageEntry {
   raw_inputs?: Record<string, string>;
 }
 
-/** What a tool left for the UI: its last `ctx:show` snapshot, `details` and `summary`. Later entries for the same id win field by field. */
+/** What a tool left for the UI: its last `ctx:show` snapshot, `ctx:title` text, `details` and `summary`. Later entries for the same id win field by field. */
 export interface ToolEntry {
   type: "tool";
   time: string;
   tool_use_id: string;
   snapshot?: unknown;
+  /** The block's title as last set with `ctx:title` (shown instead of the input in the block's header). */
+  title?: string;
   details?: unknown;
   summary?: string;
   /** Set instead of `snapshot` / `details` when the value was large: a side file holding its JSON. */
@@ -89,6 +91,8 @@ export type SessionEvent =
 /** What a tool left for the UI, as the writer takes it and the reader gives it back. */
 export interface ToolSnapshot {
   snapshot?: unknown;
+  /** The last `ctx:title` text. */
+  title?: string;
   details?: unknown;
   summary?: string;
 }

@@ -140,12 +140,13 @@ export class SessionWriter {
   }
 
   /**
-   * Saves what a tool left for the UI (its last snapshot, details, summary) and, when given, its result,
+   * Saves what a tool left for the UI (its last snapshot and title, details, summary) and, when given, its result,
    * keyed by its tool_use id.
    */
   appendToolEvent(toolUseId: string, snapshot: ToolSnapshot, result?: ToolResultBlock): SessionResult<void> {
     const entry: ToolEntry = { type: "tool", time: new Date().toISOString(), tool_use_id: toolUseId };
     if (snapshot.snapshot !== undefined) entry.snapshot = snapshot.snapshot;
+    if (snapshot.title !== undefined) entry.title = snapshot.title;
     if (snapshot.details !== undefined) entry.details = snapshot.details;
     if (snapshot.summary !== undefined) entry.summary = snapshot.summary;
     const out = externalizeToolEntry(entry, this.options.sideFileThreshold, this.options.scrub);
