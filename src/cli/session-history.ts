@@ -1,8 +1,9 @@
 /**
  * Shows a resumed session in the interactive mode by replaying its saved messages through the same
- * TerminalRenderer a live turn uses: text and thinking as streamed, each tool block drawn from its saved
- * snapshot through the tool's `render(state, view)` (ToolSet.render; never its `run`), or from the saved
- * summary / result text when the tool is gone or has no render. No tool runs and no model is called.
+ * TerminalRenderer a live turn uses: text and thinking as streamed, each tool block (headed by its saved
+ * `ctx:title`, else its input) drawn from its saved snapshot through the tool's `render(state, view)`
+ * (ToolSet.render; never its `run`), or from the saved summary / result text when the tool is gone or has no
+ * render. No tool runs and no model is called.
  */
 import type { ToolUseBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
@@ -56,8 +57,10 @@ function replayUser(message: Message, session: LoadedSession, renderer: Terminal
     } else if (block.type === "tool_result") {
       const use = calls.get(block.tool_use_id);
       const call = { id: block.tool_use_id, name: use?.name ?? "tool", input: use?.input ?? "" };
-      const saved = session.snapshots.get(call.id) ?? {};
+      const { title, ...saved } = session.snapshots.get(call.id) ?? {};
       renderer.onToolStart(call);
+      // The header shows the title the tool set live (ctx:title), not the raw input.
+      if (title !== undefined) renderer.onToolProgress(call, { kind: "title", text: title });
       // The saved snapshot rides on the outcome, as a live call's last ctx:show state does: the block renders from it.
       const outcome: ToolOutcome = { status: "result", content: block.content, is_error: block.is_error === true, ...saved };
       renderer.onToolEnd(call, outcome, block);

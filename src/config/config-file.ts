@@ -22,16 +22,17 @@ export interface ConfigFileValues {
   max_tokens?: number;
   thinking_budget?: number;
   compat?: Record<string, unknown>;
-  /** Per-provider endpoint and key variable, used whenever that provider is chosen (docs/cli.md). */
+  /** Per-provider endpoint, key variable and model, used whenever that provider is chosen (docs/cli.md). */
   providers?: Record<string, ProviderEntry>;
 }
 
-/** One entry of `providers`: where that provider lives and which environment variable holds its key. */
+/** One entry of `providers`: where that provider lives, which environment variable holds its key, its model. */
 export interface ProviderEntry {
   base_url?: string;
   api_key_env?: string;
+  model?: string;
 }
-const PROVIDER_ENTRY_KEYS = new Set(["base_url", "api_key_env"]);
+const PROVIDER_ENTRY_KEYS = ["base_url", "api_key_env", "model"];
 
 export interface ConfigFile {
   path: string;
@@ -126,9 +127,10 @@ function checkValue(kind: KeyKind, value: unknown): string | undefined {
     case "providers":
       if (!isObject(value)) return 'must be an object like {"anthropic": {"api_key_env": "ANTHROPIC_API_KEY"}}';
       for (const [name, entry] of Object.entries(value)) {
-        if (!isObject(entry)) return `entry "${name}" must be an object with "base_url" and/or "api_key_env"`;
+        const keys = PROVIDER_ENTRY_KEYS.map((k) => `"${k}"`).join(", ");
+        if (!isObject(entry)) return `entry "${name}" must be an object with any of ${keys}`;
         for (const [key, field] of Object.entries(entry)) {
-          if (!PROVIDER_ENTRY_KEYS.has(key)) return `entry "${name}" has an unknown key "${key}" (use "base_url", "api_key_env")`;
+          if (!PROVIDER_ENTRY_KEYS.includes(key)) return `entry "${name}" has an unknown key "${key}" (use ${keys})`;
           const problem = checkValue("string", field);
           if (problem) return `entry "${name}.${key}" ${problem}`;
         }

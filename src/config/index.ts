@@ -18,10 +18,12 @@ export interface LoadedSettings {
 
 /** Reads the config file for `env` and resolves everything; the one call the CLI makes. */
 export function loadSettings(env: NodeJS.ProcessEnv, flags: SettingsFlags): ConfigResult<LoadedSettings> {
-  const read = readConfigFile(configFilePath(env));
+  const path = configFilePath(env);
+  const read = readConfigFile(path);
   if (!read.ok) return read;
   const file = read.value;
-  const sources: SettingsSources = { env, flags, ...(file ? { file: file.values, filePath: file.path } : {}) };
+  // The path is passed even when there is no file yet: messages tell the user where to put a setting.
+  const sources: SettingsSources = { env, flags, filePath: path, ...(file ? { file: file.values } : {}) };
   const resolved = resolveSettings(sources);
   if (!resolved.ok) return resolved;
   return { ok: true, value: { settings: resolved.value, sources, ...(file ? { file } : {}) } };

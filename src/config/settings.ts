@@ -37,6 +37,8 @@ export interface AwlSettings {
   maxSteps: number;
   /** Where this provider's API key comes from, for messages (e.g. `AWL_API_KEY or OPENAI_API_KEY`); absent for replay. */
   keySource?: string;
+  /** Where the model name came from, for `awl config` (e.g. `AWL_MODEL`, `--model`). */
+  modelSource: string;
   /** One-line remarks for stderr about how a setting was adjusted. */
   notes: string[];
 }
@@ -88,8 +90,21 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
     }
   }
 
-  const modelChoice = (): Sourced<string> | undefined =>
-    first([choice.model, "/model"], [flags.model, "--model"], [file.model, fileKey("model")], [env.AWL_MODEL, "AWL_MODEL"]);
+  // The generic models (AWL_MODEL, the file's "model") belong to the provider named at their level or below;
+  // with no provider named there, to whichever provider is chosen (one provider in use: the old behaviour).
+  const envModelHome = env.AWL_PROVIDER?.trim() ? envHome : undefined;
+  const fileModelHome = file.provider?.trim() ? fileHome : envModelHome;
+  const modelFor = (home: string | undefined, value: string | undefined): string | undefined =>
+    home === undefined || home === provider ? value : undefined;
+  const own = file.providers?.[provider] ?? {};
+  const ownKey = (key: string): string => `"providers.${provider}.${key}" in ${filePath}`;
+  const model = first(
+    [choice.model, "/model"],
+    [flags.model, "--model"],
+    [own.model, ownKey("model")],
+    [modelFor(fileModelHome, file.model), fileKey("model")],
+    [modelFor(envModelHome, env.AWL_MODEL), "AWL_MODEL"],
+  );
 
   const maxRetries = count(flags.maxRetries, "--max-retries", file.max_retries) ?? DEFAULT_MAX_RETRIES;
   const stallTimeoutMs = count(flags.stallTimeout, "--stall-timeout", file.stall_timeout_ms, 1) ?? DEFAULT_STALL_TIMEOUT_MS;
@@ -120,13 +135,11 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   if (provider === "replay") {
     if (!flags.replay) throw configError("--provider replay needs a script to play", "pass --replay FILE (format: docs/replay-format.md)");
     settings.replayFile = flags.replay;
-    settings.model = modelChoice()?.value ?? "replay";
-    return { provider: settings, maxSteps, notes };
+    settings.model = model?.value ?? "replay";
+    return { provider: settings, maxSteps, modelSource: model?.source ?? "the replay provider's default", notes };
   }
 
   const vendor = VENDORS[provider]!;
-  const own = file.providers?.[provider] ?? {};
-  const ownKey = (key: string): string => `"providers.${provider}.${key}" in ${filePath}`;
   const forThis = <T>(home: string, value: T | undefined): T | undefined => (home === provider ? value : undefined);
   const baseUrl = first(
     [forThis(flagsHome, flags.baseUrl), "--base-url"],
@@ -136,7 +149,6 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   );
   settings.baseUrl = baseUrl ? checkUrl(baseUrl) : vendor.baseUrl;
 
-  const model = modelChoice();
   // The variables that may hold this provider's key, most specific first.
   const keyVariables = own.api_key_env ? [own.api_key_env] : [...(envHome === provider ? ["AWL_API_KEY"] : []), vendor.keyVariable];
   const fromFile: [string | undefined, string] = [own.api_key_env ? undefined : forThis(fileHome, file.api_key), fileKey("api_key")];
@@ -147,14 +159,35 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   const keyExample = keyVariables.at(-1)!;
   const notHome = env.AWL_API_KEY && envHome !== provider ? ` (AWL_API_KEY is for ${envHome}, the provider AWL_PROVIDER names)` : "";
   const setKey = `set ${keyVariables.join(" or ")} (e.g. export ${keyExample}=...)${notHome}`;
-  const setModel = `set AWL_MODEL or pass --model NAME (e.g. --model ${vendor.exampleModel})`;
+  const setModel = missingModelHint(provider, vendor, { envModelHome, fileModelHome, env, file, filePath });
   const offline = "or try awl offline with --provider replay --replay FILE";
   if (keyMissing && !model) throw configError(`no API key and no model for provider "${provider}"`, `${setKey} and ${setModel}; ${offline}`);
   if (keyMissing) throw configError(`no API key for provider "${provider}"`, `${setKey}, ${offline}`);
   if (!model) throw configError(`no model chosen for provider "${provider}"`, setModel);
   settings.model = model.value;
   if (apiKey !== undefined) settings.apiKey = apiKey.value;
-  return { provider: settings, maxSteps, keySource, notes };
+  return { provider: settings, maxSteps, keySource, modelSource: model.source, notes };
+}
+
+/**
+ * What to set when no model is known for `provider`: --model, AWL_MODEL when it would count for this provider,
+ * and the file's per-provider key; a generic model that belongs to another provider is named, so the user
+ * sees why it was not used.
+ */
+function missingModelHint(
+  provider: string,
+  vendor: Vendor,
+  homes: { envModelHome?: string; fileModelHome?: string; env: NodeJS.ProcessEnv; file: ConfigFileValues; filePath: string },
+): string {
+  const { envModelHome, fileModelHome, env, file, filePath } = homes;
+  const flag = `pass --model NAME (e.g. --model ${vendor.exampleModel})`;
+  const inFile = `"providers.${provider}.model" in ${filePath}`;
+  const elsewhere: string[] = [];
+  if (file.model && fileModelHome !== undefined && fileModelHome !== provider) elsewhere.push(`"model" in ${filePath} is for ${fileModelHome}`);
+  if (env.AWL_MODEL && envModelHome !== undefined && envModelHome !== provider) elsewhere.push(`AWL_MODEL is for ${envModelHome}, the provider AWL_PROVIDER names`);
+  const why = elsewhere.length > 0 ? ` (${elsewhere.join("; ")})` : "";
+  if (envModelHome === undefined || envModelHome === provider) return `set AWL_MODEL or ${flag}, or set ${inFile}${why}`;
+  return `${flag} or set ${inFile}${why}`;
 }
 
 /** The first value that is set and not empty, with its source. */

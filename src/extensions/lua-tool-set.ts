@@ -17,6 +17,7 @@ import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProbl
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
+import { knownSecrets, SecretScrubber } from "../util/secrets.js";
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
@@ -47,6 +48,11 @@ export interface LuaToolSetOptions {
   resultLimit?: number;
   /** `ctx.spill_dir`; default a fresh folder under `<data>/spill/`, created on the first call. */
   spillDir?: string;
+  /**
+   * Keys replaced by `[REDACTED]` in spill files, besides those of `env` (its `*_API_KEY` variables and awl's
+   * own, found by `knownSecrets`), which are always scrubbed.
+   */
+  secrets?: readonly (string | undefined)[];
   maxSlots?: number;
   memoryLimitBytes?: number;
   onLog?: (extension: string, text: string) => void;
@@ -91,6 +97,7 @@ export class LuaToolSet implements ToolSet {
     private readonly registry: ToolRegistry,
     private readonly context: ToolContextData,
     private readonly defaultTimeoutMs: number,
+    private readonly scrub: SecretScrubber,
   ) {}
 
   /** Discovers the extensions and loads them (or takes their tools from the cache and loads them later). */
@@ -112,7 +119,8 @@ export class LuaToolSet implements ToolSet {
       result_limit: options.resultLimit ?? DEFAULT_RESULT_LIMIT,
     };
     const registry = new ToolRegistry({ defaultTimeoutMs });
-    const toolSet = new LuaToolSet(discovery, registry, context, defaultTimeoutMs);
+    const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
+    const toolSet = new LuaToolSet(discovery, registry, context, defaultTimeoutMs, scrub);
     if (discovery.extensions.length === 0) return toolSet;
 
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
@@ -216,6 +224,7 @@ export class LuaToolSet implements ToolSet {
       const limited = await limitResult(outcome.content, call.name, call.id, {
         limit: this.context.result_limit,
         spillDir: this.context.spill_dir,
+        scrub: this.scrub,
       });
       return { ...outcome, content: limited.content };
     } catch (error) {

@@ -180,6 +180,7 @@ class SessionBuilder {
         }
         const saved = this.snapshots.get(entry.tool_use_id) ?? {};
         if (entry.snapshot !== undefined) saved.snapshot = entry.snapshot;
+        if (typeof entry.title === "string") saved.title = entry.title;
         if (entry.details !== undefined) saved.details = entry.details;
         if (typeof entry.summary === "string") saved.summary = entry.summary;
         // An entry may carry only a result: the UI map keeps tools that left something to show.

@@ -1,6 +1,6 @@
 /**
  * Saves a conversation as it goes: wrap the agent's receiver, and each message is appended as it is
- * added to the conversation, each tool's result, snapshot, details and summary when the tool ends, and the file
+ * added to the conversation, each tool's result, snapshot, title, details and summary when the tool ends, and the file
  * is fsynced when the turn ends. A failed write never stops the conversation: it is kept (the writer
  * queues it) and reported once through `onError`.
  */
@@ -15,6 +15,8 @@ import type { SessionWriter } from "./writer.js";
 export class SessionRecorder {
   /** The last `ctx:show` state of each running tool, saved when it ends if its outcome carries none. */
   private readonly shown = new Map<string, unknown>();
+  /** The last `ctx:title` text of each running tool, saved when it ends: a resumed block shows the title seen live. */
+  private readonly titles = new Map<string, string>();
   private failing = false;
 
   constructor(
@@ -42,6 +44,7 @@ export class SessionRecorder {
       },
       onToolProgress: (call: ToolCall, update: ToolProgress) => {
         if (update.kind === "show") this.shown.set(call.id, update.state);
+        else if (update.kind === "title") this.titles.set(call.id, update.text);
         inner.onToolProgress?.(call, update);
       },
       onToolEnd: (call, outcome, result) => {
@@ -77,13 +80,16 @@ export class SessionRecorder {
   private tool(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void {
     const saved: ToolSnapshot = {};
     const shown = this.shown.get(call.id);
+    const title = this.titles.get(call.id);
     this.shown.delete(call.id);
+    this.titles.delete(call.id);
     if (outcome.status === "result") {
       if (outcome.snapshot !== undefined) saved.snapshot = outcome.snapshot;
       if (outcome.details !== undefined) saved.details = outcome.details;
       if (outcome.summary !== undefined) saved.summary = outcome.summary;
     }
     if (saved.snapshot === undefined && shown !== undefined) saved.snapshot = shown;
+    if (title !== undefined) saved.title = title;
     this.check(this.writer.appendToolEvent(call.id, saved, result));
   }
 

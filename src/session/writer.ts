@@ -9,7 +9,8 @@ import { messageToJSON } from "../model/json.js";
 import type { ToolResultBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
 import { fail, ioFailure, ok, type SessionResult } from "./errors.js";
-import { encodeLine, type MessageEntry, type SecretScrubber, type SessionEvent, type SessionHeader, type ToolEntry, type ToolSnapshot } from "./format.js";
+import type { SecretScrubber } from "../util/secrets.js";
+import { encodeLine, type MessageEntry, type SessionEvent, type SessionHeader, type ToolEntry, type ToolSnapshot } from "./format.js";
 import type { SessionLock } from "./lock.js";
 import { rawInputsOf } from "./raw-inputs.js";
 import { externalizeMessage, externalizeToolEntry, writeSideFiles, type SideFile, type WriterIO } from "./side-files.js";
@@ -140,12 +141,13 @@ export class SessionWriter {
   }
 
   /**
-   * Saves what a tool left for the UI (its last snapshot, details, summary) and, when given, its result,
+   * Saves what a tool left for the UI (its last snapshot and title, details, summary) and, when given, its result,
    * keyed by its tool_use id.
    */
   appendToolEvent(toolUseId: string, snapshot: ToolSnapshot, result?: ToolResultBlock): SessionResult<void> {
     const entry: ToolEntry = { type: "tool", time: new Date().toISOString(), tool_use_id: toolUseId };
     if (snapshot.snapshot !== undefined) entry.snapshot = snapshot.snapshot;
+    if (snapshot.title !== undefined) entry.title = snapshot.title;
     if (snapshot.details !== undefined) entry.details = snapshot.details;
     if (snapshot.summary !== undefined) entry.summary = snapshot.summary;
     const out = externalizeToolEntry(entry, this.options.sideFileThreshold, this.options.scrub);

@@ -1,6 +1,6 @@
 /** The interactive mode in a real terminal (tmux), against the local replay server. */
 import { execFile } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -62,9 +62,12 @@ afterEach(async () => {
   await server.close();
 });
 
-/** Starts awl in the terminal against `server` (an OpenAI-compatible endpoint), with extra variables, a config file and user extensions. */
-async function launch(extraEnv: string[] = [], configFile?: string, extensions: Record<string, string> = {}): Promise<void> {
-  const home = tempDir("awl-home-");
+/**
+ * Starts awl in the terminal against `server` (an OpenAI-compatible endpoint), with extra variables, a config file and
+ * user extensions; `home` (default a fresh one) and awl's arguments can be given. Returns the home.
+ */
+async function launch(extraEnv: string[] = [], configFile?: string, extensions: Record<string, string> = {}, options: { home?: string; args?: string[] } = {}): Promise<string> {
+  const home = options.home ?? tempDir("awl-home-");
   for (const [name, source] of Object.entries(extensions)) {
     mkdirSync(join(home, ".config", "awl", "extensions"), { recursive: true });
     writeFileSync(join(home, ".config", "awl", "extensions", name), source);
@@ -76,7 +79,8 @@ async function launch(extraEnv: string[] = [], configFile?: string, extensions: 
   const env = [`PATH=${process.env.PATH}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
     `AWL_BASE_URL=${server.url}/v1`, "AWL_API_KEY=sk-test", "AWL_MODEL=gpt-test", ...extraEnv];
   // When awl exits the shell prints its exit code, so the test can see it.
-  await terminal.start(`env -i ${env.join(" ")} ${process.execPath} ${AWL}; echo "[awl exited $?]"; sleep 60`);
+  await terminal.start(`env -i ${env.join(" ")} ${process.execPath} ${AWL} ${(options.args ?? []).join(" ")}; echo "[awl exited $?]"; sleep 60`);
+  return home;
 }
 
 /** A tool that shows "waiting", waits for the file `gate` (printing a line once `log_gate` exists, if given), then shows "released". */
@@ -264,6 +268,27 @@ describe("awl interactive", () => {
     expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
     // Redrawn in place: the running form is gone from the screen.
     expect(screen).not.toContain("LIVE-STEP waiting");
+  });
+
+  it("awl -r redraws a saved tool block with the title the tool set live (ctx:title), not its input", async () => {
+    const gate = join(tempDir("awl-gate-"), "open");
+    writeFileSync(gate, "");
+    server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
+    const home = await launch([], undefined, { "gated.lua": GATED });
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("go");
+    await terminal.keys("Enter");
+    expect(await terminal.waitFor(/Gate passed\.\n>/)).toMatch(/✓ gated gate\n {2}LIVE-STEP released\n/);
+    await terminal.keys("C-d");
+    await terminal.waitFor(/\[awl exited 0\]/);
+    await terminal.stop();
+
+    const [file] = readdirSync(join(home, ".local", "share", "awl", "sessions")).filter((f) => f.endsWith(".jsonl"));
+    terminal = new Terminal();
+    await launch([], undefined, {}, { home, args: ["-r", file!.slice(0, -".jsonl".length)] });
+    const screen = await terminal.waitFor(/continue below/);
+    expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n/);
+    expect(screen).not.toContain('{"gate"');
   });
 
   it("never redraws a live block over what a tool printed", async () => {

@@ -251,13 +251,13 @@ describe("awl config", () => {
     const env = { AWL_API_KEY: "k", AWL_MODEL: "env-model", AWL_BASE_URL: "http://env.example/v1" };
     const configFile = '{"model": "file-model", "max_retries": 7}';
     const envOnly = await runAwl(["config"], { env });
-    expect(envOnly.stdout).toContain("model: env-model\n");
+    expect(envOnly.stdout).toContain("model: env-model (from AWL_MODEL)\n");
     const withFile = await runAwl(["config"], { env, configFile });
-    expect(withFile.stdout).toContain("model: file-model\n");
+    expect(withFile.stdout).toMatch(/\nmodel: file-model \(from "model" in \/.*\/awl\/config\.json\)\n/);
     expect(withFile.stdout).toContain("base URL: http://env.example/v1\n");
     expect(withFile.stdout).toContain("max retries: 7\n");
     const withFlags = await runAwl(["config", "--model", "flag-model", "--max-retries", "0"], { env, configFile });
-    expect(withFlags.stdout).toContain("model: flag-model\n");
+    expect(withFlags.stdout).toContain("model: flag-model (from --model)\n");
     expect(withFlags.stdout).toContain("max retries: 0\n");
   });
 

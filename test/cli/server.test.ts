@@ -287,6 +287,27 @@ describe("awl -p against an Anthropic server", () => {
   });
 });
 
+describe("AWL_MODEL belongs to the provider AWL_PROVIDER names", () => {
+  const env = () => ({ AWL_PROVIDER: "openai", AWL_MODEL: "gpt-4o", OPENAI_API_KEY: "sk-openai", ANTHROPIC_API_KEY: "sk-ant-test" });
+
+  it("--provider anthropic does not send AWL_MODEL's gpt-4o to Anthropic: it says what to set, naming the config file", async () => {
+    const run = await runAwl(["--provider", "anthropic", "-p", "hi"], { env: { ...env(), AWL_BASE_URL: server.url } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(
+      /^awl: no model chosen for provider "anthropic"\n {2}→ pass --model NAME \(e\.g\. --model claude-sonnet-4-5\) or set "providers\.anthropic\.model" in \/.*\/\.config\/awl\/config\.json \(AWL_MODEL is for openai, the provider AWL_PROVIDER names\)\n$/,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("--provider anthropic uses providers.anthropic.model from the config file", async () => {
+    server.enqueue({ body: splitEvery(readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url)), 11) });
+    const configFile = JSON.stringify({ providers: { anthropic: { base_url: server.url, model: "claude-from-file" } } });
+    const run = await runAwl(["--provider", "anthropic", "-p", "hi"], { env: env(), configFile });
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(server.requests[0]!.json().model).toBe("claude-from-file");
+  });
+});
+
 describe("a failed attempt that is retried never reaches stdout (SPEC §3 rule 7)", () => {
   /** The stream of "half whole" cut right after the event carrying "half ". */
   const half = () => {

@@ -49,7 +49,7 @@ beforeAll(async () => {
 afterAll(() => tools.close());
 
 /** Saves `messages` (with the tool events) and draws the session as `/resume` does. */
-async function resumed(messages: Message[], events: Record<string, { snapshot?: unknown; summary?: string }>, withTools = true): Promise<{ id: string; out: string }> {
+async function resumed(messages: Message[], events: Record<string, { snapshot?: unknown; title?: string; summary?: string }>, withTools = true): Promise<{ id: string; out: string }> {
   const store = tempStore();
   const w = store.create(NEW);
   if (!w.ok) throw new Error(w.error.message);
@@ -106,6 +106,13 @@ describe("showHistory", () => {
       ].join("\n"),
     );
     expect(existsSync(marker)).toBe(false);
+  });
+
+  it("heads each tool block with its saved ctx:title text, as seen live, instead of the raw input", async () => {
+    const { out } = await resumed(countTurn, { c1: { snapshot: { counted: 3 }, title: "counting to three" }, c2: { title: "refused" } });
+    expect(out).toContain("✓ count counting to three\n  COUNT-RENDER 3\n");
+    expect(out).toContain("✗ count refused\n  n must be positive\n");
+    expect(out).not.toContain('{"n":');
   });
 
   it("falls back to the saved summary when the tool no longer exists, has no render, or there is no tool host", async () => {

@@ -43,10 +43,10 @@ describe("config file", () => {
   });
 
   it("checks the providers entries", () => {
-    const good = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"base_url": "http://p", "api_key_env": "K"}}}');
-    expect(good.ok && good.value.values.providers).toEqual({ anthropic: { base_url: "http://p", api_key_env: "K" } });
+    const good = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"base_url": "http://p", "api_key_env": "K", "model": "claude-x"}}}');
+    expect(good.ok && good.value.values.providers).toEqual({ anthropic: { base_url: "http://p", api_key_env: "K", model: "claude-x" } });
     const typo = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"api_key": "sk"}}}');
-    expect(!typo.ok && typo.error.message).toBe('the config file /c/config.json key "providers" entry "anthropic" has an unknown key "api_key" (use "base_url", "api_key_env")');
+    expect(!typo.ok && typo.error.message).toBe('the config file /c/config.json key "providers" entry "anthropic" has an unknown key "api_key" (use "base_url", "api_key_env", "model")');
     const empty = parseConfigText("/c/config.json", '{"providers": {"openai": {"base_url": ""}}}');
     expect(!empty.ok && empty.error.message).toContain('entry "openai.base_url" must be a non-empty string');
   });

@@ -54,6 +54,43 @@ describe("resolveSettings", () => {
     expect(home.provider).toMatchObject({ provider: "anthropic", apiKey: "openai-key", baseUrl: "http://openai.local/v1" });
   });
 
+  it("gives AWL_MODEL only to the provider AWL_PROVIDER names; others take providers.NAME.model", () => {
+    const env = { AWL_PROVIDER: "openai", AWL_MODEL: "gpt-4o", OPENAI_API_KEY: "o", ANTHROPIC_API_KEY: "a" };
+    expect(ok({ env }).provider.model).toBe("gpt-4o");
+    const e = error({ env, flags: { provider: "anthropic" }, filePath: "/x/config.json" });
+    expect(e.message).toBe('no model chosen for provider "anthropic"');
+    expect(e.hint).toBe(
+      'pass --model NAME (e.g. --model claude-sonnet-4-5) or set "providers.anthropic.model" in /x/config.json (AWL_MODEL is for openai, the provider AWL_PROVIDER names)',
+    );
+    const file = { providers: { anthropic: { model: "claude-file" } } };
+    const fromFile = ok({ env, file, filePath: "/x/config.json", flags: { provider: "anthropic" } });
+    expect(fromFile.provider).toMatchObject({ provider: "anthropic", model: "claude-file", apiKey: "a" });
+    expect(fromFile.modelSource).toBe('"providers.anthropic.model" in /x/config.json');
+    // --model and /model are for the provider they come with.
+    expect(ok({ env, file, flags: { provider: "anthropic", model: "claude-flag" } }).provider.model).toBe("claude-flag");
+    expect(ok({ env, choice: { provider: "anthropic", model: "claude-chosen" } }).provider.model).toBe("claude-chosen");
+    // The file's entry for the home provider beats AWL_MODEL (the file ranks above the environment).
+    expect(ok({ env, file: { providers: { openai: { model: "gpt-file" } } } }).provider.model).toBe("gpt-file");
+  });
+
+  it("gives the file's model to the file's provider, else AWL_PROVIDER's", () => {
+    const env = { OPENAI_API_KEY: "o", ANTHROPIC_API_KEY: "a" };
+    const file = { provider: "openai", model: "gpt-file" };
+    expect(ok({ env, file }).provider.model).toBe("gpt-file");
+    const e = error({ env, file, filePath: "/x/config.json", flags: { provider: "anthropic" } });
+    expect(e.hint).toBe('set AWL_MODEL or pass --model NAME (e.g. --model claude-sonnet-4-5), or set "providers.anthropic.model" in /x/config.json ("model" in /x/config.json is for openai)');
+    const home = { ...env, AWL_PROVIDER: "openai" };
+    expect(error({ env: home, file: { model: "gpt-file" }, flags: { provider: "anthropic" } }).message).toBe('no model chosen for provider "anthropic"');
+    expect(ok({ env: { ...env, AWL_PROVIDER: "anthropic" }, file: { model: "claude-file" } }).provider.model).toBe("claude-file");
+  });
+
+  it("without AWL_PROVIDER (one provider in use), AWL_MODEL and the file's model go to the provider chosen", () => {
+    const env = { AWL_MODEL: "claude-env", ANTHROPIC_API_KEY: "a" };
+    expect(ok({ env, flags: { provider: "anthropic" } }).provider).toMatchObject({ provider: "anthropic", model: "claude-env" });
+    expect(ok({ env: { ANTHROPIC_API_KEY: "a" }, file: { model: "claude-file" }, flags: { provider: "anthropic" } }).provider.model).toBe("claude-file");
+    expect(ok({ env, flags: { provider: "anthropic" } }).modelSource).toBe("AWL_MODEL");
+  });
+
   it("says which variable to set when the provider switched to has no key", () => {
     const e = error({ env: { AWL_API_KEY: "openai-key", AWL_MODEL: "m" }, choice: { provider: "anthropic", model: "claude-x" } });
     expect(e.message).toBe('no API key for provider "anthropic"');
@@ -107,7 +144,7 @@ describe("resolveSettings", () => {
   it("says to set AWL_MODEL or --model for a missing model", () => {
     const e = error({ env: { AWL_API_KEY: "k" } });
     expect(e.message).toBe('no model chosen for provider "openai"');
-    expect(e.hint).toContain("set AWL_MODEL or pass --model NAME");
+    expect(e.hint).toBe('set AWL_MODEL or pass --model NAME (e.g. --model gpt-4o-mini), or set "providers.openai.model" in the config file');
     expect(error({}).message).toBe('no API key and no model for provider "openai"');
   });
 

@@ -22,6 +22,10 @@ const tools: ToolSet = {
   async execute(call: ToolCall, _signal: AbortSignal, onProgress?: (u: ToolProgress) => void): Promise<ToolOutcome> {
     onProgress?.({ kind: "show", state: { counted: 1 } });
     onProgress?.({ kind: "show", state: { counted: 2 } });
+    if (call.id === "t2") {
+      onProgress?.({ kind: "title", text: "counting" });
+      onProgress?.({ kind: "title", text: "counting to 2" });
+    }
     if (call.id === "t2") return { status: "result", content: "2", is_error: false, details: { n: 2 }, summary: "two", snapshot: { final: true } };
     return { status: "result", content: "1", is_error: false };
   },
@@ -76,7 +80,7 @@ describe("SessionRecorder", () => {
     expect(session.conversation.messages).toEqual(conversation.messages);
     expect(Object.fromEntries(session.snapshots)).toEqual({
       t1: { snapshot: { counted: 2 } },
-      t2: { snapshot: { final: true }, details: { n: 2 }, summary: "two" },
+      t2: { snapshot: { final: true }, title: "counting to 2", details: { n: 2 }, summary: "two" },
     });
     // Continue: the model is sent exactly the saved conversation plus the new prompt.
     const provider = new Scripted([{ role: "assistant", content: [{ type: "text", text: "again" }], stop_reason: "end_turn" }]);

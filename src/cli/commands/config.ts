@@ -22,7 +22,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   const lines = [
     `config file: ${path}${file ? "" : " (none)"}`,
     `provider: ${p.provider}`,
-    `model: ${p.model}`,
+    `model: ${p.model} (from ${settings.modelSource})`,
     ...(p.provider === "replay" ? [`replay script: ${p.replayFile}`] : [`base URL: ${p.baseUrl}`, `API key: ${p.apiKey ? `set (from ${settings.keySource})` : "not set"}`]),
     `max retries: ${p.maxRetries}`,
     `stall timeout: ${p.stallTimeoutMs} ms`,

@@ -69,10 +69,8 @@ export class ChatCompletionAssembler implements StreamAssembler {
       return providerError("stream_error", `the server reported an error in the stream from ${this.source}: ${detail}`);
     }
     if (typeof record.usage === "object" && record.usage !== null) this.usage = convertUsage(record.usage as Record<string, unknown>);
-    const choices = record.choices;
-    if (!Array.isArray(choices) || choices.length === 0) return undefined;
-    const choice = choices[0] as Record<string, unknown> | null;
-    if (typeof choice !== "object" || choice === null) return undefined;
+    const choice = firstChoice(record.choices);
+    if (choice === undefined) return undefined;
     const delta = choice.delta as Record<string, unknown> | null | undefined;
     if (typeof delta === "object" && delta !== null) this.onDelta(delta);
     if (typeof choice.finish_reason === "string") this.finishReason = choice.finish_reason;
@@ -190,6 +188,21 @@ export class ChatCompletionAssembler implements StreamAssembler {
 function toolUseBlock(call: ToolCallState): ToolUseBlock {
   const input = call.args.toString();
   return { type: "tool_use", id: call.id, name: call.name, input: input.trim() === "" ? "{}" : input };
+}
+
+/**
+ * The choice awl assembles: the one with `index` 0, found by its index, not its place in the array (awl never
+ * asks for `n` > 1, but a server may send other choices anyway, even alone in a chunk: they are another answer
+ * and are skipped). A choice without an index is a server that numbers nothing: it is the only one.
+ */
+function firstChoice(choices: unknown): Record<string, unknown> | undefined {
+  if (!Array.isArray(choices)) return undefined;
+  for (const choice of choices) {
+    if (typeof choice !== "object" || choice === null) continue;
+    const index = (choice as { index?: unknown }).index;
+    if (index === 0 || index === undefined || index === null) return choice as Record<string, unknown>;
+  }
+  return undefined;
 }
 
 function nonEmptyString(value: unknown): string | undefined {

@@ -41,6 +41,7 @@ const WELL_FORMED = [
   "empty-arguments",
   "finish-length",
   "crlf-comments-multiline",
+  "two-choices-interleaved",
 ];
 
 describe("OpenAI assembly of recorded streams", () => {
@@ -210,6 +211,32 @@ describe("OpenAI assembly of recorded streams", () => {
       stop_reason: "tool_use",
       stop_reason_raw: "stop",
     });
+  });
+
+  it("assembles only the choice with index 0: other choices, even alone in a chunk or first in the array, change nothing", () => {
+    const { result, receiver } = assemble([fixture("two-choices-interleaved")]);
+    expect(result).toEqual({
+      role: "assistant",
+      content: [
+        { type: "text", text: "Answer zero" },
+        { type: "tool_use", id: "call_zero", name: "get_weather", input: '{"city":"Oslo"}' },
+      ],
+      stop_reason: "tool_use",
+      stop_reason_raw: "tool_calls",
+      usage: { input_tokens: 21, output_tokens: 14 },
+    });
+    expect(receiver.calls).toEqual([
+      "block_start 0 text",
+      'delta 0 "Answer "',
+      'delta 0 "zero"',
+      "block_complete 0 text",
+      "block_start 1 tool_use call_zero get_weather",
+      'delta 1 "{\\"city\\":\\"Oslo\\"}"',
+      "block_complete 1 tool_use",
+    ]);
+    // The only choice of a chunk has index 1: nothing of it reaches the message, not even its finish_reason.
+    const alone = 'data: {"choices":[{"index":0,"delta":{"content":"ok"}}]}\n\ndata: {"choices":[{"index":1,"delta":{"content":"NO","tool_calls":[{"index":0,"id":"c","function":{"name":"n","arguments":"{}"}}]},"finish_reason":"length"}]}\n\ndata: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n';
+    expect(message([Buffer.from(alone)])).toEqual({ role: "assistant", content: [{ type: "text", text: "ok" }], stop_reason: "end_turn", stop_reason_raw: "stop" });
   });
 
   it("an unknown finish_reason is 'unknown', keeping the raw value", () => {

@@ -1,7 +1,8 @@
 /**
  * The official `openai` SDK as a parsing oracle: it reads the same bytes (in the same pieces) through its own
  * SSE decoder and `ChatCompletionStream` accumulator, and the result is put in a shape comparable with awl's.
- * The SDK keeps only the last reasoning fragment in its snapshot, so reasoning is summed from its parsed chunks.
+ * The SDK keeps only the last reasoning fragment in its snapshot, so reasoning is summed from its parsed chunks
+ * (choice index 0's, the one awl assembles; the SDK's snapshot keys choices by index too).
  */
 import OpenAI from "openai";
 import type { Message } from "../../../src/model/message.js";
@@ -28,7 +29,7 @@ export async function sdkAssemble(pieces: Buffer[]): Promise<Assembled> {
   const stream = client.chat.completions.stream({ model: "m", messages: [{ role: "user", content: "x" }], stream_options: { include_usage: true } });
   let reasoning = "";
   stream.on("chunk", (chunk) => {
-    const delta = chunk.choices[0]?.delta as Record<string, unknown> | undefined;
+    const delta = chunk.choices.find((choice) => choice.index === 0)?.delta as Record<string, unknown> | undefined;
     const piece = delta?.reasoning_content || delta?.reasoning;
     if (typeof piece === "string") reasoning += piece;
   });
