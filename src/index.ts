@@ -24,5 +24,6 @@ export { discoverExtensions, defaultExtensionRoots, DEFAULT_MAX_EXTENSION_FILE_B
 export type { DiscoveredExtension, DiscoveryResult, DiscoveryProblem, ShadowedExtension, ExtensionRoot, ExtensionSource } from "./extensions/discover.js";
 export { ToolRegistry, TOOL_NAME_PATTERN, checkObjectSchema } from "./tools/registry.js";
 export type { RegisteredTool, ToolRegistration, RegistryProblem, RegistryProblemKind } from "./tools/registry.js";
-export { limitResult, DEFAULT_RESULT_LIMIT } from "./tools/spill.js";
+export { limitResult, DEFAULT_RESULT_LIMIT, type SpillOptions, type LimitedResult } from "./tools/spill.js";
+export { SecretScrubber } from "./util/secrets.js";
 export { awlVersion } from "./version.js";

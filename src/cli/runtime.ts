@@ -173,8 +173,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 
 /** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
 async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: ToolSet }>> {
-  const { openToolsForChat } = await import("./commands/extension-host.js");
-  return openToolsForChat(options.cli.flags, options.warn, options.configFile);
+  const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
+  return openToolsForChat(options.cli.flags, options.warn, options.configFile, runSecrets(options));
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

@@ -8,9 +8,9 @@ import type { ConfigResult } from "../config/errors.js";
 import type { Message } from "../model/message.js";
 import { SessionRecorder } from "../session/recorder.js";
 import type { LoadedSession } from "../session/reader.js";
-import { knownSecrets } from "../session/secrets.js";
 import { SessionStore } from "../session/store.js";
 import type { FlagValues } from "./options.js";
+import { runSecrets } from "./run-secrets.js";
 import type { Runtime, RuntimeOptions, TurnHook } from "./runtime.js";
 
 export class SessionHook implements TurnHook {
@@ -108,7 +108,7 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
   }
   if (flags.continue && flags.resume !== undefined) return usage("-c continues the latest session and -r a given one: use one of them");
   const cwd = process.cwd();
-  const hook = new SessionHook(new SessionStore(undefined, { secrets: sessionSecrets(options) }), cwd, options.warn);
+  const hook = new SessionHook(new SessionStore(undefined, { secrets: runSecrets(options) }), cwd, options.warn);
   let target = flags.resume;
   if (flags.continue) {
     const latest = hook.store.latest(cwd);
@@ -126,15 +126,6 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
     if (!resumed.ok) return resumed;
   }
   return { ok: true, value: hook };
-}
-
-/**
- * Every key awl knows of: the active one, the config file's, and every key variable of the environment the
- * settings came from and of the process (what tools see: the demo resolves its settings from an empty one).
- */
-function sessionSecrets(options: RuntimeOptions): string[] {
-  const { env, file } = options.sources;
-  return [options.settings.provider.apiKey ?? "", ...knownSecrets({ ...process.env, ...env }, file)];
 }
 
 function usage(message: string, hint = "see awl --help"): ConfigResult<never> {

@@ -15,6 +15,7 @@ import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProbl
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
+import { knownSecrets, SecretScrubber } from "../util/secrets.js";
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
 import type { LuaPool } from "./lua/pool.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
@@ -45,6 +46,11 @@ export interface LuaToolSetOptions {
   resultLimit?: number;
   /** `ctx.spill_dir`; default a fresh folder under `<data>/spill/`, created on the first call. */
   spillDir?: string;
+  /**
+   * Keys replaced by `[REDACTED]` in spill files, besides those of `env` (its `*_API_KEY` variables and awl's
+   * own, found by `knownSecrets`), which are always scrubbed.
+   */
+  secrets?: readonly (string | undefined)[];
   maxSlots?: number;
   memoryLimitBytes?: number;
   onLog?: (extension: string, text: string) => void;
@@ -86,6 +92,7 @@ export class LuaToolSet implements ToolSet {
     private readonly pool: LuaPool | undefined,
     private readonly context: ToolContextData,
     private readonly defaultTimeoutMs: number,
+    private readonly scrub: SecretScrubber,
   ) {}
 
   /** Discovers the extensions and loads them (or takes their tools from the cache and loads them later). */
@@ -107,7 +114,8 @@ export class LuaToolSet implements ToolSet {
       result_limit: options.resultLimit ?? DEFAULT_RESULT_LIMIT,
     };
     const registry = new ToolRegistry({ defaultTimeoutMs });
-    if (discovery.extensions.length === 0) return new LuaToolSet(discovery, registry, undefined, context, defaultTimeoutMs);
+    const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
+    if (discovery.extensions.length === 0) return new LuaToolSet(discovery, registry, undefined, context, defaultTimeoutMs, scrub);
 
     const { LuaPool } = await import("./lua/pool.js");
     const pool = new LuaPool({
@@ -119,7 +127,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
     });
-    const toolSet = new LuaToolSet(discovery, registry, pool, context, defaultTimeoutMs);
+    const toolSet = new LuaToolSet(discovery, registry, pool, context, defaultTimeoutMs, scrub);
 
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
@@ -206,6 +214,7 @@ export class LuaToolSet implements ToolSet {
       const limited = await limitResult(outcome.content, call.name, call.id, {
         limit: this.context.result_limit,
         spillDir: this.context.spill_dir,
+        scrub: this.scrub,
       });
       return { ...outcome, content: limited.content };
     } catch (error) {

@@ -4,6 +4,7 @@
  */
 import type { MessageJSON } from "../model/json.js";
 import type { Usage } from "../model/message.js";
+import type { SecretScrubber } from "../util/secrets.js";
 import { fail, ok, type SessionResult } from "./errors.js";
 
 /** The format version this awl writes and reads. A file with a higher version is refused, never guessed at. */
@@ -111,54 +112,6 @@ export function encodeLine(value: unknown, scrub: SecretScrubber): string {
     line = line.replace(LINE_SEPARATORS, (c) => (c === "\u2028" ? "\\u2028" : "\\u2029"));
   }
   return scrub.json(line) + "\n";
-}
-
-/** What a known secret becomes in the file. */
-export const REDACTED = "[REDACTED]";
-
-/** Secrets shorter than this are not scrubbed: replacing a short common string would corrupt the conversation. */
-export const MIN_SECRET_LENGTH = 8;
-
-/**
- * A last line of defence: the format has no field for keys or headers, but a key can still leak into text
- * (a tool printing the environment). Every occurrence of a secret the caller knows is replaced by `[REDACTED]`.
- */
-export class SecretScrubber {
-  private readonly raw: string[] = [];
-  private readonly escaped: string[] = [];
-
-  constructor(secrets: readonly (string | undefined)[] = []) {
-    this.add(secrets);
-  }
-
-  /** Scrubs these secrets too from now on (a key that became known later, e.g. after a `/model` switch). */
-  add(secrets: readonly (string | undefined)[]): void {
-    for (const secret of secrets) {
-      if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH || this.raw.includes(secret)) continue;
-      this.raw.push(secret);
-      // In JSON text a secret appears in its escaped form (the same as raw for ordinary keys).
-      const escaped = JSON.stringify(secret).slice(1, -1);
-      if (!this.escaped.includes(escaped)) this.escaped.push(escaped);
-    }
-    // Longest first, so a key that contains another is replaced whole.
-    this.raw.sort((a, b) => b.length - a.length);
-    this.escaped.sort((a, b) => b.length - a.length);
-  }
-
-  /** Scrubs JSON text (a line of the file). */
-  json(text: string): string {
-    return scrubAll(text, this.escaped);
-  }
-
-  /** Scrubs plain text (a side file). */
-  text(text: string): string {
-    return scrubAll(text, this.raw);
-  }
-}
-
-function scrubAll(text: string, secrets: readonly string[]): string {
-  for (const secret of secrets) if (text.includes(secret)) text = text.replaceAll(secret, REDACTED);
-  return text;
 }
 
 /** A JSON object (not null, not an array). */

@@ -8,7 +8,6 @@ export { SESSION_ENDED_RESULT } from "./resume.js";
 export { DEFAULT_SIDE_FILE_THRESHOLD, type WriterIO } from "./side-files.js";
 export {
   SESSION_FORMAT_VERSION,
-  REDACTED,
   type SessionHeader,
   type SessionEntry,
   type SessionEvent,
@@ -16,4 +15,4 @@ export {
 } from "./format.js";
 export type { SessionError, SessionErrorKind, SessionWarning, SessionWarningKind, SessionResult } from "./errors.js";
 export { SessionRecorder } from "./recorder.js";
-export { knownSecrets } from "./secrets.js";
+export { knownSecrets, REDACTED } from "../util/secrets.js";

@@ -8,7 +8,8 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import type { MessageJSON } from "../model/json.js";
 import { ioFailure, ok, type SessionResult, type SessionWarning } from "./errors.js";
-import type { SecretScrubber, ToolEntry } from "./format.js";
+import type { SecretScrubber } from "../util/secrets.js";
+import type { ToolEntry } from "./format.js";
 
 /** Outputs larger than this (UTF-8 bytes) go to a side file. */
 export const DEFAULT_SIDE_FILE_THRESHOLD = 64 * 1024;

@@ -4,7 +4,8 @@
 import * as fs from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./errors.js";
-import { isObject, parseHeader, SecretScrubber, SESSION_FORMAT_VERSION, type SessionHeader } from "./format.js";
+import { isObject, parseHeader, SESSION_FORMAT_VERSION, type SessionHeader } from "./format.js";
+import { SecretScrubber } from "../util/secrets.js";
 import { acquireSessionLock } from "./lock.js";
 import { isSessionId, lockFile, newSessionId, randomPart, SESSION_EXTENSION, sessionFile, sideDir, defaultSessionDir } from "./paths.js";
 import { readSessionFile, type LoadedSession } from "./reader.js";

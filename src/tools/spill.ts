@@ -1,15 +1,19 @@
 /**
  * Result shaping (SPEC §4): a result longer than `result_limit` is cut, the whole text is written to a file in
- * `spill_dir`, and the model is told where it is so it can read the rest with a tool.
+ * `spill_dir` (with every known API key replaced by `[REDACTED]`, as in session files), and the model is told
+ * where it is so it can read the rest with a tool.
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { SecretScrubber } from "../util/secrets.js";
 
 export interface SpillOptions {
   /** Most characters (UTF-16 code units) of a result the model gets inline. */
   limit: number;
   /** Folder for whole results; created on first use. */
   spillDir: string;
+  /** Replaces known API keys in the file (a tool printing the environment must not leave a key on disk). */
+  scrub?: SecretScrubber;
 }
 
 export interface LimitedResult {
@@ -30,7 +34,8 @@ export async function limitResult(content: string, toolName: string, callId: str
   const head = cutAt(content, options.limit);
   const total = content.length;
   try {
-    const file = await writeSpillFile(options.spillDir, `${safePart(toolName)}-${safePart(callId)}`, content);
+    const whole = options.scrub ? options.scrub.text(content) : content;
+    const file = await writeSpillFile(options.spillDir, `${safePart(toolName)}-${safePart(callId)}`, whole);
     const note = `[awl: output cut to the first ${head.length} of ${total} characters; the whole output is in ${file}]`;
     return { content: `${head}\n\n${note}`, spill_file: file };
   } catch (error) {

@@ -76,6 +76,35 @@ describe("secrets never reach the session folder", () => {
     expect(redactions).toBe(6 + 6 + 5 * 4 + 10);
   });
 
+  it("a long tool output is spilled with every key scrubbed, and the model is told where the whole output is", async () => {
+    const home = tempDir("awl-secrets-");
+    const extensions = join(home, "extensions");
+    mkdirSync(extensions);
+    // More than the 40 000-character result limit, the keys at both ends: the last ones only reach the spill file.
+    writeFileSync(join(extensions, "env.lua"), ENV_TOOL.replace("return { content = text,", 'return { content = text .. string.rep("-", 50000) .. text,'));
+    const script = writeScript(home, [
+      { awl_replay: 1 },
+      { role: "assistant", content: [{ type: "tool_use", id: "call_1", name: "env", input: {} }] },
+      { role: "assistant", content: [{ type: "text", text: "Read it." }] },
+    ]);
+    const run = await runAwl(["-p", "--output-format", "json", "--provider", "replay", "--replay", script, "--extensions-dir", extensions, "env please"], {
+      env: { HOME: home, ...KEYS },
+      cwd: home,
+      configFile: JSON.stringify({ api_key: FILE_KEY, providers: { openai: { api_key_env: "CORP_LLM_TOKEN" } } }),
+    });
+    expect(run.code).toBe(0);
+    const messages = (JSON.parse(run.stdout) as { messages: { content: { type: string; content?: string }[] }[] }).messages;
+    const result = messages.flatMap((m) => m.content).find((b) => b.type === "tool_result")!.content!;
+    const file = /the whole output is in (\S+)\]$/.exec(result)?.[1];
+    expect(file, result.slice(-300)).toBeDefined();
+    expect(file!.startsWith(join(home, ".local", "share", "awl", "spill"))).toBe(true);
+    const spilled = readFileSync(file!, "utf8");
+    expect(spilled).toContain("-".repeat(50000));
+    for (const key of ALL) expect(spilled.includes(key), `${key} in the spill file`).toBe(false);
+    // Each of the five keys the tool printed, at both ends.
+    expect(spilled.split("[REDACTED]").length - 1).toBe(10);
+  });
+
   it("knownSecrets: awl's key variables, any *_API_KEY, those the config file names, and its api_key", () => {
     const env = { AWL_API_KEY: "a-key-0001", PATH: "/bin", HOME: "/home/me", MY_API_KEY_2: "b-key-0002", X_TOKEN: "c-key-0003", Y: "d-key-0004" };
     expect(knownSecrets(env, { api_key: "e-key-0005", providers: { openai: { api_key_env: "X_TOKEN" } } }).sort()).toEqual([

@@ -2,7 +2,7 @@ import { appendFileSync, readdirSync, readFileSync, statSync, truncateSync, writ
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/model/index.js";
 import { SessionStore, SESSION_ENDED_RESULT, type WriterIO } from "../../src/session/index.js";
-import { SecretScrubber } from "../../src/session/format.js";
+import { SecretScrubber } from "../../src/util/secrets.js";
 import { nodeIO } from "../../src/session/side-files.js";
 import { SessionWriter } from "../../src/session/writer.js";
 import { everyBlock, NEW, tempStore } from "./fixtures.js";

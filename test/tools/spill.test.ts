@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { limitResult } from "../../src/tools/spill.js";
+import { SecretScrubber } from "../../src/util/secrets.js";
 
 let dir: string;
 beforeEach(() => {
@@ -27,6 +28,14 @@ describe("limitResult", () => {
     expect(result.spill_file).toBe(file);
     expect(result.content).toBe(`${text.slice(0, 25)}\n\n[awl: output cut to the first 25 of 100 characters; the whole output is in ${file}]`);
     expect(readFileSync(file, "utf8")).toBe(text);
+  });
+
+  it("replaces every known key with [REDACTED] in the spill file; the model's text is cut as before", async () => {
+    const key = "sk-live-0123456789";
+    const text = `HEAD ${"x".repeat(40)} KEY=${key} tail KEY=${key}`;
+    const result = await limitResult(text, "env", "c1", { limit: 10, spillDir: dir, scrub: new SecretScrubber([key]) });
+    expect(readFileSync(result.spill_file!, "utf8")).toBe(`HEAD ${"x".repeat(40)} KEY=[REDACTED] tail KEY=[REDACTED]`);
+    expect(result.content).toBe(`${text.slice(0, 10)}\n\n[awl: output cut to the first 10 of ${text.length} characters; the whole output is in ${result.spill_file}]`);
   });
 
   it("never overwrites an earlier spill with the same call id", async () => {

@@ -95,12 +95,14 @@ export function usageError(io: CommandIO, command: string, message: string): num
  * The ToolSet of the main command (`awl`, `awl -p`). The registration cache lets the first request go out
  * before any Lua runs; the agent prewarms the tools (starts the Lua workers) as soon as the model starts
  * streaming a tool call, so a reply without tools never pays for them. Problems found at start-up go to `warn`; a bad
- * Lua limit (flag or config key, see lua-limits.ts) is a usage error.
+ * Lua limit (flag or config key, see lua-limits.ts) is a usage error. `secrets` (the run's keys) are scrubbed from
+ * spill files.
  */
 export async function openToolsForChat(
   flags: { "extensions-dir"?: string[]; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
   configFile?: ConfigFile | null,
+  secrets: readonly string[] = [],
 ): Promise<ConfigResult<{ tools: LuaToolSet }>> {
   const limits = resolveLuaLimits(flags, process.env, configFile);
   if (!limits.ok) return limits;
@@ -108,6 +110,7 @@ export async function openToolsForChat(
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
+    secrets,
     ...limits.value,
     // In the output order, so a live tool block never redraws over what a tool printed (tool-blocks.ts).
     onLog: (extension, text) => outputOrder.write(process.stderr, extensionLogText(extension, text)),

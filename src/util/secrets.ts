@@ -1,0 +1,79 @@
+/**
+ * Keeping API keys out of what awl writes to disk (session files and their side files, spilled tool results):
+ * which keys awl knows of, and a scrubber that replaces each of them with `[REDACTED]`. Not only the active
+ * provider's key: a tool printing the environment, or a prompt quoting another provider's key, must not put
+ * that key on disk either (docs/sessions.md "What is never in the file").
+ */
+import type { ConfigFileValues } from "../config/config-file.js";
+
+/** What a known secret becomes on disk. */
+export const REDACTED = "[REDACTED]";
+
+/** Secrets shorter than this are not scrubbed: replacing a short common string would corrupt the text. */
+export const MIN_SECRET_LENGTH = 8;
+
+/** Environment variables that hold a key by awl's own conventions, whatever their name ends with. */
+const KNOWN_KEY_VARIABLES = ["AWL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+
+/** Any variable named like an API key (`GROQ_API_KEY`, `MY_API_KEY_2`). */
+const KEY_NAME = /(^|_)API_KEY($|_)/i;
+
+/**
+ * The values of the key variables in `env` (awl's own, any `*_API_KEY`, and those the config file's
+ * `providers.*.api_key_env` name) and the config file's `api_key`. Values shorter than the scrubber's
+ * minimum are dropped by the scrubber itself.
+ */
+export function knownSecrets(env: NodeJS.ProcessEnv, file: ConfigFileValues = {}): string[] {
+  const names = new Set(KNOWN_KEY_VARIABLES);
+  for (const name of Object.keys(env)) if (KEY_NAME.test(name)) names.add(name);
+  for (const entry of Object.values(file.providers ?? {})) if (entry.api_key_env) names.add(entry.api_key_env);
+  const secrets: string[] = [];
+  for (const name of names) {
+    const value = env[name];
+    if (value) secrets.push(value);
+  }
+  if (file.api_key) secrets.push(file.api_key);
+  return secrets;
+}
+
+/**
+ * A last line of defence: no format awl writes has a field for keys or headers, but a key can still leak into
+ * text (a tool printing the environment). Every occurrence of a secret the caller knows is replaced by `[REDACTED]`.
+ */
+export class SecretScrubber {
+  private readonly raw: string[] = [];
+  private readonly escaped: string[] = [];
+
+  constructor(secrets: readonly (string | undefined)[] = []) {
+    this.add(secrets);
+  }
+
+  /** Scrubs these secrets too from now on (a key that became known later, e.g. after a `/model` switch). */
+  add(secrets: readonly (string | undefined)[]): void {
+    for (const secret of secrets) {
+      if (typeof secret !== "string" || secret.length < MIN_SECRET_LENGTH || this.raw.includes(secret)) continue;
+      this.raw.push(secret);
+      // In JSON text a secret appears in its escaped form (the same as raw for ordinary keys).
+      const escaped = JSON.stringify(secret).slice(1, -1);
+      if (!this.escaped.includes(escaped)) this.escaped.push(escaped);
+    }
+    // Longest first, so a key that contains another is replaced whole.
+    this.raw.sort((a, b) => b.length - a.length);
+    this.escaped.sort((a, b) => b.length - a.length);
+  }
+
+  /** Scrubs JSON text (a line of a session file). */
+  json(text: string): string {
+    return scrubAll(text, this.escaped);
+  }
+
+  /** Scrubs plain text (a side file, a spilled result). */
+  text(text: string): string {
+    return scrubAll(text, this.raw);
+  }
+}
+
+function scrubAll(text: string, secrets: readonly string[]): string {
+  for (const secret of secrets) if (text.includes(secret)) text = text.replaceAll(secret, REDACTED);
+  return text;
+}
