@@ -1,14 +1,23 @@
 // Sessions: resume (load to a usable Conversation) of a 10 000-message session (~50 MB), and the cost of
 // appending one message at message 10 and at message 10 000 (they should be equal: appends never read back).
 // Baseline in the same run: JSON.parse of every line of the same file (the floor any loader pays).
+// Listing: wall time of `awl sessions` with three 10 000-message sessions, cold (no summary cache) and warm,
+// beside `awl --version` (the process's own start-up) in the same run.
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { SessionStore } from "../dist/index.js";
+
+const AWL = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "main.js");
 
 const MESSAGES = 10_000;
 const APPENDS = 300;
 const LOAD_RUNS = 7;
+const LIST_RUNS = 5;
+/** The listing's summary cache (src/session/summary-cache.ts): removed before each cold run. */
+const SUMMARY_CACHE = "summaries.cache.json";
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
@@ -73,7 +82,34 @@ function appendCost(store, id) {
   return { append: median(appends), sync: median(syncs) };
 }
 
-const dir = mkdtempSync(join(tmpdir(), "awl-bench-sessions-"));
+/** Wall time of one `awl ...args` with its data folder in `data`. */
+function timeAwl(data, args) {
+  const t0 = process.hrtime.bigint();
+  const run = spawnSync(process.execPath, [AWL, ...args], { env: { PATH: process.env.PATH, HOME: data, XDG_DATA_HOME: data }, encoding: "utf8" });
+  const elapsed = ms(t0);
+  if (run.status !== 0) throw new Error(`awl ${args.join(" ")} exited ${run.status}: ${run.stderr}`);
+  return { elapsed, stdout: run.stdout };
+}
+
+/** Medians of `awl sessions` cold (cache removed first) and warm, and of `awl --version`, interleaved. */
+function listCost(data, dir) {
+  const cold = [];
+  const warm = [];
+  const version = [];
+  let rows = 0;
+  for (let i = 0; i < LIST_RUNS; i++) {
+    rmSync(join(dir, SUMMARY_CACHE), { force: true });
+    cold.push(timeAwl(data, ["sessions"]).elapsed);
+    const listed = timeAwl(data, ["sessions"]);
+    warm.push(listed.elapsed);
+    rows = listed.stdout.trim().split("\n").length - 1;
+    version.push(timeAwl(data, ["--version"]).elapsed);
+  }
+  return { cold: median(cold), warm: median(warm), version: median(version), rows };
+}
+
+const data = mkdtempSync(join(tmpdir(), "awl-bench-sessions-"));
+const dir = join(data, "awl", "sessions");
 try {
   const store = new SessionStore(dir);
   const small = makeSession(store, 12);
@@ -100,6 +136,12 @@ try {
   }
   const at10 = appendCost(store, small);
   const at10k = appendCost(store, big);
+  rmSync(store.path(small));
+  makeSession(store, MESSAGES);
+  makeSession(store, MESSAGES);
+  // A file changed in the last 2 s is not cached yet (store.ts SETTLE_MS): list them as a user would, later.
+  await new Promise((resolve) => setTimeout(resolve, 2_500));
+  const list = listCost(data, dir);
 
   const load = median(loads);
   const parse = median(parses);
@@ -111,8 +153,11 @@ try {
   console.log(`| append one message (~3.5 KB) to a 12-message session | ${(at10.append * 1000).toFixed(0)} µs | |`);
   console.log(`| append one message (~3.5 KB) to a 10 000-message session | ${(at10k.append * 1000).toFixed(0)} µs | ratio ${(at10k.append / at10.append).toFixed(2)} (≈ 1) |`);
   console.log(`| endTurn (fsync), 12 / 10 000 messages | ${at10.sync.toFixed(2)} / ${at10k.sync.toFixed(2)} ms | |`);
+  console.log(`| \`awl sessions\`, ${list.rows} sessions of 10 000 messages, cold (no summary cache) | ${list.cold.toFixed(0)} ms | |`);
+  console.log(`| \`awl sessions\`, the same, warm (cache up to date) | ${list.warm.toFixed(0)} ms | |`);
+  console.log(`| baseline: \`awl --version\` (start-up alone) | ${list.version.toFixed(0)} ms | (warm listing: +${(list.warm - list.version).toFixed(0)} ms) |`);
   console.log("");
   if (load > 500) console.log(`**resume over target: ${load.toFixed(0)} ms > 500 ms**\n`);
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  rmSync(data, { recursive: true, force: true });
 }

@@ -48,7 +48,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);
     return await fail(cli, loaded.error, EXIT.usage);
   }
-  for (const warning of [...(loaded.value.file?.warnings ?? []), ...loaded.value.settings.notes]) stderr.write(`awl: ${warning}\n`);
+  for (const warning of loaded.value.file?.warnings ?? []) stderr.write(`awl: ${warning}\n`);
 
   const built = await buildRuntime({ settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn });
   if (!built.ok) return await fail(cli, built.error, EXIT.usage);

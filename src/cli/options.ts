@@ -30,7 +30,9 @@ export const FLAGS = {
   "first-byte-timeout": { type: "string", value: "MS", group: "Limits", help: "no response this long after sending is retried (default 30000)" },
   "max-steps": { type: "string", value: "N", group: "Limits", help: "model calls per turn (default 50)" },
   "max-tokens": { type: "string", value: "N", group: "Limits", help: "output token limit per model call" },
-  "thinking-budget": { type: "string", value: "N", group: "Limits", help: "extended thinking budget in tokens (Anthropic)" },
+  thinking: { type: "string", value: "MODE", group: "Limits", help: "Anthropic thinking: off, adaptive (Claude 4.6+) or a budget in tokens (default: the model's own)" },
+  "thinking-budget": { type: "string", value: "N", group: "Limits", help: "the same as --thinking N" },
+  "no-interleaved-thinking": { type: "boolean", group: "Limits", help: "with a thinking budget and tools, do not ask Claude to think between tool calls" },
   continue: { type: "boolean", short: "c", group: "Sessions", help: "continue the latest session of this directory" },
   resume: { type: "string", short: "r", value: "ID", group: "Sessions", help: "continue a saved session (an id or a unique prefix; awl sessions lists them)" },
   "no-session": { type: "boolean", group: "Sessions", help: "do not save this conversation" },
@@ -80,7 +82,7 @@ export function parseCliArgs(argv: readonly string[]): ConfigResult<CliOptions> 
 /** The settings-relevant flags, as src/config expects them. */
 export function settingsFlags(flags: FlagValues): SettingsFlags {
   const out: SettingsFlags = {};
-  const copy = (key: keyof SettingsFlags, value: string | undefined): void => {
+  const copy = (key: Exclude<keyof SettingsFlags, "noInterleavedThinking">, value: string | undefined): void => {
     if (value !== undefined) out[key] = value;
   };
   copy("provider", flags.provider);
@@ -91,7 +93,9 @@ export function settingsFlags(flags: FlagValues): SettingsFlags {
   copy("firstByteTimeout", flags["first-byte-timeout"]);
   copy("maxSteps", flags["max-steps"]);
   copy("maxTokens", flags["max-tokens"]);
+  copy("thinking", flags.thinking);
   copy("thinkingBudget", flags["thinking-budget"]);
+  if (flags["no-interleaved-thinking"]) out.noInterleavedThinking = true;
   copy("replay", flags.replay);
   return out;
 }

@@ -20,7 +20,10 @@ export interface ConfigFileValues {
   first_byte_timeout_ms?: number;
   max_steps?: number;
   max_tokens?: number;
+  /** "off", "adaptive" or a budget in tokens. */
+  thinking?: string | number;
   thinking_budget?: number;
+  interleaved_thinking?: boolean;
   compat?: Record<string, unknown>;
   /** Per-provider endpoint, key variable and model, used whenever that provider is chosen (docs/cli.md). */
   providers?: Record<string, ProviderEntry>;
@@ -43,7 +46,7 @@ export interface ConfigFile {
   warnings: string[];
 }
 
-type KeyKind = "string" | "count" | "object" | "providers";
+type KeyKind = "string" | "count" | "boolean" | "thinking" | "object" | "providers";
 const KEYS: Record<keyof ConfigFileValues, KeyKind> = {
   provider: "string",
   model: "string",
@@ -54,7 +57,9 @@ const KEYS: Record<keyof ConfigFileValues, KeyKind> = {
   first_byte_timeout_ms: "count",
   max_steps: "count",
   max_tokens: "count",
+  thinking: "thinking",
   thinking_budget: "count",
+  interleaved_thinking: "boolean",
   compat: "object",
   providers: "providers",
 };
@@ -122,6 +127,12 @@ function checkValue(kind: KeyKind, value: unknown): string | undefined {
       return typeof value === "string" && value.trim() !== "" ? undefined : `must be a non-empty string, got ${JSON.stringify(value)}`;
     case "count":
       return Number.isSafeInteger(value) && (value as number) >= 0 ? undefined : `must be a whole number ≥ 0, got ${JSON.stringify(value)}`;
+    case "boolean":
+      return typeof value === "boolean" ? undefined : `must be true or false, got ${JSON.stringify(value)}`;
+    case "thinking":
+      return value === "off" || value === "adaptive" || checkValue("count", value) === undefined
+        ? undefined
+        : `must be "off", "adaptive" or a whole number of tokens, got ${JSON.stringify(value)}`;
     case "object":
       return isObject(value) ? undefined : "must be an object";
     case "providers":

@@ -2,8 +2,8 @@
  * Resolves awl's settings from, in rising precedence: environment, config file, flags (docs/cli.md).
  * Pure: the caller passes the environment, the file's values and the flag strings; nothing is read here.
  */
-import { MIN_THINKING_BUDGET, THINKING_ANSWER_TOKENS } from "../providers/anthropic/limits.js";
-import type { ProviderSettings } from "../providers/types.js";
+import { defaultMaxTokens, MIN_THINKING_BUDGET, THINKING_ANSWER_TOKENS } from "../providers/anthropic/limits.js";
+import type { ProviderSettings, ThinkingSetting } from "../providers/types.js";
 import type { ConfigFileValues } from "./config-file.js";
 import type { ConfigError, ConfigResult } from "./errors.js";
 
@@ -17,7 +17,12 @@ export interface SettingsFlags {
   firstByteTimeout?: string;
   maxSteps?: string;
   maxTokens?: string;
+  /** `--thinking`: off, adaptive or a budget. */
+  thinking?: string;
+  /** `--thinking-budget`: a budget (the older spelling of `--thinking N`). */
   thinkingBudget?: string;
+  /** `--no-interleaved-thinking`. */
+  noInterleavedThinking?: boolean;
   replay?: string;
 }
 
@@ -39,8 +44,6 @@ export interface AwlSettings {
   keySource?: string;
   /** Where the model name came from, for `awl config` (e.g. `AWL_MODEL`, `--model`). */
   modelSource: string;
-  /** One-line remarks for stderr about how a setting was adjusted. */
-  notes: string[];
 }
 
 export const PROVIDERS = ["openai", "anthropic", "replay"] as const;
@@ -111,32 +114,20 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   const firstByteTimeoutMs = count(flags.firstByteTimeout, "--first-byte-timeout", file.first_byte_timeout_ms, 1) ?? DEFAULT_FIRST_BYTE_TIMEOUT_MS;
   const maxSteps = count(flags.maxSteps, "--max-steps", file.max_steps, 1) ?? DEFAULT_MAX_STEPS;
   const maxTokens = count(flags.maxTokens, "--max-tokens", file.max_tokens, 1);
-  const thinkingBudget = count(flags.thinkingBudget, "--thinking-budget", file.thinking_budget, 1);
-  const notes: string[] = [];
-  if (thinkingBudget !== undefined) {
-    const source = flags.thinkingBudget !== undefined ? "--thinking-budget" : fileKey("thinking_budget");
-    if (thinkingBudget < MIN_THINKING_BUDGET) {
-      throw configError(
-        `the thinking budget ${thinkingBudget} (from ${source}) is below Anthropic's minimum of ${MIN_THINKING_BUDGET} tokens`,
-        `use ${MIN_THINKING_BUDGET} or more, or leave it unset to turn thinking off`,
-      );
-    }
-    // Anthropic needs max_tokens above the budget; the request builder raises it, and the user should know.
-    if (provider === "anthropic" && maxTokens !== undefined && maxTokens <= thinkingBudget) {
-      notes.push(`max tokens ${maxTokens} is not above the thinking budget ${thinkingBudget}: sending ${thinkingBudget + THINKING_ANSWER_TOKENS} (the budget plus ${THINKING_ANSWER_TOKENS} for the answer)`);
-    }
-  }
+  const thinking = thinkingChoice(flags, file, fileKey);
+  const interleaved = flags.noInterleavedThinking ? false : file.interleaved_thinking;
 
   const settings: ProviderSettings = { provider, model: "", baseUrl: "", maxRetries, stallTimeoutMs, firstByteTimeoutMs };
   if (maxTokens !== undefined) settings.maxTokens = maxTokens;
-  if (thinkingBudget !== undefined) settings.thinkingBudget = thinkingBudget;
+  if (thinking !== undefined) settings.thinking = thinking.value;
+  if (interleaved !== undefined) settings.interleavedThinking = interleaved;
   if (file.compat) settings.compat = file.compat;
 
   if (provider === "replay") {
     if (!flags.replay) throw configError("--provider replay needs a script to play", "pass --replay FILE (format: docs/replay-format.md)");
     settings.replayFile = flags.replay;
     settings.model = model?.value ?? "replay";
-    return { provider: settings, maxSteps, modelSource: model?.source ?? "the replay provider's default", notes };
+    return { provider: settings, maxSteps, modelSource: model?.source ?? "the replay provider's default" };
   }
 
   const vendor = VENDORS[provider]!;
@@ -164,9 +155,13 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   if (keyMissing && !model) throw configError(`no API key and no model for provider "${provider}"`, `${setKey} and ${setModel}; ${offline}`);
   if (keyMissing) throw configError(`no API key for provider "${provider}"`, `${setKey}, ${offline}`);
   if (!model) throw configError(`no model chosen for provider "${provider}"`, setModel);
+  if (provider === "anthropic" && typeof thinking?.value === "number") {
+    const maxSource = flags.maxTokens !== undefined ? "--max-tokens" : file.max_tokens !== undefined ? fileKey("max_tokens") : undefined;
+    checkBudgetBelowMaxTokens({ value: thinking.value, source: thinking.source }, maxTokens, maxSource, model.value);
+  }
   settings.model = model.value;
   if (apiKey !== undefined) settings.apiKey = apiKey.value;
-  return { provider: settings, maxSteps, keySource, modelSource: model.source, notes };
+  return { provider: settings, maxSteps, keySource, modelSource: model.source };
 }
 
 /**
@@ -188,6 +183,51 @@ function missingModelHint(
   const why = elsewhere.length > 0 ? ` (${elsewhere.join("; ")})` : "";
   if (envModelHome === undefined || envModelHome === provider) return `set AWL_MODEL or ${flag}, or set ${inFile}${why}`;
   return `${flag} or set ${inFile}${why}`;
+}
+
+/** Anthropic rejects budget_tokens >= max_tokens: say so before any request, naming both values and where they came from. */
+function checkBudgetBelowMaxTokens(budget: Sourced<number>, maxTokens: number | undefined, maxSource: string | undefined, model: string): void {
+  const max = maxTokens ?? defaultMaxTokens(model);
+  if (budget.value < max) return;
+  throw configError(
+    `the thinking budget ${budget.value} (from ${budget.source}) is not below max tokens ${max} (${maxSource ? `from ${maxSource}` : `awl's default for ${model}`}); Anthropic requires max_tokens above the budget`,
+    `raise max tokens above the budget (e.g. --max-tokens ${budget.value + THINKING_ANSWER_TOKENS}, the budget plus room for the answer) or lower the budget`,
+  );
+}
+
+/**
+ * The thinking setting from the flags, else the file: `--thinking off|adaptive|N` or `--thinking-budget N`
+ * (its older, budget-only spelling), `"thinking"` or `"thinking_budget"`. Both spellings at one level is an error.
+ */
+function thinkingChoice(flags: SettingsFlags, file: ConfigFileValues, fileKey: (key: string) => string): Sourced<ThinkingSetting> | undefined {
+  const atOneLevel = (general: [string | number | undefined, string], budget: [string | number | undefined, string]) => {
+    if (general[0] !== undefined && budget[0] !== undefined)
+      throw configError(`both ${general[1]} and ${budget[1]} are set`, `keep ${general[1]} only: it takes a budget too`);
+    if (general[0] !== undefined) return parseThinking(general[0], general[1], false);
+    if (budget[0] !== undefined) return parseThinking(budget[0], budget[1], true);
+    return undefined;
+  };
+  return (
+    atOneLevel([flags.thinking, "--thinking"], [flags.thinkingBudget, "--thinking-budget"]) ??
+    atOneLevel([file.thinking, fileKey("thinking")], [file.thinking_budget, fileKey("thinking_budget")])
+  );
+}
+
+function parseThinking(raw: string | number, source: string, budgetOnly: boolean): Sourced<ThinkingSetting> {
+  const text = String(raw).trim().toLowerCase();
+  if (!budgetOnly && (text === "off" || text === "adaptive")) return { value: text, source };
+  if (!/^\d+$/.test(text) || !Number.isSafeInteger(Number(text))) {
+    const expected = budgetOnly ? "a whole number of tokens" : "off, adaptive or a whole number of tokens";
+    throw configError(`${source} expects ${expected}, got ${JSON.stringify(raw)}`, `e.g. ${budgetOnly ? "8000" : "adaptive, off or 8000"} (a budget is at least ${MIN_THINKING_BUDGET})`);
+  }
+  const budget = Number(text);
+  if (budget < MIN_THINKING_BUDGET) {
+    throw configError(
+      `the thinking budget ${budget} (from ${source}) is below Anthropic's minimum of ${MIN_THINKING_BUDGET} tokens`,
+      `use ${MIN_THINKING_BUDGET} or more, or adaptive, or off`,
+    );
+  }
+  return { value: budget, source };
 }
 
 /** The first value that is set and not empty, with its source. */

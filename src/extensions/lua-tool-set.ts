@@ -4,9 +4,11 @@
  * result limit (spilled to a file when longer).
  *
  * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs, and
- * the pool starts only when needed: at the first call, or earlier through `prewarm()` (the agent calls it when
- * the model starts streaming a tool call). Measured: starting the workers beside the first request delays
- * the request itself and the exit by ~30–80 ms on two cores, for replies that need no tool at all.
+ * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()` (the
+ * agent calls it when the model starts streaming a tool call). Measured: starting the workers beside the first
+ * request delays the request itself and the exit by ~30–80 ms on two cores, for replies that need no tool at all.
+ * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
+ * start on that path: the schema checks that follow it are loaded meanwhile.
  */
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -17,7 +19,7 @@ import type { ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } fro
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
-import type { LuaPool } from "./lua/pool.js";
+import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
@@ -85,11 +87,14 @@ export class LuaToolSet implements ToolSet {
   private unavailable: Record<string, string> = {};
   private offered: { from: readonly RegisteredTool[]; tools: readonly RegisteredTool[] } | undefined;
   private spillReady: Promise<unknown> | undefined;
+  /** The pool, once its load has started (its module is imported only then); `poolReady` settles when it exists. */
+  private pool: LuaPool | undefined;
+  private poolReady: Promise<LuaPool> | undefined;
+  private closing = false;
 
   private constructor(
     readonly discovery: DiscoveryResult,
     private readonly registry: ToolRegistry,
-    private readonly pool: LuaPool | undefined,
     private readonly context: ToolContextData,
     private readonly defaultTimeoutMs: number,
     private readonly scrub: SecretScrubber,
@@ -115,10 +120,13 @@ export class LuaToolSet implements ToolSet {
     };
     const registry = new ToolRegistry({ defaultTimeoutMs });
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
-    if (discovery.extensions.length === 0) return new LuaToolSet(discovery, registry, undefined, context, defaultTimeoutMs, scrub);
+    const toolSet = new LuaToolSet(discovery, registry, context, defaultTimeoutMs, scrub);
+    if (discovery.extensions.length === 0) return toolSet;
 
-    const { LuaPool } = await import("./lua/pool.js");
-    const pool = new LuaPool({
+    const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
+    const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
+    const cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
+    const poolOptions: LuaPoolOptions = {
       extensions: discovery.extensions.map(toEntry),
       defaultTimeoutMs,
       luaPath: [join(userConfigDir(options.env), "lua")],
@@ -126,15 +134,17 @@ export class LuaToolSet implements ToolSet {
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
-    });
-    const toolSet = new LuaToolSet(discovery, registry, pool, context, defaultTimeoutMs, scrub);
-
-    const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
-    const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
-    const cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
-    toolSet.startLoad = () => {
-      preloadSchemaChecker();
-      return pool.load().then(
+    };
+    toolSet.startLoad = async () => {
+      let pool: LuaPool;
+      try {
+        pool = await toolSet.createPool(poolOptions);
+      } catch (error) {
+        return toolSet.apply(failedLoad(discovery.extensions, error));
+      }
+      const loading = pool.load();
+      preloadSchemaChecker(); // after the worker's start was asked for: it is needed only once the load ends
+      return loading.then(
         async (loaded) => {
           const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
           const snapshot = { ...loaded, tools, unavailable };
@@ -292,14 +302,23 @@ export class LuaToolSet implements ToolSet {
     ];
   }
 
-  /** Stops every worker. */
+  /** Stops every worker (a pool still being created is closed as soon as it exists; none is created after). */
   async close(): Promise<void> {
-    await this.pool?.close();
+    this.closing = true;
+    const pool = await this.poolReady?.catch(() => undefined);
+    await pool?.close();
   }
 
   /** Kills, synchronously, the programs running handlers started (awl is being stopped by a signal). */
   killProcesses(): void {
     this.pool?.killProcesses();
+  }
+
+  private createPool(options: LuaPoolOptions): Promise<LuaPool> {
+    this.poolReady ??= this.closing
+      ? Promise.reject(new Error("awl is stopping"))
+      : import("./lua/pool.js").then(({ LuaPool }) => (this.pool = new LuaPool(options)));
+    return this.poolReady;
   }
 
   /** Asks every tool that has an `available(ctx)` whether to offer it, all at once. */
@@ -340,9 +359,9 @@ function toEntry(extension: DiscoveredExtension): { name: string; file: string; 
 }
 
 /**
- * The registrations, each schema checked by ajv: a schema that is not valid JSON Schema would make the provider
- * refuse every request, so the tool is refused instead (the registry reports it). Runs when the real load
- * completes, never on the cached start-up path; the cache keeps the verdict.
+ * The registrations, each schema checked against JSON Schema's meta-schema: a schema that is not valid JSON Schema
+ * would make the provider refuse every request, so the tool is refused instead (the registry reports it). Runs when
+ * the real load completes, never on the cached start-up path; the cache keeps the verdict.
  */
 async function withSchemaChecks(tools: readonly LuaToolRegistration[]): Promise<LuaToolRegistration[]> {
   if (tools.every((t) => t.schema_error !== undefined)) return [...tools];

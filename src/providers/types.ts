@@ -61,6 +61,9 @@ export interface Provider {
   streamStep(conversation: Conversation, receiver: Receiver, options?: StreamOptions): Promise<StepResult>;
 }
 
+/** How much the model thinks before answering (Anthropic): a budget in tokens, `"adaptive"` or `"off"`. */
+export type ThinkingSetting = number | "adaptive" | "off";
+
 /**
  * Everything needed to build a provider, already resolved from env, config file and flags (src/config does that).
  * Providers read only this; they never look at the environment themselves.
@@ -83,8 +86,18 @@ export interface ProviderSettings {
   firstByteTimeoutMs?: number;
   /** Upper bound on output tokens (Anthropic requires one; sent to OpenAI-compatible endpoints only when set). */
   maxTokens?: number;
-  /** Extended thinking budget in tokens (Anthropic); undefined = off. */
-  thinkingBudget?: number;
+  /**
+   * Anthropic thinking: a number is manual extended thinking with that budget in tokens (`{"type": "enabled",
+   * "budget_tokens": N}`, at least 1024 and below max tokens); `"adaptive"` lets the model decide
+   * (`{"type": "adaptive"}`, Claude 4.6 and later); `"off"` sends `{"type": "disabled"}`; undefined sends
+   * nothing, so the model's own default applies. Other providers ignore it.
+   */
+  thinking?: ThinkingSetting;
+  /**
+   * Anthropic, budget thinking with tools: send `anthropic-beta: interleaved-thinking-2025-05-14`, so Claude 4
+   * models can think between tool calls. Default true; adaptive thinking interleaves without it.
+   */
+  interleavedThinking?: boolean;
   /** Per-endpoint quirks for OpenAI-compatible servers, each a named boolean/string the user can override. */
   compat?: Record<string, unknown>;
   /** Replay provider: the JSON Lines script to play. */

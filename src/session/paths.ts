@@ -46,3 +46,8 @@ export function lockFile(dir: string, id: string): string {
 export function sideDir(dir: string, id: string): string {
   return join(dir, id + ".files");
 }
+
+/** The listing's cache of per-session figures (summary-cache.ts), in the sessions folder. */
+export function summaryCacheFile(dir: string): string {
+  return join(dir, "summaries.cache.json");
+}

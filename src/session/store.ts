@@ -7,7 +7,7 @@ import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./
 import { isObject, parseHeader, SESSION_FORMAT_VERSION, type SessionHeader } from "./format.js";
 import { SecretScrubber } from "../util/secrets.js";
 import { acquireSessionLock } from "./lock.js";
-import { isSessionId, lockFile, newSessionId, randomPart, SESSION_EXTENSION, sessionFile, sideDir, defaultSessionDir } from "./paths.js";
+import { isSessionId, lockFile, newSessionId, randomPart, SESSION_EXTENSION, sessionFile, sideDir, defaultSessionDir, summaryCacheFile } from "./paths.js";
 import { readSessionFile, type LoadedSession } from "./reader.js";
 import { SESSION_ENDED_RESULT } from "./resume.js";
 import { answerUnansweredToolUses } from "../agent/invariant.js";
@@ -15,7 +15,8 @@ import type { ToolResultBlock } from "../model/blocks.js";
 import { toolResult, type Conversation } from "../model/conversation.js";
 import type { Message } from "../model/message.js";
 import { DEFAULT_SIDE_FILE_THRESHOLD, nodeIO, type WriterIO } from "./side-files.js";
-import { readHeader, readHeaderLine, summarize, type SessionSummary } from "./summary.js";
+import { SummaryCache } from "./summary-cache.js";
+import { fileKey, modifiedTime, readHeaderLine, summarizeFile, summaryAt, type SessionSummary } from "./summary.js";
 import { SessionWriter, type WriterOptions } from "./writer.js";
 import { awlVersion } from "../version.js";
 
@@ -95,21 +96,27 @@ export class SessionStore {
     return ok(ids.filter(isSessionId).sort());
   }
 
-  /** Sessions, most recently updated first; only those started in `cwd` when it is given. Unreadable files become warnings. */
+  /**
+   * Sessions, most recently updated first; only those started in `cwd` when it is given. Unreadable files become
+   * warnings. The figures of a file unchanged since the last listing come from the summary cache (summary-cache.ts);
+   * only new or changed files are read.
+   */
   list(filter: { cwd?: string } = {}): SessionResult<{ sessions: SessionSummary[]; warnings: SessionWarning[] }> {
     const ids = this.ids();
     if (!ids.ok) return ids;
     const sessions: SessionSummary[] = [];
     const warnings: SessionWarning[] = [];
     const cwd = filter.cwd === undefined ? undefined : resolvePath(filter.cwd);
+    const wanted = (dir: string): boolean => cwd === undefined || resolvePath(dir) === cwd;
+    const cache = SummaryCache.read(summaryCacheFile(this.dir));
     for (const id of ids.value) {
       const path = this.path(id);
-      const header = readHeader(path);
-      const summary = header.ok ? (cwd !== undefined && resolvePath(header.value.cwd) !== cwd ? undefined : summarize(path, header.value)) : header;
-      if (summary === undefined) continue;
-      if (summary.ok) sessions.push(summary.value);
-      else warnings.push({ kind: "unreadable", message: summary.error.message, path });
+      const summary = summaryOf(id, path, cache, wanted);
+      if (!summary.ok) warnings.push({ kind: "unreadable", message: summary.error.message, path });
+      else if (summary.value) sessions.push(summary.value);
     }
+    cache.keepOnly(new Set(ids.value));
+    cache.save();
     sessions.sort((a, b) => (a.updated === b.updated ? b.id.localeCompare(a.id) : b.updated.localeCompare(a.updated)));
     return ok({ sessions, warnings });
   }
@@ -222,7 +229,31 @@ export class SessionStore {
 }
 
 
-/** This package's version, from its package.json (read once). */
+/**
+ * A file changed this recently may change again within the same tick of the file system's clock, keeping the
+ * key it had when it was read (git calls this "racy"): such a file is read, but not cached, until it settles.
+ */
+const SETTLE_MS = 2_000;
+
+/**
+ * The summary of one session for a listing, or undefined when `wanted` refuses its directory: from the cache when
+ * it holds figures for exactly this file, else read from the file (and cached once the file has settled).
+ */
+function summaryOf(id: string, path: string, cache: SummaryCache, wanted: (cwd: string) => boolean): SessionResult<SessionSummary | undefined> {
+  let stat: fs.BigIntStats;
+  try {
+    stat = fs.statSync(path, { bigint: true });
+  } catch (e) {
+    return ioFailure(e, "read the session file", path);
+  }
+  const cached = cache.get(id, fileKey(stat));
+  if (cached) return ok(wanted(cached.cwd) ? summaryAt(cached, path, modifiedTime(stat)) : undefined);
+  const read = summarizeFile(path, (header) => wanted(header.cwd));
+  if (!read.ok) return read;
+  // ctime moves with every change (mtime too), and cannot be set back by hand.
+  if (read.value && Date.now() - Number(read.value.stat.ctimeMs) > SETTLE_MS) cache.set(id, fileKey(read.value.stat), read.value.summary);
+  return ok(read.value?.summary);
+}
 
 /**
  * The results message for a conversation whose last message is an assistant's with tool calls (killed

@@ -259,6 +259,9 @@ describe("awl config", () => {
     const withFlags = await runAwl(["config", "--model", "flag-model", "--max-retries", "0"], { env, configFile });
     expect(withFlags.stdout).toContain("model: flag-model (from --model)\n");
     expect(withFlags.stdout).toContain("max retries: 0\n");
+    expect(withFlags.stdout).toContain("thinking: the model's default (nothing sent)\ninterleaved thinking: on (budget thinking with tools)\n");
+    const thinking = await runAwl(["config", "--thinking", "adaptive", "--no-interleaved-thinking"], { env, configFile });
+    expect(thinking.stdout).toContain("thinking: adaptive\ninterleaved thinking: off\n");
   });
 
   it("shows the resolved settings without the key", async () => {

@@ -254,18 +254,29 @@ describe("awl -p against an Anthropic server", () => {
     expect(server.requests[0]!.headers["x-api-key"]).toBe("sk-ant-test");
   });
 
-  it("--thinking-budget: under Anthropic's minimum is a config error; a max_tokens it must raise gets a note", async () => {
+  it("--thinking-budget under Anthropic's minimum, or a budget not below --max-tokens, is a config error before any request", async () => {
     const env = { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", AWL_MODEL: "claude-test" };
     const low = await runAwl(["-p", "hi", "--thinking-budget", "500"], { env });
     expect(low.code).toBe(2);
-    expect(low.stderr).toBe("awl: the thinking budget 500 (from --thinking-budget) is below Anthropic's minimum of 1024 tokens\n  → use 1024 or more, or leave it unset to turn thinking off\n");
+    expect(low.stderr).toBe("awl: the thinking budget 500 (from --thinking-budget) is below Anthropic's minimum of 1024 tokens\n  → use 1024 or more, or adaptive, or off\n");
+    const above = await runAwl(["-p", "hi", "--thinking", "4000", "--max-tokens", "2000", "--output-format", "json"], { env });
+    expect(above.code).toBe(2);
+    expect(above.stderr).toBe(
+      "awl: the thinking budget 4000 (from --thinking) is not below max tokens 2000 (from --max-tokens); Anthropic requires max_tokens above the budget\n" +
+        "  → raise max tokens above the budget (e.g. --max-tokens 8096, the budget plus room for the answer) or lower the budget\n",
+    );
+    expect(JSON.parse(above.stdout)).toMatchObject({ stop_reason: "error", messages: [], error: { kind: "config" } });
     expect(server.requests).toHaveLength(0);
+  });
 
-    server.enqueue({ body: splitEvery(readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url)), 11) });
-    const raised = await runAwl(["-p", "hi", "--thinking-budget", "4000", "--max-tokens", "2000"], { env });
-    expect(raised.code).toBe(0);
-    expect(raised.stderr).toBe("awl: max tokens 2000 is not above the thinking budget 4000: sending 8096 (the budget plus 4096 for the answer)\n");
-    expect(server.requests[0]!.json()).toMatchObject({ max_tokens: 8096, thinking: { type: "enabled", budget_tokens: 4000 } });
+  it("--thinking adaptive and off send Anthropic's adaptive and disabled thinking", async () => {
+    const env = { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", AWL_MODEL: "claude-opus-4-6" };
+    const text = readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url));
+    server.enqueue({ body: text }, { body: text });
+    expect((await runAwl(["-p", "hi", "--thinking", "adaptive"], { env })).code).toBe(0);
+    expect((await runAwl(["-p", "hi"], { env, configFile: '{"thinking": "off"}' })).code).toBe(0);
+    expect(server.requests.map((r) => r.json().thinking)).toEqual([{ type: "adaptive" }, { type: "disabled" }]);
+    expect(server.requests[0]!.json().max_tokens).toBe(32000);
   });
 
   it("--provider anthropic with both keys set: Anthropic's key and endpoint, never AWL_API_KEY or AWL_BASE_URL", async () => {

@@ -42,6 +42,16 @@ describe("config file", () => {
     expect(parseConfigText("/c/config.json", "[1]").ok).toBe(false);
   });
 
+  it("checks the thinking keys", () => {
+    for (const thinking of ['"off"', '"adaptive"', "8000"]) expect(parseConfigText("/c/config.json", `{"thinking": ${thinking}}`).ok, thinking).toBe(true);
+    const bad = parseConfigText("/c/config.json", '{"thinking": "on"}');
+    expect(!bad.ok && bad.error.message).toBe('the config file /c/config.json key "thinking" must be "off", "adaptive" or a whole number of tokens, got "on"');
+    const flag = parseConfigText("/c/config.json", '{"interleaved_thinking": "no"}');
+    expect(!flag.ok && flag.error.message).toBe('the config file /c/config.json key "interleaved_thinking" must be true or false, got "no"');
+    const good = parseConfigText("/c/config.json", '{"interleaved_thinking": false}');
+    expect(good.ok && good.value.values.interleaved_thinking).toBe(false);
+  });
+
   it("checks the providers entries", () => {
     const good = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"base_url": "http://p", "api_key_env": "K", "model": "claude-x"}}}');
     expect(good.ok && good.value.values.providers).toEqual({ anthropic: { base_url: "http://p", api_key_env: "K", model: "claude-x" } });

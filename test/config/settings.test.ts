@@ -112,15 +112,66 @@ describe("resolveSettings", () => {
   it("parses the number flags", () => {
     const flags = { maxRetries: "0", stallTimeout: "1500", maxSteps: "7", maxTokens: "4096", thinkingBudget: "2048" };
     const s = ok({ env: { AWL_API_KEY: "k", AWL_MODEL: "m" }, flags });
-    expect(s.provider).toMatchObject({ maxRetries: 0, stallTimeoutMs: 1500, maxTokens: 4096, thinkingBudget: 2048 });
+    expect(s.provider).toMatchObject({ maxRetries: 0, stallTimeoutMs: 1500, maxTokens: 4096, thinking: 2048 });
     expect(s.maxSteps).toBe(7);
   });
 
   it("refuses a thinking budget under Anthropic's minimum, from the flag or the file", () => {
     const env = { AWL_API_KEY: "k", AWL_MODEL: "m", AWL_PROVIDER: "anthropic" };
     expect(error({ env, flags: { thinkingBudget: "1023" } }).message).toBe("the thinking budget 1023 (from --thinking-budget) is below Anthropic's minimum of 1024 tokens");
+    expect(error({ env, flags: { thinking: "1023" } }).message).toBe("the thinking budget 1023 (from --thinking) is below Anthropic's minimum of 1024 tokens");
     expect(error({ env, file: { thinking_budget: 100 }, filePath: "/x/config.json" }).message).toContain('(from "thinking_budget" in /x/config.json)');
-    expect(ok({ env, flags: { thinkingBudget: "1024" } }).notes).toEqual([]);
+    expect(error({ env, file: { thinking: 100 }, filePath: "/x/config.json" }).message).toContain('(from "thinking" in /x/config.json)');
+    expect(ok({ env, flags: { thinkingBudget: "1024" } }).provider.thinking).toBe(1024);
+  });
+
+  it("reads the thinking setting: off, adaptive or a budget, the flag over the file; nothing when unset", () => {
+    const env = { ANTHROPIC_API_KEY: "k", AWL_MODEL: "claude-opus-4-6", AWL_PROVIDER: "anthropic" };
+    expect(ok({ env, flags: { thinking: "adaptive" } }).provider.thinking).toBe("adaptive");
+    expect(ok({ env, flags: { thinking: " OFF " } }).provider.thinking).toBe("off");
+    expect(ok({ env, flags: { thinking: "8000" } }).provider.thinking).toBe(8000);
+    expect(ok({ env, file: { thinking: "adaptive" } }).provider.thinking).toBe("adaptive");
+    expect(ok({ env, file: { thinking: 8000 }, flags: { thinking: "off" } }).provider.thinking).toBe("off");
+    expect(ok({ env, file: { thinking_budget: 8000 } }).provider.thinking).toBe(8000);
+    expect("thinking" in ok({ env }).provider).toBe(false);
+    expect(error({ env, flags: { thinking: "lots" } })).toEqual({
+      message: '--thinking expects off, adaptive or a whole number of tokens, got "lots"',
+      hint: "e.g. adaptive, off or 8000 (a budget is at least 1024)",
+    });
+    expect(error({ env, flags: { thinkingBudget: "adaptive" } }).message).toBe('--thinking-budget expects a whole number of tokens, got "adaptive"');
+    expect(error({ env, flags: { thinking: "adaptive", thinkingBudget: "2048" } })).toEqual({
+      message: "both --thinking and --thinking-budget are set",
+      hint: "keep --thinking only: it takes a budget too",
+    });
+    expect(error({ env, file: { thinking: "off", thinking_budget: 2048 }, filePath: "/x/config.json" }).message).toBe(
+      'both "thinking" in /x/config.json and "thinking_budget" in /x/config.json are set',
+    );
+  });
+
+  it("refuses an Anthropic thinking budget that is not below max tokens, naming both values and their sources", () => {
+    const env = { ANTHROPIC_API_KEY: "k", AWL_MODEL: "claude-sonnet-4-5", AWL_PROVIDER: "anthropic" };
+    expect(error({ env, flags: { thinking: "4000", maxTokens: "2000" } })).toEqual({
+      message: "the thinking budget 4000 (from --thinking) is not below max tokens 2000 (from --max-tokens); Anthropic requires max_tokens above the budget",
+      hint: "raise max tokens above the budget (e.g. --max-tokens 8096, the budget plus room for the answer) or lower the budget",
+    });
+    expect(error({ env, flags: { thinking: "32000" } }).message).toBe(
+      "the thinking budget 32000 (from --thinking) is not below max tokens 32000 (awl's default for claude-sonnet-4-5); Anthropic requires max_tokens above the budget",
+    );
+    expect(error({ env, file: { thinking_budget: 5000, max_tokens: 5000 }, filePath: "/x/config.json" }).message).toBe(
+      'the thinking budget 5000 (from "thinking_budget" in /x/config.json) is not below max tokens 5000 (from "max_tokens" in /x/config.json); Anthropic requires max_tokens above the budget',
+    );
+    expect(ok({ env, flags: { thinking: "4000", maxTokens: "4001" } }).provider).toMatchObject({ thinking: 4000, maxTokens: 4001 });
+    // Adaptive thinking has no budget to fit; other providers ignore the setting.
+    expect(ok({ env, flags: { thinking: "adaptive", maxTokens: "1000" } }).provider.thinking).toBe("adaptive");
+    expect(ok({ env: { OPENAI_API_KEY: "k", AWL_MODEL: "m" }, flags: { thinking: "4000", maxTokens: "2000" } }).provider.thinking).toBe(4000);
+  });
+
+  it("switches interleaved thinking off with the flag or the file", () => {
+    const env = { ANTHROPIC_API_KEY: "k", AWL_MODEL: "claude-sonnet-4-5", AWL_PROVIDER: "anthropic" };
+    expect("interleavedThinking" in ok({ env }).provider).toBe(false);
+    expect(ok({ env, flags: { noInterleavedThinking: true } }).provider.interleavedThinking).toBe(false);
+    expect(ok({ env, file: { interleaved_thinking: false } }).provider.interleavedThinking).toBe(false);
+    expect(ok({ env, file: { interleaved_thinking: true }, flags: { noInterleavedThinking: true } }).provider.interleavedThinking).toBe(false);
   });
 
   it("names the flag of a bad number", () => {

@@ -204,7 +204,7 @@ describe("LuaToolSet", () => {
     expect(warm.definitions().map((t) => t.name)).toEqual(["first"]);
     expect(fake.loads).toBe(1); // no Lua yet: the workers start at the first call (or prewarm)
     warm.prewarm();
-    expect(fake.loads).toBe(2);
+    await vi.waitFor(() => expect(fake.loads).toBe(2)); // once the pool's module is loaded
     const call = warm.execute({ id: "1", name: "first", input: "{}" }, signal);
     release();
     // The real load no longer has "first": the call waited for it and says so instead of running a stale tool.
@@ -218,6 +218,40 @@ describe("LuaToolSet", () => {
     fake.tools = [tool("echo", "third")];
     const edited = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
     expect(edited.definitions().map((t) => t.name)).toEqual(["third"]);
+  });
+
+  it("creates no pool on a warm start until a call (or prewarm) needs it", async () => {
+    extension("echo.lua");
+    const cachePath = join(base, "cache.json");
+    fake.tools = [tool("echo", "say")];
+    await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(fake.options).toHaveLength(1);
+    const warm = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(warm.definitions().map((t) => t.name)).toEqual(["say"]);
+    expect(fake.options).toHaveLength(1); // the pool's module is not even loaded
+    expect(await warm.execute({ id: "1", name: "say", input: "{}" }, signal)).toMatchObject({ content: "ran say" });
+    expect(fake.options).toHaveLength(2);
+    expect(fake.loads).toBe(2);
+  });
+
+  it("closes a pool that was still being created, and creates none after close()", async () => {
+    extension("echo.lua");
+    const cachePath = join(base, "cache.json");
+    fake.tools = [tool("echo", "say")];
+    await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const first = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    first.prewarm(); // the pool's creation starts...
+    await first.close(); // ...and close() waits for it, then closes it
+    expect(fake.options).toHaveLength(2);
+    expect(fake.closed).toBe(1);
+
+    const second = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    await second.close();
+    second.prewarm();
+    const outcome = await second.execute({ id: "1", name: "say", input: "{}" }, signal);
+    expect(outcome).toMatchObject({ status: "result", is_error: true });
+    expect(fake.options).toHaveLength(2); // no pool after close
+    expect(fake.calls).toEqual([]);
   });
 
   it("does not offer a tool whose available(ctx) says no, says why, and remembers it in the cache", async () => {

@@ -29,7 +29,8 @@ export async function run(argv: readonly string[]): Promise<number> {
     `first-byte timeout: ${p.firstByteTimeoutMs} ms`,
     `max steps: ${settings.maxSteps}`,
     `max tokens: ${p.maxTokens ?? "provider default"}`,
-    `thinking budget: ${p.thinkingBudget ?? "off"}`,
+    `thinking: ${p.thinking === undefined ? "the model's default (nothing sent)" : typeof p.thinking === "number" ? `budget of ${p.thinking} tokens` : p.thinking}`,
+    `interleaved thinking: ${p.interleavedThinking === false ? "off" : "on (budget thinking with tools)"}`,
   ];
   process.stdout.write(lines.join("\n") + "\n");
   for (const warning of file?.warnings ?? []) process.stderr.write(`awl: ${warning}\n`);

@@ -3,12 +3,16 @@
  * run by the shared stream driver (HTTP, SSE framing, truncation, stalls, retries; HTTP 529 is `overloaded`).
  */
 import type { Conversation } from "../../model/conversation.js";
+import { providerError, ProviderConfigError } from "../errors.js";
 import { runStream, type WireAdapter } from "../stream-driver.js";
 import type { Provider, ProviderSettings, Receiver, StepResult, StreamOptions } from "../types.js";
 import { AnthropicAssembler } from "./assembler.js";
-import { buildMessagesRequest } from "./request.js";
+import { buildMessagesRequest, defaultMaxTokens, thinkingProblem } from "./request.js";
 
+/** Builds the provider; throws {@link ProviderConfigError} for a thinking setting the API would refuse. */
 export function createAnthropicProvider(settings: ProviderSettings): Provider {
+  const problem = thinkingProblem(settings.thinking, settings.maxTokens ?? defaultMaxTokens(settings.model));
+  if (problem) throw new ProviderConfigError(providerError("config", problem));
   const adapter: WireAdapter = {
     terminalMarker: "message_stop",
     buildRequest: (conversation, options) => buildMessagesRequest(conversation, settings, options.tools),

@@ -12,15 +12,20 @@ import type { Conversation } from "../../model/conversation.js";
 import { providerError, type ProviderError } from "../errors.js";
 import type { ProviderSettings, ToolSpec } from "../types.js";
 import { convertMessages, type WireBlock, type WireMessage } from "./convert-messages.js";
-import { THINKING_ANSWER_TOKENS } from "./limits.js";
+import { defaultMaxTokens, MIN_THINKING_BUDGET } from "./limits.js";
 import { RawJson, stringifyWithRaw } from "./raw-json.js";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+/** The beta that lets Claude 4 models think between tool calls with budget thinking (`anthropic-beta` header). */
+export const INTERLEAVED_THINKING_BETA = "interleaved-thinking-2025-05-14";
 
-export { THINKING_ANSWER_TOKENS } from "./limits.js";
+export { defaultMaxTokens } from "./limits.js";
 
-export type AnthropicRequestSettings = Pick<ProviderSettings, "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinkingBudget">;
+export type AnthropicRequestSettings = Pick<
+  ProviderSettings,
+  "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinking" | "interleavedThinking"
+>;
 
 export interface AnthropicRequest {
   url: string;
@@ -41,12 +46,10 @@ export function buildMessagesRequest(
   for (const tool of tools)
     if (!isJsonObjectText(tool.schema))
       return providerError("bad_request", `the tool "${tool.name}" has a schema that is not a JSON object, so it cannot be offered to the model`);
+  const maxTokens = settings.maxTokens ?? defaultMaxTokens(settings.model);
+  const problem = thinkingProblem(settings.thinking, maxTokens);
+  if (problem) return providerError("config", problem);
   markCacheBreakpoints(messages);
-
-  let maxTokens = settings.maxTokens ?? defaultMaxTokens(settings.model);
-  const budget = settings.thinkingBudget;
-  const thinking = budget !== undefined && budget > 0 ? { type: "enabled", budget_tokens: budget } : undefined;
-  if (thinking && maxTokens <= thinking.budget_tokens) maxTokens = thinking.budget_tokens + THINKING_ANSWER_TOKENS;
 
   const body = {
     model: settings.model,
@@ -55,7 +58,7 @@ export function buildMessagesRequest(
     system: system === "" ? undefined : [{ type: "text", text: system, cache_control: EPHEMERAL }],
     messages,
     tools: tools.length === 0 ? undefined : tools.map((tool, i) => wireTool(tool, i === tools.length - 1)),
-    thinking,
+    thinking: thinkingParam(settings.thinking),
   };
   const headers: Record<string, string> = {
     "content-type": "application/json",
@@ -63,20 +66,33 @@ export function buildMessagesRequest(
     "anthropic-version": ANTHROPIC_VERSION,
   };
   if (settings.apiKey) headers["x-api-key"] = settings.apiKey;
+  // Adaptive thinking interleaves by itself (Anthropic: no beta header required); budget thinking needs the beta.
+  if (typeof settings.thinking === "number" && tools.length > 0 && settings.interleavedThinking !== false)
+    headers["anthropic-beta"] = INTERLEAVED_THINKING_BETA;
   return { url: messagesUrl(settings.baseUrl), headers, body: stringifyWithRaw(body) };
 }
 
 /**
- * Output room when none is configured, by model family: the Claude 3 models' own limits, and 32000 for
- * later Claude models (what Claude Code uses; their limits are 32k–128k). An unknown model name (a proxy
- * routing to something else) gets 8192, which every current model accepts.
+ * Why the API would refuse this thinking setting with these max tokens, in words for the user; undefined when
+ * it is fine. A budget must be a whole number of at least 1024 and below `max_tokens` (the API lifts the last
+ * rule for interleaved thinking with tools, but tools come and go between calls: awl keeps the rule that always
+ * holds, so a setting never works on one call and fails on the next).
  */
-export function defaultMaxTokens(model: string): number {
-  const name = model.toLowerCase();
-  if (/claude-3-(opus|sonnet|haiku)|claude-2|claude-instant/.test(name)) return 4096;
-  if (name.includes("claude-3-5")) return 8192;
-  if (name.includes("claude")) return 32000;
-  return 8192;
+export function thinkingProblem(thinking: ProviderSettings["thinking"], maxTokens: number): string | undefined {
+  if (thinking === undefined || thinking === "off" || thinking === "adaptive") return undefined;
+  if (typeof thinking !== "number" || !Number.isSafeInteger(thinking) || thinking < MIN_THINKING_BUDGET)
+    return `the thinking setting ${JSON.stringify(thinking)} is not "off", "adaptive" or a budget of at least ${MIN_THINKING_BUDGET} tokens`;
+  if (thinking >= maxTokens)
+    return `the thinking budget ${thinking} is not below max_tokens ${maxTokens}, which Anthropic rejects: raise maxTokens above the budget or lower the budget`;
+  return undefined;
+}
+
+/** The `thinking` request field; undefined (left out) when the setting is unset, so the model's default applies. */
+function thinkingParam(thinking: ProviderSettings["thinking"]): Record<string, unknown> | undefined {
+  if (thinking === undefined) return undefined;
+  if (thinking === "off") return { type: "disabled" };
+  if (thinking === "adaptive") return { type: "adaptive" };
+  return { type: "enabled", budget_tokens: thinking };
 }
 
 /** `{baseUrl}/v1/messages`; a base URL that already ends in `/v1` is not doubled. */

@@ -1,4 +1,7 @@
-/** The built `awl -p` with AWL_PROVIDER=anthropic against the replay server: a tool loop with signed thinking. */
+/** The built `awl -p` with AWL_PROVIDER=anthropic against the replay server: a tool loop with signed, interleaved thinking. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAwl } from "../../cli/run-awl.js";
 import { startReplayServer, type ReplayServer } from "../../support/replay-server.js";
@@ -10,27 +13,44 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
+/** A real Lua extension offering the tool the recorded model calls. */
+function weatherExtension(): string {
+  const dir = mkdtempSync(join(tmpdir(), "awl-weather-"));
+  writeFileSync(
+    join(dir, "weather.lua"),
+    `awl.register_tool("get_weather", { type = "object", properties = { location = { type = "string" } } }, function(input) return "18°C, sunny" end)\n`,
+  );
+  return dir;
+}
+
 describe("awl -p with the Anthropic provider", () => {
-  it("runs a tool loop, sends the signed thinking back, and reports cache usage in the JSON result", async () => {
-    // The model calls get_weather, a tool no extension offers: the agent answers with an is_error result.
-    server.enqueue({ body: fixture("thinking-tool.sse") }, { body: fixture("text.sse") });
-    const run = await runAwl(["-p", "Weather in Paris?", "--output-format", "json", "--thinking-budget", "2048", "--max-tokens", "1000"], {
+  it("runs a tool loop with interleaved thinking, sends every signed thinking block back, and reports cache usage", async () => {
+    server.enqueue({ body: fixture("thinking-tool.sse") }, { body: fixture("thinking-after-tool.sse") });
+    const run = await runAwl(["-p", "Weather in Paris?", "--output-format", "json", "--thinking", "2048", "--extensions-dir", weatherExtension()], {
       env: { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-e2e", AWL_MODEL: "claude-sonnet-4-5" },
     });
-    expect(run.stderr).toBe("awl: max tokens 1000 is not above the thinking budget 2048: sending 6144 (the budget plus 4096 for the answer)\n");
+    expect(run.stderr).toBe("");
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout);
     expect(result.stop_reason).toBe("end_turn");
-    expect(result.usage).toEqual({ input_tokens: 437, output_tokens: 104, cache_read_input_tokens: 1830, cache_creation_input_tokens: 2048 });
-    expect(result.messages.at(-1).content).toEqual([{ type: "text", text: 'Hello, wörld — 👋 line two\nand "quotes"' }]);
+    expect(result.usage).toEqual({ input_tokens: 942, output_tokens: 130, cache_read_input_tokens: 2048, cache_creation_input_tokens: 2168 });
+    expect(result.messages.at(-1).content.map((b: { type: string }) => b.type)).toEqual(["thinking", "thinking", "text"]);
 
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests.map((r) => r.json());
-    expect(server.requests[0]!.headers["x-api-key"]).toBe("sk-ant-e2e");
-    expect(first).toMatchObject({ model: "claude-sonnet-4-5", max_tokens: 6144, thinking: { type: "enabled", budget_tokens: 2048 }, stream: true });
-    expect(second.messages[1].content[0]).toMatchObject({ type: "thinking", signature: expect.stringMatching(/^EqQB/) });
+    for (const request of server.requests) {
+      expect(request.headers["x-api-key"]).toBe("sk-ant-e2e");
+      expect(request.headers["anthropic-beta"]).toBe("interleaved-thinking-2025-05-14");
+    }
+    expect(first).toMatchObject({ model: "claude-sonnet-4-5", max_tokens: 32000, thinking: { type: "enabled", budget_tokens: 2048 }, stream: true });
+    expect(first.tools.map((t: { name: string }) => t.name)).toEqual(["get_weather"]);
+    expect(second.messages[1].content[0]).toEqual({
+      type: "thinking",
+      thinking: "The user wants the weather. I should call get_weather for Paris.",
+      signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds7wdjxOJwqyGbvDvOWyrGvQ4r2JpU5czTtIvlk3OBlL5EjcaQEEtZW0Q==",
+    });
     expect(second.messages[2].content).toEqual([
-      expect.objectContaining({ type: "tool_result", tool_use_id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", is_error: true, cache_control: { type: "ephemeral" } }),
+      { type: "tool_result", tool_use_id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", content: "18°C, sunny", cache_control: { type: "ephemeral" } },
     ]);
   });
 

@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { Conversation, toolResult } from "../../../src/model/conversation.js";
 import { createAnthropicProvider } from "../../../src/providers/anthropic/provider.js";
+import { ProviderConfigError } from "../../../src/providers/errors.js";
 import type { ProviderSettings, ToolSpec } from "../../../src/providers/types.js";
 import { recordingReceiver } from "../../support/recording-receiver.js";
 import { crlfOffsets, splitAt, splitEvery, splitEveryByte, startReplayServer, utf8InteriorOffsets, type ReplayServer } from "../../support/replay-server.js";
@@ -51,11 +52,11 @@ describe("Anthropic provider over HTTP", () => {
     server.enqueue({ body: splitEvery(fixture("thinking-tool.sse"), 7) }, { body: fixture("text.sse") });
     const conversation = hello();
     const tools: ToolSpec[] = [{ name: "get_weather", description: "Weather.", schema: '{"type": "object", "properties": {"location": {"type": "string"}}}' }];
-    const first = await provider({ thinkingBudget: 2048 }).streamStep(conversation, recordingReceiver(), { tools });
+    const first = await provider({ thinking: 2048 }).streamStep(conversation, recordingReceiver(), { tools });
     if (!first.ok) throw new Error(first.error.message);
     conversation.addMessage(first.message);
     conversation.addToolResults([toolResult("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "18°C, sunny")]);
-    const second = await provider({ thinkingBudget: 2048 }).streamStep(conversation, recordingReceiver(), { tools });
+    const second = await provider({ thinking: 2048 }).streamStep(conversation, recordingReceiver(), { tools });
     expect(second.ok).toBe(true);
 
     const body = server.requests[1]!.json();
@@ -70,6 +71,77 @@ describe("Anthropic provider over HTTP", () => {
       content: [{ type: "tool_result", tool_use_id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", content: "18°C, sunny", cache_control: { type: "ephemeral" } }],
     });
     expect(server.requests[1]!.body).toContain('"input_schema":{"type": "object", "properties": {"location": {"type": "string"}}},"cache_control"');
+  });
+
+  it("interleaved thinking across a tool loop: the beta header on each call, every signed and redacted block sent back unchanged", async () => {
+    server.enqueue({ body: splitEvery(fixture("thinking-tool.sse"), 5) }, { body: splitEvery(fixture("thinking-after-tool.sse"), 5) }, { body: fixture("text.sse") });
+    const tools: ToolSpec[] = [{ name: "get_weather", description: "Weather.", schema: '{"type":"object"}' }];
+    const conversation = hello();
+    const step = async () => {
+      const result = await provider({ thinking: 2048 }).streamStep(conversation, recordingReceiver(), { tools });
+      if (!result.ok) throw new Error(result.error.message);
+      conversation.addMessage(result.message);
+      return result.message;
+    };
+    await step();
+    conversation.addToolResults([toolResult("toolu_01T1x1fJ34qAmk2tNTrN7Up6", "18°C, sunny")]);
+    const afterTool = await step();
+    // The model thought again after the tool result: the thinking between tool calls that the beta allows.
+    expect(afterTool.content.map((b) => b.type)).toEqual(["thinking", "thinking", "text"]);
+    conversation.addUserMessage("Thanks!");
+    await step();
+
+    expect(server.requests).toHaveLength(3);
+    for (const request of server.requests) {
+      expect(request.headers["anthropic-beta"]).toBe("interleaved-thinking-2025-05-14");
+      expect(request.json()).toMatchObject({ max_tokens: 32000, thinking: { type: "enabled", budget_tokens: 2048 } });
+    }
+    const EPHEMERAL = { type: "ephemeral" };
+    const firstTurn = {
+      role: "assistant",
+      content: [
+        {
+          type: "thinking",
+          thinking: "The user wants the weather. I should call get_weather for Paris.",
+          signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds7wdjxOJwqyGbvDvOWyrGvQ4r2JpU5czTtIvlk3OBlL5EjcaQEEtZW0Q==",
+        },
+        { type: "text", text: "Let me check the weather in Paris." },
+        { type: "tool_use", id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", name: "get_weather", input: { location: "Paris, France", unit: "celsius" } },
+      ],
+    };
+    const toolResultMessage = (cached: boolean) => ({
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: "toolu_01T1x1fJ34qAmk2tNTrN7Up6", content: "18°C, sunny", ...(cached ? { cache_control: EPHEMERAL } : {}) }],
+    });
+    expect(server.requests[1]!.json().messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hi", cache_control: EPHEMERAL }] },
+      firstTurn,
+      toolResultMessage(true),
+    ]);
+    expect(server.requests[2]!.json().messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hi" }] },
+      firstTurn,
+      toolResultMessage(true),
+      {
+        role: "assistant",
+        content: [
+          {
+            type: "thinking",
+            thinking: "The tool says 18°C and sunny. That answers the question.",
+            signature: "ErUBCkYIBxgCIkB3kYvN5fWz0pR8sT2uV4xY6aC8eG0iK2mO4qS6uW8yA0cE2gI4kM6oQ8sU0wY2aC4eG6iK8mO0qS2uW4yA6cE8gIEgzLx5dF1pQ9rT3vX7bZ==",
+          },
+          { type: "redacted_thinking", data: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpPkNRj2YfWXGmKDxH4mPnZ5sQ7vB5URj2pabXIGCCb6R8MSIsr" },
+          { type: "text", text: "It is 18°C and sunny in Paris." },
+        ],
+      },
+      { role: "user", content: [{ type: "text", text: "Thanks!", cache_control: EPHEMERAL }] },
+    ]);
+  });
+
+  it("refuses to be built with a thinking budget not below max tokens (a config error naming both)", () => {
+    expect(() => provider({ thinking: 8000, maxTokens: 8000 })).toThrow(ProviderConfigError);
+    expect(() => provider({ thinking: 40000 })).toThrow("the thinking budget 40000 is not below max_tokens 32000");
+    expect(() => provider({ thinking: "adaptive", maxTokens: 1000 })).not.toThrow();
   });
 
   it("assembles two parallel tool_use blocks, one with empty input", async () => {

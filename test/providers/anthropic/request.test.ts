@@ -34,10 +34,43 @@ describe("Anthropic request", () => {
     expect(build([user("hi")], { maxTokens: 1234 }).json.max_tokens).toBe(1234);
   });
 
-  it("switches extended thinking on with a budget, keeping max_tokens above it", () => {
-    expect(build([user("hi")], { thinkingBudget: 10000 }).json).toMatchObject({ thinking: { type: "enabled", budget_tokens: 10000 }, max_tokens: 32000 });
-    expect(build([user("hi")], { thinkingBudget: 10000, maxTokens: 8000 }).json.max_tokens).toBe(14096);
-    expect(build([user("hi")]).json.thinking).toBeUndefined();
+  it("sends the thinking setting: a budget, adaptive, off, or nothing when unset", () => {
+    expect(build([user("hi")], { thinking: 10000 }).json).toMatchObject({ thinking: { type: "enabled", budget_tokens: 10000 }, max_tokens: 32000 });
+    expect(build([user("hi")], { thinking: "adaptive" }).json).toMatchObject({ thinking: { type: "adaptive" }, max_tokens: 32000 });
+    expect(build([user("hi")], { thinking: "off" }).json.thinking).toEqual({ type: "disabled" });
+    expect("thinking" in build([user("hi")]).json).toBe(false);
+    // The field comes last, after the tools: the same settings give the same bytes.
+    expect(build([user("hi")], { thinking: "adaptive", maxTokens: 2000 }).body).toBe(
+      '{"model":"claude-sonnet-4-5","max_tokens":2000,"stream":true,"messages":[{"role":"user","content":[{"type":"text","text":"hi","cache_control":{"type":"ephemeral"}}]}],"thinking":{"type":"adaptive"}}',
+    );
+  });
+
+  it("refuses a budget that is not below max_tokens, naming both values, and a setting that is no budget", () => {
+    const refused = (settings: Partial<AnthropicRequestSettings>) => {
+      const request = buildMessagesRequest(new Conversation([user("hi")]), { ...SETTINGS, ...settings });
+      if (!isProviderError(request)) throw new Error("expected an error");
+      return request;
+    };
+    expect(refused({ thinking: 10000, maxTokens: 10000 })).toEqual({
+      kind: "config",
+      retryable: false,
+      message: "the thinking budget 10000 is not below max_tokens 10000, which Anthropic rejects: raise maxTokens above the budget or lower the budget",
+    });
+    expect(refused({ thinking: 40000 }).message).toContain("budget 40000 is not below max_tokens 32000");
+    expect(refused({ thinking: 500 }).message).toBe('the thinking setting 500 is not "off", "adaptive" or a budget of at least 1024 tokens');
+    expect(refused({ thinking: "lots" as never }).kind).toBe("config");
+    expect(build([user("hi")], { thinking: 10000, maxTokens: 10001 }).json.max_tokens).toBe(10001);
+  });
+
+  it("asks for interleaved thinking (beta header) with a budget and tools, unless switched off", () => {
+    const tools: ToolSpec[] = [{ name: "read", description: "Read a file.", schema: '{"type":"object"}' }];
+    expect(build([user("hi")], { thinking: 2048 }, tools).headers["anthropic-beta"]).toBe("interleaved-thinking-2025-05-14");
+    expect(build([user("hi")], { thinking: 2048, interleavedThinking: true }, tools).headers["anthropic-beta"]).toBe("interleaved-thinking-2025-05-14");
+    expect(build([user("hi")], { thinking: 2048, interleavedThinking: false }, tools).headers["anthropic-beta"]).toBeUndefined();
+    // No tools: nothing to interleave. Adaptive thinking interleaves without the beta; off and unset do not think.
+    expect(build([user("hi")], { thinking: 2048 }).headers["anthropic-beta"]).toBeUndefined();
+    for (const thinking of ["adaptive", "off", undefined] as const)
+      expect(build([user("hi")], { thinking }, tools).headers["anthropic-beta"], String(thinking)).toBeUndefined();
   });
 
   it("concatenates every system message into `system`, cached", () => {

@@ -71,7 +71,7 @@ function sdkComparable(message: Anthropic.Message): unknown {
 }
 
 describe("awl's Anthropic assembly agrees with @anthropic-ai/sdk on the same bytes", () => {
-  const fixtures = ["text.sse", "thinking-tool.sse", "parallel-tools.sse", "unknown-events.sse", "redacted-thinking.sse", "ccr-interleaved-tools.sse"];
+  const fixtures = ["text.sse", "thinking-tool.sse", "thinking-after-tool.sse", "parallel-tools.sse", "unknown-events.sse", "redacted-thinking.sse", "ccr-interleaved-tools.sse"];
   for (const name of fixtures) {
     it(name, async () => {
       const bytes = fixture(name);
