@@ -1,7 +1,7 @@
 // Tools bench (issue 4 targets):
 //   1. `awl -p` with 20 extensions and a one-line reply, against `node -e 0` (target ≤ +250 ms),
 //      with and without the registration cache, and with no extensions for reference; a turn with one tool
-//      call; and the same replies from a server that answers each request after 300 ms, like a model
+//      call; and the same replies from a server that answers each request after 500 ms, like a hosted model
 //      (the Lua workers start while a slow request is out, see PREWARM_AFTER_MS in src/agent/agent.ts);
 //   2. RSS of the Lua pool with 4 slots × 20 extensions (target ≤ 120 MB);
 //   3. tool-call overhead, warm, through the whole path the agent uses (tool_use → prepare/validate →
@@ -28,7 +28,7 @@ const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(val
 const ms = (n) => `${n.toFixed(0)} ms`;
 const TARGET_MS = 250;
 /** The server's delay before each answer in the "slow server" rows, like a model's time to first byte. */
-const MODEL_DELAY_MS = 300;
+const MODEL_DELAY_MS = 500;
 
 /** 20 extensions, each registering two tools with a small schema, like a real set. */
 function writeExtensions(dir, count = 20) {

@@ -8,13 +8,21 @@ import type { Conversation } from "../model/conversation.js";
 import { addUsage, emptyUsage } from "../model/message.js";
 import type { Message, StopReason, Usage } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
-import type { Provider, Receiver, ToolSpec } from "../providers/types.js";
+import type { Provider, Receiver, StepResult, ToolSpec } from "../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 import { answerUnansweredToolUses } from "./invariant.js";
 import { runToolBatch } from "./tool-batch.js";
 
 /** Model calls allowed in one turn unless configured otherwise. */
 export const DEFAULT_MAX_STEPS = 50;
+
+/**
+ * A model call that offers tools and is still unanswered after this long is a model at work (a local server
+ * answers within a few ms, a hosted model's first byte takes ~300 ms and more): the tools start meanwhile
+ * (`ToolSet.prewarm`), so a tool call that comes does not wait for them (Lua workers take ~100–300 ms), while a
+ * reply that comes at once never pays for them.
+ */
+export const PREWARM_AFTER_MS = 250;
 
 export interface AgentOptions {
   provider: Provider;
@@ -93,7 +101,7 @@ export class Agent {
       if (turn.steps >= this.maxSteps) return end("max_steps");
       turn.steps++;
       const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
-      const step = await this.provider.streamStep(conversation, this.tools?.prewarm ? prewarming(receiver, this.tools) : receiver, { tools, signal });
+      const step = await this.callModel(conversation, receiver, tools, signal);
       if (!step.ok) {
         if (step.error.kind === "aborted") return end("cancelled");
         turn.error = step.error;
@@ -104,6 +112,9 @@ export class Agent {
 
       const uses = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
       if (uses.length === 0) return end(step.message.stop_reason ?? "end_turn");
+      // The tools' own start gets under way first (a worker thread then boots beside this one): checking the
+      // calls loads ajv, which holds this thread for tens of ms.
+      await this.tools?.prewarm?.();
 
       const records = await runToolBatch(uses, this.tools, signal, receiver);
       append({ role: "user", content: records.map((r) => r.result) });
@@ -112,6 +123,18 @@ export class Agent {
       }
       if (turn.crashes.length > 0) return end("tool_crash");
       if (signal.aborted) return end("cancelled");
+    }
+  }
+
+  /** One model call; tools that can prewarm start when it is slow to answer, or as soon as it streams a tool call. */
+  private async callModel(conversation: Conversation, receiver: Receiver, tools: readonly ToolSpec[], signal: AbortSignal): Promise<StepResult> {
+    const toolSet = this.tools;
+    if (!toolSet?.prewarm || tools.length === 0) return this.provider.streamStep(conversation, receiver, { tools, signal });
+    const timer = setTimeout(() => toolSet.prewarm?.(), PREWARM_AFTER_MS);
+    try {
+      return await this.provider.streamStep(conversation, prewarming(receiver, toolSet), { tools, signal });
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

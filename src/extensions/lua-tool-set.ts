@@ -4,9 +4,10 @@
  * result limit (spilled to a file when longer).
  *
  * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs, and
- * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()` (the
- * agent calls it when the model starts streaming a tool call). Measured: starting the workers beside the first
- * request delays the request itself and the exit by ~30–80 ms on two cores, for replies that need no tool at all.
+ * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`. The
+ * agent calls it when the model starts streaming a tool call, or when a model call offering tools is still
+ * unanswered after PREWARM_AFTER_MS (src/agent/agent.ts); not beside every first request: measured, that delays
+ * the request itself and the exit by ~30–80 ms on two cores, for replies that need no tool at all.
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
@@ -98,6 +99,8 @@ export class LuaToolSet implements ToolSet {
   /** The pool, once its load has started (its module is imported only then); `poolReady` settles when it exists. */
   private pool: LuaPool | undefined;
   private poolReady: Promise<LuaPool> | undefined;
+  /** Settles once wasmoon's module is compiled (or failed to: the pool reports it). */
+  private wasmCompiled: Promise<void> | undefined;
   private closing = false;
 
   private constructor(
@@ -163,6 +166,8 @@ export class LuaToolSet implements ToolSet {
       }
       const loading = pool.load();
       preloadSchemaChecker(); // after the worker's start was asked for: it is needed only once the load ends
+      // The starting worker gets wasmoon's module before whoever waits for this start holds the thread (ajv...).
+      await toolSet.wasmCompiled;
       const rest = loading.then(
         async (loaded) => {
           const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
@@ -223,11 +228,11 @@ export class LuaToolSet implements ToolSet {
   }
 
   /**
-   * Starts the Lua workers now, without waiting (e.g. when the model starts streaming a tool call), so the
-   * call does not pay their start-up. Calls start them anyway.
+   * Starts the Lua workers now (e.g. when the model starts streaming a tool call), so the call does not pay their
+   * start-up; resolves once the first worker is starting, not when it is ready. Calls start them anyway.
    */
-  prewarm(): void {
-    void this.loaded();
+  prewarm(): Promise<void> {
+    return this.startLoading().begun;
   }
 
   /** Runs one call in the pool and shapes its result. Never throws. */
@@ -363,7 +368,10 @@ export class LuaToolSet implements ToolSet {
     if (!this.poolReady && !this.closing) {
       // wasmoon's module compiles (in V8's background threads) while the pool's own modules load; the pool
       // reports a failure.
-      void import("./lua/assets.js").then((assets) => assets.luaWasmModule()).catch(() => undefined);
+      this.wasmCompiled = import("./lua/assets.js").then((assets) => assets.luaWasmModule()).then(
+        () => undefined,
+        () => undefined,
+      );
     }
     this.poolReady ??= this.closing
       ? Promise.reject(new Error("awl is stopping"))

@@ -53,10 +53,11 @@ export interface ToolSet {
   /** Tools to offer the model, in a deterministic order. */
   definitions(): readonly ToolDefinition[];
   /**
-   * Optional: a tool call is on its way (the model started streaming one), so start whatever the tools need
-   * to run (e.g. Lua workers) without waiting. Must not throw.
+   * Optional: a tool call is on its way (the model started streaming one) or may be (a model call offering tools
+   * is slow to answer), so start whatever the tools need to run (e.g. Lua workers) without waiting for it to end.
+   * May return a promise that settles once that start is under way (e.g. the worker threads exist); never rejects.
    */
-  prewarm?(): void;
+  prewarm?(): void | Promise<void>;
   /** Runs one validated call. Never throws. */
   execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome>;
   /**

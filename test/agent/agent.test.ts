@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { Agent, crashReport } from "../../src/agent/agent.js";
+import { describe, expect, it, vi } from "vitest";
+import { Agent, crashReport, PREWARM_AFTER_MS } from "../../src/agent/agent.js";
 import { answerUnansweredToolUses } from "../../src/agent/invariant.js";
 import { Conversation } from "../../src/model/conversation.js";
 import type { ContentBlock } from "../../src/model/blocks.js";
@@ -253,7 +253,70 @@ describe("Agent.runStep", () => {
     });
     Object.assign(tools, { prewarm: () => events.push("prewarm") });
     await new Agent({ provider, tools }).runStep(new Conversation(), { onBlockStart: (type) => events.push(`block ${type}`) });
-    expect(events).toEqual(["prewarm", "block tool_use", "execute", "block text"]);
+    // The second prewarm: before the calls run, the agent waits for the start to be under way.
+    expect(events).toEqual(["prewarm", "block tool_use", "prewarm", "execute", "block text"]);
+  });
+
+  it("prewarms the tools when a model call that offers them is slow to answer, never when it answers in time", async () => {
+    vi.useFakeTimers();
+    try {
+      let answer!: (result: StepResult) => void;
+      const provider: Provider = { name: "p", model: "m", streamStep: () => new Promise((resolve) => (answer = resolve)) };
+      let prewarms = 0;
+      const tools = new FakeTools([{ name: "sleep" }], () => Promise.resolve({ status: "result", content: "", is_error: false }));
+      Object.assign(tools, { prewarm: () => prewarms++ });
+      const agent = new Agent({ provider, tools });
+
+      const slow = agent.runStep(new Conversation());
+      await vi.advanceTimersByTimeAsync(PREWARM_AFTER_MS - 1);
+      expect(prewarms).toBe(0);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(prewarms).toBe(1);
+      answer({ ok: true, message: assistant(text("done")) });
+      await slow;
+
+      const quick = agent.runStep(new Conversation());
+      await vi.advanceTimersByTimeAsync(PREWARM_AFTER_MS - 1);
+      answer({ ok: true, message: assistant(text("done")) });
+      await quick;
+      await vi.advanceTimersByTimeAsync(PREWARM_AFTER_MS * 10);
+      expect(prewarms).toBe(1);
+
+      // No tools offered: nothing to prewarm.
+      const none = new Agent({ provider, tools: Object.assign(new FakeTools([], () => Promise.reject(new Error("unused"))), { prewarm: () => prewarms++ }) });
+      const bare = none.runStep(new Conversation());
+      await vi.advanceTimersByTimeAsync(PREWARM_AFTER_MS * 10);
+      answer({ ok: true, message: assistant(text("done")) });
+      await bare;
+      expect(prewarms).toBe(1);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("lets the tools' start get under way (prewarm's promise) before it checks and runs the calls", async () => {
+    const events: string[] = [];
+    let started!: () => void;
+    const provider = new ScriptedProvider([assistant(use("a", "sleep", { ms: 1 })), assistant(text("done"))]);
+    const tools = new FakeTools([{ name: "sleep" }], async () => {
+      events.push("execute");
+      return { status: "result", content: "", is_error: false };
+    });
+    Object.assign(tools, {
+      prewarm: () => {
+        events.push("prewarm");
+        return new Promise<void>((resolve) => (started = () => {
+          events.push("started");
+          resolve();
+        }));
+      },
+    });
+    const turn = new Agent({ provider, tools }).runStep(new Conversation());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).not.toContain("execute");
+    started();
+    await turn;
+    expect(events.indexOf("started")).toBeLessThan(events.indexOf("execute"));
   });
 
   it("offers the tool definitions to the provider", async () => {

@@ -89,6 +89,21 @@ function tool(extensionName: string, name: string, extra: Partial<LuaToolRegistr
 
 const signal = new AbortController().signal;
 
+/** Holds every pool load until the returned function is called. */
+function holdLoads(): () => void {
+  let release!: () => void;
+  fake.release = new Promise((resolve) => (release = resolve));
+  return release;
+}
+
+/** Whether `promise` settles within a short wait: false means it is still waiting for something. */
+async function settlesSoon(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(() => (settled = true));
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  return settled;
+}
+
 /** One extension ("echo", registering "say") whose registrations are cached: each `open()` after this starts warm. */
 async function warmCache() {
   extension("echo.lua");
@@ -237,18 +252,14 @@ describe("LuaToolSet", () => {
   it("start() returns once the load is under way without a cache; ready() says when the tools are known", async () => {
     extension("echo.lua");
     const cachePath = join(base, "cache.json");
-    let release!: () => void;
-    fake.release = new Promise((resolve) => (release = resolve));
+    const release = holdLoads();
     fake.tools = [tool("echo", "say")];
     const tools = await LuaToolSet.start({ cwd, env, cachePath, bundledDir: join(base, "none") });
     expect(fake.loads).toBe(1);
     expect(tools.definitions()).toEqual([]);
-    let ready = false;
-    const readiness = tools.ready().then(() => (ready = true));
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(ready).toBe(false);
+    expect(await settlesSoon(tools.ready())).toBe(false);
     release();
-    await readiness;
+    await tools.ready();
     expect(tools.definitions().map((t) => t.name)).toEqual(["say"]);
 
     // With the cache matching, start() has the tools at once and starts nothing.
@@ -270,6 +281,17 @@ describe("LuaToolSet", () => {
     expect(fake.options).toHaveLength(2);
     expect(fake.quiesced).toBe(1);
     expect(fake.closed).toBe(0);
+  });
+
+  it("prewarm() resolves once the load is under way, not when it ends", async () => {
+    const open = await warmCache();
+    const warm = await open();
+    const release = holdLoads();
+    await warm.prewarm();
+    expect(fake.loads).toBe(2); // the pool exists and its load started; it is still waiting for `release`
+    expect(await settlesSoon(warm.loaded())).toBe(false);
+    release();
+    await warm.loaded();
   });
 
   it("creates no pool on a warm start until a call (or prewarm) needs it", async () => {
