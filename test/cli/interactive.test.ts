@@ -86,10 +86,10 @@ describe("awl interactive", () => {
     await terminal.type("Are you there?");
     await terminal.keys("Enter");
     await terminal.waitFor(/Still here\.\n>/);
-    // The cancelled answer was not kept: the next request holds both prompts and no half-streamed message.
+    // The cancelled answer was not kept: the next request holds both prompts, as one user message with a note
+    // between them saying what happened, and no half-streamed message.
     expect(server.requests[1]!.json().messages).toEqual([
-      { role: "user", content: "Count slowly." },
-      { role: "user", content: "Are you there?" },
+      { role: "user", content: "Count slowly.\n\n[awl: the request above got no answer: the user cancelled it]\n\nAre you there?" },
     ]);
 
     await terminal.keys("C-c");

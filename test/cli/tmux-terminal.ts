@@ -34,8 +34,14 @@ export class Terminal {
     await this.tmux("resize-window", "-t", "awl", "-x", String(columns), "-y", String(rows));
   }
 
-  async screen(): Promise<string> {
-    return (await this.tmux("capture-pane", "-p", "-t", "awl")).stdout;
+  /** The visible screen as text; `styled`: with the escape sequences of its colours and attributes. */
+  async screen(styled = false): Promise<string> {
+    return (await this.tmux("capture-pane", "-p", ...(styled ? ["-e"] : []), "-t", "awl")).stdout;
+  }
+
+  /** The pane's title (what an OSC 0/2 sequence sets). */
+  async title(): Promise<string> {
+    return (await this.tmux("display-message", "-p", "-t", "awl", "#{pane_title}")).stdout.trim();
   }
 
   /** Waits until the screen matches (a generous limit; no timing is asserted). */
