@@ -78,7 +78,9 @@ export class Runtime {
    * got no answer, the prompt starts with a note saying so (unanswered-note.ts).
    */
   async runTurn(text: string, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
-    const unanswered = this.conversation.lastMessage?.role === "user";
+    // A prompt left without an answer (tool results already say what happened to their calls).
+    const last = this.conversation.lastMessage;
+    const unanswered = last?.role === "user" && last.content.some((b) => b.type === "text");
     const content: ContentBlock[] = [{ type: "text", text }];
     const ended = this.lastTurn?.conversation === this.conversation ? this.lastTurn.result : undefined;
     if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
