@@ -77,11 +77,19 @@ export interface ExtensionReport {
   errors: string[];
 }
 
+/** A load in progress: `begun` once the pool exists and its first worker is starting, `done` when it ends. */
+interface Loading {
+  begun: Promise<void>;
+  done: Promise<void>;
+}
+
 export class LuaToolSet implements ToolSet {
-  /** Where the load ends, once started; every call waits for it. */
-  private loading: Promise<void> | undefined;
-  /** Starts the pool's load (nothing to load without extensions). */
-  private startLoad: () => Promise<void> = () => Promise.resolve();
+  /** The load, once started; every call waits for it. */
+  private loading: Loading | undefined;
+  /** Creates the pool and starts its load, resolving with the rest of it (nothing to load without extensions). */
+  private beginLoad: () => Promise<{ rest: Promise<void> }> = async () => ({ rest: Promise.resolve() });
+  /** Settles once the tools are known: at once from the cache, else at the end of the load. */
+  private known: Promise<void> = Promise.resolve();
   private loadErrors: ExtensionLoadError[] = [];
   /** Tools whose `available(ctx)` said no (`extension/tool` → why), and the offered list it leaves. */
   private unavailable: Record<string, string> = {};
@@ -102,6 +110,16 @@ export class LuaToolSet implements ToolSet {
 
   /** Discovers the extensions and loads them (or takes their tools from the cache and loads them later). */
   static async open(options: LuaToolSetOptions): Promise<LuaToolSet> {
+    const toolSet = await LuaToolSet.start(options);
+    await toolSet.ready();
+    return toolSet;
+  }
+
+  /**
+   * {@link open}, without waiting for a load the cache cannot spare: resolves once the first Lua worker is
+   * starting, so the caller can do other work meanwhile; `ready()` says when the tools are known.
+   */
+  static async start(options: LuaToolSetOptions): Promise<LuaToolSet> {
     const defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TOOL_TIMEOUT_MS;
     const roots = defaultExtensionRoots({
       cwd: options.cwd,
@@ -135,16 +153,17 @@ export class LuaToolSet implements ToolSet {
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
     };
-    toolSet.startLoad = async () => {
+    toolSet.beginLoad = async () => {
       let pool: LuaPool;
       try {
         pool = await toolSet.createPool(poolOptions);
       } catch (error) {
-        return toolSet.apply(failedLoad(discovery.extensions, error));
+        toolSet.apply(failedLoad(discovery.extensions, error));
+        return { rest: Promise.resolve() };
       }
       const loading = pool.load();
       preloadSchemaChecker(); // after the worker's start was asked for: it is needed only once the load ends
-      return loading.then(
+      const rest = loading.then(
         async (loaded) => {
           const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
           const snapshot = { ...loaded, tools, unavailable };
@@ -153,11 +172,21 @@ export class LuaToolSet implements ToolSet {
         },
         (error: unknown) => toolSet.apply(failedLoad(discovery.extensions, error)),
       );
+      return { rest };
     };
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
-    } else await toolSet.loaded();
+    } else {
+      const loading = toolSet.startLoading();
+      toolSet.known = loading.done;
+      await loading.begun;
+    }
     return toolSet;
+  }
+
+  /** Resolves once the tools are known (from the cache, or loaded): `definitions()` is complete from then on. */
+  ready(): Promise<void> {
+    return this.known;
   }
 
   /** The tools offered to the model: every registered tool except those whose `available(ctx)` said no. */
@@ -182,7 +211,14 @@ export class LuaToolSet implements ToolSet {
    * this starts it.
    */
   loaded(): Promise<void> {
-    this.loading ??= this.startLoad();
+    return this.startLoading().done;
+  }
+
+  private startLoading(): Loading {
+    if (!this.loading) {
+      const begun = this.beginLoad();
+      this.loading = { begun: begun.then(() => undefined), done: begun.then((load) => load.rest) };
+    }
     return this.loading;
   }
 
@@ -315,6 +351,11 @@ export class LuaToolSet implements ToolSet {
   }
 
   private createPool(options: LuaPoolOptions): Promise<LuaPool> {
+    if (!this.poolReady && !this.closing) {
+      // wasmoon's module compiles (in V8's background threads) while the pool's own modules load; the pool
+      // reports a failure.
+      void import("./lua/assets.js").then((assets) => assets.luaWasmModule()).catch(() => undefined);
+    }
     this.poolReady ??= this.closing
       ? Promise.reject(new Error("awl is stopping"))
       : import("./lua/pool.js").then(({ LuaPool }) => (this.pool = new LuaPool(options)));

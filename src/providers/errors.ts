@@ -2,6 +2,8 @@
  * Provider errors are values with a kind (SPEC §3 rule 6), built only by the classify functions
  * and never thrown across layers.
  */
+import type { Usage } from "../model/message.js";
+
 export type ProviderErrorKind =
   | "auth"
   | "bad_request"
@@ -27,6 +29,11 @@ export interface ProviderError {
   message: string;
   /** Retries made before giving up (set by the stream driver on the error it returns; absent = none). */
   retries?: number;
+  /**
+   * Tokens this attempt's stream had reported before it failed or was cancelled (Anthropic reports the input's
+   * at the start): spent, though no message carries them. Absent when the stream reported none.
+   */
+  usage?: Usage;
 }
 
 const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["rate_limit", "overloaded", "server", "network", "truncated", "stalled"]);

@@ -11,7 +11,7 @@
  * calls (`onBlockStart`, `onContentDelta`, `onBlockComplete`) in between.
  */
 import type { Conversation } from "../model/conversation.js";
-import type { Message } from "../model/message.js";
+import type { Message, Usage } from "../model/message.js";
 import { abortableSleep } from "../util/abortable-sleep.js";
 import { classifyHttpError, classifyNonSseResponse, describeUrl, isEventStream, type HttpFailure } from "./classify-http-error.js";
 import { isProviderError, providerError, type ProviderError } from "./errors.js";
@@ -36,6 +36,11 @@ export interface StreamAssembler {
   onEvent(event: SseEvent): EventVerdict;
   /** Called once after `"done"`: completes any open block (`onBlockComplete`) and returns the whole message. */
   finish(): Message | ProviderError;
+  /**
+   * Optional: the tokens the stream reported before it failed (Anthropic's `message_start` carries the input's),
+   * or undefined when it reported none. The driver puts them on the attempt's error (`ProviderError.usage`).
+   */
+  usageSoFar?(): Usage | undefined;
 }
 
 /** One wire API (OpenAI chat/completions, Anthropic messages, ...), without any I/O of its own. */
@@ -102,6 +107,7 @@ export async function runStream(
   return { ok: false, error };
 }
 
+/** One attempt; a failure carries the tokens the stream had reported by then (billed, though no message keeps them). */
 async function attemptOnce(
   adapter: WireAdapter,
   request: WireRequest,
@@ -110,6 +116,19 @@ async function attemptOnce(
   signal: AbortSignal | undefined,
 ): Promise<StepResult> {
   const assembler = adapter.createAssembler(receiver);
+  const result = await streamAttempt(adapter, assembler, request, settings, receiver, signal);
+  const usage = result.ok ? undefined : assembler.usageSoFar?.();
+  return usage && !result.ok ? { ok: false, error: { ...result.error, usage } } : result;
+}
+
+async function streamAttempt(
+  adapter: WireAdapter,
+  assembler: StreamAssembler,
+  request: WireRequest,
+  settings: DriverSettings,
+  receiver: Receiver,
+  signal: AbortSignal | undefined,
+): Promise<StepResult> {
   let verdict: EventVerdict;
   const decoder = createSseDecoder((event) => {
     if (verdict === undefined) verdict = assembler.onEvent(event);

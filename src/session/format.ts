@@ -54,11 +54,12 @@ export interface ToolEntry {
   result?: Record<string, unknown>;
 }
 
-/** Tokens spent that no saved message carries (an aborted step, a compaction call). */
+/** Tokens spent that no saved message carries: a model call that reported usage, then failed or was cancelled. */
 export interface UsageEntry {
   type: "usage";
   time: string;
   usage: Usage;
+  /** `retry`, `error` or `cancelled` (what became of the call); readers accept any string. */
   reason?: string;
 }
 

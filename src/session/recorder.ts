@@ -1,12 +1,14 @@
 /**
- * Saves a conversation as it goes: wrap the agent's receiver, and each message is appended as it is
- * added to the conversation, each tool's result, snapshot, title, details and summary when the tool ends, and the file
- * is fsynced when the turn ends. A failed write never stops the conversation: it is kept (the writer
- * queues it) and reported once through `onError`.
+ * Saves a conversation as it goes: wrap the agent's receiver, and each message is appended as it is added to
+ * the conversation, each tool's result, snapshot, title, details and summary when the tool ends, the tokens of
+ * a model call that failed or was cancelled (a `usage` entry), and the file is fsynced when the turn ends. A
+ * failed write never stops the conversation: it is kept (the writer queues it) and reported once through `onError`.
  */
 import type { TurnReceiver } from "../agent/agent.js";
 import type { ToolResultBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
+import type { ProviderError } from "../providers/errors.js";
+import type { RetryNotice } from "../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../tools/types.js";
 import type { SessionError, SessionResult } from "./errors.js";
 import type { SessionEvent, ToolSnapshot } from "./format.js";
@@ -51,6 +53,14 @@ export class SessionRecorder {
         this.tool(call, outcome, result);
         inner.onToolEnd?.(call, outcome, result);
       },
+      onRetry: (notice: RetryNotice) => {
+        this.spent(notice.error, "retry");
+        inner.onRetry?.(notice);
+      },
+      onError: (error: ProviderError) => {
+        this.spent(error, error.kind === "aborted" ? "cancelled" : "error");
+        inner.onError?.(error);
+      },
     };
     // Every other receiver method (and any added later) goes straight to `inner`, called on it.
     return new Proxy(inner, {
@@ -74,6 +84,14 @@ export class SessionRecorder {
     const result = this.writer.close();
     this.check(result);
     return result;
+  }
+
+  /** Tokens a failed or cancelled attempt was billed for (no message carries them): a `usage` entry, so session totals count them. */
+  private spent(error: ProviderError, reason: "retry" | "error" | "cancelled"): void {
+    const usage = error.usage;
+    if (!usage) return;
+    const tokens = usage.input_tokens + usage.output_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0);
+    if (tokens > 0) this.event({ type: "usage", usage, reason });
   }
 
   /** Saved as soon as the tool ends, with its result: a kill before the batch's results message loses nothing finished. */

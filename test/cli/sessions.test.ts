@@ -228,4 +228,26 @@ describe("awl sessions", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--format expects md or json");
   });
+
+  it("counts the tokens of an attempt that failed mid-stream and was retried: a usage entry no message carries", async () => {
+    const fixture = (name: string) => readFileSync(new URL(`../fixtures/anthropic/${name}`, import.meta.url));
+    // The first attempt reports its input (message_start: 10 in, 1 out), then an overloaded_error; the retry answers.
+    server.enqueue({ body: fixture("overloaded-midstream.sse") }, { body: fixture("text.sse") });
+    const run = await runAwl(["-p", "hi"], {
+      env: { HOME: home, AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: KEY, AWL_MODEL: "claude-test" },
+      cwd: home,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("awl: overloaded; retry 1/3");
+    const ids = store().ids();
+    const id = ids.ok ? ids.value[0]! : "";
+    const entries = readFileSync(store().path(id), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { type: string });
+    expect(entries.filter((e) => e.type === "usage")).toMatchObject([{ type: "usage", reason: "retry", usage: { input_tokens: 10, output_tokens: 1 } }]);
+    // The answer's own usage (text.sse: 25 in, 15 out, 1830 cache reads) plus the discarded attempt's.
+    const total = { input_tokens: 35, output_tokens: 16, cache_read_input_tokens: 1830, cache_creation_input_tokens: 0 };
+    const json = await runAwl(["sessions", "--json"], { env: { HOME: home } });
+    expect(JSON.parse(json.stdout)).toMatchObject([{ id, messages: 2, tokens: total }]);
+    const loaded = store().load(id);
+    expect(loaded.ok && loaded.value.usage).toEqual(total);
+  });
 });

@@ -220,6 +220,30 @@ describe("LuaToolSet", () => {
     expect(edited.definitions().map((t) => t.name)).toEqual(["third"]);
   });
 
+  it("start() returns once the load is under way without a cache; ready() says when the tools are known", async () => {
+    extension("echo.lua");
+    const cachePath = join(base, "cache.json");
+    let release!: () => void;
+    fake.release = new Promise((resolve) => (release = resolve));
+    fake.tools = [tool("echo", "say")];
+    const tools = await LuaToolSet.start({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(fake.loads).toBe(1);
+    expect(tools.definitions()).toEqual([]);
+    let ready = false;
+    const readiness = tools.ready().then(() => (ready = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(ready).toBe(false);
+    release();
+    await readiness;
+    expect(tools.definitions().map((t) => t.name)).toEqual(["say"]);
+
+    // With the cache matching, start() has the tools at once and starts nothing.
+    const warm = await LuaToolSet.start({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(warm.definitions().map((t) => t.name)).toEqual(["say"]);
+    await warm.ready();
+    expect(fake.loads).toBe(1);
+  });
+
   it("creates no pool on a warm start until a call (or prewarm) needs it", async () => {
     extension("echo.lua");
     const cachePath = join(base, "cache.json");

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { Agent } from "../../src/agent/agent.js";
 import { Conversation, type Message } from "../../src/model/index.js";
@@ -92,6 +93,41 @@ describe("SessionRecorder", () => {
     expect(provider.sent[0]).toEqual([...conversation.messages, { role: "user", content: [{ type: "text", text: "and again" }] }]);
     const again = store.load(w.value.id);
     expect(again.ok && again.value.conversation.length).toBe(conversation.length + 2);
+  });
+
+  it("saves the tokens of attempts that failed, were retried or cancelled as usage entries, counted in the totals", async () => {
+    const store = tempStore();
+    const w = store.create(NEW);
+    if (!w.ok) throw new Error(w.error.message);
+    const recorder = new SessionRecorder(w.value);
+    const failing: Provider = {
+      name: "failing",
+      model: "m",
+      async streamStep(_c, receiver) {
+        const overloaded = { kind: "overloaded" as const, retryable: true, message: "Overloaded" };
+        receiver.onRetry?.({ error: { ...overloaded, usage: { input_tokens: 100, output_tokens: 2 } }, attempt: 1, max_retries: 3, delay_ms: 0 });
+        receiver.onRetry?.({ error: { ...overloaded, usage: { input_tokens: 0, output_tokens: 0 } }, attempt: 2, max_retries: 3, delay_ms: 0 });
+        receiver.onRetry?.({ error: overloaded, attempt: 3, max_retries: 3, delay_ms: 0 });
+        const error = { kind: "aborted" as const, retryable: false, message: "cancelled", usage: { input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 40 } };
+        receiver.onError?.(error);
+        return { ok: false, error };
+      },
+    };
+    const conversation = new Conversation();
+    conversation.addUserMessage("hi");
+    recorder.message(conversation.lastMessage!);
+    const seen: string[] = [];
+    const result = await new Agent({ provider: failing }).runStep(conversation, recorder.wrap({ onRetry: (n) => seen.push(`retry ${n.attempt}`), onError: (e) => seen.push(e.kind) }));
+    expect(result.stop_reason).toBe("cancelled");
+    expect(seen).toEqual(["retry 1", "retry 2", "retry 3", "aborted"]); // passed on to the UI
+    recorder.close();
+    const lines = readFileSync(w.value.path, "utf8").trim().split("\n").map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.filter((l) => l.type === "usage")).toMatchObject([
+      { reason: "retry", usage: { input_tokens: 100, output_tokens: 2 } },
+      { reason: "cancelled", usage: { input_tokens: 50, output_tokens: 5, cache_read_input_tokens: 40 } },
+    ]);
+    const listed = store.list();
+    expect(listed.ok && listed.value.sessions[0]!.tokens).toEqual({ input_tokens: 150, output_tokens: 7, cache_read_input_tokens: 40 });
   });
 
   it("reports a failing write once, and keeps going", () => {

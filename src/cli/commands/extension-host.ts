@@ -94,19 +94,21 @@ export function usageError(io: CommandIO, command: string, message: string): num
 /**
  * The ToolSet of the main command (`awl`, `awl -p`). The registration cache lets the first request go out
  * before any Lua runs; the agent prewarms the tools (starts the Lua workers) as soon as the model starts
- * streaming a tool call, so a reply without tools never pays for them. Problems found at start-up go to `warn`; a bad
- * Lua limit (flag or config key, see lua-limits.ts) is a usage error. `secrets` (the run's keys) are scrubbed from
- * spill files.
+ * streaming a tool call, so a reply without tools never pays for them. Without a matching cache this returns as
+ * soon as the Lua worker that loads the extensions is starting: `ready` settles when the tools are known (the first
+ * request needs them), and the caller loads the rest of awl meanwhile. Problems found at start-up go to `warn`
+ * then; a bad Lua limit (flag or config key, see lua-limits.ts) is a usage error. `secrets` (the run's keys) are
+ * scrubbed from spill files.
  */
 export async function openToolsForChat(
   flags: { "extensions-dir"?: string[]; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
   configFile?: ConfigFile | null,
   secrets: readonly string[] = [],
-): Promise<ConfigResult<{ tools: LuaToolSet }>> {
+): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
   const limits = resolveLuaLimits(flags, process.env, configFile);
   if (!limits.ok) return limits;
-  const tools = await LuaToolSet.open({
+  const tools = await LuaToolSet.start({
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
@@ -116,6 +118,8 @@ export async function openToolsForChat(
     onLog: (extension, text) => outputOrder.write(process.stderr, extensionLogText(extension, text)),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
-  for (const problem of tools.problems()) warn(problem);
-  return { ok: true, value: { tools } };
+  const ready = tools.ready().then(() => {
+    for (const problem of tools.problems()) warn(problem);
+  });
+  return { ok: true, value: { tools, ready } };
 }

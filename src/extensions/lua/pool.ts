@@ -111,9 +111,8 @@ export class LuaPool {
   }
 
   private async startSlot(): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
-    const module = await luaWasmModule();
     if (this.closed) throw new Error("the Lua pool is closed");
-    const start = WorkerSlot.start(module, this.settings, this.log);
+    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log);
     // A slot that finishes starting after close() is stopped at once.
     this.track(start.then(({ slot }) => (this.closed ? slot.terminate() : undefined), () => undefined));
     return start;

@@ -31,9 +31,8 @@ export const ABORT_CANCEL = 2;
 /** Set inside the worker only: the handler called os.exit. */
 export const ABORT_EXIT = 3;
 
-/** What the worker needs to start (passed as `workerData`). */
+/** What the worker needs to start (passed as `workerData`); the compiled WebAssembly module follows in a message. */
 export interface WorkerInit {
-  wasmModule: WasmModule;
   control: SharedArrayBuffer;
   requestPort: MessagePort;
   runtimeDir: string;
@@ -62,8 +61,11 @@ export interface CallRequest {
   timeoutMs: number;
 }
 
-/** `exit`: close the ports so the thread ends on its own (see WorkerSlot.terminate). */
-export type ToWorker = CallRequest | { type: "unload" } | { type: "exit" };
+/**
+ * `module`: the first message, with wasmoon's module as the main thread compiled it (the worker starts before
+ * the compile ends). `exit`: close the ports so the thread ends on its own (see WorkerSlot.terminate).
+ */
+export type ToWorker = { type: "module"; module: WasmModule } | CallRequest | { type: "unload" } | { type: "exit" };
 
 /** How a handler ended, as the worker saw it. */
 export type WorkerOutcome =

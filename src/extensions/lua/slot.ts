@@ -18,6 +18,7 @@ import {
   type CallRequest,
   type ExecRequest,
   type FromWorker,
+  type ToWorker,
   type WorkerInit,
   type WasmModule,
   type WorkerOutcome,
@@ -33,7 +34,7 @@ export const GRACE_MS = 200;
 /** How often the load watchdog looks at the worker's progress. */
 const WATCHDOG_TICK_MS = 250;
 
-export type SlotSettings = Omit<WorkerInit, "control" | "requestPort" | "wasmModule">;
+export type SlotSettings = Omit<WorkerInit, "control" | "requestPort">;
 
 export interface Loaded {
   tools: LuaToolRegistration[];
@@ -96,16 +97,19 @@ export class WorkerSlot {
     this.processes = new ChildProcesses(settings.env, log);
   }
 
-  /** Starts a worker and waits until it has loaded every extension. */
-  static start(module: WasmModule, settings: SlotSettings, log: LogSink): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+  /**
+   * Starts a worker and waits until it has loaded every extension. The worker starts at once: Node's start of a
+   * thread and the worker's own modules take longer than compiling `module`, which it gets when it is ready.
+   */
+  static start(module: Promise<WasmModule>, settings: SlotSettings, log: LogSink): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     const slot = new WorkerSlot(settings, log);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
   }
 
-  private boot(module: WasmModule): Promise<Loaded> {
+  private boot(module: Promise<WasmModule>): Promise<Loaded> {
     compileWorkersSynchronously();
     const channel = new MessageChannel();
-    const init: WorkerInit = { ...this.settings, wasmModule: module, control: this.control.buffer as SharedArrayBuffer, requestPort: channel.port2 };
+    const init: WorkerInit = { ...this.settings, control: this.control.buffer as SharedArrayBuffer, requestPort: channel.port2 };
     this.worker = new Worker(workerScriptPath(), {
       workerData: init,
       transferList: [channel.port2],
@@ -158,6 +162,15 @@ export class WorkerSlot {
         stop(new Error(`the Lua worker exited (code ${code}) while loading ${loadingName() || "awl's runtime"}`));
         this.onDeath(`the Lua worker exited (code ${code})`);
       });
+      module.then(
+        (compiled) => {
+          if (!this.dead) this.worker.postMessage({ type: "module", module: compiled } satisfies ToWorker);
+        },
+        (err: Error) => {
+          stop(err);
+          void this.terminate(); // asks the worker to end its own thread (it may still be starting)
+        },
+      );
     });
   }
 

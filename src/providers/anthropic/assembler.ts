@@ -103,6 +103,11 @@ export class AnthropicAssembler implements StreamAssembler {
     return message;
   }
 
+  /** The usage `message_start` and `message_delta` reported so far (what a failed attempt still cost). */
+  usageSoFar(): Usage | undefined {
+    return Object.keys(this.usage).length === 0 ? undefined : this.finalUsage();
+  }
+
   private messageStart(payload: JsonObject): EventVerdict {
     if (this.started) return malformedStream("a second message_start before message_stop");
     this.started = true;

@@ -91,6 +91,11 @@ export class ChatCompletionAssembler implements StreamAssembler {
     return message;
   }
 
+  /** The usage chunk, if it came before the stream failed (it comes last, just before `[DONE]`). */
+  usageSoFar(): Usage | undefined {
+    return this.usage;
+  }
+
   private onDelta(delta: Record<string, unknown>): void {
     // One delta may carry both names for the same reasoning (some proxies copy it): count it once.
     const reasoning = nonEmptyString(delta.reasoning_content) ?? nonEmptyString(delta.reasoning);

@@ -170,6 +170,8 @@ describe("Anthropic provider over HTTP", () => {
     const result = await provider().streamStep(hello(), receiver);
     expect(result.ok).toBe(true);
     expect(receiver.retries.map((r) => r.error.kind)).toEqual(["overloaded"]);
+    // message_start had reported the input: the discarded attempt carries what it cost.
+    expect(receiver.retries[0]!.error.usage).toEqual({ input_tokens: 10, output_tokens: 1 });
     expect(receiver.calls.filter((c) => c.startsWith("start") || c.startsWith("retry") || c.startsWith("complete"))).toEqual([
       "start assistant",
       "retry 1 overloaded",
@@ -183,8 +185,23 @@ describe("Anthropic provider over HTTP", () => {
     server.enqueue({ body: fixture("overloaded-midstream.sse") });
     const receiver = recordingReceiver();
     const result = await provider({ maxRetries: 0 }).streamStep(hello(), receiver);
-    expect(result).toMatchObject({ ok: false, error: { kind: "overloaded", retryable: true } });
+    expect(result).toMatchObject({ ok: false, error: { kind: "overloaded", retryable: true, usage: { input_tokens: 10, output_tokens: 1 } } });
     expect(receiver.calls.at(-1)).toBe("error overloaded");
+  });
+
+  it("a step cancelled mid-stream carries the tokens the stream had reported", async () => {
+    const bytes = fixture("overloaded-midstream.sse");
+    server.enqueue({ body: [bytes.subarray(0, bytes.indexOf("event: error"))], ending: "stall" });
+    const controller = new AbortController();
+    const receiver = recordingReceiver();
+    const onContentDelta = receiver.onContentDelta!.bind(receiver);
+    receiver.onContentDelta = (index, delta) => {
+      onContentDelta(index, delta);
+      controller.abort();
+    };
+    const result = await provider().streamStep(hello(), receiver, { signal: controller.signal });
+    expect(result).toMatchObject({ ok: false, error: { kind: "aborted", usage: { input_tokens: 10, output_tokens: 1 } } });
+    expect(receiver.error?.usage).toEqual({ input_tokens: 10, output_tokens: 1 });
   });
 
   it("HTTP 529 is overloaded, with Anthropic's own message", async () => {
@@ -207,6 +224,7 @@ describe("Anthropic provider over HTTP", () => {
     const result = await provider().streamStep(hello(), receiver);
     expect(result.ok).toBe(true);
     expect(receiver.retries).toMatchObject([{ attempt: 1, delay_ms: 0, error: { kind: "rate_limit", status: 429, retry_after_ms: 0 } }]);
+    expect(receiver.retries[0]!.error.usage).toBeUndefined(); // refused before any stream: nothing spent
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]!.body).toBe(server.requests[0]!.body);
   });

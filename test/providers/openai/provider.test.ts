@@ -176,6 +176,8 @@ describe("OpenAI-compatible provider over HTTP", () => {
     expect(errorOf(result).message).toContain("ended before data: [DONE]");
     expect(receiver.calls.at(-1)).toBe("error truncated");
     expect(receiver.calls).not.toContain("complete tool_use");
+    // The usage chunk came before the cut: the failed attempt says what it cost.
+    expect(errorOf(result).usage).toEqual({ input_tokens: 19, output_tokens: 10, cache_read_input_tokens: 0 });
   });
 
   it("a socket killed in the middle of tool arguments is truncated; the retry delivers the whole message", async () => {
@@ -185,6 +187,7 @@ describe("OpenAI-compatible provider over HTTP", () => {
     server.enqueue({ body: [bytes.subarray(0, cut)], ending: "kill" }, { body: bytes });
     const { result, receiver } = await step();
     expect(receiver.retries[0]!.error).toMatchObject({ kind: "truncated" });
+    expect(receiver.retries[0]!.error.usage).toBeUndefined(); // cut before the usage chunk: nothing reported
     expect(receiver.calls.filter((c) => c.startsWith("start") || c.startsWith("retry") || c.startsWith("complete"))).toEqual([
       "start assistant",
       "retry 1 truncated",

@@ -5,13 +5,21 @@
  */
 import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
-import { wasmApi, CONTROL_REPLY, type ExecReply, type ExecRequest, type FromWorker, type ToWorker, type WorkerInit } from "../protocol.js";
+import { wasmApi, CONTROL_REPLY, type ExecReply, type ExecRequest, type FromWorker, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
 import { DamagedState, LuaRuntime } from "./runtime.js";
 import type { LuaModule } from "./lua-c.js";
 
 const init = workerData as WorkerInit;
 const control = new Int32Array(init.control);
 const port = parentPort!;
+
+/** The module the main thread compiles once comes in the first message (this thread starts before it is compiled). */
+const compiledModule = new Promise<WasmModule>((resolve, reject) => {
+  port.once("message", (message: ToWorker) => {
+    if (message.type === "module") resolve(message.module);
+    else reject(new Error("asked to stop before the Lua runtime started"));
+  });
+});
 
 function post(message: FromWorker): void {
   port.postMessage(message);
@@ -30,13 +38,13 @@ function exec(request: ExecRequest): ExecReply {
 
 /** wasmoon compiles its .wasm on every start; hand it the module the main thread compiled once. */
 async function loadLuaModule(): Promise<LuaModule> {
+  // require, not import(): ESM would scan wasmoon's 150 KB UMD bundle for exports on every start
+  const { LuaFactory } = createRequire(import.meta.url)("wasmoon") as typeof import("wasmoon");
+  const compiled = await compiledModule;
   const original = wasmApi.instantiate;
-  const compiled = init.wasmModule;
   wasmApi.instantiate = (_bytes: unknown, imports: object) =>
     original(compiled, imports).then((instance) => ({ instance, module: compiled }));
   try {
-    // require, not import(): ESM would scan wasmoon's 150 KB UMD bundle for exports on every start
-    const { LuaFactory } = createRequire(import.meta.url)("wasmoon") as typeof import("wasmoon");
     const wasm = await new LuaFactory().getLuaModule();
     return wasm.module as unknown as LuaModule;
   } finally {

@@ -1,0 +1,58 @@
+// One pool slot's start: the worker thread starts before wasmoon's module is compiled and gets it in a message.
+import { once } from "node:events";
+import { join } from "node:path";
+import { Worker } from "node:worker_threads";
+import { describe, expect, it, vi } from "vitest";
+import { luaWasmModule, runtimeDir } from "../../../src/extensions/lua/assets.js";
+import { WorkerSlot, type SlotSettings } from "../../../src/extensions/lua/slot.js";
+import { writeTree } from "./helpers.js";
+
+function settings(dir: string, names: string[]): SlotSettings {
+  return {
+    runtimeDir: runtimeDir(),
+    extensions: names.map((name) => ({ name, file: join(dir, `${name}.lua`), root: dir })),
+    env: { HOME: dir },
+    memoryLimitBytes: 64 * 1024 * 1024,
+    loadTimeoutMs: 10_000,
+    luaPath: [],
+    home: dir,
+    cwd: dir,
+  };
+}
+
+const noLog = (): void => undefined;
+
+describe("WorkerSlot.start", () => {
+  it("loads the extensions once the module arrives, however late", async () => {
+    const dir = writeTree({ "hello.lua": `awl.register_tool("hi", {}, function() return "hello" end)` });
+    const late = new Promise((resolve) => setTimeout(resolve, 300)).then(() => luaWasmModule());
+    const { slot, loaded } = await WorkerSlot.start(late, settings(dir, ["hello"]), noLog);
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.tools.map((t) => t.name)).toEqual(["hi"]);
+    const ctx = JSON.stringify({ cwd: dir, workspace: dir, home: dir, spill_dir: dir, result_limit: 1000 });
+    const outcome = await slot.run(
+      { entry: "call", extension: "hello", tool: "hi", input: "{}", ctx, cwd: dir, timeoutMs: 5000 },
+      new AbortController().signal,
+    );
+    expect(outcome).toMatchObject({ status: "result", content: "hello", is_error: false });
+    await slot.terminate();
+  });
+
+  it("fails with the compile's error when the module cannot be compiled, and the worker ends", async () => {
+    const dir = writeTree({ "hello.lua": `awl.register_tool("hi", {}, function() return "hello" end)` });
+    const told: Worker[] = [];
+    const post = Worker.prototype.postMessage;
+    const spy = vi.spyOn(Worker.prototype, "postMessage").mockImplementation(function (this: Worker, ...args: Parameters<Worker["postMessage"]>) {
+      told.push(this);
+      return post.apply(this, args);
+    });
+    try {
+      const broken = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("not a WebAssembly module")), 100));
+      await expect(WorkerSlot.start(broken, settings(dir, ["hello"]), noLog)).rejects.toThrow("not a WebAssembly module");
+      expect(told).toHaveLength(1); // asked to end its own thread (never terminated while starting)
+      if (told[0]!.threadId !== -1) await once(told[0]!, "exit");
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
