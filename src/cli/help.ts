@@ -25,7 +25,7 @@ Environment:
   config file: $XDG_CONFIG_HOME/awl/config.json (default ~/.config/awl/config.json)
   precedence: environment < config file < flags
 
-Interactive: /help lists the slash commands; Ctrl-C cancels a turn; Ctrl-D exits.
+Interactive: /help lists the slash commands and keys; Esc or Ctrl-C cancels a turn; Alt-Enter adds a line; Ctrl-D exits.
 Exit codes: 0 ok, 1 provider error, 2 usage or config, 3 tool crash, 4 max steps, 130 cancelled.
 Reference: docs/cli.md
 `;

@@ -13,6 +13,7 @@ import type { SlashCommand } from "./interactive/slash-commands.js";
 import type { LineSink } from "./output/sink.js";
 import { TerminalRenderer } from "./output/terminal-renderer.js";
 import { oneLine } from "./output/tool-block.js";
+import { loadDisplayWidth } from "./output/width.js";
 import type { Runtime } from "./runtime.js";
 import { SessionHook } from "./session-hook.js";
 
@@ -21,6 +22,8 @@ const SHOWN_MESSAGES = 40;
 
 /** Draws the session on `sink`; `tools` renders the tool blocks. Resolves once everything is written. */
 export async function showHistory(session: LoadedSession, sink: LineSink, tools?: ToolSet): Promise<void> {
+  // Blocks and text are fitted to the screen by display width: measured exactly from the start.
+  await loadDisplayWidth();
   const messages = session.transcript;
   const skipped = Math.max(0, messages.length - SHOWN_MESSAGES);
   sink.dim(`resumed session ${session.header.id} (${session.header.cwd}, ${messages.length} messages${skipped ? `; the first ${skipped} not shown` : ""})\n`);

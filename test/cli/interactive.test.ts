@@ -1,55 +1,12 @@
 /** The interactive mode in a real terminal (tmux), against the local replay server. */
-import { execFile } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { splitEvery, startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { AWL, tempDir } from "./run-awl.js";
+import { tempDir } from "./run-awl.js";
+import { launchAwl, Terminal } from "./tmux-terminal.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { openaiToolCalls } from "../e2e/support.js";
-
-const run = promisify(execFile);
-
-/** One tmux server per test, on its own socket, so nothing else on the machine is touched. */
-class Terminal {
-  private readonly socket = `awl-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
-
-  async start(command: string): Promise<void> {
-    await this.tmux("new-session", "-d", "-s", "awl", "-x", "100", "-y", "30", command);
-  }
-
-  async keys(...keys: string[]): Promise<void> {
-    await this.tmux("send-keys", "-t", "awl", ...keys);
-  }
-
-  async type(text: string): Promise<void> {
-    await this.tmux("send-keys", "-t", "awl", "-l", text);
-  }
-
-  async screen(): Promise<string> {
-    return (await this.tmux("capture-pane", "-p", "-t", "awl")).stdout;
-  }
-
-  /** Waits until the screen matches (a generous limit; no timing is asserted). */
-  async waitFor(pattern: RegExp, limitMs = 15_000): Promise<string> {
-    const deadline = Date.now() + limitMs;
-    for (;;) {
-      const screen = await this.screen();
-      if (pattern.test(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`the terminal never showed ${pattern}; it shows:\n${screen}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-  }
-
-  async stop(): Promise<void> {
-    await this.tmux("kill-server").catch(() => {});
-  }
-
-  private tmux(...args: string[]) {
-    return run("tmux", ["-L", this.socket, "-f", "/dev/null", ...args]);
-  }
-}
 
 let server: ReplayServer;
 let terminal: Terminal;
@@ -62,25 +19,8 @@ afterEach(async () => {
   await server.close();
 });
 
-/**
- * Starts awl in the terminal against `server` (an OpenAI-compatible endpoint), with extra variables, a config file and
- * user extensions; `home` (default a fresh one) and awl's arguments can be given. Returns the home.
- */
-async function launch(extraEnv: string[] = [], configFile?: string, extensions: Record<string, string> = {}, options: { home?: string; args?: string[] } = {}): Promise<string> {
-  const home = options.home ?? tempDir("awl-home-");
-  for (const [name, source] of Object.entries(extensions)) {
-    mkdirSync(join(home, ".config", "awl", "extensions"), { recursive: true });
-    writeFileSync(join(home, ".config", "awl", "extensions", name), source);
-  }
-  if (configFile !== undefined) {
-    mkdirSync(join(home, ".config", "awl"), { recursive: true });
-    writeFileSync(join(home, ".config", "awl", "config.json"), configFile);
-  }
-  const env = [`PATH=${process.env.PATH}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
-    `AWL_BASE_URL=${server.url}/v1`, "AWL_API_KEY=sk-test", "AWL_MODEL=gpt-test", ...extraEnv];
-  // When awl exits the shell prints its exit code, so the test can see it.
-  await terminal.start(`env -i ${env.join(" ")} ${process.execPath} ${AWL} ${(options.args ?? []).join(" ")}; echo "[awl exited $?]"; sleep 60`);
-  return home;
+function launch(extraEnv: string[] = [], configFile?: string, extensions: Record<string, string> = {}, options: { home?: string; args?: string[] } = {}): Promise<string> {
+  return launchAwl(terminal, server, { extraEnv, ...(configFile !== undefined && { configFile }), extensions, ...options });
 }
 
 /** A tool that shows "waiting", waits for the file `gate` (printing a line once `log_gate` exists, if given), then shows "released". */

@@ -82,6 +82,8 @@ export function runNode(args: readonly string[], options: { cwd: string; env: No
     child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
     child.on("error", fail);
     child.on("close", (code) => done({ code, stdout, stderr }));
+    // A child that exits before reading its input (a usage error) closes the pipe: not a failure of the test.
+    child.stdin.on("error", () => {});
     child.stdin.end(options.input);
   });
 }

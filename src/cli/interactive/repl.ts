@@ -1,98 +1,169 @@
 /**
- * The interactive mode: a `> ` prompt (node:readline), each line one agent turn streamed to the terminal.
- * Ctrl-C cancels the running turn (the conversation stays usable: the agent answers every tool call);
- * at the prompt Ctrl-C clears the line, twice on an empty line exits; Ctrl-D exits.
+ * The interactive mode: a `> ` prompt (line-editor.ts) on a raw-mode terminal (terminal-input.ts); each
+ * prompt sent is one agent turn streamed to the terminal (docs/cli.md, "Interactive mode").
+ *
+ * - Keys typed during a turn are never echoed into the answer: they edit the prompt unseen, and Enter queues
+ *   the text; a queued prompt is shown (`> text`) when its turn starts, after the running one.
+ * - Ctrl-C or Esc cancels the running turn (the agent answers every tool call, the conversation stays usable);
+ *   prompts queued behind it come back into the prompt, unsent. At the prompt Ctrl-C clears the text, and
+ *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits.
+ * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
-import { createInterface } from "node:readline";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
+import { loadDisplayWidth } from "../output/width.js";
 import type { Runtime } from "../runtime.js";
 import { showResumedSession } from "../session-history.js";
-import { findSlashCommand } from "./slash-commands.js";
+import type { KeyEvent } from "./key-decoder.js";
+import { LineEditor } from "./line-editor.js";
+import { layoutPrompt } from "./prompt-layout.js";
+import { completeSlashCommand, findSlashCommand } from "./slash-commands.js";
+import { TerminalInput } from "./terminal-input.js";
+
+interface Submission {
+  text: string;
+  /** Already on screen as typed (sent from the prompt, not queued during a turn). */
+  shown: boolean;
+}
 
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
-  const rl = createInterface({ input: process.stdin, output: out, prompt: "> ", historySize: 1000 });
-  const lines: string[] = firstPrompt.trim() ? [firstPrompt] : [];
+  // Exact widths for wide characters, loaded while the user reads the prompt.
+  void loadDisplayWidth();
+  const editor = new LineEditor(out, { complete: completeSlashCommand });
+  const queue: Submission[] = [];
+  const columns = (): number => out.columns ?? 80;
   let turn: AbortController | undefined;
-  let busy = false;
+  let renderer: TerminalRenderer | undefined;
   let closed = false;
   let exitArmed = false;
-  let finish: (code: number) => void = () => {};
-  const done = new Promise<number>((resolve) => (finish = resolve));
-
-  const settings = runtime.providerSettings;
-  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands · Ctrl-C cancels a turn · Ctrl-D exits\n`);
-  await showResumedSession(runtime, sink);
+  let wake: (() => void) | undefined;
 
   const print = (text: string): void => {
     sink.endLine();
     sink.write(`${text}\n`);
   };
 
-  async function handle(line: string): Promise<void> {
-    if (line.trim() === "") return;
-    if (line.trimStart().startsWith("/")) {
-      const found = findSlashCommand(line);
-      if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
-      return found.command.run(found.args, { runtime, print, exit: () => rl.close(), sink });
+  const close = (): void => {
+    closed = true;
+    turn?.abort();
+    wake?.();
+  };
+
+  const cancelTurn = (): void => {
+    turn?.abort();
+    // What was queued behind the cancelled turn comes back to the prompt rather than running unasked.
+    const queued = queue.splice(0).map((s) => s.text);
+    if (queued.length > 0) editor.setText([...queued, editor.text].filter((t) => t !== "").join("\n"));
+  };
+
+  const onKey = (event: KeyEvent): void => {
+    const action = editor.handle(event);
+    if (!action) {
+      exitArmed = false;
+      return;
     }
+    switch (action.type) {
+      case "submit":
+        exitArmed = false;
+        queue.push({ text: action.text, shown: !turn });
+        wake?.();
+        return;
+      case "escape":
+        if (turn) cancelTurn();
+        return;
+      case "interrupt":
+        if (turn) return cancelTurn();
+        if (editor.text !== "") {
+          exitArmed = false;
+          return editor.setText("");
+        }
+        if (exitArmed) return close();
+        exitArmed = true;
+        editor.printAbove(sink.color ? "\x1b[2m(press Ctrl-C again or Ctrl-D to exit)\x1b[22m\n" : "(press Ctrl-C again or Ctrl-D to exit)\n");
+        return;
+      case "eof":
+        return close();
+    }
+  };
+
+  async function runTurn(text: string): Promise<void> {
     turn = new AbortController();
-    const renderer = new TerminalRenderer(sink, sink, true, { tools: runtime.agent.tools, redraw: Boolean(out.isTTY) });
-    const { result } = await runtime.runTurn(line, renderer, turn.signal);
+    renderer = new TerminalRenderer(
+      sink,
+      sink,
+      true,
+      { tools: runtime.agent.tools, redraw: true, elapsed: true },
+      { answerColumns: columns, asideColumns: columns, activity: true },
+    );
+    renderer.begin();
+    const { result } = await runtime.runTurn(text, renderer, turn.signal);
     turn = undefined;
     await renderer.finish();
+    renderer = undefined;
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
     else if (note) process.stderr.write(note);
   }
 
-  async function drain(): Promise<void> {
-    if (busy) return;
-    busy = true;
-    while (lines.length > 0 && !closed) {
+  async function handle(submission: Submission): Promise<void> {
+    const { text } = submission;
+    if (!submission.shown) {
+      sink.endLine();
+      sink.write(`${layoutPrompt(text, text.length, columns()).rows.join("\n")}\n`);
+    }
+    if (text.trim() === "") return;
+    if (text.trimStart().startsWith("/")) {
+      const found = findSlashCommand(text);
+      if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
+      return found.command.run(found.args, { runtime, print, exit: close, sink });
+    }
+    await runTurn(text);
+  }
+
+  /** The next prompt to handle: a queued one, else what the user sends at the prompt; undefined once closed. */
+  async function next(): Promise<Submission | undefined> {
+    while (!closed) {
+      const queued = queue.shift();
+      if (queued) return queued;
+      if (!editor.shown) {
+        sink.endLine();
+        editor.show();
+      }
+      await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+    }
+    return undefined;
+  }
+
+  const input = new TerminalInput(process.stdin, out, { onKey, onEnd: close });
+  const onResize = (): void => {
+    editor.resize();
+    renderer?.resize();
+  };
+  const settings = runtime.providerSettings;
+  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Esc or Ctrl-C cancels a turn · Ctrl-D exits\n`);
+  await showResumedSession(runtime, sink);
+  input.start();
+  out.on("resize", onResize);
+  if (firstPrompt.trim() !== "") {
+    editor.addHistory(firstPrompt);
+    queue.push({ text: firstPrompt, shown: false });
+  }
+  try {
+    for (let submission = await next(); submission; submission = await next()) {
       try {
-        await handle(lines.shift()!);
+        await handle(submission);
       } catch (e) {
         print(`awl: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
-    busy = false;
-    if (closed) finish(0);
-    else rl.prompt();
+  } finally {
+    editor.leave();
+    out.off("resize", onResize);
+    input.stop();
   }
-
-  rl.on("line", (line) => {
-    exitArmed = false;
-    lines.push(line);
-    void drain();
-  });
-  rl.on("SIGINT", () => {
-    if (turn) {
-      turn.abort();
-      return;
-    }
-    if (rl.line !== "") {
-      rl.write(null, { ctrl: true, name: "e" });
-      rl.write(null, { ctrl: true, name: "u" });
-      exitArmed = false;
-      return;
-    }
-    if (exitArmed) return rl.close();
-    exitArmed = true;
-    out.write("\n");
-    sink.dim("(press Ctrl-C again or Ctrl-D to exit)\n");
-    rl.prompt();
-  });
-  rl.on("close", () => {
-    closed = true;
-    turn?.abort();
-    out.write("\n");
-    if (!busy) finish(0);
-  });
-
-  void drain();
-  return done;
+  return 0;
 }

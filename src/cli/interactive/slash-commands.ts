@@ -53,14 +53,34 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   },
 ];
 
+/** The keys of the prompt, for /help (docs/cli.md, "Interactive mode"). */
+const KEYS: [string, string][] = [
+  ["Enter", "send the prompt (a turn running: queue it for after the turn)"],
+  ["Alt-Enter, \\ Enter", "a new line in the prompt (Shift-Enter and Ctrl-J too where the terminal sends them); a paste keeps its lines"],
+  ["Ctrl-C, Esc", "cancel the running turn; at the prompt Ctrl-C clears the line, twice on an empty line exits"],
+  ["Ctrl-D", "exit (on an empty prompt)"],
+  ["Up, Down", "move between lines; past the first or last line, the prompts sent before"],
+  ["Tab", "complete a slash command"],
+];
+
 export function slashHelp(): string {
-  return SLASH_COMMANDS.map((c) => `  /${`${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(24)} ${c.summary}`).join("\n");
+  const commands = SLASH_COMMANDS.map((c) => `  /${`${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(24)} ${c.summary}`);
+  const keys = KEYS.map(([key, what]) => `  ${key.padEnd(25)} ${what}`);
+  return ["commands:", ...commands, "keys:", ...keys].join("\n");
 }
 
-/** The command a line names, with the rest of the line as its arguments. */
+/** The command a line names (any case, spaces allowed after the slash), with the rest of the line as its arguments. */
 export function findSlashCommand(line: string): { command: SlashCommand; args: string } | { unknown: string } {
-  const match = /^\/(\S+)\s*(.*)$/s.exec(line.trim());
-  const name = match?.[1] ?? "";
+  const match = /^\/\s*(\S+)\s*(.*)$/s.exec(line.trim());
+  const name = (match?.[1] ?? "").toLowerCase();
   const command = SLASH_COMMANDS.find((c) => c.name === name);
   return command ? { command, args: match?.[2] ?? "" } : { unknown: name };
+}
+
+/** Tab completion: the commands a prompt that is a `/` and the start of a name can become (`/he` → `/help `). */
+export function completeSlashCommand(text: string): string[] {
+  const match = /^\/(\S*)$/.exec(text);
+  if (!match) return [];
+  const start = match[1]!.toLowerCase();
+  return SLASH_COMMANDS.filter((c) => c.name.startsWith(start)).map((c) => `/${c.name} `);
 }

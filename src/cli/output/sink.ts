@@ -6,8 +6,10 @@ export interface Writer {
 }
 
 export class LineSink {
-  private atLineStart = true;
+  private lineStart = true;
   private wroteAnything = false;
+  /** A transient status line is on screen (see `showStatus`). */
+  private statusShown = false;
 
   constructor(
     private readonly writer: Writer,
@@ -17,9 +19,31 @@ export class LineSink {
 
   write(text: string): void {
     if (text === "") return;
+    this.clearStatus();
     outputOrder.write(this.writer, text);
     this.wroteAnything = true;
-    this.atLineStart = text.endsWith("\n");
+    this.lineStart = text.endsWith("\n");
+  }
+
+  /** Writes escape sequences that show nothing (a style reset): the line state stays as it is. */
+  control(sequence: string): void {
+    outputOrder.write(this.writer, sequence);
+  }
+
+  /**
+   * Shows `text` (one short line, no newline) on the current line while it is empty, e.g. "waiting for the
+   * model"; the next write, or `clearStatus`, erases it first. Showing another status replaces it.
+   */
+  showStatus(text: string): void {
+    if (!this.lineStart) return;
+    outputOrder.write(this.writer, `\r\x1b[2K${text}`);
+    this.statusShown = true;
+  }
+
+  clearStatus(): void {
+    if (!this.statusShown) return;
+    this.statusShown = false;
+    outputOrder.write(this.writer, "\r\x1b[2K");
   }
 
   /**
@@ -29,13 +53,19 @@ export class LineSink {
    * (so it sees what was written before it) and must not reject.
    */
   writeLater(lines: Promise<() => string>): void {
+    this.clearStatus();
     this.wroteAnything = true;
     outputOrder.writeLater(lines.then((draw) => () => outputOrder.direct(this.writer, draw())));
   }
 
   /** Ends the current line if something is on it. */
   endLine(): void {
-    if (!this.atLineStart) this.write("\n");
+    if (!this.lineStart) this.write("\n");
+  }
+
+  /** Nothing is on the current line yet. */
+  get atLineStart(): boolean {
+    return this.lineStart;
   }
 
   /** Writes `text` dimmed when styling is allowed. */

@@ -6,15 +6,32 @@
  * An attempt that fails and is retried is void (SPEC §3 rule 7). Where the answer goes to a terminal it is
  * streamed live and a discarded attempt is called out; elsewhere (a pipe, a file) each attempt's text is held
  * and written only once its message is complete, so what was discarded never reaches the output at all.
+ *
+ * On a terminal (`layout` given) the model's text is made safe and wrapped at word boundaries (flow-text.ts),
+ * and a "waiting for the model" line shows until the first token arrives (`activity`).
  */
 import type { TurnReceiver } from "../../agent/agent.js";
 import type { ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
+import { ActivityLine } from "./activity.js";
+import { FlowText } from "./flow-text.js";
 import { retryText } from "./notices.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
+
+/** How a renderer lays text out on terminals: the width of each stream's terminal, when it is one. */
+export interface TerminalLayout {
+  /** The answer's terminal width now; absent: the answer is written as it comes (a pipe, a file). */
+  answerColumns?: () => number;
+  /** Likewise for the thinking (the `aside` stream). */
+  asideColumns?: () => number;
+  /** Show a "waiting for the model" line on `aside` until the first token of each model call. */
+  activity?: boolean;
+}
+
+const THINKING_MARK = "(thinking) ";
 
 export class TerminalRenderer implements TurnReceiver {
   private readonly blockTypes = new Map<number, ContentBlockType>();
@@ -23,6 +40,12 @@ export class TerminalRenderer implements TurnReceiver {
   /** Whether this attempt has put answer text on the screen (live). */
   private shownThisAttempt = false;
   private readonly blocks: ToolBlocks;
+  /** Text being laid out on a terminal, per stream (none: written as it comes). */
+  private answerFlow: FlowText | undefined;
+  private thinkingFlow: FlowText | undefined;
+  private readonly activity: ActivityLine | undefined;
+  /** Tool calls started and not ended yet. */
+  private running = 0;
 
   constructor(
     private readonly answer: LineSink,
@@ -31,8 +54,15 @@ export class TerminalRenderer implements TurnReceiver {
     private readonly live = true,
     /** How tool blocks are drawn (on `aside`): the ToolSet that renders them, redrawn live or printed once. */
     blocks: ToolBlockOptions = {},
+    private readonly layout: TerminalLayout = {},
   ) {
     this.blocks = new ToolBlocks(aside, blocks);
+    if (layout.activity) this.activity = new ActivityLine(aside);
+  }
+
+  /** The turn's request is on its way: shows the waiting line (when asked for). */
+  begin(): void {
+    this.activity?.start();
   }
 
   onMessageStart(): void {
@@ -42,44 +72,66 @@ export class TerminalRenderer implements TurnReceiver {
   }
 
   onBlockStart(type: ContentBlockType, index: number, _meta?: BlockMeta): void {
+    this.activity?.stop();
     this.blockTypes.set(index, type);
     if (type === "thinking") {
-      this.answer.endLine();
-      this.aside.endLine();
-      if (!this.aside.color) this.aside.write("(thinking) ");
+      this.endLines();
+      const mark = this.aside.color ? "" : THINKING_MARK;
+      const columns = this.layout.asideColumns;
+      this.thinkingFlow = columns ? new FlowText(columns, mark) : undefined;
     } else if (type === "text") {
       this.aside.endLine();
+      const columns = this.layout.answerColumns;
+      if (columns) {
+        // The layout counts columns from the start of a line.
+        this.answer.endLine();
+        this.answerFlow = new FlowText(columns);
+      }
     }
   }
 
   onContentDelta(index: number, delta: string): void {
     const type = this.blockTypes.get(index);
-    if (type === "text") this.writeAnswer(delta);
-    else if (type === "thinking") this.aside.dim(delta);
+    if (type === "text") this.writeAnswer(this.answerFlow ? this.answerFlow.push(delta) : delta);
+    else if (type === "thinking") this.writeThinking(delta);
   }
 
   onBlockComplete(index: number): void {
-    if (this.blockTypes.get(index) === "thinking") this.aside.endLine();
+    const type = this.blockTypes.get(index);
+    if (type === "text") this.endAnswerFlow();
+    else if (type === "thinking") {
+      if (this.thinkingFlow) this.aside.dim(this.thinkingFlow.end());
+      this.thinkingFlow = undefined;
+      // Whatever the text held, nothing it styled outlives its block.
+      if (this.layout.asideColumns && this.aside.color) this.aside.control("\x1b[0m");
+      this.aside.endLine();
+    }
   }
 
   onMessageComplete(): void {
+    this.activity?.stop();
+    this.endAnswerFlow();
     if (this.live) return;
     for (const text of this.held) this.answer.write(text);
     this.held = [];
   }
 
   onRetry(notice: RetryNotice): void {
+    this.activity?.stop();
     this.held = [];
-    this.answer.endLine();
-    this.aside.endLine();
+    this.endAnswerFlow();
+    this.thinkingFlow = undefined;
+    this.endLines();
     if (this.shownThisAttempt) this.aside.dim("awl: the answer above was cut off; it is discarded and asked for again\n");
     this.shownThisAttempt = false;
     this.aside.dim(retryText(notice));
+    this.activity?.start();
   }
 
   onToolStart(call: ToolCall): void {
-    this.answer.endLine();
-    this.aside.endLine();
+    this.activity?.stop();
+    this.endLines();
+    this.running++;
     this.blocks.start(call);
   }
 
@@ -89,6 +141,37 @@ export class TerminalRenderer implements TurnReceiver {
 
   onToolEnd(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void {
     this.blocks.end(call, outcome, result);
+    // The results go back to the model: waiting for it again.
+    if (--this.running === 0) this.activity?.start();
+  }
+
+  /** The terminal was resized: live tool blocks are drawn again for the new width (streamed text wraps at it from the next word on). */
+  resize(): void {
+    this.blocks.relayout();
+  }
+
+  private writeThinking(delta: string): void {
+    if (this.thinkingFlow) return this.aside.dim(this.thinkingFlow.push(delta));
+    if (this.aside.color) return this.aside.dim(delta);
+    // Without colour every line of thinking is marked.
+    const lines = delta.split("\n");
+    lines.forEach((line, i) => {
+      if (i > 0) this.aside.write("\n");
+      if (line !== "" && this.aside.atLineStart) this.aside.write(THINKING_MARK);
+      this.aside.write(line);
+    });
+  }
+
+  private endAnswerFlow(): void {
+    if (!this.answerFlow) return;
+    this.writeAnswer(this.answerFlow.end());
+    if (this.answer.color) this.answer.control("\x1b[0m");
+    this.answerFlow = undefined;
+  }
+
+  private endLines(): void {
+    this.answer.endLine();
+    this.aside.endLine();
   }
 
   private writeAnswer(text: string): void {
@@ -105,8 +188,10 @@ export class TerminalRenderer implements TurnReceiver {
    * Resolves once everything is written (tool blocks render asynchronously).
    */
   finish(): Promise<void> {
-    this.answer.endLine();
-    this.aside.endLine();
+    this.activity?.stop();
+    this.blocks.close();
+    this.endAnswerFlow();
+    this.endLines();
     return outputOrder.idle();
   }
 }

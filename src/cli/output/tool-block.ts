@@ -5,6 +5,8 @@
  * the result's summary (or model-facing text) once it ended. Used live, at the end of a call, and on resume.
  */
 import type { ToolRenderView, ToolSet } from "../../tools/types.js";
+import { stripControls } from "./safe-text.js";
+import { fitWidth } from "./width.js";
 
 /** The space a block's body may take (handed to `render(state, view)` as is). */
 export type BlockView = ToolRenderView;
@@ -18,6 +20,8 @@ export interface ToolBlockData {
   /** The last `ctx:show` state, when one was published (`null` is a state too). */
   shown?: { state: unknown };
   status: "running" | "ok" | "error";
+  /** While running on a live terminal: how long the call has run (shown from one second on). */
+  elapsedMs?: number;
   /** Once ended: the summary, or the text the model got. */
   result?: string;
 }
@@ -54,8 +58,9 @@ export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockV
     const { fraction, detail } = block.progress;
     header += ` ${Math.round(fraction * 100)}%${detail ? ` ${oneLine(detail, 80)}` : ""}`;
   }
-  const lines = [fit(header, lineWidth)];
-  const indent = (text: string) => `  ${fit(text, view.width)}`;
+  if (block.status === "running" && block.elapsedMs !== undefined && block.elapsedMs >= 1000) header += ` ${Math.floor(block.elapsedMs / 1000)}s`;
+  const lines = [fitWidth(header, lineWidth)];
+  const indent = (text: string) => `  ${fitWidth(text, view.width)}`;
   if (body.note) lines.push(dim(indent(oneLine(body.note, view.width))));
   if (body.lines) {
     const shown = capLines(body.lines.map(plain), view);
@@ -69,10 +74,11 @@ export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockV
   return lines;
 }
 
-/** `text` on one line, cut to `max` characters. */
+/** `text` on one line, cut to `max` columns. */
 export function oneLine(text: string, max: number): string {
   const flat = plain(text).replace(/\s+/g, " ").trim();
-  return fit(flat, max);
+  // Cut to `max` columns, so a line never wraps (a wrapped line would break the in-place redraw).
+  return fitWidth(flat, max);
 }
 
 function capLines(lines: string[], view: BlockView): string[] {
@@ -81,21 +87,12 @@ function capLines(lines: string[], view: BlockView): string[] {
   return [...lines.slice(0, kept), `… ${lines.length - kept} more lines`];
 }
 
-/** Cut to `max` code points, so a line never wraps (a wrapped line would break the in-place redraw). */
-function fit(text: string, max: number): string {
-  const chars = Array.from(text);
-  return chars.length > max ? `${chars.slice(0, Math.max(0, max - 1)).join("")}…` : text;
-}
-
 /**
  * Without escape sequences and control characters: an extension's text (or a saved snapshot's) must not move
  * the cursor or restyle the terminal, and tabs would make the width unknown.
  */
 function plain(text: string): string {
-  return text
-    .replace(/\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-_]/g, "")
-    .replace(/\t/g, "  ")
-    .replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "");
+  return stripControls(text).replace(/\t/g, "  ");
 }
 
 function compactJSON(state: unknown): string {

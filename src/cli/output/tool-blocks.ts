@@ -9,12 +9,16 @@
  * - otherwise (a pipe, print mode): each block is printed once, when its call and every call started before
  *   it have ended, so parallel calls print in the model's order whichever finishes first.
  * Bodies are rendered asynchronously; the shared output order (output-order.ts) keeps each block at its place.
+ * Lines are fitted to the terminal's width in display columns (wide characters count two); after a resize
+ * (`relayout`) the live region is erased as the terminal now shows it (re-wrapped to the new width) and drawn
+ * again for the new width.
  */
 import type { ToolResultBlock } from "../../model/blocks.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../../tools/types.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { drawBlock, renderBody, type BlockView, type RenderedBody, type ToolBlockData } from "./tool-block.js";
+import { displayWidth } from "./width.js";
 
 /** Redraws of the live blocks happen at most this often. */
 export const REDRAW_INTERVAL_MS = 50;
@@ -28,7 +32,9 @@ export interface ToolBlockOptions {
   tools?: ToolSet;
   /** Redraw blocks in place as updates arrive (the sink is a terminal). Default false: once, at the end. */
   redraw?: boolean;
-  /** The terminal's size; default the process's stdout, else 100 × 24. */
+  /** With `redraw`: running blocks show how long they have run, updated every second. */
+  elapsed?: boolean;
+  /** The terminal's size; default the process's stdout (read at every drawing), else 100 × 24. */
   columns?: number;
   rows?: number;
 }
@@ -45,6 +51,10 @@ interface Block {
   done: boolean;
   /** Print-once mode: the final drawing, once the call ended. */
   final?: Promise<() => string>;
+  /** The view the body was rendered for. */
+  view?: BlockView;
+  /** When the call started (Date.now()). */
+  started: number;
 }
 
 export class ToolBlocks {
@@ -53,27 +63,57 @@ export class ToolBlocks {
   private printQueue: Block[] = [];
   /** Live blocks drawn together at the bottom of the output, and how many lines they took. */
   private region: Block[] = [];
-  private regionLines = 0;
+  /** The display width of each line of the region's last drawing. */
+  private regionWidths: number[] = [];
   /** `outputOrder.writes` right after the region was drawn; -1: not drawn yet. */
   private regionWrites = -1;
   private timer: NodeJS.Timeout | undefined;
   private flushing = 0;
   private lastFlush = 0;
-  private readonly view: BlockView;
-  private readonly rows: number;
+  /** Redraws the running blocks' elapsed time (option `elapsed`). */
+  private ticker: NodeJS.Timeout | undefined;
+  private closed = false;
+  private view: BlockView;
 
   constructor(
     private readonly sink: LineSink,
     private readonly options: ToolBlockOptions = {},
   ) {
-    const columns = options.columns ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 100;
-    this.rows = options.rows ?? (process.stdout.isTTY ? process.stdout.rows : undefined) ?? 24;
-    this.view = { width: Math.max(20, columns - 3), height: BODY_HEIGHT, expand: false };
+    this.view = this.currentView();
+  }
+
+  private get columns(): number {
+    return this.options.columns ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 100;
+  }
+
+  private get rows(): number {
+    return this.options.rows ?? (process.stdout.isTTY ? process.stdout.rows : undefined) ?? 24;
+  }
+
+  private currentView(): BlockView {
+    return { width: Math.max(20, this.columns - 3), height: BODY_HEIGHT, expand: false };
+  }
+
+  /** The terminal was resized: the live blocks are drawn again for its new width. */
+  relayout(): void {
+    const view = this.currentView();
+    if (view.width === this.view.width) return;
+    this.view = view;
+    if (!this.options.redraw || this.region.length === 0) return;
+    for (const block of this.region) block.dirty = true;
+    this.flushSoon();
+  }
+
+  /** Stops redrawing elapsed times (the turn is over). */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.ticker);
+    this.ticker = undefined;
   }
 
   start(call: ToolCall): void {
     const data: ToolBlockData = { name: call.name, input: call.input, status: "running" };
-    const block: Block = { data, drawn: data, body: {}, dirty: false, done: false };
+    const block: Block = { data, drawn: data, body: {}, dirty: false, done: false, started: Date.now() };
     this.blocks.set(call.id, block);
     if (!this.options.redraw) {
       this.printQueue.push(block);
@@ -133,11 +173,14 @@ export class ToolBlocks {
       .map(async (block) => {
         block.dirty = false;
         const data = block.data;
-        // Only a new state needs the extension's render; a title or progress change redraws the header.
-        const body = data.shown === block.drawn.shown && data.status === block.drawn.status ? block.body : await renderBody(this.options.tools, data, this.view);
+        // Only a new state (or width) needs the extension's render; a title or progress change redraws the header.
+        const view = this.view;
+        const same = data.shown === block.drawn.shown && data.status === block.drawn.status && view === block.view;
+        const body = same ? block.body : await renderBody(this.options.tools, data, view);
         return () => {
           block.drawn = data;
           block.body = body;
+          block.view = view;
         };
       });
     const drawing = Promise.all(renders).then((updates) => () => {
@@ -148,15 +191,35 @@ export class ToolBlocks {
       drawing.finally(() => {
         this.flushing--;
         if (this.region.some((b) => b.dirty)) this.flushSoon();
+        this.tickSoon();
       }),
     );
+  }
+
+  /** With `elapsed`: the running blocks' headers are redrawn when their elapsed second changes. */
+  private tickSoon(): void {
+    if (!this.options.elapsed || this.ticker || this.closed) return;
+    const running = this.region.filter((b) => b.data.status === "running");
+    if (running.length === 0) return;
+    this.ticker = setTimeout(() => {
+      this.ticker = undefined;
+      const now = Date.now();
+      for (const block of running) {
+        if (block.data.status !== "running") continue;
+        block.data = { ...block.data, elapsedMs: now - block.started };
+        block.dirty = true;
+      }
+      this.flushSoon();
+    }, 1000 - ((Date.now() - running[0]!.started) % 1000));
+    this.ticker.unref();
   }
 
   /** The region's text: erases its last drawing (when still the last thing on screen) and draws it again. */
   private drawRegion(): string {
     let erase = "";
     if (this.regionWrites === outputOrder.writes) {
-      if (this.regionLines > 0) erase = `\x1b[${this.regionLines}F\x1b[J`;
+      const rows = screenRows(this.regionWidths, this.columns);
+      if (rows > 0) erase = `\x1b[${rows}F\x1b[J`;
     } else {
       // Something else was written below it (or it was never drawn): what is on screen stays.
       this.region = this.region.filter((b) => !b.done);
@@ -171,7 +234,7 @@ export class ToolBlocks {
       return lineText(ended.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color)));
     }
     for (const b of this.region) b.done = b.drawn.status !== "running";
-    this.regionLines = lines.length;
+    this.regionWidths = lines.map(displayWidth);
     // A region whose blocks all ended is final: the next block starts a new one.
     const final = this.region.every((b) => b.done);
     if (final) this.region = [];
@@ -179,6 +242,14 @@ export class ToolBlocks {
     this.regionWrites = final ? -1 : outputOrder.writes + 1;
     return `${SYNC_START}${erase}${lineText(lines)}${SYNC_END}`;
   }
+}
+
+/**
+ * The screen rows that lines of these widths take at `columns`: one each while they fit; after the terminal
+ * was narrowed, as many as it re-wraps them into.
+ */
+export function screenRows(widths: readonly number[], columns: number): number {
+  return widths.reduce((rows, width) => rows + Math.max(1, Math.ceil(width / Math.max(1, columns))), 0);
 }
 
 function lineText(lines: string[]): string {

@@ -1,0 +1,242 @@
+/**
+ * The prompt: a multi-line text editor drawn at the bottom of the output. Enter submits; Alt-Enter (or
+ * Shift-Enter where the terminal reports it, or Ctrl-J) and a trailing `\` before Enter insert a newline; a
+ * bracketed paste is inserted whole, newlines kept. Up and Down move between lines, and through the history
+ * from the first or last line; Tab completes what `complete` offers (slash commands).
+ *
+ * The editor keeps editing while hidden (a turn is running): keys typed then change the text without being
+ * drawn, and it appears when the prompt is shown again. Ctrl-C, Ctrl-D on an empty prompt, and Esc are
+ * actions for the caller (line-editor never exits or cancels by itself).
+ */
+import { stripControls } from "../output/safe-text.js";
+import { EditBuffer } from "./edit-buffer.js";
+import type { KeyEvent, KeyName } from "./key-decoder.js";
+import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
+
+export type EditorAction = { type: "submit"; text: string } | { type: "interrupt" } | { type: "eof" } | { type: "escape" };
+
+export interface EditorTerminal {
+  write(text: string): unknown;
+  columns?: number;
+  rows?: number;
+}
+
+export interface LineEditorOptions {
+  /** The whole texts Tab may complete `text` to (e.g. `/help ` for `/he`); none: Tab does nothing. */
+  complete?(text: string): string[];
+  historySize?: number;
+}
+
+const SYNC_START = "\x1b[?2026h";
+const SYNC_END = "\x1b[?2026l";
+
+export class LineEditor {
+  private readonly buffer = new EditBuffer();
+  private readonly history: string[] = [];
+  /** Where Up/Down stand in the history (history.length: the text being typed), and that text meanwhile. */
+  private historyIndex = 0;
+  private draft = "";
+  /** The layout on screen while shown, and the cursor's row in it. */
+  private drawn: PromptLayout | undefined;
+  /** The first layout row on screen (rows above scrolled out of a prompt taller than the screen). */
+  private drawnTop = 0;
+
+  constructor(
+    private readonly terminal: EditorTerminal,
+    private readonly options: LineEditorOptions = {},
+  ) {}
+
+  get text(): string {
+    return this.buffer.text;
+  }
+
+  /** Replaces the text (the cursor at its end), redrawn if shown. */
+  setText(text: string): void {
+    this.buffer.set(text);
+    this.redraw();
+  }
+
+  get shown(): boolean {
+    return this.drawn !== undefined;
+  }
+
+  addHistory(text: string): void {
+    if (text.trim() === "" || this.history[this.history.length - 1] === text) return;
+    this.history.push(text);
+    if (this.history.length > (this.options.historySize ?? 1000)) this.history.shift();
+  }
+
+  /** Draws the prompt (the cursor must be at the start of a line). */
+  show(): void {
+    this.drawn = undefined;
+    this.historyIndex = this.history.length;
+    this.render();
+  }
+
+  /** Writes `text` (whole lines) where the prompt is and draws the prompt again below it. */
+  printAbove(text: string): void {
+    const shown = this.shown;
+    if (shown) this.terminal.write(this.erase());
+    this.terminal.write(text.replace(/\n/g, "\r\n"));
+    this.drawn = undefined;
+    if (shown) this.render();
+  }
+
+  /** Leaves the prompt as it is on screen and moves below it (awl is exiting). */
+  leave(): void {
+    if (!this.drawn) return;
+    this.terminal.write(this.moveToEnd() + "\r\n");
+    this.drawn = undefined;
+  }
+
+  /** The terminal's width changed: the prompt as the terminal re-wrapped it is erased and drawn again. */
+  resize(): void {
+    if (!this.drawn) return;
+    const columns = this.columns();
+    const rowsAbove = this.drawn.widths
+      .slice(this.drawnTop, this.drawn.cursorRow)
+      .reduce((rows, width) => rows + Math.max(1, Math.ceil(width / columns)), 0);
+    this.drawn = { ...this.drawn, cursorRow: this.drawnTop + rowsAbove + Math.floor(this.drawn.cursorColumn / columns) };
+    this.render();
+  }
+
+  /** Applies one key; returns what the caller must do, if anything. */
+  handle(event: KeyEvent): EditorAction | undefined {
+    if (event.kind === "text") this.edit(() => this.buffer.insert(event.text));
+    else if (event.kind === "paste") this.edit(() => this.buffer.insert(stripControls(event.text.replace(/\r\n?/g, "\n"))));
+    else return this.key(event.name);
+    return undefined;
+  }
+
+  private key(name: KeyName): EditorAction | undefined {
+    const b = this.buffer;
+    switch (name) {
+      case "enter":
+        // A trailing backslash continues the prompt on a new line, as in a shell.
+        if (b.cursor === b.text.length && b.text.endsWith("\\")) return this.edit(() => b.set(`${b.text.slice(0, -1)}\n`));
+        return this.submit();
+      case "newline":
+        return this.edit(() => b.insert("\n"));
+      case "interrupt":
+      case "escape":
+        return { type: name };
+      case "eof":
+        if (b.text === "") return { type: "eof" };
+        return this.edit(() => b.deleteForward());
+      case "up":
+        return this.edit(() => b.up() || this.recall(-1));
+      case "down":
+        return this.edit(() => b.down() || this.recall(1));
+      case "tab":
+        return this.complete();
+      case "clear-screen":
+        if (this.drawn) {
+          this.terminal.write("\x1b[H\x1b[2J");
+          this.drawn = undefined;
+          this.render();
+        }
+        return undefined;
+      default:
+        return this.edit(() => EDITS[name]?.(b));
+    }
+  }
+
+  private edit(change: () => unknown): undefined {
+    change();
+    this.redraw();
+    return undefined;
+  }
+
+  private submit(): EditorAction {
+    const text = this.buffer.text;
+    this.buffer.set("");
+    if (this.drawn) {
+      // The prompt stays on screen as typed, whole, with the output below it.
+      const layout = layoutPrompt(text, text.length, this.columns());
+      this.terminal.write(`${SYNC_START}${this.erase()}${layout.rows.join("\r\n")}\r\n${SYNC_END}`);
+      this.drawn = undefined;
+    }
+    this.addHistory(text);
+    this.historyIndex = this.history.length;
+    return { type: "submit", text };
+  }
+
+  /** Up (-1) or Down (+1) through the history; the text being typed is kept as the entry after the last. */
+  private recall(step: -1 | 1): void {
+    const index = this.historyIndex + step;
+    if (index < 0 || index > this.history.length) return;
+    if (this.historyIndex === this.history.length) this.draft = this.buffer.text;
+    this.historyIndex = index;
+    this.buffer.set(index === this.history.length ? this.draft : this.history[index]!);
+  }
+
+  private complete(): undefined {
+    const choices = this.options.complete?.(this.buffer.text) ?? [];
+    if (choices.length === 0 || this.buffer.cursor !== this.buffer.text.length) return undefined;
+    const common = commonPrefix(choices);
+    if (common.length > this.buffer.text.length) return this.edit(() => this.buffer.set(common));
+    if (choices.length > 1) this.printAbove(`${choices.map((c) => c.trim()).join("  ")}\n`);
+    return undefined;
+  }
+
+  private redraw(): void {
+    if (this.drawn) this.render();
+  }
+
+  private render(): void {
+    const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, this.columns());
+    // A prompt taller than the screen shows the rows around the cursor.
+    const height = Math.max(1, (this.terminal.rows ?? 24) - 1);
+    const top = Math.min(Math.max(0, layout.rows.length - height), Math.max(0, layout.cursorRow - height + 1));
+    const rows = layout.rows.slice(top, top + height);
+    let out = `${SYNC_START}${this.erase()}${rows.join("\r\n")}`;
+    const up = rows.length - 1 - (layout.cursorRow - top);
+    if (up > 0) out += `\x1b[${up}A`;
+    out += "\r";
+    if (layout.cursorColumn > 0) out += `\x1b[${layout.cursorColumn}C`;
+    this.terminal.write(`${out}${SYNC_END}`);
+    this.drawn = layout;
+    this.drawnTop = top;
+  }
+
+  /** Moves to the first row of the drawn prompt and clears to the end of the screen. */
+  private erase(): string {
+    if (!this.drawn) return "";
+    const up = this.drawn.cursorRow - this.drawnTop;
+    return `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`;
+  }
+
+  /** Moves from the cursor to the end of the drawn prompt's last row on screen. */
+  private moveToEnd(): string {
+    if (!this.drawn) return "";
+    const height = Math.max(1, (this.terminal.rows ?? 24) - 1);
+    const last = Math.min(this.drawn.rows.length, this.drawnTop + height) - 1;
+    const down = last - this.drawn.cursorRow;
+    return down > 0 ? `\x1b[${down}B` : "";
+  }
+
+  private columns(): number {
+    return Math.max(10, this.terminal.columns ?? 80);
+  }
+}
+
+const EDITS: Partial<Record<KeyName, (b: EditBuffer) => void>> = {
+  backspace: (b) => b.backspace(),
+  delete: (b) => b.deleteForward(),
+  left: (b) => b.left(),
+  right: (b) => b.right(),
+  home: (b) => b.home(),
+  end: (b) => b.end(),
+  "word-left": (b) => b.wordLeft(),
+  "word-right": (b) => b.wordRight(),
+  "delete-word-before": (b) => b.deleteWordBefore(),
+  "delete-word-after": (b) => b.deleteWordAfter(),
+  "delete-to-start": (b) => b.deleteToStart(),
+  "delete-to-end": (b) => b.deleteToEnd(),
+};
+
+function commonPrefix(texts: string[]): string {
+  let prefix = texts[0] ?? "";
+  for (const text of texts) while (!text.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix;
+}

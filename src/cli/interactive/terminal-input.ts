@@ -1,0 +1,79 @@
+/**
+ * The terminal's keyboard for the interactive mode: stdin in raw mode (no echo: awl draws what is typed, and
+ * keys typed during a turn never land in the answer), bracketed paste on, input decoded into keys. The
+ * terminal's modes are restored when input stops, and also if the process exits any other way.
+ */
+import type { ReadStream } from "node:tty";
+import { KeyDecoder, type KeyEvent } from "./key-decoder.js";
+
+const PASTE_ON = "\x1b[?2004h";
+const PASTE_OFF = "\x1b[?2004l";
+/** A lone ESC is the Esc key when nothing follows it this soon (an escape sequence arrives in one piece). */
+const ESCAPE_WAIT_MS = 40;
+
+export interface KeyboardHandlers {
+  onKey(event: KeyEvent): void;
+  /** The input ended (the terminal closed). */
+  onEnd(): void;
+}
+
+export class TerminalInput {
+  private readonly decoder = new KeyDecoder();
+  private escapeTimer: NodeJS.Timeout | undefined;
+  private started = false;
+  private readonly onData = (chunk: string): void => {
+    clearTimeout(this.escapeTimer);
+    this.emit(this.decoder.feed(chunk));
+    if (this.decoder.waiting) this.escapeTimer = setTimeout(() => this.emit(this.decoder.flush()), ESCAPE_WAIT_MS);
+  };
+  private readonly onEnd = (): void => {
+    this.stop();
+    this.handlers.onEnd();
+  };
+  private readonly restore = (): void => this.restoreModes();
+
+  constructor(
+    private readonly input: ReadStream,
+    private readonly output: { write(text: string): unknown },
+    private readonly handlers: KeyboardHandlers,
+  ) {}
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.input.setRawMode(true);
+    this.input.setEncoding("utf8");
+    this.output.write(PASTE_ON);
+    this.input.on("data", this.onData);
+    this.input.on("end", this.onEnd);
+    // A terminal that went away may report an error (EIO) instead of an end.
+    this.input.on("error", this.onEnd);
+    process.on("exit", this.restore);
+    this.input.resume();
+  }
+
+  stop(): void {
+    if (!this.started) return;
+    this.started = false;
+    clearTimeout(this.escapeTimer);
+    this.input.off("data", this.onData);
+    this.input.off("end", this.onEnd);
+    this.input.off("error", this.onEnd);
+    process.off("exit", this.restore);
+    this.restoreModes();
+    this.input.pause();
+  }
+
+  private restoreModes(): void {
+    try {
+      this.output.write(PASTE_OFF);
+      if (this.input.isTTY) this.input.setRawMode(false);
+    } catch {
+      // The terminal is gone: nothing to restore.
+    }
+  }
+
+  private emit(events: KeyEvent[]): void {
+    for (const event of events) this.handlers.onKey(event);
+  }
+}

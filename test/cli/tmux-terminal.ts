@@ -1,0 +1,97 @@
+/** Drives the built `awl` in a real terminal (tmux) against a local replay server, for the interactive tests. */
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import type { ReplayServer } from "../support/replay-server.js";
+import { AWL, tempDir } from "./run-awl.js";
+
+const run = promisify(execFile);
+
+/** One tmux server per test, on its own socket, so nothing else on the machine is touched. */
+export class Terminal {
+  private readonly socket = `awl-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+
+  async start(command: string, columns = 100, rows = 30): Promise<void> {
+    await this.tmux("new-session", "-d", "-s", "awl", "-x", String(columns), "-y", String(rows), command);
+  }
+
+  async keys(...keys: string[]): Promise<void> {
+    await this.tmux("send-keys", "-t", "awl", ...keys);
+  }
+
+  async type(text: string): Promise<void> {
+    await this.tmux("send-keys", "-t", "awl", "-l", text);
+  }
+
+  /** Pastes `text` as a terminal does: bracketed when the program asked for it. */
+  async paste(text: string): Promise<void> {
+    await this.tmux("set-buffer", "-b", "awl-test", "--", text);
+    await this.tmux("paste-buffer", "-p", "-d", "-b", "awl-test", "-t", "awl");
+  }
+
+  async resize(columns: number, rows: number): Promise<void> {
+    await this.tmux("resize-window", "-t", "awl", "-x", String(columns), "-y", String(rows));
+  }
+
+  async screen(): Promise<string> {
+    return (await this.tmux("capture-pane", "-p", "-t", "awl")).stdout;
+  }
+
+  /** Waits until the screen matches (a generous limit; no timing is asserted). */
+  async waitFor(pattern: RegExp, limitMs = 15_000): Promise<string> {
+    const deadline = Date.now() + limitMs;
+    for (;;) {
+      const screen = await this.screen();
+      if (pattern.test(screen)) return screen;
+      if (Date.now() > deadline) throw new Error(`the terminal never showed ${pattern}; it shows:\n${screen}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.tmux("kill-server").catch(() => {});
+  }
+
+  private tmux(...args: string[]) {
+    return run("tmux", ["-L", this.socket, "-f", "/dev/null", ...args]);
+  }
+}
+
+export interface LaunchOptions {
+  extraEnv?: string[];
+  configFile?: string;
+  /** User extensions: file name → Lua source. */
+  extensions?: Record<string, string>;
+  /** Default a fresh one. */
+  home?: string;
+  args?: string[];
+  columns?: number;
+  rows?: number;
+}
+
+/**
+ * Starts awl in `terminal` against `server` (an OpenAI-compatible endpoint), with extra variables, a config file and
+ * user extensions; `home` (default a fresh one) and awl's arguments can be given. Returns the home.
+ */
+export async function launchAwl(terminal: Terminal, server: ReplayServer, options: LaunchOptions = {}): Promise<string> {
+  const home = options.home ?? tempDir("awl-home-");
+  for (const [name, source] of Object.entries(options.extensions ?? {})) {
+    mkdirSync(join(home, ".config", "awl", "extensions"), { recursive: true });
+    writeFileSync(join(home, ".config", "awl", "extensions", name), source);
+  }
+  if (options.configFile !== undefined) {
+    mkdirSync(join(home, ".config", "awl"), { recursive: true });
+    writeFileSync(join(home, ".config", "awl", "config.json"), options.configFile);
+  }
+  const env = [`PATH=${process.env.PATH}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
+    `AWL_BASE_URL=${server.url}/v1`, "AWL_API_KEY=sk-test", "AWL_MODEL=gpt-test", ...(options.extraEnv ?? [])];
+  const args = (options.args ?? []).map(shellQuote).join(" ");
+  // When awl exits the shell prints its exit code, so the test can see it.
+  await terminal.start(`env -i ${env.join(" ")} ${process.execPath} ${AWL} ${args}; echo "[awl exited $?]"; sleep 60`, options.columns, options.rows);
+  return home;
+}
+
+function shellQuote(word: string): string {
+  return /^[\w./=:-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
