@@ -11,6 +11,7 @@ import type { Message } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
+import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import type { ConfigFile } from "../config/config-file.js";
@@ -161,6 +162,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
 
+  // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
+  if (loaded) runtime.hooks.push({ close: () => loaded.value.tools.quiesce() });
+
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
   if (sessions.value) runtime.hooks.push(sessions.value);
@@ -171,7 +175,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 }
 
 /** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
-async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: ToolSet; ready: Promise<void> }>> {
+async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
   const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
   return openToolsForChat(options.cli.flags, options.warn, options.configFile, runSecrets(options));
 }

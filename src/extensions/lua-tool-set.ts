@@ -345,6 +345,15 @@ export class LuaToolSet implements ToolSet {
     await pool?.close();
   }
 
+  /**
+   * Resolves once no Lua worker is starting or stopping, without stopping any: what awl waits for before it
+   * exits (a process that exits while a worker starts can abort inside Node), e.g. after a prewarm.
+   */
+  async quiesce(): Promise<void> {
+    const pool = await this.poolReady?.catch(() => undefined);
+    await pool?.quiesce();
+  }
+
   /** Kills, synchronously, the programs running handlers started (awl is being stopped by a signal). */
   killProcesses(): void {
     this.pool?.killProcesses();

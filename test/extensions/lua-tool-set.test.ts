@@ -16,6 +16,7 @@ const fake = vi.hoisted(() => ({
   unavailable: {} as Record<string, string | undefined>,
   release: undefined as Promise<void> | undefined,
   closed: 0,
+  quiesced: 0,
   renders: [] as { extension: string; tool: string; state: unknown; view: unknown; timeoutMs: number }[],
   renderOutcome: undefined as ToolOutcome | undefined,
 }));
@@ -45,6 +46,9 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
     async close() {
       fake.closed++;
     }
+    async quiesce() {
+      fake.quiesced++;
+    }
   },
 }));
 
@@ -57,7 +61,7 @@ beforeEach(() => {
   base = mkdtempSync(join(tmpdir(), "awl-toolset-"));
   cwd = join(base, "proj");
   env = { HOME: join(base, "home") };
-  Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, unavailable: {}, release: undefined, closed: 0, renders: [], renderOutcome: undefined });
+  Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, unavailable: {}, release: undefined, closed: 0, quiesced: 0, renders: [], renderOutcome: undefined });
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
@@ -84,6 +88,16 @@ function tool(extensionName: string, name: string, extra: Partial<LuaToolRegistr
 }
 
 const signal = new AbortController().signal;
+
+/** One extension ("echo", registering "say") whose registrations are cached: each `open()` after this starts warm. */
+async function warmCache() {
+  extension("echo.lua");
+  const cachePath = join(base, "cache.json");
+  fake.tools = [tool("echo", "say")];
+  const open = () => LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+  await open();
+  return open;
+}
 
 describe("LuaToolSet", () => {
   it("starts no pool when there are no extensions", async () => {
@@ -244,13 +258,24 @@ describe("LuaToolSet", () => {
     expect(fake.loads).toBe(1);
   });
 
-  it("creates no pool on a warm start until a call (or prewarm) needs it", async () => {
-    extension("echo.lua");
-    const cachePath = join(base, "cache.json");
-    fake.tools = [tool("echo", "say")];
-    await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+  it("quiesce() waits for a pool still being created, and creates none", async () => {
+    const open = await warmCache();
+    const idle = await open();
+    await idle.quiesce();
     expect(fake.options).toHaveLength(1);
-    const warm = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    expect(fake.quiesced).toBe(0);
+    const prewarmed = await open();
+    prewarmed.prewarm();
+    await prewarmed.quiesce();
+    expect(fake.options).toHaveLength(2);
+    expect(fake.quiesced).toBe(1);
+    expect(fake.closed).toBe(0);
+  });
+
+  it("creates no pool on a warm start until a call (or prewarm) needs it", async () => {
+    const open = await warmCache();
+    expect(fake.options).toHaveLength(1);
+    const warm = await open();
     expect(warm.definitions().map((t) => t.name)).toEqual(["say"]);
     expect(fake.options).toHaveLength(1); // the pool's module is not even loaded
     expect(await warm.execute({ id: "1", name: "say", input: "{}" }, signal)).toMatchObject({ content: "ran say" });
@@ -259,17 +284,14 @@ describe("LuaToolSet", () => {
   });
 
   it("closes a pool that was still being created, and creates none after close()", async () => {
-    extension("echo.lua");
-    const cachePath = join(base, "cache.json");
-    fake.tools = [tool("echo", "say")];
-    await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
-    const first = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const open = await warmCache();
+    const first = await open();
     first.prewarm(); // the pool's creation starts...
     await first.close(); // ...and close() waits for it, then closes it
     expect(fake.options).toHaveLength(2);
     expect(fake.closed).toBe(1);
 
-    const second = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const second = await open();
     await second.close();
     second.prewarm();
     const outcome = await second.execute({ id: "1", name: "say", input: "{}" }, signal);

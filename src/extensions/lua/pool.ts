@@ -259,6 +259,14 @@ export class LuaPool {
   }
 
   /**
+   * Resolves once no worker is starting or stopping (a start includes loading the extensions): a process that
+   * exits meanwhile can abort inside Node. Idle and busy workers do not count.
+   */
+  async quiesce(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
    * Kills, synchronously, every process group the running calls started: for a signal that ends awl, where
    * `close()` (which first runs on_unload hooks) may not get to finish.
    */

@@ -78,6 +78,17 @@ describe("LuaPool", () => {
     expect(await call(pool, "p", "nope")).toEqual({ status: "result", is_error: true, content: `unknown tool "nope" (extension "p")` });
   });
 
+  it("quiesce() waits for a worker that is starting, and stops none", async () => {
+    const { pool } = poolOf({ slow: `os.execute("sleep 0.3")\nawl.register_tool("hi", {}, function() return "hi" end)` });
+    await pool.quiesce(); // nothing started yet
+    let loaded = false;
+    void pool.load().then(() => (loaded = true));
+    await pool.quiesce();
+    await new Promise((resolve) => setImmediate(resolve)); // lets the load's own callbacks run
+    expect(loaded).toBe(true);
+    expect(await call(pool, "slow", "hi")).toMatchObject({ status: "result", content: "hi" });
+  });
+
   it("runs on_unload hooks in every state at close, then refuses calls", async () => {
     const mark = join(tempDir(), "unload");
     const { pool } = poolOf({ p: SOURCE }, { maxSlots: 2, env: { ...process.env, AWL_UNLOAD_MARK: mark } });
