@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
-import { launchAwl, Terminal, type LaunchOptions } from "./tmux-terminal.js";
+import { awlCommand, launchAwl, Terminal, type LaunchOptions } from "./tmux-terminal.js";
 
 let server: ReplayServer;
 let terminal: Terminal;
@@ -149,6 +149,28 @@ describe("the prompt", () => {
       { role: "user", content: [{ type: "text", text: "first" }] },
       expect.objectContaining({ role: "assistant", content: [{ type: "text", text: "Saved." }] }),
     ]);
+  });
+
+  it("Ctrl-Z suspends awl as a shell job with the terminal as it was; fg brings the prompt back, text kept", async () => {
+    server.enqueue(openaiAnswer("Back again."));
+    await terminal.start("env -i PATH=/usr/bin:/bin TERM=xterm-256color bash --norc --noprofile -i");
+    await terminal.type(`PS1='$ '; ${awlCommand(server).command}`);
+    await terminal.keys("Enter");
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("half");
+    await terminal.keys("C-z");
+    await terminal.waitFor(/Stopped[\s\S]*^\$\s*$/m);
+    // Meanwhile the shell has the terminal.
+    await terminal.type("echo shell-$((6*7))");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/^shell-42$/m);
+    await terminal.type("fg");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/^> half\s*$/m);
+    await terminal.type(" done");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/Back again\.\n>/);
+    expect(server.requests[0]!.json().messages).toEqual([{ role: "user", content: "half done" }]);
   });
 
   it("slash commands: any case, a space after the slash, Tab completes; /help lists the keys", async () => {

@@ -5,15 +5,15 @@
  * from the first or last line; Tab completes what `complete` offers (slash commands).
  *
  * The editor keeps editing while hidden (a turn is running): keys typed then change the text without being
- * drawn, and it appears when the prompt is shown again. Ctrl-C, Ctrl-D on an empty prompt, and Esc are
- * actions for the caller (line-editor never exits or cancels by itself).
+ * drawn, and it appears when the prompt is shown again. Ctrl-C, Ctrl-D on an empty prompt, Esc and Ctrl-Z are
+ * actions for the caller (line-editor never exits, cancels or suspends by itself).
  */
 import { stripControls } from "../output/safe-text.js";
 import { EditBuffer } from "./edit-buffer.js";
 import type { KeyEvent, KeyName } from "./key-decoder.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
 
-export type EditorAction = { type: "submit"; text: string } | { type: "interrupt" } | { type: "eof" } | { type: "escape" };
+export type EditorAction = { type: "submit"; text: string } | { type: "interrupt" } | { type: "eof" } | { type: "escape" } | { type: "suspend" };
 
 export interface EditorTerminal {
   write(text: string): unknown;
@@ -119,6 +119,7 @@ export class LineEditor {
         return this.edit(() => b.insert("\n"));
       case "interrupt":
       case "escape":
+      case "suspend":
         return { type: name };
       case "eof":
         if (b.text === "") return { type: "eof" };

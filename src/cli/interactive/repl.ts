@@ -6,7 +6,7 @@
  *   the text; a queued prompt is shown (`> text`) when its turn starts, after the running one.
  * - Ctrl-C or Esc cancels the running turn (the agent answers every tool call, the conversation stays usable);
  *   prompts queued behind it come back into the prompt, unsent. At the prompt Ctrl-C clears the text, and
- *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits.
+ *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
  * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
 import { turnEndText } from "../output/notices.js";
@@ -86,6 +86,14 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         return;
       case "eof":
         return close();
+      case "suspend": {
+        const atPrompt = editor.shown;
+        editor.leave();
+        input.suspend(() => {
+          if (atPrompt && !closed) editor.show();
+        });
+        return;
+      }
     }
   };
 
