@@ -78,7 +78,7 @@ describe("the model's text on the terminal", () => {
     const screen = await terminal.waitFor(/> hi\nbefore red after\n>/);
     expect(screen).toMatch(/^awl · openai gpt-test/);
     expect(await terminal.title()).not.toBe("PWNED");
-    const styled = await terminal.screen(true);
+    const styled = await terminal.screen({ styled: true });
     expect(styled.split("\n").find((l) => l.includes("before"))).not.toMatch(/\x1b\[[\d;]*31/);
   });
 
@@ -138,7 +138,9 @@ describe("tool blocks on the terminal", () => {
     await terminal.resize(50, 30);
     await terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);
     writeFileSync(gate, "");
-    const screen = await terminal.waitFor(/Done\.\n>/);
+    await terminal.waitFor(/Done\.\n>/);
+    // The lines above scrolled out of view when the terminal narrowed (tmux keeps the cursor's row): all of it.
+    const screen = await terminal.screen({ history: true });
     expect(screen.match(/wide 漢字/g)).toHaveLength(1);
     expect(screen.match(/STEP/g)).toHaveLength(1);
     expect(screen).toMatch(/> go\n✓ wide 漢字のタイトル長+…\n {2}STEP done 界+…\nDone\./);

@@ -34,9 +34,13 @@ export class Terminal {
     await this.tmux("resize-window", "-t", "awl", "-x", String(columns), "-y", String(rows));
   }
 
-  /** The visible screen as text; `styled`: with the escape sequences of its colours and attributes. */
-  async screen(styled = false): Promise<string> {
-    return (await this.tmux("capture-pane", "-p", ...(styled ? ["-e"] : []), "-t", "awl")).stdout;
+  /**
+   * The visible screen as text; `styled`: with the escape sequences of its colours and attributes; `history`:
+   * with the lines scrolled out of view above it.
+   */
+  async screen(options: { styled?: boolean; history?: boolean } = {}): Promise<string> {
+    const extra = [...(options.styled ? ["-e"] : []), ...(options.history ? ["-S", "-"] : [])];
+    return (await this.tmux("capture-pane", "-p", ...extra, "-t", "awl")).stdout;
   }
 
   /** The pane's title (what an OSC 0/2 sequence sets). */

@@ -12,6 +12,7 @@ import { stripControls } from "../output/safe-text.js";
 import { EditBuffer } from "./edit-buffer.js";
 import type { KeyEvent, KeyName } from "./key-decoder.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
+import { screenRows } from "../output/width.js";
 
 export type EditorAction = { type: "submit"; text: string } | { type: "interrupt" } | { type: "eof" } | { type: "escape" } | { type: "suspend" };
 
@@ -76,8 +77,7 @@ export class LineEditor {
   /** Writes `text` (whole lines) where the prompt is and draws the prompt again below it. */
   printAbove(text: string): void {
     const shown = this.shown;
-    if (shown) this.terminal.write(this.erase());
-    this.terminal.write(text.replace(/\n/g, "\r\n"));
+    this.terminal.write(`${this.toTop()}${text.replace(/\n/g, "\x1b[K\r\n")}\x1b[J`);
     this.drawn = undefined;
     if (shown) this.render();
   }
@@ -154,7 +154,7 @@ export class LineEditor {
     if (this.drawn) {
       // The prompt stays on screen as typed, whole, with the output below it.
       const layout = layoutPrompt(text, text.length, this.columns());
-      this.terminal.write(`${SYNC_START}${this.erase()}${layout.rows.join("\r\n")}\r\n${SYNC_END}`);
+      this.terminal.write(`${SYNC_START}${this.toTop()}${this.overwrite(layout.rows, layout.widths)}\r\n${SYNC_END}`);
       this.drawn = undefined;
     }
     this.addHistory(text);
@@ -187,10 +187,10 @@ export class LineEditor {
   private render(): void {
     const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, this.columns());
     // A prompt taller than the screen shows the rows around the cursor.
-    const height = Math.max(1, (this.terminal.rows ?? 24) - 1);
+    const height = this.height();
     const top = Math.min(Math.max(0, layout.rows.length - height), Math.max(0, layout.cursorRow - height + 1));
     const rows = layout.rows.slice(top, top + height);
-    let out = `${SYNC_START}${this.erase()}${rows.join("\r\n")}`;
+    let out = `${SYNC_START}${this.toTop()}${this.overwrite(rows, layout.widths.slice(top))}`;
     const up = rows.length - 1 - (layout.cursorRow - top);
     if (up > 0) out += `\x1b[${up}A`;
     out += "\r";
@@ -200,18 +200,41 @@ export class LineEditor {
     this.drawnTop = top;
   }
 
-  /** Moves to the first row of the drawn prompt and clears to the end of the screen. */
-  private erase(): string {
+  /** Moves to the start of the drawn prompt's first row on screen (nowhere when it is not drawn). */
+  private toTop(): string {
     if (!this.drawn) return "";
     const up = this.drawn.cursorRow - this.drawnTop;
-    return `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`;
+    return `${up > 0 ? `\x1b[${up}A` : ""}\r`;
+  }
+
+  /**
+   * Rows written over what is on screen, each clearing the rest of its row (a full row needs none, and clearing
+   * there would erase its last character). Clearing to the end of the screen in one go instead would make tmux
+   * push the whole screen into its history whenever the prompt starts at the top of the screen.
+   */
+  private overwrite(rows: string[], widths: number[]): string {
+    const columns = this.columns();
+    let out = rows.map((row, i) => ((widths[i] ?? 0) < columns ? `${row}\x1b[K` : row)).join("\r\n");
+    // Rows of the previous drawing below the new one are cleared one by one, and the cursor comes back.
+    const left = this.drawnRows() - rows.length;
+    if (left > 0) out += `${"\r\n\x1b[2K".repeat(left)}\x1b[${left}A`;
+    return out;
+  }
+
+  /** The screen rows the drawn prompt takes now (as the terminal re-wrapped them, if it was narrowed). */
+  private drawnRows(): number {
+    if (!this.drawn) return 0;
+    return screenRows(this.drawn.widths.slice(this.drawnTop, this.drawnTop + this.height()), this.columns());
+  }
+
+  private height(): number {
+    return Math.max(1, (this.terminal.rows ?? 24) - 1);
   }
 
   /** Moves from the cursor to the end of the drawn prompt's last row on screen. */
   private moveToEnd(): string {
     if (!this.drawn) return "";
-    const height = Math.max(1, (this.terminal.rows ?? 24) - 1);
-    const last = Math.min(this.drawn.rows.length, this.drawnTop + height) - 1;
+    const last = Math.min(this.drawn.rows.length, this.drawnTop + this.height()) - 1;
     const down = last - this.drawn.cursorRow;
     return down > 0 ? `\x1b[${down}B` : "";
   }

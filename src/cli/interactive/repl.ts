@@ -152,7 +152,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     renderer?.resize();
   };
   const settings = runtime.providerSettings;
-  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Esc or Ctrl-C cancels a turn · Ctrl-D exits\n`);
+  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`);
   await showResumedSession(runtime, sink);
   input.start();
   out.on("resize", onResize);
