@@ -153,8 +153,8 @@ export class LineEditor {
     this.buffer.set("");
     if (this.drawn) {
       // The prompt stays on screen as typed, whole, with the output below it.
-      const layout = layoutPrompt(text, text.length, this.columns());
-      this.terminal.write(`${SYNC_START}${this.toTop()}${this.overwrite(layout.rows, layout.widths)}\r\n${SYNC_END}`);
+      const layout = layoutPrompt(text, text.length, this.layoutWidth());
+      this.terminal.write(`${SYNC_START}${this.toTop()}${this.overwrite(layout.rows)}\r\n${SYNC_END}`);
       this.drawn = undefined;
     }
     this.addHistory(text);
@@ -185,12 +185,12 @@ export class LineEditor {
   }
 
   private render(): void {
-    const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, this.columns());
+    const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, this.layoutWidth());
     // A prompt taller than the screen shows the rows around the cursor.
     const height = this.height();
     const top = Math.min(Math.max(0, layout.rows.length - height), Math.max(0, layout.cursorRow - height + 1));
     const rows = layout.rows.slice(top, top + height);
-    let out = `${SYNC_START}${this.toTop()}${this.overwrite(rows, layout.widths.slice(top))}`;
+    let out = `${SYNC_START}${this.toTop()}${this.overwrite(rows)}`;
     const up = rows.length - 1 - (layout.cursorRow - top);
     if (up > 0) out += `\x1b[${up}A`;
     out += "\r";
@@ -208,13 +208,12 @@ export class LineEditor {
   }
 
   /**
-   * Rows written over what is on screen, each clearing the rest of its row (a full row needs none, and clearing
-   * there would erase its last character). Clearing to the end of the screen in one go instead would make tmux
-   * push the whole screen into its history whenever the prompt starts at the top of the screen.
+   * Rows written over what is on screen, each clearing the rest of its row. (Clearing to the end of the screen in
+   * one go instead would make tmux push the whole screen into its history whenever the prompt starts at the top
+   * of the screen.)
    */
-  private overwrite(rows: string[], widths: number[]): string {
-    const columns = this.columns();
-    let out = rows.map((row, i) => ((widths[i] ?? 0) < columns ? `${row}\x1b[K` : row)).join("\r\n");
+  private overwrite(rows: string[]): string {
+    let out = rows.map((row) => `${row}\x1b[K`).join("\r\n");
     // Rows of the previous drawing below the new one are cleared one by one, and the cursor comes back.
     const left = this.drawnRows() - rows.length;
     if (left > 0) out += `${"\r\n\x1b[2K".repeat(left)}\x1b[${left}A`;
@@ -241,6 +240,14 @@ export class LineEditor {
 
   private columns(): number {
     return Math.max(10, this.terminal.columns ?? 80);
+  }
+
+  /**
+   * The prompt's rows leave the last column free: a row that fills the screen's width leaves the cursor in the
+   * terminal's pending-wrap state, where terminals differ (and tmux may join such rows when it is widened).
+   */
+  private layoutWidth(): number {
+    return this.columns() - 1;
   }
 }
 

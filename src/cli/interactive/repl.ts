@@ -30,8 +30,6 @@ interface Submission {
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
-  // Exact widths for wide characters, loaded while the user reads the prompt.
-  void loadDisplayWidth();
   const editor = new LineEditor(out, { complete: completeSlashCommand });
   const queue: Submission[] = [];
   const columns = (): number => out.columns ?? 80;
@@ -120,7 +118,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const { text } = submission;
     if (!submission.shown) {
       sink.endLine();
-      sink.write(`${layoutPrompt(text, text.length, columns()).rows.join("\n")}\n`);
+      sink.write(`${layoutPrompt(text, text.length, columns() - 1).rows.join("\n")}\n`);
     }
     if (text.trim() === "") return;
     if (text.trimStart().startsWith("/")) {
@@ -160,6 +158,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
   }
+  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds).
+  setImmediate(() => void loadDisplayWidth());
   try {
     for (let submission = await next(); submission; submission = await next()) {
       try {
