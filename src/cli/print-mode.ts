@@ -61,8 +61,8 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
       stdoutIsTerminal: Boolean(process.stdout.isTTY),
     };
     if (cli.outputFormat === "text" && (process.stdout.isTTY || process.stderr.isTTY)) {
-      // Exact widths of wide characters, loaded while the request is on its way.
-      void (await import("./output/width.js")).loadDisplayWidth();
+      // Exact widths of wide characters before any text is laid out (chat.ts starts loading them early).
+      await (await import("./output/width.js")).loadDisplayWidth();
       if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns ?? 80;
       if (process.stderr.isTTY) io.stderrColumns = () => process.stderr.columns ?? 80;
     }

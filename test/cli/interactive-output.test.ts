@@ -107,6 +107,16 @@ describe("the model's text on the terminal", () => {
     expect(screen.match(/^>/gm)).toHaveLength(2);
   });
 
+  it("print mode on a terminal: the same safe, word-wrapped text", async () => {
+    server.enqueue(openaiAnswer(`\x1b]2;PWNED\x07${WORDS}`));
+    await launchAwl(terminal, server, { args: ["-p", "wrap"], columns: 40 });
+    const screen = await terminal.waitFor(/\[awl exited 0\]/);
+    const lines = screen.split("\n");
+    const answer = lines.slice(0, lines.findIndex((l) => l.startsWith("[awl exited")));
+    expect(answer.join(" ").trim().split(/\s+/)).toEqual(WORDS.split(/\s+/));
+    expect(await terminal.title()).not.toBe("PWNED");
+  });
+
   it("marks every line of thinking when there is no colour", async () => {
     const chunk = (delta: object, finish: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
     server.enqueue({ body: sseData([chunk({ reasoning_content: "First thought,\nsecond" }), chunk({ reasoning_content: " thought." }), chunk({ content: "Answer." }), chunk({}, "stop"), "[DONE]"]) });

@@ -96,6 +96,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   };
 
   async function runTurn(text: string): Promise<void> {
+    // Loaded by now unless the turn comes from the command line: then it is worth the wait.
+    await loadDisplayWidth();
     turn = new AbortController();
     renderer = new TerminalRenderer(
       sink,
