@@ -52,7 +52,7 @@ export interface TurnResult {
   stop_reason: StopReason;
   /** Messages appended during this turn (not the prompt the caller added before it). */
   messages: Message[];
-  /** Summed over the turn's model calls. */
+  /** Summed over the turn's model calls, with what failed or retried calls reported before they broke off. */
   usage: Usage;
   /** Set when `stop_reason` is `error`. */
   error?: ProviderError;
@@ -101,8 +101,10 @@ export class Agent {
       if (turn.steps >= this.maxSteps) return end("max_steps");
       turn.steps++;
       const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
-      const step = await this.callModel(conversation, receiver, tools, signal);
+      const step = await this.callModel(conversation, this.stepReceiver(receiver, turn), tools, signal);
       if (!step.ok) {
+        // A failed or cancelled call may have been billed for what it streamed before it broke off.
+        if (step.error.usage) turn.usage = addUsage(turn.usage, step.error.usage);
         if (step.error.kind === "aborted") return end("cancelled");
         turn.error = step.error;
         return end("error");
@@ -126,31 +128,37 @@ export class Agent {
     }
   }
 
-  /** One model call; tools that can prewarm start when it is slow to answer, or as soon as it streams a tool call. */
+  /** One model call; tools that can prewarm start if it is slow to answer (and at its first tool_use block). */
   private async callModel(conversation: Conversation, receiver: Receiver, tools: readonly ToolSpec[], signal: AbortSignal): Promise<StepResult> {
     const toolSet = this.tools;
-    if (!toolSet?.prewarm || tools.length === 0) return this.provider.streamStep(conversation, receiver, { tools, signal });
-    const timer = setTimeout(() => toolSet.prewarm?.(), PREWARM_AFTER_MS);
+    const timer = toolSet?.prewarm && tools.length > 0 ? setTimeout(() => toolSet.prewarm?.(), PREWARM_AFTER_MS) : undefined;
     try {
-      return await this.provider.streamStep(conversation, prewarming(receiver, toolSet), { tools, signal });
+      return await this.provider.streamStep(conversation, receiver, { tools, signal });
     } finally {
       clearTimeout(timer);
     }
   }
-}
 
-/** `receiver`, plus telling the tools at the first tool_use block that a call is coming (they start meanwhile). */
-function prewarming(receiver: Receiver, tools: ToolSet): Receiver {
-  return {
-    onMessageStart: (role) => receiver.onMessageStart?.(role),
-    onBlockStart: (type, index, meta) => {
-      if (type === "tool_use") tools.prewarm?.();
-      receiver.onBlockStart?.(type, index, meta);
-    },
-    onContentDelta: (index, delta) => receiver.onContentDelta?.(index, delta),
-    onBlockComplete: (index, block) => receiver.onBlockComplete?.(index, block),
-    onMessageComplete: (message) => receiver.onMessageComplete?.(message),
-    onError: (error) => receiver.onError?.(error),
-    onRetry: (notice) => receiver.onRetry?.(notice),
-  };
+  /**
+   * `receiver`, plus: the tokens of each attempt that is retried count in the turn's usage, and the tools hear at
+   * the first tool_use block that a call is coming (they start meanwhile).
+   */
+  private stepReceiver(receiver: Receiver, turn: TurnResult): Receiver {
+    const tools = this.tools;
+    return {
+      onMessageStart: (role) => receiver.onMessageStart?.(role),
+      onBlockStart: (type, index, meta) => {
+        if (type === "tool_use") tools?.prewarm?.();
+        receiver.onBlockStart?.(type, index, meta);
+      },
+      onContentDelta: (index, delta) => receiver.onContentDelta?.(index, delta),
+      onBlockComplete: (index, block) => receiver.onBlockComplete?.(index, block),
+      onMessageComplete: (message) => receiver.onMessageComplete?.(message),
+      onError: (error) => receiver.onError?.(error),
+      onRetry: (notice) => {
+        if (notice.error.usage) turn.usage = addUsage(turn.usage, notice.error.usage);
+        receiver.onRetry?.(notice);
+      },
+    };
+  }
 }

@@ -43,6 +43,9 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     import("./runtime.js"),
     import("./print-mode.js"),
   ]);
+  // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
+  // (The interactive mode loads it once its prompt is drawn.)
+  if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("./output/width.js").then((w) => w.loadDisplayWidth());
   const loaded = loadSettings(process.env, settingsFlags(cli.flags));
   if (!loaded.ok) {
     if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);

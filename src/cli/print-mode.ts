@@ -15,6 +15,9 @@ export interface PrintIO {
   stdoutIsTerminal: boolean;
   /** Style stderr (thinking dimmed) — a terminal, NO_COLOR unset. */
   stderrColor: boolean;
+  /** For a stream that is a terminal, its width: the model's text there is made safe and wrapped (docs/cli.md). */
+  stdoutColumns?: () => number;
+  stderrColumns?: () => number;
 }
 
 /** Runs one turn for `prompt` and returns the exit code. */
@@ -23,9 +26,10 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   let receiver: TurnReceiver;
   if (format === "text") {
     // Tool blocks are printed once each, when the call ends (docs/cli.md): print mode's output is a log.
+    const layout = { ...(io.stdoutColumns && { answerColumns: io.stdoutColumns }), ...(io.stderrColumns && { asideColumns: io.stderrColumns }) };
     renderer = new TerminalRenderer(new LineSink(io.stdout, false), new LineSink(io.stderr, io.stderrColor), io.stdoutIsTerminal, {
       tools: runtime.agent.tools,
-    });
+    }, layout);
     receiver = renderer;
   } else if (format === "stream-json") {
     receiver = new StreamJsonWriter(io.stdout);
@@ -50,12 +54,18 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
   };
   process.on("SIGINT", onInterrupt);
   try {
-    const io = {
+    const io: PrintIO = {
       stdout: process.stdout,
       stderr: process.stderr,
       stderrColor: wantsColor(process.stderr, process.env),
       stdoutIsTerminal: Boolean(process.stdout.isTTY),
     };
+    if (cli.outputFormat === "text" && (process.stdout.isTTY || process.stderr.isTTY)) {
+      // Exact widths of wide characters before any text is laid out (chat.ts starts loading them early).
+      await (await import("./output/width.js")).loadDisplayWidth();
+      if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns ?? 80;
+      if (process.stderr.isTTY) io.stderrColumns = () => process.stderr.columns ?? 80;
+    }
     return await runPrintTurn(runtime, prompt, cli.outputFormat, io, controller.signal);
   } finally {
     process.off("SIGINT", onInterrupt);

@@ -7,6 +7,7 @@ import { Agent, type TurnReceiver, type TurnResult } from "../agent/agent.js";
 import { resolveSettings, type AwlSettings, type SettingsSources } from "../config/settings.js";
 import type { ConfigResult } from "../config/errors.js";
 import { Conversation } from "../model/conversation.js";
+import type { ContentBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
@@ -14,6 +15,7 @@ import type { ToolSet } from "../tools/types.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
+import { unansweredNote } from "./unanswered-note.js";
 import type { ConfigFile } from "../config/config-file.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
@@ -48,6 +50,8 @@ export interface RuntimeOptions {
 
 export class Runtime {
   readonly hooks: TurnHook[] = [];
+  /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
+  private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
   constructor(
     readonly agent: Agent,
@@ -69,15 +73,25 @@ export class Runtime {
     return this.settings.provider;
   }
 
-  /** Adds the user's prompt and runs one agent turn; `receiver` renders it. Never throws. */
+  /**
+   * Adds the user's prompt and runs one agent turn; `receiver` renders it. Never throws. When the previous turn
+   * got no answer, the prompt starts with a note saying so (unanswered-note.ts).
+   */
   async runTurn(text: string, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
-    const prompt = this.conversation.addUserMessage(text);
+    // A prompt left without an answer (tool results already say what happened to their calls).
+    const last = this.conversation.lastMessage;
+    const unanswered = last?.role === "user" && last.content.some((b) => b.type === "text");
+    const content: ContentBlock[] = [{ type: "text", text }];
+    const ended = this.lastTurn?.conversation === this.conversation ? this.lastTurn.result : undefined;
+    if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
+    const prompt = this.conversation.addMessage({ role: "user", content });
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
     const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, receiver);
     const observed = withAppendObserver(wrapped, (message) => {
       for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
     });
     const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+    this.lastTurn = { conversation: this.conversation, result };
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
     return { prompt, result };
   }

@@ -13,7 +13,10 @@ import type { SlashCommand } from "./interactive/slash-commands.js";
 import type { LineSink } from "./output/sink.js";
 import { TerminalRenderer } from "./output/terminal-renderer.js";
 import { oneLine } from "./output/tool-block.js";
+import { timeAgo } from "./output/time-text.js";
 import { loadDisplayWidth } from "./output/width.js";
+import { stripControls } from "./output/safe-text.js";
+import { isUnansweredNote } from "./unanswered-note.js";
 import type { Runtime } from "./runtime.js";
 import { SessionHook } from "./session-hook.js";
 
@@ -27,7 +30,9 @@ export async function showHistory(session: LoadedSession, sink: LineSink, tools?
   const messages = session.transcript;
   const skipped = Math.max(0, messages.length - SHOWN_MESSAGES);
   sink.dim(`resumed session ${session.header.id} (${session.header.cwd}, ${messages.length} messages${skipped ? `; the first ${skipped} not shown` : ""})\n`);
-  const renderer = new TerminalRenderer(sink, sink, true, tools ? { tools } : {});
+  // The terminal's layout, as for a live turn: text made safe and wrapped at the width.
+  const columns = (): number => process.stdout.columns ?? 80;
+  const renderer = new TerminalRenderer(sink, sink, true, tools ? { tools } : {}, { answerColumns: columns, asideColumns: columns });
   const calls = new Map<string, ToolUseBlock>();
   for (const message of messages.slice(skipped)) {
     if (message.role === "assistant") replayAssistant(message, renderer, calls);
@@ -56,7 +61,8 @@ function replayUser(message: Message, session: LoadedSession, renderer: Terminal
   for (const block of message.content) {
     if (block.type === "text") {
       sink.endLine();
-      sink.write(`> ${block.text}\n`);
+      if (isUnansweredNote(block.text)) sink.dim(`${block.text}\n`);
+      else sink.write(`> ${stripControls(block.text).replace(/\n/g, "\n  ")}\n`);
     } else if (block.type === "tool_result") {
       const use = calls.get(block.tool_use_id);
       const call = { id: block.tool_use_id, name: use?.name ?? "tool", input: use?.input ?? "" };
@@ -94,7 +100,10 @@ function recentList(hook: SessionHook): string {
   if (!listed.ok) return listed.error.message;
   const recent = listed.value.sessions.slice(0, 10);
   if (recent.length === 0) return `no saved sessions for ${process.cwd()}`;
-  const lines = recent.map((s) => `  ${s.id}  ${String(s.messages).padStart(4)} messages  ${oneLine(s.first_prompt, 60)}`);
+  const rows = recent.map((s) => ({ id: s.id, when: timeAgo(s.updated), count: `${s.messages} messages`, prompt: oneLine(s.first_prompt, 50) }));
+  const whenWidth = Math.max(...rows.map((r) => r.when.length));
+  const countWidth = Math.max(...rows.map((r) => r.count.length));
+  const lines = rows.map((r) => `  ${r.id}  ${r.when.padEnd(whenWidth)}  ${r.count.padStart(countWidth)}  ${r.prompt}`);
   return [`sessions of ${process.cwd()} (most recent first; /resume ID continues one):`, ...lines].join("\n");
 }
 

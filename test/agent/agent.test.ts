@@ -224,6 +224,26 @@ describe("Agent.runStep", () => {
     expect(conversation.messages).toHaveLength(1);
   });
 
+  it("counts in the turn's usage what retried and failed attempts reported before they broke off", async () => {
+    const overloaded = { ...providerError("overloaded", "overloaded_error mid-stream"), usage: { input_tokens: 100, output_tokens: 2 } };
+    const retriedThenAnswered: Provider = {
+      name: "p", model: "m",
+      async streamStep(_conversation, receiver) {
+        receiver.onRetry?.({ error: overloaded, attempt: 1, max_retries: 3, delay_ms: 0 });
+        return { ok: true, message: assistant(text("done")) };
+      },
+    };
+    const conversation = new Conversation();
+    conversation.addUserMessage("hi");
+    const answered = await new Agent({ provider: retriedThenAnswered }).runStep(conversation);
+    expect(answered.usage).toEqual({ input_tokens: 110, output_tokens: 7 });
+
+    const failed = new ScriptedProvider([{ ok: false, error: { ...providerError("truncated", "the stream ended early"), usage: { input_tokens: 50, output_tokens: 1 } } }]);
+    const broken = await new Agent({ provider: failed }).runStep(conversation);
+    expect(broken.stop_reason).toBe("error");
+    expect(broken.usage).toEqual({ input_tokens: 50, output_tokens: 1 });
+  });
+
   it("ends the turn at the step limit with every call answered", async () => {
     const loop = (): Message => assistant(use(`id${Math.random()}`, "sleep", { ms: 1 }));
     const provider = new ScriptedProvider([loop(), loop(), loop(), loop()]);

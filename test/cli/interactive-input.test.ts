@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
-import { launchAwl, Terminal, type LaunchOptions } from "./tmux-terminal.js";
+import { awlCommand, launchAwl, Terminal, type LaunchOptions } from "./tmux-terminal.js";
 
 let server: ReplayServer;
 let terminal: Terminal;
@@ -117,7 +117,10 @@ describe("the prompt", () => {
     expect(server.requests).toHaveLength(1);
     await terminal.keys("Enter");
     await terminal.waitFor(/After\.\n>/);
-    expect(server.requests[1]!.json().messages.at(-1)).toEqual({ role: "user", content: "queued" });
+    expect(server.requests[1]!.json().messages.at(-1)).toEqual({
+      role: "user",
+      content: "count\n\n[awl: the request above got no answer: the user cancelled it]\n\nqueued",
+    });
   });
 
   it('shows a prompt given on the command line as "> prompt", and Up recalls it', async () => {
@@ -148,6 +151,28 @@ describe("the prompt", () => {
     ]);
   });
 
+  it("Ctrl-Z suspends awl as a shell job with the terminal as it was; fg brings the prompt back, text kept", async () => {
+    server.enqueue(openaiAnswer("Back again."));
+    await terminal.start("env -i PATH=/usr/bin:/bin TERM=xterm-256color bash --norc --noprofile -i");
+    await terminal.type(`PS1='$ '; ${awlCommand(server).command}`);
+    await terminal.keys("Enter");
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("half");
+    await terminal.keys("C-z");
+    await terminal.waitFor(/Stopped[\s\S]*^\$\s*$/m);
+    // Meanwhile the shell has the terminal.
+    await terminal.type("echo shell-$((6*7))");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/^shell-42$/m);
+    await terminal.type("fg");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/^> half\s*$/m);
+    await terminal.type(" done");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/Back again\.\n>/);
+    expect(server.requests[0]!.json().messages).toEqual([{ role: "user", content: "half done" }]);
+  });
+
   it("slash commands: any case, a space after the slash, Tab completes; /help lists the keys", async () => {
     await start();
     await terminal.type("/HELP");
@@ -167,6 +192,79 @@ describe("the prompt", () => {
     await terminal.type("/ex");
     await terminal.keys("Tab", "Enter");
     await terminal.waitFor(/\[awl exited 0\]/);
+  });
+});
+
+describe("a turn that got no answer", () => {
+  it("keeps the prompt; the next one carries a note saying what happened, sent as one user message, saved and resumed alike", async () => {
+    server.enqueue(slowAnswer(COUNTING), { status: 400, headers: { "content-type": "application/json" }, body: '{"error":{"message":"bad thing"}}' });
+    server.enqueue(openaiAnswer("Third time lucky."));
+    const home = await start();
+    await terminal.type("first");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/one two/);
+    await terminal.keys("C-c");
+    await terminal.waitFor(/\(cancelled; a partial answer is not kept\)\n>/);
+    await terminal.type("second");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/bad thing/);
+    await terminal.waitFor(/^>\s*$/m);
+    await terminal.type("third");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/Third time lucky\.\n>/);
+
+    const cancelled = "[awl: the request above got no answer: the user cancelled it]";
+    const failed = "[awl: the request above got no answer: it failed (bad_request, HTTP 400)]";
+    expect(server.requests[2]!.json().messages).toEqual([{ role: "user", content: `first\n\n${cancelled}\n\nsecond\n\n${failed}\n\nthird` }]);
+    const text = (...texts: string[]) => ({ role: "user", content: texts.map((t) => ({ type: "text", text: t })) });
+    expect(savedMessages(home)).toEqual([
+      text("first"),
+      text(cancelled, "second"),
+      text(failed, "third"),
+      expect.objectContaining({ role: "assistant", content: [{ type: "text", text: "Third time lucky." }] }),
+    ]);
+
+    // Resumed, the conversation sent is the same one.
+    await terminal.keys("C-d");
+    await terminal.waitFor(/\[awl exited 0\]/);
+    await terminal.stop();
+    terminal = new Terminal();
+    server.enqueue(openaiAnswer("Resumed."));
+    await launchAwl(terminal, server, { home, args: ["-c"] });
+    await terminal.waitFor(/continue below[\s\S]*^>\s*$/m);
+    const history = await terminal.screen();
+    expect(history).toMatch(/> first\n\[awl: the request above got no answer: the user cancelled it\]\n> second\n/);
+    await terminal.type("fourth");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/Resumed\.\n>/);
+    expect(server.requests[3]!.json().messages.slice(0, 2)).toEqual(server.requests[2]!.json().messages.concat({ role: "assistant", content: "Third time lucky." }));
+  });
+
+  it("after a session that stopped mid-turn, the next prompt says the request got no answer", async () => {
+    server.enqueue({ body: [], ending: "hang" });
+    const home = await start();
+    await terminal.type("lost");
+    await terminal.keys("Enter");
+    await server.waitForRequests(1);
+    const [file] = sessionFiles(home);
+    const pid = Number(readFileSync(file!.replace(/\.jsonl$/, ".lock"), "utf8"));
+    process.kill(pid, "SIGKILL");
+    await waitForExit(pid);
+    await terminal.stop();
+
+    terminal = new Terminal();
+    server.enqueue(openaiAnswer("Back."));
+    await launchAwl(terminal, server, { home, args: ["-c"] });
+    await terminal.waitFor(/continue below[\s\S]*^>\s*$/m);
+    await terminal.type("again");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/Back\.\n>/);
+    await terminal.type("/resume");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/most recent first.*\n {2}\d{8}-\S+ {2}just now {2}3 messages {2}lost\n/);
+    expect(server.requests[1]!.json().messages).toEqual([
+      { role: "user", content: "lost\n\n[awl: the request above got no answer (awl stopped before it came)]\n\nagain" },
+    ]);
   });
 });
 

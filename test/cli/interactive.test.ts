@@ -86,10 +86,10 @@ describe("awl interactive", () => {
     await terminal.type("Are you there?");
     await terminal.keys("Enter");
     await terminal.waitFor(/Still here\.\n>/);
-    // The cancelled answer was not kept: the next request holds both prompts and no half-streamed message.
+    // The cancelled answer was not kept: the next request holds both prompts, as one user message with a note
+    // between them saying what happened, and no half-streamed message.
     expect(server.requests[1]!.json().messages).toEqual([
-      { role: "user", content: "Count slowly." },
-      { role: "user", content: "Are you there?" },
+      { role: "user", content: "Count slowly.\n\n[awl: the request above got no answer: the user cancelled it]\n\nAre you there?" },
     ]);
 
     await terminal.keys("C-c");
@@ -202,7 +202,7 @@ describe("awl interactive", () => {
     await terminal.type("go");
     await terminal.keys("Enter");
     const running = await terminal.waitFor(/LIVE-STEP waiting/);
-    expect(running).toMatch(/… gated gate\n {2}LIVE-STEP waiting\n/);
+    expect(running).toMatch(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);
     writeFileSync(gate, "");
     const screen = await terminal.waitFor(/Gate passed\.\n>/);
     expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
@@ -245,6 +245,6 @@ describe("awl interactive", () => {
     writeFileSync(gate, "");
     const screen = await terminal.waitFor(/Gate passed\.\n>/);
     // The printed line stays; the block's final form is drawn below it.
-    expect(screen).toMatch(/… gated gate\n {2}LIVE-STEP waiting\n\[gated\] LOG-LINE\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
+    expect(screen).toMatch(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n\[gated\] LOG-LINE\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
   });
 });

@@ -157,11 +157,12 @@ describe("awl -c / -r", () => {
         while (sent[k]?.role === "tool") k--;
         expect(sent[k]?.tool_calls?.map((c) => c.id), `message ${j}`).toContain(m.tool_call_id);
       });
+      // The prompt and the notes standing in for the results: consecutive user texts, sent as one message.
       expect(sent.slice(0, 2)).toEqual([
-        { role: "user", content: "read three files" },
-        { role: "user", content: expect.stringContaining("The result of tool call call_1, whose call is missing") },
+        { role: "user", content: expect.stringMatching(/^read three files\n\n\[The result of tool call call_1, whose call is missing/) },
+        { role: "assistant", content: "Read them." },
       ]);
-      expect(sent[1]!.content).toContain("text of call_3");
+      expect(sent[0]!.content).toContain("text of call_3");
     }
     expect(readFileSync(w.value.path, "utf8").split("\n")[2]).toBe(lines[2]); // the file is left as it is
   });

@@ -2,6 +2,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { FlowText } from "../../src/cli/output/flow-text.js";
 import { SafeStream, stripControls } from "../../src/cli/output/safe-text.js";
+import { timeAgo } from "../../src/cli/output/time-text.js";
 import { displayWidth, fitWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
 
 beforeAll(() => loadDisplayWidth());
@@ -59,5 +60,18 @@ describe("fitWidth", () => {
     expect(fitWidth("日本語のテキスト", 7)).toBe("日本語…");
     expect(displayWidth(fitWidth("日本語のテキスト", 7))).toBeLessThanOrEqual(7);
     expect(fitWidth("short", 7)).toBe("short");
+  });
+});
+
+describe("timeAgo", () => {
+  it("says how long ago, in words people read", () => {
+    const now = new Date(2025, 2, 14, 16, 30);
+    const at = (d: Date) => timeAgo(d.toISOString(), now);
+    expect(at(new Date(2025, 2, 14, 16, 29, 40))).toBe("just now");
+    expect(at(new Date(2025, 2, 14, 16, 5))).toBe("25 min ago");
+    expect(at(new Date(2025, 2, 14, 13, 0))).toBe("3 h ago");
+    expect(at(new Date(2025, 2, 14, 2, 7))).toBe("today 02:07");
+    expect(at(new Date(2025, 2, 13, 14, 2))).toBe("yesterday 14:02");
+    expect(at(new Date(2025, 0, 2, 9, 5))).toBe("2025-01-02 09:05");
   });
 });

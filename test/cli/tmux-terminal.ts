@@ -34,8 +34,18 @@ export class Terminal {
     await this.tmux("resize-window", "-t", "awl", "-x", String(columns), "-y", String(rows));
   }
 
-  async screen(): Promise<string> {
-    return (await this.tmux("capture-pane", "-p", "-t", "awl")).stdout;
+  /**
+   * The visible screen as text; `styled`: with the escape sequences of its colours and attributes; `history`:
+   * with the lines scrolled out of view above it.
+   */
+  async screen(options: { styled?: boolean; history?: boolean } = {}): Promise<string> {
+    const extra = [...(options.styled ? ["-e"] : []), ...(options.history ? ["-S", "-"] : [])];
+    return (await this.tmux("capture-pane", "-p", ...extra, "-t", "awl")).stdout;
+  }
+
+  /** The pane's title (what an OSC 0/2 sequence sets). */
+  async title(): Promise<string> {
+    return (await this.tmux("display-message", "-p", "-t", "awl", "#{pane_title}")).stdout.trim();
   }
 
   /** Waits until the screen matches (a generous limit; no timing is asserted). */
@@ -75,6 +85,14 @@ export interface LaunchOptions {
  * user extensions; `home` (default a fresh one) and awl's arguments can be given. Returns the home.
  */
 export async function launchAwl(terminal: Terminal, server: ReplayServer, options: LaunchOptions = {}): Promise<string> {
+  const { home, command } = awlCommand(server, options);
+  // When awl exits the shell prints its exit code, so the test can see it.
+  await terminal.start(`${command}; echo "[awl exited $?]"; sleep 60`, options.columns, options.rows);
+  return home;
+}
+
+/** The shell command that runs awl as `launchAwl` does (the home prepared), for a test that types it into a shell. */
+export function awlCommand(server: ReplayServer, options: LaunchOptions = {}): { home: string; command: string } {
   const home = options.home ?? tempDir("awl-home-");
   for (const [name, source] of Object.entries(options.extensions ?? {})) {
     mkdirSync(join(home, ".config", "awl", "extensions"), { recursive: true });
@@ -87,9 +105,7 @@ export async function launchAwl(terminal: Terminal, server: ReplayServer, option
   const env = [`PATH=${process.env.PATH}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
     `AWL_BASE_URL=${server.url}/v1`, "AWL_API_KEY=sk-test", "AWL_MODEL=gpt-test", ...(options.extraEnv ?? [])];
   const args = (options.args ?? []).map(shellQuote).join(" ");
-  // When awl exits the shell prints its exit code, so the test can see it.
-  await terminal.start(`env -i ${env.join(" ")} ${process.execPath} ${AWL} ${args}; echo "[awl exited $?]"; sleep 60`, options.columns, options.rows);
-  return home;
+  return { home, command: `env -i ${env.join(" ")} ${process.execPath} ${AWL} ${args}` };
 }
 
 function shellQuote(word: string): string {

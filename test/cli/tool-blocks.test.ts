@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { outputOrder } from "../../src/cli/output/output-order.js";
 import { LineSink } from "../../src/cli/output/sink.js";
 import { ToolBlocks } from "../../src/cli/output/tool-blocks.js";
+import { screenRows } from "../../src/cli/output/width.js";
 import type { ToolCall, ToolSet } from "../../src/tools/types.js";
 
 const call: ToolCall = { id: "t1", name: "tick", input: '{"n":1}' };
@@ -50,13 +51,13 @@ describe("ToolBlocks (redraw)", () => {
     b.update(call, { kind: "show", state: { i: 101 } });
     await settle();
     expect(renders).toEqual([{ i: 99 }, { i: 101 }]);
-    // Erases its two lines (cursor up 2, clear below) and draws again.
-    expect(chunks[1]).toBe("\x1b[?2026h\x1b[2F\x1b[J… tick ticking\n  LIVE 101\n\x1b[?2026l");
+    // Draws again over its two lines (cursor up 2; each line clears the rest of its row, then what is below).
+    expect(chunks[1]).toBe("\x1b[?2026h\x1b[2F… tick ticking\x1b[K\n  LIVE 101\x1b[K\n\x1b[J\x1b[?2026l");
 
     b.end(call, { status: "result", content: "done", is_error: false, summary: "ticked" }, { type: "tool_result", tool_use_id: "t1", content: "done" });
     await settle();
     expect(chunks).toHaveLength(3);
-    expect(chunks[2]).toBe("\x1b[?2026h\x1b[2F\x1b[J✓ tick ticking\n  LIVE 101\n\x1b[?2026l");
+    expect(chunks[2]).toBe("\x1b[?2026h\x1b[2F✓ tick ticking\x1b[K\n  LIVE 101\x1b[K\n\x1b[J\x1b[?2026l");
     for (const chunk of chunks) expect(chunk).toMatch(SYNC);
   });
 
@@ -106,5 +107,13 @@ describe("ToolBlocks (once)", () => {
     b.end(first, { status: "result", content: "one", is_error: false }, { type: "tool_result", tool_use_id: "a", content: "one" });
     await settle();
     expect(chunks).toEqual(["✓ first {}\n  one\n", "✓ second {}\n  two\n"]);
+  });
+});
+
+describe("screenRows", () => {
+  it("counts one row per line that fits, and the rows a narrowed terminal re-wraps a line into", () => {
+    expect(screenRows([10, 0, 80], 80)).toBe(3);
+    expect(screenRows([79, 79], 50)).toBe(4);
+    expect(screenRows([100], 40)).toBe(3);
   });
 });

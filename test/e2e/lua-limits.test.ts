@@ -87,7 +87,7 @@ it("awl tool call honours lua_memory_mb and tool_timeout_ms from the config file
   const spin = await box.awl(["tool", "call", "spin"]);
   expect(spin.code).toBe(1);
   expect(spin.stderr).toContain("timed out after 300 ms");
-});
+}, 60_000); // six runs of awl, each starting a Lua worker
 
 it("a bad limit is a usage error naming the flag, or the file and key", async () => {
   box.extension("hog.lua", HOG);

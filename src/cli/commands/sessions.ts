@@ -7,6 +7,7 @@ import { exportSession, type ExportFormat } from "../../session/export.js";
 import { SessionStore } from "../../session/store.js";
 import type { SessionSummary } from "../../session/summary.js";
 import { formatUserMessage } from "../error-text.js";
+import { localTime } from "../output/time-text.js";
 import { EXIT } from "../exit-codes.js";
 import { oneLine } from "../output/tool-block.js";
 
@@ -81,12 +82,6 @@ function table(sessions: SessionSummary[]): string {
   const header = ["ID", "UPDATED", "MESSAGES", "TOKENS", "DIRECTORY", "FIRST PROMPT"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
-}
-
-function localTime(iso: string): string {
-  const d = new Date(iso);
-  const pad = (n: number): string => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}`;
 }
 
 /** Input + output tokens, cache reads and writes included, e.g. "12.3k". */

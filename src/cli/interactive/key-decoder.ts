@@ -26,7 +26,8 @@ export type KeyName =
   | "escape"
   | "interrupt"
   | "eof"
-  | "clear-screen";
+  | "clear-screen"
+  | "suspend";
 
 export type KeyEvent = { kind: "key"; name: KeyName } | { kind: "text"; text: string } | { kind: "paste"; text: string };
 
@@ -51,6 +52,7 @@ const CONTROL_KEYS: Record<string, KeyName> = {
   "\x15": "delete-to-start",
   "\x17": "delete-word-before",
   "\x0c": "clear-screen",
+  "\x1a": "suspend",
 };
 
 /** Alt + a character (ESC then the character). */

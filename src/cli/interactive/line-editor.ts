@@ -5,15 +5,16 @@
  * from the first or last line; Tab completes what `complete` offers (slash commands).
  *
  * The editor keeps editing while hidden (a turn is running): keys typed then change the text without being
- * drawn, and it appears when the prompt is shown again. Ctrl-C, Ctrl-D on an empty prompt, and Esc are
- * actions for the caller (line-editor never exits or cancels by itself).
+ * drawn, and it appears when the prompt is shown again. Ctrl-C, Ctrl-D on an empty prompt, Esc and Ctrl-Z are
+ * actions for the caller (line-editor never exits, cancels or suspends by itself).
  */
 import { stripControls } from "../output/safe-text.js";
 import { EditBuffer } from "./edit-buffer.js";
 import type { KeyEvent, KeyName } from "./key-decoder.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
+import { screenRows } from "../output/width.js";
 
-export type EditorAction = { type: "submit"; text: string } | { type: "interrupt" } | { type: "eof" } | { type: "escape" };
+export type EditorAction = { type: "submit"; text: string } | { type: "interrupt" } | { type: "eof" } | { type: "escape" } | { type: "suspend" };
 
 export interface EditorTerminal {
   write(text: string): unknown;
@@ -76,8 +77,7 @@ export class LineEditor {
   /** Writes `text` (whole lines) where the prompt is and draws the prompt again below it. */
   printAbove(text: string): void {
     const shown = this.shown;
-    if (shown) this.terminal.write(this.erase());
-    this.terminal.write(text.replace(/\n/g, "\r\n"));
+    this.terminal.write(`${this.toTop()}${text.replace(/\n/g, "\x1b[K\r\n")}\x1b[J`);
     this.drawn = undefined;
     if (shown) this.render();
   }
@@ -119,6 +119,7 @@ export class LineEditor {
         return this.edit(() => b.insert("\n"));
       case "interrupt":
       case "escape":
+      case "suspend":
         return { type: name };
       case "eof":
         if (b.text === "") return { type: "eof" };
@@ -152,8 +153,8 @@ export class LineEditor {
     this.buffer.set("");
     if (this.drawn) {
       // The prompt stays on screen as typed, whole, with the output below it.
-      const layout = layoutPrompt(text, text.length, this.columns());
-      this.terminal.write(`${SYNC_START}${this.erase()}${layout.rows.join("\r\n")}\r\n${SYNC_END}`);
+      const layout = layoutPrompt(text, text.length, this.layoutWidth());
+      this.terminal.write(`${SYNC_START}${this.toTop()}${this.overwrite(layout.rows)}\r\n${SYNC_END}`);
       this.drawn = undefined;
     }
     this.addHistory(text);
@@ -184,12 +185,12 @@ export class LineEditor {
   }
 
   private render(): void {
-    const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, this.columns());
+    const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, this.layoutWidth());
     // A prompt taller than the screen shows the rows around the cursor.
-    const height = Math.max(1, (this.terminal.rows ?? 24) - 1);
+    const height = this.height();
     const top = Math.min(Math.max(0, layout.rows.length - height), Math.max(0, layout.cursorRow - height + 1));
     const rows = layout.rows.slice(top, top + height);
-    let out = `${SYNC_START}${this.erase()}${rows.join("\r\n")}`;
+    let out = `${SYNC_START}${this.toTop()}${this.overwrite(rows)}`;
     const up = rows.length - 1 - (layout.cursorRow - top);
     if (up > 0) out += `\x1b[${up}A`;
     out += "\r";
@@ -199,24 +200,54 @@ export class LineEditor {
     this.drawnTop = top;
   }
 
-  /** Moves to the first row of the drawn prompt and clears to the end of the screen. */
-  private erase(): string {
+  /** Moves to the start of the drawn prompt's first row on screen (nowhere when it is not drawn). */
+  private toTop(): string {
     if (!this.drawn) return "";
     const up = this.drawn.cursorRow - this.drawnTop;
-    return `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`;
+    return `${up > 0 ? `\x1b[${up}A` : ""}\r`;
+  }
+
+  /**
+   * Rows written over what is on screen, each clearing the rest of its row. (Clearing to the end of the screen in
+   * one go instead would make tmux push the whole screen into its history whenever the prompt starts at the top
+   * of the screen.)
+   */
+  private overwrite(rows: string[]): string {
+    let out = rows.map((row) => `${row}\x1b[K`).join("\r\n");
+    // Rows of the previous drawing below the new one are cleared one by one, and the cursor comes back.
+    const left = this.drawnRows() - rows.length;
+    if (left > 0) out += `${"\r\n\x1b[2K".repeat(left)}\x1b[${left}A`;
+    return out;
+  }
+
+  /** The screen rows the drawn prompt takes now (as the terminal re-wrapped them, if it was narrowed). */
+  private drawnRows(): number {
+    if (!this.drawn) return 0;
+    return screenRows(this.drawn.widths.slice(this.drawnTop, this.drawnTop + this.height()), this.columns());
+  }
+
+  private height(): number {
+    return Math.max(1, (this.terminal.rows ?? 24) - 1);
   }
 
   /** Moves from the cursor to the end of the drawn prompt's last row on screen. */
   private moveToEnd(): string {
     if (!this.drawn) return "";
-    const height = Math.max(1, (this.terminal.rows ?? 24) - 1);
-    const last = Math.min(this.drawn.rows.length, this.drawnTop + height) - 1;
+    const last = Math.min(this.drawn.rows.length, this.drawnTop + this.height()) - 1;
     const down = last - this.drawn.cursorRow;
     return down > 0 ? `\x1b[${down}B` : "";
   }
 
   private columns(): number {
     return Math.max(10, this.terminal.columns ?? 80);
+  }
+
+  /**
+   * The prompt's rows leave the last column free: a row that fills the screen's width leaves the cursor in the
+   * terminal's pending-wrap state, where terminals differ (and tmux may join such rows when it is widened).
+   */
+  private layoutWidth(): number {
+    return this.columns() - 1;
   }
 }
 

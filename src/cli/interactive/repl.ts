@@ -6,7 +6,7 @@
  *   the text; a queued prompt is shown (`> text`) when its turn starts, after the running one.
  * - Ctrl-C or Esc cancels the running turn (the agent answers every tool call, the conversation stays usable);
  *   prompts queued behind it come back into the prompt, unsent. At the prompt Ctrl-C clears the text, and
- *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits.
+ *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
  * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
 import { turnEndText } from "../output/notices.js";
@@ -30,8 +30,6 @@ interface Submission {
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
-  // Exact widths for wide characters, loaded while the user reads the prompt.
-  void loadDisplayWidth();
   const editor = new LineEditor(out, { complete: completeSlashCommand });
   const queue: Submission[] = [];
   const columns = (): number => out.columns ?? 80;
@@ -86,10 +84,20 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         return;
       case "eof":
         return close();
+      case "suspend": {
+        const atPrompt = editor.shown;
+        editor.leave();
+        input.suspend(() => {
+          if (atPrompt && !closed) editor.show();
+        });
+        return;
+      }
     }
   };
 
   async function runTurn(text: string): Promise<void> {
+    // Loaded by now unless the turn comes from the command line: then it is worth the wait.
+    await loadDisplayWidth();
     turn = new AbortController();
     renderer = new TerminalRenderer(
       sink,
@@ -112,7 +120,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const { text } = submission;
     if (!submission.shown) {
       sink.endLine();
-      sink.write(`${layoutPrompt(text, text.length, columns()).rows.join("\n")}\n`);
+      sink.write(`${layoutPrompt(text, text.length, columns() - 1).rows.join("\n")}\n`);
     }
     if (text.trim() === "") return;
     if (text.trimStart().startsWith("/")) {
@@ -144,7 +152,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     renderer?.resize();
   };
   const settings = runtime.providerSettings;
-  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Esc or Ctrl-C cancels a turn · Ctrl-D exits\n`);
+  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`);
   await showResumedSession(runtime, sink);
   input.start();
   out.on("resize", onResize);
@@ -152,6 +160,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
   }
+  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds).
+  setImmediate(() => void loadDisplayWidth());
   try {
     for (let submission = await next(); submission; submission = await next()) {
       try {

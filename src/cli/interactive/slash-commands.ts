@@ -61,6 +61,7 @@ const KEYS: [string, string][] = [
   ["Ctrl-D", "exit (on an empty prompt)"],
   ["Up, Down", "move between lines; past the first or last line, the prompts sent before"],
   ["Tab", "complete a slash command"],
+  ["Ctrl-Z", "suspend awl (fg brings it back)"],
 ];
 
 export function slashHelp(): string {

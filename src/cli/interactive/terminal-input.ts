@@ -64,6 +64,22 @@ export class TerminalInput {
     this.input.pause();
   }
 
+  /**
+   * Ctrl-Z: gives the terminal back as it was and stops awl (SIGTSTP), as a shell job; once the shell
+   * continues it (`fg`), raw mode and bracketed paste come back and `onContinue` runs.
+   */
+  suspend(onContinue: () => void): void {
+    if (!this.started) return;
+    this.restoreModes();
+    process.once("SIGCONT", () => {
+      if (!this.started) return;
+      this.input.setRawMode(true);
+      this.output.write(PASTE_ON);
+      onContinue();
+    });
+    process.kill(process.pid, "SIGTSTP");
+  }
+
   private restoreModes(): void {
     try {
       this.output.write(PASTE_OFF);

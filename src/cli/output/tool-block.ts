@@ -6,7 +6,7 @@
  */
 import type { ToolRenderView, ToolSet } from "../../tools/types.js";
 import { stripControls } from "./safe-text.js";
-import { fitWidth } from "./width.js";
+import { displayWidth, fitWidth } from "./width.js";
 
 /** The space a block's body may take (handed to `render(state, view)` as is). */
 export type BlockView = ToolRenderView;
@@ -53,13 +53,17 @@ export async function renderBody(tools: ToolSet | undefined, block: ToolBlockDat
 export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockView, color: boolean): string[] {
   const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
   const lineWidth = view.width + 2;
-  let header = `${MARKS[block.status]} ${block.name} ${block.title !== undefined ? oneLine(block.title, lineWidth) : oneLine(block.input, 100)}`;
+  // Progress and elapsed time come after the title, which is cut to leave room for them.
+  let status = "";
   if (block.status === "running" && block.progress) {
     const { fraction, detail } = block.progress;
-    header += ` ${Math.round(fraction * 100)}%${detail ? ` ${oneLine(detail, 80)}` : ""}`;
+    status += ` ${Math.round(fraction * 100)}%${detail ? ` ${oneLine(detail, 40)}` : ""}`;
   }
-  if (block.status === "running" && block.elapsedMs !== undefined && block.elapsedMs >= 1000) header += ` ${Math.floor(block.elapsedMs / 1000)}s`;
-  const lines = [fitWidth(header, lineWidth)];
+  if (block.status === "running" && block.elapsedMs !== undefined && block.elapsedMs >= 1000) status += ` ${Math.floor(block.elapsedMs / 1000)}s`;
+  const lead = `${MARKS[block.status]} ${block.name} `;
+  const room = Math.max(8, lineWidth - displayWidth(lead) - displayWidth(status));
+  const label = block.title !== undefined ? oneLine(block.title, room) : oneLine(block.input, Math.min(100, room));
+  const lines = [fitWidth(`${lead}${label}${status}`, lineWidth)];
   const indent = (text: string) => `  ${fitWidth(text, view.width)}`;
   if (body.note) lines.push(dim(indent(oneLine(body.note, view.width))));
   if (body.lines) {

@@ -18,7 +18,7 @@ import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../../tools/t
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { drawBlock, renderBody, type BlockView, type RenderedBody, type ToolBlockData } from "./tool-block.js";
-import { displayWidth } from "./width.js";
+import { displayWidth, screenRows } from "./width.js";
 
 /** Redraws of the live blocks happen at most this often. */
 export const REDRAW_INTERVAL_MS = 50;
@@ -82,8 +82,9 @@ export class ToolBlocks {
     this.view = this.currentView();
   }
 
+  /** Asked of the terminal at each drawing (not the size at the last resize event, which may lag behind). */
   private get columns(): number {
-    return this.options.columns ?? (process.stdout.isTTY ? process.stdout.columns : undefined) ?? 100;
+    return this.options.columns ?? (process.stdout.isTTY ? process.stdout.getWindowSize()[0] : undefined) ?? 100;
   }
 
   private get rows(): number {
@@ -216,10 +217,9 @@ export class ToolBlocks {
 
   /** The region's text: erases its last drawing (when still the last thing on screen) and draws it again. */
   private drawRegion(): string {
-    let erase = "";
+    let rowsUp = 0;
     if (this.regionWrites === outputOrder.writes) {
-      const rows = screenRows(this.regionWidths, this.columns);
-      if (rows > 0) erase = `\x1b[${rows}F\x1b[J`;
+      rowsUp = screenRows(this.regionWidths, this.columns);
     } else {
       // Something else was written below it (or it was never drawn): what is on screen stays.
       this.region = this.region.filter((b) => !b.done);
@@ -240,16 +240,17 @@ export class ToolBlocks {
     if (final) this.region = [];
     // `+ 1`: the write of this text, which follows.
     this.regionWrites = final ? -1 : outputOrder.writes + 1;
-    return `${SYNC_START}${erase}${lineText(lines)}${SYNC_END}`;
+    return `${SYNC_START}${rowsUp > 0 ? overwrite(rowsUp, lines) : lineText(lines)}${SYNC_END}`;
   }
 }
 
 /**
- * The screen rows that lines of these widths take at `columns`: one each while they fit; after the terminal
- * was narrowed, as many as it re-wraps them into.
+ * The lines drawn over the `rows` rows above the cursor: each line clears the rest of its row, and what is left
+ * below the last is cleared. (Clearing from the top row in one go would make tmux push the whole screen into its
+ * history when the region starts at the top of the screen.)
  */
-export function screenRows(widths: readonly number[], columns: number): number {
-  return widths.reduce((rows, width) => rows + Math.max(1, Math.ceil(width / Math.max(1, columns))), 0);
+function overwrite(rows: number, lines: string[]): string {
+  return `\x1b[${rows}F${lines.map((l) => `${l}\x1b[K\n`).join("")}\x1b[J`;
 }
 
 function lineText(lines: string[]): string {

@@ -52,3 +52,11 @@ export function fitWidth(text: string, max: number): string {
   }
   return `${out}…`;
 }
+
+/**
+ * The screen rows that lines of these display widths take at `columns`: one each while they fit; after the
+ * terminal was narrowed, as many as it re-wraps each into.
+ */
+export function screenRows(widths: readonly number[], columns: number): number {
+  return widths.reduce((rows, width) => rows + Math.max(1, Math.ceil(width / Math.max(1, columns))), 0);
+}

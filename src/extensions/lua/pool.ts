@@ -292,8 +292,8 @@ export class LuaPool {
       this.slots.clear();
       while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
     })();
-    // Seen under heavy load (about 1 close in 30): a worker's stop never settles. close() must not hang:
-    // past the deadline every worker is terminated outright and close() returns.
+    // A worker's stop that never settles (seen before workers compiled synchronously, see slot.ts) must not
+    // hang close(): past the deadline every worker is terminated outright and close() returns.
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<"late">((resolve) => (timer = setTimeout(() => resolve("late"), CLOSE_DEADLINE_MS)));
     const how = await Promise.race([orderly.then(() => "done" as const), deadline]);

@@ -5,6 +5,7 @@
  * not come back within a grace period it terminates the worker (the slot is then dead and the pool
  * replaces it).
  */
+import { setFlagsFromString } from "node:v8";
 import { MessageChannel, Worker } from "node:worker_threads";
 import {
   ABORT_CANCEL,
@@ -62,6 +63,21 @@ interface RunningCall {
 
 let nextCallId = 1;
 
+let compilerConfigured = false;
+/**
+ * Lua workers optimize their JavaScript on their own thread, never in V8's background compile jobs. A worker
+ * whose event loop ends waits in `NodePlatform::DrainTasks` for every background task in the process; a
+ * background TurboFan job of that same worker that needs a garbage collection waits for the worker's thread:
+ * a deadlock (nodejs/node#54918) that then blocks every later worker exit and `process.exit()` itself. The
+ * workers' small young generation makes such collections frequent. The flag is read when an isolate is
+ * created, so only isolates created from now on (the workers) are affected, not the main thread's.
+ */
+function compileWorkersSynchronously(): void {
+  if (compilerConfigured) return;
+  compilerConfigured = true;
+  setFlagsFromString("--no-concurrent-recompilation");
+}
+
 export class WorkerSlot {
   private readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_SIZE * 4));
   private readonly processes: ChildProcesses;
@@ -91,6 +107,7 @@ export class WorkerSlot {
   }
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
+    compileWorkersSynchronously();
     const channel = new MessageChannel();
     const init: WorkerInit = { ...this.settings, control: this.control.buffer as SharedArrayBuffer, requestPort: channel.port2 };
     this.worker = new Worker(workerScriptPath(), {

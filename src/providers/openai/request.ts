@@ -69,10 +69,20 @@ export function convertMessages(messages: readonly Message[], compat: Compat): W
             ...images.map((image) => ({ type: "image_url", image_url: { url: `data:${image.media_type};base64,${image.data}` } })),
           ],
         });
-      if (message.content.some((b) => b.type === "text")) out.push({ role: "user", content: joinedText(message) });
+      if (message.content.some((b) => b.type === "text")) pushUserText(out, joinedText(message, "\n\n"));
     }
   }
   return out;
+}
+
+/**
+ * Consecutive user texts (a prompt whose turn got no answer, then the next) go as one message: many
+ * chat templates (Mistral, Gemma, DeepSeek's reasoner) reject two user messages in a row.
+ */
+function pushUserText(out: WireMessage[], text: string): void {
+  const previous = out[out.length - 1];
+  if (previous?.role === "user" && typeof previous.content === "string") previous.content += `\n\n${text}`;
+  else out.push({ role: "user", content: text });
 }
 
 function convertAssistant(message: Message, compat: Compat): WireMessage {
@@ -94,6 +104,7 @@ function convertAssistant(message: Message, compat: Compat): WireMessage {
   return wire;
 }
 
-function joinedText(message: Message): string {
-  return message.content.map((b) => (b.type === "text" ? b.text : "")).join("");
+/** The message's text blocks joined (a user message's with a blank line between, so each stays apart). */
+function joinedText(message: Message, separator = ""): string {
+  return message.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(separator);
 }

@@ -36,6 +36,22 @@ function toolLoop(): Conversation {
 }
 
 describe("buildChatRequestBody", () => {
+  it("sends consecutive user texts as one message (many chat templates reject two in a row), a tool result apart", () => {
+    const c = new Conversation();
+    c.addUserMessage("first");
+    c.addMessage({ role: "user", content: [{ type: "text", text: "[a note]" }, { type: "text", text: "second" }] });
+    c.addMessage({ role: "assistant", content: [{ type: "tool_use", id: "call_1", name: "now", input: "{}" }], stop_reason: "tool_use" });
+    c.addToolResults([toolResult("call_1", "noon")]);
+    c.addUserMessage("third");
+    const body = JSON.parse(buildChatRequestBody(c, [], { model: "m" }, compat()) as string);
+    expect(body.messages).toEqual([
+      { role: "user", content: "first\n\n[a note]\n\nsecond" },
+      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "now", arguments: "{}" } }] },
+      { role: "tool", tool_call_id: "call_1", content: "noon" },
+      { role: "user", content: "third" },
+    ]);
+  });
+
   it("writes model, stream, usage option, messages and tools with the schema bytes verbatim", () => {
     const body = buildChatRequestBody(toolLoop(), tools, { model: "gpt-4o" }, compat()) as string;
     expect(body.startsWith('{"model":"gpt-4o","stream":true,"stream_options":{"include_usage":true},"messages":[')).toBe(true);

@@ -1,0 +1,158 @@
+/**
+ * How the interactive mode draws in a real terminal (tmux): the model's text made safe and wrapped at words,
+ * tool blocks fitted by display width and relaid on resize, the waiting line, the elapsed time of a running
+ * tool; and what the next request holds after a turn that got no answer.
+ */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openaiToolCalls } from "../e2e/support.js";
+import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { openaiAnswer } from "./openai-answer.js";
+import { tempDir } from "./run-awl.js";
+import { launchAwl, Terminal, type LaunchOptions } from "./tmux-terminal.js";
+
+let server: ReplayServer;
+let terminal: Terminal;
+beforeEach(async () => {
+  server = await startReplayServer();
+  terminal = new Terminal();
+});
+afterEach(async () => {
+  await terminal.stop();
+  await server.close();
+});
+
+async function start(options: LaunchOptions = {}): Promise<string> {
+  const home = await launchAwl(terminal, server, options);
+  await terminal.waitFor(/^>\s*$/m);
+  return home;
+}
+
+async function send(prompt: string): Promise<void> {
+  await terminal.type(prompt);
+  await terminal.keys("Enter");
+}
+
+/** One SSE event per piece, each after `delayMs`. */
+function paced(text: string, delayMs: number): { body: { data: string; delayMs: number }[] } {
+  const events = Buffer.concat(openaiAnswer(text).body).toString().split(/(?=data: )/);
+  return { body: events.map((data) => ({ data, delayMs })) };
+}
+
+/** The screen's lines between the prompt line `> marker` and the next prompt. */
+function answerLines(screen: string, marker: string): string[] {
+  const lines = screen.split("\n");
+  const from = lines.indexOf(`> ${marker}`);
+  const to = lines.findIndex((line, i) => i > from && /^>/.test(line));
+  return lines.slice(from + 1, to);
+}
+
+const WORDS = "Wrapping keeps every word whole: extraordinarily long words like internationalization stay on one line, and 日本語の 文章も 正しく 折り返されます 🙂 done.";
+
+/** A tool that shows a wide title, shows two states, and waits for the file `gate`. */
+const WIDE = `
+awl.register_tool {
+  name = "wide", description = "Waits for a file.",
+  parameters = { type = "object", properties = { gate = { type = "string" } } },
+  run = function(args, ctx)
+    ctx:title("漢字のタイトル" .. string.rep("長", 60))
+    ctx:show { step = "one" }
+    ctx:show { step = "two" }
+    while true do
+      local f = io.open(args.gate)
+      if f then f:close() break end
+      os.execute("sleep 0.05")
+    end
+    ctx:show { step = "done" }
+    return "ok"
+  end,
+  render = function(state, view) return "STEP " .. state.step .. " " .. string.rep("界", 80) end,
+}`;
+
+describe("the model's text on the terminal", () => {
+  it("has no effect beyond its characters: no clearing, no title, no colours, no overwriting", async () => {
+    server.enqueue(openaiAnswer("before \x1b[2J\x1b[H\x1b]2;PWNED\x07\x1b[31mred\r after\x1b[0m"));
+    await start();
+    await send("hi");
+    const screen = await terminal.waitFor(/> hi\nbefore red after\n>/);
+    expect(screen).toMatch(/^awl · openai gpt-test/);
+    expect(await terminal.title()).not.toBe("PWNED");
+    const styled = await terminal.screen({ styled: true });
+    expect(styled.split("\n").find((l) => l.includes("before"))).not.toMatch(/\x1b\[[\d;]*31/);
+  });
+
+  it("wraps at word boundaries for the width, wide characters counted by columns", async () => {
+    server.enqueue(openaiAnswer(WORDS));
+    await start({ columns: 40 });
+    await send("wrap");
+    const screen = await terminal.waitFor(/done\.\n>/);
+    const lines = answerLines(screen, "wrap");
+    expect(lines.length).toBeGreaterThan(2);
+    expect(lines.join(" ").split(/\s+/)).toEqual(WORDS.split(/\s+/));
+  });
+
+  it("survives a resize while streaming: no text lost, no prompt drawn in the answer", async () => {
+    const text = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
+    server.enqueue(paced(text, 60));
+    await start({ columns: 60 });
+    await send("go");
+    await terminal.waitFor(/word3 /);
+    await terminal.resize(40, 30);
+    await terminal.waitFor(/word12 /);
+    await terminal.resize(80, 30);
+    const screen = await terminal.waitFor(/word29\n>/);
+    const lines = answerLines(screen, "go");
+    expect(lines.join(" ").split(/\s+/)).toEqual(text.split(" "));
+    expect(screen.match(/^>/gm)).toHaveLength(2);
+  });
+
+  it("print mode on a terminal: the same safe, word-wrapped text", async () => {
+    server.enqueue(openaiAnswer(`\x1b]2;PWNED\x07${WORDS}`));
+    await launchAwl(terminal, server, { args: ["-p", "wrap"], columns: 40 });
+    const screen = await terminal.waitFor(/\[awl exited 0\]/);
+    const lines = screen.split("\n");
+    const answer = lines.slice(0, lines.findIndex((l) => l.startsWith("[awl exited")));
+    expect(answer.join(" ").trim().split(/\s+/)).toEqual(WORDS.split(/\s+/));
+    expect(await terminal.title()).not.toBe("PWNED");
+  });
+
+  it("marks every line of thinking when there is no colour", async () => {
+    const chunk = (delta: object, finish: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
+    server.enqueue({ body: sseData([chunk({ reasoning_content: "First thought,\nsecond" }), chunk({ reasoning_content: " thought." }), chunk({ content: "Answer." }), chunk({}, "stop"), "[DONE]"]) });
+    await start({ extraEnv: ["NO_COLOR=1"] });
+    await send("think");
+    await terminal.waitFor(/> think\n\(thinking\) First thought,\n\(thinking\) second thought\.\nAnswer\.\n>/);
+  });
+
+  it("shows a waiting line until the first token arrives, then removes it", async () => {
+    const slow = openaiAnswer("Finally here.");
+    server.enqueue({ body: [{ data: Buffer.concat(slow.body), delayMs: 2500 }] });
+    await start();
+    await send("wait");
+    await terminal.waitFor(/> wait\n[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model…/);
+    const screen = await terminal.waitFor(/Finally here\.\n>/);
+    expect(screen).not.toContain("waiting for the model");
+  });
+});
+
+describe("tool blocks on the terminal", () => {
+  it("fits wide text by columns and leaves no stale copy; a resize relays the live block; elapsed time shows", async () => {
+    const gate = join(tempDir("awl-gate-"), "open");
+    server.enqueue({ body: openaiToolCalls([{ id: "w1", name: "wide", input: { gate } }]) }, openaiAnswer("Done."));
+    await start({ columns: 80, extensions: { "wide.lua": WIDE } });
+    await send("go");
+    // Header and body each fit on one row: cut by columns, not characters.
+    await terminal.waitFor(/… wide 漢字のタイトル長+…\n {2}STEP two 界+…\n/);
+    await terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n/);
+    await terminal.resize(50, 30);
+    await terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);
+    writeFileSync(gate, "");
+    await terminal.waitFor(/Done\.\n>/);
+    // The lines above scrolled out of view when the terminal narrowed (tmux keeps the cursor's row): all of it.
+    const screen = await terminal.screen({ history: true });
+    expect(screen.match(/wide 漢字/g)).toHaveLength(1);
+    expect(screen.match(/STEP/g)).toHaveLength(1);
+    expect(screen).toMatch(/> go\n✓ wide 漢字のタイトル長+…\n {2}STEP done 界+…\nDone\./);
+  });
+});
