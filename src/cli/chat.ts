@@ -38,14 +38,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   }
 
   // Loaded only now, so --help and --version stay cheap.
-  const [{ loadSettings }, { buildRuntime }, { runPrintMode }] = await Promise.all([
-    import("../config/index.js"),
-    import("./runtime.js"),
-    import("./print-mode.js"),
-  ]);
-  // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
-  // (The interactive mode loads it once its prompt is drawn.)
-  if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("./output/width.js").then((w) => w.loadDisplayWidth());
+  const [{ loadSettings }, { openChatTools }] = await Promise.all([import("../config/index.js"), import("./chat-tools.js")]);
   const loaded = loadSettings(process.env, settingsFlags(cli.flags));
   if (!loaded.ok) {
     if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);
@@ -53,7 +46,16 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   }
   for (const warning of loaded.value.file?.warnings ?? []) stderr.write(`awl: ${warning}\n`);
 
-  const built = await buildRuntime({ settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn });
+  // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
+  // and loads the extensions while those load (the first request waits for the tools).
+  const options = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn };
+  const tools = await openChatTools(options);
+  if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
+  const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./runtime.js"), import("./print-mode.js")]);
+  // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
+  // (The interactive mode loads it once its prompt is drawn.)
+  if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("./output/width.js").then((w) => w.loadDisplayWidth());
+  const built = await buildRuntime({ ...options, openedTools: tools.value });
   if (!built.ok) return await fail(cli, built.error, EXIT.usage);
   const runtime = built.value;
   try {

@@ -12,7 +12,7 @@ import type { Message } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
-import type { LuaToolSet } from "../extensions/lua-tool-set.js";
+import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
@@ -45,6 +45,8 @@ export interface RuntimeOptions {
   /** Overrides for tests and embedders; built from the settings when absent. */
   provider?: Provider;
   tools?: ToolSet;
+  /** The Lua extensions' tools when the caller opened them already (`openChatTools`); opened here otherwise. */
+  openedTools?: OpenedTools;
   conversation?: Conversation;
 }
 
@@ -154,17 +156,21 @@ function withAppendObserver(receiver: TurnReceiver, observe: (message: Message) 
 
 /**
  * Builds the runtime for the settings: provider, tools and agent, then the hooks the flags ask for.
- * Extensions (issue 4) build the ToolSet in `loadTools`; sessions (issue 5) add their recorder to `hooks`
- * and may replace `conversation` (resume) before the first turn.
+ * Extensions (issue 4) build the ToolSet in `openChatTools` (chat-tools.ts); sessions (issue 5) add their recorder
+ * to `hooks` and may replace `conversation` (resume) before the first turn.
  */
 export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResult<Runtime>> {
   // The tools first: without a matching registration cache their Lua worker starts now, and the provider's and
   // the sessions' modules load while it works (it loads the extensions in ~100 ms of its own thread).
-  const loaded = options.tools ? undefined : await loadTools(options);
-  if (loaded && !loaded.ok) return loaded;
+  let opened = options.tools ? undefined : options.openedTools;
+  if (!options.tools && !opened) {
+    const result = await openChatTools(options);
+    if (!result.ok) return result;
+    opened = result.value;
+  }
   const [created, , { setupSessions }] = await Promise.all([
     options.provider ? undefined : createProvider(options.settings.provider),
-    loaded?.value.ready,
+    opened?.ready,
     import("./session-hook.js"),
   ]);
   let provider = options.provider;
@@ -172,12 +178,15 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
-  const tools = options.tools ?? loaded?.value.tools;
+  const tools = options.tools ?? opened?.tools;
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
 
   // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
-  if (loaded) runtime.hooks.push({ close: () => loaded.value.tools.quiesce() });
+  if (opened) {
+    const lua = opened.tools;
+    runtime.hooks.push({ close: () => lua.quiesce() });
+  }
 
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
@@ -186,12 +195,6 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
   return { ok: true, value: runtime };
-}
-
-/** The tools offered to the model: the Lua extensions found (docs/extension-api.md); each problem is a warning. */
-async function loadTools(options: RuntimeOptions): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
-  return openToolsForChat(options.cli.flags, options.warn, options.configFile, runSecrets(options));
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

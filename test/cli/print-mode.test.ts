@@ -1,5 +1,5 @@
 /** The built `awl -p` with the replay provider: output formats, stdin, exit codes, messages. */
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectNoStackTrace, runAwl, tempDir, writeScript } from "./run-awl.js";
@@ -172,6 +172,20 @@ describe("exit codes and messages", () => {
     const run = await runAwl(["-p", "hi", ...replay(writeScript(dir, [], "empty.jsonl"))]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("has run out");
+  });
+
+  it("exits 2 when the provider cannot be set up, after the extensions opened first have loaded", async () => {
+    const extensions = tempDir();
+    writeFileSync(join(extensions, "hello.lua"), `awl.register_tool { name = "hi", parameters = { type = "object" }, run = function() return "hi" end }\n`);
+    const cache = tempDir();
+    const run = await runAwl(["-p", "hi", "--extensions-dir", extensions, ...replay(join(dir, "missing.jsonl"))], { env: { XDG_CACHE_HOME: cache } });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("cannot read the replay script");
+    expectNoStackTrace(run.stderr);
+    // No registrations were cached: the Lua worker loading them started first, and awl exited only once it had
+    // (its registrations are cached now).
+    const cached = JSON.parse(readFileSync(join(cache, "awl/extension-tools.json"), "utf8")) as { tools: { name: string }[] };
+    expect(cached.tools.map((t) => t.name)).toEqual(["hi"]);
   });
 
   it("exits 2 naming a bad flag or value", async () => {
