@@ -2,7 +2,7 @@
  * A cache of what each extension registered, keyed by its files' size, modification time and content hash,
  * so the first request can go out before any Lua runs (PERFORMANCE.md: a worker with Lua is ready in ~100 ms).
  *
- * The cache is only a head start: the pool still loads every extension (in parallel with the request), and
+ * The cache is only a head start: the pool loads every extension when a tool is first needed (or prewarmed), and
  * what it finds replaces the cached view and the cache file. A tool whose registration depends on something
  * outside its files (an environment variable at load time) is therefore at most one run stale.
  */
