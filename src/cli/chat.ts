@@ -3,7 +3,8 @@
  * Order: flags, then stdin, then configuration, then the runtime; each failure is a message and an exit code.
  */
 import { isatty } from "node:tty";
-import type { ConfigError } from "../config/errors.js";
+import type { ConfigError, ConfigResult } from "../config/errors.js";
+import type { PermissionSetup } from "../permissions/setup.js";
 import { formatUserMessage } from "./error-text.js";
 import { EXIT } from "./exit-codes.js";
 import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
@@ -45,10 +46,12 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     return await fail(cli, loaded.error, EXIT.usage);
   }
   for (const warning of loaded.value.file?.warnings ?? []) stderr.write(`awl: ${warning}\n`);
+  const permissions = await setupRunPermissions(cli);
+  if (!permissions.ok) return await fail(cli, permissions.error, EXIT.usage);
 
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
-  const options = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn };
+  const options = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn, permissions: permissions.value };
   const tools = await openChatTools(options);
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
   const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./runtime.js"), import("./print-mode.js")]);
@@ -64,6 +67,28 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+/** The run's permissions from the config files and flags; the notices they call for go to stderr. */
+async function setupRunPermissions(cli: CliOptions): Promise<ConfigResult<PermissionSetup>> {
+  const [{ setupPermissions, bypassNotice }, { untrustedNotice }] = await Promise.all([import("../permissions/setup.js"), import("../permissions/trust.js")]);
+  const flags = cli.flags;
+  const setup = setupPermissions({
+    cwd: process.cwd(),
+    env: process.env,
+    flags: {
+      ...(flags.allow && { allow: flags.allow }),
+      ...(flags.deny && { deny: flags.deny }),
+      ...(flags["permission-mode"] !== undefined && { mode: flags["permission-mode"] }),
+      bypass: flags["dangerously-skip-permissions"] === true,
+      trustProject: flags["trust-project"] === true,
+    },
+  });
+  if (!setup.ok) return setup;
+  for (const problem of setup.value.problems) warn(problem);
+  if (setup.value.untrustedParts.length > 0) warn(untrustedNotice(process.cwd(), setup.value.untrustedParts));
+  if (setup.value.engine.mode === "bypass") warn(bypassNotice(setup.value.modeSource));
+  return setup;
 }
 
 function warn(text: string): void {

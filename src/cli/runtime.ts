@@ -17,6 +17,8 @@ import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
 import type { ConfigFile } from "../config/config-file.js";
+import type { PermissionSetup } from "../permissions/setup.js";
+import type { PermissionToolSet } from "../permissions/tool-set.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -47,11 +49,15 @@ export interface RuntimeOptions {
   tools?: ToolSet;
   /** The Lua extensions' tools when the caller opened them already (`openChatTools`); opened here otherwise. */
   openedTools?: OpenedTools;
+  /** The run's permissions: every tool call is decided (and asked for) through them. Absent: calls run unchecked. */
+  permissions?: PermissionSetup;
   conversation?: Conversation;
 }
 
 export class Runtime {
   readonly hooks: TurnHook[] = [];
+  /** The permission layer around the tools, when the run has one (the interactive UI gives it its ask function). */
+  permissions: PermissionToolSet | undefined;
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -178,9 +184,12 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
-  const tools = options.tools ?? opened?.tools;
+  const inner = options.tools ?? opened?.tools;
+  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
+  const tools = permissions ?? inner;
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
+  runtime.permissions = permissions;
 
   // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
   if (opened) {
@@ -195,6 +204,17 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
   return { ok: true, value: runtime };
+}
+
+/** The tools behind the permission layer; "always allow" saves to the project or user config file. */
+async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (text: string) => void): Promise<PermissionToolSet> {
+  const [{ PermissionToolSet }, { saveAllowRules }] = await Promise.all([import("../permissions/tool-set.js"), import("../permissions/save.js")]);
+  const { engine } = setup;
+  return new PermissionToolSet(inner, engine, {
+    saveRules: async (rules, scope) =>
+      saveAllowRules(scope === "project" ? setup.projectConfigPath : setup.userConfigPath, scope, rules, engine.workspace, engine.home),
+    warn,
+  });
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

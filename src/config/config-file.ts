@@ -70,6 +70,9 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "lua_workers",
   "lua_memory_mb",
   "tool_timeout_ms",
+  // Permission rules, modes and folder trust, read by src/permissions/config.ts.
+  "permissions",
+  "trusted_folders",
 ]);
 
 /** Where the config file lives for this environment. */

@@ -41,6 +41,11 @@ export interface LuaToolSetOptions {
   env: NodeJS.ProcessEnv;
   /** `--extensions-dir` folders, highest precedence first. */
   extensionDirs?: readonly string[];
+  /**
+   * Load the folder's own `.awl/extensions/` (its code runs at load). Default false: a folder's code is input
+   * until the user trusted it (docs/permissions.md, "Trust"); the CLI passes true for a trusted folder.
+   */
+  trustProject?: boolean;
   /** Bundled `std.*` extensions; default: the package's `extensions/` folder (skipped when absent). */
   bundledDir?: string;
   /** For tools that declare no timeout. Default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
@@ -128,6 +133,7 @@ export class LuaToolSet implements ToolSet {
       cwd: options.cwd,
       env: options.env,
       extraDirs: options.extensionDirs ?? [],
+      project: options.trustProject === true,
       bundledDir: options.bundledDir ?? fileURLToPath(new URL("../../extensions/", import.meta.url)),
     });
     const discovery = discoverExtensions(roots);

@@ -13,6 +13,8 @@ import { outputOrder } from "../output/output-order.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 import type { ConfigFile } from "../../config/config-file.js";
+import { setupPermissions } from "../../permissions/setup.js";
+import { untrustedNotice } from "../../permissions/trust.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -31,6 +33,7 @@ export const EXTENSION_COMMAND_FLAGS = {
   "tool-timeout": { type: "string" },
   "lua-workers": { type: "string" },
   "lua-memory-mb": { type: "string" },
+  "trust-project": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -59,18 +62,32 @@ export function parseTimeoutFlag(value: unknown, flag: string): number | string 
  * Discovers and loads every extension for a listing or a direct call (waits for the real load, never the
  * cache), with the Lua limits of the flags and config file; a bad limit is an error to print.
  */
-export async function openExtensions(values: Record<string, unknown>): Promise<ConfigResult<LuaToolSet>> {
+export async function openExtensions(values: Record<string, unknown>, io: CommandIO = processIO): Promise<ConfigResult<LuaToolSet>> {
   const limits = resolveLuaLimits(values, process.env);
   if (!limits.ok) return limits;
+  const trust = projectTrust(values["trust-project"] === true, io);
+  if (!trust.ok) return trust;
   const tools = await LuaToolSet.open({
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
+    trustProject: trust.value,
     waitForLoad: true,
     ...limits.value,
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   return { ok: true, value: tools };
+}
+
+/**
+ * Whether this folder's own extensions load: it is trusted (docs/permissions.md) or `--trust-project` says so.
+ * When it is not and it holds any, a one-line notice on stderr says what was skipped and how to trust it.
+ */
+export function projectTrust(flag: boolean, io: CommandIO): ConfigResult<boolean> {
+  const setup = setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: flag } });
+  if (!setup.ok) return setup;
+  if (setup.value.untrustedParts.length > 0) io.stderr(`awl: ${untrustedNotice(process.cwd(), setup.value.untrustedParts)}\n`);
+  return { ok: true, value: setup.value.trusted };
 }
 
 /** A path relative to cwd when it lies below it, absolute otherwise. */
@@ -106,6 +123,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   configFile?: ConfigFile | null,
   secrets: readonly string[] = [],
+  trustProject = false,
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
   const limits = resolveLuaLimits(flags, process.env, configFile);
   if (!limits.ok) return limits;
@@ -113,6 +131,7 @@ export async function openToolsForChat(
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
+    trustProject,
     secrets,
     ...limits.value,
     // In the output order, so a live tool block never redraws over what a tool printed (tool-blocks.ts).

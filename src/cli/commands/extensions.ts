@@ -5,7 +5,7 @@ import type { RegisteredTool } from "../../tools/registry.js";
 import { toolJSON } from "./tools.js";
 import { configError, displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
 
-export const EXTENSIONS_USAGE = `usage: awl extensions [--json] [--extensions-dir DIR]...
+export const EXTENSIONS_USAGE = `usage: awl extensions [--json] [--extensions-dir DIR]... [--trust-project]
 
 Lists every extension found in --extensions-dir folders, .awl/extensions/ and
 ~/.config/awl/extensions/ (in that order of precedence): its state (loaded,
@@ -18,7 +18,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (parsed.values.help) return io.stdout(EXTENSIONS_USAGE), EXIT.ok;
   if (parsed.positionals.length > 0) return usageError(io, "extensions", `unexpected argument "${parsed.positionals[0]}"`);
 
-  const opened = await openExtensions(parsed.values);
+  const opened = await openExtensions(parsed.values, io);
   if (!opened.ok) return configError(io, opened.error);
   const tools = opened.value;
   try {

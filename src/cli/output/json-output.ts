@@ -10,6 +10,7 @@ import type { ProviderError } from "../../providers/errors.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import type { Writer } from "./sink.js";
+import type { DeniedCall } from "../../permissions/tool-set.js";
 
 /** The documented error object: all five keys, `null` where there is no value. */
 export interface ErrorJSON {
@@ -29,6 +30,8 @@ export interface ResultJSON {
   /** The saved session, for `awl -r ID` (absent with `--no-session`). */
   session_id?: string;
   crashes?: { tool_use_id: string; tool: string; extension: string; message: string; traceback: string }[];
+  /** Calls denied because awl could not ask (docs/permissions.md): each with why and the rules that would allow it. */
+  permission_denials?: DeniedCall[];
 }
 
 export function errorJSON(error: ProviderError): ErrorJSON {
@@ -46,6 +49,7 @@ export function resultJSON(
   prompt: Message | undefined,
   result: Pick<TurnResult, "stop_reason" | "messages" | "usage" | "error" | "crashes">,
   sessionId?: string,
+  denials: readonly DeniedCall[] = [],
 ): ResultJSON {
   const out: ResultJSON = {
     type: "result",
@@ -64,6 +68,7 @@ export function resultJSON(
       traceback: c.traceback,
     }));
   }
+  if (denials.length > 0) out.permission_denials = [...denials];
   return out;
 }
 
