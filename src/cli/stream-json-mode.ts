@@ -13,6 +13,7 @@ import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js"
 import { turnEndText } from "./output/notices.js";
 import type { Writer } from "./output/sink.js";
 import type { Runtime } from "./runtime.js";
+import { untilSecondInterrupt } from "./print-mode.js";
 import { parseInputLine, readLines } from "./stream-input.js";
 
 export interface StreamJsonIO {
@@ -91,15 +92,6 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
 
 /** The mode on the process's stdio; Ctrl-C cancels the running turn and ends the session (exit 130). */
 export async function runStreamJsonMode(runtime: Runtime, prompt: string): Promise<number> {
-  const controller = new AbortController();
-  const onInterrupt = (): void => {
-    if (controller.signal.aborted) process.exit(EXIT.cancelled);
-    controller.abort();
-  };
-  process.on("SIGINT", onInterrupt);
-  try {
-    return await runStreamJsonSession(runtime, prompt, { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr }, controller.signal);
-  } finally {
-    process.off("SIGINT", onInterrupt);
-  }
+  const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  return untilSecondInterrupt((signal) => runStreamJsonSession(runtime, prompt, io, signal));
 }
