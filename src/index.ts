@@ -29,3 +29,11 @@ export type { RegisteredTool, ToolRegistration, RegistryProblem, RegistryProblem
 export { limitResult, DEFAULT_RESULT_LIMIT, type SpillOptions, type LimitedResult } from "./tools/spill.js";
 export { SecretScrubber } from "./util/secrets.js";
 export { awlVersion } from "./version.js";
+export { PermissionEngine, PERMISSION_MODES, kindsOf, isReadOnly } from "./permissions/engine.js";
+export type { PermissionMode, PermissionTool, Decision, PermissionEngineOptions } from "./permissions/engine.js";
+export { parseRule, describeSource } from "./permissions/rules.js";
+export type { Rule, RuleAction, RuleSource, ParsedRule } from "./permissions/rules.js";
+export { PermissionToolSet, headlessDenial } from "./permissions/tool-set.js";
+export type { AskFunction, AskRequest, AskAnswer, DeniedCall, PermissionToolSetOptions } from "./permissions/tool-set.js";
+export { splitCommand } from "./permissions/shell-split.js";
+export type { SplitCommand } from "./permissions/shell-split.js";

@@ -152,7 +152,8 @@ export class PermissionEngine {
       if (kinds.every((k) => k === "read")) return decision("allow", "a read inside the workspace", facts);
       if (this.mode === "accept-edits" && kinds.every((k) => k === "read" || k === "write")) return decision("allow", "accept-edits mode: a write inside the workspace", facts);
     }
-    const what = outside.length > 0 ? `it touches ${outside.join(", ")}, outside the workspace` : `"${tool.name}" is a ${kinds.join("/")} tool`;
+    const kind = kinds.join("/");
+    const what = outside.length > 0 ? `it touches ${outside.join(", ")}, outside the workspace` : `"${tool.name}" is ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} tool`;
     return decision("ask", what, { ...facts, allowRules: this.allowRulesFor(tool.name, split, paths) });
   }
 

@@ -89,6 +89,15 @@ export class PermissionToolSet implements ToolSet {
     return tools;
   }
 
+  /**
+   * Gives the layer its way to ask (the interactive UI, an ACP client), and what to do when an answer cancels
+   * the turn (Esc). Until then, asks are denies.
+   */
+  setAsk(ask: AskFunction, onCancelTurn?: () => void): void {
+    this.options.ask = ask;
+    if (onCancelTurn) this.options.onCancelTurn = onCancelTurn;
+  }
+
   /** The calls denied because nobody could be asked, since the last take; then forgotten. */
   takeDenied(): DeniedCall[] {
     return this.denied.splice(0);

@@ -120,7 +120,7 @@ describe("tool blocks on the terminal", () => {
   it("fits wide text by columns and leaves no stale copy; a resize relays the live block; elapsed time shows", async () => {
     const gate = join(tempDir("awl-gate-"), "open");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "w1", name: "wide", input: { gate } }]) }, openaiAnswer("Done."));
-    await tty.start({ columns: 80, extensions: { "wide.lua": WIDE } });
+    await tty.start({ columns: 80, extensions: { "wide.lua": WIDE }, args: ["--allow", "wide"] });
     await tty.send("go");
     // Header and body each fit on one row: cut by columns, not characters.
     await tty.terminal.waitFor(/… wide 漢字のタイトル長+…\n {2}STEP two 界+…\n/);

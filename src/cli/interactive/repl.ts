@@ -17,6 +17,7 @@ import type { Runtime } from "../runtime.js";
 import { showResumedSession } from "../session-history.js";
 import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
+import { PermissionPrompt } from "./permission-prompt.js";
 import { layoutPrompt } from "./prompt-layout.js";
 import { completeSlashCommand, findSlashCommand } from "./slash-commands.js";
 import { TerminalInput } from "./terminal-input.js";
@@ -57,7 +58,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (queued.length > 0) editor.setText([...queued, editor.text].filter((t) => t !== "").join("\n"));
   };
 
+  // Permission questions take the keys while one is open (the permission layer asks one at a time).
+  const permissionPrompt = new PermissionPrompt(sink);
+  runtime.permissions?.setAsk((request, signal) => permissionPrompt.ask(request, signal), () => cancelTurn());
+
   const onKey = (event: KeyEvent): void => {
+    if (permissionPrompt.active) return permissionPrompt.handle(event);
     const action = editor.handle(event);
     if (!action) {
       exitArmed = false;
