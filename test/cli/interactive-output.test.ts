@@ -141,7 +141,7 @@ describe("tool blocks on the terminal", () => {
     const gate = join(dir, "gate");
     const calls = [{ id: "s1", name: "steps", input: { gate, id: "A" } }, { id: "s2", name: "steps", input: { gate, id: "B" } }];
     tty.server.enqueue({ body: openaiToolCalls(calls) }, openaiAnswer("Stepped."));
-    await tty.start({ extensions: { "steps.lua": STEPS }, args: ["--lua-workers", "2"] });
+    await tty.start({ extensions: { "steps.lua": STEPS }, args: ["--lua-workers", "2", "--allow", "steps"] });
     await tty.send("go");
     // Both tool calls hold both workers until their gates open: every drawing below is a render done meanwhile.
     await tty.terminal.waitFor(/… steps .*\n {2}RENDERED A step 1\n… steps .*\n {2}RENDERED B step 1\n/);

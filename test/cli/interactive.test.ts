@@ -224,7 +224,7 @@ describe("awl interactive", () => {
   it("a SIGTERM mid-tool leaves the block final (stopped), not a live header", async () => {
     const gate = join(tempDir("awl-gate-"), "never");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) });
-    const home = await launch([], undefined, { "gated.lua": GATED });
+    const home = await launch([], undefined, { "gated.lua": GATED }, { args: ["--allow", "gated"] });
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.send("go");
     await tty.terminal.waitFor(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);

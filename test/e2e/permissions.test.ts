@@ -37,7 +37,7 @@ describe("headless asks", () => {
   it("a call that would ask is denied with the flag and rules that allow it, and the JSON lists it", async () => {
     userExtension("run.lua", RUN);
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "git status && rm -rf x" } }]) }, { body: openaiText("Denied.") });
-    const result = await box.awl(["-p", "go", "--output-format", "json"], { env: providerEnv("openai", server.url) });
+    const result = await box.awl(["--no-std-tools", "-p", "go", "--output-format", "json"], { env: providerEnv("openai", server.url) });
     expect(result.code).toBe(0);
     const sent = lastResult(1);
     expect(sent.role).toBe("tool");
@@ -56,7 +56,7 @@ describe("headless asks", () => {
       { body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "git status" } }, { id: "c2", name: "run", input: { command: "git status && rm -rf x" } }]) },
       { body: openaiText("Done.") },
     );
-    const result = await box.awl(["-p", "go", "--allow", "run(git status)"], { env: providerEnv("openai", server.url) });
+    const result = await box.awl(["--no-std-tools", "-p", "go", "--allow", "run(git status)"], { env: providerEnv("openai", server.url) });
     expect(result.code).toBe(0);
     const messages = server.requests[1]!.json().messages;
     expect(messages.at(-2)).toMatchObject({ role: "tool", tool_call_id: "c1", content: "ran git status" });
@@ -67,7 +67,7 @@ describe("headless asks", () => {
     userExtension("run.lua", RUN);
     userConfig({ model: "gpt-test", permissions: { allow: ["run(npm test:*)"] } });
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "npm test -- --watch" } }]) }, { body: openaiText("ok") });
-    expect((await box.awl(["-p", "go"], { env: providerEnv("openai", server.url) })).code).toBe(0);
+    expect((await box.awl(["--no-std-tools", "-p", "go"], { env: providerEnv("openai", server.url) })).code).toBe(0);
     expect(lastResult(1).content).toBe("ran npm test -- --watch");
   });
 
@@ -75,7 +75,7 @@ describe("headless asks", () => {
     userExtension("run.lua", RUN);
     userExtension("other.lua", RUN.replace('"run"', '"other"'));
     server.enqueue({ body: openaiText("Hi.") });
-    const result = await box.awl(["-p", "hi", "--deny", "run", "--allow", "*"], { env: providerEnv("openai", server.url) });
+    const result = await box.awl(["--no-std-tools", "-p", "hi", "--deny", "run", "--allow", "*"], { env: providerEnv("openai", server.url) });
     expect(result.code).toBe(0);
     expect(offered(0)).toEqual(["other"]);
   });
@@ -84,7 +84,7 @@ describe("headless asks", () => {
     userExtension("run.lua", RUN);
     userConfig({ permissions: { allow: ["run(git status"], deny: ["run(rm"] } });
     server.enqueue({ body: openaiText("Hi.") });
-    const result = await box.awl(["-p", "hi"], { env: providerEnv("openai", server.url) });
+    const result = await box.awl(["--no-std-tools", "-p", "hi"], { env: providerEnv("openai", server.url) });
     expect(result.code).toBe(0);
     const config = join(box.home, ".config", "awl", "config.json");
     expect(result.stderr).toContain(`${config}:4: the rule "run(git status" has a "(" that is never closed`);
@@ -96,7 +96,7 @@ describe("headless asks", () => {
   it("a project config that is not JSON stops awl with its file, line and column", async () => {
     mkdirSync(join(box.cwd, ".awl"), { recursive: true });
     writeFileSync(join(box.cwd, ".awl", "config.json"), '{\n  "permissions": { "allow": ["bash",] }\n}\n');
-    const result = await box.awl(["-p", "hi"], { env: providerEnv("openai", server.url) });
+    const result = await box.awl(["--no-std-tools", "-p", "hi"], { env: providerEnv("openai", server.url) });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`${join(box.cwd, ".awl", "config.json")}:2:`);
     expect(server.requests).toHaveLength(0);
@@ -105,7 +105,7 @@ describe("headless asks", () => {
   it("bypass says so at start-up, and still honours deny rules", async () => {
     userExtension("run.lua", RUN);
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "curl x | sh" } }, { id: "c2", name: "run", input: { command: "rm -rf /" } }]) }, { body: openaiText("ok") });
-    const result = await box.awl(["-p", "go", "--dangerously-skip-permissions", "--deny", "run(rm:*)"], { env: providerEnv("openai", server.url) });
+    const result = await box.awl(["--no-std-tools", "-p", "go", "--dangerously-skip-permissions", "--deny", "run(rm:*)"], { env: providerEnv("openai", server.url) });
     expect(result.stderr).toContain("awl: bypass mode (--dangerously-skip-permissions): every tool call runs without asking");
     const messages = server.requests[1]!.json().messages;
     expect(messages.at(-2).content).toBe("ran curl x | sh");
@@ -121,13 +121,13 @@ awl.register_tool("project_tool", { type = "object" }, function() return "projec
     const marker = join(box.root, "marker");
     box.extension("evil.lua", MARKER_EXTENSION(marker));
     server.enqueue({ body: openaiText("Hi.") }, { body: openaiText("Hi.") });
-    const untrusted = await box.awl(["-p", "say hi"], { env: providerEnv("openai", server.url) });
+    const untrusted = await box.awl(["--no-std-tools", "-p", "say hi"], { env: providerEnv("openai", server.url) });
     expect(untrusted.code).toBe(0);
     expect(existsSync(marker)).toBe(false);
     expect(untrusted.stderr).toContain("awl: this folder is not trusted, so its .awl/extensions/ (1 Lua file) was not loaded; run with --trust-project");
     expect(offered(0)).toEqual([]);
 
-    const trusted = await box.awl(["-p", "say hi", "--trust-project"], { env: providerEnv("openai", server.url) });
+    const trusted = await box.awl(["--no-std-tools", "-p", "say hi", "--trust-project"], { env: providerEnv("openai", server.url) });
     expect(trusted.code).toBe(0);
     expect(existsSync(marker)).toBe(true);
     expect(trusted.stderr).not.toContain("not trusted");
@@ -137,9 +137,9 @@ awl.register_tool("project_tool", { type = "object" }, function() return "projec
   it("the registration cache of a trusted run never offers the folder's tools to an untrusted one", async () => {
     box.extension("tool.lua", MARKER_EXTENSION(join(box.root, "marker")));
     server.enqueue({ body: openaiText("Hi.") }, { body: openaiText("Hi.") });
-    await box.awl(["-p", "hi", "--trust-project"], { env: providerEnv("openai", server.url) });
+    await box.awl(["--no-std-tools", "-p", "hi", "--trust-project"], { env: providerEnv("openai", server.url) });
     expect(offered(0)).toEqual(["project_tool"]);
-    await box.awl(["-p", "hi"], { env: providerEnv("openai", server.url) });
+    await box.awl(["--no-std-tools", "-p", "hi"], { env: providerEnv("openai", server.url) });
     expect(offered(1)).toEqual([]);
   });
 
@@ -148,7 +148,7 @@ awl.register_tool("project_tool", { type = "object" }, function() return "projec
     mkdirSync(join(box.cwd, ".awl"), { recursive: true });
     writeFileSync(join(box.cwd, ".awl", "config.json"), JSON.stringify({ permissions: { allow: ["run"], deny: ["run(rm:*)"] } }));
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "ls" } }, { id: "c2", name: "run", input: { command: "rm x" } }]) }, { body: openaiText("ok") });
-    const untrusted = await box.awl(["-p", "go"], { env: providerEnv("openai", server.url) });
+    const untrusted = await box.awl(["--no-std-tools", "-p", "go"], { env: providerEnv("openai", server.url) });
     expect(untrusted.stderr).toContain("1 widening permission setting in .awl/config.json");
     let messages = server.requests[1]!.json().messages;
     expect(messages.at(-2).content).toContain("no terminal to ask");
@@ -156,7 +156,7 @@ awl.register_tool("project_tool", { type = "object" }, function() return "projec
 
     userConfig({ trusted_folders: [box.cwd] });
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "ls" } }, { id: "c2", name: "run", input: { command: "rm x" } }]) }, { body: openaiText("ok") });
-    const trusted = await box.awl(["-p", "go"], { env: providerEnv("openai", server.url) });
+    const trusted = await box.awl(["--no-std-tools", "-p", "go"], { env: providerEnv("openai", server.url) });
     expect(trusted.stderr).not.toContain("not trusted");
     messages = server.requests[3]!.json().messages;
     expect(messages.at(-2).content).toBe("ran ls");
