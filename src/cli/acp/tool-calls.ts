@@ -35,12 +35,15 @@ export function describeCall(call: Pick<ToolCall, "name" | "input">, definition:
   return { title, kind: kindOf(call.name, definition), locations: locationsOf(fields, cwd), rawInput: input ?? call.input };
 }
 
-/** The ACP kind: a std tool by its name, another tool by the kinds it declares (none declared: execute). */
+/**
+ * The ACP kind: a std tool (or one named like it) by its name, which says more than its declared kinds (grep
+ * and read both only read); any other tool by the kinds it declares (none declared is exec).
+ */
 export function kindOf(name: string, definition: ToolDefinition | undefined): ToolKind {
-  const declared = (definition as { kinds?: readonly string[] } | undefined)?.kinds;
-  if (definition?.extension.startsWith("std.") && KIND_BY_NAME[name]) return KIND_BY_NAME[name];
-  if (declared && declared.length > 0) return KIND_BY_DECLARED.find(([kind]) => declared.includes(kind))?.[1] ?? "other";
-  return KIND_BY_NAME[name] ?? "other";
+  const byName = KIND_BY_NAME[name];
+  if (byName) return byName;
+  const declared = definition?.kinds ?? [];
+  return KIND_BY_DECLARED.find(([kind]) => (declared as readonly string[]).includes(kind))?.[1] ?? "other";
 }
 
 function locationsOf(fields: Record<string, unknown>, cwd: string): ToolCallLocation[] {
