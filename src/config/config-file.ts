@@ -75,6 +75,8 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   // Permission rules, modes and folder trust, read by src/permissions/config.ts.
   "permissions",
   "trusted_folders",
+  // Per-model corrections of the catalogue, read by src/usage/model-overrides.ts (docs/cost.md).
+  "models",
 ]);
 
 /** Where the config file lives for this environment. */
