@@ -18,5 +18,7 @@ export async function openChatTools(
   options: Pick<RuntimeOptions, "settings" | "sources" | "configFile" | "cli" | "warn" | "permissions">,
 ): Promise<ConfigResult<OpenedTools>> {
   const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
-  return openToolsForChat(options.cli.flags, options.warn, options.configFile, runSecrets(options), options.permissions?.trusted ?? false);
+  // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
+  const trusted = options.permissions?.trusted ?? (await import("../permissions/setup.js")).isProjectTrusted(process.cwd(), process.env, options.cli.flags["trust-project"] === true);
+  return openToolsForChat(options.cli.flags, options.warn, options.configFile, runSecrets(options), trusted);
 }

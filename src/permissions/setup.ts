@@ -106,3 +106,12 @@ export function setupPermissions(options: PermissionSetupOptions): ConfigResult<
 export function bypassNotice(source: string): string {
   return `bypass mode (${source}): every tool call runs without asking — writes, commands, network; only deny rules still hold`;
 }
+
+/** Whether the folder's own code may load: `--trust-project`, or listed in the user config's `trusted_folders`. */
+export function isProjectTrusted(cwd: string, env: NodeJS.ProcessEnv, flag: boolean): boolean {
+  if (flag) return true;
+  const read = readPermissionLayer(configFilePath(env), "user");
+  if (!read.ok || !read.value) return false;
+  const config = permissionConfig([read.value], { workspace: cwd, home: env.HOME || homedir(), projectTrusted: false });
+  return isTrustedFolder(cwd, config.trustedFolders);
+}
