@@ -48,15 +48,8 @@ export class ChildProcesses {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let sizes = [0, 0];
-      let timedOut = false;
-      let settled = false;
       let child: ChildProcess;
-      const reply = (r: Omit<ExecReply, "stdout" | "stderr">) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolvePromise({ ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
-      };
+      const reply = (r: ProcessEnd) => resolvePromise({ ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
       try {
         child = spawn(file, args, {
           cwd: req.cwd,
@@ -83,29 +76,7 @@ export class ChildProcesses {
         child.stdin.on("error", () => {}); // the program may exit without reading its input
         child.stdin.end(Buffer.from(req.stdin));
       }
-      const timer = req.timeoutMs
-        ? setTimeout(() => {
-            timedOut = true;
-            killGroup(child.pid);
-          }, req.timeoutMs)
-        : undefined;
-      child.on("error", (e) => reply({ code: null, how: "error", detail: `cannot run ${file}: ${e.message}` }));
-      const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-        if (timedOut) reply({ code: null, how: "timeout" });
-        else if (signal) reply({ code: null, how: "signal", detail: constants.signals[signal] ?? signal });
-        else reply({ code: code ?? 0, how: "exit" });
-      };
-      child.on("exit", (code, signal) => {
-        const wait = setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          finish(code, signal);
-        }, PIPE_GRACE_MS);
-        child.on("close", () => {
-          clearTimeout(wait);
-          finish(code, signal);
-        });
-      });
+      watchEnd(child, file, req.timeoutMs, reply);
     });
   }
 
@@ -140,31 +111,9 @@ export class ChildProcesses {
     };
     child.stdout!.on("data", collect("stdout"));
     child.stderr!.on("data", collect("stderr"));
-    let timedOut = false;
-    const timer = req.timeoutMs
-      ? setTimeout(() => {
-          timedOut = true;
-          killGroup(child.pid);
-        }, req.timeoutMs)
-      : undefined;
-    const finish = (end: ProcessEnd) => {
-      if (entry.end) return;
-      clearTimeout(timer);
-      entry.end = timedOut ? { code: null, how: "timeout" } : end;
+    watchEnd(child, file!, req.timeoutMs, (end) => {
+      entry.end = end;
       wake();
-    };
-    child.on("error", (e) => finish({ code: null, how: "error", detail: `cannot run ${file}: ${e.message}` }));
-    child.on("exit", (code, signal) => {
-      const end: ProcessEnd = signal ? { code: null, how: "signal", detail: constants.signals[signal] ?? signal } : { code: code ?? 0, how: "exit" };
-      const wait = setTimeout(() => {
-        child.stdout?.destroy();
-        child.stderr?.destroy();
-        finish(end);
-      }, PIPE_GRACE_MS);
-      child.on("close", () => {
-        clearTimeout(wait);
-        finish(end);
-      });
     });
     return { handle, pid: child.pid ?? 0 };
   }
@@ -229,6 +178,40 @@ export class ChildProcesses {
     for (const callId of this.groups.keys()) this.killCall(callId);
     this.groups.clear();
   }
+}
+
+/**
+ * Calls `done` once, when the program has ended and its pipes are closed (or PIPE_GRACE_MS after it exited, when a
+ * background grandchild still holds them); at `timeoutMs` the whole group is killed and the end is a timeout.
+ */
+function watchEnd(child: ChildProcess, file: string, timeoutMs: number | undefined, done: (end: ProcessEnd) => void): void {
+  let timedOut = false;
+  let settled = false;
+  const timer = timeoutMs
+    ? setTimeout(() => {
+        timedOut = true;
+        killGroup(child.pid);
+      }, timeoutMs)
+    : undefined;
+  const finish = (end: ProcessEnd) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    done(timedOut ? { code: null, how: "timeout" } : end);
+  };
+  child.on("error", (e) => finish({ code: null, how: "error", detail: `cannot run ${file}: ${e.message}` }));
+  child.on("exit", (code, signal) => {
+    const end: ProcessEnd = signal ? { code: null, how: "signal", detail: constants.signals[signal] ?? signal } : { code: code ?? 0, how: "exit" };
+    const wait = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish(end);
+    }, PIPE_GRACE_MS);
+    child.on("close", () => {
+      clearTimeout(wait);
+      finish(end);
+    });
+  });
 }
 
 function killGroup(pid: number | undefined): void {
