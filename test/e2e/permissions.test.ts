@@ -1,6 +1,6 @@
 // Permissions and folder trust through the built `awl -p` (no terminal): asks become denies that name the rule
 // or flag allowing them, JSON output lists them, deny rules hide tools, and an untrusted folder's code never runs.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
@@ -161,5 +161,43 @@ awl.register_tool("project_tool", { type = "object" }, function() return "projec
     messages = server.requests[3]!.json().messages;
     expect(messages.at(-2).content).toBe("ran ls");
     expect(messages.at(-1).content).toContain('the rule "run(rm:*)" denies it');
+  });
+});
+
+describe("awl permissions", () => {
+  it("lists every rule with its source, removes one from its file (other keys kept), and the next run sees it gone", async () => {
+    userExtension("run.lua", RUN);
+    userConfig({ model: "gpt-test", permissions: { allow: ["run(git status)", "run(npm test)"], deny: ["run(rm:*)"] } });
+    const config = join(box.home, ".config", "awl", "config.json");
+    const listed = await box.awl(["permissions", "--allow", "run(ls)"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toContain("mode: default (default)");
+    expect(listed.stdout).toMatch(new RegExp(`deny:\\n +1 +run\\(rm:\\*\\) +${config}:9\\nallow:\\n +2 +run\\(git status\\) +${config}:5\\n +3 +run\\(npm test\\) +${config}:6\\n +4 +run\\(ls\\) +--allow\\n`));
+
+    const removed = await box.awl(["permissions", "remove", "2"]);
+    expect(removed).toMatchObject({ code: 0, stdout: `removed allow rule "run(git status)" (${config}:5)\n` });
+    expect(JSON.parse(readFileSync(config, "utf8"))).toEqual({ model: "gpt-test", permissions: { allow: ["run(npm test)"], deny: ["run(rm:*)"] } });
+    const flag = await box.awl(["permissions", "remove", "3", "--allow", "run(ls)"]);
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toContain("comes from --allow");
+
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "git status" } }]) }, { body: openaiText("ok") });
+    await box.awl(["--no-std-tools", "-p", "go"], { env: providerEnv("openai", server.url) });
+    expect(lastResult(1).content).toContain("permission denied");
+  });
+
+  it("trust and untrust: the folder's extension loads only while it is trusted", async () => {
+    const marker = join(box.root, "marker");
+    box.extension("tool.lua", `io.open(${JSON.stringify(marker)}, "w"):close()\nawl.register_tool("project_tool", { type = "object" }, function() return "p" end)\n`);
+    expect((await box.awl(["permissions"])).stdout).toContain("not trusted: its .awl/extensions/ (1 Lua file) are not loaded");
+    expect((await box.awl(["permissions", "trust"])).code).toBe(0);
+    expect((await box.awl(["permissions"])).stdout).toContain("— trusted (");
+    server.enqueue({ body: openaiText("Hi.") }, { body: openaiText("Hi.") });
+    await box.awl(["--no-std-tools", "-p", "hi"], { env: providerEnv("openai", server.url) });
+    expect(existsSync(marker)).toBe(true);
+    expect(offered(0)).toEqual(["project_tool"]);
+    expect((await box.awl(["permissions", "untrust"])).code).toBe(0);
+    await box.awl(["--no-std-tools", "-p", "hi"], { env: providerEnv("openai", server.url) });
+    expect(offered(1)).toEqual([]);
   });
 });

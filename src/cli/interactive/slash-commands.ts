@@ -6,6 +6,7 @@ import type { LineSink } from "../output/sink.js";
 import type { Runtime } from "../runtime.js";
 import { resumeCommand } from "../session-history.js";
 import { costReport } from "../../usage/meter.js";
+import { permissionCommands } from "./permission-commands.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -47,6 +48,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   resumeCommand,
+  ...permissionCommands,
   {
     name: "cost",
     summary: "tokens, cost and context use of this session and of the last turn",
