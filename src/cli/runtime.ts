@@ -13,6 +13,7 @@ import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
 import { openChatTools, type OpenedTools } from "./chat-tools.js";
+import { CompositeToolSet } from "../tools/composite.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
@@ -178,7 +179,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
-  const tools = options.tools ?? opened?.tools;
+  const mcp = opened?.mcp;
+  const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
 
@@ -187,6 +189,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     const lua = opened.tools;
     runtime.hooks.push({ close: () => lua.quiesce() });
   }
+  if (mcp) runtime.hooks.push({ close: () => mcp.close() });
 
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;

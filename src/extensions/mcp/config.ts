@@ -31,6 +31,8 @@ export interface McpServerConfig {
   /** Per-call timeout, ms. */
   timeoutMs?: number;
   disabled: boolean;
+  /** Why it does not start although it is configured: a project's `.mcp.json` server not approved (approvals.ts). */
+  unapproved?: string;
   /** Hash of the entry as written (before `${VAR}` expansion): what an approval of a `.mcp.json` server covers. */
   fingerprint: string;
 }

@@ -64,8 +64,8 @@ export class McpConnection {
     private readonly options: ConnectionOptions,
   ) {
     this.transportKind = config.transport?.type ?? "stdio";
-    this.state = config.error ? "failed" : config.disabled ? "disabled" : "starting";
-    this.error = config.error;
+    this.state = config.error ? "failed" : config.disabled ? "disabled" : config.unapproved ? "unapproved" : "starting";
+    this.error = config.error ?? config.unapproved;
   }
 
   get name(): string {

@@ -34,6 +34,12 @@ export interface McpToolSetOptions {
   scrub?: SecretScrubber;
   /** A server changed state or tools (a UI may redraw its listing). */
   onChange?: () => void;
+  /**
+   * Print mode: the first `refresh()` (before the first model call) waits this long at most for servers still
+   * starting, then tells `onLate` which are not ready (their tools come at a later refresh, if any).
+   */
+  firstRefreshWaitMs?: number;
+  onLate?: (servers: string[]) => void;
 }
 
 /** An MCP tool as the agent sees it. */
@@ -71,6 +77,7 @@ export class McpToolSet implements ToolSet {
   private offered: McpToolDefinition[] = [];
   private byName = new Map<string, McpToolDefinition>();
   private refused = new Map<string, string[]>();
+  private refreshed = false;
 
   private constructor(private readonly options: McpToolSetOptions) {
     const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
@@ -96,6 +103,12 @@ export class McpToolSet implements ToolSet {
    * ready server (servers that became ready since, or were restarted). Never rejects.
    */
   async refresh(): Promise<void> {
+    const wait = this.options.firstRefreshWaitMs;
+    if (wait !== undefined && !this.refreshed) {
+      const late = await this.waitForStart(wait);
+      if (late.length > 0) this.options.onLate?.(late);
+    }
+    this.refreshed = true;
     await Promise.all(this.connections.filter((c) => c.toolsStale).map((c) => c.relist()));
     this.rebuild();
   }
@@ -168,11 +181,12 @@ export class McpToolSet implements ToolSet {
     });
   }
 
-  /** Messages worth telling at start-up: servers that failed, tools refused. */
+  /** Messages worth telling at start-up: servers that failed or wait for approval, tools refused. */
   problems(): string[] {
     const out: string[] = [];
     for (const c of this.connections) {
       if (c.state === "failed") out.push(`MCP server "${c.name}" failed: ${c.error ?? "unknown error"}`);
+      if (c.state === "unapproved") out.push(`MCP server "${c.name}" is not started: ${c.error ?? "not approved"}`);
       for (const reason of this.refused.get(c.name) ?? []) out.push(`MCP server "${c.name}": ${reason}`);
     }
     return out;

@@ -158,6 +158,7 @@ export class ProcessTransport implements Transport {
     }
     // The server is gone; its children may not be: the group goes too.
     killGroup(pid, "SIGKILL");
+    await waitExit();
     liveGroups.delete(pid);
     this.pending = [];
   }
