@@ -93,3 +93,25 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
 function positive(value: unknown): number | undefined {
   return Number.isSafeInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
+
+/**
+ * The servers for a listing command (`awl extensions`, `awl mcp list`, `awl tools`): started, and waited for up
+ * to the start-up limit; a project's `.mcp.json` servers are only listed as unapproved unless approved.
+ */
+export async function openMcpForListing(options: { approveProject: boolean; reservedNames?: () => Iterable<string> }): Promise<McpToolSet | undefined> {
+  const { readConfigFile, configFilePath } = await import("../config/config-file.js");
+  const read = readConfigFile(configFilePath(process.env));
+  const configFile = read.ok ? read.value : undefined;
+  const tools = await openMcpTools({
+    configFile,
+    cwd: process.cwd(),
+    env: process.env,
+    approveProject: options.approveProject,
+    waitForStart: true,
+    warn: () => undefined,
+    reservedNames: options.reservedNames ?? (() => []),
+    secrets: [],
+  });
+  await tools?.refresh();
+  return tools;
+}

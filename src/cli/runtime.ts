@@ -18,6 +18,8 @@ import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
 import type { ConfigFile } from "../config/config-file.js";
+import type { LuaToolSet } from "../extensions/lua-tool-set.js";
+import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -53,6 +55,8 @@ export interface RuntimeOptions {
 
 export class Runtime {
   readonly hooks: TurnHook[] = [];
+  /** The tool hosts behind the agent's ToolSet, for listings (`/extensions`): absent when the caller passed its own tools. */
+  hosts: { lua?: LuaToolSet; mcp?: McpToolSet } = {};
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -183,6 +187,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
+  if (opened && !options.tools) runtime.hosts = { lua: opened.tools, ...(mcp && { mcp }) };
 
   // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
   if (opened) {
