@@ -45,6 +45,7 @@ export async function openChatTools(
     ...(ask && { ask }),
     approveProject: options.cli.flags["approve-mcp-json"] === true || options.configFile?.raw.approve_mcp_json === true,
     waitForStart: !mode.interactive,
+    useCache: true,
     warn: options.warn,
     reservedNames: () => lua.definitions().map((t) => t.name),
     secrets,

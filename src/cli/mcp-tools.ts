@@ -22,6 +22,8 @@ export interface McpToolsOptions {
   approveProject: boolean;
   /** Print mode: the first model call waits for servers still starting, up to the start-up timeout. */
   waitForStart: boolean;
+  /** Offer the tools servers listed last time before they are ready (the main command); listings want the real state. */
+  useCache: boolean;
   warn(text: string): void;
   /** Names the Lua tools use. */
   reservedNames: () => Iterable<string>;
@@ -56,7 +58,10 @@ export async function configuredServers(options: Pick<McpToolsOptions, "configFi
 export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet | undefined> {
   const servers = await configuredServers(options);
   if (servers.length === 0) return undefined;
-  const { McpToolSet, DEFAULT_MCP_STARTUP_TIMEOUT_MS } = await import("../extensions/mcp/mcp-tool-set.js");
+  const [{ McpToolSet, DEFAULT_MCP_STARTUP_TIMEOUT_MS }, { McpToolListCache, defaultMcpCachePath }] = await Promise.all([
+    import("../extensions/mcp/mcp-tool-set.js"),
+    import("../extensions/mcp/tool-list-cache.js"),
+  ]);
   const raw = options.configFile?.raw ?? {};
   const startupTimeoutMs = positive(raw.mcp_startup_timeout_ms) ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
   const callTimeoutMs = positive(raw.tool_timeout_ms);
@@ -78,6 +83,7 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
     spillDir: join(awlDataDir(options.env), "spill", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-mcp`),
     scrub: new SecretScrubber([...knownSecrets(options.env), ...options.secrets]),
     onChange: report,
+    ...(options.useCache && { cache: new McpToolListCache(defaultMcpCachePath(options.env)) }),
     ...(options.waitForStart && {
       firstRefreshWaitMs: startupTimeoutMs,
       onLate: (late: string[]) =>
@@ -108,6 +114,7 @@ export async function openMcpForListing(options: { approveProject: boolean; rese
     env: process.env,
     approveProject: options.approveProject,
     waitForStart: true,
+    useCache: false,
     warn: () => undefined,
     reservedNames: options.reservedNames ?? (() => []),
     secrets: [],

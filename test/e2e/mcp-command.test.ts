@@ -41,7 +41,7 @@ describe("awl mcp", () => {
     const listed = await box.awl(["mcp", "list"]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(/^mcp:ev {2}ready {2}stdio /);
-    expect(listed.stdout).toMatch(/13 tools, schemas \d+\.\d KB ≈ \d+ tokens per request: ev_echo, /);
+    expect(listed.stdout).toMatch(/13 tools, schemas \d+\.\d KB ≈ [\d.]+k? tokens per request: ev_echo, /);
     const json = JSON.parse((await box.awl(["mcp", "list", "--json"])).stdout);
     expect(json.mcp_servers[0]).toMatchObject({ name: "ev", state: "ready", transport: "stdio", source: "user" });
     expect(json.mcp_servers[0].schema_tokens).toBe(Math.ceil(json.mcp_servers[0].schema_bytes / 4));

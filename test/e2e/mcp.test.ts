@@ -113,4 +113,26 @@ describe("MCP in print mode", () => {
     expect(result.stderr).toContain('awl: MCP server "broken" failed: the command "/nonexistent/server" was not found');
     expect(toolNamesOffered("openai", server.requests[0]!)).toContain("everything_echo");
   }, 60_000);
+
+  it("offers the tools a server listed last time before it is ready; a call then waits for it", async () => {
+    const odd = join(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
+    const modeFile = join(box.root, "mode");
+    writeFileSync(modeFile, "normal");
+    userConfig({ odd: { command: process.execPath, args: [odd, `@${modeFile}`] } }, { mcp_startup_timeout_ms: 4000 });
+    server.enqueue({ body: openaiText("First.") });
+    expect((await box.awl(["-p", "hi"], { env: env() })).code).toBe(0);
+    expect(toolNamesOffered("openai", server.requests[0]!)).toContain("odd_slow");
+    // Next run the server never answers initialize: its cached tools are offered at once (no wait, no warning)...
+    writeFileSync(modeFile, "silent");
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "odd_slow", input: { ms: 1 } }]) }, { body: openaiText("Second.") });
+    const second = await box.awl(["-p", "hi"], { env: env() });
+    expect(second.code).toBe(0);
+    expect(second.stderr).not.toContain("not ready after");
+    expect(toolNamesOffered("openai", server.requests[1]!)).toContain("odd_slow");
+    // ...and the call waits for the start, which fails: an error result naming the server.
+    const results = server.requests[2]!.json().messages.filter((m: any) => m.role === "tool");
+    expect(results[0].content).toMatch(/the MCP server "odd" is not running: .*did not answer initialize within 4 s/);
+    expect(second.stderr).toContain('MCP server "odd" failed');
+  }, 90_000);
 });
+

@@ -31,6 +31,10 @@ export interface ConnectionOptions {
   startupTimeoutMs: number;
   /** Something worth a redraw or a refresh happened: state, tools, or a list_changed to apply. */
   onChange: () => void;
+  /** What the server listed last time (tool-list-cache.ts): offered until it lists its own. */
+  cached?: { tools: McpToolInfo[]; instructions?: string };
+  /** The server listed its tools (at each start, and after list_changed). */
+  onListed?: (tools: McpToolInfo[], instructions: string | undefined) => void;
 }
 
 /** Waits between restarts of a server that died: doubling from the first, at most this many in a row. */
@@ -58,6 +62,8 @@ export class McpConnection {
   private readyAt = 0;
   private restartTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The tools are known: listed by this server once, or taken from the cache. */
+  private known = false;
 
   constructor(
     readonly config: McpServerConfig,
@@ -66,6 +72,24 @@ export class McpConnection {
     this.transportKind = config.transport?.type ?? "stdio";
     this.state = config.error ? "failed" : config.disabled ? "disabled" : config.unapproved ? "unapproved" : "starting";
     this.error = config.error ?? config.unapproved;
+    if (options.cached && this.state === "starting") {
+      this.tools = options.cached.tools;
+      this.instructions = options.cached.instructions;
+      this.known = true;
+    }
+  }
+
+  /**
+   * Its tools are offered: it is ready, or starting (first start or restart) with its tools known from before;
+   * a call then waits for it.
+   */
+  get offersTools(): boolean {
+    return this.state === "ready" || (this.state === "starting" && this.known);
+  }
+
+  /** Starting, and nothing known of its tools yet: print mode waits for such a server. */
+  get unknown(): boolean {
+    return this.state === "starting" && !this.known;
   }
 
   get name(): string {
@@ -96,6 +120,7 @@ export class McpConnection {
     try {
       this.tools = await listTools(client, LIST_TIMEOUT_MS);
       this.listedAt = seen;
+      this.options.onListed?.(this.tools, this.instructions);
     } catch (error) {
       this.listedAt = seen; // not asked again until it says so again
       this.error = `re-listing its tools failed: ${(error as Error).message}`;
@@ -114,6 +139,8 @@ export class McpConnection {
       this.listedAt = seen;
       this.instructions = client.getInstructions();
       if (this.closed) return void (await this.shutdown());
+      this.known = true;
+      this.options.onListed?.(this.tools, this.instructions);
       this.state = "ready";
       this.error = undefined;
       this.readyAt = Date.now();

@@ -12,6 +12,7 @@ import type { McpServerConfig } from "./config.js";
 import { McpConnection, type McpServerState, type McpToolInfo } from "./connection.js";
 import { kindsFromAnnotations, type ToolAnnotations, type ToolKind } from "./kinds.js";
 import { assignToolNames, toolNamePrefix } from "./names.js";
+import type { McpToolListCache } from "./tool-list-cache.js";
 
 /** How long a server may take to start (spawn or connect, initialize, list its tools) before it counts as failed. */
 export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 15_000;
@@ -40,6 +41,8 @@ export interface McpToolSetOptions {
    */
   firstRefreshWaitMs?: number;
   onLate?: (servers: string[]) => void;
+  /** Tool lists of earlier runs: servers in it are offered at once, before they are ready. */
+  cache?: McpToolListCache;
 }
 
 /** An MCP tool as the agent sees it. */
@@ -81,9 +84,17 @@ export class McpToolSet implements ToolSet {
 
   private constructor(private readonly options: McpToolSetOptions) {
     const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
-    this.connections = options.servers.map(
-      (config) => new McpConnection(config, { env: options.env, startupTimeoutMs, onChange: () => options.onChange?.() }),
-    );
+    const cache = options.cache;
+    this.connections = options.servers.map((config) => {
+      const cached = config.transport && cache?.get(config);
+      return new McpConnection(config, {
+        env: options.env,
+        startupTimeoutMs,
+        onChange: () => options.onChange?.(),
+        ...(cached && { cached }),
+        ...(cache && { onListed: (tools, instructions) => cache.set(config, { tools, ...(instructions !== undefined && { instructions }) }) }),
+      });
+    });
   }
 
   /** Starts every enabled server in the background; returns at once. */
@@ -104,8 +115,8 @@ export class McpToolSet implements ToolSet {
    */
   async refresh(): Promise<void> {
     const wait = this.options.firstRefreshWaitMs;
-    if (wait !== undefined && !this.refreshed) {
-      const late = await this.waitForStart(wait);
+    if (wait !== undefined && !this.refreshed && this.connections.some((c) => c.unknown)) {
+      const late = await this.waitForStart(wait, (c) => c.unknown);
       if (late.length > 0) this.options.onLate?.(late);
     }
     this.refreshed = true;
@@ -113,13 +124,17 @@ export class McpToolSet implements ToolSet {
     this.rebuild();
   }
 
-  /** Waits until every server has started or failed, up to `timeoutMs`; resolves with the names still starting. */
-  async waitForStart(timeoutMs: number): Promise<string[]> {
+  /**
+   * Waits until every server (or those `which` picks) has started or failed, up to `timeoutMs`; resolves with
+   * the names of those still starting.
+   */
+  async waitForStart(timeoutMs: number, which: (c: McpConnection) => boolean = () => true): Promise<string[]> {
+    const waited = this.connections.filter(which);
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([Promise.all(this.connections.map((c) => c.settled())), deadline]);
+    await Promise.race([Promise.all(waited.map((c) => c.settled())), deadline]);
     clearTimeout(timer);
-    return this.connections.filter((c) => c.state === "starting").map((c) => c.name);
+    return waited.filter((c) => c.state === "starting").map((c) => c.name);
   }
 
   async execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
@@ -149,7 +164,7 @@ export class McpToolSet implements ToolSet {
    */
   instructions(): string[] {
     return this.connections
-      .filter((c) => c.state === "ready" && c.instructions?.trim())
+      .filter((c) => c.offersTools && c.instructions?.trim())
       .map((c) => {
         const text = c.instructions!.trim();
         const cut = text.length > MAX_INSTRUCTIONS_CHARS ? `${text.slice(0, MAX_INSTRUCTIONS_CHARS)}… [cut by awl]` : text;
@@ -159,8 +174,10 @@ export class McpToolSet implements ToolSet {
 
   /** Every configured server with its state, transport, tools and schema cost. */
   servers(): McpServerReport[] {
+    // What each server offers now, ready since the last refresh or not: the listing shows the live state.
+    const { offered, refused } = this.compute();
     return this.connections.map((c) => {
-      const tools = this.offered.filter((t) => t.server === c.name);
+      const tools = offered.filter((t) => t.server === c.name);
       const schemaBytes = tools.reduce((sum, t) => sum + schemaCost(t), 0);
       const transport = c.config.transport;
       return {
@@ -175,7 +192,7 @@ export class McpToolSet implements ToolSet {
         schema_tokens: Math.ceil(schemaBytes / 4),
         ...(c.error !== undefined && { error: c.error }),
         stderr: c.state === "failed" ? c.stderrLines() : [],
-        refused: this.refused.get(c.name) ?? [],
+        refused: refused.get(c.name) ?? [],
         ...(c.pid !== undefined && { pid: c.pid }),
       };
     });
@@ -202,19 +219,27 @@ export class McpToolSet implements ToolSet {
     for (const c of this.connections) c.kill();
   }
 
-  /** Offers the tools of every ready server: schemas checked, names assigned, sorted by name. */
+  /** Offers the tools of every ready server (and those known from before): see {@link compute}. */
   private rebuild(): void {
-    const ready = this.connections.filter((c) => c.state === "ready");
+    const { offered, refused } = this.compute();
+    this.refused = refused;
+    if (JSON.stringify(offered) === JSON.stringify(this.offered)) return; // same array: the request bytes stay put
+    this.offered = offered;
+    this.byName = new Map(offered.map((t) => [t.name, t]));
+  }
+
+  /** The tools every server that offers tools would give now: schemas checked, names assigned, sorted by name. */
+  private compute(): { offered: McpToolDefinition[]; refused: Map<string, string[]> } {
     const accepted: { connection: McpConnection; info: McpToolInfo; schema: string }[] = [];
-    this.refused = new Map();
-    for (const connection of ready) {
+    const refusedBy = new Map<string, string[]>();
+    for (const connection of this.connections.filter((c) => c.offersTools)) {
       const refused: string[] = [];
       for (const info of connection.tools) {
         const schema = objectSchema(info.inputSchema);
         if (typeof schema === "string") refused.push(`tool "${info.name}" is not offered: its input schema ${schema}`);
         else accepted.push({ connection, info, schema: JSON.stringify(schema) });
       }
-      if (refused.length > 0) this.refused.set(connection.name, refused);
+      if (refused.length > 0) refusedBy.set(connection.name, refused);
     }
     const names = assignToolNames(
       accepted.map((a) => ({ server: a.connection.name, tool: a.info.name })),
@@ -235,9 +260,7 @@ export class McpToolSet implements ToolSet {
       ...(info.annotations && { annotations: info.annotations }),
     }));
     offered.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    if (JSON.stringify(offered) === JSON.stringify(this.offered)) return; // same array: the request bytes stay put
-    this.offered = offered;
-    this.byName = new Map(offered.map((t) => [t.name, t]));
+    return { offered, refused: refusedBy };
   }
 }
 
