@@ -25,6 +25,9 @@ import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from ".
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
+/** The package's `extensions/` folder: awl's bundled `std.*` extensions. */
+export const BUNDLED_EXTENSIONS_DIR = fileURLToPath(new URL("../../extensions/", import.meta.url));
+
 /** Handler timeout for tools that declare none (`--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -33,7 +36,7 @@ const AVAILABLE_TIMEOUT_MS = 10_000;
 
 /** A `render(state, view)` runs for at most this long once it has a worker... */
 export const RENDER_TIMEOUT_MS = 1_000;
-/** ...and waits at most this long in all (every worker may be busy running tools): the block falls back. */
+/** ...and waits at most this long in all (the renders' worker may be starting, or busy with other renders): the block falls back. */
 const RENDER_WAIT_MS = 3_000;
 
 export interface LuaToolSetOptions {
@@ -41,8 +44,11 @@ export interface LuaToolSetOptions {
   env: NodeJS.ProcessEnv;
   /** `--extensions-dir` folders, highest precedence first. */
   extensionDirs?: readonly string[];
-  /** Bundled `std.*` extensions; default: the package's `extensions/` folder (skipped when absent). */
-  bundledDir?: string;
+  /**
+   * Bundled `std.*` extensions (the core tools); default: the package's `extensions/` folder. `false` offers
+   * none of them (an embedder with tools of its own, a test about something else).
+   */
+  bundledDir?: string | false;
   /** For tools that declare no timeout. Default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
   defaultTimeoutMs?: number;
   /** `ctx.result_limit`, and the cut-off for results. Default {@link DEFAULT_RESULT_LIMIT}. */
@@ -56,7 +62,8 @@ export interface LuaToolSetOptions {
   secrets?: readonly (string | undefined)[];
   maxSlots?: number;
   memoryLimitBytes?: number;
-  onLog?: (extension: string, text: string) => void;
+  /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
+  onLog?: (extension: string, text: string, callId?: string) => void;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -102,6 +109,8 @@ export class LuaToolSet implements ToolSet {
   /** Settles once wasmoon's module is compiled (or failed to: the pool reports it). */
   private wasmCompiled: Promise<void> | undefined;
   private closing = false;
+  /** Where what a tool call printed goes (`LuaToolSetOptions.onLog`). */
+  private callLog: LuaToolSetOptions["onLog"];
 
   private constructor(
     readonly discovery: DiscoveryResult,
@@ -128,7 +137,7 @@ export class LuaToolSet implements ToolSet {
       cwd: options.cwd,
       env: options.env,
       extraDirs: options.extensionDirs ?? [],
-      bundledDir: options.bundledDir ?? fileURLToPath(new URL("../../extensions/", import.meta.url)),
+      ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
     const discovery = discoverExtensions(roots);
     const home = awlDataDir(options.env);
@@ -142,13 +151,15 @@ export class LuaToolSet implements ToolSet {
     const registry = new ToolRegistry({ defaultTimeoutMs });
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
     const toolSet = new LuaToolSet(discovery, registry, context, defaultTimeoutMs, scrub);
+    toolSet.callLog = options.onLog;
     if (discovery.extensions.length === 0) return toolSet;
 
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
     const cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
     const poolOptions: LuaPoolOptions = {
-      extensions: discovery.extensions.map(toEntry),
+      // The bundled extensions load last: the user's own come first (SPEC §4).
+      extensions: [...discovery.extensions.filter((e) => e.source !== "bundled"), ...discovery.extensions.filter((e) => e.source === "bundled")].map(toEntry),
       defaultTimeoutMs,
       luaPath: [join(userConfigDir(options.env), "lua")],
       env: options.env,
@@ -259,6 +270,7 @@ export class LuaToolSet implements ToolSet {
         signal,
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
+        ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(tool.extension, text, call.id) }),
       });
       if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;
@@ -405,6 +417,7 @@ export class LuaToolSet implements ToolSet {
       this.registry.setExtension(
         extension.name,
         snapshot.tools.filter((t) => t.extension === extension.name),
+        { fallback: extension.source === "bundled" },
       );
     }
   }

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { openaiText, openaiToolCalls } from "../e2e/support.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { STD_TOOLS } from "../std/support.js";
 
 const awl = (await import(new URL("../../dist/index.js", import.meta.url).href)) as typeof import("../../src/index.js");
 
@@ -41,7 +42,8 @@ it("runs a tool-calling turn with a provider, Lua tools and the agent, as the RE
 
   expect(turn.stop_reason).toBe("end_turn");
   expect(streamed).toContain("It says: buy milk.");
-  expect(server.requests[0]!.json().tools.map((t: any) => t.function.name)).toEqual(["read_notes"]);
+  // The project's tool, beside awl's bundled std tools (offered by default).
+  expect(server.requests[0]!.json().tools.map((t: any) => t.function.name)).toEqual(["read_notes", ...STD_TOOLS].sort());
   const second = server.requests[1]!.json();
   expect(second.messages.at(-1)).toEqual({ role: "tool", tool_call_id: "call_1", content: "notes in notes.txt: buy milk" });
   expect(awl.conversationToJSON(conversation).messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);

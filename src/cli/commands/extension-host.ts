@@ -6,10 +6,9 @@ import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigResult } from "../../config/errors.js";
 import { LuaToolSet } from "../../extensions/lua-tool-set.js";
-import { extensionLogText } from "../../extensions/lua/log-text.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
-import { outputOrder } from "../output/output-order.js";
+import { showToolLog } from "../output/tool-logs.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 import type { ConfigFile } from "../../config/config-file.js";
@@ -28,6 +27,7 @@ export const processIO: CommandIO = {
 /** Flags every extension command takes; all but `--json` and `--help` are also flags of the main command. */
 export const EXTENSION_COMMAND_FLAGS = {
   "extensions-dir": { type: "string", multiple: true },
+  "no-std-tools": { type: "boolean" },
   "tool-timeout": { type: "string" },
   "lua-workers": { type: "string" },
   "lua-memory-mb": { type: "string" },
@@ -66,6 +66,7 @@ export async function openExtensions(values: Record<string, unknown>): Promise<C
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
+    ...(values["no-std-tools"] === true && { bundledDir: false as const }),
     waitForLoad: true,
     ...limits.value,
   });
@@ -102,7 +103,7 @@ export function usageError(io: CommandIO, command: string, message: string): num
  * scrubbed from spill files.
  */
 export async function openToolsForChat(
-  flags: { "extensions-dir"?: string[]; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
+  flags: { "extensions-dir"?: string[]; "no-std-tools"?: boolean; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
   configFile?: ConfigFile | null,
   secrets: readonly string[] = [],
@@ -113,10 +114,11 @@ export async function openToolsForChat(
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
+    ...(flags["no-std-tools"] && { bundledDir: false as const }),
     secrets,
     ...limits.value,
-    // In the output order, so a live tool block never redraws over what a tool printed (tool-blocks.ts).
-    onLog: (extension, text) => outputOrder.write(process.stderr, extensionLogText(extension, text)),
+    // Inside its live block, or in the output order: a live tool block never redraws over what a tool printed.
+    onLog: showToolLog,
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {
