@@ -4,8 +4,9 @@
  * - no annotations at all: `exec` (what any tool declaring nothing is);
  * - read-only: `read`; otherwise non-destructive: `write`; destructive: `exec`;
  * - plus `network` unless openWorldHint is false (the tool reaches an open world of external entities).
+ * The result is in TOOL_KINDS order, as ToolDefinition.kinds wants.
  */
-export type ToolKind = "read" | "write" | "exec" | "network";
+import type { ToolKind } from "../../tools/types.js";
 
 export interface ToolAnnotations {
   readOnlyHint?: boolean;

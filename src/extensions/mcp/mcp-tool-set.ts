@@ -10,7 +10,7 @@ import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } fro
 import type { SecretScrubber } from "../../util/secrets.js";
 import type { McpServerConfig } from "./config.js";
 import { McpConnection, type McpServerState, type McpToolInfo } from "./connection.js";
-import { kindsFromAnnotations, type ToolAnnotations, type ToolKind } from "./kinds.js";
+import { kindsFromAnnotations, type ToolAnnotations } from "./kinds.js";
 import { assignToolNames, toolNamePrefix } from "./names.js";
 import type { McpToolListCache } from "./tool-list-cache.js";
 
@@ -50,7 +50,6 @@ export interface McpToolDefinition extends ToolDefinition {
   /** The server's name for it (the model sees `name`). */
   server: string;
   tool: string;
-  kinds: ToolKind[];
   annotations?: ToolAnnotations;
 }
 

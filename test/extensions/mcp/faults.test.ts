@@ -1,12 +1,14 @@
 // Servers that misbehave: each gets a clear message, and the others (and the session) keep working.
+import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpToolSet, type McpToolSetOptions } from "../../../src/extensions/mcp/mcp-tool-set.js";
 import type { McpServerConfig } from "../../../src/extensions/mcp/config.js";
 import type { ToolCall } from "../../../src/tools/types.js";
-import { EVERYTHING, serverConfig, stdio } from "./servers.js";
+import { EVERYTHING, freePort, serverConfig, stdio, waitForPort } from "./servers.js";
 
 const ODD = resolve(import.meta.dirname, "../../fixtures/mcp/odd-server.mjs");
 const odd = (name: string, mode: string, extra: Partial<McpServerConfig> = {}): McpServerConfig => serverConfig(name, stdio(process.execPath, [ODD, mode]), extra);
@@ -140,4 +142,50 @@ describe("MCP servers that misbehave", () => {
     await tools.close();
     expect(pids.map(alive)).toEqual([false, false]);
   }, 60_000);
+
+  it("names an HTTP server that answers 401 or a web page, while the others keep working", async () => {
+    const http = createServer((req, res) => {
+      req.resume();
+      if (req.url === "/locked") {
+        res.writeHead(401, { "www-authenticate": 'Bearer realm="mcp"', "content-type": "application/json" });
+        res.end('{"error":"unauthorized"}');
+      } else {
+        res.writeHead(200, { "content-type": "text/html" });
+        res.end("<!doctype html><html><body><h1>Welcome to our website</h1></body></html>");
+      }
+    });
+    await new Promise<void>((done) => http.listen(0, "127.0.0.1", done));
+    const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+    try {
+      const tools = start([
+        serverConfig("locked", { type: "http", url: `${base}/locked`, headers: {} }),
+        serverConfig("page", { type: "http", url: `${base}/page`, headers: {} }),
+        odd("odd", "normal"),
+      ]);
+      await tools.waitForStart(30_000);
+      await tools.refresh();
+      const byName = Object.fromEntries(tools.servers().map((r) => [r.name, r]));
+      expect(byName.locked).toMatchObject({ state: "failed", error: expect.stringContaining(`${base}/locked answered HTTP 401 Unauthorized: it needs credentials`) });
+      expect(byName.page).toMatchObject({ state: "failed", error: expect.stringContaining("answered with a web page (HTML), not MCP") });
+      expect(await tools.execute(call("odd_slow", { ms: 1 }), signal)).toMatchObject({ content: "slow done" });
+    } finally {
+      http.close();
+    }
+  }, 60_000);
+
+  it("falls back to the legacy SSE transport for a server that only speaks it", async () => {
+    const port = await freePort();
+    const child = spawn(EVERYTHING, ["sse"], { env: { ...process.env, PORT: String(port) }, stdio: "ignore", detached: true });
+    try {
+      await waitForPort(port);
+      const tools = start([serverConfig("old", { type: "http", url: `http://127.0.0.1:${port}/sse`, headers: {} })]);
+      await tools.waitForStart(30_000);
+      await tools.refresh();
+      expect(tools.servers()[0]).toMatchObject({ state: "ready", transport: "sse" });
+      expect(await tools.execute(call("old_echo", { message: "over sse" }), signal)).toMatchObject({ content: "Echo: over sse" });
+    } finally {
+      process.kill(-child.pid!, "SIGKILL");
+    }
+  }, 60_000);
 });
+

@@ -29,10 +29,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** `PORT=N mcp-server-everything streamableHttp`, once it accepts connections. */
-export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess; stop(): void }> {
-  const port = await freePort();
-  const child = spawn(EVERYTHING, ["streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: "ignore", detached: true });
+/** Resolves once something accepts connections on the loopback port (within 30 s). */
+export async function waitForPort(port: number): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     const open = await new Promise<boolean>((done) => {
@@ -40,10 +38,17 @@ export async function startEverythingHttp(): Promise<{ url: string; child: Child
       socket.once("connect", () => (socket.destroy(), done(true)));
       socket.once("error", () => done(false));
     });
-    if (open) break;
-    if (Date.now() > deadline) throw new Error("mcp-server-everything streamableHttp did not start");
+    if (open) return;
+    if (Date.now() > deadline) throw new Error(`nothing listens on port ${port}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** `PORT=N mcp-server-everything streamableHttp`, once it accepts connections. */
+export async function startEverythingHttp(): Promise<{ url: string; child: ChildProcess; stop(): void }> {
+  const port = await freePort();
+  const child = spawn(EVERYTHING, ["streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: "ignore", detached: true });
+  await waitForPort(port);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     child,
