@@ -76,6 +76,8 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "mcpServers",
   "mcp_startup_timeout_ms",
   "approve_mcp_json",
+  // Per-model corrections of the catalogue, read by src/usage/model-overrides.ts (docs/cost.md).
+  "models",
 ]);
 
 /** Where the config file lives for this environment. */
