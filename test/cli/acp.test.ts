@@ -30,13 +30,21 @@ function slowAnswer(words: string[]): { body: { data: string; delayMs: number }[
   return { body: events.map((event, i) => ({ data: sseData([event]), delayMs: i > 1 ? 300 : 0 })) };
 }
 
-/** A project tool named like the std edit tools: it replaces a file's text. */
+/** A project tool named like the std edit tools: it replaces a file's text, shows its path, renders a block. */
 function writeTool(): void {
   mkdirSync(join(cwd, ".awl/extensions"), { recursive: true });
   writeFileSync(
     join(cwd, ".awl/extensions/files.lua"),
-    `awl.register_tool("write", { type = "object", properties = { path = { type = "string" }, content = { type = "string" } }, required = { "path", "content" } },
-       function(input) local f = assert(io.open(input.path, "w")); f:write(input.content); f:close(); return "wrote " .. input.path end)`,
+    `awl.register_tool {
+       name = "write", description = "Write a file.",
+       parameters = { type = "object", properties = { path = { type = "string" }, content = { type = "string" } }, required = { "path", "content" } },
+       run = function(input, ctx)
+         local f = assert(io.open(input.path, "w")); f:write(input.content); f:close()
+         ctx:show({ path = input.path })
+         return "wrote " .. input.path
+       end,
+       render = function(state, view) return "rendered block for " .. state.path end,
+     }`,
   );
 }
 
@@ -75,7 +83,7 @@ describe("awl acp", () => {
     writeTool();
     writeFileSync(join(cwd, "notes.txt"), "old text\n");
     server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "write", input: { path: "notes.txt", content: "new text\n" } }]) }, openaiAnswer("Done."));
-    await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+    const sessionId = await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
       const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rewrite notes" }] });
       expect(response.stopReason).toBe("end_turn");
@@ -96,8 +104,22 @@ describe("awl acp", () => {
         },
       ]);
       expect(agentText(awl.updates)).toBe("Done.");
+      return sessionId;
     });
     expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("new text\n");
+    // Loaded again: the tool block comes back from its saved snapshot, drawn by the tool's render; nothing runs.
+    writeFileSync(join(cwd, "notes.txt"), "changed since\n");
+    await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+      await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
+      const updates = awl.updates.map((u) => u.update);
+      expect(updates.map((u) => u.sessionUpdate)).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]);
+      expect(updates[1]).toMatchObject({ toolCallId: "call_1", title: "write notes.txt", kind: "edit" });
+      expect(updates[2]).toEqual({
+        sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed",
+        content: [{ type: "content", content: { type: "text", text: "rendered block for notes.txt" } }],
+      });
+    });
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("changed since\n");
   });
 
   it("session/cancel mid-stream ends the prompt cancelled; the next prompt works", async () => {
