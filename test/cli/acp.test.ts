@@ -171,6 +171,8 @@ describe("awl acp: bad input", () => {
     send({ id: 4, method: "session/new", params: { cwd: "relative/dir", mcpServers: [] } });
     expect((await answered(4)).error.message).toContain("cwd must be an absolute path");
 
+    send({ id: 7, method: "session/load", params: { sessionId: "20261201-000000-000-abcdef", cwd, mcpServers: [] } });
+    expect((await answered(7)).error).toMatchObject({ code: -32002, data: { sessionId: "20261201-000000-000-abcdef" } });
     send({ id: 5, method: "session/new", params: { cwd, mcpServers: [] } });
     const { sessionId } = (await answered(5)).result;
     send({ id: 6, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "a question left unanswered" }] } });
