@@ -64,6 +64,8 @@ describe("awl acp", () => {
       expect(agentText(awl.updates)).toBe("Hello from awl over ACP.");
       expect(awl.updates.filter((u) => u.update.sessionUpdate === "agent_message_chunk").length).toBeGreaterThan(1);
       expect(awl.updates.every((u) => u.sessionId === sessionId)).toBe(true);
+      // After the turn: how full the context window is (the model is not in the catalogue: the default window, no price).
+      expect(awl.updates.at(-1)!.update).toEqual({ sessionUpdate: "usage_update", used: 14, size: 128_000 });
       return sessionId;
     });
     // The session id is the saved session's: another awl acp loads it and replays it, then goes on.
