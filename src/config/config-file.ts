@@ -75,6 +75,10 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   // Permission rules, modes and folder trust, read by src/permissions/config.ts.
   "permissions",
   "trusted_folders",
+  // MCP servers, read by src/cli/mcp-tools.ts (docs/mcp.md).
+  "mcpServers",
+  "mcp_startup_timeout_ms",
+  "approve_mcp_json",
   // Per-model corrections of the catalogue, read by src/usage/model-overrides.ts (docs/cost.md).
   "models",
 ]);

@@ -5,7 +5,7 @@
  * remembered in the user config (`trusted_folders`), or `--trust-project` for one run. The user's own
  * extensions and the bundled ones are always trusted.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { isInside, realPathOf } from "./paths.js";
 
@@ -24,8 +24,6 @@ export interface ProjectOffer {
   extensionsDir?: string;
   /** How many `.lua` entry points it holds (roughly: the files below it). */
   extensionFiles: number;
-  /** `.mcp.json`, when present. */
-  mcpFile?: string;
 }
 
 /** Looks at what the folder holds without reading or running any of it. */
@@ -36,12 +34,6 @@ export function projectOffer(folder: string): ProjectOffer {
   if (count > 0) {
     offer.extensionsDir = dir;
     offer.extensionFiles = count;
-  }
-  const mcp = join(folder, ".mcp.json");
-  try {
-    if (statSync(mcp).isFile()) offer.mcpFile = mcp;
-  } catch {
-    // none
   }
   return offer;
 }
@@ -63,12 +55,14 @@ function countLua(dir: string, depth: number): number {
   return n;
 }
 
-/** The pieces an untrusted folder would load, in words: `.awl/extensions/ (2 Lua files)`, `.mcp.json`, ... */
+/**
+ * The pieces an untrusted folder would load, in words: `.awl/extensions/ (2 Lua files)`, ... (`.mcp.json` has
+ * its own approval and notice, docs/mcp.md; trusting the folder approves it too).
+ */
 export function offerParts(offer: ProjectOffer, skippedSettings: readonly string[]): string[] {
   const parts: string[] = [];
   if (offer.extensionsDir) parts.push(`.awl/extensions/ (${offer.extensionFiles} Lua file${offer.extensionFiles === 1 ? "" : "s"})`);
   if (skippedSettings.length > 0) parts.push(`${skippedSettings.length} widening permission setting${skippedSettings.length === 1 ? "" : "s"} in .awl/config.json`);
-  if (offer.mcpFile) parts.push(".mcp.json servers");
   return parts;
 }
 
