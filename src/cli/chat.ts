@@ -48,7 +48,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     return await fail(cli, loaded.error, EXIT.usage);
   }
   for (const warning of loaded.value.file?.warnings ?? []) stderr.write(`awl: ${warning}\n`);
-  const permissions = await setupRunPermissions(cli);
+  const permissions = await setupRunPermissions(cli, interactive);
   if (!permissions.ok) return await fail(cli, permissions.error, EXIT.usage);
 
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
@@ -73,10 +73,10 @@ export async function runChat(argv: readonly string[]): Promise<number> {
 }
 
 /** The run's permissions from the config files and flags; the notices they call for go to stderr. */
-async function setupRunPermissions(cli: CliOptions): Promise<ConfigResult<PermissionSetup>> {
+async function setupRunPermissions(cli: CliOptions, interactive: boolean): Promise<ConfigResult<PermissionSetup>> {
   const [{ setupPermissions, bypassNotice }, { untrustedNotice }] = await Promise.all([import("../permissions/setup.js"), import("../permissions/trust.js")]);
   const flags = cli.flags;
-  const setup = setupPermissions({
+  const setup = (): ConfigResult<PermissionSetup> => setupPermissions({
     cwd: process.cwd(),
     env: process.env,
     flags: {
@@ -87,11 +87,32 @@ async function setupRunPermissions(cli: CliOptions): Promise<ConfigResult<Permis
       trustProject: flags["trust-project"] === true,
     },
   });
-  if (!setup.ok) return setup;
-  for (const problem of setup.value.problems) warn(problem);
-  if (setup.value.untrustedParts.length > 0) warn(untrustedNotice(process.cwd(), setup.value.untrustedParts));
-  if (setup.value.engine.mode === "bypass") warn(bypassNotice(setup.value.modeSource));
-  return setup;
+  let result = setup();
+  if (!result.ok) return result;
+  // With a terminal, a folder that brings code of its own is asked about once, before any of it loads.
+  if (interactive && result.value.untrustedParts.length > 0) {
+    const [{ askFolderTrust }, { setFolderTrust }, { realPathOf }] = await Promise.all([
+      import("./interactive/trust-prompt.js"),
+      import("../permissions/save.js"),
+      import("../permissions/paths.js"),
+    ]);
+    const folder = realPathOf(process.cwd());
+    const userConfig = result.value.userConfigPath;
+    if (await askFolderTrust(folder, result.value.untrustedParts)) {
+      try {
+        setFolderTrust(userConfig, folder, true);
+      } catch (error) {
+        warn(`could not save the trust in ${userConfig}: ${(error as Error).message}; this run goes on untrusted`);
+      }
+      result = setup();
+      if (!result.ok) return result;
+    }
+  } else if (result.value.untrustedParts.length > 0) {
+    warn(untrustedNotice(process.cwd(), result.value.untrustedParts));
+  }
+  for (const problem of result.value.problems) warn(problem);
+  if (result.value.engine.mode === "bypass") warn(bypassNotice(result.value.modeSource));
+  return result;
 }
 
 function warn(text: string): void {

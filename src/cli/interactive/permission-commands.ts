@@ -1,5 +1,5 @@
-/** `/permissions` (list, remove, untrust) and `/mode` for the interactive mode (docs/permissions.md). */
-import { PERMISSION_MODES, type PermissionMode } from "../../permissions/engine.js";
+/** `/permissions` (list, remove, switch the mode, untrust) for the interactive mode (docs/permissions.md). */
+import { PERMISSION_MODES, type PermissionEngine, type PermissionMode } from "../../permissions/engine.js";
 import { permissionsText, removeListedRule } from "../../permissions/listing.js";
 import { realPathOf } from "../../permissions/paths.js";
 import { setFolderTrust } from "../../permissions/save.js";
@@ -8,8 +8,8 @@ import type { SlashCommand } from "./slash-commands.js";
 export const permissionCommands: SlashCommand[] = [
   {
     name: "permissions",
-    args: "[remove N | untrust]",
-    summary: "every permission rule with where it comes from (this session's too); remove one; stop trusting this folder",
+    args: "[remove N | mode MODE | untrust]",
+    summary: "every permission rule with where it comes from (this session's too); remove one; switch the mode; stop trusting this folder",
     run: (args, { runtime, print }) => {
       const layer = runtime.permissions;
       const setup = runtime.options.permissions;
@@ -25,6 +25,7 @@ export const permissionCommands: SlashCommand[] = [
         const removed = removeListedRule(engine, Number(words[1]));
         return print(removed.ok ? `removed ${removed.rule.action} rule "${removed.rule.text}" (${removed.from})` : `cannot remove: ${removed.message}`);
       }
+      if (words[0] === "mode" && words.length <= 2) return switchMode(engine, words[1] ?? "", print);
       if (words[0] === "untrust" && words.length === 1) {
         try {
           setFolderTrust(setup.userConfigPath, folder, false);
@@ -33,21 +34,15 @@ export const permissionCommands: SlashCommand[] = [
         }
         return print(`${folder} is no longer trusted: from the next start its own extensions and allow rules are not loaded`);
       }
-      print("usage: /permissions, /permissions remove N (as listed), /permissions untrust");
-    },
-  },
-  {
-    name: "mode",
-    args: "[MODE]",
-    summary: `permission mode from now on: ${PERMISSION_MODES.join(", ")}; no argument: show it`,
-    run: (args, { runtime, print }) => {
-      const engine = runtime.permissions?.engine;
-      if (!engine) return print("mode: this run has no permission layer");
-      const mode = args.trim();
-      if (mode === "") return print(`mode: ${engine.mode}`);
-      if (!(PERMISSION_MODES as readonly string[]).includes(mode)) return print(`unknown mode "${mode}": use ${PERMISSION_MODES.join(", ")}`);
-      engine.mode = mode as PermissionMode;
-      print(mode === "bypass" ? "mode: bypass — every tool call now runs without asking; only deny rules still hold" : `mode: ${mode}`);
+      print("usage: /permissions, /permissions remove N (as listed), /permissions mode MODE, /permissions untrust");
     },
   },
 ];
+
+/** `/permissions mode MODE`: the permission mode from now on; no MODE: show it. */
+function switchMode(engine: PermissionEngine, mode: string, print: (text: string) => void): void {
+  if (mode === "") return print(`mode: ${engine.mode}`);
+  if (!(PERMISSION_MODES as readonly string[]).includes(mode)) return print(`unknown mode "${mode}": use ${PERMISSION_MODES.join(", ")}`);
+  engine.mode = mode as PermissionMode;
+  print(mode === "bypass" ? "mode: bypass — every tool call now runs without asking; only deny rules still hold" : `mode: ${mode}`);
+}
