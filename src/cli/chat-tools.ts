@@ -5,6 +5,7 @@
  */
 import type { ConfigResult } from "../config/errors.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
+import type { TextHost } from "../extensions/lua/types.js";
 import type { RuntimeOptions } from "./runtime.js";
 
 /** The tools, and when they are known (the first request needs them; see `openToolsForChat`). */
@@ -16,7 +17,9 @@ export interface OpenedTools {
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
 export async function openChatTools(
   options: Pick<RuntimeOptions, "settings" | "sources" | "configFile" | "cli" | "warn">,
+  /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
+  textHost?: TextHost,
 ): Promise<ConfigResult<OpenedTools>> {
   const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
-  return openToolsForChat(options.cli.flags, options.warn, options.configFile, runSecrets(options));
+  return openToolsForChat(options.cli.flags, options.warn, options.configFile, runSecrets(options), textHost);
 }
