@@ -131,7 +131,7 @@ export class AcpAgent {
     const base = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli: { ...this.options.cli, flags }, warn: this.options.warn };
     // A new session is named now; its file is created by its first prompt (no empty sessions are saved).
     const id = resume ?? newSessionId();
-    const tools = await openChatTools(base, clientTextHost(this.clientCapabilities, client, id));
+    const tools = await openChatTools(base, { interactive: false }, clientTextHost(this.clientCapabilities, client, id));
     if (!tools.ok) throw new RequestError(INTERNAL_ERROR, `${tools.error.message}; ${tools.error.hint}`);
     const built = await buildRuntime({ ...base, openedTools: tools.value });
     if (!built.ok) {
