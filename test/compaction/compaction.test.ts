@@ -3,7 +3,7 @@
  * after a compaction is smaller and well-formed, tool pairs intact; a context-length refusal recovered by one
  * compaction and one retry; bad summary replies and a cancelled compaction leave the conversation as it was.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Agent, type TurnReceiver } from "../../src/agent/agent.js";
 import type { CompactionOutcome } from "../../src/agent/context-layer.js";
 import { Compactor } from "../../src/compaction/compactor.js";
@@ -13,17 +13,9 @@ import { Conversation, toolResult } from "../../src/model/conversation.js";
 import type { Message } from "../../src/model/message.js";
 import { createProvider } from "../../src/providers/create.js";
 import type { Provider } from "../../src/providers/types.js";
-import { sseData, sseEvents, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { sseData, sseEvents, sharedReplayServer } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  expect(server.pending()).toBe(0);
-});
+const shared = sharedReplayServer();
 
 type Wire = "openai" | "anthropic";
 
@@ -31,7 +23,7 @@ async function providerFor(wire: Wire): Promise<Provider> {
   return createProvider({
     provider: wire,
     model: wire === "openai" ? "gpt-test" : "claude-test",
-    baseUrl: wire === "openai" ? `${server.url}/v1` : server.url,
+    baseUrl: wire === "openai" ? `${shared.server.url}/v1` : shared.server.url,
     apiKey: "sk-test",
     maxRetries: 0,
     stallTimeoutMs: 10_000,
@@ -102,23 +94,23 @@ function expectPairsIntact(wire: Wire, body: { messages: Array<{ role: string; c
 
 describe.each(["openai", "anthropic"] as const)("compaction on %s", (wire) => {
   it("past the threshold it prunes the old tool output first: one request, smaller, pairs intact, last turns whole", async () => {
-    server.enqueue(reply(wire, "Done."));
+    shared.server.enqueue(reply(wire, "Done."));
     const conversation = history(2);
     const { result, outcomes } = await run(wire, conversation, 8_000); // threshold 6 400 tokens; the history is ~10 300
     expect(result.stop_reason).toBe("end_turn");
     expect(outcomes).toHaveLength(1);
     expect(outcomes[0]!.applied).toMatchObject({ reason: "threshold", replaces: 0, pruned: ["toolu_1"] });
     expect(outcomes[0]!.applied!.tokens_after).toBeLessThan(6_400);
-    expect(server.requests).toHaveLength(1);
-    const sent = server.requests[0]!.body;
+    expect(shared.server.requests).toHaveLength(1);
+    const sent = shared.server.requests[0]!.body;
     expect(sent).not.toContain("1".repeat(1000));
     expect(sent).toContain("2".repeat(19_990)); // the protected turn keeps its output
     expect(sent).toContain("was pruned to save context");
-    expectPairsIntact(wire, server.requests[0]!.json());
+    expectPairsIntact(wire, shared.server.requests[0]!.json());
   });
 
   it("when pruning is not enough, a model-written summary replaces the older messages, the recent ones kept", async () => {
-    server.enqueue(reply(wire, "SUMMARY: the user had files 1 and 2 read; both hold digits."), reply(wire, "Done."));
+    shared.server.enqueue(reply(wire, "SUMMARY: the user had files 1 and 2 read; both hold digits."), reply(wire, "Done."));
     const conversation = history(2);
     const { result, outcomes } = await run(wire, conversation, 4_000); // threshold 3 200: turn 2's output alone is ~5 000
     expect(result.stop_reason).toBe("end_turn");
@@ -126,13 +118,13 @@ describe.each(["openai", "anthropic"] as const)("compaction on %s", (wire) => {
     expect(applied).toMatchObject({ reason: "threshold", summary: "SUMMARY: the user had files 1 and 2 read; both hold digits." });
     expect(outcomes[0]!.usage).toMatchObject({ input_tokens: 50 });
     // The summary request: a transcript in one user message, no tools, long outputs cut.
-    const ask = server.requests[0]!.json();
+    const ask = shared.server.requests[0]!.json();
     expect(ask.tools).toBeUndefined();
-    expect(server.requests[0]!.body).toContain("Turn 1: read file 1.");
-    expect(server.requests[0]!.body).toContain("characters cut");
-    expect(server.requests[0]!.body).toContain(JSON.stringify(SUMMARY_INSTRUCTIONS).slice(1, 40));
+    expect(shared.server.requests[0]!.body).toContain("Turn 1: read file 1.");
+    expect(shared.server.requests[0]!.body).toContain("characters cut");
+    expect(shared.server.requests[0]!.body).toContain(JSON.stringify(SUMMARY_INSTRUCTIONS).slice(1, 40));
     // The next request: the summary, then the kept messages; smaller, well-formed, pairs intact.
-    const next = server.requests[1]!;
+    const next = shared.server.requests[1]!;
     expect(next.body.length).toBeLessThan(12_000);
     expect(next.body).toContain(JSON.stringify(summaryMessageText(applied.summary!)).slice(1, -1));
     expect(next.body).toContain("And now?");
@@ -142,22 +134,22 @@ describe.each(["openai", "anthropic"] as const)("compaction on %s", (wire) => {
   });
 
   it("a context-length refusal: one compaction and one retry, which succeeds", async () => {
-    server.enqueue(contextRefusal(wire), reply(wire, "Done."));
+    shared.server.enqueue(contextRefusal(wire), reply(wire, "Done."));
     const conversation = history(2);
     const { result, outcomes } = await run(wire, conversation, 200_000); // under the threshold by awl's estimate
     expect(result.stop_reason).toBe("end_turn");
     expect(outcomes.map((o) => o.applied?.reason)).toEqual(["overflow"]);
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.body.length).toBeLessThan(server.requests[0]!.body.length);
-    expectPairsIntact(wire, server.requests[1]!.json());
+    expect(shared.server.requests).toHaveLength(2);
+    expect(shared.server.requests[1]!.body.length).toBeLessThan(shared.server.requests[0]!.body.length);
+    expectPairsIntact(wire, shared.server.requests[1]!.json());
   });
 
   it("a second refusal stands: one retry only, and the error says to compact", async () => {
-    server.enqueue(contextRefusal(wire), contextRefusal(wire));
+    shared.server.enqueue(contextRefusal(wire), contextRefusal(wire));
     const { result } = await run(wire, history(2), 200_000);
     expect(result.stop_reason).toBe("error");
     expect(result.error).toMatchObject({ kind: "context_length" });
-    expect(server.requests).toHaveLength(2);
+    expect(shared.server.requests).toHaveLength(2);
   });
 
   it.each([
@@ -165,7 +157,7 @@ describe.each(["openai", "anthropic"] as const)("compaction on %s", (wire) => {
     ["cut off", "SUMMARY that goes on and", "length", "the summary reply was cut off"],
     ["too long", "x".repeat(60_000), "stop", "was longer than it may be"],
   ] as const)("a summary reply that is %s is not used: a clear note, the history kept, the turn goes on", async (_name, text, stop, problem) => {
-    server.enqueue(reply(wire, text, stop), reply(wire, "Done."));
+    shared.server.enqueue(reply(wire, text, stop), reply(wire, "Done."));
     const conversation = history(2);
     const before = structuredClone(conversation.messages);
     const { result, outcomes } = await run(wire, conversation, 4_000);
@@ -177,12 +169,12 @@ describe.each(["openai", "anthropic"] as const)("compaction on %s", (wire) => {
   });
 
   it("a compaction cancelled (Esc) changes nothing and cancels the turn", async () => {
-    server.enqueue({ ending: "hang" });
+    shared.server.enqueue({ ending: "hang" });
     const conversation = history(2);
     const before = structuredClone(conversation.messages);
     const controller = new AbortController();
     const pending = run(wire, conversation, 4_000, { signal: controller.signal });
-    await server.waitForRequests(1);
+    await shared.server.waitForRequests(1);
     controller.abort();
     const { result, outcomes } = await pending;
     expect(result.stop_reason).toBe("cancelled");
@@ -200,12 +192,12 @@ describe("what compaction never does", () => {
     c.addToolResults([toolResult("call_big", "B".repeat(30_000))]);
     c.addAssistantMessage([{ type: "tool_use", id: "call_small", name: "read", input: "{}" }], { stop_reason: "tool_use" });
     c.addToolResults([toolResult("call_small", "small")]);
-    server.enqueue(reply("openai", "SUMMARY: a big file of Bs was read."), reply("openai", "Done."));
+    shared.server.enqueue(reply("openai", "SUMMARY: a big file of Bs was read."), reply("openai", "Done."));
     const { outcomes } = await run("openai", c, 4_000);
     const applied = outcomes[0]!.applied!;
     expect(applied.replaces).toBe(3); // the cut is before the second call: its result stays with it
     expect(c.messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
-    expectPairsIntact("openai", server.requests[1]!.json());
+    expectPairsIntact("openai", shared.server.requests[1]!.json());
   });
 
   it("below 3 000 tokens nothing is estimated against a window (no server is asked)", async () => {
