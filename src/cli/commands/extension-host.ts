@@ -14,6 +14,7 @@ import { resolveLuaLimits } from "./lua-limits.js";
 import type { ConfigFile } from "../../config/config-file.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
+import type { TextHost } from "../../extensions/lua/types.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -125,6 +126,7 @@ export async function openToolsForChat(
   configFile?: ConfigFile | null,
   secrets: readonly string[] = [],
   trustProject = false,
+  textHost?: TextHost,
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
   const limits = resolveLuaLimits(flags, process.env, configFile);
   if (!limits.ok) return limits;
@@ -138,6 +140,7 @@ export async function openToolsForChat(
     ...limits.value,
     // Inside its live block, or in the output order: a live tool block never redraws over what a tool printed.
     onLog: showToolLog,
+    ...(textHost && { textHost }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {

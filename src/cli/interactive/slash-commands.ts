@@ -7,6 +7,7 @@ import type { Runtime } from "../runtime.js";
 import { resumeCommand } from "../session-history.js";
 import { costReport } from "../../usage/meter.js";
 import { permissionCommands } from "./permission-commands.js";
+import { compactionText } from "../output/notices.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -49,6 +50,16 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   },
   resumeCommand,
   ...permissionCommands,
+  {
+    name: "compact",
+    args: "[INSTRUCTIONS]",
+    summary: "summarise the conversation so far to free context (the last turns are kept; the session file keeps everything)",
+    run: async (args, { runtime, print }) => {
+      const outcome = await runtime.compact(args.trim() || undefined);
+      if (!outcome) return print("compaction is not available here");
+      print(compactionText(outcome).trimEnd());
+    },
+  },
   {
     name: "extensions",
     summary: "list the Lua extensions and the MCP servers: state, tools, errors, schema cost",
