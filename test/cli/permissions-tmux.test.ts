@@ -146,7 +146,8 @@ awl.register_tool("project_tool", { type = "object" }, function() return "p" end
     await tty.send("hi");
     await tty.terminal.waitFor(/Hi\.\n>/);
     expect(existsSync(marker)).toBe(false);
-    expect(tty.server.requests[0]!.json().tools ?? []).toEqual([]);
+    // The user's own extension (`run`) is offered; the untrusted folder's `project_tool` is not.
+    expect(tty.server.requests[0]!.json().tools.map((t: any) => t.function.name)).toEqual(["run"]);
     await tty.terminal.keys("C-d");
     await tty.terminal.waitFor(/\[awl exited 0\]/);
 
