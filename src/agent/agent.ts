@@ -29,6 +29,8 @@ export interface AgentOptions {
   tools?: ToolSet;
   /** Model calls per turn; reaching it ends the turn with stop reason `max_steps`. */
   maxSteps?: number;
+  /** The system prompt sent with every model call (see `buildSystemPrompt`); not part of the conversation. */
+  system?: string;
 }
 
 /** The Receiver calls for each model response, plus what happens to tools and the conversation during a turn. */
@@ -72,11 +74,13 @@ export class Agent {
   provider: Provider;
   tools: ToolSet | undefined;
   maxSteps: number;
+  system: string | undefined;
 
   constructor(options: AgentOptions) {
     this.provider = options.provider;
     this.tools = options.tools;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.system = options.system;
   }
 
   /** Runs one turn. Never throws; keeps every tool_use answered whatever happens. */
@@ -133,7 +137,7 @@ export class Agent {
     const toolSet = this.tools;
     const timer = toolSet?.prewarm && tools.length > 0 ? setTimeout(() => toolSet.prewarm?.(), PREWARM_AFTER_MS) : undefined;
     try {
-      return await this.provider.streamStep(conversation, receiver, { tools, signal });
+      return await this.provider.streamStep(conversation, receiver, { tools, signal, ...(this.system && { system: this.system }) });
     } finally {
       clearTimeout(timer);
     }

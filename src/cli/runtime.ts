@@ -19,6 +19,8 @@ import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
 import type { ConfigFile } from "../config/config-file.js";
 import { configFilePath, readConfigFile } from "../config/config-file.js";
+import { systemPromptFor } from "../prompt/for-cwd.js";
+import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 
@@ -191,8 +193,18 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     provider = created.provider;
   }
   const tools = options.tools ?? opened?.tools;
-  const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
-  const overrides = modelOverrides(options.configFile);
+  const file = configFileOf(options.configFile);
+  if (!file.ok) return file;
+  const prompt = systemPromptChoice(options.cli.flags, file.value, process.cwd());
+  if (!prompt.ok) return prompt;
+  const system = systemPromptFor({
+    cwd: process.cwd(),
+    env: process.env,
+    tools: (tools?.definitions() ?? []).map((t) => t.name),
+    ...prompt.value,
+  }).text;
+  const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, system, ...(tools ? { tools } : {}) });
+  const overrides = parseModelOverrides(file.value?.raw.models, file.value?.path ?? configFilePath(process.env));
   if (!overrides.ok) return overrides;
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
@@ -212,15 +224,11 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   return { ok: true, value: runtime };
 }
 
-/** The config file's `models` corrections (docs/cost.md); `configFile` undefined: not read yet, read it now. */
-function modelOverrides(configFile: ConfigFile | null | undefined): ReturnType<typeof parseModelOverrides> {
-  let file = configFile;
-  if (file === undefined) {
-    const read = readConfigFile(configFilePath(process.env));
-    if (!read.ok) return read;
-    file = read.value ?? null;
-  }
-  return parseModelOverrides(file?.raw.models, file?.path ?? configFilePath(process.env));
+/** The config file (for its `models` corrections, docs/cost.md, and the system prompt); undefined: not read yet, read it now. */
+function configFileOf(configFile: ConfigFile | null | undefined): ConfigResult<ConfigFile | null> {
+  if (configFile !== undefined) return { ok: true, value: configFile };
+  const read = readConfigFile(configFilePath(process.env));
+  return read.ok ? { ok: true, value: read.value ?? null } : read;
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

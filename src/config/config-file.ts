@@ -74,6 +74,9 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "tool_timeout_ms",
   // Per-model corrections of the catalogue, read by src/usage/model-overrides.ts (docs/cost.md).
   "models",
+  // The system prompt's text or @file, read by src/cli/system-prompt-option.ts (docs/cli.md).
+  "system_prompt",
+  "append_system_prompt",
 ]);
 
 /** Where the config file lives for this environment. */
