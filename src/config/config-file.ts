@@ -81,6 +81,8 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   // The system prompt's text or @file, read by src/cli/system-prompt-option.ts (docs/cli.md).
   "system_prompt",
   "append_system_prompt",
+  // Compaction's threshold and switch, read by src/compaction/settings.ts (docs/compaction.md).
+  "compaction",
 ]);
 
 /** Where the config file lives for this environment. */

@@ -170,8 +170,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
   }
-  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds).
-  setImmediate(() => void loadDisplayWidth());
+  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds); MCP servers
+  // whose tools are known from an earlier run start then too, never competing with the prompt for the CPU.
+  setImmediate(() => {
+    void loadDisplayWidth();
+    runtime.hosts.mcp?.startAll();
+  });
   try {
     for (let submission = await next(); submission; submission = await next()) {
       try {

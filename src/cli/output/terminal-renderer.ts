@@ -16,7 +16,8 @@ import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import { ActivityLine } from "./activity.js";
 import { FlowText } from "./flow-text.js";
-import { retryText } from "./notices.js";
+import { compactionText, retryText } from "./notices.js";
+import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
@@ -125,6 +126,13 @@ export class TerminalRenderer implements TurnReceiver {
     if (this.shownThisAttempt) this.aside.dim("awl: the answer above was cut off; it is discarded and asked for again\n");
     this.shownThisAttempt = false;
     this.aside.dim(retryText(notice));
+    this.activity?.start();
+  }
+
+  onCompaction(outcome: CompactionOutcome): void {
+    this.activity?.stop();
+    this.endLines();
+    this.aside.dim(compactionText(outcome));
     this.activity?.start();
   }
 
