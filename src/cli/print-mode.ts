@@ -6,6 +6,7 @@ import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js"
 import { retryText, turnEndText } from "./output/notices.js";
 import { LineSink, wantsColor, type Writer } from "./output/sink.js";
 import { TerminalRenderer } from "./output/terminal-renderer.js";
+import { wrapText } from "./output/wrap-text.js";
 import type { Runtime } from "./runtime.js";
 
 export interface PrintIO {
@@ -41,7 +42,8 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
   await renderer?.finish();
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId)));
-  io.stderr.write(turnEndText(result, runtime.settings));
+  const note = turnEndText(result, runtime.settings);
+  io.stderr.write(io.stderrColumns ? wrapText(note, io.stderrColumns()) : note);
   return exitCodeFor(result.stop_reason, result.error?.kind);
 }
 

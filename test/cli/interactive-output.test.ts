@@ -5,14 +5,17 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
 import { sseData } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
+import { slashHelp } from "../../src/cli/interactive/slash-commands.js";
+import { displayWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
 
 const tty = tmuxTest();
+beforeAll(() => loadDisplayWidth());
 
 /** One SSE event per piece, each after `delayMs`. */
 function paced(text: string, delayMs: number): { body: { data: string; delayMs: number }[] } {
@@ -85,6 +88,21 @@ describe("the model's text on the terminal", () => {
     const lines = answerLines(screen, "go");
     expect(lines.join(" ").split(/\s+/)).toEqual(text.split(" "));
     expect(screen.match(/^>/gm)).toHaveLength(2);
+  });
+
+  it("wraps awl's own text at words by display width: /help and an error, at 40 columns", async () => {
+    tty.server.enqueue({ status: 401, headers: { "content-type": "application/json" }, body: '{"error":{"message":"Incorrect API key provided: sk-test. You can find your API key at https://platform.example/account/api-keys."}}' });
+    await tty.start({ columns: 40 });
+    await tty.send("/help");
+    await tty.terminal.waitFor(/suspend awl/);
+    await tty.send("hello");
+    await tty.terminal.waitFor(/check AWL_API_KEY[\s\S]*^>\s*$/m);
+    const screen = await tty.terminal.screen({ history: true });
+    const lines = screen.split("\n");
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    const words = (text: string) => text.trim().split(/\s+/).join(" ");
+    expect(words(screen)).toContain(words(slashHelp()));
+    expect(words(screen)).toContain("awl: the API key was refused");
   });
 
   it("print mode on a terminal: the same safe, word-wrapped text", async () => {

@@ -17,6 +17,7 @@ import type { Runtime } from "../runtime.js";
 import { showResumedSession } from "../session-history.js";
 import { drawOnAbruptEnd } from "../termination.js";
 import { outputOrder } from "../output/output-order.js";
+import { wrapText, writeNotice } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { layoutPrompt } from "./prompt-layout.js";
@@ -43,7 +44,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   const print = (text: string): void => {
     sink.endLine();
-    sink.write(`${text}\n`);
+    sink.write(`${wrapText(text, columns())}\n`);
   };
 
   const close = (): void => {
@@ -123,7 +124,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     renderer = undefined;
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
-    else if (note) process.stderr.write(note);
+    else if (note) writeNotice(process.stderr, note);
   }
 
   async function handle(submission: Submission): Promise<void> {
@@ -162,7 +163,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     renderer?.resize();
   };
   const settings = runtime.providerSettings;
-  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`);
+  sink.dim(wrapText(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`, columns()));
   await showResumedSession(runtime, sink);
   input.start();
   out.on("resize", onResize);

@@ -20,6 +20,7 @@ import { retryText } from "./notices.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
+import { wrapText } from "./wrap-text.js";
 
 /** How a renderer lays text out on terminals: the width of each stream's terminal, when it is one. */
 export interface TerminalLayout {
@@ -122,9 +123,9 @@ export class TerminalRenderer implements TurnReceiver {
     this.endAnswerFlow();
     this.thinkingFlow = undefined;
     this.endLines();
-    if (this.shownThisAttempt) this.aside.dim("awl: the answer above was cut off; it is discarded and asked for again\n");
+    if (this.shownThisAttempt) this.aside.dim(this.notice("awl: the answer above was cut off; it is discarded and asked for again\n"));
     this.shownThisAttempt = false;
-    this.aside.dim(retryText(notice));
+    this.aside.dim(this.notice(retryText(notice)));
     this.activity?.start();
   }
 
@@ -148,6 +149,11 @@ export class TerminalRenderer implements TurnReceiver {
   /** The terminal was resized: live tool blocks are drawn again for the new width (streamed text wraps at it from the next word on). */
   resize(): void {
     this.blocks.relayout();
+  }
+
+  /** awl's own line, wrapped for the terminal when `aside` is one. */
+  private notice(text: string): string {
+    return this.layout.asideColumns ? wrapText(text, this.layout.asideColumns()) : text;
   }
 
   private writeThinking(delta: string): void {
