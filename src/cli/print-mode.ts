@@ -41,7 +41,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
 
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
   await renderer?.finish();
-  if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId)));
+  if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot())));
   const note = turnEndText(result, runtime.settings);
   io.stderr.write(io.stderrColumns ? wrapText(note, io.stderrColumns()) : note);
   return exitCodeFor(result.stop_reason, result.error?.kind);
