@@ -58,6 +58,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
   // (The interactive mode loads it once its prompt is drawn.)
   if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("./output/width.js").then((w) => w.loadDisplayWidth());
+  if (!interactive && cli.outputFormat === "text" && stdout.isTTY) void import("./output/markdown/load.js").then((m) => m.loadMarkdown());
   const built = await buildRuntime({ ...options, openedTools: tools.value });
   if (!built.ok) return await fail(cli, built.error, EXIT.usage);
   const runtime = built.value;

@@ -13,6 +13,7 @@ import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
 import { loadDisplayWidth } from "../output/width.js";
+import { loadMarkdown } from "../output/markdown/load.js";
 import type { Runtime } from "../runtime.js";
 import { showResumedSession } from "../session-history.js";
 import { drawOnAbruptEnd } from "../termination.js";
@@ -35,7 +36,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   const sink = new LineSink(out, wantsColor(out, process.env));
   const editor = new LineEditor(out, { complete: completeSlashCommand });
   const queue: Submission[] = [];
-  const columns = (): number => out.columns ?? 80;
+  // Asked of the terminal each time: the size at the last resize event can lag behind a resize in progress.
+  const columns = (): number => (out.isTTY ? out.getWindowSize()[0] : undefined) ?? out.columns ?? 80;
   let turn: AbortController | undefined;
   let renderer: TerminalRenderer | undefined;
   let closed = false;
@@ -100,7 +102,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   async function runTurn(text: string): Promise<void> {
     // Loaded by now unless the turn comes from the command line: then it is worth the wait.
-    await loadDisplayWidth();
+    await Promise.all([loadDisplayWidth(), loadMarkdown()]);
     turn = new AbortController();
     renderer = new TerminalRenderer(
       sink,
@@ -172,7 +174,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     queue.push({ text: firstPrompt, shown: false });
   }
   // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds).
-  setImmediate(() => void loadDisplayWidth());
+  // So is the Markdown renderer.
+  setImmediate(() => void loadDisplayWidth().then(loadMarkdown));
   try {
     for (let submission = await next(); submission; submission = await next()) {
       try {
