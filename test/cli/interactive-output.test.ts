@@ -177,7 +177,7 @@ describe("tool blocks on the terminal", () => {
     await tty.start({ columns: 80, extensions: { "wide.lua": WIDE } });
     await tty.send("go");
     // Header and body each fit on one row: cut by columns, not characters.
-    await tty.terminal.waitFor(/… wide 漢字のタイトル長+…\n {2}STEP two 界+…\n/);
+    await tty.terminal.waitFor(/… wide 漢字のタイトル長+…(?: \d+s)?\n {2}STEP two 界+…\n/);
     await tty.terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n/);
     await tty.terminal.resize(50, 30);
     await tty.terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);

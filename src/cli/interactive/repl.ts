@@ -37,7 +37,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   const editor = new LineEditor(out, { complete: completeSlashCommand });
   const queue: Submission[] = [];
   // Asked of the terminal each time: the size at the last resize event can lag behind a resize in progress.
-  const columns = (): number => (out.isTTY ? out.getWindowSize()[0] : undefined) ?? out.columns ?? 80;
+  const columns = (): number => (out.isTTY ? out.getWindowSize()[0] : 0) || out.columns || 80;
   let turn: AbortController | undefined;
   let renderer: TerminalRenderer | undefined;
   let closed = false;
@@ -109,7 +109,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       sink,
       true,
       { tools: runtime.agent.tools, redraw: true, elapsed: true },
-      { answerColumns: columns, asideColumns: columns, activity: true },
+      { answerColumns: columns, asideColumns: columns, activity: true, status: () => runtime.usage.meter.snapshot() },
     );
     const live = renderer;
     const undo = drawOnAbruptEnd(() => {

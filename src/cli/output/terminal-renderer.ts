@@ -15,6 +15,7 @@ import type { TurnReceiver } from "../../agent/agent.js";
 import type { ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
+import type { MeterSnapshot } from "../../usage/meter.js";
 import { ActivityLine } from "./activity.js";
 import { FlowText } from "./flow-text.js";
 import { markdownStream } from "./markdown/load.js";
@@ -35,6 +36,8 @@ export interface TerminalLayout {
   activity?: boolean;
   /** The answer's terminal height (for Markdown's live region); default the process's stdout, else 24. */
   answerRows?: () => number;
+  /** With `activity`: the session's figures shown on the waiting line (status-line.ts). */
+  status?: () => MeterSnapshot;
 }
 
 const THINKING_MARK = "(thinking) ";
@@ -65,7 +68,8 @@ export class TerminalRenderer implements TurnReceiver {
     private readonly layout: TerminalLayout = {},
   ) {
     this.blocks = new ToolBlocks(aside, blocks);
-    if (layout.activity) this.activity = new ActivityLine(aside);
+    const status = layout.status && layout.asideColumns && { snapshot: layout.status, columns: layout.asideColumns };
+    if (layout.activity) this.activity = new ActivityLine(aside, undefined, status || undefined);
   }
 
   /** The turn's request is on its way: shows the waiting line (when asked for). */
@@ -94,7 +98,7 @@ export class TerminalRenderer implements TurnReceiver {
         // The layout counts columns from the start of a line.
         this.answer.endLine();
         const Markdown = this.live ? markdownStream() : undefined;
-        const rows = this.layout.answerRows ?? (() => (process.stdout.isTTY ? process.stdout.getWindowSize()[1] : undefined) ?? 24);
+        const rows = this.layout.answerRows ?? (() => (process.stdout.isTTY ? process.stdout.getWindowSize()[1] : 0) || 24);
         if (Markdown) this.answerMarkdown = new Markdown(this.answer, { columns, rows });
         else this.answerFlow = new FlowText(columns);
       }

@@ -46,12 +46,17 @@ export function highlightLines(code: string, lang: string): string[] | undefined
   }
 }
 
-async function load(name: string): Promise<boolean> {
+/** Loads highlight.js's core (no language yet), so the first code fence does not wait for it. */
+export function loadHighlighter(): Promise<HLJSApi | undefined> {
   core ??= import("highlight.js/lib/core").then(
     (module) => (hljs = module.default),
     () => undefined,
   );
-  const api = await core;
+  return core;
+}
+
+async function load(name: string): Promise<boolean> {
+  const api = await loadHighlighter();
   if (!api) return false;
   try {
     const language = (await import(`highlight.js/lib/languages/${name}`)) as { default: Parameters<HLJSApi["registerLanguage"]>[1] };

@@ -9,8 +9,8 @@ let loading: Promise<void> | undefined;
 
 /** Loads the renderer; resolves (never rejects) once {@link markdownStream} has it. Safe to call more than once. */
 export function loadMarkdown(): Promise<void> {
-  loading ??= import("./markdown-stream.js").then(
-    (module) => {
+  loading ??= Promise.all([import("./markdown-stream.js"), import("./highlight.js").then((h) => h.loadHighlighter())]).then(
+    ([module]) => {
       stream = module.MarkdownStream;
     },
     // Without it answers stay plain wrapped text: never a failure.
