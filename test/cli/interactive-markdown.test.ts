@@ -66,6 +66,21 @@ describe("Markdown answers on the terminal", () => {
     expect(styled).toMatch(/\x1b\[1;4mThe\b/);
   });
 
+  it("bad input: 20 columns, a table wider than the screen, escape sequences in the answer: a usable screen", async () => {
+    const text = "\x1b]2;PWNED\x07| first column | second column | third |\n|---|---|---|\n| alpha beta gamma | delta | \x1b[31mred\x1b[0m |\n\nAfter the table.";
+    tty.server.enqueue(openaiAnswer(text));
+    await tty.start({ columns: 20 });
+    await tty.send("t");
+    const screen = await tty.terminal.waitFor(/^After the table\.\n>/m);
+    const lines = answerLines(screen, "t");
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(20);
+    // Each column gets a few columns: cells wrap (a word cut) inside them, and nothing is lost.
+    expect(lines.join("").replace(/[│─┼ ]+/g, "")).toMatch(/alph.*a.*beta/);
+    expect(await tty.terminal.title()).not.toBe("PWNED");
+    const styled = await tty.terminal.screen({ styled: true });
+    expect(styled.split("\n").find((l) => l.includes("red"))).not.toMatch(/\x1b\[[\d;]*31m/);
+  });
+
   it("with NO_COLOR: the same layout without a single escape sequence; headings keep their #", async () => {
     tty.server.enqueue(openaiAnswer(ANSWER));
     await tty.start({ columns: 60, rows: 40, extraEnv: ["NO_COLOR=1"] });

@@ -65,6 +65,20 @@ describe("completePart", () => {
 });
 
 describe("MarkdownStream", () => {
+  it("streams one 100 000-character line in bytes close to its own (appended, never drawn again whole)", async () => {
+    const { md, chunks, frame } = stream(20, 10);
+    const line = "x".repeat(100_000);
+    for (let i = 0; i < line.length; i += 997) {
+      md.push(line.slice(i, i + 997));
+      frame();
+    }
+    md.end();
+    await outputOrder.idle();
+    const bytes = chunks.join("").length;
+    expect(stripControls(chunks.join("")).replace(/\n/g, "")).toBe(line);
+    expect(bytes).toBeLessThan(line.length * 1.5);
+  });
+
   function stream(columns = 40, rows = 20) {
     const chunks: string[] = [];
     const sink = new LineSink({ write: (t: string) => chunks.push(t) }, false);

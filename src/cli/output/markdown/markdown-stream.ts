@@ -99,15 +99,22 @@ export class MarkdownStream {
     // Lines still on screen: the region is at most the screen's height.
     const rows = Math.max(2, this.options.rows() - 1);
     let from = Math.min(this.live, lines.length);
+    // A last line taller than the screen is out of reach as a whole, but it can still grow: appended below.
+    const end = this.drawn.length - 1;
+    const grows = end >= 0 && lines.length > end && lines[end] !== this.drawn[end] && lines[end]!.startsWith(this.drawn[end]!);
+    if (inPlace && columns === this.drawnColumns && this.live > end && grows) from = end;
     if (columns === this.drawnColumns) while (from < lines.length && from < this.drawn.length && lines[from] === this.drawn[from]) from++;
     const unchanged = from === lines.length && lines.length === this.drawn.length;
     let out = "";
     if (!unchanged) {
       const last = this.drawn.length - 1;
-      const appended = inPlace && columns === this.drawnColumns && from === last && lines[from]!.startsWith(this.drawn[last]!) && this.drawnWidths[last]! < columns;
+      const appended = inPlace && columns === this.drawnColumns && from === last && lines[from]!.startsWith(this.drawn[last]!);
       if (appended) {
-        // Only the end of the last line is new: written where it left off.
-        out = `\x1b[1F\x1b[${this.drawnWidths[last]! + 1}G${lines[from]!.slice(this.drawn[last]!.length)}\n${body(lines.slice(from + 1), columns)}`;
+        // Only the end of the last line is new: written where it left off, on its last row (a line wider than the
+        // screen ends on its last row); when it filled that row exactly, the row below the cursor is where it goes on.
+        const filled = this.drawnWidths[last]! % columns;
+        const move = filled === 0 && this.drawnWidths[last]! > 0 ? "" : `\x1b[1F\x1b[${filled + 1}G`;
+        out = `${move}${lines[from]!.slice(this.drawn[last]!.length)}\n${body(lines.slice(from + 1), columns)}`;
       } else {
         const up = inPlace ? Math.min(rows, screenRows(this.drawnWidths.slice(from), columns)) : 0;
         // After a resize everything below the first redrawn row is cleared first: rows the terminal re-wrapped keep
