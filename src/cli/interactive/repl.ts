@@ -173,9 +173,13 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
   }
-  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds).
-  // So is the Markdown renderer.
-  setImmediate(() => void loadDisplayWidth().then(loadMarkdown));
+  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds), and then
+  // the Markdown renderer; MCP servers whose tools are known from an earlier run start then too, never competing
+  // with the prompt for the CPU.
+  setImmediate(() => {
+    void loadDisplayWidth().then(loadMarkdown);
+    runtime.hosts.mcp?.startAll();
+  });
   try {
     for (let submission = await next(); submission; submission = await next()) {
       try {

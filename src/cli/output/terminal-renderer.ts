@@ -20,7 +20,8 @@ import { ActivityLine } from "./activity.js";
 import { FlowText } from "./flow-text.js";
 import { markdownStream } from "./markdown/load.js";
 import type { MarkdownStream } from "./markdown/markdown-stream.js";
-import { retryText } from "./notices.js";
+import { compactionText, retryText } from "./notices.js";
+import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
@@ -143,6 +144,13 @@ export class TerminalRenderer implements TurnReceiver {
     if (this.shownThisAttempt) this.aside.dim(this.notice("awl: the answer above was cut off; it is discarded and asked for again\n"));
     this.shownThisAttempt = false;
     this.aside.dim(this.notice(retryText(notice)));
+    this.activity?.start();
+  }
+
+  onCompaction(outcome: CompactionOutcome): void {
+    this.activity?.stop();
+    this.endLines();
+    this.aside.dim(compactionText(outcome));
     this.activity?.start();
   }
 
