@@ -21,7 +21,7 @@ import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js"
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
 import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
-import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
+import type { ExtensionLoadError, LuaToolRegistration, TextHost, ToolContextData } from "./lua/types.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
@@ -64,6 +64,8 @@ export interface LuaToolSetOptions {
   memoryLimitBytes?: number;
   /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
   onLog?: (extension: string, text: string, callId?: string) => void;
+  /** Where `awl.fs.read_text` / `write_text` (the std file tools' text) go instead of the disk: e.g. an ACP client. */
+  textHost?: TextHost;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -166,6 +168,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
+      ...(options.textHost && { textHost: options.textHost }),
     };
     toolSet.beginLoad = async () => {
       let pool: LuaPool;

@@ -78,6 +78,7 @@ export class LuaPool {
       luaPath: options.luaPath ?? [],
       home: env.HOME ?? homedir(),
       cwd: process.cwd(),
+      ...(options.textHost && { textFromHost: true }),
     };
     const onLog = options.onLog;
     this.log = onLog ? (extension, stream, text) => onLog(extension, text, stream) : defaultLog;
@@ -121,7 +122,7 @@ export class LuaPool {
 
   private async startSlot(): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     if (this.closed) throw new Error("the Lua pool is closed");
-    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log);
+    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost);
     // A slot that finishes starting after close() is stopped at once.
     this.track(start.then(({ slot }) => (this.closed ? slot.terminate() : undefined), () => undefined));
     return start;
