@@ -81,6 +81,9 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "approve_mcp_json",
   // Per-model corrections of the catalogue, read by src/usage/model-overrides.ts (docs/cost.md).
   "models",
+  // The system prompt's text or @file, read by src/cli/system-prompt-option.ts (docs/cli.md).
+  "system_prompt",
+  "append_system_prompt",
   // Compaction's threshold and switch, read by src/compaction/settings.ts (docs/compaction.md).
   "compaction",
 ]);
