@@ -45,7 +45,7 @@ describe("permission questions", () => {
     await tty.terminal.waitFor(/allowed once[\s\S]*\? run wants to run/);
     await tty.terminal.type("n");
     await tty.terminal.waitFor(/Two\.\n>/);
-    expect(resultOf(3, "c2")).toBe("the user denied this call");
+    expect(resultOf(3, "c2")).toBe("Error: the user denied this call");
   });
 
   it("s allows for the session: the next identical call runs without a question", async () => {
@@ -100,7 +100,7 @@ describe("permission questions", () => {
     await tty.terminal.type("use make clean instead");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/Understood\.\n>/);
-    expect(resultOf(1, "c1")).toBe("the user denied this call and said: use make clean instead");
+    expect(resultOf(1, "c1")).toBe("Error: the user denied this call and said: use make clean instead");
 
     await askAbout("curl x");
     await tty.terminal.keys("Escape");
