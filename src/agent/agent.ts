@@ -100,6 +100,9 @@ export class Agent {
       if (signal.aborted) return end("cancelled");
       if (turn.steps >= this.maxSteps) return end("max_steps");
       turn.steps++;
+      // Pending changes (an extension saved meanwhile) apply between model calls, never under a tool call.
+      await this.tools?.refresh?.().catch(() => undefined);
+      if (signal.aborted) return end("cancelled");
       const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
       const step = await this.callModel(conversation, this.stepReceiver(receiver, turn), tools, signal);
       if (!step.ok) {

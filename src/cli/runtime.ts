@@ -12,6 +12,7 @@ import type { Message } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
+import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
@@ -52,6 +53,8 @@ export interface RuntimeOptions {
 
 export class Runtime {
   readonly hooks: TurnHook[] = [];
+  /** The Lua extensions' tool set when awl opened it (hot reload and `/reload` act on it). */
+  luaTools: LuaToolSet | undefined;
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -182,10 +185,17 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
 
-  // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
+  // At exit the extensions' on_unload hooks run (time-limited), and a worker a prewarm started that the turn
+  // never needed has finished starting.
   if (opened) {
     const lua = opened.tools;
-    runtime.hooks.push({ close: () => lua.quiesce() });
+    runtime.luaTools = lua;
+    runtime.hooks.push({
+      close: async () => {
+        await lua.unload();
+        await lua.quiesce();
+      },
+    });
   }
 
   const sessions = setupSessions(options, runtime);

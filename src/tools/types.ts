@@ -58,6 +58,12 @@ export interface ToolSet {
    * May return a promise that settles once that start is under way (e.g. the worker threads exist); never rejects.
    */
   prewarm?(): void | Promise<void>;
+  /**
+   * Optional: applies pending changes (extension reloads, MCP `list_changed`, enable/disable) so that
+   * `definitions()` is current. The agent awaits it before every model call, the first of a turn included, so it
+   * never runs under one of the agent's tool calls. Never rejects.
+   */
+  refresh?(): Promise<void>;
   /** Runs one validated call. Never throws. */
   execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome>;
   /**

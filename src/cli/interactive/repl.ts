@@ -9,6 +9,7 @@
  *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
  * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
+import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
@@ -146,6 +147,20 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     return undefined;
   }
 
+  // Hot reload: what awl says about a reload goes above the prompt, or into the turn between its model calls.
+  const notice = (text: string): void => {
+    if (renderer) renderer.notice(text);
+    else if (editor.shown) editor.printAbove(sink.color ? `\x1b[2m${text}\x1b[22m\n` : `${text}\n`);
+    else print(text);
+  };
+  const lua = runtime.luaTools;
+  const stopListening = lua?.onReload((report) => reloadLines(report).forEach(notice));
+  // A save while no turn runs is applied at once (between model calls by definition); during a turn the agent
+  // applies it before its next model call.
+  const refreshIdle = (): void => {
+    if (!turn && !closed) void lua?.refresh();
+  };
+
   const input = new TerminalInput(process.stdin, out, { onKey, onEnd: close });
   const onResize = (): void => {
     editor.resize();
@@ -160,8 +175,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
   }
-  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds).
-  setImmediate(() => void loadDisplayWidth());
+  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds); the watch
+  // of the extension folders starts then too.
+  setImmediate(() => {
+    void loadDisplayWidth();
+    void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
+  });
   try {
     for (let submission = await next(); submission; submission = await next()) {
       try {
@@ -171,6 +190,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       }
     }
   } finally {
+    stopListening?.();
     editor.leave();
     out.off("resize", onResize);
     input.stop();

@@ -47,6 +47,17 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   },
   resumeCommand,
   {
+    name: "reload",
+    summary: "find and load every extension again now (their discover_tools handlers run again)",
+    run: async (_args, { runtime, print }) => {
+      const lua = runtime.luaTools;
+      if (!lua) return print("no extensions to reload");
+      // The tool set's reload listener prints what changed; a reload that changed no tool says so here.
+      const report = await lua.reload();
+      if (report.extensions.length === 0) print(`reloaded ${lua.discovery.extensions.length} extensions (nothing changed)`);
+    },
+  },
+  {
     name: "exit",
     summary: "leave awl (Ctrl-D does the same)",
     run: (_args, { exit }) => exit(),

@@ -128,6 +128,13 @@ export class TerminalRenderer implements TurnReceiver {
     this.activity?.start();
   }
 
+  /** A line of awl's own during the turn (an extension reloaded between model calls), never inside a block. */
+  notice(text: string): void {
+    this.activity?.stop();
+    this.endLines();
+    this.aside.dim(`${text}\n`);
+  }
+
   onToolStart(call: ToolCall): void {
     this.activity?.stop();
     this.endLines();

@@ -207,9 +207,13 @@ local function make_env(name, root)
   return env
 end
 
---- Loads one extension. Returns "ok", registrations JSON or "error", message.
-local function load_extension(name, file, root)
-  local src, err = host.read_source(file)
+local staged = {} -- name -> a new version loaded beside the one serving, until commit_extension swaps it in
+
+--- Loads one extension. Returns "ok", registrations JSON or "error", message. `source`: the entry point's
+--- text when the host read it already; `replace`: keep the version serving until commit_extension (a reload).
+local function load_extension(name, file, root, source, replace)
+  local src, err = source, nil
+  if src == nil then src, err = host.read_source(file) end
   if not src then return "error", err end
   if sub(src, 1, 1) == "#" then src = "--" .. src end
   local env = make_env(name, root)
@@ -228,7 +232,7 @@ local function load_extension(name, file, root)
     if is_tool_error(report) then return "error", report.message end
     return "error", report.message, trim(report.traceback)
   end
-  extensions[name] = ext
+  if replace then staged[name] = ext else extensions[name] = ext end
   local list = {}
   for i, tool in ipairs(ext.order) do
     list[i] = {
@@ -380,15 +384,28 @@ local function render(ext_name, tool_name, input_json)
   return "error", format("render of `%s` returned %s; it must return a string or a list of lines", tool_name, describe(result))
 end
 
---- Runs every extension's on_unload hooks (errors are logged, never raised).
-local function unload()
-  for name, ext in next, extensions do
-    host.set_extension(name)
-    for _, fn in ipairs(ext.unload) do
-      local ok, report = xpcall(fn, crash_report)
-      if not ok then host.log("warn", "on_unload failed: " .. tostring(report.message or report) .. "\n") end
-    end
+local function run_unload_hooks(name, ext)
+  host.set_extension(name)
+  for _, fn in ipairs(ext.unload) do
+    local ok, report = xpcall(fn, crash_report)
+    if not ok then host.log("warn", "on_unload failed: " .. tostring(report.message or report) .. "\n") end
   end
 end
 
-return { load_extension = load_extension, call = call, available = available, render = render, unload = unload }
+--- Runs the on_unload hooks of the version of `name` serving now (a reload, a removal, or awl exits); errors
+--- are logged, never raised.
+local function unload_extension(name)
+  local ext = extensions[name]
+  if ext then run_unload_hooks(name, ext) end
+end
+
+--- Puts the version load_extension staged in service, or, with none staged, drops the extension.
+local function commit_extension(name)
+  extensions[name] = staged[name]
+  staged[name] = nil
+end
+
+return {
+  load_extension = load_extension, call = call, available = available, render = render,
+  unload_extension = unload_extension, commit_extension = commit_extension,
+}
