@@ -34,8 +34,10 @@ export interface ProviderEntry {
   base_url?: string;
   api_key_env?: string;
   model?: string;
+  /** Extra request headers (OpenRouter's `HTTP-Referer`, `X-Title`); "" leaves one of awl's own out. */
+  headers?: Record<string, string>;
 }
-const PROVIDER_ENTRY_KEYS = ["base_url", "api_key_env", "model"];
+const PROVIDER_ENTRY_KEYS = ["base_url", "api_key_env", "model", "headers"];
 
 export interface ConfigFile {
   path: string;
@@ -142,12 +144,23 @@ function checkValue(kind: KeyKind, value: unknown): string | undefined {
         if (!isObject(entry)) return `entry "${name}" must be an object with any of ${keys}`;
         for (const [key, field] of Object.entries(entry)) {
           if (!PROVIDER_ENTRY_KEYS.includes(key)) return `entry "${name}" has an unknown key "${key}" (use ${keys})`;
-          const problem = checkValue("string", field);
+          const problem = key === "headers" ? checkHeaders(field) : checkValue("string", field);
           if (problem) return `entry "${name}.${key}" ${problem}`;
         }
       }
       return undefined;
   }
+}
+
+/** A header map: names HTTP accepts, string values (an empty one removes awl's own header of that name). */
+function checkHeaders(value: unknown): string | undefined {
+  const example = 'must be an object of strings like {"HTTP-Referer": "https://example.com", "X-Title": "my app"}';
+  if (!isObject(value)) return example;
+  for (const [name, field] of Object.entries(value)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) return `has a header name ${JSON.stringify(name)} that HTTP does not allow`;
+    if (typeof field !== "string" || /[\r\n]/.test(field)) return `has a header "${name}" whose value is not a one-line string (${JSON.stringify(field)}); ${example}`;
+  }
+  return undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

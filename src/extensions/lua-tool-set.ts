@@ -36,6 +36,9 @@ import type { FolderWatcher } from "./watch.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
+/** The package's `extensions/` folder: awl's bundled `std.*` extensions. */
+export const BUNDLED_EXTENSIONS_DIR = fileURLToPath(new URL("../../extensions/", import.meta.url));
+
 /** Handler timeout for tools that declare none (`--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -52,8 +55,11 @@ export interface LuaToolSetOptions {
   env: NodeJS.ProcessEnv;
   /** `--extensions-dir` folders, highest precedence first. */
   extensionDirs?: readonly string[];
-  /** Bundled `std.*` extensions; default: the package's `extensions/` folder (skipped when absent). */
-  bundledDir?: string;
+  /**
+   * Bundled `std.*` extensions (the core tools); default: the package's `extensions/` folder. `false` offers
+   * none of them (an embedder with tools of its own, a test about something else).
+   */
+  bundledDir?: string | false;
   /** For tools that declare no timeout. Default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
   defaultTimeoutMs?: number;
   /** `ctx.result_limit`, and the cut-off for results. Default {@link DEFAULT_RESULT_LIMIT}. */
@@ -161,7 +167,7 @@ export class LuaToolSet implements ToolSet {
       cwd: options.cwd,
       env: options.env,
       extraDirs: options.extensionDirs ?? [],
-      bundledDir: options.bundledDir ?? fileURLToPath(new URL("../../extensions/", import.meta.url)),
+      ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
     const discovery = discoverExtensions(roots);
     const home = awlDataDir(options.env);
@@ -193,7 +199,9 @@ export class LuaToolSet implements ToolSet {
       const keys = toolSet.cacheKeys;
       let pool: LuaPool;
       try {
-        pool = await toolSet.createPool({ ...poolOptions, extensions: extensions.map((e) => toolSet.entryOf(e)) });
+        // The bundled extensions load last: the user's own come first (SPEC §4).
+        const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
+        pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e)) });
       } catch (error) {
         toolSet.apply(failedLoad(extensions, error));
         return { rest: Promise.resolve() };
@@ -431,7 +439,7 @@ export class LuaToolSet implements ToolSet {
     for (const k of Object.keys(this.unavailable)) if (k.startsWith(`${name}/`)) delete this.unavailable[k];
     Object.assign(this.unavailable, unavailable);
     this.registrations.set(name, tools);
-    this.registry.setExtension(name, tools);
+    this.registry.setExtension(name, tools, { fallback: extension?.source === "bundled" });
   }
 
   /** Drops an extension that is gone. */
@@ -663,7 +671,7 @@ export class LuaToolSet implements ToolSet {
     for (const extension of this.discovery.extensions) {
       const tools = snapshot.tools.filter((t) => t.extension === extension.name);
       this.registrations.set(extension.name, tools);
-      this.registry.setExtension(extension.name, tools);
+      this.registry.setExtension(extension.name, tools, { fallback: extension.source === "bundled" });
     }
   }
 }

@@ -56,9 +56,13 @@ describe("config file", () => {
     const good = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"base_url": "http://p", "api_key_env": "K", "model": "claude-x"}}}');
     expect(good.ok && good.value.values.providers).toEqual({ anthropic: { base_url: "http://p", api_key_env: "K", model: "claude-x" } });
     const typo = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"api_key": "sk"}}}');
-    expect(!typo.ok && typo.error.message).toBe('the config file /c/config.json key "providers" entry "anthropic" has an unknown key "api_key" (use "base_url", "api_key_env", "model")');
+    expect(!typo.ok && typo.error.message).toBe('the config file /c/config.json key "providers" entry "anthropic" has an unknown key "api_key" (use "base_url", "api_key_env", "model", "headers")');
     const empty = parseConfigText("/c/config.json", '{"providers": {"openai": {"base_url": ""}}}');
     expect(!empty.ok && empty.error.message).toContain('entry "openai.base_url" must be a non-empty string');
+    const headers = parseConfigText("/c/config.json", '{"providers": {"openai": {"headers": {"HTTP-Referer": "https://me.example", "X-Title": "mine"}}}}');
+    expect(headers.ok && headers.value.values.providers?.openai?.headers).toEqual({ "HTTP-Referer": "https://me.example", "X-Title": "mine" });
+    const badHeader = parseConfigText("/c/config.json", '{"providers": {"openai": {"headers": {"X-Title": 3}}}}');
+    expect(!badHeader.ok && badHeader.error.message).toContain('entry "openai.headers" has a header "X-Title" whose value is not a one-line string (3)');
   });
 });
 

@@ -307,10 +307,11 @@ export class LuaPool {
     const change = { generation: this.generation + 1, load: load.filter((e) => accepted.has(e.name)), remove };
     this.generation = change.generation;
     this.changes.push(change);
+    // Workers started from now on load the accepted versions, in the order they had (new ones last).
+    const replaced = new Map(change.load.map((e) => [e.name, e]));
+    const kept = this.settings.extensions.filter((e) => !remove.includes(e.name)).map((e) => replaced.get(e.name) ?? e);
+    this.settings.extensions = [...kept, ...change.load.filter((e) => !kept.includes(e))];
     const gone = new Set([...remove, ...change.load.map((e) => e.name)]);
-    this.settings.extensions = [...this.settings.extensions.filter((e) => !gone.has(e.name)), ...change.load].sort(
-      (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
-    );
     for (const k of [...this.tools]) if (gone.has(k.slice(0, k.indexOf("\u0000")))) this.tools.delete(k);
     for (const r of results) if ("tools" in r) for (const t of r.tools) this.tools.add(key(t.extension, t.name));
     // The idle workers now; the busy ones catch up when they are released.
