@@ -50,7 +50,7 @@ describe("hot reload in the interactive mode", () => {
   it("offers an edited extension's tools at the next request, keeps them through a broken edit, runs on_unload", { timeout: 90_000 }, async () => {
     const marks = join(tempDir("awl-marks-"), "marks");
     writeFileSync(marks, "");
-    const home = await launchAwl(terminal, server, { extensions: { "live.lua": live("v1", marks, "live_one") }, columns: 220 });
+    const home = await launchAwl(terminal, server, { extensions: { "live.lua": live("v1", marks, "live_one") }, columns: 220, args: ["--no-std-tools"] });
     const file = join(home, ".config", "awl", "extensions", "live.lua");
     await terminal.waitFor(/^>\s*$/m);
     await turn("first", "Answer one.");

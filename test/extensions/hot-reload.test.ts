@@ -30,7 +30,7 @@ afterEach(async () => {
 const tool = (name: string, answer: string) => `awl.register_tool { name = "${name}", description = "${answer}", run = function() return "${answer}" end }\n`;
 
 async function openWatched(): Promise<{ tools: LuaToolSet; reports: ReloadReport[]; changes: () => number }> {
-  const tools = await LuaToolSet.open({ cwd, env, maxSlots: 2, cachePath: join(root, "cache", "tools.json") });
+  const tools = await LuaToolSet.open({ cwd, env, maxSlots: 2, cachePath: join(root, "cache", "tools.json"), bundledDir: false });
   open.push(tools);
   const reports: ReloadReport[] = [];
   tools.onReload((r) => reports.push(r));
@@ -146,7 +146,7 @@ agent.on("discover_tools", function(registry)
 end)
 `,
     );
-    const tools = await LuaToolSet.open({ cwd, env, maxSlots: 1, cachePath: false });
+    const tools = await LuaToolSet.open({ cwd, env, maxSlots: 1, cachePath: false, bundledDir: false });
     open.push(tools);
     expect(names(tools)).toEqual(["first"]);
     writeFileSync(join(root, "names"), "second third");

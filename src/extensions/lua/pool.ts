@@ -328,6 +328,9 @@ export class LuaPool {
       if (!results || results.some((r) => "error" in r)) slot.retire = true;
       slot.generation = change.generation;
     }
+    slot.generation = Math.max(slot.generation, this.generation);
+    // Changes every worker has seen are dropped; a worker still starting may need them all.
+    if (this.starting > 0) return;
     const oldest = Math.min(...[...this.slots].map((s) => s.generation));
     while (this.changes.length > 0 && this.changes[0]!.generation <= oldest) this.changes.shift();
   }
