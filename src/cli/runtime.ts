@@ -19,6 +19,9 @@ import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
 import type { ConfigFile } from "../config/config-file.js";
+import { configFilePath, readConfigFile } from "../config/config-file.js";
+import { SessionUsage } from "../usage/session-usage.js";
+import { parseModelOverrides } from "../usage/model-overrides.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -59,12 +62,18 @@ export class Runtime {
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
+  /** Tokens, context use and cost of this conversation (the status line, `/cost` and the JSON outputs read it). */
+  readonly usage: SessionUsage;
+
   constructor(
     readonly agent: Agent,
     public conversation: Conversation,
     public settings: AwlSettings,
     readonly options: RuntimeOptions,
-  ) {}
+    usage?: SessionUsage,
+  ) {
+    this.usage = usage ?? new SessionUsage(settings.provider);
+  }
 
   /** The id of the session being saved (for `awl -r`), if any. */
   get sessionId(): string | undefined {
@@ -92,7 +101,8 @@ export class Runtime {
     if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
     const prompt = this.conversation.addMessage({ role: "user", content });
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
-    const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, receiver);
+    this.usage.meter.beginTurn();
+    const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, this.usage.observe(receiver));
     const observed = withAppendObserver(wrapped, (message) => {
       for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
     });
@@ -115,6 +125,7 @@ export class Runtime {
     if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "the previous model stays in use" } };
     this.agent.provider = created.provider;
     this.settings = resolved.value;
+    this.usage.switchModel(resolved.value.provider);
     this.options.sources.choice = choice;
     return { ok: true, value: resolved.value.provider };
   }
@@ -184,7 +195,10 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   }
   const tools = options.tools ?? opened?.tools;
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
-  const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
+  const overrides = modelOverrides(options.configFile);
+  if (!overrides.ok) return overrides;
+  const usage = new SessionUsage(options.settings.provider, overrides.value);
+  const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
 
   // At exit the extensions' on_unload hooks run (time-limited), and a worker a prewarm started that the turn
   // never needed has finished starting.
@@ -206,6 +220,17 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
   return { ok: true, value: runtime };
+}
+
+/** The config file's `models` corrections (docs/cost.md); `configFile` undefined: not read yet, read it now. */
+function modelOverrides(configFile: ConfigFile | null | undefined): ReturnType<typeof parseModelOverrides> {
+  let file = configFile;
+  if (file === undefined) {
+    const read = readConfigFile(configFilePath(process.env));
+    if (!read.ok) return read;
+    file = read.value ?? null;
+  }
+  return parseModelOverrides(file?.raw.models, file?.path ?? configFilePath(process.env));
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

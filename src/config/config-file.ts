@@ -72,6 +72,8 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "lua_workers",
   "lua_memory_mb",
   "tool_timeout_ms",
+  // Per-model corrections of the catalogue, read by src/usage/model-overrides.ts (docs/cost.md).
+  "models",
 ]);
 
 /** Where the config file lives for this environment. */

@@ -47,7 +47,7 @@ const AVAILABLE_TIMEOUT_MS = 10_000;
 
 /** A `render(state, view)` runs for at most this long once it has a worker... */
 export const RENDER_TIMEOUT_MS = 1_000;
-/** ...and waits at most this long in all (every worker may be busy running tools): the block falls back. */
+/** ...and waits at most this long in all (the renders' worker may be starting, or busy with other renders): the block falls back. */
 const RENDER_WAIT_MS = 3_000;
 
 export interface LuaToolSetOptions {
@@ -73,7 +73,8 @@ export interface LuaToolSetOptions {
   secrets?: readonly (string | undefined)[];
   maxSlots?: number;
   memoryLimitBytes?: number;
-  onLog?: (extension: string, text: string) => void;
+  /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
+  onLog?: (extension: string, text: string, callId?: string) => void;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -139,6 +140,8 @@ export class LuaToolSet implements ToolSet {
   /** The registration cache (false: off) and the keys of the extensions as found. */
   private cachePath: string | false = false;
   private cacheKeys: ReturnType<typeof extensionKeys>;
+  /** Where what a tool call printed goes (`LuaToolSetOptions.onLog`). */
+  private callLog: LuaToolSetOptions["onLog"];
 
   private constructor(
     /** The extensions as last found (a reload finds them again). */
@@ -181,6 +184,7 @@ export class LuaToolSet implements ToolSet {
     const registry = new ToolRegistry({ defaultTimeoutMs });
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
     const toolSet = new LuaToolSet(discovery, roots, registry, context, defaultTimeoutMs, scrub);
+    toolSet.callLog = options.onLog;
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     toolSet.cachePath = cachePath;
     const poolOptions: Omit<LuaPoolOptions, "extensions"> = {
@@ -509,6 +513,7 @@ export class LuaToolSet implements ToolSet {
         signal,
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
+        ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(tool.extension, text, call.id) }),
       });
       if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;

@@ -5,6 +5,7 @@
 import type { LineSink } from "../output/sink.js";
 import type { Runtime } from "../runtime.js";
 import { resumeCommand } from "../session-history.js";
+import { costReport } from "../../usage/meter.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -55,6 +56,15 @@ export const SLASH_COMMANDS: SlashCommand[] = [
       // The tool set's reload listener prints what changed; a reload that changed no tool says so here.
       const report = await lua.reload();
       if (report.extensions.length === 0) print(`reloaded ${lua.discovery.extensions.length} extensions (nothing changed)`);
+    },
+  },
+  {
+    name: "cost",
+    summary: "tokens, cost and context use of this session and of the last turn",
+    run: async (_args, { runtime, print }) => {
+      // The server is asked for an unknown model's window here if it could tell (docs/cost.md).
+      await runtime.usage.ensureModelInfo();
+      print(costReport(runtime.usage.meter.snapshot()).trimEnd());
     },
   },
   {

@@ -16,7 +16,7 @@ import {
   CONTROL_REPLY,
   CONTROL_SIZE,
   type CallRequest,
-  type ExecRequest,
+  type HostRequest,
   type FromWorker,
   type ReloadResult,
   type ToWorker,
@@ -59,6 +59,7 @@ interface RunningCall {
   abortReason: number;
   snapshot?: unknown;
   onProgress?: ((u: ToolProgress) => void) | undefined;
+  onLog?: ((stream: string, text: string) => void) | undefined;
   finish(outcome: ToolOutcome): void;
 }
 
@@ -97,7 +98,7 @@ export class WorkerSlot {
     private readonly settings: SlotSettings,
     private readonly log: LogSink,
   ) {
-    this.processes = new ChildProcesses(settings.env, log);
+    this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text));
   }
 
   /**
@@ -118,7 +119,7 @@ export class WorkerSlot {
       transferList: [channel.port2],
       resourceLimits: { maxYoungGenerationSizeMb: 2 }, // a worker holds little JS: keep its RSS small
     });
-    channel.port1.on("message", (req: ExecRequest) => void this.answer(channel.port1, req));
+    channel.port1.on("message", (req: HostRequest) => void this.answer(channel.port1, req));
     channel.port1.unref();
 
     return new Promise<Loaded>((resolve, reject) => {
@@ -177,12 +178,25 @@ export class WorkerSlot {
     });
   }
 
-  private async answer(port: MessageChannel["port1"], req: ExecRequest): Promise<void> {
-    const reply = await this.processes.run(req);
+  private async answer(port: MessageChannel["port1"], req: HostRequest): Promise<void> {
+    const reply = await this.reply(req);
     if (this.dead) return;
     port.postMessage(reply);
     Atomics.store(this.control, CONTROL_REPLY, 1);
     Atomics.notify(this.control, CONTROL_REPLY);
+  }
+
+  private reply(req: HostRequest): Promise<unknown> | unknown {
+    switch (req.op) {
+      case "exec":
+        return this.processes.run(req);
+      case "spawn":
+        return this.processes.spawn(req);
+      case "read":
+        return this.processes.read(req.handle);
+      case "kill":
+        return this.processes.kill(req.handle);
+    }
   }
 
   private onMessage(msg: FromWorker): void {
@@ -198,7 +212,7 @@ export class WorkerSlot {
         }
         return;
       case "log":
-        this.log(msg.extension, msg.stream, msg.text);
+        this.logged(msg.extension, msg.stream, msg.text);
         return;
       case "fatal":
         void this.terminate();
@@ -217,11 +231,19 @@ export class WorkerSlot {
     else call.finish({ status: "crash", extension: call.extension, message: reason, traceback: "" });
   }
 
+  /** What was printed goes to the running call's own log when it has one (the slot runs one call at a time). */
+  private logged(extension: string, stream: string, text: string): void {
+    const onLog = this.current?.onLog;
+    if (onLog) onLog(stream, text);
+    else this.log(extension, stream, text);
+  }
+
   /** Runs one call; resolves with its outcome whatever happens (never rejects). */
   run(
     req: Omit<CallRequest, "type" | "id">,
     signal: AbortSignal,
     onProgress?: (u: ToolProgress) => void,
+    onLog?: (stream: string, text: string) => void,
   ): Promise<ToolOutcome> {
     const id = nextCallId++;
     if (this.dead) {
@@ -236,6 +258,7 @@ export class WorkerSlot {
         timeoutMs: req.timeoutMs,
         abortReason: ABORT_NONE,
         onProgress,
+        onLog,
         finish: (outcome) => {
           if (this.current !== call) return;
           this.current = undefined;
