@@ -5,34 +5,50 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { call, poolOf, tempDir } from "./helpers.js";
 
-// Each call takes ~0.3 s, so calls at once run in different workers.
 const counter = (name: string, answer: string) => `
 local calls = 0
-awl.register_tool { name = "${name}", run = function()
+awl.register_tool { name = "${name}", run = function() calls = calls + 1; return "${answer} " .. calls end }
+`;
+
+// Two calls of a `together` tool return only once both run at the same time: they prove two workers. Each
+// answers its version, its Lua state's id and how many calls that state has seen.
+const together = (tool: string, version: string, dir: string) => `
+local calls, id = 0, tostring(math.random(1, 1000000000))
+awl.register_tool { name = "${tool}", run = function(args)
   calls = calls + 1
-  local until_ = os.clock() + 0.3
-  while os.clock() < until_ do end
-  return "${answer} " .. calls
+  local mark = ${JSON.stringify(dir)} .. "/${tool}-${version}-"
+  io.open(mark .. args.tag .. calls, "w"):close()
+  local other = mark .. (args.tag == "x" and "y" or "x") .. calls
+  local deadline = os.time() + 20
+  while not io.open(other) do
+    if os.time() > deadline then return "alone" end
+    os.execute("sleep 0.02")
+  end
+  return "${version} " .. id .. " " .. calls
 end }
 `;
 
 describe("LuaPool.reload", () => {
-  it("reloads one extension in every worker; the other keeps its state", { timeout: 30_000 }, async () => {
-    const { pool, dir } = poolOf({ a: counter("a_tool", "a-v1"), b: counter("b_tool", "b") }, { maxSlots: 2 });
+  it("reloads one extension in every worker; the other keeps its state", { timeout: 60_000 }, async () => {
+    const marks = tempDir();
+    const { pool, dir } = poolOf({ a: together("a_tool", "v1", marks), b: together("b_tool", "b", marks) }, { maxSlots: 2 });
     await pool.load();
-    // Both workers busy at once, so both exist and have state.
-    const first = await Promise.all([call(pool, "a", "a_tool"), call(pool, "b", "b_tool"), call(pool, "b", "b_tool")]);
-    expect(first.every((o) => o.status === "result")).toBe(true);
-    writeFileSync(join(dir, "a.lua"), counter("a_tool2", "a-v2"));
+    const both = async (extension: string, tool: string) =>
+      (await Promise.all(["x", "y"].map((tag) => call(pool, extension, tool, { tag }, { timeoutMs: 30_000 })))).map((o) =>
+        o.status === "result" ? o.content : o.status,
+      );
+    expect(await both("a", "a_tool")).toEqual([expect.stringMatching(/^v1 \d+ 1$/), expect.stringMatching(/^v1 \d+ 1$/)]);
+    const bBefore = await both("b", "b_tool");
+    writeFileSync(join(dir, "a.lua"), together("a_tool", "v2", marks));
     const results = await pool.reload([{ name: "a", file: join(dir, "a.lua"), root: dir }], []);
-    expect(results).toEqual([{ extension: "a", tools: [expect.objectContaining({ name: "a_tool2", extension: "a" })] }]);
-    const after = await Promise.all([call(pool, "a", "a_tool2"), call(pool, "a", "a_tool2"), call(pool, "a", "a_tool")]);
-    expect(after.slice(0, 2).map((o) => (o.status === "result" ? o.content : o.status)).sort()).toEqual(["a-v2 1", "a-v2 1"]);
-    expect(after[2]).toMatchObject({ status: "result", is_error: true, content: expect.stringContaining("unknown tool") });
-    // b was not reloaded: its counter goes on (3 calls before, in two workers, so one of them is at 2).
-    const b = await Promise.all([call(pool, "b", "b_tool"), call(pool, "b", "b_tool")]);
-    const counts = b.map((o) => (o.status === "result" ? Number(o.content.split(" ")[1]) : 0));
-    expect(Math.max(...counts)).toBeGreaterThan(1);
+    expect(results).toEqual([{ extension: "a", tools: [expect.objectContaining({ name: "a_tool", extension: "a" })] }]);
+    // Both workers run the new version, each from a fresh state.
+    expect(await both("a", "a_tool")).toEqual([expect.stringMatching(/^v2 \d+ 1$/), expect.stringMatching(/^v2 \d+ 1$/)]);
+    // b was not reloaded: the same two states answer, each one call further.
+    const ids = (answers: string[]) => answers.map((a) => a.split(" ")[1]).sort();
+    const bAfter = await both("b", "b_tool");
+    expect(ids(bAfter)).toEqual(ids(bBefore));
+    expect(bAfter.every((a) => a.endsWith(" 2"))).toBe(true);
   });
 
   it("keeps the old version when the new one fails, with the file and line", async () => {
