@@ -12,13 +12,15 @@ import type { Message } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
-import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { PromptContent } from "../agent-session/agent-session.js";
 import { openChatTools, type OpenedTools } from "./chat-tools.js";
+import { CompositeToolSet } from "../tools/composite.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
 import type { ConfigFile } from "../config/config-file.js";
+import type { LuaToolSet } from "../extensions/lua-tool-set.js";
+import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import { configFilePath, readConfigFile } from "../config/config-file.js";
 import { SessionUsage } from "../usage/session-usage.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
@@ -57,8 +59,8 @@ export interface RuntimeOptions {
 
 export class Runtime {
   readonly hooks: TurnHook[] = [];
-  /** The Lua extensions' tool set when awl opened it (hot reload and `/reload` act on it). */
-  luaTools: LuaToolSet | undefined;
+  /** The tool hosts behind the agent's ToolSet, for listings (`/extensions`): absent when the caller passed its own tools. */
+  hosts: { lua?: LuaToolSet; mcp?: McpToolSet } = {};
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -193,18 +195,19 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
-  const tools = options.tools ?? opened?.tools;
+  const mcp = opened?.mcp;
+  const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const overrides = modelOverrides(options.configFile);
   if (!overrides.ok) return overrides;
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
+  if (opened && !options.tools) runtime.hosts = { lua: opened.tools, ...(mcp && { mcp }) };
 
   // At exit the extensions' on_unload hooks run (time-limited), and a worker a prewarm started that the turn
   // never needed has finished starting.
   if (opened) {
     const lua = opened.tools;
-    runtime.luaTools = lua;
     runtime.hooks.push({
       close: async () => {
         await lua.unload();
@@ -212,6 +215,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
       },
     });
   }
+  if (mcp) runtime.hooks.push({ close: () => mcp.close() });
 
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;

@@ -72,6 +72,10 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "lua_workers",
   "lua_memory_mb",
   "tool_timeout_ms",
+  // MCP servers, read by src/cli/mcp-tools.ts (docs/mcp.md).
+  "mcpServers",
+  "mcp_startup_timeout_ms",
+  "approve_mcp_json",
   // Per-model corrections of the catalogue, read by src/usage/model-overrides.ts (docs/cost.md).
   "models",
 ]);

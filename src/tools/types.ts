@@ -70,9 +70,9 @@ export interface ToolSet {
    */
   prewarm?(): void | Promise<void>;
   /**
-   * Optional: applies pending changes (extension reloads, MCP `list_changed`, enable/disable) so that
-   * `definitions()` is current. The agent awaits it before every model call, the first of a turn included, so it
-   * never runs under one of the agent's tool calls. Never rejects.
+   * Optional: applies pending changes (extension reloads, MCP `list_changed`, servers that became ready,
+   * enable/disable) so that `definitions()` is current. The agent awaits it before every model call (the first of
+   * a turn included), never while a tool call runs. Never rejects.
    */
   refresh?(): Promise<void>;
   /** Runs one validated call. Never throws. */

@@ -51,11 +51,21 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     name: "reload",
     summary: "find and load every extension again now (their discover_tools handlers run again)",
     run: async (_args, { runtime, print }) => {
-      const lua = runtime.luaTools;
+      const lua = runtime.hosts.lua;
       if (!lua) return print("no extensions to reload");
       // The tool set's reload listener prints what changed; a reload that changed no tool says so here.
       const report = await lua.reload();
       if (report.extensions.length === 0) print(`reloaded ${lua.discovery.extensions.length} extensions (nothing changed)`);
+      },
+    },
+    {
+    name: "extensions",
+    summary: "list the Lua extensions and the MCP servers: state, tools, errors, schema cost",
+    run: async (_args, { runtime, print }) => {
+      const [{ reportText }, { mcpServerText }] = await Promise.all([import("../commands/extensions.js"), import("../commands/mcp-report.js")]);
+      const { lua, mcp } = runtime.hosts;
+      const text = [...(lua ? lua.extensions().map((r) => reportText(r, lua)) : []), ...(mcp?.servers().map(mcpServerText) ?? [])].join("");
+      print(text === "" ? "No extensions and no MCP servers." : text.trimEnd());
     },
   },
   {
