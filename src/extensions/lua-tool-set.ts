@@ -11,8 +11,9 @@
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
+import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
@@ -32,6 +33,8 @@ import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, ToolConte
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion } from "./versions.js";
+import { readEnablement } from "./enablement.js";
+import { readMetadata, type CapabilityMetadata } from "./metadata.js";
 import type { FolderWatcher } from "./watch.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
@@ -81,7 +84,7 @@ export interface LuaToolSetOptions {
   waitForLoad?: boolean;
 }
 
-export type ExtensionState = "loaded" | "failed" | "shadowed";
+export type ExtensionState = "loaded" | "failed" | "shadowed" | "disabled";
 
 /** One extension as `awl extensions` shows it. */
 export interface ExtensionReport {
@@ -91,6 +94,10 @@ export interface ExtensionReport {
   state: ExtensionState;
   /** For a shadowed extension: the entry point that hides it. */
   shadowed_by?: string;
+  /** For a disabled extension: the config file that switches it off. */
+  disabled_by?: string;
+  /** Its `awl.capability { ... }` metadata, read without running it (metadata.ts). */
+  metadata?: CapabilityMetadata;
   tools: RegisteredTool[];
   /** Load errors and refused registrations, each naming file and line. */
   errors: string[];
@@ -137,6 +144,10 @@ export class LuaToolSet implements ToolSet {
   /** Calls running now: a forced reload waits until none runs. */
   private running = 0;
   private idleWaiters: (() => void)[] = [];
+  /** Extensions switched off in a config file (never run), each with that file; what was wrong with those files. */
+  private disabled: (DiscoveredExtension & { disabled_by: string })[] = [];
+  private enablementProblems: string[] = [];
+  private env: NodeJS.ProcessEnv = {};
   /** The registration cache (false: off) and the keys of the extensions as found. */
   private cachePath: string | false = false;
   private cacheKeys: ReturnType<typeof extensionKeys>;
@@ -172,7 +183,7 @@ export class LuaToolSet implements ToolSet {
       extraDirs: options.extensionDirs ?? [],
       ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
-    const discovery = discoverExtensions(roots);
+    const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env);
     const home = awlDataDir(options.env);
     const context: ToolContextData = {
       cwd: options.cwd,
@@ -184,6 +195,9 @@ export class LuaToolSet implements ToolSet {
     const registry = new ToolRegistry({ defaultTimeoutMs });
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
     const toolSet = new LuaToolSet(discovery, roots, registry, context, defaultTimeoutMs, scrub);
+    toolSet.disabled = disabled;
+    toolSet.enablementProblems = problems;
+    toolSet.env = options.env;
     toolSet.callLog = options.onLog;
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     toolSet.cachePath = cachePath;
@@ -319,7 +333,10 @@ export class LuaToolSet implements ToolSet {
    * reported to `onProblem` and awl goes on without it.
    */
   watch(options: { onChange?: () => void; onProblem?: (message: string) => void } = {}): Promise<void> {
-    const folders = this.roots.filter((r) => r.source !== "bundled").map((r) => r.dir);
+    // The folders holding the project's and the user's extensions hold their config files too (enable/disable).
+    const folders = this.roots
+      .filter((r) => r.source !== "bundled")
+      .map((r) => (r.source === "project" || r.source === "user" ? dirname(r.dir) : r.dir));
     const report = (message: string) => options.onProblem?.(message);
     this.watching ??= import("./watch.js")
       .then(({ watchFolders }) =>
@@ -387,7 +404,10 @@ export class LuaToolSet implements ToolSet {
 
   /** One round of hot reload: finds the extensions again and loads those that changed (`all`: every one). */
   private async applyChanges(all: boolean): Promise<ReloadReport> {
-    const discovery = discoverExtensions(this.roots);
+    const found = findEnabled(this.roots, this.context.cwd, this.env);
+    const discovery = found.discovery;
+    this.disabled = found.disabled;
+    this.enablementProblems = found.problems;
     const before = new Map(this.discovery.extensions.map((e) => [e.name, e]));
     const toolsBefore = new Map([...before.keys()].map((name) => [name, this.registry.toolsOf(name)]));
     if (!this.pool) {
@@ -443,7 +463,7 @@ export class LuaToolSet implements ToolSet {
     for (const k of Object.keys(this.unavailable)) if (k.startsWith(`${name}/`)) delete this.unavailable[k];
     Object.assign(this.unavailable, unavailable);
     this.registrations.set(name, tools);
-    this.registry.setExtension(name, tools, { fallback: extension?.source === "bundled" });
+    this.registry.setExtension(name, tools, claim(extension));
   }
 
   /** Drops an extension that is gone. */
@@ -571,6 +591,14 @@ export class LuaToolSet implements ToolSet {
         errors: [...loadErrors, ...notReloaded, ...refused],
       };
     });
+    for (const off of this.disabled) {
+      reports.push({ name: off.name, file: off.file, source: off.source, state: "disabled", disabled_by: off.disabled_by, tools: [], errors: [] });
+    }
+    for (const report of reports) {
+      const read = metadataOf(report.file);
+      if (read.metadata) report.metadata = read.metadata;
+      if (read.error) report.errors.push(read.error);
+    }
     for (const hidden of this.discovery.shadowed) {
       reports.push({
         name: hidden.name,
@@ -594,6 +622,7 @@ export class LuaToolSet implements ToolSet {
   problems(): string[] {
     return [
       ...this.discovery.problems.map((p) => p.message),
+      ...this.enablementProblems,
       ...this.discovery.shadowed
         .filter((s) => s.source === "bundled")
         .map((s) => `the bundled extension "${s.name}" is replaced by ${s.shadowed_by}`),
@@ -676,12 +705,47 @@ export class LuaToolSet implements ToolSet {
     for (const extension of this.discovery.extensions) {
       const tools = snapshot.tools.filter((t) => t.extension === extension.name);
       this.registrations.set(extension.name, tools);
-      this.registry.setExtension(extension.name, tools, { fallback: extension.source === "bundled" });
+      this.registry.setExtension(extension.name, tools, claim(extension));
     }
   }
 }
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
+
+/** An extension's claim on tool names: bundled ones' are reserved, then --extensions-dir, project, user. */
+function claim(extension: DiscoveredExtension | undefined): { rank: number; bundled: boolean } {
+  return { rank: SOURCES.indexOf(extension?.source ?? "user"), bundled: extension?.source === "bundled" };
+}
+
+/**
+ * The extensions found in `roots`, without those a config file switches off (their code never runs; with a
+ * bundled one off, its tool names are free for the user's own).
+ */
+function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.ProcessEnv): {
+  discovery: DiscoveryResult;
+  disabled: (DiscoveredExtension & { disabled_by: string })[];
+  problems: string[];
+} {
+  const found = discoverExtensions(roots);
+  const enablement = readEnablement(cwd, env);
+  if (enablement.disabled.size === 0) return { discovery: found, disabled: [], problems: enablement.problems };
+  const disabled = found.extensions.filter((e) => enablement.disabled.has(e.name)).map((e) => ({ ...e, disabled_by: enablement.disabled.get(e.name)! }));
+  const discovery = { ...found, extensions: found.extensions.filter((e) => !enablement.disabled.has(e.name)) };
+  return { discovery, disabled, problems: enablement.problems };
+}
+
+/** An extension's metadata from its entry point's text (never run), or what is wrong with it. */
+function metadataOf(file: string): { metadata?: CapabilityMetadata; error?: string } {
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch {
+    return {}; // its load reports an unreadable file
+  }
+  const read = readMetadata(source);
+  if (!read.ok) return { error: `${file}:${read.line}: ${read.message}` };
+  return read.metadata ? { metadata: read.metadata } : {};
+}
 
 function toEntry(extension: DiscoveredExtension): { name: string; file: string; root: string } {
   return { name: extension.name, file: extension.file, root: join(extension.file, "..") };

@@ -27,12 +27,16 @@ export async function watchFolders(folders: readonly string[], options: WatchOpt
   const quietMs = options.quietMs ?? QUIET_MS;
   let timer: NodeJS.Timeout | undefined;
   let reported = false;
+  // The folders themselves may be hidden (`.awl`); what is hidden below them is not watched.
+  const watched = new Set(folders);
   const watcher: FSWatcher = watch([...folders], {
     ignoreInitial: true,
     persistent: false,
     depth: 16,
     // Hidden entries are never extensions (discover.ts); other files than Lua are the extensions' own data.
-    ignored: (path, stats) => /(^|\/)\.[^/]*$/.test(path) || (stats?.isFile() === true && !path.endsWith(".lua")),
+    // config.json: extensions switched on and off (enablement.ts).
+    ignored: (path, stats) =>
+      (!watched.has(path) && /(^|\/)\.[^/]*$/.test(path)) || (stats?.isFile() === true && !path.endsWith(".lua") && !path.endsWith("/config.json")),
   });
   watcher.on("all", () => {
     clearTimeout(timer);

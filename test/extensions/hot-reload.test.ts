@@ -113,6 +113,24 @@ describe("hot reload", () => {
     expect(reloadLines(reports.at(-1)!)).toEqual(["reloaded storm removed (-storm)"]);
   });
 
+  it("follows an extension disabled and enabled in the config file while it runs, at the next refresh", { timeout: 60_000 }, async () => {
+    writeFileSync(join(dir, "a.lua"), tool("a_tool", "a"));
+    writeFileSync(join(dir, "b.lua"), tool("b_tool", "b"));
+    const config = join(root, "home", ".config", "awl", "config.json");
+    mkdirSync(join(config, ".."), { recursive: true });
+    const { tools } = await openWatched();
+    writeFileSync(config, JSON.stringify({ extensions: { b: { enabled: false } } }));
+    await until(() => tools.hasPendingChanges, "the config change was seen");
+    await tools.refresh();
+    expect(names(tools)).toEqual(["a_tool"]);
+    expect(tools.extensions().find((e) => e.name === "b")).toMatchObject({ state: "disabled", disabled_by: config });
+    writeFileSync(config, JSON.stringify({ extensions: { b: { enabled: true } } }));
+    await until(() => tools.hasPendingChanges, "the second config change was seen");
+    await tools.refresh();
+    expect(names(tools)).toEqual(["a_tool", "b_tool"]);
+    expect(await run(tools, "b_tool")).toBe("b");
+  });
+
   it("never reloads an extension that writes files into its own folder", { timeout: 60_000 }, async () => {
     mkdirSync(join(dir, "writer"));
     writeFileSync(

@@ -91,6 +91,19 @@ function awl.exec(spec)
   return nil, out, err, tostring(detail)
 end
 
+-- A capability's metadata: awl reads it from the file's text without running it (src/extensions/metadata.ts);
+-- at run time the call only checks the table.
+local CAPABILITY_FIELDS = { label = true, description = true, version = true, license = true, homepage = true }
+function awl.capability(spec)
+  if type(spec) ~= "table" then error("awl.capability: expected a table { label = \"...\", description = \"...\" }, got " .. type(spec), 2) end
+  for key, value in next, spec do
+    if not CAPABILITY_FIELDS[key] then
+      error(format("awl.capability: unknown field `%s`; the fields are label, description, version, license, homepage", tostring(key)), 2)
+    end
+    if type(value) ~= "string" then error(format("awl.capability: `%s` must be a string, got %s", key, type(value)), 2) end
+  end
+end
+
 --- Runs `fn` when awl unloads this extension's state (reload, exit).
 function awl.on_unload(fn)
   if type(fn) ~= "function" then error("bad argument #1 to 'awl.on_unload' (function expected, got " .. type(fn) .. ")", 2) end
