@@ -3,7 +3,7 @@ import type { TurnReceiver } from "../agent/agent.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import type { CliOptions, OutputFormat } from "./options.js";
 import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js";
-import { retryText, turnEndText } from "./output/notices.js";
+import { compactionText, retryText, turnEndText } from "./output/notices.js";
 import { LineSink, wantsColor, type Writer } from "./output/sink.js";
 import { TerminalRenderer } from "./output/terminal-renderer.js";
 import type { Runtime } from "./runtime.js";
@@ -35,7 +35,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
     receiver = new StreamJsonWriter(io.stdout);
   } else {
     // json: nothing on stdout until the end; retries are still worth a line on stderr.
-    receiver = { onRetry: (notice) => io.stderr.write(retryText(notice)) };
+    receiver = { onRetry: (notice) => io.stderr.write(retryText(notice)), onCompaction: (outcome) => io.stderr.write(compactionText(outcome)) };
   }
 
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);

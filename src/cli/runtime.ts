@@ -23,6 +23,9 @@ import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import { configFilePath, readConfigFile } from "../config/config-file.js";
 import { SessionUsage } from "../usage/session-usage.js";
+import type { CompactionOutcome } from "../agent/context-layer.js";
+import { Compactor } from "../compaction/compactor.js";
+import { parseCompactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
@@ -38,6 +41,8 @@ export interface TurnHook {
   close?(): void | Promise<void>;
   /** The saved session this runtime writes to, if the hook keeps one. */
   sessionId?(): string | undefined;
+  /** A compaction ran, in a turn or on `/compact` (the session records it). */
+  onCompaction?(outcome: CompactionOutcome, runtime: Runtime): void;
 }
 
 export interface RuntimeOptions {
@@ -66,6 +71,8 @@ export class Runtime {
 
   /** Tokens, context use and cost of this conversation (the status line, `/cost` and the JSON outputs read it). */
   readonly usage: SessionUsage;
+  /** Compaction (docs/compaction.md): the agent's context layer, and `/compact`. */
+  compactor: Compactor | undefined;
 
   constructor(
     readonly agent: Agent,
@@ -105,9 +112,13 @@ export class Runtime {
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
     this.usage.meter.beginTurn();
     const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, this.usage.observe(receiver));
-    const observed = withAppendObserver(wrapped, (message) => {
-      for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
-    });
+    const observed = withAppendObserver(
+      wrapped,
+      (message) => {
+        for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
+      },
+      (outcome) => this.compacted(outcome),
+    );
     const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
     this.lastTurn = { conversation: this.conversation, result };
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
@@ -130,6 +141,20 @@ export class Runtime {
     this.usage.switchModel(resolved.value.provider);
     this.options.sources.choice = choice;
     return { ok: true, value: resolved.value.provider };
+  }
+
+  /** `/compact [instructions]`: summarises the conversation now (the last turns kept); undefined without a compactor. */
+  async compact(instructions?: string, signal: AbortSignal = new AbortController().signal): Promise<CompactionOutcome | undefined> {
+    if (!this.compactor) return undefined;
+    const outcome = await this.compactor.compactNow(this.conversation, signal, instructions);
+    this.compacted(outcome);
+    return outcome;
+  }
+
+  /** Every compaction, in a turn or not: the hooks record it, the meter takes the new size. */
+  private compacted(outcome: CompactionOutcome): void {
+    if (outcome.applied) this.usage.meter.setContextTokens(outcome.applied.tokens_after);
+    for (const hook of this.hooks) this.guard(() => hook.onCompaction?.(outcome, this));
   }
 
   async close(): Promise<void> {
@@ -155,14 +180,20 @@ export class Runtime {
   }
 }
 
-/** `receiver` as it is, plus `observe` after its own `onMessageAppended`. */
-function withAppendObserver(receiver: TurnReceiver, observe: (message: Message) => void): TurnReceiver {
+/** `receiver` as it is, plus `observe` after its own `onMessageAppended` and `onCompacted` after its `onCompaction`. */
+function withAppendObserver(receiver: TurnReceiver, observe: (message: Message) => void, onCompacted: (outcome: CompactionOutcome) => void): TurnReceiver {
   return new Proxy(receiver, {
     get(target, property) {
       if (property === "onMessageAppended") {
         return (message: Message) => {
           target.onMessageAppended?.(message);
           observe(message);
+        };
+      }
+      if (property === "onCompaction") {
+        return (outcome: CompactionOutcome) => {
+          target.onCompaction?.(outcome);
+          onCompacted(outcome);
         };
       }
       const value: unknown = Reflect.get(target, property, target);
@@ -198,10 +229,23 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const mcp = opened?.mcp;
   const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
-  const overrides = modelOverrides(options.configFile);
+  const file = configFileOf(options.configFile);
+  if (!file.ok) return file;
+  const filePath = file.value?.path ?? configFilePath(process.env);
+  const overrides = parseModelOverrides(file.value?.raw.models, filePath);
   if (!overrides.ok) return overrides;
+  const compaction = parseCompactionSettings(file.value?.raw.compaction, filePath);
+  if (!compaction.ok) return compaction;
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
+  runtime.compactor = new Compactor({
+    provider: () => runtime.agent.provider,
+    contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
+    thresholdPercent: compaction.value.thresholdPercent,
+    auto: compaction.value.auto,
+    onUsage: (spent) => runtime.usage.meter.record(spent, { context: false }),
+  });
+  agent.context = runtime.compactor;
   if (opened && !options.tools) runtime.hosts = { lua: opened.tools, ...(mcp && { mcp }) };
 
   // At exit the extensions' on_unload hooks run (time-limited), and a worker a prewarm started that the turn
@@ -226,15 +270,11 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   return { ok: true, value: runtime };
 }
 
-/** The config file's `models` corrections (docs/cost.md); `configFile` undefined: not read yet, read it now. */
-function modelOverrides(configFile: ConfigFile | null | undefined): ReturnType<typeof parseModelOverrides> {
-  let file = configFile;
-  if (file === undefined) {
-    const read = readConfigFile(configFilePath(process.env));
-    if (!read.ok) return read;
-    file = read.value ?? null;
-  }
-  return parseModelOverrides(file?.raw.models, file?.path ?? configFilePath(process.env));
+/** The config file read at start-up, or read now when the caller did not (`null`: there is none). */
+function configFileOf(configFile: ConfigFile | null | undefined): ConfigResult<ConfigFile | null> {
+  if (configFile !== undefined) return { ok: true, value: configFile };
+  const read = readConfigFile(configFilePath(process.env));
+  return read.ok ? { ok: true, value: read.value ?? null } : read;
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

@@ -80,6 +80,8 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "models",
   // Extensions switched off and on (`awl extensions disable NAME`), read by src/extensions/enablement.ts.
   "extensions",
+  // Compaction's threshold and switch, read by src/compaction/settings.ts (docs/compaction.md).
+  "compaction",
 ]);
 
 /** Where the config file lives for this environment. */

@@ -6,6 +6,7 @@ import type { LineSink } from "../output/sink.js";
 import type { Runtime } from "../runtime.js";
 import { resumeCommand } from "../session-history.js";
 import { costReport } from "../../usage/meter.js";
+import { compactionText } from "../output/notices.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -56,9 +57,19 @@ export const SLASH_COMMANDS: SlashCommand[] = [
       // The tool set's reload listener prints what changed; a reload that changed no tool says so here.
       const report = await lua.reload();
       if (report.extensions.length === 0) print(`reloaded ${lua.discovery.extensions.length} extensions (nothing changed)`);
-      },
     },
-    {
+  },
+  {
+    name: "compact",
+    args: "[INSTRUCTIONS]",
+    summary: "summarise the conversation so far to free context (the last turns are kept; the session file keeps everything)",
+    run: async (args, { runtime, print }) => {
+      const outcome = await runtime.compact(args.trim() || undefined);
+      if (!outcome) return print("compaction is not available here");
+      print(compactionText(outcome).trimEnd());
+    },
+  },
+  {
     name: "extensions",
     summary: "list the Lua extensions and the MCP servers: state, tools, errors, schema cost",
     run: async (_args, { runtime, print }) => {

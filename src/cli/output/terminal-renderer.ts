@@ -16,7 +16,8 @@ import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import { ActivityLine } from "./activity.js";
 import { FlowText } from "./flow-text.js";
-import { retryText } from "./notices.js";
+import { compactionText, retryText } from "./notices.js";
+import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
@@ -133,6 +134,13 @@ export class TerminalRenderer implements TurnReceiver {
     this.activity?.stop();
     this.endLines();
     this.aside.dim(`${text}\n`);
+  }
+
+  onCompaction(outcome: CompactionOutcome): void {
+    this.activity?.stop();
+    this.endLines();
+    this.aside.dim(compactionText(outcome));
+    this.activity?.start();
   }
 
   onToolStart(call: ToolCall): void {
