@@ -29,7 +29,7 @@ import {
   type ExtensionSource,
 } from "./discover.js";
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
-import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion } from "./versions.js";
@@ -78,6 +78,8 @@ export interface LuaToolSetOptions {
   memoryLimitBytes?: number;
   /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
   onLog?: (extension: string, text: string, callId?: string) => void;
+  /** Where `awl.fs.read_text` / `write_text` (the std file tools' text) go instead of the disk: e.g. an ACP client. */
+  textHost?: TextHost;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -208,6 +210,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
+      ...(options.textHost && { textHost: options.textHost }),
     };
     let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {

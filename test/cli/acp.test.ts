@@ -192,3 +192,40 @@ describe("awl acp: bad input", () => {
     expect(saved).toContain("a question left unanswered");
   });
 });
+
+describe("awl acp: the client's file system", () => {
+  it("the std read and write tools go through fs/read_text_file and fs/write_text_file when the client offers them", async () => {
+    writeFileSync(join(cwd, "notes.txt"), "saved on disk\n");
+    server.enqueue(
+      { body: openaiToolCalls([{ id: "call_r", name: "read", input: { path: "notes.txt" } }]) },
+      { body: openaiToolCalls([{ id: "call_w", name: "write", input: { path: "notes.txt", content: "written by the model\n" } }]) },
+      openaiAnswer("Done."),
+    );
+    const reads: string[] = [];
+    const writes: { path: string; content: string }[] = [];
+    await withAcp(
+      {
+        home, cwd, env: env(),
+        handlers: {
+          capabilities: { fs: { readTextFile: true, writeTextFile: true } },
+          readTextFile: (request) => {
+            reads.push(request.path);
+            return { content: "unsaved buffer text\nsecond line\n" };
+          },
+          writeTextFile: (request) => void writes.push({ path: request.path, content: request.content }),
+        },
+      },
+      async (ctx) => {
+        const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+        expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit notes" }] })).stopReason).toBe("end_turn");
+      },
+    );
+    expect(reads).toContain(join(cwd, "notes.txt"));
+    // The model read the editor's buffer, not the file on disk.
+    const afterRead = server.requests[1]!.json().messages.at(-1);
+    expect(afterRead.content).toContain("unsaved buffer text");
+    expect(afterRead.content).not.toContain("saved on disk");
+    expect(writes).toEqual([{ path: join(cwd, "notes.txt"), content: "written by the model\n" }]);
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("saved on disk\n");
+  });
+});

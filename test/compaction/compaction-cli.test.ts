@@ -117,4 +117,22 @@ describe("/compact", () => {
       "third",
     ]);
   });
+  it("Esc during an automatic compaction cancels it and the turn: nothing is recorded, the history is kept", async () => {
+    const home = await tty.start({ configFile: CONFIG });
+    tty.server.enqueue(openaiAnswer("Reply A."));
+    await tty.send(A);
+    await tty.terminal.waitFor(/Reply A\.\n>/);
+    tty.server.enqueue({ ending: "hang" });
+    // Twice part B: past the threshold even by the (tiny) usage the replay server reported for the first reply.
+    await tty.send(`${B} ${B}`);
+    await tty.server.waitForRequests(2); // the summary request
+    await tty.terminal.keys("Escape");
+    await tty.terminal.waitFor(/the compaction was cancelled[\s\S]*\n>\s*$/);
+    const sessions = new SessionStore(join(home, ".local", "share", "awl", "sessions"));
+    const ids = sessions.ids();
+    const file = readFileSync(sessions.path(ids.ok ? ids.value[0]! : ""), "utf8");
+    expect(file).not.toContain('"type":"compaction"');
+    const loaded = sessions.load(ids.ok ? ids.value[0]! : "");
+    expect(loaded.ok && loaded.value.transcript.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+  });
 });

@@ -12,6 +12,7 @@ import { showToolLog } from "../output/tool-logs.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 import type { ConfigFile } from "../../config/config-file.js";
+import type { TextHost } from "../../extensions/lua/types.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -107,6 +108,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   configFile?: ConfigFile | null,
   secrets: readonly string[] = [],
+  textHost?: TextHost,
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
   const limits = resolveLuaLimits(flags, process.env, configFile);
   if (!limits.ok) return limits;
@@ -119,6 +121,7 @@ export async function openToolsForChat(
     ...limits.value,
     // Inside its live block, or in the output order: a live tool block never redraws over what a tool printed.
     onLog: showToolLog,
+    ...(textHost && { textHost }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {

@@ -186,10 +186,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     queue.push({ text: firstPrompt, shown: false });
   }
   // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds); the watch
-  // of the extension folders starts then too.
+  // of the extension folders starts then too, and MCP servers whose tools are known from an earlier run, never
+  // competing with the prompt for the CPU.
   setImmediate(() => {
     void loadDisplayWidth();
     void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
+    runtime.hosts.mcp?.startAll();
   });
   try {
     for (let submission = await next(); submission; submission = await next()) {

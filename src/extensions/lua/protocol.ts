@@ -43,6 +43,8 @@ export interface WorkerInit {
   luaPath: string[];
   home: string;
   cwd: string;
+  /** `awl.fs.read_text` / `write_text` ask the main thread (its TextHost) instead of reading the disk. */
+  textFromHost?: boolean;
 }
 
 /** The Lua entry points a call can run (runtime/awl.lua). */
@@ -157,7 +159,12 @@ export type HostRequest =
   | ({ op: "exec" } & ExecRequest)
   | ({ op: "spawn" } & SpawnRequest)
   | { op: "read"; handle: number }
-  | { op: "kill"; handle: number };
+  | { op: "kill"; handle: number }
+  | { op: "read_text"; path: string }
+  | { op: "write_text"; path: string; data: Uint8Array };
+
+/** The text host's answer: the file's bytes (reads), or why it failed. */
+export type TextReply = { ok: true; data?: Uint8Array } | { ok: false; message: string };
 
 /** The answer to each kind of {@link HostRequest}. */
 export interface HostReplies {
@@ -165,4 +172,6 @@ export interface HostReplies {
   spawn: SpawnReply;
   read: ReadReply;
   kill: { killed: boolean };
+  read_text: TextReply;
+  write_text: TextReply;
 }

@@ -17,6 +17,7 @@ import {
   CONTROL_SIZE,
   type CallRequest,
   type HostRequest,
+  type TextReply,
   type FromWorker,
   type ReloadResult,
   type ToWorker,
@@ -26,7 +27,7 @@ import {
 } from "./protocol.js";
 import { ChildProcesses, type LogSink } from "./processes.js";
 import { workerScriptPath } from "./assets.js";
-import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, ToolOutcome, ToolProgress } from "./types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost, ToolOutcome, ToolProgress } from "./types.js";
 
 /** How long an idle worker may take to end its own thread before it is terminated. */
 const EXIT_GRACE_MS = 1000;
@@ -97,6 +98,7 @@ export class WorkerSlot {
   private constructor(
     private readonly settings: SlotSettings,
     private readonly log: LogSink,
+    private readonly textHost: TextHost | undefined,
   ) {
     this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text));
   }
@@ -105,8 +107,8 @@ export class WorkerSlot {
    * Starts a worker and waits until it has loaded every extension. The worker starts at once: Node's start of a
    * thread and the worker's own modules take longer than compiling `module`, which it gets when it is ready.
    */
-  static start(module: Promise<WasmModule>, settings: SlotSettings, log: LogSink): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
-    const slot = new WorkerSlot(settings, log);
+  static start(module: Promise<WasmModule>, settings: SlotSettings, log: LogSink, textHost?: TextHost): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+    const slot = new WorkerSlot(settings, log, textHost);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
   }
 
@@ -196,6 +198,21 @@ export class WorkerSlot {
         return this.processes.read(req.handle);
       case "kill":
         return this.processes.kill(req.handle);
+      case "read_text":
+        return this.text(() => this.textHost!.readText(req.path).then((text) => Buffer.from(text, "utf8")));
+      case "write_text":
+        return this.text(() => this.textHost!.writeText(req.path, Buffer.from(req.data).toString("utf8")).then(() => undefined));
+    }
+  }
+
+  /** A text host call as its reply; a failure (or no host) is the message the handler gets. */
+  private async text(run: () => Promise<Uint8Array | undefined>): Promise<TextReply> {
+    try {
+      if (!this.textHost) return { ok: false, message: "no text host" };
+      const data = await run();
+      return data === undefined ? { ok: true } : { ok: true, data };
+    } catch (e) {
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
     }
   }
 

@@ -8,6 +8,7 @@
  * xpcall handler that loops, `debug.sethook()`, a long C call) the main thread ends by terminating
  * the worker.
  */
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import {
@@ -29,7 +30,7 @@ import {
 import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, ToolProgress } from "../types.js";
 import { HostFiles, fsFailure } from "./host-fs.js";
 import { listDir, pathFromBytes, statPath } from "./host-dir.js";
-import { readText, writeText } from "./host-text.js";
+import { readText, textOfBytes, writeText } from "./host-text.js";
 import { grep, walk, type GrepOptions, type WalkOptions } from "./host-walk.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
 import { StackWhere } from "./stack-where.js";
@@ -254,12 +255,21 @@ export class LuaRuntime {
     this.hostFunction("fs_read_text", (L) => {
       const offset = c.number(L, 2);
       const limit = c.number(L, 3);
-      return readText(pathArg(L, 1), { ...(offset !== null && { offset }), ...(limit !== null && { limit }) });
+      const options = { ...(offset !== null && { offset }), ...(limit !== null && { limit }) };
+      const path = pathArg(L, 1);
+      if (!this.init.textFromHost) return readText(path, options);
+      // The host serves the whole text (an editor's buffer); the lines asked for are cut here, as from a file.
+      if (typeof path !== "string") return [null, "awl reads only paths that are valid UTF-8 from its host", 22];
+      const reply = this.host.request({ op: "read_text", path });
+      return reply.ok ? textOfBytes(Buffer.from(reply.data ?? new Uint8Array()), options) : [null, `${path}: ${reply.message}`, 5];
     });
     this.hostFunction("fs_write_text", (L) => {
       const path = pathArg(L, 1);
       if (typeof path !== "string") return [null, "awl writes only to paths that are valid UTF-8", 22];
-      return writeText(path, bytes(L, 2));
+      if (!this.init.textFromHost) return writeText(path, bytes(L, 2));
+      const created = !existsSync(path);
+      const reply = this.host.request({ op: "write_text", path, data: bytes(L, 2) });
+      return reply.ok ? [true, created] : [null, `${path}: ${reply.message}`, 5];
     });
     const stop = () => this.shouldStop();
     this.hostFunction("fs_walk", (L) => walk(files.path(str(L, 1)), JSON.parse(str(L, 2)) as WalkOptions, stop));
