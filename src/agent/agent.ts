@@ -30,6 +30,8 @@ export interface AgentOptions {
   tools?: ToolSet;
   /** Model calls per turn; reaching it ends the turn with stop reason `max_steps`. */
   maxSteps?: number;
+  /** The system prompt sent with every model call (see `buildSystemPrompt`); not part of the conversation. */
+  system?: string;
   /** Keeps the conversation inside the window (compaction), called before each model call and after an overflow. */
   context?: ContextLayer;
 }
@@ -77,12 +79,14 @@ export class Agent {
   provider: Provider;
   tools: ToolSet | undefined;
   maxSteps: number;
+  system: string | undefined;
   context: ContextLayer | undefined;
 
   constructor(options: AgentOptions) {
     this.provider = options.provider;
     this.tools = options.tools;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.system = options.system;
     this.context = options.context;
   }
 
@@ -167,7 +171,7 @@ export class Agent {
     const toolSet = this.tools;
     const timer = toolSet?.prewarm && tools.length > 0 ? setTimeout(() => toolSet.prewarm?.(), PREWARM_AFTER_MS) : undefined;
     try {
-      return await this.provider.streamStep(conversation, receiver, { tools, signal });
+      return await this.provider.streamStep(conversation, receiver, { tools, signal, ...(this.system && { system: this.system }) });
     } finally {
       clearTimeout(timer);
     }

@@ -22,6 +22,8 @@ import type { ConfigFile } from "../config/config-file.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import { configFilePath, readConfigFile } from "../config/config-file.js";
+import { systemPromptFor } from "../prompt/for-cwd.js";
+import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
 import type { CompactionOutcome } from "../agent/context-layer.js";
 import { Compactor } from "../compaction/compactor.js";
@@ -228,9 +230,17 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   }
   const mcp = opened?.mcp;
   const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
-  const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const file = configFileOf(options.configFile);
   if (!file.ok) return file;
+  const prompt = systemPromptChoice(options.cli.flags, file.value, process.cwd());
+  if (!prompt.ok) return prompt;
+  const system = systemPromptFor({
+    cwd: process.cwd(),
+    env: process.env,
+    tools: (tools?.definitions() ?? []).map((t) => t.name),
+    ...prompt.value,
+  }).text;
+  const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, system, ...(tools ? { tools } : {}) });
   const filePath = file.value?.path ?? configFilePath(process.env);
   const overrides = parseModelOverrides(file.value?.raw.models, filePath);
   if (!overrides.ok) return overrides;

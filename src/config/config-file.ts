@@ -80,6 +80,9 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "models",
   // Extensions switched off and on (`awl extensions disable NAME`), read by src/extensions/enablement.ts.
   "extensions",
+  // The system prompt's text or @file, read by src/cli/system-prompt-option.ts (docs/cli.md).
+  "system_prompt",
+  "append_system_prompt",
   // Compaction's threshold and switch, read by src/compaction/settings.ts (docs/compaction.md).
   "compaction",
 ]);

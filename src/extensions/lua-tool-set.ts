@@ -50,7 +50,7 @@ const AVAILABLE_TIMEOUT_MS = 10_000;
 
 /** A `render(state, view)` runs for at most this long once it has a worker... */
 export const RENDER_TIMEOUT_MS = 1_000;
-/** ...and waits at most this long in all (the renders' worker may be starting, or busy with other renders): the block falls back. */
+/** ...and waits at most this long behind other renders (its worker's start not counted): the block falls back. */
 const RENDER_WAIT_MS = 3_000;
 
 export interface LuaToolSetOptions {
@@ -532,6 +532,7 @@ export class LuaToolSet implements ToolSet {
       }
       this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
       await this.spillReady;
+      if (tool.has_render) this.pool.prewarmRender();
       const outcome = await this.pool.call(tool.extension, tool.name, call.input, this.context, {
         signal,
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,

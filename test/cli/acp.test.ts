@@ -8,6 +8,7 @@ import { sseData, startReplayServer, type ReplayServer } from "../support/replay
 import { agentText, withAcp } from "./acp-client.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
+import { conversationSent } from "../support/sent.js";
 
 let server: ReplayServer;
 let home: string;
@@ -77,7 +78,7 @@ describe("awl acp", () => {
       const mark = awl.updates.length;
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "more" }] });
       expect(agentText(awl.updates.slice(mark))).toBe("Again.");
-      expect(server.requests[1]!.json().messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+      expect(conversationSent(server.requests[1]!.json()).map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
     });
   });
 

@@ -14,7 +14,7 @@ describe("a project's .mcp.json in the interactive mode", () => {
   it("asks once before starting its servers, remembers the answer, and offers their tools", async () => {
     const project = tempDir("awl-project-");
     writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: EVERYTHING } } }));
-    const { home, command } = awlCommand(tty.server);
+    const { home, command } = awlCommand(tty.server, { args: ["--no-std-tools"] }); // about MCP: the /extensions list fits the screen
     const start = () => tty.terminal.start(`cd ${project} && ${command}; echo "[awl exited $?]"; sleep 60`);
 
     tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "proj_echo", input: { message: "approved" } }]) }, openaiAnswer("The server echoed."));

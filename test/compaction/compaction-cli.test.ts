@@ -11,6 +11,7 @@ import { openaiAnswer } from "../cli/openai-answer.js";
 import { runAwl, tempDir } from "../cli/run-awl.js";
 import { tmuxTest } from "../cli/tmux-terminal.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { conversationSent } from "../support/sent.js";
 
 /** gpt-test with a 4 000-token window: compaction starts past 3 200 tokens. */
 const CONFIG = JSON.stringify({ models: { "gpt-test": { context_window: 4000 } } });
@@ -49,14 +50,14 @@ describe("awl -p across a compaction", () => {
       usage: { input_tokens: 9 },
     });
     // The summary message and prompt B, joined into one user message (consecutive user messages merge).
-    const live = server.requests[2]!.json().messages;
+    const live = conversationSent(server.requests[2]!.json());
     expect(live).toEqual([{ role: "user", content: `${summaryMessageText("SUMMARY-A: the user sent part A.")}\n\n${B}` }]);
     // The result's usage counts the summary call too (9 + 9 input tokens).
     expect(events.at(-1)).toMatchObject({ type: "result", usage: { input_tokens: 18 } });
 
     server.enqueue(openaiAnswer("Reply C."));
     expect((await awl(["-c", "-p", "small"])).code).toBe(0);
-    expect(server.requests[3]!.json().messages).toEqual([...live, { role: "assistant", content: "Reply B." }, { role: "user", content: "small" }]);
+    expect(conversationSent(server.requests[3]!.json())).toEqual([...live, { role: "assistant", content: "Reply B." }, { role: "user", content: "small" }]);
 
     // The file: every message, the compaction entry, the summary call's tokens.
     const store = new SessionStore(join(home, ".local", "share", "awl", "sessions"));
@@ -111,7 +112,7 @@ describe("/compact", () => {
     expect(tty.server.requests[2]!.body).toContain("Also, as the user asks: keep the questions verbatim");
     await tty.send("third");
     await tty.terminal.waitFor(/Third answer\.\n>/);
-    expect(tty.server.requests[3]!.json().messages.map((m: { content: string }) => m.content)).toEqual([
+    expect(conversationSent(tty.server.requests[3]!.json()).map((m: { content: string }) => m.content)).toEqual([
       `${summaryMessageText("SUMMARY: two questions.")}\n\nsecond question`,
       "Second answer.",
       "third",

@@ -9,6 +9,7 @@ import { LuaToolSet } from "../../extensions/lua-tool-set.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { showToolLog } from "../output/tool-logs.js";
+import { writeNotice } from "../output/wrap-text.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 import type { ConfigFile } from "../../config/config-file.js";
@@ -22,7 +23,7 @@ export interface CommandIO {
 
 export const processIO: CommandIO = {
   stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stderr: (text) => writeNotice(process.stderr, text),
 };
 
 /** Flags every extension command takes; all but `--json` and `--help` are also flags of the main command. */

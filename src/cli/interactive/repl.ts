@@ -14,10 +14,12 @@ import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
 import { loadDisplayWidth } from "../output/width.js";
+import { loadMarkdown } from "../output/markdown/load.js";
 import type { Runtime } from "../runtime.js";
 import { showResumedSession } from "../session-history.js";
 import { drawOnAbruptEnd } from "../termination.js";
 import { outputOrder } from "../output/output-order.js";
+import { wrapText, writeNotice } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { layoutPrompt } from "./prompt-layout.js";
@@ -35,7 +37,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   const sink = new LineSink(out, wantsColor(out, process.env));
   const editor = new LineEditor(out, { complete: completeSlashCommand });
   const queue: Submission[] = [];
-  const columns = (): number => out.columns ?? 80;
+  // Asked of the terminal each time: the size at the last resize event can lag behind a resize in progress.
+  const columns = (): number => (out.isTTY ? out.getWindowSize()[0] : 0) || out.columns || 80;
   let turn: AbortController | undefined;
   let renderer: TerminalRenderer | undefined;
   let closed = false;
@@ -44,7 +47,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   const print = (text: string): void => {
     sink.endLine();
-    sink.write(`${text}\n`);
+    sink.write(`${wrapText(text, columns())}\n`);
   };
 
   const close = (): void => {
@@ -100,14 +103,14 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   async function runTurn(text: string): Promise<void> {
     // Loaded by now unless the turn comes from the command line: then it is worth the wait.
-    await loadDisplayWidth();
+    await Promise.all([loadDisplayWidth(), loadMarkdown()]);
     turn = new AbortController();
     renderer = new TerminalRenderer(
       sink,
       sink,
       true,
       { tools: runtime.agent.tools, redraw: true, elapsed: true },
-      { answerColumns: columns, asideColumns: columns, activity: true },
+      { answerColumns: columns, asideColumns: columns, activity: true, status: () => runtime.usage.meter.snapshot() },
     );
     const live = renderer;
     const undo = drawOnAbruptEnd(() => {
@@ -124,7 +127,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     renderer = undefined;
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
-    else if (note) process.stderr.write(note);
+    else if (note) writeNotice(process.stderr, note);
   }
 
   async function handle(submission: Submission): Promise<void> {
@@ -177,7 +180,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     renderer?.resize();
   };
   const settings = runtime.providerSettings;
-  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`);
+  sink.dim(wrapText(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`, columns()));
   await showResumedSession(runtime, sink);
   input.start();
   out.on("resize", onResize);
@@ -185,11 +188,11 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
   }
-  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds); the watch
-  // of the extension folders starts then too, and MCP servers whose tools are known from an earlier run, never
-  // competing with the prompt for the CPU.
+  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds), and then
+  // the Markdown renderer; the watch of the extension folders starts then too, and MCP servers whose tools are
+  // known from an earlier run, never competing with the prompt for the CPU.
   setImmediate(() => {
-    void loadDisplayWidth();
+    void loadDisplayWidth().then(loadMarkdown);
     void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
     runtime.hosts.mcp?.startAll();
   });

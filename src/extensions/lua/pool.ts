@@ -225,6 +225,8 @@ export class LuaPool {
       if (opts.signal.aborted) return { status: "cancelled" };
       const slot = await this.renderWorker();
       if (!slot) return this.closed ? closedOutcome(extension) : { status: "cancelled" };
+      // The worker's own start (slow on a busy machine) does not count against the render's wait.
+      if (opts.signal.aborted) opts = { ...opts, signal: new AbortController().signal };
       if (slot.generation < this.generation) await this.catchUp(slot); // renders run one at a time: it is free
       try {
         return await this.runIn(slot, "render", extension, tool, input, ctx, opts);
@@ -239,6 +241,11 @@ export class LuaPool {
     });
     this.renderTurn = turn.catch(() => undefined);
     return turn;
+  }
+
+  /** Starts the renders' worker now (a tool that renders is running: its block will be drawn soon). */
+  prewarmRender(): void {
+    if (!this.closed) void this.renderWorker();
   }
 
   private renderWorker(): Promise<WorkerSlot | null> {
