@@ -112,6 +112,7 @@ export class Agent {
       if (turn.steps >= this.maxSteps) return end("max_steps");
       turn.steps++;
       await this.refreshTools();
+      if (signal.aborted) return end("cancelled");
       const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
       const compacted = (outcome: CompactionOutcome | undefined): boolean => {
         if (!outcome) return false;

@@ -268,10 +268,16 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   agent.context = runtime.compactor;
   if (opened && !options.tools) runtime.hosts = { lua: opened.tools, ...(mcp && { mcp }) };
 
-  // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
+  // At exit the extensions' on_unload hooks run (time-limited), and a worker a prewarm started that the turn
+  // never needed has finished starting.
   if (opened) {
     const lua = opened.tools;
-    runtime.hooks.push({ close: () => lua.quiesce() });
+    runtime.hooks.push({
+      close: async () => {
+        await lua.unload();
+        await lua.quiesce();
+      },
+    });
   }
   if (mcp) runtime.hooks.push({ close: () => mcp.close() });
 

@@ -81,6 +81,8 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "approve_mcp_json",
   // Per-model corrections of the catalogue, read by src/usage/model-overrides.ts (docs/cost.md).
   "models",
+  // Extensions switched off and on (`awl extensions disable NAME`), read by src/extensions/enablement.ts.
+  "extensions",
   // The system prompt's text or @file, read by src/cli/system-prompt-option.ts (docs/cli.md).
   "system_prompt",
   "append_system_prompt",

@@ -277,6 +277,42 @@ describe("Agent.runStep", () => {
     expect(events).toEqual(["prewarm", "block tool_use", "prewarm", "execute", "block text"]);
   });
 
+  it("awaits the tools' refresh before every model call, so a tool changed between calls is offered at the next", async () => {
+    const offered: string[][] = [];
+    const provider: Provider = {
+      name: "p", model: "m",
+      async streamStep(conversation, _receiver, options) {
+        offered.push((options?.tools ?? []).map((t) => t.name));
+        const first = conversation.messages.length === 1;
+        return { ok: true, message: first ? assistant(use("a", "sleep", { ms: 1 })) : assistant(text("done")) };
+      },
+    };
+    let names = ["sleep"];
+    const events: string[] = [];
+    const tools = new FakeTools([], async (call, signal) => {
+      events.push("execute");
+      return sleepTool(call, signal);
+    });
+    Object.assign(tools, {
+      definitions: () => names.map((name) => ({ name, description: "", schema: SCHEMA, extension: "e", file: "x.lua", parallel: true, timeout_ms: 1000 })),
+      // A refresh that takes a while and then changes the tools (a reload), and one that fails: neither is skipped.
+      refresh: async () => {
+        events.push("refresh");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (events.includes("execute")) names = ["sleep", "new_tool"];
+        if (events.filter((e) => e === "refresh").length === 3) throw new Error("must not reach the agent");
+      },
+    });
+    const conversation = new Conversation();
+    conversation.addUserMessage("go");
+    const result = await new Agent({ provider, tools }).runStep(conversation);
+    expect(events).toEqual(["refresh", "execute", "refresh"]);
+    expect(offered).toEqual([["sleep"], ["sleep", "new_tool"]]);
+    conversation.addUserMessage("again");
+    expect((await new Agent({ provider, tools }).runStep(conversation)).stop_reason).toBe("end_turn");
+    expect(result.stop_reason).toBe("end_turn");
+  });
+
   it("prewarms the tools when a model call that offers them is slow to answer, never when it answers in time", async () => {
     vi.useFakeTimers();
     try {

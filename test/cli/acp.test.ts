@@ -31,13 +31,13 @@ function slowAnswer(words: string[]): { body: { data: string; delayMs: number }[
   return { body: events.map((event, i) => ({ data: sseData([event]), delayMs: i > 1 ? 300 : 0 })) };
 }
 
-/** A project tool named like the std edit tools: it replaces a file's text, shows its path, renders a block. */
+/** A project tool that writes files (the std names are reserved): it replaces a file's text, shows its path, renders a block. */
 function writeTool(): void {
   mkdirSync(join(cwd, ".awl/extensions"), { recursive: true });
   writeFileSync(
     join(cwd, ".awl/extensions/files.lua"),
     `awl.register_tool {
-       name = "write", description = "Write a file.",
+       name = "save_file", description = "Write a file.", kinds = { "write" },
        parameters = { type = "object", properties = { path = { type = "string" }, content = { type = "string" } }, required = { "path", "content" } },
        run = function(input, ctx)
          local f = assert(io.open(input.path, "w")); f:write(input.content); f:close()
@@ -85,7 +85,7 @@ describe("awl acp", () => {
   it("a tool turn: tool_call with kind, title and location, then updates with status, content and the edit's diff", async () => {
     writeTool();
     writeFileSync(join(cwd, "notes.txt"), "old text\n");
-    server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "write", input: { path: "notes.txt", content: "new text\n" } }]) }, openaiAnswer("Done."));
+    server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "save_file", input: { path: "notes.txt", content: "new text\n" } }]) }, openaiAnswer("Done."));
     const sessionId = await withAcp({ home, cwd, env: env(), args: ["--trust-project"] }, async (ctx, awl) => {
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
       const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rewrite notes" }] });
@@ -93,7 +93,7 @@ describe("awl acp", () => {
       const tools = awl.updates.map((u) => u.update).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
       expect(tools).toEqual([
         {
-          sessionUpdate: "tool_call", toolCallId: "call_1", title: "write notes.txt", kind: "edit", status: "pending",
+          sessionUpdate: "tool_call", toolCallId: "call_1", title: "save_file notes.txt", kind: "edit", status: "pending",
           locations: [{ path: join(cwd, "notes.txt") }], rawInput: { path: "notes.txt", content: "new text\n" },
         },
         { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
@@ -116,7 +116,7 @@ describe("awl acp", () => {
       await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
       const updates = awl.updates.map((u) => u.update);
       expect(updates.map((u) => u.sessionUpdate)).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]);
-      expect(updates[1]).toMatchObject({ toolCallId: "call_1", title: "write notes.txt", kind: "edit" });
+      expect(updates[1]).toMatchObject({ toolCallId: "call_1", title: "save_file notes.txt", kind: "edit" });
       expect(updates[2]).toEqual({
         sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed",
         content: [{ type: "content", content: { type: "text", text: "rendered block for notes.txt" } }],

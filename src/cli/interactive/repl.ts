@@ -9,6 +9,7 @@
  *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
  * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
+import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
@@ -165,6 +166,20 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     return undefined;
   }
 
+  // Hot reload: what awl says about a reload goes above the prompt, or into the turn between its model calls.
+  const notice = (text: string): void => {
+    if (renderer) renderer.notice(text);
+    else if (editor.shown) editor.printAbove(sink.color ? `\x1b[2m${text}\x1b[22m\n` : `${text}\n`);
+    else print(text);
+  };
+  const lua = runtime.hosts.lua;
+  const stopListening = lua?.onReload((report) => reloadLines(report).forEach(notice));
+  // A save while no turn runs is applied at once (between model calls by definition); during a turn the agent
+  // applies it before its next model call.
+  const refreshIdle = (): void => {
+    if (!turn && !closed) void lua?.refresh();
+  };
+
   const input = new TerminalInput(process.stdin, out, { onKey, onEnd: close });
   const onResize = (): void => {
     editor.resize();
@@ -180,10 +195,11 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     queue.push({ text: firstPrompt, shown: false });
   }
   // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds), and then
-  // the Markdown renderer; MCP servers whose tools are known from an earlier run start then too, never competing
-  // with the prompt for the CPU.
+  // the Markdown renderer; the watch of the extension folders starts then too, and MCP servers whose tools are
+  // known from an earlier run, never competing with the prompt for the CPU.
   setImmediate(() => {
     void loadDisplayWidth().then(loadMarkdown);
+    void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
     runtime.hosts.mcp?.startAll();
   });
   try {
@@ -195,6 +211,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       }
     }
   } finally {
+    stopListening?.();
     editor.leave();
     out.off("resize", onResize);
     input.stop();

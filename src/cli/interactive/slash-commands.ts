@@ -51,6 +51,17 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   resumeCommand,
   ...permissionCommands,
   {
+    name: "reload",
+    summary: "find and load every extension again now (their discover_tools handlers run again)",
+    run: async (_args, { runtime, print }) => {
+      const lua = runtime.hosts.lua;
+      if (!lua) return print("no extensions to reload");
+      // The tool set's reload listener prints what changed; a reload that changed no tool says so here.
+      const report = await lua.reload();
+      if (report.extensions.length === 0) print(`reloaded ${lua.discovery.extensions.length} extensions (nothing changed)`);
+    },
+  },
+  {
     name: "compact",
     args: "[INSTRUCTIONS]",
     summary: "summarise the conversation so far to free context (the last turns are kept; the session file keeps everything)",

@@ -141,10 +141,17 @@ export class TerminalRenderer implements TurnReceiver {
     this.endAnswerFlow();
     this.thinkingFlow = undefined;
     this.endLines();
-    if (this.shownThisAttempt) this.aside.dim(this.notice("awl: the answer above was cut off; it is discarded and asked for again\n"));
+    if (this.shownThisAttempt) this.aside.dim(this.wrapped("awl: the answer above was cut off; it is discarded and asked for again\n"));
     this.shownThisAttempt = false;
-    this.aside.dim(this.notice(retryText(notice)));
+    this.aside.dim(this.wrapped(retryText(notice)));
     this.activity?.start();
+  }
+
+  /** A line of awl's own during the turn (an extension reloaded between model calls), never inside a block. */
+  notice(text: string): void {
+    this.activity?.stop();
+    this.endLines();
+    this.aside.dim(this.wrapped(`${text}\n`));
   }
 
   onCompaction(outcome: CompactionOutcome): void {
@@ -178,7 +185,7 @@ export class TerminalRenderer implements TurnReceiver {
   }
 
   /** awl's own line, wrapped for the terminal when `aside` is one. */
-  private notice(text: string): string {
+  private wrapped(text: string): string {
     return this.layout.asideColumns ? wrapText(text, this.layout.asideColumns()) : text;
   }
 

@@ -67,7 +67,27 @@ export interface CallRequest {
  * `module`: the first message, with wasmoon's module as the main thread compiled it (the worker starts before
  * the compile ends). `exit`: close the ports so the thread ends on its own (see WorkerSlot.terminate).
  */
-export type ToWorker = { type: "module"; module: WasmModule } | CallRequest | { type: "unload" } | { type: "exit" };
+export type ToWorker =
+  | { type: "module"; module: WasmModule }
+  | CallRequest
+  | { type: "unload"; timeoutMs: number }
+  | ReloadRequest
+  | { type: "exit" };
+
+/**
+ * Load `load` again beside the versions serving; each that loads has its old version's on_unload hooks run
+ * (within `unloadTimeoutMs`) and takes its place; each that fails leaves the old version serving. The extensions
+ * in `remove` have their hooks run and are dropped.
+ */
+export interface ReloadRequest {
+  type: "reload";
+  load: ExtensionEntry[];
+  remove: string[];
+  unloadTimeoutMs: number;
+}
+
+/** One extension of a reload: its new registrations, or why its new version was refused (the old one stays). */
+export type ReloadResult = { extension: string; tools: LuaToolRegistration[] } | { extension: string; error: ExtensionLoadError };
 
 /** How a handler ended, as the worker saw it. */
 export type WorkerOutcome =
@@ -81,6 +101,7 @@ export type FromWorker =
   | { type: "progress"; id: number; update: ToolProgress }
   | { type: "log"; extension: string; stream: string; text: string }
   | { type: "unloaded" }
+  | { type: "reloaded"; results: ReloadResult[] }
   /** The worker cannot go on (start-up failed, or a JS exception went through wasm); it exits next. */
   | { type: "fatal"; message: string };
 

@@ -12,6 +12,11 @@ export interface ExtensionEntry {
   file: string;
   /** Absolute directory of the extension: the dir of `init.lua`, or the dir of the single file. */
   root: string;
+  /**
+   * The entry point's text as read when the version was accepted (a reload): every worker, those started later
+   * too, then runs that version, even after the file changed again. Absent: read from `file`.
+   */
+  source?: Uint8Array;
 }
 
 /** A tool an extension registered, as the registry needs it (validation of names and duplicates is the registry's job). */
