@@ -98,11 +98,26 @@ describe("Agent.runStep", () => {
       assistant(use("a", "sleep", { ms: 60 }), use("b", "sleep", { ms: 5 }), use("c", "sleep", { ms: 30 })),
       assistant(text("done")),
     ]);
-    const tools = new FakeTools([{ name: "sleep" }], sleepTool);
+    // Each call waits for its own gate, so the finishing order is the test's, not the machine's timing.
+    const gates = new Map<string, () => void>();
+    const tools = new FakeTools([{ name: "sleep" }], async (call) => {
+      await new Promise<void>((release) => gates.set(call.id, release));
+      return { status: "result", content: `slept ${(JSON.parse(call.input) as { ms: number }).ms}`, is_error: false };
+    });
     const conversation = new Conversation();
     conversation.addUserMessage("go");
     const ended: string[] = [];
-    const turn = await new Agent({ provider, tools }).runStep(conversation, { onToolEnd: (call) => ended.push(call.id) });
+    const step = new Agent({ provider, tools }).runStep(conversation, { onToolEnd: (call) => ended.push(call.id) });
+    const until = async (ready: () => boolean): Promise<void> => {
+      while (!ready()) await new Promise((r) => setTimeout(r, 1));
+    };
+    await until(() => gates.size === 3);
+    expect(tools.running).toBe(3);
+    for (const id of ["b", "c", "a"]) {
+      gates.get(id)!();
+      await until(() => ended.includes(id));
+    }
+    const turn = await step;
 
     expect(turn.stop_reason).toBe("end_turn");
     expect(tools.maxRunning).toBe(3);
