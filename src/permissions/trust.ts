@@ -68,5 +68,5 @@ export function offerParts(offer: ProjectOffer, skippedSettings: readonly string
 
 /** The one-line notice for a run without a terminal: what was skipped and how to trust the folder. */
 export function untrustedNotice(folder: string, parts: readonly string[]): string {
-  return `this folder is not trusted, so its ${parts.join(", ")} ${parts.length === 1 ? "was" : "were"} not loaded; run with ${TRUST_FLAG} to load them once, or run awl here interactively to trust ${folder}`;
+  return `this folder is not trusted, so its ${parts.join(", ")} ${parts.length === 1 ? "was" : "were"} not loaded; run with ${TRUST_FLAG} to load them once, or awl permissions trust (or awl here interactively) to trust ${folder}`;
 }

@@ -134,6 +134,28 @@ awl.register_tool("project_tool", { type = "object" }, function() return "projec
     expect(offered(1)).toEqual(["project_tool"]);
   });
 
+  it("awl extensions and awl tools say the folder's extensions did not load and how to trust it; nothing of them runs", async () => {
+    const marker = join(box.root, "marker");
+    box.extension("evil.lua", MARKER_EXTENSION(marker));
+    const listed = await box.awl(["extensions", "--no-std-tools"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toBe(
+      `not loaded: this folder is not trusted, so its .awl/extensions/ (1 Lua file) did not load.
+    awl permissions trust   trusts ${box.cwd} (saved in your config)
+    --trust-project         trusts it for one run
+
+No extensions found.\n`,
+    );
+    expect(JSON.parse((await box.awl(["extensions", "--no-std-tools", "--json"])).stdout).project).toEqual({ trusted: false, not_loaded: [".awl/extensions/ (1 Lua file)"] });
+    const tools = await box.awl(["tools", "--no-std-tools"]);
+    expect(tools.stderr).toContain("awl: this folder is not trusted, so its .awl/extensions/ (1 Lua file) was not loaded; run with --trust-project to load them once, or awl permissions trust");
+    expect(existsSync(marker)).toBe(false);
+    const trusted = await box.awl(["extensions", "--no-std-tools", "--trust-project"]);
+    expect(trusted.stdout).toContain("evil  loaded  .awl/extensions/evil.lua  (project)");
+    expect(trusted.stdout).not.toContain("not trusted");
+    expect(existsSync(marker)).toBe(true);
+  });
+
   it("the registration cache of a trusted run never offers the folder's tools to an untrusted one", async () => {
     box.extension("tool.lua", MARKER_EXTENSION(join(box.root, "marker")));
     server.enqueue({ body: openaiText("Hi.") }, { body: openaiText("Hi.") });

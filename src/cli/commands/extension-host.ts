@@ -62,18 +62,24 @@ export function parseTimeoutFlag(value: unknown, flag: string): number | string 
 
 /**
  * Discovers and loads every extension for a listing or a direct call (waits for the real load, never the
- * cache), with the Lua limits of the flags and config file; a bad limit is an error to print.
+ * cache), with the Lua limits of the flags and config file; a bad limit is an error to print. An untrusted
+ * folder's own extensions are skipped: `onUntrusted` hears what was skipped (default: a notice on stderr).
  */
-export async function openExtensions(values: Record<string, unknown>, io: CommandIO = processIO): Promise<ConfigResult<LuaToolSet>> {
+export async function openExtensions(
+  values: Record<string, unknown>,
+  io: CommandIO = processIO,
+  onUntrusted: (parts: readonly string[]) => void = (parts) => io.stderr(`awl: ${untrustedNotice(process.cwd(), parts)}\n`),
+): Promise<ConfigResult<LuaToolSet>> {
   const limits = resolveLuaLimits(values, process.env);
   if (!limits.ok) return limits;
-  const trust = projectTrust(values["trust-project"] === true, io);
+  const trust = projectTrust(values["trust-project"] === true);
   if (!trust.ok) return trust;
+  if (trust.value.untrustedParts.length > 0) onUntrusted(trust.value.untrustedParts);
   const tools = await LuaToolSet.open({
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
-    trustProject: trust.value,
+    trustProject: trust.value.trusted,
     ...(values["no-std-tools"] === true && { bundledDir: false as const }),
     waitForLoad: true,
     ...limits.value,
@@ -83,14 +89,13 @@ export async function openExtensions(values: Record<string, unknown>, io: Comman
 }
 
 /**
- * Whether this folder's own extensions load: it is trusted (docs/permissions.md) or `--trust-project` says so.
- * When it is not and it holds any, a one-line notice on stderr says what was skipped and how to trust it.
+ * Whether this folder's own extensions load: it is trusted (docs/permissions.md) or `--trust-project` says so;
+ * when it is not, what it would have loaded, in words (empty when it brings nothing).
  */
-export function projectTrust(flag: boolean, io: CommandIO): ConfigResult<boolean> {
+export function projectTrust(flag: boolean): ConfigResult<{ trusted: boolean; untrustedParts: string[] }> {
   const setup = setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: flag } });
   if (!setup.ok) return setup;
-  if (setup.value.untrustedParts.length > 0) io.stderr(`awl: ${untrustedNotice(process.cwd(), setup.value.untrustedParts)}\n`);
-  return { ok: true, value: setup.value.trusted };
+  return { ok: true, value: { trusted: setup.value.trusted, untrustedParts: setup.value.untrustedParts } };
 }
 
 /** A path relative to cwd when it lies below it, absolute otherwise. */

@@ -1,4 +1,4 @@
-/** `/permissions` (list, remove, switch the mode, untrust) for the interactive mode (docs/permissions.md). */
+/** `/permissions` (list, remove, switch the mode, untrust) and `/mode` for the interactive mode (docs/permissions.md). */
 import { PERMISSION_MODES, type PermissionEngine, type PermissionMode } from "../../permissions/engine.js";
 import { permissionsText, removeListedRule } from "../../permissions/listing.js";
 import { realPathOf } from "../../permissions/paths.js";
@@ -35,6 +35,18 @@ export const permissionCommands: SlashCommand[] = [
         return print(`${folder} is no longer trusted: from the next start its own extensions and allow rules are not loaded`);
       }
       print("usage: /permissions, /permissions remove N (as listed), /permissions mode MODE, /permissions untrust");
+    },
+  },
+  {
+    name: "mode",
+    args: "[MODE]",
+    summary: `the permission mode from now on (${PERMISSION_MODES.join(", ")}); no argument: show it`,
+    run: (args, { runtime, print }) => {
+      const layer = runtime.permissions;
+      if (!layer) return print("mode: this run has no permission layer");
+      const words = args.split(/\s+/).filter(Boolean);
+      if (words.length > 1) return print(`usage: /mode [MODE], e.g. /mode accept-edits (${PERMISSION_MODES.join(", ")})`);
+      switchMode(layer.engine, words[0] ?? "", print);
     },
   },
 ];
