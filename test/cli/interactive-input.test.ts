@@ -173,7 +173,7 @@ describe("the prompt", () => {
     await tty.terminal.keys("Tab");
     await tty.terminal.waitFor(/> \/mode\s*$/m);
     await tty.terminal.keys("Tab");
-    await tty.terminal.waitFor(/model {2}mode\n/);
+    await tty.terminal.waitFor(/\/model {2}\/mode\n/);
     await tty.terminal.type("l");
     await tty.terminal.keys("Tab");
     await tty.terminal.waitFor(/> \/model\s*$/m);

@@ -8,8 +8,8 @@ import type { SlashCommand } from "./slash-commands.js";
 export const permissionCommands: SlashCommand[] = [
   {
     name: "permissions",
-    args: "[remove N | mode MODE | untrust]",
-    summary: "every permission rule with where it comes from (this session's too); remove one; switch the mode; stop trusting this folder",
+    args: "[remove N | untrust]",
+    summary: "every permission rule with where it comes from (this session's too); remove one; stop trusting this folder (/mode switches the mode)",
     run: (args, { runtime, print }) => {
       const layer = runtime.permissions;
       const setup = runtime.options.permissions;
