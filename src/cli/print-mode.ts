@@ -63,9 +63,9 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
       // On a terminal the answer is drawn as Markdown (chat.ts starts loading the renderer early too).
       const [width, markdown] = await Promise.all([import("./output/width.js"), import("./output/markdown/load.js")]);
       await Promise.all([width.loadDisplayWidth(), process.stdout.isTTY ? markdown.loadMarkdown() : undefined]);
-      if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns ?? 80;
+      if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns || 80;
       io.stdoutColor = wantsColor(process.stdout, process.env);
-      if (process.stderr.isTTY) io.stderrColumns = () => process.stderr.columns ?? 80;
+      if (process.stderr.isTTY) io.stderrColumns = () => process.stderr.columns || 80;
     }
     return runPrintTurn(runtime, prompt, cli.outputFormat, io, signal);
   });
