@@ -1,5 +1,8 @@
-// Permission check per call (issue 10): the decision for one tool call with 200 rules in force, beside the same
-// check with no rules (baseline, measured in the same run). Target: p50 ≤ 0.1 ms. Run: `npm run bench -- permissions`.
+// Permissions (issue 10), each beside a baseline measured in the same run:
+//   1. the decision for one tool call with 200 rules in force, beside the same check with no rules. Target: p50 ≤ 0.1 ms.
+//   2. a sandboxed `bash` of `true` (--sandbox, bubblewrap) through the agent's tool path, beside the same call
+//      unsandboxed: the overhead, p50 (reported; no target). Skipped with a line saying so when bwrap is missing.
+// Run: `npm run bench -- permissions`.
 import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -62,3 +65,42 @@ console.log("| --- | --- | --- |");
 console.log(`| no rules (baseline) | ${ms(base.p50)} | ${ms(base.p99)} |`);
 console.log(`| 200 rules | ${ms(full.p50)} | ${ms(full.p99)} |`);
 console.log(`\nTarget p50 ≤ 0.1 ms with 200 rules: ${full.p50 <= 0.1 ? "met" : "NOT met"} (${(full.p50 / base.p50).toFixed(2)}× the no-rule check).\n`);
+
+// ---- 2. the sandbox --------------------------------------------------------------------------------------
+const { LuaToolSet } = await import("../dist/extensions/lua-tool-set.js");
+const { runToolBatch } = await import("../dist/agent/tool-batch.js");
+const { openSandbox } = await import("../dist/permissions/sandbox.js");
+const signal = new AbortController().signal;
+let nextId = 0;
+async function bashTrue(tools) {
+  const t = performance.now();
+  const [record] = await runToolBatch([{ type: "tool_use", id: `c${nextId++}`, name: "bash", input: '{"command":"true"}' }], tools, signal, {});
+  if (record.result.is_error) throw new Error(`bash true failed: ${record.result.content}`);
+  return performance.now() - t;
+}
+const median = (values) => [...values].sort((a, b) => a - b)[values.length >> 1];
+const opened = openSandbox({ workspace: ws });
+if (!opened.ok) {
+  console.log(`### Sandboxed \`bash\` of \`true\`\n\nNot measured: ${opened.message}\n`);
+} else {
+  const env = { HOME: home, PATH: process.env.PATH };
+  const plainTools = await LuaToolSet.open({ cwd: ws, env, cachePath: false, maxSlots: 1 });
+  const boxedTools = await LuaToolSet.open({ cwd: ws, env, cachePath: false, maxSlots: 1, sandbox: opened.sandbox });
+  for (let i = 0; i < 10; i++) {
+    await bashTrue(plainTools);
+    await bashTrue(boxedTools);
+  }
+  const plain = [];
+  const boxed = [];
+  for (let i = 0; i < 50; i++) {
+    plain.push(await bashTrue(plainTools));
+    boxed.push(await bashTrue(boxedTools));
+  }
+  await Promise.all([plainTools.close(), boxedTools.close()]);
+  const fmt = (x) => `${x.toFixed(2)} ms`;
+  console.log("### `bash` of `true`, p50 of 50, alternating\n");
+  console.log("| path | p50 |\n| --- | --- |");
+  console.log(`| \`bash\` tool (baseline) | ${fmt(median(plain))} |`);
+  console.log(`| \`bash\` tool with --sandbox | ${fmt(median(boxed))} |`);
+  console.log(`\nSandbox overhead: ${fmt(median(boxed) - median(plain))} per call (${(median(boxed) / median(plain)).toFixed(2)}×).\n`);
+}

@@ -36,7 +36,20 @@ export async function openChatTools(
   const secrets = runSecrets(options);
   // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
   const trusted = options.permissions?.trusted ?? (await import("../permissions/setup.js")).isProjectTrusted(process.cwd(), process.env, options.cli.flags["trust-project"] === true);
-  const opened = await openToolsForChat(options.cli.flags, options.warn, options.configFile, secrets, trusted, textHost);
+  const sandbox = options.permissions?.sandbox ? (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
+  if (!sandbox.ok) return sandbox;
+  const opened = await openToolsForChat(options.cli.flags, options.warn, {
+    configFile: options.configFile,
+    secrets,
+    trustProject: trusted,
+    ...(textHost && { textHost }),
+    ...(sandbox.value && { sandbox: sandbox.value }),
+  });
+  if (opened.ok && sandbox.value && options.permissions) {
+    // Exec calls of the Lua tools run inside the sandbox: `permissions.sandbox_auto_allow` may let them run unasked.
+    const lua = opened.value.tools;
+    options.permissions.engine.sandboxed = (tool) => lua.tool(tool.name) !== undefined;
+  }
   if (!opened.ok || !hasMcpConfig(options)) return opened;
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),

@@ -87,6 +87,7 @@ async function setupRunPermissions(cli: CliOptions, interactive: boolean): Promi
       ...(flags["permission-mode"] !== undefined && { mode: flags["permission-mode"] }),
       bypass: flags["dangerously-skip-permissions"] === true,
       trustProject: flags["trust-project"] === true,
+      sandbox: flags.sandbox === true,
     },
   });
   let result = setup();

@@ -29,7 +29,7 @@ import {
   type ExtensionSource,
 } from "./discover.js";
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
-import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost, ToolContextData } from "./lua/types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, ProcessSandbox, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion } from "./versions.js";
@@ -85,6 +85,11 @@ export interface LuaToolSetOptions {
   onLog?: (extension: string, text: string, callId?: string) => void;
   /** Where `awl.fs.read_text` / `write_text` (the std file tools' text) go instead of the disk: e.g. an ACP client. */
   textHost?: TextHost;
+  /**
+   * Runs every program the extensions start inside this sandbox (`--sandbox`, docs/permissions.md); a program a
+   * tool call starts may reach the network only when that tool declares the `network` kind.
+   */
+  sandbox?: ProcessSandbox;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -217,6 +222,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
       ...(options.textHost && { textHost: options.textHost }),
+      ...(options.sandbox && { sandbox: sandboxedBy(options.sandbox, registry) }),
     };
     let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {
@@ -718,6 +724,11 @@ export class LuaToolSet implements ToolSet {
       this.registry.setExtension(extension.name, tools, claim(extension));
     }
   }
+}
+
+/** The pool's sandbox: network only for the programs of a tool that declares the `network` kind. */
+function sandboxedBy(sandbox: ProcessSandbox, registry: ToolRegistry): NonNullable<LuaPoolOptions["sandbox"]> {
+  return (argv, cwd, tool) => sandbox.wrap(argv, cwd, tool !== undefined && (registry.get(tool)?.kinds.includes("network") ?? false));
 }
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];

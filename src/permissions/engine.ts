@@ -54,12 +54,17 @@ export interface PermissionEngineOptions {
   home?: string;
   mode?: PermissionMode;
   rules?: readonly Rule[];
+  /** `permissions.sandbox_auto_allow` with the sandbox on: exec calls of sandboxed tools inside the workspace run unasked. */
+  sandboxAutoAllow?: boolean;
 }
 
 export class PermissionEngine {
   readonly workspace: string;
   readonly home: string;
   mode: PermissionMode;
+  readonly sandboxAutoAllow: boolean;
+  /** Whether a tool's programs run inside the exec sandbox (set once the tools are open; none until then). */
+  sandboxed: (tool: PermissionTool) => boolean = () => false;
   private rules: Rule[] = [];
   /** Rules by exact tool name; `wild` holds those whose tool name has a `*`. */
   private byTool = new Map<string, Rule[]>();
@@ -69,6 +74,7 @@ export class PermissionEngine {
     this.workspace = realPathOf(options.workspace);
     this.home = options.home ?? homedir();
     this.mode = options.mode ?? "default";
+    this.sandboxAutoAllow = options.sandboxAutoAllow === true;
     for (const rule of options.rules ?? []) this.addRule(rule);
   }
 
@@ -151,6 +157,7 @@ export class PermissionEngine {
     if (outside.length === 0) {
       if (kinds.every((k) => k === "read")) return decision("allow", "a read inside the workspace", facts);
       if (this.mode === "accept-edits" && kinds.every((k) => k === "read" || k === "write")) return decision("allow", "accept-edits mode: a write inside the workspace", facts);
+      if (this.sandboxAutoAllow && kinds.every((k) => k === "read" || k === "exec") && this.sandboxed(tool)) return decision("allow", "it runs inside the sandbox (permissions.sandbox_auto_allow)", facts);
     }
     const kind = kinds.join("/");
     const what = outside.length > 0 ? `it touches ${outside.join(", ")}, outside the workspace` : `"${tool.name}" is ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} tool`;

@@ -17,11 +17,17 @@ export interface ListingFacts {
   /** The folder and whether it is trusted (and by what). */
   folder: string;
   trust: string;
+  /** Who turned the exec sandbox on (a flag, a file:line); absent: off. */
+  sandbox?: string;
 }
 
 /** The listing as text: mode, trust, then every rule with its number and source. */
 export function permissionsText(engine: PermissionEngine, facts: ListingFacts): string {
-  const lines = [`mode: ${engine.mode} (${facts.modeSource})`, `folder: ${facts.folder} — ${facts.trust}`];
+  const lines = [
+    `mode: ${engine.mode} (${facts.modeSource})`,
+    `folder: ${facts.folder} — ${facts.trust}`,
+    `sandbox: ${facts.sandbox ? `on (${facts.sandbox})${engine.sandboxAutoAllow ? ", exec calls inside the workspace run unasked" : ""}` : "off (--sandbox turns it on)"}`,
+  ];
   const rules = listedRules(engine);
   if (rules.length === 0) lines.push("no rules: reads inside the folder run, everything else asks (docs/permissions.md)");
   let n = 0;

@@ -21,6 +21,8 @@ export interface PermissionFlags {
   bypass?: boolean;
   /** `--trust-project`. */
   trustProject?: boolean;
+  /** `--sandbox`. */
+  sandbox?: boolean;
 }
 
 export interface PermissionSetup {
@@ -29,6 +31,8 @@ export interface PermissionSetup {
   modeSource: string;
   /** Whether the folder's own code and widening settings load. */
   trusted: boolean;
+  /** Present when the programs of the extensions run in the exec sandbox: who asked for it (a flag, a file:line). */
+  sandbox?: { source: string };
   /** What the folder would load once trusted (empty parts: nothing to trust). */
   offer: ProjectOffer;
   /** That, in words, when the folder is not trusted; empty when it is, or brings nothing. */
@@ -84,14 +88,16 @@ export function setupPermissions(options: PermissionSetupOptions): ConfigResult<
     mode = "bypass";
     modeSource = "--dangerously-skip-permissions";
   }
+  const sandbox = flags.sandbox ? { source: "--sandbox" } : config.sandbox?.value ? { source: config.sandbox.source } : undefined;
   const offer = projectOffer(options.cwd);
   const untrustedParts = trusted ? [] : offerParts(offer, config.skipped);
   return {
     ok: true,
     value: {
-      engine: new PermissionEngine({ workspace: options.cwd, home, mode, rules }),
+      engine: new PermissionEngine({ workspace: options.cwd, home, mode, rules, sandboxAutoAllow: sandbox !== undefined && config.sandboxAutoAllow?.value === true }),
       modeSource,
       trusted,
+      ...(sandbox && { sandbox }),
       offer,
       untrustedParts,
       config,

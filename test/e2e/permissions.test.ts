@@ -194,6 +194,8 @@ describe("awl permissions", () => {
     const listed = await box.awl(["permissions", "--allow", "run(ls)"]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("mode: default (default)");
+    expect(listed.stdout).toContain("sandbox: off (--sandbox turns it on)");
+    expect((await box.awl(["permissions", "--sandbox", "--json"])).stdout).toContain('"sandbox": {\n    "on": true,\n    "source": "--sandbox",\n    "auto_allow": false\n  }');
     expect(listed.stdout).toMatch(new RegExp(`deny:\\n +1 +run\\(rm:\\*\\) +${config}:9\\nallow:\\n +2 +run\\(git status\\) +${config}:5\\n +3 +run\\(npm test\\) +${config}:6\\n +4 +run\\(ls\\) +--allow\\n`));
 
     const removed = await box.awl(["permissions", "remove", "2"]);

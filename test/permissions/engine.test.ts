@@ -171,6 +171,23 @@ describe("modes", () => {
   });
 });
 
+describe("the sandbox", () => {
+  it("sandbox_auto_allow runs exec calls of sandboxed tools inside the workspace unasked; others still ask; deny still holds", () => {
+    const deny = parseRule("bash(rm:*)", "deny", { kind: "flag", flag: "--deny" }, ws, home);
+    if (!deny.ok) throw new Error(deny.message);
+    const e = new PermissionEngine({ workspace: ws, home, rules: [deny.rule], sandboxAutoAllow: true });
+    // Until the tools are open nothing counts as sandboxed.
+    expect(e.decide(bash, { command: "make" }).action).toBe("ask");
+    e.sandboxed = (tool) => tool.name === "bash";
+    expect(e.decide(bash, { command: "make" })).toMatchObject({ action: "allow", reason: "it runs inside the sandbox (permissions.sandbox_auto_allow)" });
+    expect(e.decide(bash, { command: "rm -rf x" }).action).toBe("deny");
+    expect(e.decide(bash, { command: "make", cwd: "/" }).action).toBe("ask");
+    expect(e.decide({ name: "fetch", kinds: ["network"] }, {}).action).toBe("ask");
+    expect(e.decide({ name: "mcp_run", kinds: ["exec"] }, {}).action).toBe("ask");
+    expect(e.decide(edit, { path: "src/a.ts" }).action).toBe("ask");
+  });
+});
+
 describe("rule parsing", () => {
   const parse = (text: string) => parseRule(text, "allow", { kind: "session" }, ws, home);
   it("accepts tool, tool(pattern) and tool(*)", () => {

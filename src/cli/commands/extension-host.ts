@@ -15,7 +15,8 @@ import { resolveLuaLimits } from "./lua-limits.js";
 import type { ConfigFile } from "../../config/config-file.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
-import type { TextHost } from "../../extensions/lua/types.js";
+import { runSandbox } from "../../permissions/sandbox.js";
+import type { ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -36,6 +37,7 @@ export const EXTENSION_COMMAND_FLAGS = {
   "lua-workers": { type: "string" },
   "lua-memory-mb": { type: "string" },
   "trust-project": { type: "boolean" },
+  sandbox: { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -72,14 +74,18 @@ export async function openExtensions(
 ): Promise<ConfigResult<LuaToolSet>> {
   const limits = resolveLuaLimits(values, process.env);
   if (!limits.ok) return limits;
-  const trust = projectTrust(values["trust-project"] === true);
-  if (!trust.ok) return trust;
-  if (trust.value.untrustedParts.length > 0) onUntrusted(trust.value.untrustedParts);
+  const setup = setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: values["trust-project"] === true, sandbox: values.sandbox === true } });
+  if (!setup.ok) return setup;
+  if (setup.value.untrustedParts.length > 0) onUntrusted(setup.value.untrustedParts);
+  const sandboxed = runSandbox(setup.value);
+  if (!sandboxed.ok) return sandboxed;
+  const sandbox = sandboxed.value;
   const tools = await LuaToolSet.open({
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
-    trustProject: trust.value.trusted,
+    trustProject: setup.value.trusted,
+    ...(sandbox && { sandbox }),
     ...(values["no-std-tools"] === true && { bundledDir: false as const }),
     waitForLoad: true,
     ...limits.value,
@@ -116,6 +122,19 @@ export function usageError(io: CommandIO, command: string, message: string): num
   return EXIT.usage;
 }
 
+/** What else the main command's tools need to know. */
+export interface ChatToolOptions {
+  configFile?: ConfigFile | null;
+  /** The run's keys, scrubbed from spill files. */
+  secrets?: readonly string[];
+  /** Load the folder's own `.awl/extensions/` (a trusted folder). */
+  trustProject?: boolean;
+  /** Where the std file tools' text goes instead of the disk. */
+  textHost?: TextHost;
+  /** Every program the extensions start runs inside it (`--sandbox`). */
+  sandbox?: ProcessSandbox;
+}
+
 /**
  * The ToolSet of the main command (`awl`, `awl -p`). The registration cache lets the first request go out
  * before any Lua runs; the agent prewarms the tools (starts the Lua workers) as soon as the model starts
@@ -129,11 +148,9 @@ export function usageError(io: CommandIO, command: string, message: string): num
 export async function openToolsForChat(
   flags: { "extensions-dir"?: string[]; "no-std-tools"?: boolean; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
-  configFile?: ConfigFile | null,
-  secrets: readonly string[] = [],
-  trustProject = false,
-  textHost?: TextHost,
+  options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
+  const { configFile, secrets = [], trustProject = false, textHost, sandbox } = options;
   const limits = resolveLuaLimits(flags, process.env, configFile);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
@@ -147,6 +164,7 @@ export async function openToolsForChat(
     // Inside its live block, or in the output order: a live tool block never redraws over what a tool printed.
     onLog: showToolLog,
     ...(textHost && { textHost }),
+    ...(sandbox && { sandbox }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {

@@ -8,12 +8,12 @@ import { realPathOf } from "../../permissions/paths.js";
 import { EXIT } from "../exit-codes.js";
 import { configError, processIO, usageError, type CommandIO } from "./extension-host.js";
 
-export const PERMISSIONS_USAGE = `usage: awl permissions [--json] [--trust-project] [--allow RULE]... [--deny RULE]...
+export const PERMISSIONS_USAGE = `usage: awl permissions [--json] [--trust-project] [--sandbox] [--allow RULE]... [--deny RULE]...
        awl permissions remove N      remove rule number N (as listed) from its config file
        awl permissions trust         trust this folder: its .awl/extensions, allow rules and .mcp.json load
        awl permissions untrust       stop trusting it
 
-Lists the permission mode, whether this folder is trusted, and every rule in force
+Lists the permission mode, whether this folder is trusted, whether the sandbox is on, and every rule in force
 (deny, ask, allow), each with its number and where it comes from (file:line or flag).
 See docs/permissions.md.
 `;
@@ -26,6 +26,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
       options: {
         json: { type: "boolean" },
         "trust-project": { type: "boolean" },
+        sandbox: { type: "boolean" },
         allow: { type: "string", multiple: true },
         deny: { type: "string", multiple: true },
         help: { type: "boolean", short: "h" },
@@ -38,7 +39,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   }
   const { values, positionals } = parsed;
   if (values.help) return io.stdout(PERMISSIONS_USAGE), EXIT.ok;
-  const flags = { ...(values.allow && { allow: values.allow }), ...(values.deny && { deny: values.deny }), trustProject: values["trust-project"] === true };
+  const flags = { ...(values.allow && { allow: values.allow }), ...(values.deny && { deny: values.deny }), trustProject: values["trust-project"] === true, sandbox: values.sandbox === true };
   const setup = setupPermissions({ cwd: process.cwd(), env: process.env, flags });
   if (!setup.ok) return configError(io, setup.error);
   const [verb, ...rest] = positionals;
@@ -47,9 +48,11 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
     case undefined:
       for (const problem of setup.value.problems) io.stderr(`awl: ${problem}\n`);
       if (values.json) {
-        io.stdout(`${JSON.stringify({ mode: setup.value.engine.mode, folder, trusted: setup.value.trusted, rules: rulesJSON(setup.value.engine) }, null, 2)}\n`);
+        const sandbox = setup.value.sandbox ? { on: true, source: setup.value.sandbox.source, auto_allow: setup.value.engine.sandboxAutoAllow } : { on: false };
+        io.stdout(`${JSON.stringify({ mode: setup.value.engine.mode, folder, trusted: setup.value.trusted, sandbox, rules: rulesJSON(setup.value.engine) }, null, 2)}\n`);
       } else {
-        io.stdout(permissionsText(setup.value.engine, { modeSource: setup.value.modeSource, folder, trust: trustText(setup.value, folder) }));
+        const sandbox = setup.value.sandbox?.source;
+        io.stdout(permissionsText(setup.value.engine, { modeSource: setup.value.modeSource, folder, trust: trustText(setup.value, folder), ...(sandbox && { sandbox }) }));
       }
       return EXIT.ok;
     case "remove": {

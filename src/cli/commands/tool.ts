@@ -12,7 +12,7 @@ import { EXIT } from "../exit-codes.js";
 import { readPipedStdin } from "../stdin.js";
 import { configError, openExtensions, parseCommandArgs, parseTimeoutFlag, processIO, usageError, type CommandIO } from "./extension-host.js";
 
-export const TOOL_USAGE = `usage: awl tool call NAME ['JSON' | -] [--timeout MS] [--json] [--extensions-dir DIR]... [--trust-project]
+export const TOOL_USAGE = `usage: awl tool call NAME ['JSON' | -] [--timeout MS] [--json] [--extensions-dir DIR]... [--trust-project] [--sandbox]
 
 Runs the tool NAME once with the JSON input (default {}; - reads it from stdin),
 exactly as awl would for a model, and prints the result.

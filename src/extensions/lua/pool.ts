@@ -132,7 +132,7 @@ export class LuaPool {
   private async startSlot(): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     if (this.closed) throw new Error("the Lua pool is closed");
     const generation = this.generation;
-    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost).then((started) => {
+    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost, this.options.sandbox).then((started) => {
       started.slot.generation = generation; // it loaded the extensions as they were when it started
       return started;
     });

@@ -40,10 +40,18 @@ export class ChildProcesses {
   constructor(
     private readonly env: Record<string, string>,
     private readonly log: LogSink,
+    /** Every program runs through it when given (the exec sandbox): the command line to run instead. */
+    private readonly sandbox?: (argv: readonly string[], cwd: string, callId: number) => string[],
   ) {}
 
+  /** The program and arguments to start for `argv`: itself, or the sandbox's command line around it. */
+  private commandLine(argv: readonly string[], cwd: string, callId: number): [string, string[]] {
+    const line = this.sandbox ? this.sandbox(argv, cwd, callId) : argv;
+    return [line[0]!, line.slice(1)];
+  }
+
   run(req: ExecRequest): Promise<ExecReply> {
-    const [file, args] = req.shell !== undefined ? ["/bin/sh", ["-c", req.shell]] : [req.argv![0]!, req.argv!.slice(1)];
+    const [file, args] = this.commandLine(req.shell !== undefined ? ["/bin/sh", "-c", req.shell] : req.argv!, req.cwd, req.callId);
     return new Promise((resolvePromise) => {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
@@ -82,10 +90,10 @@ export class ChildProcesses {
 
   /** Starts a program for `awl.spawn`: its own process group, no stdin (it reads end of file), output queued. */
   spawn(req: SpawnRequest): SpawnReply {
-    const [file, ...args] = req.argv;
+    const [file, args] = this.commandLine(req.argv, req.cwd, req.callId);
     let child: ChildProcess;
     try {
-      child = spawn(file!, args, { cwd: req.cwd, env: req.env ?? this.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(file, args, { cwd: req.cwd, env: req.env ?? this.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
       return { error: `cannot run ${file}: ${(e as Error).message}` };
     }
@@ -111,7 +119,7 @@ export class ChildProcesses {
     };
     child.stdout!.on("data", collect("stdout"));
     child.stderr!.on("data", collect("stderr"));
-    watchEnd(child, file!, req.timeoutMs, (end) => {
+    watchEnd(child, file, req.timeoutMs, (end) => {
       entry.end = end;
       wake();
     });

@@ -27,7 +27,7 @@ import {
 } from "./protocol.js";
 import { ChildProcesses, type LogSink } from "./processes.js";
 import { workerScriptPath } from "./assets.js";
-import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost, ToolOutcome, ToolProgress } from "./types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaPoolOptions, LuaToolRegistration, TextHost, ToolOutcome, ToolProgress } from "./types.js";
 
 /** How long an idle worker may take to end its own thread before it is terminated. */
 const EXIT_GRACE_MS = 1000;
@@ -56,6 +56,7 @@ export class LoadHang extends Error {
 interface RunningCall {
   id: number;
   extension: string;
+  tool: string;
   timeoutMs: number;
   abortReason: number;
   snapshot?: unknown;
@@ -99,16 +100,25 @@ export class WorkerSlot {
     private readonly settings: SlotSettings,
     private readonly log: LogSink,
     private readonly textHost: TextHost | undefined,
+    sandbox: LuaPoolOptions["sandbox"],
   ) {
-    this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text));
+    // The slot runs one call at a time: a program started while a call runs belongs to that call's tool.
+    const wrap = sandbox && ((argv: readonly string[], cwd: string) => sandbox(argv, cwd, this.current?.tool));
+    this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text), wrap);
   }
 
   /**
    * Starts a worker and waits until it has loaded every extension. The worker starts at once: Node's start of a
    * thread and the worker's own modules take longer than compiling `module`, which it gets when it is ready.
    */
-  static start(module: Promise<WasmModule>, settings: SlotSettings, log: LogSink, textHost?: TextHost): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
-    const slot = new WorkerSlot(settings, log, textHost);
+  static start(
+    module: Promise<WasmModule>,
+    settings: SlotSettings,
+    log: LogSink,
+    textHost?: TextHost,
+    sandbox?: LuaPoolOptions["sandbox"],
+  ): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+    const slot = new WorkerSlot(settings, log, textHost, sandbox);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
   }
 
@@ -272,6 +282,7 @@ export class WorkerSlot {
       const call: RunningCall = {
         id,
         extension: req.extension,
+        tool: req.tool,
         timeoutMs: req.timeoutMs,
         abortReason: ABORT_NONE,
         onProgress,

@@ -72,6 +72,21 @@ export interface LuaPoolOptions {
   onLog?: (extension: string, text: string, stream: string) => void;
   /** Where `awl.fs.read_text` / `awl.fs.write_text` go instead of the local disk (e.g. an editor's buffers over ACP). */
   textHost?: TextHost;
+  /**
+   * Runs every program the extensions start (handlers and top-level code: `io.popen`, `os.execute`, `awl.exec`,
+   * `awl.spawn`) through a sandbox: the command line to run instead of `argv` in `cwd`. `tool`: the tool whose
+   * call starts it (undefined while the extensions load).
+   */
+  sandbox?: (argv: readonly string[], cwd: string, tool: string | undefined) => string[];
+}
+
+/**
+ * A sandbox for the programs Lua extensions start (`LuaToolSet.open({ sandbox })`; awl's is bubblewrap,
+ * src/permissions/sandbox.ts).
+ */
+export interface ProcessSandbox {
+  /** The command line that runs `argv` in `cwd` inside the sandbox; `network`: whether it may reach the network. */
+  wrap(argv: readonly string[], cwd: string, network: boolean): string[];
 }
 
 /**
