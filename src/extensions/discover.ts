@@ -166,6 +166,7 @@ function walk(
   }
   for (const name of names) {
     if (name.startsWith(".")) continue; // hidden files and folders (.git, editor state) are never extensions
+    if (name.startsWith("_")) continue; // shared modules that the extensions beside them `require` (tool-cache.ts modulesOf)
     const path = join(dir, name);
     const isLua = name.endsWith(".lua");
     let stat: Stats | undefined;

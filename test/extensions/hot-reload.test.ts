@@ -92,6 +92,25 @@ describe("hot reload", () => {
     expect(reloadLines(reports[2]!)).toEqual(["reloaded a (-a_new ~a_tool)"]);
   });
 
+  it("reloads the extensions that share a `_` module when it is saved, and only those", { timeout: 60_000 }, async () => {
+    const shared = (answer: string) => `return { answer = "${answer}" }\n`;
+    const user = (name: string) => `local m = require "_shared"\nawl.register_tool { name = "${name}", run = function() return m.answer end }\n`;
+    writeFileSync(join(dir, "_shared.lua"), shared("v1"));
+    writeFileSync(join(dir, "a.lua"), user("a_tool"));
+    writeFileSync(join(dir, "b.lua"), user("b_tool"));
+    mkdirSync(join(dir, "other"));
+    writeFileSync(join(dir, "other", "c.lua"), tool("c_tool", "c"));
+    const { tools, reports, changes } = await openWatched();
+    expect(names(tools)).toEqual(["a_tool", "b_tool", "c_tool"]);
+    expect(await run(tools, "b_tool")).toBe("v1");
+    writeFileSync(join(dir, "_shared.lua"), shared("v2"));
+    await until(() => changes() > 0, "the save was seen");
+    await tools.refresh();
+    expect(await run(tools, "a_tool")).toBe("v2");
+    expect(await run(tools, "b_tool")).toBe("v2");
+    expect(reports.map(reloadLines)).toEqual([["reloaded a, b (tools unchanged)"]]);
+  });
+
   it("adds and removes extensions, and a burst of 100 saves in a second gives one or two reloads", { timeout: 60_000 }, async () => {
     writeFileSync(join(dir, "a.lua"), tool("a_tool", "a"));
     const { tools, reports, changes } = await openWatched();

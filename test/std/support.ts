@@ -10,7 +10,7 @@ import type { ToolOutcome } from "../../src/tools/types.js";
 
 /** The bundled std tools' names (one `extensions/std/NAME.lua` each), sorted. */
 export const STD_TOOLS: readonly string[] = readdirSync(new URL("../../extensions/std/", import.meta.url))
-  .filter((f) => f.endsWith(".lua"))
+  .filter((f) => f.endsWith(".lua") && !f.startsWith("_")) // `_text.lua`: shared modules, not tools
   .map((f) => f.slice(0, -".lua".length))
   .sort();
 
