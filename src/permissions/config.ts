@@ -11,7 +11,7 @@
 import { readFileSync } from "node:fs";
 import { jsonErrorOffset, positionOf } from "../config/json-position.js";
 import type { ConfigResult } from "../config/errors.js";
-import { PERMISSION_MODES, type PermissionMode } from "./engine.js";
+import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./engine.js";
 import { parseRule, type Rule, type RuleAction, type RuleSource } from "./rules.js";
 
 /** One config file as the permission keys need it. */
@@ -172,9 +172,8 @@ export function permissionConfig(layers: readonly PermissionLayer[], options: Pe
       }
       return { value, source: where(["permissions", key]) };
     };
-    const isMode = (v: unknown): v is PermissionMode => (PERMISSION_MODES as readonly unknown[]).includes(v);
     const isBool = (v: unknown): v is boolean => typeof v === "boolean";
-    out.mode = setting("mode", isMode, `one of ${PERMISSION_MODES.join(", ")}`, (m) => m === "accept-edits" || m === "bypass") ?? out.mode;
+    out.mode = setting("mode", isPermissionMode, `one of ${PERMISSION_MODES.join(", ")}`, (m) => m === "accept-edits" || m === "bypass") ?? out.mode;
     out.sandbox = setting("sandbox", isBool, "true or false", (on) => !on) ?? out.sandbox;
     out.sandboxAutoAllow = setting("sandbox_auto_allow", isBool, "true or false", (on) => on) ?? out.sandboxAutoAllow;
   }

@@ -18,6 +18,11 @@ import { splitCommand } from "./shell-split.js";
 export const PERMISSION_MODES = ["default", "accept-edits", "plan", "bypass"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
 
+/** Whether `value` names a permission mode. */
+export function isPermissionMode(value: unknown): value is PermissionMode {
+  return (PERMISSION_MODES as readonly unknown[]).includes(value);
+}
+
 /** What the engine needs of a tool: its name and declared kinds (`read`, `write`, `exec`, `network`). */
 export interface PermissionTool {
   name: string;

@@ -8,7 +8,7 @@ import { homedir } from "node:os";
 import { configFilePath } from "../config/config-file.js";
 import type { ConfigResult } from "../config/errors.js";
 import { permissionConfig, readPermissionLayer, type PermissionConfig, type PermissionLayer } from "./config.js";
-import { PERMISSION_MODES, PermissionEngine, type PermissionMode } from "./engine.js";
+import { isPermissionMode, PERMISSION_MODES, PermissionEngine, type PermissionMode } from "./engine.js";
 import { parseRule, type Rule } from "./rules.js";
 import { isTrustedFolder, offerParts, projectOffer, type ProjectOffer } from "./trust.js";
 
@@ -78,10 +78,10 @@ export function setupPermissions(options: PermissionSetupOptions): ConfigResult<
   let mode: PermissionMode = config.mode?.value ?? "default";
   let modeSource = config.mode?.source ?? "default";
   if (flags.mode !== undefined) {
-    if (!(PERMISSION_MODES as readonly string[]).includes(flags.mode)) {
+    if (!isPermissionMode(flags.mode)) {
       return { ok: false, error: { message: `--permission-mode expects one of ${PERMISSION_MODES.join(", ")}, got "${flags.mode}"`, hint: "see docs/permissions.md" } };
     }
-    mode = flags.mode as PermissionMode;
+    mode = flags.mode;
     modeSource = "--permission-mode";
   }
   if (flags.bypass) {

@@ -86,9 +86,13 @@ describe("awl acp", () => {
     writeTool();
     writeFileSync(join(cwd, "notes.txt"), "old text\n");
     server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "save_file", input: { path: "notes.txt", content: "new text\n" } }]) }, openaiAnswer("Done."));
-    const sessionId = await withAcp({ home, cwd, env: env(), args: ["--trust-project"] }, async (ctx, awl) => {
+    // A write asks (docs/permissions.md): the editor allows it once (test/cli/acp-permissions.test.ts has the rest).
+    const asked: string[] = [];
+    const handlers = { permission: (r: { toolCall: { toolCallId: string } }) => (asked.push(r.toolCall.toolCallId), { outcome: { outcome: "selected" as const, optionId: "allow_once" } }) };
+    const sessionId = await withAcp({ home, cwd, env: env(), args: ["--trust-project"], handlers }, async (ctx, awl) => {
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
       const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rewrite notes" }] });
+      expect(asked).toEqual(["call_1"]);
       expect(response.stopReason).toBe("end_turn");
       const tools = awl.updates.map((u) => u.update).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
       expect(tools).toEqual([
@@ -206,7 +210,8 @@ describe("awl acp: the client's file system", () => {
     const writes: { path: string; content: string }[] = [];
     await withAcp(
       {
-        home, cwd, env: env(),
+        // accept-edits: the write inside the folder runs without asking.
+        home, cwd, env: env(), args: ["--permission-mode", "accept-edits"],
         handlers: {
           capabilities: { fs: { readTextFile: true, writeTextFile: true } },
           readTextFile: (request) => {

@@ -164,3 +164,24 @@ awl.register_tool("project_tool", { type = "object" }, function() return "p" end
     expect(JSON.parse(readFileSync(join(home, ".config", "awl", "config.json"), "utf8")).trusted_folders).toHaveLength(1);
   });
 });
+
+describe("modes in the terminal", () => {
+  it("/mode shows and switches the mode; the waiting line names a mode that is not the default; plan offers no run tool", async () => {
+    const project = tempDir("awl-proj-");
+    const slow = openaiAnswer("Planned.");
+    tty.server.enqueue({ body: [{ data: Buffer.concat(slow.body), delayMs: 2500 }] });
+    await startIn(project);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.send("/mode");
+    await tty.terminal.waitFor(/mode: default\n/);
+    await tty.send("/mode nonsense");
+    await tty.terminal.waitFor(/unknown mode "nonsense": use default, accept-edits, plan, bypass/);
+    await tty.send("/mode plan");
+    await tty.terminal.waitFor(/mode: plan\n>/);
+    await tty.send("think first");
+    await tty.terminal.waitFor(/waiting for the model….* · plan mode · /);
+    await tty.terminal.waitFor(/Planned\.\n>/);
+    // The only tool is `run` (exec): plan mode offers none.
+    expect(tty.server.requests[0]!.json().tools ?? []).toEqual([]);
+  });
+});

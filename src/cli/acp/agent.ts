@@ -16,6 +16,7 @@ import {
   type StopReason,
   type Stream,
   type AgentContext,
+  type SessionModeState,
 } from "@agentclientprotocol/sdk";
 import { AgentSession } from "../../agent-session/agent-session.js";
 import type { TurnResult } from "../../agent/agent.js";
@@ -30,7 +31,10 @@ import { describeProviderError } from "../error-text.js";
 import type { CliOptions } from "../options.js";
 import { buildRuntime, type Runtime } from "../runtime.js";
 import { SessionHook } from "../session-hook.js";
+import { isPermissionMode } from "../../permissions/engine.js";
+import { setupRunPermissions } from "../run-permissions.js";
 import { clientTextHost } from "./client-files.js";
+import { askClient, sessionModes } from "./permission-ask.js";
 import { promptContent } from "./prompt-content.js";
 import { replaySession } from "./replay.js";
 import { TurnUpdates } from "./updates.js";
@@ -70,12 +74,24 @@ export class AcpAgent {
       .onRequest("session/new", async ({ params, client }) => {
         if (params.mcpServers.length > 0) this.options.warn(`the client's MCP servers are not used yet (${params.mcpServers.map((s) => s.name).join(", ")})`);
         const live = await this.open(client, params.cwd);
-        return { sessionId: live.id };
+        return { sessionId: live.id, ...this.modesOf(live) };
       })
       .onRequest("session/load", async ({ params, client }) => {
         const live = await this.open(client, params.cwd, params.sessionId);
         const loaded = live.runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook)?.resumed;
         if (loaded) await replaySession(loaded, live.runtime.agent.tools, live.cwd, (update) => notify(client, live.id, update));
+        return this.modesOf(live);
+      })
+      .onRequest("session/set_mode", ({ params, client }) => {
+        const live = this.sessions.get(params.sessionId);
+        if (!live) throw RequestError.sessionNotFound(params.sessionId);
+        const engine = live.runtime.permissions?.engine;
+        if (!engine) throw RequestError.invalidRequest(undefined, "this session has no permission modes");
+        if (!isPermissionMode(params.modeId)) throw RequestError.invalidParams(undefined, `unknown mode "${params.modeId}": use ${sessionModes(engine.mode).availableModes.map((m) => m.id).join(", ")}`);
+        // From the next tool call on; a call already asked about keeps its question.
+        engine.mode = params.modeId;
+        if (params.modeId === "bypass") this.options.warn(`session ${live.id}: bypass mode (session/set_mode): every tool call runs without asking; only deny rules still hold`);
+        notify(client, live.id, { sessionUpdate: "current_mode_update", currentModeId: engine.mode });
         return {};
       })
       .onRequest("session/prompt", async ({ params, client, signal }) => {
@@ -128,7 +144,11 @@ export class AcpAgent {
       throw RequestError.invalidParams(undefined, `cannot work in ${cwd}: ${(e as Error).message}`);
     }
     const flags = { ...this.options.cli.flags, continue: false, ...(resume !== undefined && { resume }) };
-    const base = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli: { ...this.options.cli, flags }, warn: this.options.warn };
+    const cli = { ...this.options.cli, flags };
+    // Never a terminal question here: an untrusted folder's code is skipped with a notice on stderr.
+    const permissions = await setupRunPermissions(cli, { interactive: false, cwd, warn: this.options.warn });
+    if (!permissions.ok) throw new RequestError(INTERNAL_ERROR, `${permissions.error.message}; ${permissions.error.hint}`);
+    const base = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn: this.options.warn, permissions: permissions.value };
     // A new session is named now; its file is created by its first prompt (no empty sessions are saved).
     const id = resume ?? newSessionId();
     const tools = await openChatTools(base, { interactive: false }, clientTextHost(this.clientCapabilities, client, id));
@@ -146,8 +166,16 @@ export class AcpAgent {
     return live;
   }
 
+  /** The session's permission modes, for `session/new` and `session/load`. */
+  private modesOf(live: LiveSession): { modes?: SessionModeState } {
+    const engine = live.runtime.permissions?.engine;
+    return engine ? { modes: sessionModes(engine.mode) } : {};
+  }
+
   private async prompt(live: LiveSession, content: Parameters<AgentSession["prompt"]>[0], client: AgentContext, signal: AbortSignal): Promise<PromptResponse> {
     const turn = live.session.prompt(content);
+    // This turn's asks go to the client that sent the prompt; "cancelled" (or Esc's equivalent) ends the turn.
+    live.runtime.permissions?.setAsk((request, asked) => askClient(client, live.id, request, live.cwd, asked), () => turn.cancel());
     const onAbort = (): void => turn.cancel();
     signal.addEventListener("abort", onAbort);
     const updates = new TurnUpdates(() => live.runtime.agent.tools?.definitions() ?? [], live.cwd, (update) => notify(client, live.id, update));

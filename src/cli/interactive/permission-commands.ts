@@ -1,5 +1,5 @@
 /** `/permissions` (list, remove, switch the mode, untrust) and `/mode` for the interactive mode (docs/permissions.md). */
-import { PERMISSION_MODES, type PermissionEngine, type PermissionMode } from "../../permissions/engine.js";
+import { isPermissionMode, PERMISSION_MODES, type PermissionEngine } from "../../permissions/engine.js";
 import { permissionsText, removeListedRule } from "../../permissions/listing.js";
 import { realPathOf } from "../../permissions/paths.js";
 import { setFolderTrust } from "../../permissions/save.js";
@@ -54,7 +54,7 @@ export const permissionCommands: SlashCommand[] = [
 /** `/permissions mode MODE`: the permission mode from now on; no MODE: show it. */
 function switchMode(engine: PermissionEngine, mode: string, print: (text: string) => void): void {
   if (mode === "") return print(`mode: ${engine.mode}`);
-  if (!(PERMISSION_MODES as readonly string[]).includes(mode)) return print(`unknown mode "${mode}": use ${PERMISSION_MODES.join(", ")}`);
-  engine.mode = mode as PermissionMode;
+  if (!isPermissionMode(mode)) return print(`unknown mode "${mode}": use ${PERMISSION_MODES.join(", ")}`);
+  engine.mode = mode;
   print(mode === "bypass" ? "mode: bypass — every tool call now runs without asking; only deny rules still hold" : `mode: ${mode}`);
 }

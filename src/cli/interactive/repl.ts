@@ -116,7 +116,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       sink,
       true,
       { tools: runtime.agent.tools, redraw: true, elapsed: true },
-      { answerColumns: columns, asideColumns: columns, activity: true, status: () => runtime.usage.meter.snapshot() },
+      { answerColumns: columns, asideColumns: columns, activity: true, status: () => runtime.usage.meter.snapshot(), mode: () => runtime.permissions?.engine.mode },
     );
     const live = renderer;
     const undo = drawOnAbruptEnd(() => {

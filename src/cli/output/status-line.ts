@@ -1,15 +1,17 @@
 /**
- * The status shown beside the spinner while awl waits for the model: provider and model, the session's tokens in
- * and out, cache reads, the context used (yellow past 70 %, red past 90 %) and the cost when known. Part of one
- * dimmed line, cut to the terminal's width.
+ * The status shown beside the spinner while awl waits for the model: provider and model, the permission mode
+ * when it is not the default one, the session's tokens in and out, cache reads, the context used (yellow past
+ * 70 %, red past 90 %) and the cost when known. Part of one dimmed line, cut to the terminal's width.
  */
 import { costText, tokensText, type MeterSnapshot } from "../../usage/meter.js";
 import { fitWidth } from "./width.js";
 
 /** `lead` (the spinner and its label) and the status, on one line of at most `columns - 1` columns. */
-export function statusLine(lead: string, snapshot: MeterSnapshot, columns: number, color: boolean): string {
+export function statusLine(lead: string, snapshot: MeterSnapshot, columns: number, color: boolean, mode?: string): string {
   const usage = snapshot.session.usage;
-  const parts = [lead, `${snapshot.provider} ${snapshot.model}`, `↑${tokensText(usage.input_tokens)} ↓${tokensText(usage.output_tokens)}`];
+  const parts = [lead, `${snapshot.provider} ${snapshot.model}`];
+  if (mode !== undefined && mode !== "default") parts.push(`${mode} mode`);
+  parts.push(`↑${tokensText(usage.input_tokens)} ↓${tokensText(usage.output_tokens)}`);
   if (usage.cache_read_input_tokens) parts.push(`cache read ${tokensText(usage.cache_read_input_tokens)}`);
   let context = "";
   if (snapshot.context_percent !== undefined) {

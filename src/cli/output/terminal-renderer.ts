@@ -39,6 +39,8 @@ export interface TerminalLayout {
   answerRows?: () => number;
   /** With `activity`: the session's figures shown on the waiting line (status-line.ts). */
   status?: () => MeterSnapshot;
+  /** With `status`: the permission mode, shown there unless it is the default one. */
+  mode?: () => string | undefined;
 }
 
 const THINKING_MARK = "(thinking) ";
@@ -69,7 +71,7 @@ export class TerminalRenderer implements TurnReceiver {
     private readonly layout: TerminalLayout = {},
   ) {
     this.blocks = new ToolBlocks(aside, blocks);
-    const status = layout.status && layout.asideColumns && { snapshot: layout.status, columns: layout.asideColumns };
+    const status = layout.status && layout.asideColumns && { snapshot: layout.status, columns: layout.asideColumns, ...(layout.mode && { mode: layout.mode }) };
     if (layout.activity) this.activity = new ActivityLine(aside, undefined, status || undefined);
   }
 

@@ -1,0 +1,61 @@
+/**
+ * A run's permissions from the config files and the flags (`awl`, `awl -p`, `awl acp`'s sessions), with the
+ * notices they call for: an untrusted folder's skipped code, bad rules, bypass mode. With a terminal, a folder
+ * that brings code of its own is asked about once, before any of it loads; without one (print mode, `awl acp`)
+ * nothing is ever read from a terminal.
+ */
+import type { ConfigResult } from "../config/errors.js";
+import { bypassNotice, setupPermissions, type PermissionSetup } from "../permissions/setup.js";
+import { untrustedNotice } from "../permissions/trust.js";
+import type { CliOptions } from "./options.js";
+
+export interface RunPermissionOptions {
+  /** A terminal to ask the folder's trust on. */
+  interactive: boolean;
+  /** The folder the run works in. */
+  cwd: string;
+  warn(text: string): void;
+}
+
+export async function setupRunPermissions(cli: CliOptions, options: RunPermissionOptions): Promise<ConfigResult<PermissionSetup>> {
+  const { cwd, warn } = options;
+  const flags = cli.flags;
+  const setup = (): ConfigResult<PermissionSetup> =>
+    setupPermissions({
+      cwd,
+      env: process.env,
+      flags: {
+        ...(flags.allow && { allow: flags.allow }),
+        ...(flags.deny && { deny: flags.deny }),
+        ...(flags["permission-mode"] !== undefined && { mode: flags["permission-mode"] }),
+        bypass: flags["dangerously-skip-permissions"] === true,
+        trustProject: flags["trust-project"] === true,
+        sandbox: flags.sandbox === true,
+      },
+    });
+  let result = setup();
+  if (!result.ok) return result;
+  if (options.interactive && result.value.untrustedParts.length > 0) {
+    const [{ askFolderTrust }, { setFolderTrust }, { realPathOf }] = await Promise.all([
+      import("./interactive/trust-prompt.js"),
+      import("../permissions/save.js"),
+      import("../permissions/paths.js"),
+    ]);
+    const folder = realPathOf(cwd);
+    const userConfig = result.value.userConfigPath;
+    if (await askFolderTrust(folder, result.value.untrustedParts)) {
+      try {
+        setFolderTrust(userConfig, folder, true);
+      } catch (error) {
+        warn(`could not save the trust in ${userConfig}: ${(error as Error).message}; this run goes on untrusted`);
+      }
+      result = setup();
+      if (!result.ok) return result;
+    }
+  } else if (result.value.untrustedParts.length > 0) {
+    warn(untrustedNotice(cwd, result.value.untrustedParts));
+  }
+  for (const problem of result.value.problems) warn(problem);
+  if (result.value.engine.mode === "bypass") warn(bypassNotice(result.value.modeSource));
+  return result;
+}
