@@ -19,6 +19,8 @@ import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
 import type { ConfigFile } from "../config/config-file.js";
+import type { PermissionSetup } from "../permissions/setup.js";
+import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import { configFilePath, readConfigFile } from "../config/config-file.js";
@@ -61,11 +63,16 @@ export interface RuntimeOptions {
   tools?: ToolSet;
   /** The Lua extensions' tools when the caller opened them already (`openChatTools`); opened here otherwise. */
   openedTools?: OpenedTools;
+  /** The run's permissions: every tool call is decided (and asked for) through them. Absent: calls run unchecked. */
+  permissions?: PermissionSetup;
   conversation?: Conversation;
 }
 
 export class Runtime {
   readonly hooks: TurnHook[] = [];
+  /** The permission layer around the tools, when the run has one (the interactive UI gives it its ask function). */
+  permissions: PermissionToolSet | undefined;
+
   /** The tool hosts behind the agent's ToolSet, for listings (`/extensions`): absent when the caller passed its own tools. */
   hosts: { lua?: LuaToolSet; mcp?: McpToolSet } = {};
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
@@ -229,7 +236,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     provider = created.provider;
   }
   const mcp = opened?.mcp;
-  const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
+  const inner = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
+  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
+  const tools = permissions ?? inner;
   const file = configFileOf(options.configFile);
   if (!file.ok) return file;
   const prompt = systemPromptChoice(options.cli.flags, file.value, process.cwd());
@@ -248,6 +257,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   if (!compaction.ok) return compaction;
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
+  runtime.permissions = permissions;
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
@@ -285,6 +295,17 @@ function configFileOf(configFile: ConfigFile | null | undefined): ConfigResult<C
   if (configFile !== undefined) return { ok: true, value: configFile };
   const read = readConfigFile(configFilePath(process.env));
   return read.ok ? { ok: true, value: read.value ?? null } : read;
+}
+
+/** The tools behind the permission layer; "always allow" saves to the project or user config file. */
+async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (text: string) => void): Promise<PermissionToolSet> {
+  const [{ PermissionToolSet }, { saveAllowRules }] = await Promise.all([import("../permissions/tool-set.js"), import("../permissions/save.js")]);
+  const { engine } = setup;
+  return new PermissionToolSet(inner, engine, {
+    saveRules: async (rules, scope) =>
+      saveAllowRules(scope === "project" ? setup.projectConfigPath : setup.userConfigPath, scope, rules, engine.workspace, engine.home),
+    warn,
+  });
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

@@ -72,6 +72,9 @@ export const OTHER_CONFIG_KEYS = new Set<string>([
   "lua_workers",
   "lua_memory_mb",
   "tool_timeout_ms",
+  // Permission rules, modes and folder trust, read by src/permissions/config.ts.
+  "permissions",
+  "trusted_folders",
   // MCP servers, read by src/cli/mcp-tools.ts (docs/mcp.md).
   "mcpServers",
   "mcp_startup_timeout_ms",

@@ -135,7 +135,8 @@ describe("LineEditor", () => {
     e.handle({ kind: "text", text: "/he" });
     e.handle(key("tab"));
     expect(e.text).toBe("/help ");
-    expect(completeSlashCommand("/")).toHaveLength(8);
+    expect(completeSlashCommand("/")).toEqual(["/help ", "/model ", "/resume ", "/permissions ", "/mode ", "/reload ", "/compact ", "/extensions ", "/cost ", "/exit "]);
+    expect(completeSlashCommand("/m")).toEqual(["/model ", "/mode "]);
     expect(completeSlashCommand("hello /he")).toEqual([]);
   });
 });

@@ -6,6 +6,7 @@ import type { LineSink } from "../output/sink.js";
 import type { Runtime } from "../runtime.js";
 import { resumeCommand } from "../session-history.js";
 import { costReport } from "../../usage/meter.js";
+import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../output/notices.js";
 
 export interface SlashContext {
@@ -48,6 +49,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   resumeCommand,
+  ...permissionCommands,
   {
     name: "reload",
     summary: "find and load every extension again now (their discover_tools handlers run again)",
