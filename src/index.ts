@@ -16,8 +16,21 @@ export type { SseEvent } from "./providers/sse.js";
 export * from "./session/index.js";
 export { ReplayProvider, ReplayRecorder, createReplayProvider, readReplayScript, parseReplayScript, REPLAY_FORMAT_VERSION } from "./providers/replay/index.js";
 export type { ReplayScript, ReplayStep, Pacing } from "./providers/replay/index.js";
-export { loadSettings, resolveSettings, readConfigFile, configFilePath } from "./config/index.js";
-export type { AwlSettings, SettingsFlags, SettingsSources, LoadedSettings, ConfigError, ConfigFile, ConfigFileValues } from "./config/index.js";
+export { loadSettings, resolveSettings, readConfigFile, configFilePath, projectConfigPath, loadConfig, LoadedConfig, editConfigFile, where } from "./config/index.js";
+export type {
+  AwlSettings,
+  SettingsFlags,
+  SettingsSources,
+  LoadedSettings,
+  ConfigError,
+  ConfigLayer,
+  ConfigScope,
+  ConfigFileValues,
+  ConfigSource,
+  SourcedValue,
+  LoadConfigOptions,
+  ConfigEdit,
+} from "./config/index.js";
 export { LuaToolSet, DEFAULT_TOOL_TIMEOUT_MS } from "./extensions/lua-tool-set.js";
 export type { LuaToolSetOptions, ExtensionReport, ExtensionState } from "./extensions/lua-tool-set.js";
 export { discoverExtensions, defaultExtensionRoots, DEFAULT_MAX_EXTENSION_FILE_BYTES } from "./extensions/discover.js";

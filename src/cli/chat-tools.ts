@@ -15,8 +15,8 @@ export interface OpenedTools {
 
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
 export async function openChatTools(
-  options: Pick<RuntimeOptions, "settings" | "sources" | "configFile" | "cli" | "warn">,
+  options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "warn">,
 ): Promise<ConfigResult<OpenedTools>> {
   const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
-  return openToolsForChat(options.cli.flags, options.warn, options.configFile, runSecrets(options));
+  return openToolsForChat(options.cli.flags, options.warn, options.config, runSecrets(options));
 }

@@ -44,11 +44,11 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);
     return await fail(cli, loaded.error, EXIT.usage);
   }
-  for (const warning of loaded.value.file?.warnings ?? []) stderr.write(`awl: ${warning}\n`);
+  for (const warning of loaded.value.config.warnings) stderr.write(`awl: ${warning}\n`);
 
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
-  const options = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn };
+  const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn };
   const tools = await openChatTools(options);
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
   const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./runtime.js"), import("./print-mode.js")]);

@@ -16,7 +16,7 @@ import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
-import type { ConfigFile } from "../config/config-file.js";
+import type { LoadedConfig } from "../config/layers.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -37,8 +37,8 @@ export interface RuntimeOptions {
   settings: AwlSettings;
   /** Where the settings came from, so `/model` can resolve them again with another model. */
   sources: SettingsSources;
-  /** The config file already read at start-up (`null`: there is none), so its other keys are not read again. */
-  configFile?: ConfigFile | null;
+  /** The config files read at start-up, so each module reads its section (with sources) without reading them again. */
+  config?: LoadedConfig;
   cli: CliOptions;
   /** Diagnostics (stderr): hooks' failures, warnings. */
   warn(text: string): void;

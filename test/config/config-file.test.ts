@@ -1,9 +1,11 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configFilePath, parseConfigText, readConfigFile } from "../../src/config/config-file.js";
-import { jsonErrorOffset, positionOf } from "../../src/config/json-position.js";
+import { jsonErrorOffset, memberPositions, positionOf } from "../../src/config/json-position.js";
+// @ts-expect-error: a script without types
+import { GENERATED_FILE, configValidatorSource } from "../../scripts/generate-config-validator.mjs";
 
 describe("config file", () => {
   it("lives under XDG_CONFIG_HOME, else ~/.config", () => {
@@ -15,14 +17,18 @@ describe("config file", () => {
     expect(readConfigFile(join(mkdtempSync(join(tmpdir(), "awl-cfg-")), "missing.json"))).toEqual({ ok: true, value: undefined });
   });
 
-  it("reads the documented keys and warns about unknown ones", () => {
+  it("reads the documented keys and warns about unknown ones, naming file, line and the key meant", () => {
     const dir = mkdtempSync(join(tmpdir(), "awl-cfg-"));
     mkdirSync(join(dir, "awl"));
     const path = join(dir, "awl", "config.json");
-    writeFileSync(path, '{"provider": "anthropic", "model": "m", "max_retries": 2, "modle": "typo"}');
+    writeFileSync(path, '{\n  "provider": "anthropic",\n  "model": "m",\n  "max_retries": 2,\n  "modle": "typo",\n  "providers": {"openai": {"api_key": "sk"}}\n}');
     const read = readConfigFile(path);
-    expect(read).toMatchObject({ ok: true, value: { values: { provider: "anthropic", model: "m", max_retries: 2 } } });
-    if (read.ok) expect(read.value!.warnings).toEqual([`${path}: unknown key "modle" (ignored)`]);
+    expect(read).toMatchObject({ ok: true, value: { scope: "user", values: { provider: "anthropic", model: "m", max_retries: 2 } } });
+    if (read.ok)
+      expect(read.value!.warnings).toEqual([
+        `${path}:5: unknown key "modle" (did you mean "model"?) (ignored)`,
+        `${path}:6: unknown key "providers.openai.api_key" (known keys here: base_url, api_key_env, model) (ignored)`,
+      ]);
   });
 
   it("names the file, line and column of invalid JSON", () => {
@@ -36,18 +42,23 @@ describe("config file", () => {
     expect(!truncated.ok && truncated.error.message).toContain("/c/config.json:1:14");
   });
 
-  it("rejects values of the wrong type, naming the key", () => {
-    const result = parseConfigText("/c/config.json", '{"max_retries": "3"}');
-    expect(!result.ok && result.error.message).toBe('the config file /c/config.json key "max_retries" must be a whole number ≥ 0, got "3"');
+  it("rejects values of the wrong type, naming file, line, key and what was expected", () => {
+    const result = parseConfigText("/c/config.json", '{\n  "model": "m",\n  "max_retries": "3"\n}');
+    expect(!result.ok && result.error.message).toBe('the config file /c/config.json:3: key "max_retries" expects a whole number ≥ 0, got "3"');
+    expect(!result.ok && result.error.hint).toContain("docs/config.md");
     expect(parseConfigText("/c/config.json", "[1]").ok).toBe(false);
+    const two = parseConfigText("/c/config.json", '{"lua_workers": 0,\n "base_url": "localhost"}');
+    expect(!two.ok && two.error.message).toBe(
+      'the config file /c/config.json:1: key "lua_workers" expects a whole number of workers from 1 to 256, got 0\n  also /c/config.json:2: key "base_url" expects an http:// or https:// URL, got "localhost"',
+    );
   });
 
   it("checks the thinking keys", () => {
     for (const thinking of ['"off"', '"adaptive"', "8000"]) expect(parseConfigText("/c/config.json", `{"thinking": ${thinking}}`).ok, thinking).toBe(true);
     const bad = parseConfigText("/c/config.json", '{"thinking": "on"}');
-    expect(!bad.ok && bad.error.message).toBe('the config file /c/config.json key "thinking" must be "off", "adaptive" or a whole number of tokens, got "on"');
+    expect(!bad.ok && bad.error.message).toBe('the config file /c/config.json:1: key "thinking" expects "off", "adaptive" or a whole number of tokens, got "on"');
     const flag = parseConfigText("/c/config.json", '{"interleaved_thinking": "no"}');
-    expect(!flag.ok && flag.error.message).toBe('the config file /c/config.json key "interleaved_thinking" must be true or false, got "no"');
+    expect(!flag.ok && flag.error.message).toBe('the config file /c/config.json:1: key "interleaved_thinking" expects true or false, got "no"');
     const good = parseConfigText("/c/config.json", '{"interleaved_thinking": false}');
     expect(good.ok && good.value.values.interleaved_thinking).toBe(false);
   });
@@ -55,10 +66,18 @@ describe("config file", () => {
   it("checks the providers entries", () => {
     const good = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"base_url": "http://p", "api_key_env": "K", "model": "claude-x"}}}');
     expect(good.ok && good.value.values.providers).toEqual({ anthropic: { base_url: "http://p", api_key_env: "K", model: "claude-x" } });
-    const typo = parseConfigText("/c/config.json", '{"providers": {"anthropic": {"api_key": "sk"}}}');
-    expect(!typo.ok && typo.error.message).toBe('the config file /c/config.json key "providers" entry "anthropic" has an unknown key "api_key" (use "base_url", "api_key_env", "model")');
-    const empty = parseConfigText("/c/config.json", '{"providers": {"openai": {"base_url": ""}}}');
-    expect(!empty.ok && empty.error.message).toContain('entry "openai.base_url" must be a non-empty string');
+    const empty = parseConfigText("/c/config.json", '{"providers": {\n"openai": {"model": ""}}}');
+    expect(!empty.ok && empty.error.message).toBe('the config file /c/config.json:2: key "providers.openai.model" expects a non-empty string, got ""');
+    const vendor = parseConfigText("/c/config.json", '{"providers": {\n"gemini": {}}}');
+    expect(!vendor.ok && vendor.error.message).toBe('the config file /c/config.json:2: key "providers" has an entry "gemini"; expected one of "openai", "anthropic"');
+  });
+
+  it("accepts $schema for editors", () => {
+    expect(parseConfigText("/c/config.json", '{"$schema": "./node_modules/awl/schema/config.schema.json"}').ok).toBe(true);
+  });
+
+  it("ships a validator generated from the schema as it is (node scripts/generate-config-validator.mjs)", () => {
+    expect(readFileSync(GENERATED_FILE, "utf8")).toBe(configValidatorSource());
   });
 });
 
@@ -79,5 +98,16 @@ describe("jsonErrorOffset", () => {
   it("points at the offending character", () => {
     expect(jsonErrorOffset('{"a": ,}')).toBe(6);
     expect(positionOf("ab\ncd", 4)).toEqual({ line: 2, column: 2 });
+  });
+});
+
+describe("memberPositions", () => {
+  it("finds the line and column of every key, nested and in lists", () => {
+    const text = '{\n  "a": 1,\n  "b/c": {"d": [true,\n {"e": "x\\"y"}]},\n  "f": null\n}';
+    const positions = memberPositions(text);
+    expect(positions.get("/a")).toEqual({ line: 2, column: 3 });
+    expect(positions.get("/b~1c/d")).toEqual({ line: 3, column: 11 });
+    expect(positions.get("/b~1c/d/1/e")).toEqual({ line: 4, column: 3 });
+    expect(positions.get("/f")).toEqual({ line: 5, column: 3 });
   });
 });

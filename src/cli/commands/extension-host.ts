@@ -12,7 +12,7 @@ import { EXIT } from "../exit-codes.js";
 import { outputOrder } from "../output/output-order.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
-import type { ConfigFile } from "../../config/config-file.js";
+import type { LoadedConfig } from "../../config/layers.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -104,10 +104,10 @@ export function usageError(io: CommandIO, command: string, message: string): num
 export async function openToolsForChat(
   flags: { "extensions-dir"?: string[]; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
-  configFile?: ConfigFile | null,
+  config?: LoadedConfig,
   secrets: readonly string[] = [],
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const limits = resolveLuaLimits(flags, process.env, configFile);
+  const limits = resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
     cwd: process.cwd(),
