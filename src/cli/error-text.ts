@@ -40,9 +40,13 @@ export function describeProviderError(error: ProviderError, { provider: settings
     case "auth":
       return line("the API key was refused", `check ${keySource ?? "the API key"}`);
     case "bad_request": {
-      const aboutModel = error.status === 404 || /\bmodel\b/i.test(error.message);
+      // Chosen from the status and the provider's code, never from words in the message (LiteLLM names the
+      // "Model Group" in every 400, whatever it is about).
+      const aboutModel = error.status === 404 || (error.code !== undefined && MODEL_CODES.has(error.code));
       return line("the request was rejected", aboutModel ? `check the model name "${settings.model}" (--model, AWL_MODEL) and ${baseUrl}` : undefined);
     }
+    case "context_length":
+      return line("the conversation is longer than the model's context window", "run /compact, or start a new session");
     case "rate_limit":
       return line("rate limited", `wait a little and try again${retried ? ", or raise --max-retries" : ""}`);
     case "overloaded":
@@ -56,8 +60,9 @@ export function describeProviderError(error: ProviderError, { provider: settings
     case "stalled":
       return line("the server stopped sending", "try again, or raise --first-byte-timeout (no response yet) or --stall-timeout (silent mid-stream)");
     case "stream_error":
-      // The message says what the server reported (or what went wrong inside awl).
-      return line("", "try again");
+      // The message says what the server reported (or what went wrong inside awl). awl did not retry it: nothing
+      // marked it as transient (docs/providers.md), so the advice does not promise that trying again helps.
+      return line("", "the server reported an error awl does not know to be transient, so it was not retried; send the prompt again if you think it was");
     case "bad_response":
       return line("the server's answer is not a stream awl can read", `check ${baseUrl}: it should point at an OpenAI- or Anthropic-style API that streams`);
     case "aborted":
@@ -69,6 +74,9 @@ export function describeProviderError(error: ProviderError, { provider: settings
       };
   }
 }
+
+/** Provider codes that mean the model name is wrong (OpenAI `model_not_found`, Anthropic `not_found_error`). */
+const MODEL_CODES: ReadonlySet<string> = new Set(["model_not_found", "not_found_error"]);
 
 /** A wait in words: seconds under two minutes, else minutes. */
 function duration(ms: number): string {

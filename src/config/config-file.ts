@@ -41,6 +41,8 @@ export interface ProviderEntry {
   base_url?: string;
   api_key_env?: string;
   model?: string;
+  /** Extra request headers (OpenRouter's `HTTP-Referer`, `X-Title`); "" leaves one of awl's own out. */
+  headers?: Record<string, string>;
 }
 
 /** One config file as read and checked. */

@@ -142,6 +142,7 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
     [forThis(envHome, env.AWL_BASE_URL), "AWL_BASE_URL"],
   );
   settings.baseUrl = baseUrl ? checkUrl(baseUrl) : vendor.baseUrl;
+  if (own.headers) settings.headers = own.headers;
 
   // The variables that may hold this provider's key, most specific first.
   const keyVariables = own.api_key_env ? [own.api_key_env] : [...(envHome === provider ? ["AWL_API_KEY"] : []), vendor.keyVariable];

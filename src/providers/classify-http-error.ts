@@ -4,7 +4,8 @@
  * The message names the status, the endpoint and the server's own words; what to do is the caller's to say.
  */
 import { STATUS_CODES, type IncomingHttpHeaders } from "node:http";
-import { kindForStatus, providerError, type ProviderError } from "./errors.js";
+import { errorCode, errorFields, kindOfHttpError, type ErrorFields } from "./classify-error-payload.js";
+import { providerError, type ProviderError } from "./errors.js";
 import { retryAfterMs } from "./retry-delay.js";
 
 /** What the transport collected from a response that will not be streamed. */
@@ -20,11 +21,24 @@ const EXCERPT_CHARS = 300;
 
 /** Classifies a non-2xx response by status, with the server's message and any `retry-after` wait. */
 export function classifyHttpError(failure: HttpFailure): ProviderError {
-  const kind = kindForStatus(failure.status);
+  const fields = bodyFields(failure.body);
+  const kind = kindOfHttpError(failure.status, fields);
   const detail = errorMessageFromBody(failure.body, contentTypeOf(failure.headers));
   let message = `HTTP ${failure.status} ${STATUS_CODES[failure.status] ?? ""}`.trimEnd() + ` from ${describeUrl(failure.url)}`;
   if (detail) message += `: ${detail}`;
-  return providerError(kind, message, { status: failure.status, retry_after_ms: retryAfterMs(failure.headers) });
+  const code = errorCode(fields);
+  return providerError(kind, message, { status: failure.status, retry_after_ms: retryAfterMs(failure.headers), ...(code ? { code } : {}) });
+}
+
+/** The error fields of a JSON body; none for a body that is not JSON. */
+function bodyFields(body: string): ErrorFields {
+  const trimmed = body.trim();
+  if (!trimmed.startsWith("{")) return { message: trimmed };
+  try {
+    return errorFields(JSON.parse(trimmed));
+  } catch {
+    return { message: trimmed };
+  }
 }
 
 /** Classifies a 2xx response that is not an event stream (a JSON error, an HTML login page, a non-streaming answer). */
@@ -104,7 +118,8 @@ function htmlToText(html: string): string {
     .replace(/&amp;/g, "&");
 }
 
-function excerpt(text: string): string {
+/** One line of at most 300 characters: a server's multi-line message (a Python traceback) never breaks awl's one-line errors. */
+export function excerpt(text: string): string {
   const clean = text.replace(/\s+/g, " ").trim();
   return clean.length <= EXCERPT_CHARS ? clean : `${clean.slice(0, EXCERPT_CHARS)}…`;
 }

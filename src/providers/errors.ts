@@ -7,6 +7,8 @@ import type { Usage } from "../model/message.js";
 export type ProviderErrorKind =
   | "auth"
   | "bad_request"
+  /** The request is longer than the model's context window (a 400 or in-stream refusal); compaction can help. */
+  | "context_length"
   | "rate_limit"
   | "overloaded"
   | "server"
@@ -27,6 +29,8 @@ export interface ProviderError {
   retry_after_ms?: number;
   /** What happened, in words a user can act on; includes the provider's own message. */
   message: string;
+  /** The provider's own error code or type when it sent one (`context_length_exceeded`, `overloaded_error`). */
+  code?: string;
   /** Retries made before giving up (set by the stream driver on the error it returns; absent = none). */
   retries?: number;
   /**
@@ -38,10 +42,15 @@ export interface ProviderError {
 
 const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["rate_limit", "overloaded", "server", "network", "truncated", "stalled"]);
 
-export function providerError(kind: ProviderErrorKind, message: string, extra: { status?: number; retry_after_ms?: number } = {}): ProviderError {
+export function providerError(
+  kind: ProviderErrorKind,
+  message: string,
+  extra: { status?: number; retry_after_ms?: number; code?: string } = {},
+): ProviderError {
   const error: ProviderError = { kind, retryable: RETRYABLE.has(kind), message };
   if (extra.status !== undefined) error.status = extra.status;
   if (extra.retry_after_ms !== undefined) error.retry_after_ms = extra.retry_after_ms;
+  if (extra.code !== undefined) error.code = extra.code;
   return error;
 }
 

@@ -100,6 +100,11 @@ export interface ProviderSettings {
   interleavedThinking?: boolean;
   /** Per-endpoint quirks for OpenAI-compatible servers, each a named boolean/string the user can override. */
   compat?: Record<string, unknown>;
+  /**
+   * Extra request headers (a provider profile's `headers` in the config file), e.g. OpenRouter's `HTTP-Referer`
+   * and `X-Title`; they replace awl's own of the same name (`user-agent` too), and one set to "" is not sent.
+   */
+  headers?: Record<string, string>;
   /** Replay provider: the JSON Lines script to play. */
   replayFile?: string;
 }

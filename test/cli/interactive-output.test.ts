@@ -5,34 +5,14 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
-import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { sseData } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
-import { launchAwl, Terminal, type LaunchOptions } from "./tmux-terminal.js";
+import { tmuxTest } from "./tmux-terminal.js";
 
-let server: ReplayServer;
-let terminal: Terminal;
-beforeEach(async () => {
-  server = await startReplayServer();
-  terminal = new Terminal();
-});
-afterEach(async () => {
-  await terminal.stop();
-  await server.close();
-});
-
-async function start(options: LaunchOptions = {}): Promise<string> {
-  const home = await launchAwl(terminal, server, options);
-  await terminal.waitFor(/^>\s*$/m);
-  return home;
-}
-
-async function send(prompt: string): Promise<void> {
-  await terminal.type(prompt);
-  await terminal.keys("Enter");
-}
+const tty = tmuxTest();
 
 /** One SSE event per piece, each after `delayMs`. */
 function paced(text: string, delayMs: number): { body: { data: string; delayMs: number }[] } {
@@ -72,21 +52,21 @@ awl.register_tool {
 
 describe("the model's text on the terminal", () => {
   it("has no effect beyond its characters: no clearing, no title, no colours, no overwriting", async () => {
-    server.enqueue(openaiAnswer("before \x1b[2J\x1b[H\x1b]2;PWNED\x07\x1b[31mred\r after\x1b[0m"));
-    await start();
-    await send("hi");
-    const screen = await terminal.waitFor(/> hi\nbefore red after\n>/);
+    tty.server.enqueue(openaiAnswer("before \x1b[2J\x1b[H\x1b]2;PWNED\x07\x1b[31mred\r after\x1b[0m"));
+    await tty.start();
+    await tty.send("hi");
+    const screen = await tty.terminal.waitFor(/> hi\nbefore red after\n>/);
     expect(screen).toMatch(/^awl · openai gpt-test/);
-    expect(await terminal.title()).not.toBe("PWNED");
-    const styled = await terminal.screen({ styled: true });
+    expect(await tty.terminal.title()).not.toBe("PWNED");
+    const styled = await tty.terminal.screen({ styled: true });
     expect(styled.split("\n").find((l) => l.includes("before"))).not.toMatch(/\x1b\[[\d;]*31/);
   });
 
   it("wraps at word boundaries for the width, wide characters counted by columns", async () => {
-    server.enqueue(openaiAnswer(WORDS));
-    await start({ columns: 40 });
-    await send("wrap");
-    const screen = await terminal.waitFor(/done\.\n>/);
+    tty.server.enqueue(openaiAnswer(WORDS));
+    await tty.start({ columns: 40 });
+    await tty.send("wrap");
+    const screen = await tty.terminal.waitFor(/done\.\n>/);
     const lines = answerLines(screen, "wrap");
     expect(lines.length).toBeGreaterThan(2);
     expect(lines.join(" ").split(/\s+/)).toEqual(WORDS.split(/\s+/));
@@ -94,44 +74,44 @@ describe("the model's text on the terminal", () => {
 
   it("survives a resize while streaming: no text lost, no prompt drawn in the answer", async () => {
     const text = Array.from({ length: 30 }, (_, i) => `word${i}`).join(" ");
-    server.enqueue(paced(text, 60));
-    await start({ columns: 60 });
-    await send("go");
-    await terminal.waitFor(/word3 /);
-    await terminal.resize(40, 30);
-    await terminal.waitFor(/word12 /);
-    await terminal.resize(80, 30);
-    const screen = await terminal.waitFor(/word29\n>/);
+    tty.server.enqueue(paced(text, 60));
+    await tty.start({ columns: 60 });
+    await tty.send("go");
+    await tty.terminal.waitFor(/word3 /);
+    await tty.terminal.resize(40, 30);
+    await tty.terminal.waitFor(/word12 /);
+    await tty.terminal.resize(80, 30);
+    const screen = await tty.terminal.waitFor(/word29\n>/);
     const lines = answerLines(screen, "go");
     expect(lines.join(" ").split(/\s+/)).toEqual(text.split(" "));
     expect(screen.match(/^>/gm)).toHaveLength(2);
   });
 
   it("print mode on a terminal: the same safe, word-wrapped text", async () => {
-    server.enqueue(openaiAnswer(`\x1b]2;PWNED\x07${WORDS}`));
-    await launchAwl(terminal, server, { args: ["-p", "wrap"], columns: 40 });
-    const screen = await terminal.waitFor(/\[awl exited 0\]/);
+    tty.server.enqueue(openaiAnswer(`\x1b]2;PWNED\x07${WORDS}`));
+    await tty.launch({ args: ["-p", "wrap"], columns: 40 });
+    const screen = await tty.terminal.waitFor(/\[awl exited 0\]/);
     const lines = screen.split("\n");
     const answer = lines.slice(0, lines.findIndex((l) => l.startsWith("[awl exited")));
     expect(answer.join(" ").trim().split(/\s+/)).toEqual(WORDS.split(/\s+/));
-    expect(await terminal.title()).not.toBe("PWNED");
+    expect(await tty.terminal.title()).not.toBe("PWNED");
   });
 
   it("marks every line of thinking when there is no colour", async () => {
     const chunk = (delta: object, finish: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
-    server.enqueue({ body: sseData([chunk({ reasoning_content: "First thought,\nsecond" }), chunk({ reasoning_content: " thought." }), chunk({ content: "Answer." }), chunk({}, "stop"), "[DONE]"]) });
-    await start({ extraEnv: ["NO_COLOR=1"] });
-    await send("think");
-    await terminal.waitFor(/> think\n\(thinking\) First thought,\n\(thinking\) second thought\.\nAnswer\.\n>/);
+    tty.server.enqueue({ body: sseData([chunk({ reasoning_content: "First thought,\nsecond" }), chunk({ reasoning_content: " thought." }), chunk({ content: "Answer." }), chunk({}, "stop"), "[DONE]"]) });
+    await tty.start({ extraEnv: ["NO_COLOR=1"] });
+    await tty.send("think");
+    await tty.terminal.waitFor(/> think\n\(thinking\) First thought,\n\(thinking\) second thought\.\nAnswer\.\n>/);
   });
 
   it("shows a waiting line until the first token arrives, then removes it", async () => {
     const slow = openaiAnswer("Finally here.");
-    server.enqueue({ body: [{ data: Buffer.concat(slow.body), delayMs: 2500 }] });
-    await start();
-    await send("wait");
-    await terminal.waitFor(/> wait\n[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model…/);
-    const screen = await terminal.waitFor(/Finally here\.\n>/);
+    tty.server.enqueue({ body: [{ data: Buffer.concat(slow.body), delayMs: 2500 }] });
+    await tty.start();
+    await tty.send("wait");
+    await tty.terminal.waitFor(/> wait\n[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model…/);
+    const screen = await tty.terminal.waitFor(/Finally here\.\n>/);
     expect(screen).not.toContain("waiting for the model");
   });
 });
@@ -139,18 +119,18 @@ describe("the model's text on the terminal", () => {
 describe("tool blocks on the terminal", () => {
   it("fits wide text by columns and leaves no stale copy; a resize relays the live block; elapsed time shows", async () => {
     const gate = join(tempDir("awl-gate-"), "open");
-    server.enqueue({ body: openaiToolCalls([{ id: "w1", name: "wide", input: { gate } }]) }, openaiAnswer("Done."));
-    await start({ columns: 80, extensions: { "wide.lua": WIDE } });
-    await send("go");
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "w1", name: "wide", input: { gate } }]) }, openaiAnswer("Done."));
+    await tty.start({ columns: 80, extensions: { "wide.lua": WIDE } });
+    await tty.send("go");
     // Header and body each fit on one row: cut by columns, not characters.
-    await terminal.waitFor(/… wide 漢字のタイトル長+…\n {2}STEP two 界+…\n/);
-    await terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n/);
-    await terminal.resize(50, 30);
-    await terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);
+    await tty.terminal.waitFor(/… wide 漢字のタイトル長+…\n {2}STEP two 界+…\n/);
+    await tty.terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n/);
+    await tty.terminal.resize(50, 30);
+    await tty.terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);
     writeFileSync(gate, "");
-    await terminal.waitFor(/Done\.\n>/);
+    await tty.terminal.waitFor(/Done\.\n>/);
     // The lines above scrolled out of view when the terminal narrowed (tmux keeps the cursor's row): all of it.
-    const screen = await terminal.screen({ history: true });
+    const screen = await tty.terminal.screen({ history: true });
     expect(screen.match(/wide 漢字/g)).toHaveLength(1);
     expect(screen.match(/STEP/g)).toHaveLength(1);
     expect(screen).toMatch(/> go\n✓ wide 漢字のタイトル長+…\n {2}STEP done 界+…\nDone\./);

@@ -1,26 +1,17 @@
 /** The interactive mode in a real terminal (tmux), against the local replay server. */
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { splitEvery, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { describe, expect, it } from "vitest";
+import { splitEvery, startReplayServer } from "../support/replay-server.js";
 import { tempDir } from "./run-awl.js";
-import { launchAwl, Terminal } from "./tmux-terminal.js";
+import { tmuxTest } from "./tmux-terminal.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { openaiToolCalls } from "../e2e/support.js";
 
-let server: ReplayServer;
-let terminal: Terminal;
-beforeEach(async () => {
-  server = await startReplayServer();
-  terminal = new Terminal();
-});
-afterEach(async () => {
-  await terminal.stop();
-  await server.close();
-});
+const tty = tmuxTest();
 
 function launch(extraEnv: string[] = [], configFile?: string, extensions: Record<string, string> = {}, options: { home?: string; args?: string[] } = {}): Promise<string> {
-  return launchAwl(terminal, server, { extraEnv, ...(configFile !== undefined && { configFile }), extensions, ...options });
+  return tty.launch({ extraEnv, ...(configFile !== undefined && { configFile }), extensions, ...options });
 }
 
 /** A tool that shows "waiting", waits for the file `gate` (printing a line once `log_gate` exists, if given), then shows "released". */
@@ -51,90 +42,90 @@ awl.register_tool {
 
 describe("awl interactive", () => {
   it("holds a two-turn conversation (the history is sent) and exits on Ctrl-D", async () => {
-    server.enqueue(openaiAnswer("Nice to meet you, Ada."), openaiAnswer("Your name is Ada."));
+    tty.server.enqueue(openaiAnswer("Nice to meet you, Ada."), openaiAnswer("Your name is Ada."));
     await launch();
-    await terminal.waitFor(/^>\s*$/m);
-    await terminal.type("My name is Ada.");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/Nice to meet you, Ada\.\n>/);
-    await terminal.type("What is my name?");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/Your name is Ada\.\n>/);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("My name is Ada.");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/Nice to meet you, Ada\.\n>/);
+    await tty.terminal.type("What is my name?");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/Your name is Ada\.\n>/);
 
-    const second = server.requests[1]!.json();
+    const second = tty.server.requests[1]!.json();
     expect(second.messages).toEqual([
       { role: "user", content: "My name is Ada." },
       { role: "assistant", content: "Nice to meet you, Ada." },
       { role: "user", content: "What is my name?" },
     ]);
-    await terminal.keys("C-d");
-    await terminal.waitFor(/\[awl exited 0\]/);
+    await tty.terminal.keys("C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
   });
 
   it("Ctrl-C cancels a streaming answer, and the next prompt works", async () => {
     const slow = openaiAnswer("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen").body.map((data) => ({ data, delayMs: 40 }));
-    server.enqueue({ body: slow }, openaiAnswer("Still here."));
+    tty.server.enqueue({ body: slow }, openaiAnswer("Still here."));
     await launch();
-    await terminal.waitFor(/^>\s*$/m);
-    await terminal.type("Count slowly.");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/one two/);
-    await terminal.keys("C-c");
-    const screen = await terminal.waitFor(/\(cancelled; a partial answer is not kept\)\n>/);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("Count slowly.");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/one two/);
+    await tty.terminal.keys("C-c");
+    const screen = await tty.terminal.waitFor(/\(cancelled; a partial answer is not kept\)\n>/);
     expect(screen).not.toContain("fifteen");
 
-    await terminal.type("Are you there?");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/Still here\.\n>/);
+    await tty.terminal.type("Are you there?");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/Still here\.\n>/);
     // The cancelled answer was not kept: the next request holds both prompts, as one user message with a note
     // between them saying what happened, and no half-streamed message.
-    expect(server.requests[1]!.json().messages).toEqual([
+    expect(tty.server.requests[1]!.json().messages).toEqual([
       { role: "user", content: "Count slowly.\n\n[awl: the request above got no answer: the user cancelled it]\n\nAre you there?" },
     ]);
 
-    await terminal.keys("C-c");
-    await terminal.waitFor(/press Ctrl-C again/);
-    await terminal.keys("C-c");
-    await terminal.waitFor(/\[awl exited 0\]/);
+    await tty.terminal.keys("C-c");
+    await tty.terminal.waitFor(/press Ctrl-C again/);
+    await tty.terminal.keys("C-c");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
   });
 
   it("streams live, and says so when a cut-off answer is discarded and retried", async () => {
     const bytes = Buffer.concat(openaiAnswer("half whole").body);
-    server.enqueue({ body: [bytes.subarray(0, bytes.indexOf("data: ", bytes.indexOf("half ")))] }, openaiAnswer("whole answer"));
+    tty.server.enqueue({ body: [bytes.subarray(0, bytes.indexOf("data: ", bytes.indexOf("half ")))] }, openaiAnswer("whole answer"));
     await launch();
-    await terminal.waitFor(/^>\s*$/m);
-    await terminal.type("hi");
-    await terminal.keys("Enter");
-    const screen = await terminal.waitFor(/whole answer\n>/);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("hi");
+    await tty.terminal.keys("Enter");
+    const screen = await tty.terminal.waitFor(/whole answer\n>/);
     expect(screen).toMatch(/half *\nawl: the answer above was cut off; it is discarded and asked for again\nawl: truncated; retry 1\/3 in [\d.]+ s\nwhole answer\n>/);
     // Only the good answer is in the conversation.
-    server.enqueue(openaiAnswer("ok"));
-    await terminal.type("again");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/ok\n>/);
-    expect(server.requests[2]!.json().messages[1]).toEqual({ role: "assistant", content: "whole answer" });
+    tty.server.enqueue(openaiAnswer("ok"));
+    await tty.terminal.type("again");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/ok\n>/);
+    expect(tty.server.requests[2]!.json().messages[1]).toEqual({ role: "assistant", content: "whole answer" });
   });
 
   it("runs slash commands: /help, /model, unknown ones, /exit", async () => {
-    server.enqueue(openaiAnswer("From the other model."));
+    tty.server.enqueue(openaiAnswer("From the other model."));
     await launch();
-    await terminal.waitFor(/^>\s*$/m);
-    await terminal.type("/help");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/\/model \[PROVIDER\] NAME/);
-    await terminal.type("/model other-model");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/model: openai other-model/);
-    await terminal.type("/frob");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/unknown command \/frob/);
-    await terminal.type("hello");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/From the other model\.\n>/);
-    expect(server.requests[0]!.json().model).toBe("other-model");
-    await terminal.type("/exit");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/\[awl exited 0\]/);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("/help");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/\/model \[PROVIDER\] NAME/);
+    await tty.terminal.type("/model other-model");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/model: openai other-model/);
+    await tty.terminal.type("/frob");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/unknown command \/frob/);
+    await tty.terminal.type("hello");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/From the other model\.\n>/);
+    expect(tty.server.requests[0]!.json().model).toBe("other-model");
+    await tty.terminal.type("/exit");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
   });
 
   it("/model anthropic: the next turn goes to Anthropic's endpoint with its own key, the conversation converted", async () => {
@@ -142,20 +133,20 @@ describe("awl interactive", () => {
     try {
       const config = JSON.stringify({ providers: { anthropic: { base_url: anthropic.url } } });
       await launch(["ANTHROPIC_API_KEY=sk-ant-test"], config);
-      server.enqueue(openaiAnswer("Hi Ada."));
+      tty.server.enqueue(openaiAnswer("Hi Ada."));
       anthropic.enqueue({ body: splitEvery(readFileSync(new URL("../fixtures/anthropic/text.sse", import.meta.url)), 13) });
-      await terminal.waitFor(/^>\s*$/m);
-      await terminal.type("I am Ada.");
-      await terminal.keys("Enter");
-      await terminal.waitFor(/Hi Ada\.\n>/);
-      await terminal.type("/model anthropic claude-x");
-      await terminal.keys("Enter");
-      await terminal.waitFor(/model: anthropic claude-x \(from the next turn; the conversation is kept\)/);
-      await terminal.type("Who am I?");
-      await terminal.keys("Enter");
-      await terminal.waitFor(/and "quotes"\n>/);
+      await tty.terminal.waitFor(/^>\s*$/m);
+      await tty.terminal.type("I am Ada.");
+      await tty.terminal.keys("Enter");
+      await tty.terminal.waitFor(/Hi Ada\.\n>/);
+      await tty.terminal.type("/model anthropic claude-x");
+      await tty.terminal.keys("Enter");
+      await tty.terminal.waitFor(/model: anthropic claude-x \(from the next turn; the conversation is kept\)/);
+      await tty.terminal.type("Who am I?");
+      await tty.terminal.keys("Enter");
+      await tty.terminal.waitFor(/and "quotes"\n>/);
 
-      expect(server.requests).toHaveLength(1);
+      expect(tty.server.requests).toHaveLength(1);
       const request = anthropic.requests[0]!;
       expect(request.url).toBe("/v1/messages");
       expect(request.headers["x-api-key"]).toBe("sk-ant-test");
@@ -175,36 +166,36 @@ describe("awl interactive", () => {
 
   it("/model to a provider with no key: a clear message, and the conversation goes on with the old model", async () => {
     await launch();
-    server.enqueue(openaiAnswer("First."), openaiAnswer("Second."));
-    await terminal.waitFor(/^>\s*$/m);
-    await terminal.type("one");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/First\.\n>/);
-    await terminal.type("/model anthropic claude-x");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/cannot switch: no API key for provider "anthropic" \(set ANTHROPIC_API_KEY/);
-    await terminal.type("two");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/Second\.\n>/);
-    expect(server.requests[1]!.json().messages).toEqual([
+    tty.server.enqueue(openaiAnswer("First."), openaiAnswer("Second."));
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("one");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/First\.\n>/);
+    await tty.terminal.type("/model anthropic claude-x");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/cannot switch: no API key for provider "anthropic" \(set ANTHROPIC_API_KEY/);
+    await tty.terminal.type("two");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/Second\.\n>/);
+    expect(tty.server.requests[1]!.json().messages).toEqual([
       { role: "user", content: "one" },
       { role: "assistant", content: "First." },
       { role: "user", content: "two" },
     ]);
-    expect(server.requests[1]!.json().model).toBe("gpt-test");
+    expect(tty.server.requests[1]!.json().model).toBe("gpt-test");
   });
 
   it("draws a tool block live: its render(state, view) body redrawn in place as ctx:show updates arrive", async () => {
     const gate = join(tempDir("awl-gate-"), "open");
-    server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
     await launch([], undefined, { "gated.lua": GATED });
-    await terminal.waitFor(/^>\s*$/m);
-    await terminal.type("go");
-    await terminal.keys("Enter");
-    const running = await terminal.waitFor(/LIVE-STEP waiting/);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("go");
+    await tty.terminal.keys("Enter");
+    const running = await tty.terminal.waitFor(/LIVE-STEP waiting/);
     expect(running).toMatch(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);
     writeFileSync(gate, "");
-    const screen = await terminal.waitFor(/Gate passed\.\n>/);
+    const screen = await tty.terminal.waitFor(/Gate passed\.\n>/);
     expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
     // Redrawn in place: the running form is gone from the screen.
     expect(screen).not.toContain("LIVE-STEP waiting");
@@ -213,20 +204,19 @@ describe("awl interactive", () => {
   it("awl -r redraws a saved tool block with the title the tool set live (ctx:title), not its input", async () => {
     const gate = join(tempDir("awl-gate-"), "open");
     writeFileSync(gate, "");
-    server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
     const home = await launch([], undefined, { "gated.lua": GATED });
-    await terminal.waitFor(/^>\s*$/m);
-    await terminal.type("go");
-    await terminal.keys("Enter");
-    expect(await terminal.waitFor(/Gate passed\.\n>/)).toMatch(/✓ gated gate\n {2}LIVE-STEP released\n/);
-    await terminal.keys("C-d");
-    await terminal.waitFor(/\[awl exited 0\]/);
-    await terminal.stop();
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("go");
+    await tty.terminal.keys("Enter");
+    expect(await tty.terminal.waitFor(/Gate passed\.\n>/)).toMatch(/✓ gated gate\n {2}LIVE-STEP released\n/);
+    await tty.terminal.keys("C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
+    await tty.reopen();
 
     const [file] = readdirSync(join(home, ".local", "share", "awl", "sessions")).filter((f) => f.endsWith(".jsonl"));
-    terminal = new Terminal();
     await launch([], undefined, {}, { home, args: ["-r", file!.slice(0, -".jsonl".length)] });
-    const screen = await terminal.waitFor(/continue below/);
+    const screen = await tty.terminal.waitFor(/continue below/);
     expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n/);
     expect(screen).not.toContain('{"gate"');
   });
@@ -234,16 +224,16 @@ describe("awl interactive", () => {
   it("never redraws a live block over what a tool printed", async () => {
     const dir = tempDir("awl-gate-");
     const [gate, logGate] = [join(dir, "open"), join(dir, "log")];
-    server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate, log_gate: logGate } }]) }, openaiAnswer("Gate passed."));
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate, log_gate: logGate } }]) }, openaiAnswer("Gate passed."));
     await launch([], undefined, { "gated.lua": GATED });
-    await terminal.waitFor(/^>\s*$/m);
-    await terminal.type("go");
-    await terminal.keys("Enter");
-    await terminal.waitFor(/LIVE-STEP waiting/);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("go");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/LIVE-STEP waiting/);
     writeFileSync(logGate, "");
-    await terminal.waitFor(/\[gated\] LOG-LINE/);
+    await tty.terminal.waitFor(/\[gated\] LOG-LINE/);
     writeFileSync(gate, "");
-    const screen = await terminal.waitFor(/Gate passed\.\n>/);
+    const screen = await tty.terminal.waitFor(/Gate passed\.\n>/);
     // The printed line stays; the block's final form is drawn below it.
     expect(screen).toMatch(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n\[gated\] LOG-LINE\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
   });

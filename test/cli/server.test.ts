@@ -151,14 +151,14 @@ describe("error messages: what happened once, then what to do", () => {
     );
   });
 
-  it("a 400 that is not about the model gets no model hint; a 404 or a model complaint does", async () => {
-    server.enqueue({ status: 400, headers: { "content-type": "application/json" }, body: '{"error":{"message":"messages: too long"}}' });
+  it("a 400 that is not about the model gets no model hint, whatever its words; a 404 or a model_not_found code does", async () => {
+    server.enqueue({ status: 400, headers: { "content-type": "application/json" }, body: '{"error":{"message":"messages: bad role. Received Model Group=gpt-test"}}' });
     const plain = await runAwl(["-p", "hi"], openai());
-    expect(plain.stderr).toBe(`awl: the request was rejected: HTTP 400 Bad Request from ${endpoint()}: messages: too long\n`);
-    server.enqueue({ status: 400, headers: { "content-type": "application/json" }, body: '{"error":{"message":"The model gpt-test does not exist"}}' });
+    expect(plain.stderr).toBe(`awl: the request was rejected: HTTP 400 Bad Request from ${endpoint()}: messages: bad role. Received Model Group=gpt-test\n`);
+    server.enqueue({ status: 400, headers: { "content-type": "application/json" }, body: '{"error":{"message":"The model gpt-test does not exist","code":"model_not_found"}}' });
     const model = await runAwl(["-p", "hi"], openai());
     expect(model.stderr).toBe(
-      `awl: the request was rejected: HTTP 400 Bad Request from ${endpoint()}: The model gpt-test does not exist\n` +
+      `awl: the request was rejected: HTTP 400 Bad Request from ${endpoint()}: The model gpt-test does not exist [model_not_found]\n` +
         '  → check the model name "gpt-test" (--model, AWL_MODEL) and the base URL (--base-url, AWL_BASE_URL)\n',
     );
     server.enqueue({ status: 404, headers: { "content-type": "text/plain" }, body: "Not Found" });

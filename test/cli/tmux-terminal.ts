@@ -3,7 +3,8 @@ import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import type { ReplayServer } from "../support/replay-server.js";
+import { afterEach, beforeEach } from "vitest";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { AWL, tempDir } from "./run-awl.js";
 
 const run = promisify(execFile);
@@ -110,4 +111,69 @@ export function awlCommand(server: ReplayServer, options: LaunchOptions = {}): {
 
 function shellQuote(word: string): string {
   return /^[\w./=:-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;
+}
+
+/**
+ * What each interactive test gets: a fresh replay server and a fresh terminal (its own tmux socket), closed after
+ * the test. Call once at the top of a test file (it registers `beforeEach`/`afterEach`):
+ *
+ * ```ts
+ * const tty = tmuxTest();
+ * it("answers", async () => {
+ *   tty.server.enqueue(openaiAnswer("Hi."));
+ *   await tty.start();
+ *   await tty.send("hello");
+ *   await tty.terminal.waitFor(/Hi\.\n>/);
+ * });
+ * ```
+ */
+export interface TmuxTest {
+  readonly server: ReplayServer;
+  readonly terminal: Terminal;
+  /** Starts awl (see {@link launchAwl}) and returns its home, without waiting for anything. */
+  launch(options?: LaunchOptions): Promise<string>;
+  /** Starts awl and waits until its empty prompt is drawn; returns its home. */
+  start(options?: LaunchOptions): Promise<string>;
+  /** Types `prompt` and presses Enter. */
+  send(prompt: string): Promise<void>;
+  /** Closes the terminal (awl sees it go away) and opens a fresh one, the server kept: for a second run. */
+  reopen(): Promise<void>;
+}
+
+export function tmuxTest(): TmuxTest {
+  let server: ReplayServer | undefined;
+  let terminal: Terminal | undefined;
+  beforeEach(async () => {
+    server = await startReplayServer();
+    terminal = new Terminal();
+  });
+  afterEach(async () => {
+    await terminal?.stop();
+    await server?.close();
+  });
+  const test: TmuxTest = {
+    get server() {
+      if (!server) throw new Error("tmuxTest(): the server exists only inside a test");
+      return server;
+    },
+    get terminal() {
+      if (!terminal) throw new Error("tmuxTest(): the terminal exists only inside a test");
+      return terminal;
+    },
+    launch: (options) => launchAwl(test.terminal, test.server, options),
+    async start(options) {
+      const home = await test.launch(options);
+      await test.terminal.waitFor(/^>\s*$/m);
+      return home;
+    },
+    async send(prompt) {
+      await test.terminal.type(prompt);
+      await test.terminal.keys("Enter");
+    },
+    async reopen() {
+      await test.terminal.stop();
+      terminal = new Terminal();
+    },
+  };
+  return test;
 }

@@ -68,6 +68,12 @@ describe("config file", () => {
     expect(good.ok && good.value.values.providers).toEqual({ anthropic: { base_url: "http://p", api_key_env: "K", model: "claude-x" } });
     const empty = parseConfigText("/c/config.json", '{"providers": {\n"openai": {"model": ""}}}');
     expect(!empty.ok && empty.error.message).toBe('the config file /c/config.json:2: key "providers.openai.model" expects a non-empty string, got ""');
+    const headers = parseConfigText("/c/config.json", '{"providers": {"openai": {"headers": {"HTTP-Referer": "https://me.example", "X-Title": "mine"}}}}');
+    expect(headers.ok && (headers.value.values.providers as Record<string, { headers?: unknown }>).openai?.headers).toEqual({ "HTTP-Referer": "https://me.example", "X-Title": "mine" });
+    const badHeader = parseConfigText("/c/config.json", '{"providers": {"openai": {"headers": {\n"X-Title": 3}}}}');
+    expect(!badHeader.ok && badHeader.error.message).toBe('the config file /c/config.json:2: key "providers.openai.headers.X-Title" expects a one-line string, got 3');
+    const badName = parseConfigText("/c/config.json", '{"providers": {"openai": {"headers": {"X Title": "t"}}}}');
+    expect(!badName.ok && badName.error.message).toContain('key "providers.openai.headers" has an entry "X Title"; expected a header name HTTP allows');
     const vendor = parseConfigText("/c/config.json", '{"providers": {\n"gemini": {}}}');
     expect(!vendor.ok && vendor.error.message).toBe('the config file /c/config.json:2: key "providers" has an entry "gemini"; expected one of "openai", "anthropic"');
   });

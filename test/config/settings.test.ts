@@ -30,6 +30,18 @@ describe("resolveSettings", () => {
     expect(ok({ env: { AWL_API_KEY: "awl", OPENAI_API_KEY: "o", AWL_MODEL: "m" } }).provider.apiKey).toBe("awl");
   });
 
+  it("passes a provider profile's headers to that provider only", () => {
+    const file = { providers: { openai: { headers: { "X-Title": "mine" } } } };
+    expect(ok({ env: { AWL_API_KEY: "k", AWL_MODEL: "m" }, file }).provider.headers).toEqual({ "X-Title": "mine" });
+    expect(ok({ env: { ANTHROPIC_API_KEY: "a", AWL_MODEL: "m" }, file, flags: { provider: "anthropic" } }).provider.headers).toBeUndefined();
+  });
+
+  it("--provider anthropic with only AWL_API_KEY set (AWL_PROVIDER unset) does not use it: AWL_API_KEY is openai's", () => {
+    const result = resolve({ env: { AWL_API_KEY: "k", AWL_MODEL: "m" }, flags: { provider: "anthropic" } });
+    expect(!result.ok && result.error.message).toBe('no API key for provider "anthropic"');
+    expect(!result.ok && result.error.hint).toContain("AWL_API_KEY is for openai");
+  });
+
   it("ranks environment < config file < flags", () => {
     const env = { AWL_PROVIDER: "anthropic", AWL_MODEL: "env-model", AWL_BASE_URL: "http://env:1", AWL_API_KEY: "env-key" };
     const file = { provider: "openai", model: "file-model", base_url: "http://file:2/", api_key: "file-key", max_retries: 5 };

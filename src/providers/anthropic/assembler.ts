@@ -70,6 +70,8 @@ export class AnthropicAssembler implements StreamAssembler {
       return malformedStream(`a ${event.event ?? "data"} event whose data is not JSON: ${excerpt(event.data)}`);
     }
     if (!isObject(payload)) return malformedStream(`a ${event.event ?? "data"} event whose data is not a JSON object: ${excerpt(event.data)}`);
+    // An error payload is an error whatever its event line says (LiteLLM sends `data: {"error": {...}}` alone).
+    if (payload.type === undefined && isObject(payload.error)) return classifyStreamError(payload);
     const type = typeof payload.type === "string" ? payload.type : event.event;
     switch (type) {
       case "message_start":

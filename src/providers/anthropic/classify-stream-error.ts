@@ -1,22 +1,22 @@
 /**
  * Anthropic's in-stream `error` event → {@link ProviderError} (SPEC §3 rule 6). The event arrives on an
- * HTTP 200 stream, e.g. `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`.
+ * HTTP 200 stream, e.g. `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}`; LiteLLM
+ * sends a bare `data: {"error": {...}}` with no `event:` line, read the same way. The kind comes from the shared
+ * table (src/providers/classify-error-payload.ts): `api_error`, `overloaded_error`, `rate_limit_error` are retried.
  */
-import { providerError, type ProviderError, type ProviderErrorKind } from "../errors.js";
-
-const KIND_BY_TYPE: Readonly<Record<string, ProviderErrorKind>> = {
-  overloaded_error: "overloaded",
-  rate_limit_error: "rate_limit",
-};
+import { errorCode, errorFields, kindOfStreamError } from "../classify-error-payload.js";
+import { excerpt } from "../classify-http-error.js";
+import { providerError, type ProviderError } from "../errors.js";
 
 /** Classifies the parsed payload of an `error` event (or its raw text when it was not JSON). */
 export function classifyStreamError(payload: unknown): ProviderError {
   const error = errorObject(payload);
-  const type = typeof error?.type === "string" ? error.type : undefined;
-  const kind = (type !== undefined && Object.hasOwn(KIND_BY_TYPE, type) ? KIND_BY_TYPE[type] : undefined) ?? "stream_error";
-  const detail = typeof error?.message === "string" ? error.message : typeof payload === "string" ? payload : JSON.stringify(payload);
-  const label = type ?? "error";
-  return providerError(kind, `the Anthropic stream reported an error (${label}): ${detail}`);
+  const fields = error ? errorFields(error) : errorFields(payload);
+  const type = fields.type;
+  const detail = excerpt(fields.message ?? (typeof payload === "string" ? payload : JSON.stringify(payload)));
+  const label = type ?? fields.code ?? "error";
+  const code = errorCode(fields);
+  return providerError(kindOfStreamError(fields), `the Anthropic stream reported an error (${label}): ${detail}`, code ? { code } : {});
 }
 
 /**

@@ -9,6 +9,7 @@
  *   reads the cache even when the newest turn adds more blocks than the API's 20-block look-back).
  */
 import type { Conversation } from "../../model/conversation.js";
+import { clientHeaders } from "../client-headers.js";
 import { providerError, type ProviderError } from "../errors.js";
 import type { ProviderSettings, ToolSpec } from "../types.js";
 import { convertMessages, type WireBlock, type WireMessage } from "./convert-messages.js";
@@ -24,7 +25,7 @@ export { defaultMaxTokens } from "./limits.js";
 
 export type AnthropicRequestSettings = Pick<
   ProviderSettings,
-  "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinking" | "interleavedThinking"
+  "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinking" | "interleavedThinking" | "headers"
 >;
 
 export interface AnthropicRequest {
@@ -64,6 +65,7 @@ export function buildMessagesRequest(
     "content-type": "application/json",
     accept: "text/event-stream",
     "anthropic-version": ANTHROPIC_VERSION,
+    ...clientHeaders(settings),
   };
   if (settings.apiKey) headers["x-api-key"] = settings.apiKey;
   // Adaptive thinking interleaves by itself (Anthropic: no beta header required); budget thinking needs the beta.

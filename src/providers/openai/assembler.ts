@@ -12,7 +12,8 @@
 import type { ContentBlock, ToolUseBlock } from "../../model/blocks.js";
 import type { Message, Usage } from "../../model/message.js";
 import { TextBuffer } from "../../model/text-buffer.js";
-import { messageFromErrorObject } from "../classify-http-error.js";
+import { errorCode, errorFields, kindOfStreamError } from "../classify-error-payload.js";
+import { excerpt, messageFromErrorObject } from "../classify-http-error.js";
 import { providerError, type ProviderError } from "../errors.js";
 import type { SseEvent } from "../sse.js";
 import type { EventVerdict, StreamAssembler } from "../stream-driver.js";
@@ -65,8 +66,10 @@ export class ChatCompletionAssembler implements StreamAssembler {
     if (typeof chunk !== "object" || chunk === null) return undefined;
     const record = chunk as Record<string, unknown>;
     if (record.error !== undefined && record.error !== null) {
-      const detail = messageFromErrorObject(record) ?? "unknown error";
-      return providerError("stream_error", `the server reported an error in the stream from ${this.source}: ${detail}`);
+      const fields = errorFields(record);
+      const detail = excerpt(messageFromErrorObject(record) ?? "unknown error");
+      const code = errorCode(fields);
+      return providerError(kindOfStreamError(fields), `the server reported an error in the stream from ${this.source}: ${detail}`, code ? { code } : {});
     }
     if (typeof record.usage === "object" && record.usage !== null) this.usage = convertUsage(record.usage as Record<string, unknown>);
     const choice = firstChoice(record.choices);

@@ -1,5 +1,6 @@
 /** The OpenAI-compatible provider: `POST {baseUrl}/chat/completions` with `stream: true`, through the shared driver. */
 import { describeUrl } from "../classify-http-error.js";
+import { clientHeaders } from "../client-headers.js";
 import { isProviderError, ProviderConfigError } from "../errors.js";
 import { runStream, type WireAdapter } from "../stream-driver.js";
 import type { Provider, ProviderSettings } from "../types.js";
@@ -18,7 +19,7 @@ export function createOpenAIProvider(settings: ProviderSettings): Provider {
   const compat = resolveCompat(settings.baseUrl, settings.compat);
   if (isProviderError(compat)) throw new ProviderConfigError(compat);
   const url = chatCompletionsUrl(settings.baseUrl);
-  const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream" };
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", ...clientHeaders(settings) };
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
   const requestSettings = { model: settings.model, maxTokens: settings.maxTokens };
 

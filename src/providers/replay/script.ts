@@ -28,7 +28,7 @@ export interface ReplayScript {
 }
 
 const ERROR_KINDS: ReadonlySet<string> = new Set<ProviderErrorKind>([
-  "auth", "bad_request", "rate_limit", "overloaded", "server", "stream_error", "bad_response", "network", "truncated", "stalled",
+  "auth", "bad_request", "context_length", "rate_limit", "overloaded", "server", "stream_error", "bad_response", "network", "truncated", "stalled",
 ]);
 
 /** Reads and checks a script file; problems come back as a `config` error naming the file and line. */

@@ -111,11 +111,11 @@ describe("Anthropic assembly (SPEC §3 rule 4)", () => {
   });
 
   it("classifies rate_limit_error, other error types, and an error event whose data is not JSON", () => {
-    const kinds = ["rate_limit_error", "api_error", "invalid_request_error"].map((type) => {
+    const kinds = ["rate_limit_error", "api_error", "invalid_request_error", "some_new_error"].map((type) => {
       const outcome = assemble(sse(START, ["error", { type: "error", error: { type, message: "m" } }]));
       return "error" in outcome ? [outcome.error.kind, outcome.error.retryable] : undefined;
     });
-    expect(kinds).toEqual([["rate_limit", true], ["stream_error", false], ["stream_error", false]]);
+    expect(kinds).toEqual([["rate_limit", true], ["server", true], ["bad_request", false], ["stream_error", false]]);
     const text = assemble(Buffer.from("event: error\ndata: upstream exploded\n\n"));
     expect(text).toMatchObject({ error: { kind: "stream_error", message: expect.stringContaining("upstream exploded") } });
   });

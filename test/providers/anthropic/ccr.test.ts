@@ -165,10 +165,10 @@ describe("claude-code-router 1.0.73 re-encoding an OpenAI-compatible stream as A
     ]);
   });
 
-  it("an upstream error payload becomes ccr's in-stream error event, classified as stream_error", async () => {
+  it("an upstream error payload becomes ccr's in-stream error event, classified by its type (server_error: retried)", async () => {
     upstream.enqueue({ body: sseData([{ error: { message: "model is loading", type: "server_error" } }, "[DONE]"]) });
     const result = await provider.streamStep(question(), recordingReceiver(), { tools: TOOLS });
-    expect(result).toMatchObject({ ok: false, error: { kind: "stream_error", message: expect.stringContaining("model is loading") } });
+    expect(result).toMatchObject({ ok: false, error: { kind: "server", retryable: true, message: expect.stringContaining("model is loading") } });
   });
 });
 

@@ -161,9 +161,9 @@ describe("OpenAI assembly of recorded streams", () => {
     expect(message([fixture("crlf-comments-multiline")]).content).toEqual([{ type: "text", text: "Line one,\nline two — ünïcödé 日本語" }]);
   });
 
-  it("an error object inside a 200 stream is a stream_error with the server's message", () => {
+  it("an error object inside a 200 stream is an error with the server's message (OpenRouter's code 502: server, retryable)", () => {
     const { result, receiver } = assemble([fixture("error-in-stream")]);
-    expect(result).toMatchObject({ kind: "stream_error", retryable: false });
+    expect(result).toMatchObject({ kind: "server", retryable: true });
     expect((result as ProviderError).message).toContain("Upstream provider returned an error: overloaded");
     expect(receiver.calls).toEqual(["block_start 0 text", 'delta 0 "Partial"']);
   });

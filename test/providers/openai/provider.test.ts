@@ -106,12 +106,12 @@ describe("OpenAI-compatible provider over HTTP", () => {
     expect(awlAssembled(result.message)).toEqual(await sdkAssemble(pieces));
   });
 
-  it("an error object inside a 200 stream is a stream_error with the server's message", async () => {
+  it("an error object inside a 200 stream is an error with the server's message (OpenRouter's code 502: server, retryable)", async () => {
     server.enqueue({ body: fixture("error-in-stream") });
     const { result, receiver } = await step();
-    expect(errorOf(result)).toMatchObject({ kind: "stream_error", retryable: false });
+    expect(errorOf(result)).toMatchObject({ kind: "server", retryable: true });
     expect(errorOf(result).message).toContain("Upstream provider returned an error: overloaded");
-    expect(receiver.calls.at(-1)).toBe("error stream_error");
+    expect(receiver.calls.at(-1)).toBe("error server");
   });
 
   it("401 is an auth error that says to check the key, and is not retried", async () => {
