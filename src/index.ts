@@ -16,7 +16,8 @@ export type { SseEvent } from "./providers/sse.js";
 export * from "./session/index.js";
 export { ReplayProvider, ReplayRecorder, createReplayProvider, readReplayScript, parseReplayScript, REPLAY_FORMAT_VERSION } from "./providers/replay/index.js";
 export type { ReplayScript, ReplayStep, Pacing } from "./providers/replay/index.js";
-export { loadSettings, resolveSettings, readConfigFile, configFilePath, projectConfigPath, loadConfig, LoadedConfig, editConfigFile, where } from "./config/index.js";
+export { loadSettings, resolveSettings, readConfigFile, configFilePath, projectConfigPath, loadConfig, LoadedConfig, where } from "./config/index.js";
+export { editConfigFile, applyConfigEdits } from "./config/write.js";
 export type {
   AwlSettings,
   SettingsFlags,
@@ -29,8 +30,8 @@ export type {
   ConfigSource,
   SourcedValue,
   LoadConfigOptions,
-  ConfigEdit,
 } from "./config/index.js";
+export type { ConfigEdit } from "./config/write.js";
 export { LuaToolSet, DEFAULT_TOOL_TIMEOUT_MS } from "./extensions/lua-tool-set.js";
 export type { LuaToolSetOptions, ExtensionReport, ExtensionState } from "./extensions/lua-tool-set.js";
 export { discoverExtensions, defaultExtensionRoots, DEFAULT_MAX_EXTENSION_FILE_BYTES } from "./extensions/discover.js";

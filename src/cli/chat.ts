@@ -39,7 +39,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
 
   // Loaded only now, so --help and --version stay cheap.
   const [{ loadSettings }, { openChatTools }] = await Promise.all([import("../config/index.js"), import("./chat-tools.js")]);
-  const loaded = loadSettings(process.env, settingsFlags(cli.flags));
+  const loaded = await loadSettings(process.env, settingsFlags(cli.flags));
   if (!loaded.ok) {
     if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);
     return await fail(cli, loaded.error, EXIT.usage);

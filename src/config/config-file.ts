@@ -9,8 +9,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { userConfigDir } from "./paths.js";
 import { jsonErrorOffset, memberPositions, positionOf, type TextPosition } from "./json-position.js";
-import { validate as generatedValidate } from "./config-validator.generated.js";
-import { describeSchemaError, type SchemaError } from "./schema-errors.js";
+import type { SchemaError } from "./schema-errors.js";
 import type { ConfigError, ConfigResult } from "./errors.js";
 
 /** Which file a value came from: the user's own, or the project's `.awl/config.json`. */
@@ -68,7 +67,7 @@ export function projectConfigPath(cwd: string): string {
 }
 
 /** Reads and checks one config file; a missing file is `{ ok: true, value: undefined }`. */
-export function readConfigFile(path: string, scope: ConfigScope = "user"): ConfigResult<ConfigLayer | undefined> {
+export async function readConfigFile(path: string, scope: ConfigScope = "user"): Promise<ConfigResult<ConfigLayer | undefined>> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -81,7 +80,7 @@ export function readConfigFile(path: string, scope: ConfigScope = "user"): Confi
 }
 
 /** Checks config file text; `path` is only used in messages. */
-export function parseConfigText(path: string, text: string, scope: ConfigScope = "user"): ConfigResult<ConfigLayer> {
+export async function parseConfigText(path: string, text: string, scope: ConfigScope = "user"): Promise<ConfigResult<ConfigLayer>> {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let parsed: unknown;
   try {
@@ -103,15 +102,23 @@ export function parseConfigText(path: string, text: string, scope: ConfigScope =
     positionOf: (pointer) => (positions ??= memberPositions(text)).get(pointer),
     warnings: [],
   };
-  const problems = checkAgainstSchema(layer);
+  const problems = await checkAgainstSchema(layer, await configValidator());
   return problems ?? { ok: true, value: layer };
 }
 
-const validate = generatedValidate as unknown as ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
+type Validator = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };
+let validator: Promise<Validator> | undefined;
+
+/** The generated validator, loaded when the first file is read: a run with no config file never loads it. */
+function configValidator(): Promise<Validator> {
+  return (validator ??= import("./config-validator.generated.js").then((mod) => mod.validate as unknown as Validator));
+}
 
 /** Runs the generated validator; fills the layer's warnings, or returns the error for wrong values. */
-function checkAgainstSchema(layer: ConfigLayer): { ok: false; error: ConfigError } | undefined {
+async function checkAgainstSchema(layer: ConfigLayer, validate: Validator): Promise<{ ok: false; error: ConfigError } | undefined> {
   if (validate(layer.values)) return undefined;
+  // The words for the problems, only when there are some.
+  const { describeSchemaError } = await import("./schema-errors.js");
   const errors: string[] = [];
   const problems = describeSchemaError(validate.errors ?? [], layer.values).map((problem) => ({ ...problem, at: layer.positionOf(problem.pointer) }));
   problems.sort((a, b) => (a.at?.line ?? 0) - (b.at?.line ?? 0));

@@ -9,7 +9,6 @@ export { configFilePath, projectConfigPath, readConfigFile, parseConfigText } fr
 export type { ConfigFileValues, ConfigLayer, ConfigScope, ProviderEntry } from "./config-file.js";
 export { loadConfig, LoadedConfig, where } from "./layers.js";
 export type { ConfigSource, SourcedValue, LoadConfigOptions } from "./layers.js";
-export { editConfigFile, type ConfigEdit } from "./write.js";
 export * from "./settings.js";
 
 export interface LoadedSettings {
@@ -21,8 +20,12 @@ export interface LoadedSettings {
 }
 
 /** Reads the config files for `env` and `cwd` and resolves everything; the one call the CLI makes. */
-export function loadSettings(env: NodeJS.ProcessEnv, flags: SettingsFlags, options: { cwd?: string; trustProject?: boolean } = {}): ConfigResult<LoadedSettings> {
-  const read = loadConfig({ env, cwd: options.cwd ?? process.cwd(), ...(options.trustProject !== undefined ? { trustProject: options.trustProject } : {}) });
+export async function loadSettings(
+  env: NodeJS.ProcessEnv,
+  flags: SettingsFlags,
+  options: { cwd?: string; trustProject?: boolean } = {},
+): Promise<ConfigResult<LoadedSettings>> {
+  const read = await loadConfig({ env, cwd: options.cwd ?? process.cwd(), ...(options.trustProject !== undefined ? { trustProject: options.trustProject } : {}) });
   if (!read.ok) return read;
   const config = read.value;
   const sources = settingsSources(config, env, flags);

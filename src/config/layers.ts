@@ -96,36 +96,40 @@ export function where(source: ConfigSource): string {
 }
 
 /** Reads the user's and the project's config files; a missing file is no error, a bad one names file and line. */
-export function loadConfig({ env, cwd, trustProject = false }: LoadConfigOptions): ConfigResult<LoadedConfig> {
+export async function loadConfig({ env, cwd, trustProject = false }: LoadConfigOptions): Promise<ConfigResult<LoadedConfig>> {
   const paths = { user: configFilePath(env), project: projectConfigPath(cwd) };
+  // A project folder whose .awl/config.json is the user's file (e.g. XDG_CONFIG_HOME=~/.awl run in ~) is read once.
+  const scopes = paths.project === paths.user ? (["user"] as const) : (["user", "project"] as const);
+  const reads = await Promise.all(scopes.map((scope) => readConfigFile(paths[scope], scope)));
   const layers: ConfigLayer[] = [];
-  for (const scope of ["user", "project"] as const) {
-    // A project folder that is the user's config folder's parent (awl run in ~/.config) is one file, read once.
-    if (scope === "project" && paths.project === paths.user) continue;
-    const read = readConfigFile(paths[scope], scope);
+  for (const read of reads) {
     if (!read.ok) return read;
     if (!read.value) continue;
-    if (scope === "project" && !trustProject) dropTrustedOnly(read.value);
+    if (read.value.scope === "project" && !trustProject) dropTrustedOnly(read.value);
     layers.push(read.value);
   }
   return { ok: true, value: new LoadedConfig(layers, paths) };
 }
 
-/** Removes the keys of TRUSTED_ONLY from an untrusted project file, saying so. */
+/** Removes the keys of TRUSTED_ONLY from an untrusted project file (the layer's own copy), saying so. */
 function dropTrustedOnly(layer: ConfigLayer): void {
-  const visit = (value: unknown, pointer: string, parent: Record<string, unknown> | undefined, key: string): void => {
-    if (parent && TRUSTED_ONLY.some((re) => re.test(pointer))) {
-      const at = layer.positionOf(pointer);
-      layer.warnings.push(
-        `${layer.path}${at ? `:${at.line}` : ""}: "${pointer.slice(1).replace(/\//g, ".")}" is not read from a project file of a folder that is not trusted (ignored; set it in your user config file, or trust the folder)`,
-      );
-      delete parent[key];
-      return;
+  const found: Array<{ pointer: string; parent: Record<string, unknown>; key: string }> = [];
+  const visit = (value: unknown, pointer: string): void => {
+    if (!isPlainObject(value)) return;
+    for (const [key, child] of Object.entries(value)) {
+      const at = `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+      if (TRUSTED_ONLY.some((re) => re.test(at))) found.push({ pointer: at, parent: value, key });
+      else visit(child, at);
     }
-    if (isPlainObject(value)) for (const [k, v] of Object.entries(value)) visit(v, `${pointer}/${k.replace(/~/g, "~0").replace(/\//g, "~1")}`, value, k);
   };
-  layer.values = structuredClone(layer.values);
-  visit(layer.values, "", undefined, "");
+  visit(layer.values, "");
+  for (const { pointer, parent, key } of found) {
+    const at = layer.positionOf(pointer);
+    layer.warnings.push(
+      `${layer.path}${at ? `:${at.line}` : ""}: "${pointer.slice(1).replace(/\//g, ".")}" is not read from a project file of a folder that is not trusted (ignored; set it in your user config file, or trust the folder)`,
+    );
+    delete parent[key];
+  }
 }
 
 function sourceIn(layer: ConfigLayer, path: readonly string[]): ConfigSource {

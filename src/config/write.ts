@@ -5,7 +5,6 @@
  * byte alone. The result must pass the schema, and replaces the file atomically (a temporary file beside it,
  * renamed over it; a symlinked file's target is the one replaced).
  */
-import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseConfigText, type ConfigScope } from "./config-file.js";
@@ -29,11 +28,11 @@ export async function editConfigFile(path: string, edits: readonly ConfigEdit[],
     if ((e as NodeJS.ErrnoException).code !== "ENOENT") return failure(`the config file ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`, "check its permissions");
     text = "{}\n";
   }
-  const before = parseConfigText(path, text, scope);
+  const before = await parseConfigText(path, text, scope);
   if (!before.ok) return { ok: false, error: { message: `${before.error.message} (not changed)`, hint: before.error.hint } };
 
   const next = await applyConfigEdits(text, edits);
-  const after = parseConfigText(path, next, scope);
+  const after = await parseConfigText(path, next, scope);
   if (!after.ok) return { ok: false, error: { message: `${after.error.message} (the change was not written)`, hint: "this is a bug in the caller of the config writer" } };
   try {
     writeAtomically(target, next);
@@ -106,7 +105,8 @@ function writeAtomically(path: string, text: string): void {
   } catch {
     /* a new file */
   }
-  const temporary = join(dirname(path), `.${randomBytes(6).toString("hex")}.config.json.tmp`);
+  // Named apart from any other writer's ("wx" fails rather than share one).
+  const temporary = join(dirname(path), `.${process.pid}.${Date.now()}.${Math.random().toString(36).slice(2)}.config.json.tmp`);
   const fd = openSync(temporary, "wx", mode);
   try {
     writeSync(fd, text);

@@ -26,7 +26,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(formatUserMessage(parsed.error));
     return EXIT.usage;
   }
-  const read = loadConfig({ env: process.env, cwd: process.cwd() });
+  const read = await loadConfig({ env: process.env, cwd: process.cwd() });
   if (!read.ok) {
     process.stderr.write(formatUserMessage(read.error));
     return EXIT.usage;

@@ -60,7 +60,7 @@ export function parseTimeoutFlag(value: unknown, flag: string): number | string 
  * cache), with the Lua limits of the flags and config file; a bad limit is an error to print.
  */
 export async function openExtensions(values: Record<string, unknown>): Promise<ConfigResult<LuaToolSet>> {
-  const limits = resolveLuaLimits(values, process.env);
+  const limits = await resolveLuaLimits(values, process.env);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.open({
     cwd: process.cwd(),
@@ -107,7 +107,7 @@ export async function openToolsForChat(
   config?: LoadedConfig,
   secrets: readonly string[] = [],
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const limits = resolveLuaLimits(flags, process.env, config);
+  const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
     cwd: process.cwd(),

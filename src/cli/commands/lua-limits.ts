@@ -35,7 +35,7 @@ const LIMITS: readonly Limit[] = [
  * files of `env` and the working directory — `config` when the caller already read them. A bad flag is an error
  * naming it (the files' values were checked against the schema when they were read).
  */
-export function resolveLuaLimits(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, config?: LoadedConfig): ConfigResult<LuaLimits> {
+export async function resolveLuaLimits(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, config?: LoadedConfig): Promise<ConfigResult<LuaLimits>> {
   const limits: LuaLimits = {};
   for (const limit of LIMITS) {
     const range = `a whole number of ${limit.unit} from ${limit.min}${limit.max < Number.MAX_SAFE_INTEGER ? ` to ${limit.max}` : " up"}`;
@@ -47,7 +47,7 @@ export function resolveLuaLimits(flags: Record<string, unknown>, env: NodeJS.Pro
       continue;
     }
     if (config === undefined) {
-      const read = loadConfig({ env, cwd: process.cwd() });
+      const read = await loadConfig({ env, cwd: process.cwd() });
       if (!read.ok) return read;
       config = read.value;
     }
