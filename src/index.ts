@@ -7,6 +7,8 @@ export * from "./providers/errors.js";
 export type * from "./providers/types.js";
 export type * from "./tools/types.js";
 export * from "./agent/index.js";
+/** Sessions driven prompt by prompt, each turn a stream of events (what `awl acp` and stream-json input use). */
+export * from "./agent-session/index.js";
 export { LuaPool } from "./extensions/lua/pool.js";
 export type * from "./extensions/lua/types.js";
 export { createProvider, PROVIDER_NAMES } from "./providers/create.js";

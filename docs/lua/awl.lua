@@ -7,7 +7,10 @@
 ---@class awl
 ---@field version string API version ("1"); changes only when the API changes incompatibly.
 ---@field json awl.json The JSON codec awl uses for tool input, schemas and results.
+---@field fs awl.fs Files and folders: metadata, listings.
 awl = {}
+
+---@alias awl.ToolKind "read"|"write"|"exec"|"network"
 
 ---@class awl.ToolSpec
 ---@field name string What the model calls (`^[a-zA-Z0-9_-]{1,64}$`).
@@ -18,6 +21,7 @@ awl = {}
 ---@field available? fun(ctx: awl.Context): boolean Whether to offer the tool at all.
 ---@field parallel? boolean false: never run beside other calls (default true).
 ---@field timeout? number Seconds a call may run.
+---@field kinds? awl.ToolKind[] What the tool may do, for permissions (default `{ "exec" }`).
 
 ---@class awl.RenderView
 ---@field width integer
@@ -142,3 +146,31 @@ agent = {}
 ---@param event "discover_tools"
 ---@param fn fun(registry: awl.ToolRegistry)
 function agent.on(event, fn) end
+
+---@class awl.fs
+awl.fs = {}
+
+---@class awl.FileInfo
+---@field type "file"|"directory"|"symlink"|"fifo"|"socket"|"char_device"|"block_device" "symlink" only for a link whose target is missing.
+---@field size integer Bytes.
+---@field mtime number Last modification, seconds since the epoch.
+---@field mode integer Permission bits, e.g. 420 (0644).
+---@field link boolean The path itself is a symlink (the other fields describe its target).
+
+---@class awl.DirEntry: awl.FileInfo
+---@field name string The entry's name, byte for byte.
+
+--- Metadata of `path` (symlinks followed). Relative paths resolve against `ctx.cwd`.
+---@param path string
+---@return awl.FileInfo? info
+---@return string? message
+---@return integer? errno
+function awl.fs.stat(path) end
+
+--- The entries of a folder, sorted by name (byte order), and how many there are in all (`opts.limit` caps the list).
+---@param dir string
+---@param opts? { limit?: integer }
+---@return awl.DirEntry[]? entries
+---@return integer|string total_or_message
+---@return integer? errno
+function awl.fs.list(dir, opts) end

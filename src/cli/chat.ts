@@ -32,8 +32,10 @@ export async function runChat(argv: readonly string[]): Promise<number> {
 
   // Interactive needs a terminal on both ends; without one awl never prompts.
   const interactive = !cli.flags.print && cli.outputFormat === "text" && isatty(0) && isatty(1);
-  const prompt = interactive ? cli.prompt : composePrompt(cli.prompt, await readPipedStdin());
-  if (!interactive && prompt.trim() === "" && !cli.flags.demo) {
+  // With stream-json input, stdin holds the conversation's prompts, read line by line as they come.
+  const streamed = cli.inputFormat === "stream-json";
+  const prompt = interactive || streamed ? cli.prompt : composePrompt(cli.prompt, await readPipedStdin());
+  if (!interactive && !streamed && prompt.trim() === "" && !cli.flags.demo) {
     return await fail(cli, { message: "nothing to send", hint: 'pass a prompt (awl -p "question") or pipe text into awl -p' }, EXIT.usage);
   }
 
@@ -60,6 +62,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   const runtime = built.value;
   try {
     if (interactive) return await (await import("./interactive/repl.js")).runInteractive(runtime, prompt);
+    if (streamed) return await (await import("./stream-json-mode.js")).runStreamJsonMode(runtime, prompt);
     return await runPrintMode(runtime, cli, prompt);
   } finally {
     await runtime.close();

@@ -8,6 +8,8 @@ import type { SettingsFlags } from "../config/settings.js";
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export const INPUT_FORMATS = ["text", "stream-json"] as const;
+export type InputFormat = (typeof INPUT_FORMATS)[number];
 
 interface FlagSpec {
   type: "string" | "boolean";
@@ -22,6 +24,7 @@ interface FlagSpec {
 export const FLAGS = {
   print: { type: "boolean", short: "p", group: "Modes", help: "one turn, then exit: the prompt is the arguments plus piped stdin" },
   "output-format": { type: "string", value: "FORMAT", group: "Modes", help: "text (default), json (one object at the end) or stream-json (one event per line)" },
+  "input-format": { type: "string", value: "FORMAT", group: "Modes", help: "text (default) or stream-json: one JSON message per stdin line, turn after turn (needs --output-format stream-json)" },
   provider: { type: "string", value: "NAME", group: "Model", help: "openai (any OpenAI-compatible server), anthropic or replay  [AWL_PROVIDER]" },
   model: { type: "string", value: "NAME", group: "Model", help: "model name  [AWL_MODEL]" },
   "base-url": { type: "string", value: "URL", group: "Model", help: "API endpoint, e.g. http://localhost:11434/v1  [AWL_BASE_URL]" },
@@ -37,6 +40,7 @@ export const FLAGS = {
   resume: { type: "string", short: "r", value: "ID", group: "Sessions", help: "continue a saved session (an id or a unique prefix; awl sessions lists them)" },
   "no-session": { type: "boolean", group: "Sessions", help: "do not save this conversation" },
   "extensions-dir": { type: "string", multiple: true, value: "DIR", group: "Extensions", help: "also load extensions from DIR (repeatable; before .awl/extensions and ~/.config/awl/extensions)" },
+  "no-std-tools": { type: "boolean", group: "Extensions", help: "offer none of awl's bundled tools (read, write, edit, bash, grep, find, ls): only your extensions'" },
   "tool-timeout": { type: "string", value: "MS", group: "Extensions", help: "default handler timeout for tools that declare none (default 120000)" },
   "lua-workers": { type: "string", value: "N", group: "Extensions", help: "most Lua worker threads running tool calls at once (default: the CPU count)" },
   "lua-memory-mb": { type: "string", value: "MB", group: "Extensions", help: "memory cap of each Lua state (default 256)" },
@@ -58,6 +62,8 @@ export interface CliOptions {
   /** Positional words, joined with spaces: the prompt. */
   prompt: string;
   outputFormat: OutputFormat;
+  /** `stream-json`: prompts are read from stdin line by line (src/cli/stream-json-mode.ts). */
+  inputFormat: InputFormat;
 }
 
 /** Parses the arguments of the main command; a bad flag is a value naming it. */
@@ -76,7 +82,14 @@ export function parseCliArgs(argv: readonly string[]): ConfigResult<CliOptions> 
   if (!(OUTPUT_FORMATS as readonly string[]).includes(format)) {
     return { ok: false, error: { message: `--output-format expects one of ${OUTPUT_FORMATS.join(", ")}, got "${format}"`, hint: "see awl --help" } };
   }
-  return { ok: true, value: { flags, prompt: parsed.positionals.join(" "), outputFormat: format as OutputFormat } };
+  const input = flags["input-format"] ?? "text";
+  if (!(INPUT_FORMATS as readonly string[]).includes(input)) {
+    return { ok: false, error: { message: `--input-format expects one of ${INPUT_FORMATS.join(", ")}, got "${input}"`, hint: "see awl --help" } };
+  }
+  if (input === "stream-json" && format !== "stream-json") {
+    return { ok: false, error: { message: "--input-format stream-json needs --output-format stream-json", hint: "add --output-format stream-json" } };
+  }
+  return { ok: true, value: { flags, prompt: parsed.positionals.join(" "), outputFormat: format as OutputFormat, inputFormat: input as InputFormat } };
 }
 
 /** The settings-relevant flags, as src/config expects them. */

@@ -47,13 +47,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
 
 /** One print-mode turn on the process's stdio; the first Ctrl-C cancels it (exit 130), a second exits at once. */
 export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: string): Promise<number> {
-  const controller = new AbortController();
-  const onInterrupt = (): void => {
-    if (controller.signal.aborted) process.exit(EXIT.cancelled);
-    controller.abort();
-  };
-  process.on("SIGINT", onInterrupt);
-  try {
+  return untilSecondInterrupt(async (signal) => {
     const io: PrintIO = {
       stdout: process.stdout,
       stderr: process.stderr,
@@ -66,7 +60,20 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
       if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns ?? 80;
       if (process.stderr.isTTY) io.stderrColumns = () => process.stderr.columns ?? 80;
     }
-    return await runPrintTurn(runtime, prompt, cli.outputFormat, io, controller.signal);
+    return runPrintTurn(runtime, prompt, cli.outputFormat, io, signal);
+  });
+}
+
+/** Runs `work` with a signal that the first Ctrl-C (SIGINT) aborts; a second Ctrl-C exits at once (130). */
+export async function untilSecondInterrupt(work: (signal: AbortSignal) => Promise<number>): Promise<number> {
+  const controller = new AbortController();
+  const onInterrupt = (): void => {
+    if (controller.signal.aborted) process.exit(EXIT.cancelled);
+    controller.abort();
+  };
+  process.on("SIGINT", onInterrupt);
+  try {
+    return await work(controller.signal);
   } finally {
     process.off("SIGINT", onInterrupt);
   }

@@ -12,6 +12,7 @@ import type { Message } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
+import type { PromptContent } from "../agent-session/agent-session.js";
 import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
@@ -76,14 +77,14 @@ export class Runtime {
   }
 
   /**
-   * Adds the user's prompt and runs one agent turn; `receiver` renders it. Never throws. When the previous turn
+   * Adds the user's prompt (text or content blocks) and runs one agent turn; `receiver` renders it. Never throws. When the previous turn
    * got no answer, the prompt starts with a note saying so (unanswered-note.ts).
    */
-  async runTurn(text: string, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
+  async runTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
     // A prompt left without an answer (tool results already say what happened to their calls).
     const last = this.conversation.lastMessage;
     const unanswered = last?.role === "user" && last.content.some((b) => b.type === "text");
-    const content: ContentBlock[] = [{ type: "text", text }];
+    const content: ContentBlock[] = typeof text === "string" ? [{ type: "text", text }] : [...text];
     const ended = this.lastTurn?.conversation === this.conversation ? this.lastTurn.result : undefined;
     if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
     const prompt = this.conversation.addMessage({ role: "user", content });

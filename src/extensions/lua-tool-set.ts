@@ -25,6 +25,9 @@ import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from ".
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
+/** The package's `extensions/` folder: awl's bundled `std.*` extensions. */
+export const BUNDLED_EXTENSIONS_DIR = fileURLToPath(new URL("../../extensions/", import.meta.url));
+
 /** Handler timeout for tools that declare none (`--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;
 
@@ -41,8 +44,11 @@ export interface LuaToolSetOptions {
   env: NodeJS.ProcessEnv;
   /** `--extensions-dir` folders, highest precedence first. */
   extensionDirs?: readonly string[];
-  /** Bundled `std.*` extensions; default: the package's `extensions/` folder (skipped when absent). */
-  bundledDir?: string;
+  /**
+   * Bundled `std.*` extensions (the core tools); default: the package's `extensions/` folder. `false` offers
+   * none of them (an embedder with tools of its own, a test about something else).
+   */
+  bundledDir?: string | false;
   /** For tools that declare no timeout. Default {@link DEFAULT_TOOL_TIMEOUT_MS}. */
   defaultTimeoutMs?: number;
   /** `ctx.result_limit`, and the cut-off for results. Default {@link DEFAULT_RESULT_LIMIT}. */
@@ -128,7 +134,7 @@ export class LuaToolSet implements ToolSet {
       cwd: options.cwd,
       env: options.env,
       extraDirs: options.extensionDirs ?? [],
-      bundledDir: options.bundledDir ?? fileURLToPath(new URL("../../extensions/", import.meta.url)),
+      ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
     const discovery = discoverExtensions(roots);
     const home = awlDataDir(options.env);
@@ -148,7 +154,8 @@ export class LuaToolSet implements ToolSet {
     const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
     const cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
     const poolOptions: LuaPoolOptions = {
-      extensions: discovery.extensions.map(toEntry),
+      // The bundled extensions load last: the user's own come first (SPEC §4).
+      extensions: [...discovery.extensions.filter((e) => e.source !== "bundled"), ...discovery.extensions.filter((e) => e.source === "bundled")].map(toEntry),
       defaultTimeoutMs,
       luaPath: [join(userConfigDir(options.env), "lua")],
       env: options.env,
@@ -405,6 +412,7 @@ export class LuaToolSet implements ToolSet {
       this.registry.setExtension(
         extension.name,
         snapshot.tools.filter((t) => t.extension === extension.name),
+        { fallback: extension.source === "bundled" },
       );
     }
   }

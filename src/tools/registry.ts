@@ -7,6 +7,8 @@
  * - an extension's tools are set and removed as a unit (hot reload swaps them);
  * - two extensions registering one name is an error naming both. Neither is picked silently: the extension
  *   first in name order (discovery order) keeps the tool, the other's registration is refused and reported;
+ * - except that a bundled extension's tool (`std.read`'s `read`) yields to any other extension's tool of that
+ *   name: that is how a user replaces a core tool, and it is reported too (never silent, SPEC §4);
  * - definitions come sorted by tool name, so the request bytes are the same from run to run.
  */
 import type { ToolDefinition } from "./types.js";
@@ -20,13 +22,13 @@ export interface RegisteredTool extends ToolDefinition {
 }
 
 /** One registration as a runtime reports it: a tool whose timeout and flags may be left to the defaults. */
-export type ToolRegistration = Omit<RegisteredTool, "timeout_ms" | "has_render" | "has_available"> &
-  Partial<Pick<RegisteredTool, "timeout_ms" | "has_render" | "has_available">> & {
+export type ToolRegistration = Omit<RegisteredTool, "timeout_ms" | "has_render" | "has_available" | "kinds"> &
+  Partial<Pick<RegisteredTool, "timeout_ms" | "has_render" | "has_available" | "kinds">> & {
     /** Why the runtime found the schema unusable (completes "the schema of tool X …"); the tool is then refused. */
     schema_error?: string;
   };
 
-export type RegistryProblemKind = "invalid_name" | "invalid_schema" | "duplicate_tool";
+export type RegistryProblemKind = "invalid_name" | "invalid_schema" | "duplicate_tool" | "replaced_tool";
 
 /** A registration the registry refused. */
 export interface RegistryProblem {
@@ -53,14 +55,19 @@ export class ToolRegistry {
   private readonly byExtension = new Map<string, RegisteredTool[]>();
   /** Problems found when an extension's tools were set (bad names or schemas), by extension. */
   private readonly invalid = new Map<string, RegistryProblem[]>();
+  /** Extensions whose tools yield to any other extension's tool of the same name (the bundled ones). */
+  private readonly fallbacks = new Set<string>();
   private active: { tools: RegisteredTool[]; byName: Map<string, RegisteredTool>; duplicates: RegistryProblem[] } | undefined;
 
   constructor(options: ToolRegistryOptions) {
     this.defaultTimeoutMs = options.defaultTimeoutMs;
   }
 
-  /** Sets an extension's tools as a unit, replacing whatever it registered before. */
-  setExtension(extension: string, registrations: readonly ToolRegistration[]): void {
+  /**
+   * Sets an extension's tools as a unit, replacing whatever it registered before. `fallback`: its tools yield to
+   * other extensions' tools of the same name (awl's bundled extensions).
+   */
+  setExtension(extension: string, registrations: readonly ToolRegistration[], options: { fallback?: boolean } = {}): void {
     const tools: RegisteredTool[] = [];
     const problems: RegistryProblem[] = [];
     for (const registration of registrations) {
@@ -70,6 +77,8 @@ export class ToolRegistry {
     }
     this.byExtension.set(extension, tools);
     this.invalid.set(extension, problems);
+    if (options.fallback) this.fallbacks.add(extension);
+    else this.fallbacks.delete(extension);
     this.active = undefined;
   }
 
@@ -77,6 +86,7 @@ export class ToolRegistry {
   removeExtension(extension: string): void {
     this.byExtension.delete(extension);
     this.invalid.delete(extension);
+    this.fallbacks.delete(extension);
     this.active = undefined;
   }
 
@@ -111,15 +121,26 @@ export class ToolRegistry {
     return [...this.byExtension.keys()].sort(compareCodeUnits);
   }
 
+  /** The order in which extensions claim tool names: others by name, then the fallbacks by name. */
+  private claimOrder(): string[] {
+    const names = this.extensionNames();
+    return [...names.filter((n) => !this.fallbacks.has(n)), ...names.filter((n) => this.fallbacks.has(n))];
+  }
+
   private resolve(): NonNullable<ToolRegistry["active"]> {
     if (this.active) return this.active;
     const byName = new Map<string, RegisteredTool>();
     const duplicates: RegistryProblem[] = [];
-    for (const extension of this.extensionNames()) {
+    for (const extension of this.claimOrder()) {
       for (const tool of this.byExtension.get(extension) ?? []) {
         const winner = byName.get(tool.name);
         if (!winner) {
           byName.set(tool.name, tool);
+          continue;
+        }
+        if (this.fallbacks.has(extension) && !this.fallbacks.has(winner.extension)) {
+          const message = `the bundled tool "${tool.name}" (extension "${extension}") is replaced by extension "${winner.extension}" (${where(winner)})`;
+          duplicates.push({ kind: "replaced_tool", extension, tool: tool.name, file: tool.file, line: tool.line, message });
           continue;
         }
         const message =
@@ -163,6 +184,7 @@ export class ToolRegistry {
       file: registration.file,
       line: registration.line,
       parallel: registration.parallel,
+      kinds: registration.kinds && registration.kinds.length > 0 ? [...registration.kinds] : ["exec"],
       timeout_ms: registration.timeout_ms ?? this.defaultTimeoutMs,
       has_render: registration.has_render ?? false,
       has_available: registration.has_available ?? false,

@@ -1,6 +1,15 @@
 import type { ImageData } from "../model/blocks.js";
 import type { ToolSpec } from "../providers/types.js";
 
+/**
+ * What a tool may do, as it declares it (`kinds = { "read" }` in Lua): what permissions decide on. A tool that
+ * declares none is `exec`, the most careful assumption.
+ */
+export type ToolKind = "read" | "write" | "exec" | "network";
+
+/** Every kind, in the order awl lists them. */
+export const TOOL_KINDS: readonly ToolKind[] = ["read", "write", "exec", "network"];
+
 /** A registered tool, whatever runtime it lives in. */
 export interface ToolDefinition extends ToolSpec {
   /** Owning extension (dotted name), e.g. `std.read`; the registry swaps an extension's tools as a unit. */
@@ -11,6 +20,8 @@ export interface ToolDefinition extends ToolSpec {
   parallel: boolean;
   /** Per-tool handler timeout. */
   timeout_ms: number;
+  /** What the tool may do (at least one; `["exec"]` when it declared none), in {@link TOOL_KINDS} order. */
+  kinds: ToolKind[];
 }
 
 /** One call the model asked for. */

@@ -45,7 +45,7 @@ class FakeTools implements ToolSet {
     private readonly behave: (call: ToolCall, signal: AbortSignal) => Promise<ToolOutcome>,
   ) {}
   definitions(): ToolDefinition[] {
-    return this.defs.map((d) => ({ description: "", schema: SCHEMA, extension: `ext.${d.name}`, file: "x.lua", parallel: true, timeout_ms: 1000, ...d }));
+    return this.defs.map((d) => ({ description: "", schema: SCHEMA, extension: `ext.${d.name}`, file: "x.lua", parallel: true, timeout_ms: 1000, kinds: ["exec"], ...d }));
   }
   async execute(call: ToolCall, signal: AbortSignal): Promise<ToolOutcome> {
     this.started.push(call.id);

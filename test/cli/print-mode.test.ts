@@ -3,6 +3,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectNoStackTrace, runAwl, tempDir, writeScript } from "./run-awl.js";
+import { STD_TOOLS } from "../std/support.js";
 
 /** Session ids (src/session/paths.ts): time to the millisecond, then random hex. */
 const SESSION_ID = /^[0-9]{8}-[0-9]{6}-[0-9]{3}-[0-9a-f]{6}$/;
@@ -185,7 +186,7 @@ describe("exit codes and messages", () => {
     // No registrations were cached: the Lua worker loading them started first, and awl exited only once it had
     // (its registrations are cached now).
     const cached = JSON.parse(readFileSync(join(cache, "awl/extension-tools.json"), "utf8")) as { tools: { name: string }[] };
-    expect(cached.tools.map((t) => t.name)).toEqual(["hi"]);
+    expect(cached.tools.map((t) => t.name).sort()).toEqual(["hi", ...STD_TOOLS].sort());
   });
 
   it("exits 2 naming a bad flag or value", async () => {

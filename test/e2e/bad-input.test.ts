@@ -20,7 +20,7 @@ async function echoStillWorks(options: { asNobody?: boolean } = {}): Promise<voi
 
 /** `awl extensions --json`, parsed. */
 async function listing(options: { asNobody?: boolean } = {}): Promise<{ extensions: any[]; skipped: string[] }> {
-  const result = await box.awl(["extensions", "--json"], options);
+  const result = await box.awl(["extensions", "--json", "--no-std-tools"], options); // about the user's extensions
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout);
 }
@@ -102,7 +102,7 @@ awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
     try {
       for (const run of [1, 2]) {
         server.enqueue({ body: openaiText(`run ${run}`) });
-        const turn = await box.awl(["-p", "go"], { env: providerEnv("openai", server.url) });
+        const turn = await box.awl(["-p", "go", "--no-std-tools"], { env: providerEnv("openai", server.url) });
         expect(turn.code).toBe(0);
         expect(turn.stderr).toContain(expected);
         expect(server.requests[run - 1]!.json().tools.map((t: any) => t.function.name)).toEqual(["echo", "fine"]);

@@ -14,6 +14,9 @@ function alive(pid: number): boolean {
   }
 }
 
+/** These tests are about the user's extensions: the bundled std tools (test/std/) are left out. */
+const NO_STD = "--no-std-tools";
+
 let box: Sandbox;
 beforeEach(() => {
   box = sandbox();
@@ -23,18 +26,18 @@ afterEach(() => box.remove());
 describe("awl tools", () => {
   it("lists each tool with its extension, file:line and description, sorted by name", async () => {
     installExamples(box, ["echo.lua", "slow.lua", "text"]);
-    const result = await box.awl(["tools"]);
+    const result = await box.awl(["tools", NO_STD]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        `echo  ·  extension "echo"  ·  .awl/extensions/echo.lua:3`,
+        `echo  ·  extension "echo"  ·  .awl/extensions/echo.lua:3  ·  exec`,
         "    Echo a message back, unchanged. Use it to check that tools work.",
-        `spin  ·  extension "slow"  ·  .awl/extensions/slow.lua:18`,
+        `spin  ·  extension "slow"  ·  .awl/extensions/slow.lua:18  ·  exec`,
         "    Loop forever inside pcall: shows that awl stops a runaway handler at its timeout.",
-        `wait  ·  extension "slow"  ·  .awl/extensions/slow.lua:3`,
+        `wait  ·  extension "slow"  ·  .awl/extensions/slow.lua:3  ·  exec`,
         "    Wait the given number of seconds (in a child process), then say so.",
-        `word_count  ·  extension "text"  ·  .awl/extensions/text/init.lua:5`,
+        `word_count  ·  extension "text"  ·  .awl/extensions/text/init.lua:5  ·  exec`,
         "    (no description)",
         "",
       ].join("\n"),
@@ -42,7 +45,7 @@ describe("awl tools", () => {
   });
 
   it("prints JSON with the schema and timeouts, and takes --extensions-dir", async () => {
-    const result = await box.awl(["tools", "--json", "--extensions-dir", EXAMPLES, "--tool-timeout", "5000"]);
+    const result = await box.awl(["tools", NO_STD, "--json", "--extensions-dir", EXAMPLES, "--tool-timeout", "5000"]);
     expect(result.code).toBe(0);
     const listing = JSON.parse(result.stdout);
     expect(listing.tools.map((t: any) => [t.name, t.extension, t.timeout_ms])).toEqual([
@@ -57,7 +60,7 @@ describe("awl tools", () => {
   });
 
   it("says so when there are no tools, and rejects a bad flag with the usage exit code", async () => {
-    expect(await box.awl(["tools"])).toMatchObject({ code: 0, stdout: "No tools: no extension registers any.\n" });
+    expect(await box.awl(["tools", NO_STD])).toMatchObject({ code: 0, stdout: "No tools: no extension registers any.\n" });
     const bad = await box.awl(["tools", "--nope"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--nope");
@@ -105,7 +108,7 @@ describe("awl tool call", () => {
     const notJson = await box.awl(["tool", "call", "echo", "{nope"]);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain("the input is not valid JSON: {nope");
-    const unknown = await box.awl(["tool", "call", "nope"]);
+    const unknown = await box.awl(["tool", "call", "nope", NO_STD]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no tool named "nope" (tools: crash, echo, spin, wait, word_count)');
   });
@@ -155,7 +158,7 @@ describe("awl extensions", () => {
     const userDir = join(box.home, ".config/awl/extensions");
     mkdirSync(userDir, { recursive: true });
     writeFileSync(join(userDir, "echo.lua"), "-- an older echo, hidden by the project's\n");
-    const result = await box.awl(["extensions"]);
+    const result = await box.awl(["extensions", NO_STD]);
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");
     expect(lines[0]).toBe("broken  failed  .awl/extensions/broken.lua  (project)");
@@ -169,7 +172,7 @@ describe("awl extensions", () => {
 
   it("prints JSON", async () => {
     installExamples(box, ["echo.lua"]);
-    const result = await box.awl(["extensions", "--json"]);
+    const result = await box.awl(["extensions", NO_STD, "--json"]);
     expect(JSON.parse(result.stdout)).toMatchObject({
       extensions: [{ name: "echo", state: "loaded", source: "project", errors: [], tools: [{ name: "echo" }] }],
       skipped: [],
@@ -189,9 +192,9 @@ awl.register_tool { name = "always", description = "d", parameters = { type = "o
 
   it("hides a tool whose available() says no from the model, and shows why to the author", async () => {
     box.extension("gated.lua", GATED);
-    const listed = await box.awl(["tools"]);
-    expect(listed.stdout).toContain("needs_env  ·  extension \"gated\"  ·  .awl/extensions/gated.lua:2\n    Offered only when AWL_TEST_GATE is set.\n    not offered to the model: its available() returned false\n");
-    const json = JSON.parse((await box.awl(["tools", "--json"])).stdout);
+    const listed = await box.awl(["tools", NO_STD]);
+    expect(listed.stdout).toContain("needs_env  ·  extension \"gated\"  ·  .awl/extensions/gated.lua:2  ·  exec\n    Offered only when AWL_TEST_GATE is set.\n    not offered to the model: its available() returned false\n");
+    const json = JSON.parse((await box.awl(["tools", NO_STD, "--json"])).stdout);
     expect(json.tools.map((t: any) => [t.name, t.offered])).toEqual([["always", true], ["needs_env", false]]);
     const call = await box.awl(["tool", "call", "needs_env"]);
     expect(call.code).toBe(1);
@@ -199,7 +202,7 @@ awl.register_tool { name = "always", description = "d", parameters = { type = "o
 
     const open = await box.awl(["tool", "call", "needs_env"], { env: { AWL_TEST_GATE: "1" } });
     expect(open).toMatchObject({ code: 0, stdout: "gate open\n" });
-    const offered = JSON.parse((await box.awl(["tools", "--json"], { env: { AWL_TEST_GATE: "1" } })).stdout);
+    const offered = JSON.parse((await box.awl(["tools", NO_STD, "--json"], { env: { AWL_TEST_GATE: "1" } })).stdout);
     expect(offered.tools.every((t: any) => t.offered)).toBe(true);
   });
 });

@@ -4,6 +4,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
+import { STD_TOOLS } from "../std/support.js";
 import {
   anthropicText,
   anthropicToolCalls,
@@ -100,7 +101,8 @@ afterEach(async () => {
 });
 
 describe.each(["openai", "anthropic"] as const)("%s: tool turns through awl -p", (provider) => {
-  const run = (prompt: string, extra: string[] = []) => box.awl(["-p", prompt, ...extra], { env: providerEnv(provider, server.url) });
+  // About the user's extensions: the bundled std tools (test/std/) are left out.
+  const run = (prompt: string, extra: string[] = []) => box.awl(["-p", prompt, "--no-std-tools", ...extra], { env: providerEnv(provider, server.url) });
 
   it("runs one tool call and sends its result back", async () => {
     installExamples(box, ["echo.lua"]);
@@ -206,7 +208,8 @@ it("starts from the registration cache on the next run, and the Lua workers stil
   const env = providerEnv("openai", server.url);
   server.enqueue({ body: openaiText("no tools this time") });
   expect((await box.awl(["-p", "hi"], { env })).code).toBe(0);
-  expect(JSON.parse(readFileSync(join(box.home, ".cache/awl/extension-tools.json"), "utf8")).tools.map((t: any) => t.name)).toEqual(["echo"]);
+  // The bundled std tools are cached beside the user's own.
+  expect(JSON.parse(readFileSync(join(box.home, ".cache/awl/extension-tools.json"), "utf8")).tools.map((t: any) => t.name).sort()).toEqual(["echo", ...STD_TOOLS].sort());
   server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "echo", input: { message: "from cache" } }]) }, { body: openaiText("done") });
   const second = await box.awl(["-p", "echo"], { env });
   expect(second.code).toBe(0);

@@ -19,7 +19,7 @@ class Scripted implements Provider {
 }
 
 const tools: ToolSet = {
-  definitions: () => [{ name: "count", description: "", schema: '{"type":"object"}', extension: "x", file: "x.lua", parallel: true, timeout_ms: 1000 }],
+  definitions: () => [{ name: "count", description: "", schema: '{"type":"object"}', extension: "x", file: "x.lua", parallel: true, timeout_ms: 1000, kinds: ["exec"] }],
   async execute(call: ToolCall, _signal: AbortSignal, onProgress?: (u: ToolProgress) => void): Promise<ToolOutcome> {
     onProgress?.({ kind: "show", state: { counted: 1 } });
     onProgress?.({ kind: "show", state: { counted: 2 } });

@@ -21,6 +21,29 @@ describe("ToolRegistry", () => {
     expect(registry.definitions()).toBe(registry.definitions()); // stable until a change
   });
 
+  it("carries each tool's kinds, exec when it declared none", () => {
+    const registry = new ToolRegistry({ defaultTimeoutMs: 1 });
+    registry.setExtension("k", [reg("k", "plain"), reg("k", "reader", { kinds: ["read"] }), reg("k", "empty", { kinds: [] })]);
+    expect(registry.definitions().map((t) => [t.name, t.kinds])).toEqual([["empty", ["exec"]], ["plain", ["exec"]], ["reader", ["read"]]]);
+  });
+
+  it("lets any other extension's tool replace a bundled one of the same name, and says so", () => {
+    const registry = new ToolRegistry({ defaultTimeoutMs: 1 });
+    registry.setExtension("std.ls", [reg("std.ls", "ls", { file: "/awl/extensions/std/ls.lua" })], { fallback: true });
+    registry.setExtension("zz_mine", [reg("zz_mine", "ls")]);
+    expect(registry.get("ls")).toMatchObject({ extension: "zz_mine" });
+    expect(registry.problems()).toEqual([
+      expect.objectContaining({
+        kind: "replaced_tool",
+        extension: "std.ls",
+        message: 'the bundled tool "ls" (extension "std.ls") is replaced by extension "zz_mine" (/x/zz_mine.lua:3)',
+      }),
+    ]);
+    registry.removeExtension("zz_mine");
+    expect(registry.get("ls")).toMatchObject({ extension: "std.ls" });
+    expect(registry.problems()).toEqual([]);
+  });
+
   it("refuses bad names and non-object schemas, naming the extension, file and line", () => {
     const registry = new ToolRegistry({ defaultTimeoutMs: 1 });
     registry.setExtension("bad", [

@@ -28,6 +28,7 @@ export const processIO: CommandIO = {
 /** Flags every extension command takes; all but `--json` and `--help` are also flags of the main command. */
 export const EXTENSION_COMMAND_FLAGS = {
   "extensions-dir": { type: "string", multiple: true },
+  "no-std-tools": { type: "boolean" },
   "tool-timeout": { type: "string" },
   "lua-workers": { type: "string" },
   "lua-memory-mb": { type: "string" },
@@ -66,6 +67,7 @@ export async function openExtensions(values: Record<string, unknown>): Promise<C
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
+    ...(values["no-std-tools"] === true && { bundledDir: false as const }),
     waitForLoad: true,
     ...limits.value,
   });
@@ -102,7 +104,7 @@ export function usageError(io: CommandIO, command: string, message: string): num
  * scrubbed from spill files.
  */
 export async function openToolsForChat(
-  flags: { "extensions-dir"?: string[]; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
+  flags: { "extensions-dir"?: string[]; "no-std-tools"?: boolean; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
   config?: LoadedConfig,
   secrets: readonly string[] = [],
@@ -113,6 +115,7 @@ export async function openToolsForChat(
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
+    ...(flags["no-std-tools"] && { bundledDir: false as const }),
     secrets,
     ...limits.value,
     // In the output order, so a live tool block never redraws over what a tool printed (tool-blocks.ts).

@@ -36,7 +36,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
 function toolText(tool: RegisteredTool, unavailable: string | undefined): string {
   const description = tool.description.trim() ? tool.description.trim().replace(/\n/g, "\n    ") : "(no description)";
   const hidden = unavailable === undefined ? "" : `    not offered to the model: ${unavailable}\n`;
-  return `${tool.name}  ·  extension "${tool.extension}"  ·  ${displayPath(tool.file)}:${tool.line}\n    ${description}\n${hidden}`;
+  return `${tool.name}  ·  extension "${tool.extension}"  ·  ${displayPath(tool.file)}:${tool.line}  ·  ${tool.kinds.join(", ")}\n    ${description}\n${hidden}`;
 }
 
 /** The machine-readable form: the schema as a JSON value, exactly as it is sent. */
@@ -50,6 +50,7 @@ export function toolJSON(tool: RegisteredTool, unavailable: string | undefined):
     file: tool.file,
     line: tool.line,
     parallel: tool.parallel,
+    kinds: tool.kinds,
     timeout_ms: tool.timeout_ms,
     schema: JSON.parse(tool.schema) as unknown,
   };

@@ -2,7 +2,7 @@
  * The Lua runtime's public contract: what the extension registry (discovery, ToolSet adapter, CLI)
  * builds on. The runtime itself lives in worker threads (see pool.ts).
  */
-import type { ToolOutcome, ToolProgress } from "../../tools/types.js";
+import type { ToolKind, ToolOutcome, ToolProgress } from "../../tools/types.js";
 
 /** One discovered extension, ready to load. */
 export interface ExtensionEntry {
@@ -24,6 +24,8 @@ export interface LuaToolRegistration {
   /** Why the schema cannot be offered (a value JSON cannot hold, or not a valid JSON Schema): the registry refuses the tool. */
   schema_error?: string;
   parallel: boolean;
+  /** Its declared kinds (`["exec"]` when it declared none). */
+  kinds: ToolKind[];
   /** The tool's own timeout (`timeout = seconds` in Lua), if it declared one. */
   timeout_ms?: number;
   /** The file and line of the `register_tool` call. */

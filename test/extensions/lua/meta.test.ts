@@ -20,17 +20,18 @@ function fieldsOf(cls: string): string[] {
 const { pool } = poolOf({
   meta: `awl.register_tool("keys", {}, function(_, ctx)
     local function keys(t) local out = {} for k in pairs(t) do out[#out + 1] = k end table.sort(out) return out end
-    return awl.json.encode({ awl = keys(awl), json = keys(awl.json), agent = keys(agent),
+    return awl.json.encode({ awl = keys(awl), json = keys(awl.json), fs = keys(awl.fs), agent = keys(agent),
       ctx = keys(ctx), methods = keys(getmetatable(ctx).__index) })
   end)`,
 });
 
 describe("the LuaCATS stub", () => {
-  it("declares every function and field of awl, awl.json, agent and ctx, and nothing else", async () => {
+  it("declares every function and field of awl, awl.json, awl.fs, agent and ctx, and nothing else", async () => {
     const live = JSON.parse(contentOf(await call(pool, "meta", "keys"))) as Record<string, string[]>;
-    const awlFunctions = live.awl!.filter((k) => !["version", "json"].includes(k));
+    const awlFunctions = live.awl!.filter((k) => !["version", "json", "fs"].includes(k));
     expect(declared("awl.")).toEqual(awlFunctions);
-    expect(fieldsOf("awl")).toEqual(["json", "version"]);
+    expect(fieldsOf("awl")).toEqual(["fs", "json", "version"]);
+    expect(declared("awl.fs.")).toEqual(live.fs);
     expect(declared("awl.json.")).toEqual(live.json!.filter((k) => k !== "null"));
     expect(fieldsOf("awl.json")).toEqual(["null"]);
     expect(declared("agent.")).toEqual(live.agent);

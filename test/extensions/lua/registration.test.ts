@@ -17,7 +17,7 @@ describe("registering tools", () => {
         `  run = function(args, ctx) return "sunny in " .. args.city end,`,
         `  render = function(state, view) return "x" end,`,
         `  available = function(ctx) return true end,`,
-        `  parallel = false, timeout = 2.5,`,
+        `  parallel = false, timeout = 2.5, kinds = { "network", "read", "read" },`,
         `}`,
         `agent.on('discover_tools', function(registry)`,
         `  registry:add { name = "later", description = "from discover_tools", run = function() return "late" end }`,
@@ -29,17 +29,17 @@ describe("registering tools", () => {
     const file = join(dir, "forms.lua");
     expect(tools).toEqual([
       {
-        extension: "forms", name: "echo", description: "", file, line: 1, parallel: true,
+        extension: "forms", name: "echo", description: "", file, line: 1, parallel: true, kinds: ["exec"],
         has_render: false, has_available: false,
         schema: `{"properties":{"message":{"type":"string"}},"required":["message"],"type":"object"}`,
       },
       {
         extension: "forms", name: "weather", description: "Look up the weather.", file, line: 3, parallel: false,
-        timeout_ms: 2500, has_render: true, has_available: true,
+        kinds: ["read", "network"], timeout_ms: 2500, has_render: true, has_available: true,
         schema: `{"properties":{"city":{"type":"string"}},"required":["city"],"type":"object"}`,
       },
       {
-        extension: "forms", name: "later", description: "from discover_tools", file, line: 12, parallel: true,
+        extension: "forms", name: "later", description: "from discover_tools", file, line: 12, parallel: true, kinds: ["exec"],
         has_render: false, has_available: false, schema: `{"properties":{},"type":"object"}`,
       },
     ]);
@@ -98,6 +98,25 @@ describe("registering tools", () => {
     const late = await call(pool, "i_later", "late");
     expect(late).toMatchObject({ status: "crash", extension: "i_later" });
     expect(late.status === "crash" && late.message).toMatch(/i_later\.lua:1: .*only be registered while the extension loads/);
+  });
+
+  it("refuses kinds that are not a list of read, write, exec, network, at the line of the call", async () => {
+    const { pool } = poolOf({
+      a_string: `\nawl.register_tool{ name = "x", kinds = "read", run = function() end }`,
+      b_unknown: `awl.register_tool{ name = "x", kinds = { "read", "delete" }, run = function() end }`,
+      c_empty: `awl.register_tool{ name = "x", kinds = {}, run = function() end }`,
+      d_map: `awl.register_tool{ name = "x", kinds = { read = true }, run = function() end }`,
+      e_number: `awl.register_tool{ name = "x", kinds = { 3 }, run = function() end }`,
+      f_good: `awl.register_tool{ name = "ok", kinds = { "exec", "write" }, run = function() return "" end }`,
+    });
+    const { tools, errors } = await pool.load();
+    const message = (ext: string) => errors.find((e) => e.extension === ext)?.message;
+    expect(message("a_string")).toMatch(/a_string\.lua:2: awl\.register_tool: `kinds` must be a list such as \{ "read" \}, got string/);
+    expect(message("b_unknown")).toMatch(/b_unknown\.lua:1: .*`kinds\[2\]` is "delete"; a kind is one of read, write, exec, network/);
+    expect(message("c_empty")).toMatch(/c_empty\.lua:1: .*`kinds` is empty/);
+    expect(message("d_map")).toMatch(/d_map\.lua:1: .*`kinds` must be a list .*not a table with the key read/);
+    expect(message("e_number")).toMatch(/`kinds\[1\]` is a number; a kind is one of/);
+    expect(tools).toMatchObject([{ extension: "f_good", name: "ok", kinds: ["write", "exec"] }]);
   });
 
   it("refuses a file over the size cap and an unreadable file, clearly", async () => {

@@ -122,7 +122,7 @@ describe("ReplayProvider", () => {
       ]),
     );
     const tools: ToolSet = {
-      definitions: () => [{ name: "echo", description: "Echo", schema: '{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}', extension: "test", file: "x.lua", parallel: true, timeout_ms: 1000 }],
+      definitions: () => [{ name: "echo", description: "Echo", schema: '{"type":"object","properties":{"message":{"type":"string"}},"required":["message"]}', extension: "test", file: "x.lua", parallel: true, timeout_ms: 1000, kinds: ["exec"] }],
       execute: async (call) => ({ status: "result", content: `echo: ${JSON.parse(call.input).message}`, is_error: false }),
     };
     const conversation = new Conversation();

@@ -2,7 +2,7 @@
 -- form `agent.on('discover_tools', ...)`, and the two entry points the worker calls:
 -- `load_extension` and `call`. Only strings cross to JavaScript: tool input arrives as JSON text,
 -- results leave as (status, content, extra JSON).
-local host, json, make_require, config = ...
+local host, json, make_require, config, fs = ...
 
 local format, concat, find, sub, match = string.format, table.concat, string.find, string.sub, string.match
 local type, tostring, select, error, pcall, xpcall, setmetatable, getmetatable, next =
@@ -19,6 +19,8 @@ awl.json = {
   array = json.array,
   object = json.object,
 }
+
+awl.fs = fs
 
 local extensions = {} -- name -> { name, file, root, env, tools = { [name] = tool }, order = { tool... }, unload = { fn... } }
 local loading = nil   -- the extension whose top-level code is running
@@ -88,8 +90,11 @@ end
 
 local FIELDS = {
   name = "string", description = "string", parameters = "table", run = "function",
-  render = "function", available = "function", parallel = "boolean", timeout = "number",
+  render = "function", available = "function", parallel = "boolean", timeout = "number", kinds = "table",
 }
+-- What a tool may do, in the order awl reports them; permissions decide on these (none declared: exec).
+local KINDS = { "read", "write", "exec", "network" }
+local KIND_RANK = { read = 1, write = 2, exec = 3, network = 4 }
 local HINTS = { handler = "run", schema = "parameters", input_schema = "parameters", execute = "run" }
 
 -- `level` is the stack level of the extension code that called the public function.
@@ -103,11 +108,32 @@ local function register(spec, level)
     local want = FIELDS[key]
     if not want then
       local hint = HINTS[key] and format(" (did you mean `%s`?)", HINTS[key]) or ""
-      fail(format("unknown field `%s`%s; the fields are name, description, parameters, run, render, available, parallel, timeout", tostring(key), hint))
+      fail(format("unknown field `%s`%s; the fields are name, description, parameters, run, render, available, parallel, timeout, kinds", tostring(key), hint))
     end
     if type(value) ~= want then
+      if key == "kinds" then fail(format("`kinds` must be a list such as { \"read\" }, got %s", type(value))) end
       fail(format("`%s` must be a %s, got %s", key, want, type(value)))
     end
+  end
+  local kinds = json.array({ "exec" })
+  if spec.kinds ~= nil then
+    local seen, count = {}, 0
+    for k in next, spec.kinds do
+      if math.type(k) ~= "integer" or k < 1 or k > #spec.kinds then
+        fail(format("`kinds` must be a list such as { \"read\", \"write\" }, not a table with the key %s", tostring(k)))
+      end
+      count = count + 1
+    end
+    if count == 0 then fail("`kinds` is empty; list what the tool may do: read, write, exec or network (a tool that only computes is `read`)") end
+    for i = 1, #spec.kinds do
+      local kind = spec.kinds[i]
+      if not KIND_RANK[kind] then
+        fail(format("`kinds[%d]` is %s; a kind is one of %s", i, type(kind) == "string" and format("%q", kind) or "a " .. type(kind), concat(KINDS, ", ")))
+      end
+      seen[kind] = true
+    end
+    kinds = json.array()
+    for _, kind in ipairs(KINDS) do if seen[kind] then kinds[#kinds + 1] = kind end end
   end
   if spec.name == nil then fail("`name` is missing") end
   if spec.run == nil then fail(format("tool `%s` has no handler (`run` function)", spec.name)) end
@@ -133,6 +159,7 @@ local function register(spec, level)
     schema = schema_json,
     schema_error = schema_error,
     parallel = spec.parallel ~= false,
+    kinds = kinds,
     timeout_ms = spec.timeout and math.floor(spec.timeout * 1000 + 0.5) or nil,
     file = sub(source, 1, 1) == "@" and sub(source, 2) or source,
     line = info.currentline or 0,
@@ -233,7 +260,7 @@ local function load_extension(name, file, root)
   for i, tool in ipairs(ext.order) do
     list[i] = {
       extension = tool.extension, name = tool.name, description = tool.description, schema = tool.schema,
-      schema_error = tool.schema_error, parallel = tool.parallel, timeout_ms = tool.timeout_ms, file = tool.file, line = tool.line,
+      schema_error = tool.schema_error, parallel = tool.parallel, kinds = tool.kinds, timeout_ms = tool.timeout_ms, file = tool.file, line = tool.line,
       has_render = tool.has_render, has_available = tool.has_available,
     }
   end

@@ -21,4 +21,5 @@ local host = setmetatable({
 
 local stdlib = run("stdlib.lua", host)
 local req = run("require.lua", host, config, stdlib.read_chunk)
-return run("awl.lua", host, json, req.make_require, config)
+local fs = run("fs.lua", host)
+return run("awl.lua", host, json, req.make_require, config, fs)

@@ -30,6 +30,7 @@ export interface LuaModule {
   _lua_pushlstring(L: number, s: number, len: number): number;
   _lua_pushcclosure(L: number, fn: number, n: number): void;
   _lua_createtable(L: number, narr: number, nrec: number): void;
+  _lua_rawseti(L: number, idx: number, n: bigint): void;
   _lua_setfield(L: number, idx: number, k: number): void;
   _lua_getfield(L: number, idx: number, k: number): number;
   _luaL_loadbufferx(L: number, buf: number, size: number, name: number, mode: number): number;
@@ -50,8 +51,14 @@ export const LUA_TSTRING = 4;
 export const LUA_MASKCOUNT = 8;
 export const LUA_OK = 0;
 
-/** A value a host function returns to Lua. Uint8Array becomes a Lua string byte for byte. */
-export type HostValue = string | number | bigint | boolean | Uint8Array | null | undefined;
+/**
+ * A value a host function returns to Lua. Uint8Array becomes a Lua string byte for byte; an array becomes a
+ * sequence and a plain object a table with string keys (built directly on the Lua stack: no JSON in between).
+ */
+export type HostValue = string | number | bigint | boolean | Uint8Array | null | undefined | HostValue[] | HostRecord;
+export interface HostRecord {
+  [key: string]: HostValue;
+}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8");
@@ -115,8 +122,37 @@ export class LuaC {
         return m._lua_pushboolean(L, v ? 1 : 0);
       default:
         if (v instanceof Uint8Array) return this.pushBytes(L, v);
+        if (Array.isArray(v)) return this.pushArray(L, v);
+        if (v !== null && typeof v === "object") return this.pushRecord(L, v);
         return m._lua_pushnil(L);
     }
+  }
+
+  private pushArray(L: number, values: HostValue[]): void {
+    this.m._lua_createtable(L, values.length, 0);
+    for (let i = 0; i < values.length; i++) {
+      this.push(L, values[i]);
+      this.m._lua_rawseti(L, -2, BigInt(i + 1));
+    }
+  }
+
+  private pushRecord(L: number, record: HostRecord): void {
+    const keys = Object.keys(record);
+    this.m._lua_createtable(L, 0, keys.length);
+    for (const key of keys) {
+      const value = record[key];
+      if (value === undefined || value === null) continue;
+      this.push(L, value);
+      this.m._lua_setfield(L, -2, this.key(key));
+    }
+  }
+
+  /** Field names repeat (every entry of a listing has the same few): one C string each, kept for the state's life. */
+  private readonly keys = new Map<string, number>();
+  private key(name: string): number {
+    let p = this.keys.get(name);
+    if (p === undefined) this.keys.set(name, (p = this.cstring(name)));
+    return p;
   }
 
   /** The bytes of the string at `idx`, as a view into wasm memory (copy before the next Lua call), or null. */

@@ -26,6 +26,7 @@ import {
 } from "../protocol.js";
 import type { ExtensionLoadError, LuaToolRegistration, ToolProgress } from "../types.js";
 import { HostFiles, fsFailure } from "./host-fs.js";
+import { listDir, pathFromBytes, statPath } from "./host-dir.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
 import { StackWhere } from "./stack-where.js";
 import { KNOWN_C_MODULES, luaSearchPaths } from "./lua-paths.js";
@@ -234,6 +235,9 @@ export class LuaRuntime {
     this.hostFunction("fs_remove", (L) => files.remove(str(L, 1)));
     this.hostFunction("fs_rename", (L) => files.rename(str(L, 1), str(L, 2)));
     this.hostFunction("fs_tmpname", () => files.tmpname());
+    const pathArg = (L: number, i: number) => pathFromBytes(bytes(L, i), files.cwd);
+    this.hostFunction("fs_stat", (L) => statPath(pathArg(L, 1)));
+    this.hostFunction("fs_list", (L) => listDir(pathArg(L, 1), num(L, 2)));
     this.hostFunction("getenv", (L) => [this.init.env[str(L, 1)] ?? null]);
     this.hostFunction("set_extension", (L) => {
       this.extension = str(L, 1);

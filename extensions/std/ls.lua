@@ -1,0 +1,80 @@
+-- std.ls: the `ls` tool, a directory listing (names, types, sizes), capped. Bundled with awl and written
+-- against the public Lua API only (docs/std-tools.md); replace it with your own by registering a tool named `ls`.
+local DEFAULT_LIMIT, MAX_LIMIT, MAX_BYTES = 500, 5000, 50 * 1024
+
+local function size_text(n)
+  if n < 1024 then return n .. " B" end
+  if n < 1024 * 1024 then return string.format("%.1f KB", n / 1024) end
+  if n < 1024 * 1024 * 1024 then return string.format("%.1f MB", n / 1024 / 1024) end
+  return string.format("%.1f GB", n / 1024 / 1024 / 1024)
+end
+
+-- A name as the model can read it: bytes that are not UTF-8 are written as \xNN.
+local function printable(name)
+  if utf8.len(name) then return name end
+  return (name:gsub("[\128-\255]", function(c) return string.format("\\x%02X", c:byte()) end))
+end
+
+local function entry_line(e)
+  local name = printable(e.name)
+  if e.type == "directory" then return name .. "/" end
+  local arrow = e.link and " (symlink)" or ""
+  if e.type == "file" then return name .. "  " .. size_text(e.size) .. arrow end
+  if e.type == "symlink" then return name .. "  (symlink to a missing target)" end
+  return name .. "  (" .. e.type:gsub("_", " ") .. ")" .. arrow
+end
+
+awl.register_tool {
+  name = "ls",
+  description = "List a directory: entries sorted by name, '/' after folders, file sizes, dotfiles included. "
+    .. "At most " .. DEFAULT_LIMIT .. " entries (raise with limit) or 50 KB.",
+  parameters = {
+    type = "object",
+    properties = {
+      path = { type = "string", description = "Directory to list (default: the working directory)" },
+      limit = { type = "integer", minimum = 1, description = "Most entries to return (default " .. DEFAULT_LIMIT .. ")" },
+    },
+  },
+  kinds = { "read" },
+  run = function(args, ctx)
+    local path = args.path or "."
+    if path == "" then path = "." end
+    ctx:title(path)
+    local limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT)
+    local info, err = awl.fs.stat(path)
+    if not info then
+      if err:find("No such file", 1, true) then return awl.tool_error("no such directory: " .. path) end
+      return awl.tool_error("cannot list " .. path .. ": " .. err)
+    end
+    if info.type ~= "directory" then
+      return awl.tool_error(path .. " is a " .. info.type:gsub("_", " ") .. ", not a directory; use read to see a file")
+    end
+    local entries, total = awl.fs.list(path, { limit = limit })
+    if not entries then return awl.tool_error("cannot list " .. path .. ": " .. total) end
+    if total == 0 then
+      ctx:show { path = path, lines = {}, total = 0 }
+      return { content = "(empty directory)", summary = "empty" }
+    end
+    local lines, bytes, cut = {}, 0, false
+    for i, e in ipairs(entries) do
+      local line = entry_line(e)
+      bytes = bytes + #line + 1
+      if bytes > MAX_BYTES then cut = true; break end
+      lines[i] = line
+    end
+    local text = table.concat(lines, "\n")
+    if #lines < total then
+      local why = cut and "the 50 KB limit" or ("limit=" .. limit)
+      text = text .. string.format("\n[%d of %d entries shown (%s); use limit=%d, or find/grep to narrow it down]",
+        #lines, total, why, math.min(total, MAX_LIMIT))
+    end
+    ctx:show { path = path, lines = { table.unpack(lines, 1, math.min(#lines, 50)) }, total = total }
+    return { content = text, summary = total .. (total == 1 and " entry" or " entries") }
+  end,
+  render = function(state, view)
+    if #state.lines == 0 then return "(empty directory)" end
+    local out = { table.unpack(state.lines, 1, math.min(#state.lines, view.height)) }
+    if state.total > #out then out[#out] = "… " .. (state.total - #out + 1) .. " more entries" end
+    return out
+  end,
+}

@@ -1,0 +1,177 @@
+/**
+ * The library session API (SPEC §11): a conversation that takes prompts and yields each turn's events, saved
+ * as it goes. `awl acp`, `--input-format stream-json` and embedders all drive awl through it.
+ *
+ * Turns run one after another: a prompt given while a turn runs starts when that one has ended.
+ */
+import type { Agent, TurnReceiver, TurnResult } from "../agent/agent.js";
+import type { ContentBlock } from "../model/blocks.js";
+import { Conversation } from "../model/conversation.js";
+import type { Message } from "../model/message.js";
+import { SessionRecorder } from "../session/recorder.js";
+import type { SessionStore } from "../session/store.js";
+import type { SessionError } from "../session/errors.js";
+import { eventReceiver } from "./events.js";
+import { Turn, type TurnEnd } from "./turn.js";
+
+/** A prompt: text, or content blocks (text, and whatever else the model accepts). */
+export type PromptContent = string | ContentBlock[];
+
+/**
+ * What runs a session's turns. The CLI's runtime is one (it adds its hooks: sessions, `--record`, notes);
+ * `createAgentSession` makes a plain one for embedders.
+ */
+export interface TurnRunner {
+  readonly agent: Agent;
+  readonly conversation: Conversation;
+  /** The saved session, once there is one. */
+  readonly sessionId: string | undefined;
+  /** Adds the prompt to the conversation and runs one agent turn; never throws. */
+  runTurn(prompt: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }>;
+  close?(): void | Promise<void>;
+}
+
+export interface AgentSessionOptions {
+  /** The provider and tools (and step limit) every turn uses. */
+  agent: Agent;
+  /** Where the session is saved (docs/sessions.md); unsaved without it. */
+  store?: SessionStore;
+  /** Recorded in the session header (what `awl -c` matches); default `process.cwd()`. */
+  cwd?: string;
+  /** Continue this saved session (an id or a unique prefix) from `store`. */
+  resume?: string;
+  /** Start from these messages (ignored with `resume`). */
+  conversation?: Conversation;
+  /** A write that failed (the conversation goes on; the writer keeps what it could not write). */
+  onSaveError?(error: SessionError): void;
+}
+
+/**
+ * A conversation with an agent, driven prompt by prompt.
+ *
+ * ```ts
+ * const session = await createAgentSession({ agent: new Agent({ provider, tools }), store: new SessionStore() });
+ * for await (const event of session.prompt("What is in notes.txt?")) {
+ *   if (event.type === "text_delta") process.stdout.write(event.text);
+ *   if (event.type === "turn_end") console.log("\n", event.result.stop_reason, event.session_id);
+ * }
+ * await session.close();
+ * ```
+ */
+export class AgentSession {
+  private running: Turn | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly runner: TurnRunner) {}
+
+  /** The saved session's id (after the first turn of a new session), if it is saved. */
+  get id(): string | undefined {
+    return this.runner.sessionId;
+  }
+
+  get conversation(): Conversation {
+    return this.runner.conversation;
+  }
+
+  get agent(): Agent {
+    return this.runner.agent;
+  }
+
+  /** A turn is running. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
+  /**
+   * Sends a prompt: the turn starts now, or when the turn before it ends. Read its events with `for await`,
+   * or await `turn.done`.
+   */
+  prompt(content: PromptContent): Turn {
+    const turn = new Turn();
+    this.queue = this.queue.then(() => this.run(turn, content));
+    return turn;
+  }
+
+  /** Cancels the running turn, if any (queued prompts still run). */
+  cancel(): void {
+    this.running?.cancel();
+  }
+
+  /** Waits for the turns given so far, then closes the session file and whatever the runner holds. */
+  async close(): Promise<void> {
+    await this.queue;
+    await this.runner.close?.();
+  }
+
+  private async run(turn: Turn, content: PromptContent): Promise<void> {
+    this.running = turn;
+    try {
+      const { prompt, result } = await this.runner.runTurn(content, eventReceiver((event) => turn.push(event)), turn.signal);
+      const end: TurnEnd = { prompt, result };
+      const id = this.runner.sessionId;
+      if (id !== undefined) end.session_id = id;
+      turn.end(end);
+    } finally {
+      this.running = undefined;
+    }
+  }
+}
+
+/** A session of its own (no CLI): new, from messages, or resumed from `store`. Rejects when `resume` cannot be opened. */
+export async function createAgentSession(options: AgentSessionOptions): Promise<AgentSession> {
+  return new AgentSession(PlainRunner.open(options));
+}
+
+/** Runs turns with the agent and saves them through a SessionRecorder (as the CLI saves them). */
+class PlainRunner implements TurnRunner {
+  private recorder: SessionRecorder | undefined;
+
+  private constructor(
+    readonly agent: Agent,
+    readonly conversation: Conversation,
+    private readonly options: AgentSessionOptions,
+  ) {}
+
+  static open(options: AgentSessionOptions): PlainRunner {
+    if (options.resume === undefined) return new PlainRunner(options.agent, options.conversation ?? new Conversation(), options);
+    if (!options.store) throw new Error("resume needs the store the session is saved in");
+    const opened = options.store.open(options.resume);
+    if (!opened.ok) throw new Error(opened.error.message);
+    const runner = new PlainRunner(options.agent, opened.value.session.conversation, options);
+    runner.recorder = runner.record(opened.value.writer);
+    return runner;
+  }
+
+  get sessionId(): string | undefined {
+    return this.recorder?.writer.id;
+  }
+
+  async runTurn(content: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
+    const prompt = this.conversation.addMessage({ role: "user", content: typeof content === "string" ? [{ type: "text", text: content }] : [...content] });
+    this.startRecording()?.message(prompt);
+    const wrapped = this.recorder ? this.recorder.wrap(receiver) : receiver;
+    const result = await this.agent.runStep(this.conversation, wrapped, signal ? { signal } : {});
+    this.recorder?.endTurn();
+    return { prompt, result };
+  }
+
+  close(): void {
+    this.recorder?.close();
+  }
+
+  private startRecording(): SessionRecorder | undefined {
+    const store = this.options.store;
+    if (this.recorder || !store) return this.recorder;
+    const created = store.create({ cwd: this.options.cwd ?? process.cwd(), provider: this.agent.provider.name, model: this.agent.provider.model });
+    if (!created.ok) {
+      this.options.onSaveError?.(created.error);
+      return undefined;
+    }
+    this.recorder = this.record(created.value);
+    return this.recorder;
+  }
+
+  private record(writer: SessionRecorder["writer"]): SessionRecorder {
+    return new SessionRecorder(writer, (error) => this.options.onSaveError?.(error));
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * `--input-format stream-json`: what one stdin line says (docs/cli.md, "Input format"). Claude Code's shapes:
+ * `{"type":"user","message":{"role":"user","content":...}}` sends a prompt, and
+ * `{"type":"control_request","request_id":ID,"request":{"subtype":"interrupt"}}` interrupts the running turn.
+ * Anything else is a line awl refuses with a message saying why; it never stops reading.
+ */
+import type { TextBlock } from "../model/blocks.js";
+
+export type InputLine =
+  | { kind: "prompt"; content: TextBlock[] }
+  | { kind: "interrupt"; request_id: string | null }
+  | { kind: "blank" }
+  | { kind: "invalid"; message: string };
+
+/** Reads one line (without its LF). */
+export function parseInputLine(line: string): InputLine {
+  const text = line.endsWith("\r") ? line.slice(0, -1) : line;
+  if (text.trim() === "") return { kind: "blank" };
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    return { kind: "invalid", message: `not JSON (${e instanceof Error ? e.message : String(e)})` };
+  }
+  if (!isRecord(value)) return { kind: "invalid", message: "not a JSON object" };
+  switch (value.type) {
+    case "user":
+      return userLine(value);
+    case "control_request":
+      return controlLine(value);
+    default: {
+      const type = typeof value.type === "string" ? `"${value.type}"` : JSON.stringify(value.type ?? null);
+      return { kind: "invalid", message: `unknown type ${type} (awl reads "user" and "control_request")` };
+    }
+  }
+}
+
+function userLine(value: Record<string, unknown>): InputLine {
+  const message = value.message;
+  if (!isRecord(message)) return { kind: "invalid", message: 'a "user" line needs "message": {"role": "user", "content": ...}' };
+  if (message.role !== undefined && message.role !== "user") return { kind: "invalid", message: `"message.role" must be "user", got ${JSON.stringify(message.role)}` };
+  const content = message.content;
+  if (typeof content === "string") {
+    return content.trim() === "" ? { kind: "invalid", message: "the message is empty" } : { kind: "prompt", content: [{ type: "text", text: content }] };
+  }
+  if (!Array.isArray(content)) return { kind: "invalid", message: '"message.content" must be a string or an array of content blocks' };
+  const blocks: TextBlock[] = [];
+  for (const [i, block] of content.entries()) {
+    if (!isRecord(block)) return { kind: "invalid", message: `content block ${i} is not an object` };
+    if (block.type === "text" && typeof block.text === "string") blocks.push({ type: "text", text: block.text });
+    else if (block.type === "text") return { kind: "invalid", message: `content block ${i} (text) needs a "text" string` };
+    else return { kind: "invalid", message: `content block ${i} has type ${JSON.stringify(block.type ?? null)}; awl takes "text" blocks in prompts` };
+  }
+  if (blocks.every((b) => b.text.trim() === "")) return { kind: "invalid", message: "the message is empty" };
+  return { kind: "prompt", content: blocks };
+}
+
+function controlLine(value: Record<string, unknown>): InputLine {
+  const request = value.request;
+  const id = value.request_id;
+  if (!isRecord(request) || request.subtype !== "interrupt") {
+    const subtype = isRecord(request) ? JSON.stringify(request.subtype ?? null) : "none";
+    return { kind: "invalid", message: `unknown control request subtype ${subtype} (awl knows "interrupt")` };
+  }
+  return { kind: "interrupt", request_id: typeof id === "string" ? id : null };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Splits a byte stream into lines at LF only (a U+2028 inside a JSON string is not a line end) and decodes each
+ * line as UTF-8; a last line without LF counts at the end.
+ */
+export async function* readLines(input: AsyncIterable<Buffer | string>): AsyncGenerator<string> {
+  let pending: Buffer[] = [];
+  for await (const chunk of input) {
+    let bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    for (let at = bytes.indexOf(0x0a); at !== -1; at = bytes.indexOf(0x0a)) {
+      pending.push(bytes.subarray(0, at));
+      yield Buffer.concat(pending).toString("utf8");
+      pending = [];
+      bytes = bytes.subarray(at + 1);
+    }
+    if (bytes.length > 0) pending.push(bytes);
+  }
+  if (pending.length > 0) yield Buffer.concat(pending).toString("utf8");
+}

@@ -1,0 +1,97 @@
+/**
+ * `awl --input-format stream-json --output-format stream-json`: a conversation held over stdin and stdout
+ * (docs/cli.md, "Input format"). Each user line is one turn, run one after another in one session; each turn
+ * prints its events and its result object as `-p --output-format stream-json` does. A control line interrupts
+ * the running turn; a line awl cannot use is an `input_error` line and reading goes on; at the end of stdin awl
+ * finishes the turns already sent, then exits.
+ */
+import { AgentSession, type PromptContent } from "../agent-session/agent-session.js";
+import { replayEvent } from "../agent-session/events.js";
+import type { Turn } from "../agent-session/turn.js";
+import { EXIT, exitCodeFor } from "./exit-codes.js";
+import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js";
+import { turnEndText } from "./output/notices.js";
+import type { Writer } from "./output/sink.js";
+import type { Runtime } from "./runtime.js";
+import { untilSecondInterrupt } from "./print-mode.js";
+import { parseInputLine, readLines } from "./stream-input.js";
+
+export interface StreamJsonIO {
+  stdin: AsyncIterable<Buffer | string>;
+  stdout: Writer;
+  stderr: Writer;
+}
+
+/**
+ * Runs the session until stdin ends and its turns are done, or `signal` aborts (Ctrl-C: the running and
+ * queued turns are cancelled and awl stops reading); returns the exit code (docs/cli.md).
+ */
+export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string, io: StreamJsonIO, signal?: AbortSignal): Promise<number> {
+  const session = new AgentSession(runtime);
+  // Turns sent and not yet ended, oldest (the running one, or the next to run) first.
+  const unfinished: Turn[] = [];
+  let code: number | undefined;
+  let refused = false;
+  // Turns print in order: each one's events are written once the turns before it are written.
+  let written: Promise<void> = Promise.resolve();
+  const send = (content: PromptContent): void => {
+    const turn = session.prompt(content);
+    unfinished.push(turn);
+    void turn.done.then(() => unfinished.splice(unfinished.indexOf(turn), 1));
+    written = written.then(() => writeTurn(turn));
+  };
+  const writeTurn = async (turn: Turn): Promise<void> => {
+    const writer = new StreamJsonWriter(io.stdout);
+    for await (const event of turn) {
+      if (event.type !== "turn_end") {
+        replayEvent(event, writer);
+        continue;
+      }
+      io.stdout.write(jsonLine(resultJSON(event.prompt, event.result, event.session_id)));
+      io.stderr.write(turnEndText(event.result, runtime.settings));
+      code = exitCodeFor(event.result.stop_reason, event.result.error?.kind);
+    }
+  };
+  const stopped = new Promise<"stopped">((resolve) => {
+    if (signal?.aborted) resolve("stopped");
+    signal?.addEventListener("abort", () => resolve("stopped"), { once: true });
+  });
+
+  if (firstPrompt.trim() !== "") send(firstPrompt);
+  const lines = readLines(io.stdin)[Symbol.asyncIterator]();
+  for (let number = 1; ; number++) {
+    const next = await Promise.race([lines.next(), stopped]);
+    if (next === "stopped") {
+      for (const turn of unfinished) turn.cancel();
+      break;
+    }
+    if (next.done) break;
+    const input = parseInputLine(next.value);
+    switch (input.kind) {
+      case "blank":
+        break;
+      case "prompt":
+        send(input.content);
+        break;
+      case "interrupt":
+        // The oldest unfinished turn: a prompt line just before may not have started yet, and is the one meant.
+        unfinished[0]?.cancel();
+        io.stdout.write(jsonLine({ type: "control_response", response: { subtype: "success", request_id: input.request_id } }));
+        break;
+      case "invalid":
+        refused = true;
+        io.stdout.write(jsonLine({ type: "input_error", line: number, message: input.message }));
+        io.stderr.write(`awl: stdin line ${number}: ${input.message} (line ignored)\n`);
+        break;
+    }
+  }
+  await written;
+  if (signal?.aborted) return EXIT.cancelled;
+  return code ?? (refused ? EXIT.usage : EXIT.ok);
+}
+
+/** The mode on the process's stdio; Ctrl-C cancels the running turn and ends the session (exit 130). */
+export async function runStreamJsonMode(runtime: Runtime, prompt: string): Promise<number> {
+  const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
+  return untilSecondInterrupt((signal) => runStreamJsonSession(runtime, prompt, io, signal));
+}

@@ -1,0 +1,136 @@
+/** `awl --input-format stream-json --output-format stream-json`: a multi-turn conversation over stdin/stdout. */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { openaiAnswer } from "./openai-answer.js";
+import { AWL, expectNoStackTrace, runAwl, tempDir } from "./run-awl.js";
+
+let server: ReplayServer;
+beforeEach(async () => {
+  server = await startReplayServer();
+});
+afterEach(() => server.close());
+
+const FLAGS = ["--input-format", "stream-json", "--output-format", "stream-json"];
+const env = () => ({ AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test" });
+const user = (content: unknown) => JSON.stringify({ type: "user", message: { role: "user", content } });
+
+/** An answer whose first word comes at once and each next one 300 ms later. */
+function slowAnswer(words: string[]): { body: { data: string; delayMs: number }[] } {
+  const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
+  const events = [chunk({ role: "assistant", content: "" }), ...words.map((w) => chunk({ content: `${w} ` })), chunk({}, "stop"), "[DONE]"];
+  return { body: events.map((event, i) => ({ data: sseData([event]), delayMs: i > 1 ? 300 : 0 })) };
+}
+
+interface Live {
+  child: ChildProcessWithoutNullStreams;
+  lines: any[];
+  stderr(): string;
+  send(line: string): void;
+  /** Resolves with the first output line (from `from` on) that matches. */
+  waitFor(match: (line: any) => boolean, from?: number): Promise<any>;
+  exit: Promise<number | null>;
+}
+
+function startAwl(args: string[]): Live {
+  const home = tempDir("awl-home-");
+  const child = spawn(process.execPath, [AWL, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...env() },
+    cwd: home,
+  });
+  const lines: any[] = [];
+  const waiters: (() => void)[] = [];
+  let buffer = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (data: string) => {
+    buffer += data;
+    for (let at = buffer.indexOf("\n"); at !== -1; at = buffer.indexOf("\n")) {
+      lines.push(JSON.parse(buffer.slice(0, at)));
+      buffer = buffer.slice(at + 1);
+    }
+    for (const wake of waiters.splice(0)) wake();
+  });
+  child.stderr.setEncoding("utf8").on("data", (data: string) => (stderr += data));
+  const exit = new Promise<number | null>((resolve) => child.on("close", resolve));
+  return {
+    child,
+    lines,
+    stderr: () => stderr,
+    send: (line) => child.stdin.write(`${line}\n`),
+    async waitFor(match, from = 0) {
+      for (;;) {
+        const found = lines.slice(from).find(match);
+        if (found) return found;
+        if (child.exitCode !== null) throw new Error(`awl exited; stdout: ${JSON.stringify(lines)}; stderr: ${stderr}`);
+        await new Promise<void>((resolve) => waiters.push(resolve));
+      }
+    },
+    exit,
+  };
+}
+
+describe("--input-format stream-json", () => {
+  it("holds three turns in one session; an interrupt cancels the running one; bad lines are input_error events", async () => {
+    server.enqueue(openaiAnswer("First answer."), slowAnswer(["slow", "second", "answer", "here"]), openaiAnswer("Third answer."));
+    const awl = startAwl(FLAGS);
+
+    awl.send(user("one"));
+    const first = await awl.waitFor((l) => l.type === "result");
+    expect(first.stop_reason).toBe("end_turn");
+    expect(first.messages.map((m: any) => m.content[0].text)).toEqual(["one", "First answer."]);
+
+    const mark = awl.lines.length;
+    awl.send(user([{ type: "text", text: "two" }]));
+    await awl.waitFor((l) => l.type === "delta", mark);
+    awl.send(JSON.stringify({ type: "control_request", request_id: "req-1", request: { subtype: "interrupt" } }));
+    expect(await awl.waitFor((l) => l.type === "control_response", mark)).toEqual({ type: "control_response", response: { subtype: "success", request_id: "req-1" } });
+    const second = await awl.waitFor((l) => l.type === "result", mark);
+    expect(second.stop_reason).toBe("cancelled");
+
+    awl.send("{not json");
+    awl.send(JSON.stringify({ type: "assistant", message: {} }));
+    const bad = await awl.waitFor((l) => l.type === "input_error" && l.line === 5, mark);
+    expect(bad.message).toMatch(/unknown type "assistant"/);
+    expect(awl.lines.find((l) => l.type === "input_error" && l.line === 4).message).toMatch(/^not JSON/);
+
+    const third = awl.lines.length;
+    awl.send(user("three"));
+    awl.child.stdin.end();
+    const last = await awl.waitFor((l) => l.type === "result", third);
+    expect(await awl.exit).toBe(0);
+
+    expect(last.stop_reason).toBe("end_turn");
+    expect(new Set([first.session_id, second.session_id, last.session_id]).size).toBe(1);
+    // The third request carries the whole history: turn one, the interrupted prompt (with the note), turn three.
+    const sent = server.requests[2]!.json().messages;
+    expect(sent.map((m: any) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(sent[2].content).toContain("two");
+    expect(sent[2].content).toContain("three");
+    expect(awl.lines.at(-1)).toEqual(last);
+    expect(awl.stderr()).toContain("stdin line 4: not JSON");
+    expectNoStackTrace(awl.stderr());
+  });
+
+  it("at the end of stdin finishes the turns already sent, then exits", async () => {
+    server.enqueue(openaiAnswer("A."), openaiAnswer("B."));
+    const run = await runAwl(FLAGS, { env: env(), input: `${user("a")}\n${user("b")}` });
+    expect(run.code).toBe(0);
+    const results = run.stdout.trim().split("\n").map((l) => JSON.parse(l)).filter((l) => l.type === "result");
+    expect(results.map((r) => r.messages.at(-1).content[0].text)).toEqual(["A.", "B."]);
+  });
+
+  it("input awl cannot use never hangs: only bad lines exit 2, each named; the flag needs stream-json output", async () => {
+    const run = await runAwl(FLAGS, { env: env(), input: `[1,2]\n${user([{ type: "image", source: {} }])}\n\n${user("")}\n` });
+    expect(run.code).toBe(2);
+    expect(run.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual([
+      { type: "input_error", line: 1, message: "not a JSON object" },
+      { type: "input_error", line: 2, message: 'content block 0 has type "image"; awl takes "text" blocks in prompts' },
+      { type: "input_error", line: 4, message: "the message is empty" },
+    ]);
+    expect(server.requests).toHaveLength(0);
+    const wrong = await runAwl(["--input-format", "stream-json", "-p", "hi"], { env: env() });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("--input-format stream-json needs --output-format stream-json");
+  });
+});

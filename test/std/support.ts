@@ -1,0 +1,52 @@
+/**
+ * Helpers for the bundled std tools' tests: one call through `awl tool call --json`, and one replayed model turn
+ * (the model calls the tool, awl runs it and sends the result back) through `awl -p` against the replay server.
+ */
+import { readdirSync } from "node:fs";
+import { expect } from "vitest";
+import type { ReplayServer } from "../support/replay-server.js";
+import { openaiText, openaiToolCalls, providerEnv, type Sandbox } from "../e2e/support.js";
+import type { ToolOutcome } from "../../src/tools/types.js";
+
+/** The bundled std tools' names (one `extensions/std/NAME.lua` each), sorted. */
+export const STD_TOOLS: readonly string[] = readdirSync(new URL("../../extensions/std/", import.meta.url))
+  .filter((f) => f.endsWith(".lua"))
+  .map((f) => f.slice(0, -".lua".length))
+  .sort();
+
+/** `awl tool call NAME JSON --json` in the sandbox's project: the outcome and the exit code. */
+export async function callTool(box: Sandbox, name: string, input: unknown, args: string[] = []): Promise<{ outcome: ToolOutcome; code: number | null; stderr: string }> {
+  const run = await box.awl(["tool", "call", name, JSON.stringify(input), "--json", ...args]);
+  let outcome: ToolOutcome;
+  try {
+    outcome = JSON.parse(run.stdout) as ToolOutcome;
+  } catch {
+    throw new Error(`awl tool call printed no JSON (exit ${run.code}):\n${run.stdout}\n${run.stderr}`);
+  }
+  return { outcome, code: run.code, stderr: run.stderr };
+}
+
+/** The text of a `result` outcome, failing the test otherwise. */
+export function textOf(outcome: ToolOutcome): string {
+  if (outcome.status !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
+  return outcome.content;
+}
+
+/**
+ * A turn in which the model (OpenAI-compatible) calls `name` with `input`, then answers "done": returns the tool
+ * message awl sent back, and the whole run.
+ */
+export async function replayedCall(
+  box: Sandbox,
+  server: ReplayServer,
+  name: string,
+  input: unknown,
+  args: string[] = [],
+): Promise<{ content: string; stdout: string; stderr: string; code: number | null }> {
+  server.enqueue({ body: openaiToolCalls([{ id: "call_1", name, input }]) }, { body: openaiText("done") });
+  const run = await box.awl(["-p", "go", "--no-session", ...args], { env: providerEnv("openai", server.url) });
+  const answer = server.requests.at(-1)!.json();
+  const message = answer.messages.find((m: { role: string }) => m.role === "tool");
+  expect(message, `no tool result was sent back:\n${run.stderr}`).toBeDefined();
+  return { content: message.content as string, stdout: run.stdout, stderr: run.stderr, code: run.code };
+}
