@@ -43,3 +43,15 @@ export type { RegisteredTool, ToolRegistration, RegistryProblem, RegistryProblem
 export { limitResult, DEFAULT_RESULT_LIMIT, type SpillOptions, type LimitedResult } from "./tools/spill.js";
 export { SecretScrubber } from "./util/secrets.js";
 export { awlVersion } from "./version.js";
+// Long sessions (docs/cost.md): the model catalogue, exact costs, and the meter the status line and /cost read.
+export { CATALOGUE, CATALOGUE_DATE } from "./usage/catalogue-data.js";
+export type { CatalogueEntry, PriceTable } from "./usage/catalogue-data.js";
+export { resolveModelInfo, catalogueEntry, normaliseModelName, DEFAULT_CONTEXT_WINDOW } from "./usage/catalogue.js";
+export type { ModelInfo, ModelInfoSource, ModelOverride } from "./usage/catalogue.js";
+export { callCost, usdText, formatUsd, totalInputTokens, type CallCost, type UsageConvention } from "./usage/cost.js";
+export { UsageMeter, conventionOf, costReport, costText, tokensText } from "./usage/meter.js";
+export type { MeterSnapshot, CostTotals, RecordedCall } from "./usage/meter.js";
+export { ModelInfoResolver, ASK_SERVER_FROM_TOKENS } from "./usage/model-info.js";
+export { SessionUsage } from "./usage/session-usage.js";
+export { parseModelOverrides } from "./usage/model-overrides.js";
+export { askServerLimits, type ServerModelLimits } from "./providers/model-limits.js";

@@ -40,7 +40,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
 
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
   await renderer?.finish();
-  if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId)));
+  if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot())));
   io.stderr.write(turnEndText(result, runtime.settings));
   return exitCodeFor(result.stop_reason, result.error?.kind);
 }

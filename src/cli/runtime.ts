@@ -17,7 +17,9 @@ import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
-import type { LoadedConfig } from "../config/layers.js";
+import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
+import { SessionUsage } from "../usage/session-usage.js";
+import { parseModelOverrides } from "../usage/model-overrides.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -56,12 +58,18 @@ export class Runtime {
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
+  /** Tokens, context use and cost of this conversation (the status line, `/cost` and the JSON outputs read it). */
+  readonly usage: SessionUsage;
+
   constructor(
     readonly agent: Agent,
     public conversation: Conversation,
     public settings: AwlSettings,
     readonly options: RuntimeOptions,
-  ) {}
+    usage?: SessionUsage,
+  ) {
+    this.usage = usage ?? new SessionUsage(settings.provider);
+  }
 
   /** The id of the session being saved (for `awl -r`), if any. */
   get sessionId(): string | undefined {
@@ -89,7 +97,8 @@ export class Runtime {
     if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
     const prompt = this.conversation.addMessage({ role: "user", content });
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
-    const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, receiver);
+    this.usage.meter.beginTurn();
+    const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, this.usage.observe(receiver));
     const observed = withAppendObserver(wrapped, (message) => {
       for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
     });
@@ -112,6 +121,7 @@ export class Runtime {
     if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "the previous model stays in use" } };
     this.agent.provider = created.provider;
     this.settings = resolved.value;
+    this.usage.switchModel(resolved.value.provider);
     this.options.sources.choice = choice;
     return { ok: true, value: resolved.value.provider };
   }
@@ -181,7 +191,10 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   }
   const tools = options.tools ?? opened?.tools;
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
-  const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options);
+  const overrides = await modelOverrides(options.config);
+  if (!overrides.ok) return overrides;
+  const usage = new SessionUsage(options.settings.provider, overrides.value);
+  const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
 
   // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
   if (opened) {
@@ -196,6 +209,17 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
   return { ok: true, value: runtime };
+}
+
+/** The config files' `models` corrections (docs/cost.md); `config` undefined: not read yet, read them now. */
+async function modelOverrides(config: LoadedConfig | undefined): Promise<ReturnType<typeof parseModelOverrides>> {
+  if (!config) {
+    const read = await loadConfig({ env: process.env, cwd: process.cwd() });
+    if (!read.ok) return read;
+    config = read.value;
+  }
+  const models = config.get("models");
+  return parseModelOverrides(models?.value, models ? where(models.source) : config.paths.user);
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

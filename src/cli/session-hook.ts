@@ -60,6 +60,7 @@ export class SessionHook implements TurnHook {
     this.recorded = { provider: session.provider, model: session.model };
     for (const warning of session.warnings) this.warn(warning.message);
     runtime.conversation = session.conversation;
+    runtime.usage.resumed(session.calls);
     this.resumed = session;
     return { ok: true, value: session };
   }

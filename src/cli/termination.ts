@@ -16,6 +16,7 @@ const CLOSE_GRACE_MS = 2_000;
 const SIGNALS = [["SIGTERM", 143], ["SIGHUP", 129]] as const;
 
 const cleanups = new Set<TerminationCleanup>();
+const finalDrawings = new Set<() => void>();
 let exitCode: number | undefined;
 
 /** Installs the signal handlers (once, from the entry point). */
@@ -28,6 +29,28 @@ export function cleanUpOnTermination(cleanup: TerminationCleanup): void {
   cleanups.add(cleanup);
 }
 
+/**
+ * Registers what to draw if awl ends abruptly (a signal, an internal error), so the screen is left in a final
+ * state (live tool blocks marked stopped, not spinning forever); returns the undo, for when it is no longer live.
+ */
+export function drawOnAbruptEnd(draw: () => void): () => void {
+  finalDrawings.add(draw);
+  return () => finalDrawings.delete(draw);
+}
+
+/** Draws the final states registered (once): a signal or an internal error is ending awl. */
+export function drawFinalState(): void {
+  const draws = [...finalDrawings];
+  finalDrawings.clear();
+  for (const draw of draws) {
+    try {
+      draw();
+    } catch {
+      // Ending anyway: a drawing that fails must not stop the others or the exit.
+    }
+  }
+}
+
 /** 143 or 129 once a signal is being handled: the exit code to use whatever the command returns meanwhile. */
 export function terminationExitCode(): number | undefined {
   return exitCode;
@@ -37,6 +60,7 @@ function terminate(code: number): void {
   if (exitCode !== undefined) return;
   exitCode = code;
   for (const cleanup of cleanups) cleanup.kill();
+  drawFinalState();
   const grace = new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
   void Promise.race([Promise.allSettled([...cleanups].map((c) => c.close())), grace]).finally(() => process.exit(code));
 }

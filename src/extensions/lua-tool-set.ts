@@ -36,7 +36,7 @@ const AVAILABLE_TIMEOUT_MS = 10_000;
 
 /** A `render(state, view)` runs for at most this long once it has a worker... */
 export const RENDER_TIMEOUT_MS = 1_000;
-/** ...and waits at most this long in all (every worker may be busy running tools): the block falls back. */
+/** ...and waits at most this long in all (the renders' worker may be starting, or busy with other renders): the block falls back. */
 const RENDER_WAIT_MS = 3_000;
 
 export interface LuaToolSetOptions {
@@ -62,7 +62,8 @@ export interface LuaToolSetOptions {
   secrets?: readonly (string | undefined)[];
   maxSlots?: number;
   memoryLimitBytes?: number;
-  onLog?: (extension: string, text: string) => void;
+  /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
+  onLog?: (extension: string, text: string, callId?: string) => void;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -108,6 +109,8 @@ export class LuaToolSet implements ToolSet {
   /** Settles once wasmoon's module is compiled (or failed to: the pool reports it). */
   private wasmCompiled: Promise<void> | undefined;
   private closing = false;
+  /** Where what a tool call printed goes (`LuaToolSetOptions.onLog`). */
+  private callLog: LuaToolSetOptions["onLog"];
 
   private constructor(
     readonly discovery: DiscoveryResult,
@@ -148,6 +151,7 @@ export class LuaToolSet implements ToolSet {
     const registry = new ToolRegistry({ defaultTimeoutMs });
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
     const toolSet = new LuaToolSet(discovery, registry, context, defaultTimeoutMs, scrub);
+    toolSet.callLog = options.onLog;
     if (discovery.extensions.length === 0) return toolSet;
 
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
@@ -266,6 +270,7 @@ export class LuaToolSet implements ToolSet {
         signal,
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
+        ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(tool.extension, text, call.id) }),
       });
       if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;

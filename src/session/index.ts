@@ -1,7 +1,7 @@
 export { SessionStore, type SessionStoreOptions, type NewSession } from "./store.js";
 export { SessionWriter } from "./writer.js";
-export type { LoadedSession } from "./reader.js";
-export type { SessionSummary } from "./summary.js";
+export type { LoadedSession, SessionCall } from "./reader.js";
+export type { SessionSummary, ModelTokens } from "./summary.js";
 export { exportSession, type ExportFormat } from "./export.js";
 export { defaultSessionDir } from "./paths.js";
 export { SESSION_ENDED_RESULT } from "./resume.js";

@@ -30,11 +30,20 @@ export interface LoadedSession {
   unanswered: string[];
   /** Tokens of every saved assistant message and usage entry. */
   usage: Usage;
+  /** The same, one per model call in file order, with the provider and model in use then (to price each call). */
+  calls: SessionCall[];
   /** The provider and model last in use (the header's, or the last `model` entry's). */
   provider: string;
   model: string;
   /** Damage found and recovered around. */
   warnings: SessionWarning[];
+}
+
+/** One model call's usage and the provider and model that made it. */
+export interface SessionCall {
+  provider: string;
+  model: string;
+  usage: Usage;
 }
 
 /** How the file ends, for a writer that will append to it. */
@@ -122,6 +131,7 @@ class SessionBuilder {
   /** The file line of each message, for warnings about them. */
   private readonly lines = new Map<Message, number>();
   private usage = emptyUsage();
+  private readonly calls: SessionCall[] = [];
   private provider: string;
   private model: string;
 
@@ -162,7 +172,7 @@ class SessionBuilder {
         this.transcript.push(message);
         this.conversation.addMessage(message);
         this.lines.set(message, line);
-        if (message.role === "assistant") this.usage = addUsage(this.usage, message.usage);
+        if (message.role === "assistant") this.addCall(message.usage);
         return;
       }
       case "tool": {
@@ -190,7 +200,7 @@ class SessionBuilder {
         return;
       }
       case "usage":
-        this.usage = addUsage(this.usage, usageFromJSON(value.usage, "usage"));
+        this.addCall(usageFromJSON(value.usage, "usage"));
         return;
       case "model":
         if (typeof value.provider !== "string" || typeof value.model !== "string")
@@ -211,6 +221,12 @@ class SessionBuilder {
     }
   }
 
+  private addCall(usage: Usage | undefined): void {
+    if (!usage) return;
+    this.usage = addUsage(this.usage, usage);
+    this.calls.push({ provider: this.provider, model: this.model, usage });
+  }
+
   finish(): LoadedSession {
     this.warnings.push(...repairConversation(this.conversation, this.path, (m) => this.lines.get(m), this.warnings.some((w) => w.kind === "invalid_line")));
     return {
@@ -222,6 +238,7 @@ class SessionBuilder {
       results: this.results,
       unanswered: this.conversation.unansweredToolUses().map((b) => b.id),
       usage: this.usage,
+      calls: this.calls,
       provider: this.provider,
       model: this.model,
       warnings: this.warnings,

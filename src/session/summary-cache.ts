@@ -12,7 +12,7 @@ import { isObject } from "./format.js";
 import type { SessionSummary, SummaryFigures } from "./summary.js";
 
 /** Bump when the meaning of a figure changes: every entry of another version is a miss. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 
 interface Entry {
   key: string;
@@ -82,8 +82,13 @@ function checkedSummary(value: unknown): SummaryFigures | undefined {
   if (typeof id !== "string" || typeof created !== "string" || typeof cwd !== "string" || typeof provider !== "string") return undefined;
   if (typeof model !== "string" || typeof first_prompt !== "string") return undefined;
   if (typeof messages !== "number" || !Number.isSafeInteger(messages) || messages < 0) return undefined;
+  if (!Array.isArray(value.tokens_by_model)) return undefined;
   try {
-    return { id, created, cwd, provider, model, first_prompt, messages, tokens: usageFromJSON(value.tokens, "tokens") };
+    const byModel = value.tokens_by_model.map((b: unknown) => {
+      if (!isObject(b) || typeof b.provider !== "string" || typeof b.model !== "string" || typeof b.long_context !== "boolean") throw new Error("bad entry");
+      return { provider: b.provider, model: b.model, long_context: b.long_context, usage: usageFromJSON(b.usage, "usage") };
+    });
+    return { id, created, cwd, provider, model, first_prompt, messages, tokens: usageFromJSON(value.tokens, "tokens"), tokens_by_model: byModel };
   } catch {
     return undefined;
   }

@@ -25,14 +25,42 @@ export interface SessionSummary {
   messages: number;
   /** Tokens of every saved assistant message and usage entry. */
   tokens: Usage;
+  /**
+   * The same tokens by provider and model, and by whether the call's input passed 200 000 tokens (where the
+   * long-context prices start), so a listing can price them exactly (docs/cost.md).
+   */
+  tokens_by_model: ModelTokens[];
 }
+
+/** Tokens of the calls one model made, above or below the long-context threshold. */
+export interface ModelTokens {
+  provider: string;
+  model: string;
+  long_context: boolean;
+  usage: Usage;
+}
+
+/** Where the long-context tiers of the catalogue start (every tier there starts at 200K input tokens). */
+export const LONG_CONTEXT_TOKENS = 200_000;
 
 /** What a summary says about the session itself, without where and when the file is (what the cache keeps). */
 export type SummaryFigures = Omit<SessionSummary, "path" | "updated">;
 
 /** The summary of the file at `path`, last changed at `updated`, with these figures (fields always in this order). */
 export function summaryAt(f: SummaryFigures, path: string, updated: string): SessionSummary {
-  return { id: f.id, path, created: f.created, updated, cwd: f.cwd, provider: f.provider, model: f.model, first_prompt: f.first_prompt, messages: f.messages, tokens: f.tokens };
+  return {
+    id: f.id,
+    path,
+    created: f.created,
+    updated,
+    cwd: f.cwd,
+    provider: f.provider,
+    model: f.model,
+    first_prompt: f.first_prompt,
+    messages: f.messages,
+    tokens: f.tokens,
+    tokens_by_model: f.tokens_by_model,
+  };
 }
 
 /** A summary and the state of the file it was read from (see {@link fileKey}). */
@@ -114,8 +142,8 @@ export function summarizeFile(path: string, accept: (header: SessionHeader) => b
       size += n;
     }
     const { id, created, cwd, provider, model } = header.value;
-    const { messages, tokens, firstPrompt } = countLines(bytes.subarray(0, size));
-    const figures = { id, created, cwd, provider, model, first_prompt: (firstPrompt ?? "").slice(0, FIRST_PROMPT_MAX), messages, tokens };
+    const { messages, tokens, byModel, firstPrompt } = countLines(bytes.subarray(0, size), { provider, model });
+    const figures = { id, created, cwd, provider, model, first_prompt: (firstPrompt ?? "").slice(0, FIRST_PROMPT_MAX), messages, tokens, tokens_by_model: byModel };
     return ok({ summary: summaryAt(figures, path, modifiedTime(stat)), stat });
   });
 }
@@ -123,11 +151,26 @@ export function summarizeFile(path: string, accept: (header: SessionHeader) => b
 /** The writer's own envelope for a message line; lines of any other shape are parsed in full. */
 const MESSAGE_PREFIX = /^\{"type":"message","time":"[^"]*","message":\{"role":"(user|assistant|system)"/;
 
-/** Messages, tokens and first prompt of the lines after the header. */
-function countLines(bytes: Buffer): { messages: number; tokens: Usage; firstPrompt: string | undefined } {
+/** Messages, tokens (in all and by model) and first prompt of the lines after the header. */
+function countLines(
+  bytes: Buffer,
+  start: { provider: string; model: string },
+): { messages: number; tokens: Usage; byModel: ModelTokens[]; firstPrompt: string | undefined } {
   let messages = 0;
   let tokens = emptyUsage();
   let firstPrompt: string | undefined;
+  let current = start;
+  const byModel = new Map<string, ModelTokens>();
+  const count = (usage: Usage | undefined): void => {
+    if (!usage) return;
+    tokens = addUsage(tokens, usage);
+    const input = current.provider === "anthropic" ? usage.input_tokens + (usage.cache_read_input_tokens ?? 0) + (usage.cache_creation_input_tokens ?? 0) : usage.input_tokens;
+    const long_context = input > LONG_CONTEXT_TOKENS;
+    const key = JSON.stringify([current.provider, current.model, long_context]);
+    const bucket = byModel.get(key) ?? { provider: current.provider, model: current.model, long_context, usage: emptyUsage() };
+    bucket.usage = addUsage(bucket.usage, usage);
+    byModel.set(key, bucket);
+  };
   let pos = bytes.indexOf(10) + 1;
   while (pos > 0 && pos < bytes.length) {
     const nl = bytes.indexOf(10, pos);
@@ -138,21 +181,23 @@ function countLines(bytes: Buffer): { messages: number; tokens: Usage; firstProm
     if (role === "system" || (role === "user" && firstPrompt !== undefined) || usage) {
       // Counted without parsing: the bulk of the bytes (tool results, thinking) is never decoded.
       messages++;
-      if (usage) tokens = addUsage(tokens, usage);
+      count(usage);
     } else {
       const entry = parseLine(bytes.toString("utf8", pos, end));
       const message = entry?.type === "message" && typeof entry.message === "object" ? (entry.message as Record<string, unknown> | null) : null;
       if (message) {
         messages++;
-        if (message.role === "assistant") tokens = addUsage(tokens, usageOf(message.usage));
+        if (message.role === "assistant") count(usageOf(message.usage));
         if (message.role === "user" && firstPrompt === undefined) firstPrompt = promptText(message);
       } else if (entry?.type === "usage") {
-        tokens = addUsage(tokens, usageOf(entry.usage));
+        count(usageOf(entry.usage));
+      } else if (entry?.type === "model" && typeof entry.provider === "string" && typeof entry.model === "string") {
+        current = { provider: entry.provider, model: entry.model };
       }
     }
     pos = end + 1;
   }
-  return { messages, tokens, firstPrompt };
+  return { messages, tokens, byModel: [...byModel.values()], firstPrompt };
 }
 
 const USAGE_KEY = Buffer.from(',"usage":{');

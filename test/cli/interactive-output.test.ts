@@ -116,7 +116,43 @@ describe("the model's text on the terminal", () => {
   });
 });
 
+/** A tool that goes through three steps, each shown with `ctx:show`, each waiting for the file `<gate><step>`. */
+const STEPS = `
+awl.register_tool {
+  name = "steps", description = "Steps through gates.",
+  parameters = { type = "object", properties = { gate = { type = "string" }, id = { type = "string" } } },
+  run = function(args, ctx)
+    for step = 1, 3 do
+      ctx:show { id = args.id, step = step }
+      while true do
+        local f = io.open(args.gate .. step)
+        if f then f:close() break end
+        os.execute("sleep 0.05")
+      end
+    end
+    return "stepped"
+  end,
+  render = function(state, view) return "RENDERED " .. state.id .. " step " .. state.step end,
+}`;
+
 describe("tool blocks on the terminal", () => {
+  it("renders two blocks live while both workers run their tools (renders have a worker of their own)", async () => {
+    const dir = tempDir("awl-gate-");
+    const gate = join(dir, "gate");
+    const calls = [{ id: "s1", name: "steps", input: { gate, id: "A" } }, { id: "s2", name: "steps", input: { gate, id: "B" } }];
+    tty.server.enqueue({ body: openaiToolCalls(calls) }, openaiAnswer("Stepped."));
+    await tty.start({ extensions: { "steps.lua": STEPS }, args: ["--lua-workers", "2"] });
+    await tty.send("go");
+    // Both tool calls hold both workers until their gates open: every drawing below is a render done meanwhile.
+    await tty.terminal.waitFor(/… steps .*\n {2}RENDERED A step 1\n… steps .*\n {2}RENDERED B step 1\n/);
+    writeFileSync(`${gate}1`, "");
+    await tty.terminal.waitFor(/RENDERED A step 2\n[\s\S]*RENDERED B step 2\n/);
+    writeFileSync(`${gate}2`, "");
+    writeFileSync(`${gate}3`, "");
+    const screen = await tty.terminal.waitFor(/Stepped\.\n>/);
+    expect(screen).toMatch(/> go\n✓ steps .*\n {2}RENDERED A step 3\n✓ steps .*\n {2}RENDERED B step 3\nStepped\./);
+  });
+
   it("fits wide text by columns and leaves no stale copy; a resize relays the live block; elapsed time shows", async () => {
     const gate = join(tempDir("awl-gate-"), "open");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "w1", name: "wide", input: { gate } }]) }, openaiAnswer("Done."));

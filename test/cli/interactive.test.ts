@@ -221,7 +221,22 @@ describe("awl interactive", () => {
     expect(screen).not.toContain('{"gate"');
   });
 
-  it("never redraws a live block over what a tool printed", async () => {
+  it("a SIGTERM mid-tool leaves the block final (stopped), not a live header", async () => {
+    const gate = join(tempDir("awl-gate-"), "never");
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) });
+    const home = await launch([], undefined, { "gated.lua": GATED });
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.send("go");
+    await tty.terminal.waitFor(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);
+    const dir = join(home, ".local", "share", "awl", "sessions");
+    const lock = readdirSync(dir).find((f) => f.endsWith(".lock"))!;
+    process.kill(Number(readFileSync(join(dir, lock), "utf8")), "SIGTERM");
+    const screen = await tty.terminal.waitFor(/\[awl exited 143\]/);
+    expect(screen).toMatch(/> go\n⊘ gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n {2}stopped: awl was ended\n\[awl exited 143\]/);
+    expect(screen).not.toContain("…");
+  });
+
+  it("shows what a tool prints inside its block, with no stale copy of the block left", async () => {
     const dir = tempDir("awl-gate-");
     const [gate, logGate] = [join(dir, "open"), join(dir, "log")];
     tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate, log_gate: logGate } }]) }, openaiAnswer("Gate passed."));
@@ -231,10 +246,10 @@ describe("awl interactive", () => {
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/LIVE-STEP waiting/);
     writeFileSync(logGate, "");
-    await tty.terminal.waitFor(/\[gated\] LOG-LINE/);
+    await tty.terminal.waitFor(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n {2}LOG-LINE\n/);
     writeFileSync(gate, "");
     const screen = await tty.terminal.waitFor(/Gate passed\.\n>/);
-    // The printed line stays; the block's final form is drawn below it.
-    expect(screen).toMatch(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n\[gated\] LOG-LINE\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
+    expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\n {2}LOG-LINE\nGate passed\.\n>/);
+    expect(screen.match(/gated gate/g)).toHaveLength(1);
   });
 });

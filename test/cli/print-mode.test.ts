@@ -74,6 +74,11 @@ describe("awl -p --output-format json", () => {
       stop_reason: "end_turn",
       usage: { input_tokens: 11, output_tokens: 7 },
       session_id: expect.stringMatching(SESSION_ID),
+      // The replay "model" has no price: unknown, not a guess (cost figures for known models: test/usage/).
+      cost_usd: null,
+      total_cost_usd: null,
+      cost_note: 'the input price of "replay" is not known',
+      context: { model: "replay", tokens: 18, window: 128000, window_source: "default", percent: 0 },
     });
   });
 });
@@ -166,6 +171,9 @@ describe("exit codes and messages", () => {
       usage: { input_tokens: 0, output_tokens: 0 },
       error: { kind: "auth", retryable: false, status: 401, retry_after_ms: null, message: "Incorrect API key provided" },
       session_id: expect.stringMatching(SESSION_ID),
+      cost_usd: 0,
+      total_cost_usd: 0,
+      context: { model: "replay", tokens: null, window: 128000, window_source: "default", percent: null },
     });
   });
 

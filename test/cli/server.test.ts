@@ -42,6 +42,10 @@ describe("awl -p against an OpenAI-compatible server", () => {
       stop_reason: "end_turn",
       usage: { input_tokens: 9, output_tokens: 2 },
       session_id: expect.stringMatching(/^[0-9]{8}-[0-9]{6}-[0-9]{3}-[0-9a-f]{6}$/),
+      cost_usd: null,
+      total_cost_usd: null,
+      cost_note: 'the input price of "gpt-test" is not known',
+      context: { model: "gpt-test", tokens: 11, window: 128000, window_source: "default", percent: 0 },
     });
   });
 

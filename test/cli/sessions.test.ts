@@ -214,11 +214,12 @@ describe("awl sessions", () => {
     const list = await runAwl(["sessions"], { env: { HOME: home }, cwd: home });
     expect(list.code).toBe(0);
     const [header, row] = list.stdout.trim().split("\n");
-    expect(header).toMatch(/^ID\s+UPDATED\s+MESSAGES\s+TOKENS\s+DIRECTORY\s+FIRST PROMPT$/);
+    expect(header).toMatch(/^ID\s+UPDATED\s+MESSAGES\s+TOKENS\s+COST\s+DIRECTORY\s+FIRST PROMPT$/);
     const id = row!.split(/\s+/)[0]!;
-    expect(row).toMatch(new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+2\\s+1\\.2k\\s+${home}\\s+say hello$`));
+    // The replay "model" has no price: its cost is unknown.
+    expect(row).toMatch(new RegExp(`^${id}\\s+\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d\\s+2\\s+1\\.2k\\s+unknown\\s+${home}\\s+say hello$`));
     const json = await runAwl(["sessions", "--json"], { env: { HOME: home } });
-    expect(JSON.parse(json.stdout)).toMatchObject([{ id, cwd: home, messages: 2, first_prompt: "say hello", tokens: { input_tokens: 1200, output_tokens: 34 } }]);
+    expect(JSON.parse(json.stdout)).toMatchObject([{ id, cwd: home, messages: 2, first_prompt: "say hello", tokens: { input_tokens: 1200, output_tokens: 34 }, cost_usd: null }]);
     const md = await runAwl(["sessions", "export", id.slice(0, -2)], { env: { HOME: home } });
     expect(md.stdout).toContain(`# awl session ${id}`);
     expect(md.stdout).toContain("## User\n\nsay hello");

@@ -51,14 +51,31 @@ describe("ToolBlocks (redraw)", () => {
     b.update(call, { kind: "show", state: { i: 101 } });
     await settle();
     expect(renders).toEqual([{ i: 99 }, { i: 101 }]);
-    // Draws again over its two lines (cursor up 2; each line clears the rest of its row, then what is below).
-    expect(chunks[1]).toBe("\x1b[?2026h\x1b[2F… tick ticking\x1b[K\n  LIVE 101\x1b[K\n\x1b[J\x1b[?2026l");
+    // Draws again over the line that changed only (cursor up 1; the line clears the rest of its row, then what is below).
+    expect(chunks[1]).toBe("\x1b[?2026h\x1b[1F  LIVE 101\x1b[K\n\x1b[J\x1b[?2026l");
 
     b.end(call, { status: "result", content: "done", is_error: false, summary: "ticked" }, { type: "tool_result", tool_use_id: "t1", content: "done" });
     await settle();
     expect(chunks).toHaveLength(3);
     expect(chunks[2]).toBe("\x1b[?2026h\x1b[2F✓ tick ticking\x1b[K\n  LIVE 101\x1b[K\n\x1b[J\x1b[?2026l");
     for (const chunk of chunks) expect(chunk).toMatch(SYNC);
+  });
+
+  it("keeps the header live while a render is slow, then shows the rendered body", async () => {
+    let release!: () => void;
+    const slow: ToolSet = { ...tools, render: (_name, state) => new Promise((resolve) => (release = () => resolve(`LIVE ${(state as { i: number }).i}`))) };
+    const sink = new LineSink({ write: (t: string) => chunks.push(t) }, false);
+    const b = new ToolBlocks(sink, { tools: slow, redraw: true, columns: 40, rows: 20 });
+    b.start(call);
+    b.update(call, { kind: "show", state: { i: 1 } });
+    await vi.advanceTimersByTimeAsync(300);
+    expect(chunks.join("")).toContain('… tick {"n":1}\n  {"i":1}\n');
+    b.update(call, { kind: "progress", fraction: 0.5 });
+    await vi.advanceTimersByTimeAsync(300);
+    expect(chunks.at(-1)).toBe("\x1b[?2026h\x1b[2F… tick {\"n\":1} 50%\x1b[K\n\x1b[J\x1b[?2026l".replace("\x1b[J", '  {"i":1}\x1b[K\n\x1b[J'));
+    release();
+    await settle();
+    expect(chunks.at(-1)).toBe("\x1b[?2026h\x1b[1F  LIVE 1\x1b[K\n\x1b[J\x1b[?2026l");
   });
 
   it("does not erase what was written below the block: it draws the running block again under it", async () => {

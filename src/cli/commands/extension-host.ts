@@ -6,10 +6,9 @@ import { relative } from "node:path";
 import { parseArgs } from "node:util";
 import type { ConfigResult } from "../../config/errors.js";
 import { LuaToolSet } from "../../extensions/lua-tool-set.js";
-import { extensionLogText } from "../../extensions/lua/log-text.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
-import { outputOrder } from "../output/output-order.js";
+import { showToolLog } from "../output/tool-logs.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 import type { LoadedConfig } from "../../config/layers.js";
@@ -118,8 +117,8 @@ export async function openToolsForChat(
     ...(flags["no-std-tools"] && { bundledDir: false as const }),
     secrets,
     ...limits.value,
-    // In the output order, so a live tool block never redraws over what a tool printed (tool-blocks.ts).
-    onLog: (extension, text) => outputOrder.write(process.stderr, extensionLogText(extension, text)),
+    // Inside its live block, or in the output order: a live tool block never redraws over what a tool printed.
+    onLog: showToolLog,
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {

@@ -10,6 +10,10 @@ import { formatUserMessage } from "../error-text.js";
 import { localTime } from "../output/time-text.js";
 import { EXIT } from "../exit-codes.js";
 import { oneLine } from "../output/tool-block.js";
+import { loadConfig, where } from "../../config/layers.js";
+import { resolveModelInfo, type ModelOverride } from "../../usage/catalogue.js";
+import { bucketsCost, formatUsd, usdToPico } from "../../usage/cost.js";
+import { parseModelOverrides } from "../../usage/model-overrides.js";
 
 export async function run(argv: readonly string[]): Promise<number> {
   return argv[0] === "export" ? exportCommand(argv.slice(1)) : listCommand(argv);
@@ -29,7 +33,7 @@ function usage(message: string): number {
   return EXIT.usage;
 }
 
-function listCommand(argv: readonly string[]): number {
+async function listCommand(argv: readonly string[]): Promise<number> {
   const parsed = parse(argv, { here: { type: "boolean" }, json: { type: "boolean" } });
   if (!parsed) return EXIT.usage;
   if (parsed.positionals.length > 0) return usage(`unknown sessions command "${parsed.positionals[0]}"`);
@@ -41,12 +45,17 @@ function listCommand(argv: readonly string[]): number {
   }
   for (const warning of listed.value.warnings) process.stderr.write(`awl: ${warning.message}\n`);
   const sessions = listed.value.sessions;
+  const costOf = await sessionCoster();
   if (parsed.values.json) {
-    process.stdout.write(JSON.stringify(sessions) + "\n");
+    const withCost = sessions.map((s) => {
+      const cost = costOf(s);
+      return { ...s, cost_usd: "cost_usd" in cost ? Number(cost.cost_usd) : null };
+    });
+    process.stdout.write(JSON.stringify(withCost) + "\n");
   } else if (sessions.length === 0) {
     process.stderr.write(`no saved sessions${parsed.values.here ? ` for ${process.cwd()}` : ""} in ${store.dir}\n`);
   } else {
-    process.stdout.write(table(sessions));
+    process.stdout.write(table(sessions, costOf));
   }
   return EXIT.ok;
 }
@@ -69,17 +78,26 @@ function exportCommand(argv: readonly string[]): number {
   return EXIT.ok;
 }
 
-/** One line per session: id, last update, messages, tokens, directory, first prompt. */
-function table(sessions: SessionSummary[]): string {
-  const rows = sessions.map((s) => [
-    s.id,
-    localTime(s.updated),
-    String(s.messages),
-    tokens(s),
-    s.cwd,
-    oneLine(s.first_prompt, 60),
-  ]);
-  const header = ["ID", "UPDATED", "MESSAGES", "TOKENS", "DIRECTORY", "FIRST PROMPT"];
+type SessionCoster = (s: SessionSummary) => ReturnType<typeof bucketsCost>;
+
+/** Prices sessions with the catalogue and the config files' `models` corrections (a bad file: the catalogue alone, with a warning). */
+async function sessionCoster(): Promise<SessionCoster> {
+  let overrides: Record<string, ModelOverride> = {};
+  const read = await loadConfig({ env: process.env, cwd: process.cwd() });
+  const models = read.ok ? read.value.get("models") : undefined;
+  const parsed = read.ok ? parseModelOverrides(models?.value, models ? where(models.source) : read.value.paths.user) : read;
+  if (parsed.ok) overrides = parsed.value;
+  else process.stderr.write(`awl: ${parsed.error.message}; costs use the catalogue alone\n`);
+  return (s) => bucketsCost(s.tokens_by_model, (model) => resolveModelInfo(model, overrides));
+}
+
+/** One line per session: id, last update, messages, tokens, cost, directory, first prompt. */
+function table(sessions: SessionSummary[], costOf: SessionCoster): string {
+  const rows = sessions.map((s) => {
+    const cost = costOf(s);
+    return [s.id, localTime(s.updated), String(s.messages), tokens(s), "cost_usd" in cost ? formatUsd(usdToPico(cost.cost_usd)) : "unknown", s.cwd, oneLine(s.first_prompt, 60)];
+  });
+  const header = ["ID", "UPDATED", "MESSAGES", "TOKENS", "COST", "DIRECTORY", "FIRST PROMPT"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
 }

@@ -15,6 +15,8 @@ import { TerminalRenderer } from "../output/terminal-renderer.js";
 import { loadDisplayWidth } from "../output/width.js";
 import type { Runtime } from "../runtime.js";
 import { showResumedSession } from "../session-history.js";
+import { drawOnAbruptEnd } from "../termination.js";
+import { outputOrder } from "../output/output-order.js";
 import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { layoutPrompt } from "./prompt-layout.js";
@@ -106,10 +108,18 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       { tools: runtime.agent.tools, redraw: true, elapsed: true },
       { answerColumns: columns, asideColumns: columns, activity: true },
     );
+    const live = renderer;
+    const undo = drawOnAbruptEnd(() => {
+      // The screen stays as this leaves it: no prompt is drawn again while awl ends.
+      closed = true;
+      live.interrupt("stopped: awl was ended");
+      outputOrder.end();
+    });
     renderer.begin();
     const { result } = await runtime.runTurn(text, renderer, turn.signal);
     turn = undefined;
     await renderer.finish();
+    undo();
     renderer = undefined;
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");

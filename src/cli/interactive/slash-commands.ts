@@ -5,6 +5,7 @@
 import type { LineSink } from "../output/sink.js";
 import type { Runtime } from "../runtime.js";
 import { resumeCommand } from "../session-history.js";
+import { costReport } from "../../usage/meter.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -46,6 +47,15 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   resumeCommand,
+  {
+    name: "cost",
+    summary: "tokens, cost and context use of this session and of the last turn",
+    run: async (_args, { runtime, print }) => {
+      // The server is asked for an unknown model's window here if it could tell (docs/cost.md).
+      await runtime.usage.ensureModelInfo();
+      print(costReport(runtime.usage.meter.snapshot()).trimEnd());
+    },
+  },
   {
     name: "exit",
     summary: "leave awl (Ctrl-D does the same)",

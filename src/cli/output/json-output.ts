@@ -9,6 +9,7 @@ import type { Message, Role, StopReason, Usage } from "../../model/message.js";
 import type { ProviderError } from "../../providers/errors.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
+import type { MeterSnapshot } from "../../usage/meter.js";
 import type { Writer } from "./sink.js";
 
 /** The documented error object: all five keys, `null` where there is no value. */
@@ -29,6 +30,43 @@ export interface ResultJSON {
   /** The saved session, for `awl -r ID` (absent with `--no-session`). */
   session_id?: string;
   crashes?: { tool_use_id: string; tool: string; extension: string; message: string; traceback: string }[];
+  /** This turn's cost in USD; null when a price is not known (docs/cost.md). */
+  cost_usd?: number | null;
+  /** The session's cost so far, this turn and every earlier one (a resumed session's too); null when unknown. */
+  total_cost_usd?: number | null;
+  /** Why a cost is null. */
+  cost_note?: string;
+  context?: ContextJSON;
+}
+
+/** How full the context window is after the turn. */
+export interface ContextJSON {
+  model: string;
+  /** Tokens the conversation holds, from the last call's usage; null before any call reported usage. */
+  tokens: number | null;
+  window: number;
+  /** Where the window came from: `config`, `catalogue`, `server` or `default`. */
+  window_source: string;
+  percent: number | null;
+}
+
+/** The cost and context fields of the result object, from the usage meter. */
+export function usageJSON(snapshot: MeterSnapshot): Pick<ResultJSON, "cost_usd" | "total_cost_usd" | "cost_note" | "context"> {
+  const cost = (text: string | undefined): number | null => (text === undefined ? null : Number(text));
+  const out: Pick<ResultJSON, "cost_usd" | "total_cost_usd" | "cost_note" | "context"> = {
+    cost_usd: cost(snapshot.turn.cost_usd),
+    total_cost_usd: cost(snapshot.session.cost_usd),
+  };
+  const note = snapshot.turn.unknown_reason ?? snapshot.session.unknown_reason;
+  if (note) out.cost_note = note;
+  out.context = {
+    model: snapshot.model,
+    tokens: snapshot.context_tokens ?? null,
+    window: snapshot.context_window,
+    window_source: snapshot.context_source,
+    percent: snapshot.context_percent ?? null,
+  };
+  return out;
 }
 
 export function errorJSON(error: ProviderError): ErrorJSON {
@@ -46,6 +84,7 @@ export function resultJSON(
   prompt: Message | undefined,
   result: Pick<TurnResult, "stop_reason" | "messages" | "usage" | "error" | "crashes">,
   sessionId?: string,
+  usage?: MeterSnapshot,
 ): ResultJSON {
   const out: ResultJSON = {
     type: "result",
@@ -55,6 +94,7 @@ export function resultJSON(
   };
   if (result.error) out.error = errorJSON(result.error);
   if (sessionId !== undefined) out.session_id = sessionId;
+  if (usage) Object.assign(out, usageJSON(usage));
   if (result.crashes.length > 0) {
     out.crashes = result.crashes.map((c) => ({
       tool_use_id: c.call.id,

@@ -13,14 +13,17 @@ export class OutputOrder {
   private draining: Promise<void> | undefined;
   /** Writes done so far: a live block redraws in place only when nothing else was written since it drew. */
   writes = 0;
+  private ended = false;
 
   write(writer: Writer, text: string): void {
+    if (this.ended) return;
     if (!this.draining) return this.direct(writer, text);
     this.steps.push({ write: () => this.direct(writer, text) });
   }
 
   /** Runs what `later` resolves to at this point of the output; later writes wait for it. `later` must not reject. */
   writeLater(later: Promise<() => void>): void {
+    if (this.ended) return;
     this.steps.push({ later });
     this.draining ??= this.drain();
   }
@@ -32,8 +35,15 @@ export class OutputOrder {
 
   /** Writes now, ahead of the queue (the queue's own steps). */
   direct(writer: Writer, text: string): void {
+    if (this.ended) return;
     writer.write(text);
     this.writes++;
+  }
+
+  /** awl is ending abruptly and the screen is final: nothing more is written, queued or not. */
+  end(): void {
+    this.ended = true;
+    this.steps.length = 0;
   }
 
   private async drain(): Promise<void> {

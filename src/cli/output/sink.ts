@@ -1,4 +1,5 @@
 import { outputOrder } from "./output-order.js";
+import { stripControls } from "./safe-text.js";
 
 /** A text stream that remembers whether it sits at the start of a line, so renderers can separate parts cleanly. */
 export interface Writer {
@@ -23,6 +24,15 @@ export class LineSink {
     outputOrder.write(this.writer, text);
     this.wroteAnything = true;
     this.lineStart = text.endsWith("\n");
+  }
+
+  /** Writes `text` at once, ahead of anything waiting in the output order (awl is ending: it will never come). */
+  writeNow(text: string): void {
+    this.clearStatus();
+    if (text !== "") outputOrder.direct(this.writer, text);
+    // Escape sequences after the last newline (a synchronized-output end) leave the line empty.
+    const shown = stripControls(text);
+    if (shown !== "") this.lineStart = shown.endsWith("\n");
   }
 
   /** Writes escape sequences that show nothing (a style reset): the line state stays as it is. */
@@ -50,12 +60,17 @@ export class LineSink {
    * Writes whole lines that are not ready yet (a tool block being rendered) at this point of the output: what
    * is written after waits for them (src/cli/output/output-order.ts). Called at the start of a line; the lines
    * end with a newline, so the line state stays as it is. `lines` resolves to a function called at that point
-   * (so it sees what was written before it) and must not reject.
+   * (so it sees what was written before it) and must not reject; what it returns is written unless empty.
    */
   writeLater(lines: Promise<() => string>): void {
     this.clearStatus();
     this.wroteAnything = true;
-    outputOrder.writeLater(lines.then((draw) => () => outputOrder.direct(this.writer, draw())));
+    outputOrder.writeLater(
+      lines.then((draw) => () => {
+        const text = draw();
+        if (text !== "") outputOrder.direct(this.writer, text);
+      }),
+    );
   }
 
   /** Ends the current line if something is on it. */

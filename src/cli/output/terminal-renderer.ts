@@ -184,6 +184,18 @@ export class TerminalRenderer implements TurnReceiver {
   }
 
   /**
+   * awl is ending abruptly (a signal, an internal error): the screen is left final at once, the waiting line
+   * gone, the answer's line ended, live tool blocks marked stopped with `note`.
+   */
+  interrupt(note: string): void {
+    this.activity?.stop();
+    // The blocks first: they are redrawn in place only while nothing was written below them.
+    this.blocks.interrupt(note);
+    const reset = this.aside.color ? "\x1b[0m" : "";
+    this.aside.writeNow(`${reset}${this.answer.atLineStart && this.aside.atLineStart ? "" : "\n"}`);
+  }
+
+  /**
    * Ends the answer's last line (call once the turn is over); held text of an unfinished message is dropped.
    * Resolves once everything is written (tool blocks render asynchronously).
    */

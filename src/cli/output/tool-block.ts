@@ -19,12 +19,18 @@ export interface ToolBlockData {
   progress?: { fraction: number; detail?: string };
   /** The last `ctx:show` state, when one was published (`null` is a state too). */
   shown?: { state: unknown };
-  status: "running" | "ok" | "error";
+  /** `cancelled`: stopped before it ended (Ctrl-C, Esc, awl terminated). */
+  status: "running" | "ok" | "error" | "cancelled";
   /** While running on a live terminal: how long the call has run (shown from one second on). */
   elapsedMs?: number;
   /** Once ended: the summary, or the text the model got. */
   result?: string;
+  /** What the call printed while its block was live: the last lines, and how many there were in all. */
+  logs?: { lines: string[]; total: number };
 }
+
+/** Printed lines a block keeps (the last ones). */
+export const LOG_LINES = 5;
 
 /** A body from `render`: its lines, or none (fallback), with a note when the render failed. */
 export interface RenderedBody {
@@ -32,7 +38,9 @@ export interface RenderedBody {
   note?: string;
 }
 
-const MARKS = { running: "…", ok: "✓", error: "✗" } as const;
+const MARKS = { running: "…", ok: "✓", error: "✗", cancelled: "⊘" } as const;
+/** The marks' colours (SGR): green, red, yellow; a running block's mark is dimmed. */
+const MARK_COLORS = { running: "2", ok: "32", error: "31", cancelled: "33" } as const;
 
 /**
  * Renders the block's body through `tools.render` (never the tool's `run`). No render, no state, or an
@@ -60,20 +68,28 @@ export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockV
     status += ` ${Math.round(fraction * 100)}%${detail ? ` ${oneLine(detail, 40)}` : ""}`;
   }
   if (block.status === "running" && block.elapsedMs !== undefined && block.elapsedMs >= 1000) status += ` ${Math.floor(block.elapsedMs / 1000)}s`;
-  const lead = `${MARKS[block.status]} ${block.name} `;
+  const mark = MARKS[block.status];
+  const lead = `${mark} ${block.name} `;
   const room = Math.max(8, lineWidth - displayWidth(lead) - displayWidth(status));
   const label = block.title !== undefined ? oneLine(block.title, room) : oneLine(block.input, Math.min(100, room));
-  const lines = [fitWidth(`${lead}${label}${status}`, lineWidth)];
+  const header = fitWidth(`${lead}${label}${status}`, lineWidth);
+  const reset = block.status === "running" ? "22" : "39";
+  const lines = [color ? `\x1b[${MARK_COLORS[block.status]}m${mark}\x1b[${reset}m${header.slice(mark.length)}` : header];
   const indent = (text: string) => `  ${fitWidth(text, view.width)}`;
   if (body.note) lines.push(dim(indent(oneLine(body.note, view.width))));
   if (body.lines) {
     const shown = capLines(body.lines.map(plain), view);
     lines.push(...shown.map(indent));
-    if (block.status === "error" && block.result) lines.push(dim(indent(oneLine(block.result, view.width))));
+    if ((block.status === "error" || block.status === "cancelled") && block.result) lines.push(dim(indent(oneLine(block.result, view.width))));
   } else if (block.status === "running") {
     if (block.shown) lines.push(dim(indent(oneLine(compactJSON(block.shown.state), view.width))));
   } else if (block.result) {
     lines.push(dim(indent(oneLine(block.result, view.width))));
+  }
+  if (block.logs) {
+    const earlier = block.logs.total - block.logs.lines.length;
+    if (earlier > 0) lines.push(dim(indent(`… ${earlier} earlier printed line${earlier === 1 ? "" : "s"}`)));
+    lines.push(...block.logs.lines.map((line) => dim(indent(plain(line)))));
   }
   return lines;
 }

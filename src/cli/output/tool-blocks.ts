@@ -16,12 +16,15 @@
 import type { ToolResultBlock } from "../../model/blocks.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../../tools/types.js";
 import { outputOrder } from "./output-order.js";
+import { claimToolLogs } from "./tool-logs.js";
 import type { LineSink } from "./sink.js";
-import { drawBlock, renderBody, type BlockView, type RenderedBody, type ToolBlockData } from "./tool-block.js";
+import { drawBlock, LOG_LINES, renderBody, type BlockView, type RenderedBody, type ToolBlockData } from "./tool-block.js";
 import { displayWidth, screenRows } from "./width.js";
 
 /** Redraws of the live blocks happen at most this often. */
 export const REDRAW_INTERVAL_MS = 50;
+/** How long a running block's drawing waits for its body's render before it shows the body it has. */
+const RENDER_GRACE_MS = 100;
 /** Body lines of a block when the user did not ask for full output. */
 const BODY_HEIGHT = 10;
 const SYNC_START = "\x1b[?2026h";
@@ -42,17 +45,19 @@ export interface ToolBlockOptions {
 interface Block {
   /** What the call has told so far. */
   data: ToolBlockData;
-  /** The data the body was last rendered from, and that body: what a drawing shows. */
+  /** The data a drawing shows (the header; the body as last rendered). */
   drawn: ToolBlockData;
   body: RenderedBody;
-  /** The data changed since it was last rendered. */
+  /** What `body` was rendered from. */
+  bodyFor: { shown: ToolBlockData["shown"]; status: ToolBlockData["status"]; view: BlockView };
+  /** A render in flight (never awaited by a running block's drawing: its header stays live meanwhile). */
+  rendering?: Promise<void>;
+  /** The data changed since it was last drawn. */
   dirty: boolean;
   /** Its final form is on screen. */
   done: boolean;
   /** Print-once mode: the final drawing, once the call ended. */
   final?: Promise<() => string>;
-  /** The view the body was rendered for. */
-  view?: BlockView;
   /** When the call started (Date.now()). */
   started: number;
 }
@@ -63,8 +68,10 @@ export class ToolBlocks {
   private printQueue: Block[] = [];
   /** Live blocks drawn together at the bottom of the output, and how many lines they took. */
   private region: Block[] = [];
-  /** The display width of each line of the region's last drawing. */
+  /** The region's last drawing: its lines, the display width of each, and the terminal width it was drawn at. */
+  private regionLines: string[] = [];
   private regionWidths: number[] = [];
+  private regionColumns = 0;
   /** `outputOrder.writes` right after the region was drawn; -1: not drawn yet. */
   private regionWrites = -1;
   private timer: NodeJS.Timeout | undefined;
@@ -74,12 +81,29 @@ export class ToolBlocks {
   private ticker: NodeJS.Timeout | undefined;
   private closed = false;
   private view: BlockView;
+  /** A body finished rendering since the last drawing. */
+  private rendered = false;
+  /** Gives back what tool calls print (redraw mode claims it while the turn runs). */
+  private readonly unclaim: (() => void) | undefined;
 
   constructor(
     private readonly sink: LineSink,
     private readonly options: ToolBlockOptions = {},
   ) {
     this.view = this.currentView();
+    if (options.redraw) this.unclaim = claimToolLogs((callId, text) => this.log(callId, text));
+  }
+
+  /** Lines the call printed, kept inside its block while it runs; false when it has no live block. */
+  private log(callId: string, text: string): boolean {
+    const block = this.blocks.get(callId);
+    if (!block || !this.region.includes(block)) return false;
+    const printed = (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n");
+    const logs = block.data.logs ?? { lines: [], total: 0 };
+    block.data = { ...block.data, logs: { lines: [...logs.lines, ...printed].slice(-LOG_LINES), total: logs.total + printed.length } };
+    block.dirty = true;
+    this.flushSoon();
+    return true;
   }
 
   /** Asked of the terminal at each drawing (not the size at the last resize event, which may lag behind). */
@@ -108,13 +132,30 @@ export class ToolBlocks {
   /** Stops redrawing elapsed times (the turn is over). */
   close(): void {
     this.closed = true;
+    this.unclaim?.();
     clearTimeout(this.ticker);
     this.ticker = undefined;
   }
 
+  /**
+   * awl is ending abruptly: the live blocks are drawn at once in their final form, the running ones marked
+   * stopped with `note` (their renders are not waited for).
+   */
+  interrupt(note: string): void {
+    this.close();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (!this.options.redraw || this.region.length === 0) return;
+    for (const block of this.region) {
+      if (block.data.status === "running") block.data = { ...block.data, status: "cancelled", result: note };
+      block.drawn = block.data;
+    }
+    this.sink.writeNow(this.drawRegion());
+  }
+
   start(call: ToolCall): void {
     const data: ToolBlockData = { name: call.name, input: call.input, status: "running" };
-    const block: Block = { data, drawn: data, body: {}, dirty: false, done: false, started: Date.now() };
+    const block: Block = { data, drawn: data, body: {}, bodyFor: { shown: undefined, status: "running", view: this.view }, dirty: false, done: false, started: Date.now() };
     this.blocks.set(call.id, block);
     if (!this.options.redraw) {
       this.printQueue.push(block);
@@ -139,7 +180,8 @@ export class ToolBlocks {
     if (!block) return;
     this.blocks.delete(call.id);
     const snapshot = outcome.status === "result" && outcome.snapshot !== undefined && !block.data.shown ? { shown: { state: outcome.snapshot } } : {};
-    block.data = { ...block.data, ...snapshot, status: result.is_error ? "error" : "ok", result: resultText(outcome, result) };
+    const status = outcome.status === "cancelled" ? "cancelled" : result.is_error ? "error" : "ok";
+    block.data = { ...block.data, ...snapshot, status, result: resultText(outcome, result) };
     block.dirty = true;
     if (!this.options.redraw) {
       block.done = true;
@@ -165,36 +207,53 @@ export class ToolBlocks {
     }, wait);
   }
 
-  /** Renders the bodies whose state changed, then redraws the region at its place in the output. */
+  /**
+   * Redraws the region at its place in the output, and renders (in the background) the bodies whose state
+   * changed: a running block is drawn at once with the body it has, so its title, progress and elapsed time
+   * stay live however long a render takes; a block that ended is drawn once its final body is rendered.
+   */
   private flush(): void {
     this.flushing++;
     this.lastFlush = Date.now();
-    const renders = this.region
-      .filter((b) => b.dirty)
-      .map(async (block) => {
-        block.dirty = false;
-        const data = block.data;
-        // Only a new state (or width) needs the extension's render; a title or progress change redraws the header.
-        const view = this.view;
-        const same = data.shown === block.drawn.shown && data.status === block.drawn.status && view === block.view;
-        const body = same ? block.body : await renderBody(this.options.tools, data, view);
-        return () => {
-          block.drawn = data;
-          block.body = body;
-          block.view = view;
-        };
-      });
-    const drawing = Promise.all(renders).then((updates) => () => {
-      for (const apply of updates) apply();
-      return this.drawRegion();
+    this.rendered = false;
+    for (const block of this.region) {
+      if (!block.dirty) continue;
+      block.dirty = false;
+      block.drawn = block.data;
+      this.renderIfStale(block);
+    }
+    // A running block's render gets a moment (usually enough: one drawing); a block that ended waits for its own.
+    let grace: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (grace = setTimeout(resolve, RENDER_GRACE_MS)));
+    const waits = this.region.map((b) => (b.drawn.status === "running" ? Promise.race([settled(b), late]) : settled(b)));
+    const drawing = Promise.all(waits).then(() => {
+      clearTimeout(grace);
+      return () => this.drawRegion();
     });
     this.sink.writeLater(
       drawing.finally(() => {
         this.flushing--;
-        if (this.region.some((b) => b.dirty)) this.flushSoon();
+        if (this.rendered || this.region.some((b) => b.dirty)) this.flushSoon();
         this.tickSoon();
       }),
     );
+  }
+
+  /** Starts rendering the block's body unless it is current or a render is in flight (which checks again when done). */
+  private renderIfStale(block: Block): void {
+    const { shown, status } = block.drawn;
+    const view = this.view;
+    const current = block.bodyFor.shown === shown && block.bodyFor.status === status && block.bodyFor.view === view;
+    if (block.rendering || current) return;
+    const data = block.drawn;
+    block.rendering = renderBody(this.options.tools, data, view).then((body) => {
+      block.body = body;
+      block.bodyFor = { shown, status, view };
+      block.rendering = undefined;
+      this.renderIfStale(block);
+      this.rendered = true;
+      this.flushSoon();
+    });
   }
 
   /** With `elapsed`: the running blocks' headers are redrawn when their elapsed second changes. */
@@ -217,13 +276,13 @@ export class ToolBlocks {
 
   /** The region's text: erases its last drawing (when still the last thing on screen) and draws it again. */
   private drawRegion(): string {
-    let rowsUp = 0;
-    if (this.regionWrites === outputOrder.writes) {
-      rowsUp = screenRows(this.regionWidths, this.columns);
-    } else {
+    const columns = this.columns;
+    const inPlace = this.regionWrites === outputOrder.writes;
+    if (!inPlace) {
       // Something else was written below it (or it was never drawn): what is on screen stays.
       this.region = this.region.filter((b) => !b.done);
     }
+    if (this.region.length === 0) return "";
     const lines = this.region.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color));
     if (lines.length >= this.rows) {
       // Too tall to redraw in place: the screen stays as it is; blocks that ended are printed once.
@@ -234,14 +293,31 @@ export class ToolBlocks {
       return lineText(ended.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color)));
     }
     for (const b of this.region) b.done = b.drawn.status !== "running";
+    // Drawn again in place from the first line that changed (all of it when the width changed).
+    const previous = this.regionLines;
+    let from = 0;
+    if (inPlace && columns === this.regionColumns) while (from < lines.length && lines[from] === previous[from]) from++;
+    const rowsUp = inPlace ? screenRows(this.regionWidths.slice(from), columns) : 0;
+    this.regionLines = lines;
+    this.regionColumns = columns;
     this.regionWidths = lines.map(displayWidth);
     // A region whose blocks all ended is final: the next block starts a new one.
     const final = this.region.every((b) => b.done);
     if (final) this.region = [];
+    // Nothing changed: nothing is written (the region stays the last thing on screen).
+    if (inPlace && from === lines.length && lines.length === previous.length) {
+      this.regionWrites = final ? -1 : outputOrder.writes;
+      return "";
+    }
     // `+ 1`: the write of this text, which follows.
     this.regionWrites = final ? -1 : outputOrder.writes + 1;
-    return `${SYNC_START}${rowsUp > 0 ? overwrite(rowsUp, lines) : lineText(lines)}${SYNC_END}`;
+    return `${SYNC_START}${rowsUp > 0 ? overwrite(rowsUp, lines.slice(from)) : lineText(lines.slice(from))}${SYNC_END}`;
   }
+}
+
+/** Resolves once the block's body is rendered from its current data. */
+async function settled(block: Block): Promise<void> {
+  while (block.rendering) await block.rendering;
 }
 
 /**

@@ -3,6 +3,10 @@
  * every extension. Slots are created lazily (acquire), returned after each call (release), up to
  * `maxSlots`; calls beyond that queue. A slot that had to be killed (runaway handler, damaged
  * state, memory cap) is dropped and a new one is started when needed. `close()` is the seed's deinit.
+ *
+ * Renders (`render(state, view)`, which draw live tool blocks) run in one slot of their own, outside
+ * `maxSlots`, started at the first render: so a block is redrawn while every other slot runs a tool, and a
+ * render never holds a slot a tool call is waiting for.
  */
 import { availableParallelism, homedir } from "node:os";
 import { luaWasmModule, runtimeDir } from "./assets.js";
@@ -54,6 +58,11 @@ export class LuaPool {
   /** Worker starts and terminations in flight: `close()` waits for them, because a process that exits
    * while a worker isolate is starting or stopping aborts inside Node (a native assertion). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** The renders' own slot once started, and its start (null: it could not start), at the first render... */
+  private renderSlot: WorkerSlot | undefined;
+  private renderStart: Promise<WorkerSlot | null> | undefined;
+  /** ...where renders run one at a time, in the order asked. */
+  private renderTurn: Promise<unknown> = Promise.resolve();
 
   constructor(private readonly options: LuaPoolOptions) {
     this.maxSlots = Math.max(1, options.maxSlots ?? availableParallelism());
@@ -176,30 +185,60 @@ export class LuaPool {
         return { status: "result", is_error: true, content: `unknown tool "${tool}" (extension "${extension}")` };
       }
       if (opts.signal.aborted) return { status: "cancelled" };
+      if (entry === "render") return await this.runRender(extension, tool, input, ctx, opts);
       const slot = await this.acquire(opts.signal);
       if (!slot) {
         return this.closed ? closedOutcome(extension) : { status: "cancelled" };
       }
       try {
-        return await slot.run(
-          {
-            entry,
-            extension,
-            tool,
-            input,
-            ctx: JSON.stringify(ctx),
-            cwd: ctx.cwd,
-            timeoutMs: Math.min(opts.timeoutMs > 0 ? opts.timeoutMs : this.defaultTimeoutMs, MAX_TIMER_MS),
-          },
-          opts.signal,
-          opts.onProgress,
-        );
+        return await this.runIn(slot, entry, extension, tool, input, ctx, opts);
       } finally {
         this.release(slot);
       }
     } catch (err) {
       return { status: "crash", extension, message: `awl's Lua runtime failed: ${(err as Error).message}`, traceback: "" };
     }
+  }
+
+  private runIn(slot: WorkerSlot, entry: LuaEntry, extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
+    const timeoutMs = Math.min(opts.timeoutMs > 0 ? opts.timeoutMs : this.defaultTimeoutMs, MAX_TIMER_MS);
+    return slot.run({ entry, extension, tool, input, ctx: JSON.stringify(ctx), cwd: ctx.cwd, timeoutMs }, opts.signal, opts.onProgress, opts.onLog);
+  }
+
+  /** A render, in the renders' slot, after the renders asked before it. */
+  private runRender(extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
+    const turn = this.renderTurn.then(async (): Promise<ToolOutcome> => {
+      if (opts.signal.aborted) return { status: "cancelled" };
+      const slot = await this.renderWorker();
+      if (!slot) return this.closed ? closedOutcome(extension) : { status: "cancelled" };
+      try {
+        return await this.runIn(slot, "render", extension, tool, input, ctx, opts);
+      } finally {
+        if (slot.dead || slot.retire) {
+          // A render that had to be killed (or damaged its state): the next render starts a fresh slot.
+          this.renderSlot = undefined;
+          this.renderStart = undefined;
+          this.terminate(slot);
+        }
+      }
+    });
+    this.renderTurn = turn.catch(() => undefined);
+    return turn;
+  }
+
+  private renderWorker(): Promise<WorkerSlot | null> {
+    this.renderStart ??= this.startSlot().then(
+      ({ slot }) => {
+        if (this.closed) return null; // startSlot stops it
+        this.renderSlot = slot;
+        return slot;
+      },
+      () => {
+        this.renderStart = undefined;
+        return null;
+      },
+    );
+    return this.renderStart;
   }
 
   /** A free slot, a new one (below maxSlots), or a place in the queue. null: cancelled or closed. */
@@ -272,6 +311,7 @@ export class LuaPool {
    */
   killProcesses(): void {
     for (const slot of this.slots) slot.killProcesses();
+    this.renderSlot?.killProcesses();
   }
 
   /** Runs on_unload hooks, stops every worker and the processes their calls started. */
@@ -284,9 +324,9 @@ export class LuaPool {
   private async closeNow(): Promise<void> {
     this.closed = true;
     for (const w of this.waiters.splice(0)) w.resolve(null);
-    const slots = [...this.slots];
+    const slots = [...this.slots, ...(this.renderSlot ? [this.renderSlot] : [])];
     const orderly = (async () => {
-      const idle = this.idle.splice(0);
+      const idle = [...this.idle.splice(0), ...(this.renderSlot ? [this.renderSlot] : [])];
       await Promise.all(idle.map((slot) => slot.unload()));
       await Promise.all(slots.map((slot) => slot.terminate()));
       this.slots.clear();

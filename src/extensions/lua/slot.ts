@@ -58,6 +58,7 @@ interface RunningCall {
   abortReason: number;
   snapshot?: unknown;
   onProgress?: ((u: ToolProgress) => void) | undefined;
+  onLog?: ((stream: string, text: string) => void) | undefined;
   finish(outcome: ToolOutcome): void;
 }
 
@@ -94,7 +95,7 @@ export class WorkerSlot {
     private readonly settings: SlotSettings,
     private readonly log: LogSink,
   ) {
-    this.processes = new ChildProcesses(settings.env, log);
+    this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text));
   }
 
   /**
@@ -195,7 +196,7 @@ export class WorkerSlot {
         }
         return;
       case "log":
-        this.log(msg.extension, msg.stream, msg.text);
+        this.logged(msg.extension, msg.stream, msg.text);
         return;
       case "fatal":
         void this.terminate();
@@ -214,11 +215,19 @@ export class WorkerSlot {
     else call.finish({ status: "crash", extension: call.extension, message: reason, traceback: "" });
   }
 
+  /** What was printed goes to the running call's own log when it has one (the slot runs one call at a time). */
+  private logged(extension: string, stream: string, text: string): void {
+    const onLog = this.current?.onLog;
+    if (onLog) onLog(stream, text);
+    else this.log(extension, stream, text);
+  }
+
   /** Runs one call; resolves with its outcome whatever happens (never rejects). */
   run(
     req: Omit<CallRequest, "type" | "id">,
     signal: AbortSignal,
     onProgress?: (u: ToolProgress) => void,
+    onLog?: (stream: string, text: string) => void,
   ): Promise<ToolOutcome> {
     const id = nextCallId++;
     if (this.dead) {
@@ -233,6 +242,7 @@ export class WorkerSlot {
         timeoutMs: req.timeoutMs,
         abortReason: ABORT_NONE,
         onProgress,
+        onLog,
         finish: (outcome) => {
           if (this.current !== call) return;
           this.current = undefined;

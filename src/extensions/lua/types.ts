@@ -80,6 +80,11 @@ export interface LuaCallOptions {
   signal: AbortSignal;
   timeoutMs: number;
   onProgress?: (update: ToolProgress) => void;
+  /**
+   * What the call printed (Lua `print`/`io.write`, output of processes it started to the log) while it ran;
+   * without it that goes to the pool's log with the rest.
+   */
+  onLog?: (stream: string, text: string) => void;
 }
 
 export type { ToolOutcome, ToolProgress };

@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { call, contentOf, poolOf, tempDir } from "./helpers.js";
+import { call, context, contentOf, poolOf, tempDir } from "./helpers.js";
 import { luaSearchPaths } from "../../../src/extensions/lua/worker/lua-paths.js";
 
 const SOURCE = `
@@ -23,6 +23,9 @@ awl.register_tool("whoami", {}, function() return state_id end)
 local first_random = tostring(math.random(1 << 40))
 awl.register_tool("random", {}, function() return state_id .. " " .. first_random end)
 awl.register_tool("wait", { type = "object" }, function(input) os.execute("sleep " .. input.s) return "waited" end)
+awl.register_tool { name = "drawn", description = "renders", parameters = { type = "object" },
+  run = function() return "" end,
+  render = function(state) if state.spin then while true do end end return "drawn " .. state.n end }
 awl.on_unload(function() local f = io.open(os.getenv("AWL_UNLOAD_MARK"), "a") f:write("unloaded\\n") f:close() end)
 `;
 
@@ -47,6 +50,22 @@ describe("LuaPool", () => {
     }
     expect(randoms.size).toBe(2);
     expect(new Set(randoms.values()).size).toBe(2);
+  });
+
+  it("renders while every slot runs a tool, and a runaway render never holds up a tool call", async () => {
+    const { pool } = poolOf({ p: SOURCE }, { maxSlots: 1, env: { ...process.env, AWL_UNLOAD_MARK: "/dev/null" } });
+    const opts = { signal: new AbortController().signal, timeoutMs: 1000 };
+    const view = { width: 40, height: 10, expand: false };
+    const busy = call(pool, "p", "wait", { s: 2 });
+    const drawn = await pool.render("p", "drawn", { n: 1 }, view, context(), opts);
+    expect(drawn).toMatchObject({ status: "result", content: "drawn 1" });
+    await busy;
+    // A render spinning until its timeout runs beside the (one) tool slot, which stays free for calls.
+    const spinning = pool.render("p", "drawn", { spin: true }, view, context(), opts);
+    expect(contentOf(await call(pool, "p", "wait", { s: 0 }))).toBe("waited");
+    expect(await spinning).toMatchObject({ status: "timeout" });
+    // The next render gets a fresh slot.
+    expect(await pool.render("p", "drawn", { n: 2 }, view, context(), opts)).toMatchObject({ status: "result", content: "drawn 2" });
   });
 
   it("queues calls beyond maxSlots and runs them all", async () => {

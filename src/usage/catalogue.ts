@@ -1,0 +1,107 @@
+/**
+ * What awl knows of a model: its context window, output limit and prices, from (first that knows) the config
+ * file's `models` override, the catalogue's vendor entries, the server's own report (`server-limits`), the
+ * catalogue's local families, else a stated default. docs/cost.md describes the order and the data.
+ */
+import { CATALOGUE, CATALOGUE_DATE, type CatalogueEntry, type PriceTable } from "./catalogue-data.js";
+
+export { CATALOGUE_DATE };
+export type { CatalogueEntry, PriceTable };
+
+/** The window assumed when nothing tells awl the model's. */
+export const DEFAULT_CONTEXT_WINDOW = 128_000;
+
+/** Where a model's figures came from. */
+export type ModelInfoSource = "config" | "catalogue" | "server" | "default";
+
+export interface ModelInfo {
+  model: string;
+  context_window: number;
+  max_output_tokens?: number;
+  prices?: PriceTable;
+  long_context?: PriceTable & { above_input_tokens: number };
+  /** Where `context_window` came from. */
+  source: ModelInfoSource;
+  /** The catalogue key that matched, if any. */
+  catalogue_key?: string;
+  /** A one-line note for the user when the figures are a default (or partly unknown). */
+  note?: string;
+}
+
+/** A per-model override from the config file (every field optional; prices per million tokens as exact decimals). */
+export interface ModelOverride {
+  context_window?: number;
+  max_output_tokens?: number;
+  prices?: PriceTable;
+}
+
+/** Suffixes a priced entry accepts after its key: dates, `-latest`, previews, Ollama tags, Vertex versions. */
+const PRICED_SUFFIX = /^(-\d{4}-?\d{2}-?\d{2}|-\d{4}|-latest|-preview[\w-]*|-exp[\w-]*|[:@].*)$/;
+
+/** Lower case, `.` → `-`, without a `vendor/` prefix (OpenRouter `anthropic/claude-sonnet-4.5`, vLLM `Qwen/...`). */
+export function normaliseModelName(name: string): string {
+  const base = name.trim().toLowerCase();
+  const slash = base.lastIndexOf("/");
+  return (slash === -1 ? base : base.slice(slash + 1)).replace(/\./g, "-");
+}
+
+const NORMALISED: ReadonlyArray<[string, string, CatalogueEntry]> = Object.entries(CATALOGUE)
+  .map(([key, entry]): [string, string, CatalogueEntry] => [normaliseModelName(key), key, entry])
+  .sort((a, b) => b[0].length - a[0].length);
+
+/** The catalogue entry for a model name, and its key; the longest matching key wins. */
+export function catalogueEntry(model: string): { key: string; entry: CatalogueEntry } | undefined {
+  const name = normaliseModelName(model);
+  for (const [normal, key, entry] of NORMALISED) {
+    if (!name.startsWith(normal)) continue;
+    const rest = name.slice(normal.length);
+    if (rest === "" || (entry.local ? /^[-:@_]/.test(rest) : PRICED_SUFFIX.test(rest))) return { key, entry };
+  }
+  return undefined;
+}
+
+/** The override for a model: an exact key first, else one whose normalised name matches. */
+export function overrideFor(model: string, overrides: Readonly<Record<string, ModelOverride>>): ModelOverride | undefined {
+  if (Object.hasOwn(overrides, model)) return overrides[model];
+  const name = normaliseModelName(model);
+  for (const [key, value] of Object.entries(overrides)) if (normaliseModelName(key) === name) return value;
+  return undefined;
+}
+
+/**
+ * The model's figures without asking any server: override, then catalogue. `server` is what the server said when
+ * it was asked (undefined: not asked, or it did not tell). A local family's window yields to the server's.
+ */
+export function resolveModelInfo(
+  model: string,
+  overrides: Readonly<Record<string, ModelOverride>> = {},
+  server?: { context_window: number; max_output_tokens?: number; prices?: PriceTable },
+): ModelInfo {
+  const override = overrideFor(model, overrides);
+  const found = catalogueEntry(model);
+  const entry = found?.entry;
+  const info: ModelInfo = { model, context_window: DEFAULT_CONTEXT_WINDOW, source: "default" };
+  if (found) info.catalogue_key = found.key;
+  if (override?.context_window !== undefined) {
+    info.context_window = override.context_window;
+    info.source = "config";
+  } else if (entry && !entry.local) {
+    info.context_window = entry.context_window;
+    info.source = "catalogue";
+  } else if (server) {
+    info.context_window = server.context_window;
+    info.source = "server";
+  } else if (entry) {
+    info.context_window = entry.context_window;
+    info.source = "catalogue";
+  }
+  const maxOutput = override?.max_output_tokens ?? entry?.max_output_tokens ?? server?.max_output_tokens;
+  if (maxOutput !== undefined) info.max_output_tokens = maxOutput;
+  const prices = { ...(entry?.local ? {} : entry?.prices), ...(entry ? {} : server?.prices), ...override?.prices };
+  if (Object.keys(prices).length > 0) info.prices = prices;
+  // A configured price replaces the catalogue's, so the catalogue's long-context tier no longer applies to it.
+  if (entry?.long_context && !override?.prices) info.long_context = entry.long_context;
+  if (info.source === "default")
+    info.note = `awl does not know the context window of "${model}"; assuming ${DEFAULT_CONTEXT_WINDOW} tokens (set models."${model}".context_window in the config file)`;
+  return info;
+}

@@ -1,0 +1,54 @@
+/**
+ * The figures of the model in use, asked from the server only when they matter: a model the catalogue knows (or
+ * the config file describes) is answered at once; for another one on an OpenAI-compatible server, `ensure()` asks
+ * the server once (`askServerLimits`) and remembers the answer. awl calls `ensure()` when a conversation grows past
+ * {@link ASK_SERVER_FROM_TOKENS} (no model's window is smaller) and for `/cost`, so short runs send nothing extra.
+ */
+import { askServerLimits, type ServerModelLimits } from "../providers/model-limits.js";
+import type { ProviderSettings } from "../providers/types.js";
+import { CATALOGUE } from "./catalogue-data.js";
+import { resolveModelInfo, type ModelInfo, type ModelOverride } from "./catalogue.js";
+
+/** Below this many tokens no window can be too small (the smallest windows in use hold 4096). */
+export const ASK_SERVER_FROM_TOKENS = 3_000;
+
+export type AskServer = (settings: ProviderSettings) => Promise<ServerModelLimits | undefined>;
+
+export class ModelInfoResolver {
+  private info: ModelInfo;
+  private asked: Promise<ModelInfo> | undefined;
+
+  constructor(
+    readonly settings: ProviderSettings,
+    readonly overrides: Readonly<Record<string, ModelOverride>> = {},
+    private readonly ask: AskServer = askServerLimits,
+  ) {
+    this.info = resolveModelInfo(settings.model, overrides);
+  }
+
+  /** What is known now, without asking anything. */
+  get current(): ModelInfo {
+    return this.info;
+  }
+
+  /** True when the server could tell more than awl knows (and has not been asked yet). */
+  get canAsk(): boolean {
+    if (this.asked || this.settings.provider !== "openai") return false;
+    if (this.info.source === "config" || this.info.source === "server") return false;
+    const key = this.info.catalogue_key;
+    return key === undefined || CATALOGUE[key]?.local === true;
+  }
+
+  /** The figures, asking the server first when it could tell more; never rejects. */
+  ensure(): Promise<ModelInfo> {
+    if (!this.canAsk) return this.asked ?? Promise.resolve(this.info);
+    this.asked = this.ask(this.settings).then(
+      (server) => {
+        if (server) this.info = resolveModelInfo(this.settings.model, this.overrides, server);
+        return this.info;
+      },
+      () => this.info,
+    );
+    return this.asked;
+  }
+}
