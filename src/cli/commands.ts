@@ -14,6 +14,7 @@ export interface Subcommand {
 }
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
+  acp: { usage: "acp [flags]", summary: "serve the Agent Client Protocol on stdio, for editors (docs/acp.md)", load: () => import("./commands/acp.js") },
   config: { usage: "config", summary: "show the resolved configuration and where each value came from", load: () => import("./commands/config.js") },
   sessions: {
     usage: "sessions [--here] [--json]",

@@ -19,6 +19,8 @@ export class SessionHook implements TurnHook {
   private recorded: { provider: string; model: string } | undefined;
   /** The session `-c` / `-r` opened, until the interactive mode has shown its history. */
   resumed: LoadedSession | undefined;
+  /** The id the next new session file gets (`awl acp` names a session before its first prompt creates the file). */
+  nextId: string | undefined;
 
   constructor(
     readonly store: SessionStore,
@@ -68,7 +70,7 @@ export class SessionHook implements TurnHook {
   onTurnStart(prompt: Message, runtime: Runtime): void {
     const { provider, model } = runtime.providerSettings;
     if (!this.recorder) {
-      const created = this.store.create({ cwd: this.cwd, provider, model });
+      const created = this.store.create({ cwd: this.cwd, provider, model, ...(this.nextId !== undefined && { id: this.nextId }) });
       if (!created.ok) {
         this.warn(`${created.error.message}; this conversation is not saved`);
         return;

@@ -35,6 +35,8 @@ export interface NewSession {
   model: string;
   /** Defaults to this package's version. */
   awl_version?: string;
+  /** The id to give it (`newSessionId()`), when the caller had to name the session before its file exists (ACP); default a new one. */
+  id?: string;
 }
 
 export class SessionStore {
@@ -63,7 +65,7 @@ export class SessionStore {
       const header: SessionHeader = {
         type: "session",
         version: SESSION_FORMAT_VERSION,
-        id: newSessionId(),
+        id: session.id ?? newSessionId(),
         created: new Date().toISOString(),
         cwd: session.cwd,
         provider: session.provider,
@@ -79,7 +81,7 @@ export class SessionStore {
       if (!lock.ok) return lock;
       const created = SessionWriter.create(this.path(header.id), sideDir(this.dir, header.id), header, this.writerOptions, lock.value);
       // The random part makes a clash all but impossible; if one happens, take another id rather than overwrite.
-      if (created.ok || created.error.code !== "EEXIST" || attempt >= 4) return created;
+      if (created.ok || created.error.code !== "EEXIST" || attempt >= 4 || session.id !== undefined) return created;
     }
   }
 

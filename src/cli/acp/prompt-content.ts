@@ -1,0 +1,31 @@
+/**
+ * An ACP prompt as awl's user message: text as it is, embedded context (a file the editor attached) as text
+ * naming its URI, a resource link as a mention of its URI. awl advertises no image or audio support, so a
+ * client that sends them anyway gets an error naming the block.
+ */
+import type { ContentBlock as AcpBlock } from "@agentclientprotocol/sdk";
+import type { TextBlock } from "../../model/blocks.js";
+
+export type PromptConversion = { ok: true; content: TextBlock[] } | { ok: false; message: string };
+
+export function promptContent(blocks: readonly AcpBlock[]): PromptConversion {
+  const content: TextBlock[] = [];
+  for (const [i, block] of blocks.entries()) {
+    switch (block.type) {
+      case "text":
+        content.push({ type: "text", text: block.text });
+        break;
+      case "resource_link":
+        content.push({ type: "text", text: `@${block.uri}` });
+        break;
+      case "resource":
+        if ("text" in block.resource) content.push({ type: "text", text: `<context uri="${block.resource.uri}">\n${block.resource.text}\n</context>` });
+        else content.push({ type: "text", text: `@${block.resource.uri} (binary, not included)` });
+        break;
+      default:
+        return { ok: false, message: `prompt block ${i} is ${block.type}: awl takes text, resource and resource_link blocks` };
+    }
+  }
+  if (content.every((b) => b.text.trim() === "")) return { ok: false, message: "the prompt is empty" };
+  return { ok: true, content };
+}

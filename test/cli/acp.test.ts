@@ -1,0 +1,190 @@
+/** `awl acp` driven by the ACP SDK's client side against the replay server: what an editor sees. */
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openaiToolCalls } from "../e2e/support.js";
+import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { agentText, withAcp } from "./acp-client.js";
+import { openaiAnswer } from "./openai-answer.js";
+import { tempDir } from "./run-awl.js";
+
+let server: ReplayServer;
+let home: string;
+let cwd: string;
+beforeEach(async () => {
+  server = await startReplayServer();
+  const root = tempDir("awl-acp-");
+  home = join(root, "home");
+  cwd = join(root, "project");
+  mkdirSync(cwd, { recursive: true });
+});
+afterEach(() => server.close());
+
+const env = () => ({ AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test" });
+
+/** An answer whose first word comes at once and each next one 300 ms later. */
+function slowAnswer(words: string[]): { body: { data: string; delayMs: number }[] } {
+  const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
+  const events = [chunk({ role: "assistant", content: "" }), ...words.map((w) => chunk({ content: `${w} ` })), chunk({}, "stop"), "[DONE]"];
+  return { body: events.map((event, i) => ({ data: sseData([event]), delayMs: i > 1 ? 300 : 0 })) };
+}
+
+/** A project tool named like the std edit tools: it replaces a file's text, shows its path, renders a block. */
+function writeTool(): void {
+  mkdirSync(join(cwd, ".awl/extensions"), { recursive: true });
+  writeFileSync(
+    join(cwd, ".awl/extensions/files.lua"),
+    `awl.register_tool {
+       name = "write", description = "Write a file.",
+       parameters = { type = "object", properties = { path = { type = "string" }, content = { type = "string" } }, required = { "path", "content" } },
+       run = function(input, ctx)
+         local f = assert(io.open(input.path, "w")); f:write(input.content); f:close()
+         ctx:show({ path = input.path })
+         return "wrote " .. input.path
+       end,
+       render = function(state, view) return "rendered block for " .. state.path end,
+     }`,
+  );
+}
+
+describe("awl acp", () => {
+  it("initializes, streams a text turn as message chunks, and saves the session for session/load", async () => {
+    server.enqueue(openaiAnswer("Hello from awl over ACP."), openaiAnswer("Again."));
+    const sessionId = await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+      const init = await ctx.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+      expect(init).toMatchObject({
+        protocolVersion: PROTOCOL_VERSION,
+        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, embeddedContext: true } },
+        agentInfo: { name: "awl" },
+      });
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
+      expect(response.stopReason).toBe("end_turn");
+      expect(agentText(awl.updates)).toBe("Hello from awl over ACP.");
+      expect(awl.updates.filter((u) => u.update.sessionUpdate === "agent_message_chunk").length).toBeGreaterThan(1);
+      expect(awl.updates.every((u) => u.sessionId === sessionId)).toBe(true);
+      return sessionId;
+    });
+    // The session id is the saved session's: another awl acp loads it and replays it, then goes on.
+    expect(readdirSync(join(home, ".local/share/awl/sessions"))).toContain(`${sessionId}.jsonl`);
+    await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+      await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
+      expect(awl.updates.map((u) => u.update.sessionUpdate)).toEqual(["user_message_chunk", "agent_message_chunk"]);
+      expect(agentText(awl.updates)).toBe("Hello from awl over ACP.");
+      const mark = awl.updates.length;
+      await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "more" }] });
+      expect(agentText(awl.updates.slice(mark))).toBe("Again.");
+      expect(server.requests[1]!.json().messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    });
+  });
+
+  it("a tool turn: tool_call with kind, title and location, then updates with status, content and the edit's diff", async () => {
+    writeTool();
+    writeFileSync(join(cwd, "notes.txt"), "old text\n");
+    server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "write", input: { path: "notes.txt", content: "new text\n" } }]) }, openaiAnswer("Done."));
+    const sessionId = await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rewrite notes" }] });
+      expect(response.stopReason).toBe("end_turn");
+      const tools = awl.updates.map((u) => u.update).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
+      expect(tools).toEqual([
+        {
+          sessionUpdate: "tool_call", toolCallId: "call_1", title: "write notes.txt", kind: "edit", status: "pending",
+          locations: [{ path: join(cwd, "notes.txt") }], rawInput: { path: "notes.txt", content: "new text\n" },
+        },
+        { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
+        {
+          sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed",
+          content: [
+            { type: "diff", path: join(cwd, "notes.txt"), oldText: "old text\n", newText: "new text\n" },
+            { type: "content", content: { type: "text", text: "wrote notes.txt" } },
+          ],
+          rawOutput: { content: "wrote notes.txt" },
+        },
+      ]);
+      expect(agentText(awl.updates)).toBe("Done.");
+      return sessionId;
+    });
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("new text\n");
+    // Loaded again: the tool block comes back from its saved snapshot, drawn by the tool's render; nothing runs.
+    writeFileSync(join(cwd, "notes.txt"), "changed since\n");
+    await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+      await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
+      const updates = awl.updates.map((u) => u.update);
+      expect(updates.map((u) => u.sessionUpdate)).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]);
+      expect(updates[1]).toMatchObject({ toolCallId: "call_1", title: "write notes.txt", kind: "edit" });
+      expect(updates[2]).toEqual({
+        sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed",
+        content: [{ type: "content", content: { type: "text", text: "rendered block for notes.txt" } }],
+      });
+    });
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("changed since\n");
+  });
+
+  it("session/cancel mid-stream ends the prompt cancelled; the next prompt works", async () => {
+    server.enqueue(slowAnswer(["one", "two", "three", "four", "five"]), openaiAnswer("Next answer."));
+    await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
+      await awl.waitForUpdate((u) => u.update.sessionUpdate === "agent_message_chunk");
+      await ctx.notify("session/cancel", { sessionId });
+      expect((await prompt).stopReason).toBe("cancelled");
+      const mark = awl.updates.length;
+      expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason).toBe("end_turn");
+      expect(agentText(awl.updates.slice(mark))).toBe("Next answer.");
+    });
+  });
+});
+
+describe("awl acp: bad input", () => {
+  it("answers malformed JSON-RPC, unknown methods and unknown sessions with errors; a client gone mid-turn: cancel, save, exit 0", async () => {
+    server.enqueue(slowAnswer(["never", "finished", "answer", "at", "all"]));
+    const { spawn } = await import("node:child_process");
+    const { AWL } = await import("./run-awl.js");
+    const child = spawn(process.execPath, [AWL, "acp"], { cwd, env: { PATH: process.env.PATH ?? "", HOME: home, ...env() } });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const lines = (): any[] => stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const answered = (id: number | null): Promise<any> =>
+      new Promise((resolve) => {
+        const check = (): void => {
+          const found = lines().find((l) => l.id === id && ("result" in l || "error" in l));
+          if (found) resolve(found);
+        };
+        child.stdout.on("data", check);
+        check();
+      });
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    const exit = new Promise<number | null>((resolve) => child.on("close", resolve));
+    const send = (message: object | string): void => void child.stdin.write(`${typeof message === "string" ? message : JSON.stringify({ jsonrpc: "2.0", ...message })}\n`);
+
+    send("{not json");
+    expect((await answered(null)).error.code).toBe(-32700);
+    send({ id: 1, method: "initialize", params: { protocolVersion: PROTOCOL_VERSION } });
+    expect((await answered(1)).result.agentInfo.name).toBe("awl");
+    send({ id: 2, method: "bogus/method", params: {} });
+    expect((await answered(2)).error.code).toBe(-32601);
+    send({ id: 3, method: "session/prompt", params: { sessionId: "no-such-session", prompt: [{ type: "text", text: "x" }] } });
+    expect((await answered(3)).error).toMatchObject({ code: -32002, data: { sessionId: "no-such-session" } });
+    send({ id: 4, method: "session/new", params: { cwd: "relative/dir", mcpServers: [] } });
+    expect((await answered(4)).error.message).toContain("cwd must be an absolute path");
+
+    send({ id: 5, method: "session/new", params: { cwd, mcpServers: [] } });
+    const { sessionId } = (await answered(5)).result;
+    send({ id: 6, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "a question left unanswered" }] } });
+    await new Promise<void>((resolve) => {
+      const check = (): void => void (lines().some((l) => l.method === "session/update") && resolve());
+      child.stdout.on("data", check);
+      check();
+    });
+    child.stdin.end();
+    expect(await exit).toBe(0);
+    expect(stderr).not.toMatch(/\n\s+at /);
+    // stdout held protocol messages only; the session was saved with the prompt.
+    expect(lines().every((l) => l.jsonrpc === "2.0")).toBe(true);
+    const saved = readFileSync(join(home, ".local/share/awl/sessions", `${sessionId}.jsonl`), "utf8");
+    expect(saved).toContain("a question left unanswered");
+  });
+});
