@@ -7,7 +7,8 @@
 ---@class awl
 ---@field version string API version ("1"); changes only when the API changes incompatibly.
 ---@field json awl.json The JSON codec awl uses for tool input, schemas and results.
----@field fs awl.fs Files and folders: metadata, listings.
+---@field fs awl.fs Files and folders: metadata, listings, walks, search, text read and written.
+---@field base64 awl.base64 Base64 encoding (images in results).
 awl = {}
 
 ---@alias awl.ToolKind "read"|"write"|"exec"|"network"
@@ -174,3 +175,125 @@ function awl.fs.stat(path) end
 ---@return integer|string total_or_message
 ---@return integer? errno
 function awl.fs.list(dir, opts) end
+
+---@class awl.TextInfo
+---@field size integer The file's size in bytes.
+---@field total_lines? integer Lines in the file (absent past 256 MB read by lines; `more` is then true).
+---@field first_line integer The first line returned.
+---@field last_line integer The last line returned.
+---@field binary boolean The file's first 8 KB hold a NUL byte.
+---@field more? boolean The file goes on past the lines returned, and was not counted to its end.
+
+--- The text of a regular file, byte for byte (`opts.offset`, 1-based, and `opts.limit` return only those lines,
+--- each with its line ending). Files over 64 MB are read by lines only. The host may route this to an editor.
+---@param path string
+---@param opts? { offset?: integer, limit?: integer }
+---@return string? text
+---@return awl.TextInfo|string info_or_message
+---@return integer? errno
+function awl.fs.read_text(path, opts) end
+
+--- Writes `text` atomically (a temp file beside it, then rename: old content or new, never a mix), creating
+--- parent folders, keeping an existing file's permissions, writing through a symlink to its target.
+---@param path string
+---@param text string
+---@return boolean? ok
+---@return boolean|string created_or_message true when the file is new.
+---@return integer? errno
+function awl.fs.write_text(path, text) end
+
+---@class awl.WalkEntry
+---@field path string Relative to the walked folder, `/`-separated.
+---@field type "file"|"directory"|"symlink"|"other"
+---@field size integer
+---@field mtime number
+
+---@class awl.WalkOptions
+---@field glob? string|string[] Paths must match one; a glob without `/` matches names at any depth.
+---@field gitignore? boolean Respect .gitignore files and .git/info/exclude (default true).
+---@field hidden? boolean Include names starting with "." (default false; .git never).
+---@field type? "file"|"directory"|"any" Default "file".
+---@field sort? "path"|"mtime" Default "path"; "mtime" is newest first.
+---@field limit? integer Most entries returned.
+---@field max_depth? integer Most folder levels below the walked folder.
+
+--- Files (or folders) below `dir`, filtered; then how many in all, and whether the walk stopped early (the
+--- call was cancelled or ran out of time).
+---@param dir string
+---@param opts? awl.WalkOptions
+---@return awl.WalkEntry[]? entries
+---@return integer|string total_or_message
+---@return boolean? stopped
+function awl.fs.walk(dir, opts) end
+
+---@class awl.GrepRecord
+---@field path string Relative to the searched folder ("" when a file was searched).
+---@field line integer
+---@field text string The line, without its line ending.
+---@field match boolean false for a context line.
+
+---@class awl.GrepOptions
+---@field glob? string|string[]
+---@field gitignore? boolean
+---@field hidden? boolean
+---@field ignore_case? boolean
+---@field context? integer Lines before and after each match.
+---@field limit? integer Most matching lines returned.
+---@field max_line? integer Longest line text returned.
+---@field max_depth? integer
+
+--- Lines matching a JavaScript regular expression in the files below `dir` (binary files skipped), in path
+--- order; then the number of matching lines, of files with one, and whether it stopped early.
+---@param dir string
+---@param pattern string
+---@param opts? awl.GrepOptions
+---@return awl.GrepRecord[]? records
+---@return integer|string matches_or_message
+---@return integer? files
+---@return boolean? stopped
+function awl.fs.grep(dir, pattern, opts) end
+
+---@class awl.base64
+awl.base64 = {}
+
+--- Base64 text of a string's bytes.
+---@param bytes string
+---@return string
+function awl.base64.encode(bytes) end
+
+--- The bytes of base64 text.
+---@param text string
+---@return string
+function awl.base64.decode(text) end
+
+---@class awl.SpawnSpec
+---@field [integer] string The program and its arguments (no shell).
+---@field cwd? string
+---@field env? table<string, string> Extra environment variables.
+---@field timeout? number Seconds; then the whole process group is killed.
+
+---@class awl.Process
+---@field pid integer
+local Process = {}
+
+--- The next output as it came, and which stream ("stdout" or "stderr"); nil once the program ended and all of
+--- its output was read. Blocks until there is some.
+---@return string? data
+---@return "stdout"|"stderr"|nil stream
+function Process:read() end
+
+--- Waits for the end, dropping output not read; the exit code, or nil and why ("timeout", "signal 9", ...).
+---@return integer? code
+---@return string? why
+function Process:wait() end
+
+--- Kills the program and everything it started. true when it was still running.
+---@return boolean
+function Process:kill() end
+
+--- Starts a program whose output you read as it comes. No stdin (it reads end of file). It runs in its own
+--- process group: a cancelled or timed-out call, or the end of the call, kills the group.
+---@param spec awl.SpawnSpec
+---@return awl.Process? process
+---@return string? why
+function awl.spawn(spec) end

@@ -1,6 +1,6 @@
 -- std.ls: the `ls` tool, a directory listing (names, types, sizes), capped. Bundled with awl and written
 -- against the public Lua API only (docs/std-tools.md); replace it with your own by registering a tool named `ls`.
-local DEFAULT_LIMIT, MAX_LIMIT, MAX_BYTES = 500, 5000, 50 * 1024
+local DEFAULT_LIMIT, MAX_LIMIT, MAX_BYTES = 500, 5000, 40 * 1024
 
 local function size_text(n)
   if n < 1024 then return n .. " B" end
@@ -27,7 +27,7 @@ end
 awl.register_tool {
   name = "ls",
   description = "List a directory: entries sorted by name, '/' after folders, file sizes, dotfiles included. "
-    .. "At most " .. DEFAULT_LIMIT .. " entries (raise with limit) or 50 KB.",
+    .. "At most " .. DEFAULT_LIMIT .. " entries (raise with limit) or 40 KB.",
   parameters = {
     type = "object",
     properties = {
@@ -37,6 +37,7 @@ awl.register_tool {
   },
   kinds = { "read" },
   run = function(args, ctx)
+    local budget = math.min(MAX_BYTES, ctx.result_limit - 256) -- room for the notice within what the model reads
     local path = args.path or "."
     if path == "" then path = "." end
     ctx:title(path)
@@ -59,12 +60,12 @@ awl.register_tool {
     for i, e in ipairs(entries) do
       local line = entry_line(e)
       bytes = bytes + #line + 1
-      if bytes > MAX_BYTES then cut = true; break end
+      if bytes > budget then cut = true; break end
       lines[i] = line
     end
     local text = table.concat(lines, "\n")
     if #lines < total then
-      local why = cut and "the 50 KB limit" or ("limit=" .. limit)
+      local why = cut and "the 40 KB limit" or ("limit=" .. limit)
       text = text .. string.format("\n[%d of %d entries shown (%s); use limit=%d, or find/grep to narrow it down]",
         #lines, total, why, math.min(total, MAX_LIMIT))
     end

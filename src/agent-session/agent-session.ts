@@ -11,6 +11,7 @@ import type { Message } from "../model/message.js";
 import { SessionRecorder } from "../session/recorder.js";
 import type { SessionStore } from "../session/store.js";
 import type { SessionError } from "../session/errors.js";
+import type { SessionUsage } from "../usage/session-usage.js";
 import { eventReceiver } from "./events.js";
 import { Turn, type TurnEnd } from "./turn.js";
 
@@ -26,6 +27,8 @@ export interface TurnRunner {
   readonly conversation: Conversation;
   /** The saved session, once there is one. */
   readonly sessionId: string | undefined;
+  /** Where the session's cost and context figures are kept, if the runner keeps them (the CLI's runtime does). */
+  readonly usage?: SessionUsage;
   /** Adds the prompt to the conversation and runs one agent turn; never throws. */
   runTurn(prompt: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }>;
   close?(): void | Promise<void>;
@@ -110,6 +113,9 @@ export class AgentSession {
       const end: TurnEnd = { prompt, result };
       const id = this.runner.sessionId;
       if (id !== undefined) end.session_id = id;
+      // Taken now, before the next turn starts counting.
+      const meter = this.runner.usage?.meter.snapshot();
+      if (meter) end.meter = meter;
       turn.end(end);
     } finally {
       this.running = undefined;

@@ -10,6 +10,7 @@ import type { Message, Role } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { BlockMeta, RetryNotice } from "../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../tools/types.js";
+import type { MeterSnapshot } from "../usage/meter.js";
 
 /** One thing that happened in a turn. Readers should ignore types they do not know (more may come). */
 export type TurnEvent =
@@ -35,7 +36,7 @@ export type TurnEvent =
   /** A message was added to the conversation (assistant messages, tool-result messages), in order. */
   | { type: "message_appended"; message: Message }
   /** The turn is over: always the last event of a turn. */
-  | { type: "turn_end"; prompt: Message; result: TurnResult; session_id?: string };
+  | { type: "turn_end"; prompt: Message; result: TurnResult; session_id?: string; meter?: MeterSnapshot };
 
 /** A receiver that hands every call to `emit` as an event; deltas are typed by the block they belong to. */
 export function eventReceiver(emit: (event: TurnEvent) => void): TurnReceiver {

@@ -5,6 +5,7 @@
  */
 import type { TurnResult } from "../agent/agent.js";
 import type { Message } from "../model/message.js";
+import type { MeterSnapshot } from "../usage/meter.js";
 import type { TurnEvent } from "./events.js";
 
 /** How a turn ended: the prompt as added to the conversation, the agent's result, and the saved session's id. */
@@ -13,6 +14,8 @@ export interface TurnEnd {
   result: TurnResult;
   /** The saved session the turn was written to, if the session is saved. */
   session_id?: string;
+  /** Cost and context after the turn, when the runner keeps them. */
+  meter?: MeterSnapshot;
 }
 
 export class Turn implements AsyncIterable<TurnEvent> {
@@ -49,7 +52,7 @@ export class Turn implements AsyncIterable<TurnEvent> {
 
   /** @internal The last event: `turn_end`. */
   end(end: TurnEnd): void {
-    this.push({ type: "turn_end", prompt: end.prompt, result: end.result, ...(end.session_id !== undefined && { session_id: end.session_id }) });
+    this.push({ type: "turn_end", ...end });
     this.finished = true;
     this.wake?.();
     this.settle(end);

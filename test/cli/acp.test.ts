@@ -64,6 +64,8 @@ describe("awl acp", () => {
       expect(agentText(awl.updates)).toBe("Hello from awl over ACP.");
       expect(awl.updates.filter((u) => u.update.sessionUpdate === "agent_message_chunk").length).toBeGreaterThan(1);
       expect(awl.updates.every((u) => u.sessionId === sessionId)).toBe(true);
+      // After the turn: how full the context window is (the model is not in the catalogue: the default window, no price).
+      expect(awl.updates.at(-1)!.update).toEqual({ sessionUpdate: "usage_update", used: 14, size: 128_000 });
       return sessionId;
     });
     // The session id is the saved session's: another awl acp loads it and replays it, then goes on.
@@ -171,6 +173,8 @@ describe("awl acp: bad input", () => {
     send({ id: 4, method: "session/new", params: { cwd: "relative/dir", mcpServers: [] } });
     expect((await answered(4)).error.message).toContain("cwd must be an absolute path");
 
+    send({ id: 7, method: "session/load", params: { sessionId: "20261201-000000-000-abcdef", cwd, mcpServers: [] } });
+    expect((await answered(7)).error).toMatchObject({ code: -32002, data: { sessionId: "20261201-000000-000-abcdef" } });
     send({ id: 5, method: "session/new", params: { cwd, mcpServers: [] } });
     const { sessionId } = (await answered(5)).result;
     send({ id: 6, method: "session/prompt", params: { sessionId, prompt: [{ type: "text", text: "a question left unanswered" }] } });

@@ -79,6 +79,7 @@ describe("--input-format stream-json", () => {
     const first = await awl.waitFor((l) => l.type === "result");
     expect(first.stop_reason).toBe("end_turn");
     expect(first.messages.map((m: any) => m.content[0].text)).toEqual(["one", "First answer."]);
+    expect(first.context).toMatchObject({ tokens: 11, window: 128_000 });
 
     const mark = awl.lines.length;
     awl.send(user([{ type: "text", text: "two" }]));

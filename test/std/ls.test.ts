@@ -1,68 +1,57 @@
 // std.ls, the bundled `ls` tool: through `awl tool call` and through a replayed model turn.
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { sandbox, type Sandbox } from "../e2e/support.js";
-import { callTool, replayedCall, textOf } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { callTool, replayedCall, textOf, useSandbox } from "./support.js";
 
-let box: Sandbox;
-let server: ReplayServer;
-beforeEach(async () => {
-  box = sandbox();
-  server = await startReplayServer();
-});
-afterEach(async () => {
-  await server.close();
-  box.remove();
-});
+const env = useSandbox();
 
 describe("std.ls", () => {
   it("lists names sorted, folders with '/', file sizes, dotfiles, and symlinks", async () => {
-    mkdirSync(join(box.cwd, "src"));
-    writeFileSync(join(box.cwd, "b.txt"), "x".repeat(2048));
-    writeFileSync(join(box.cwd, ".env"), "A=1\n");
-    symlinkSync("b.txt", join(box.cwd, "link"));
-    symlinkSync("missing", join(box.cwd, "dangling"));
-    const { outcome, code } = await callTool(box, "ls", {});
+    mkdirSync(join(env.box.cwd, "src"));
+    writeFileSync(join(env.box.cwd, "b.txt"), "x".repeat(2048));
+    writeFileSync(join(env.box.cwd, ".env"), "A=1\n");
+    symlinkSync("b.txt", join(env.box.cwd, "link"));
+    symlinkSync("missing", join(env.box.cwd, "dangling"));
+    const { outcome, code } = await callTool(env.box, "ls", {});
     expect(code).toBe(0);
     expect(textOf(outcome)).toBe([".env  4 B", "b.txt  2.0 KB", "dangling  (symlink to a missing target)", "link  2.0 KB (symlink)", "src/"].join("\n"));
     expect(outcome).toMatchObject({ is_error: false, summary: "5 entries" });
   });
 
   it("caps the listing at limit and says how to see the rest", async () => {
-    for (let i = 0; i < 12; i++) writeFileSync(join(box.cwd, `f${String(i).padStart(2, "0")}`), "");
-    const text = textOf((await callTool(box, "ls", { limit: 10 })).outcome);
+    for (let i = 0; i < 12; i++) writeFileSync(join(env.box.cwd, `f${String(i).padStart(2, "0")}`), "");
+    const text = textOf((await callTool(env.box, "ls", { limit: 10 })).outcome);
     expect(text.split("\n").slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `f${String(i).padStart(2, "0")}  0 B`));
     expect(text.split("\n")[10]).toBe("[10 of 12 entries shown (limit=10); use limit=12, or find/grep to narrow it down]");
   });
 
   it("answers a file, a missing path and an empty folder clearly", async () => {
-    writeFileSync(join(box.cwd, "a.txt"), "hi");
-    mkdirSync(join(box.cwd, "empty"));
-    const file = await callTool(box, "ls", { path: "a.txt" });
+    writeFileSync(join(env.box.cwd, "a.txt"), "hi");
+    mkdirSync(join(env.box.cwd, "empty"));
+    const file = await callTool(env.box, "ls", { path: "a.txt" });
     expect(file).toMatchObject({ code: 1, outcome: { is_error: true, content: "a.txt is a file, not a directory; use read to see a file" } });
-    expect((await callTool(box, "ls", { path: "nope" })).outcome).toMatchObject({ is_error: true, content: "no such directory: nope" });
-    expect(textOf((await callTool(box, "ls", { path: "empty" })).outcome)).toBe("(empty directory)");
+    expect((await callTool(env.box, "ls", { path: "nope" })).outcome).toMatchObject({ is_error: true, content: "no such directory: nope" });
+    expect(textOf((await callTool(env.box, "ls", { path: "empty" })).outcome)).toBe("(empty directory)");
   });
 
   it("writes names that are not UTF-8 as \\xNN escapes", async () => {
-    writeFileSync(Buffer.concat([Buffer.from(join(box.cwd, "caf")), Buffer.from([0xe9])]), "");
-    expect(textOf((await callTool(box, "ls", {})).outcome)).toBe("caf\\xE9  0 B");
+    writeFileSync(Buffer.concat([Buffer.from(join(env.box.cwd, "caf")), Buffer.from([0xe9])]), "");
+    expect(textOf((await callTool(env.box, "ls", {})).outcome)).toBe("caf\\xE9  0 B");
   });
 
   it("is declared read-only, and --no-std-tools leaves it out", async () => {
-    const listing = JSON.parse((await box.awl(["tools", "--json"])).stdout);
+    const listing = JSON.parse((await env.box.awl(["tools", "--json"])).stdout);
     expect(listing.tools).toContainEqual(expect.objectContaining({ name: "ls", extension: "std.ls", kinds: ["read"] }));
-    expect(JSON.parse((await box.awl(["tools", "--json", "--no-std-tools"])).stdout).tools).toEqual([]);
+    expect(JSON.parse((await env.box.awl(["tools", "--json", "--no-std-tools"])).stdout).tools).toEqual([]);
   });
 
   it("answers a model's call in a turn", async () => {
-    mkdirSync(join(box.cwd, "docs"));
-    writeFileSync(join(box.cwd, "docs", "a.md"), "# a\n");
-    const turn = await replayedCall(box, server, "ls", { path: "docs" });
+    mkdirSync(join(env.box.cwd, "docs"));
+    writeFileSync(join(env.box.cwd, "docs", "a.md"), "# a\n");
+    const turn = await replayedCall(env.box, env.server, "ls", { path: "docs" });
     expect(turn.code).toBe(0);
     expect(turn.content).toBe("a.md  4 B");
-    expect(server.requests[0]!.json().tools.map((t: { function: { name: string } }) => t.function.name)).toContain("ls");
+    expect(env.server.requests[0]!.json().tools.map((t: { function: { name: string } }) => t.function.name)).toContain("ls");
   });
 });

@@ -3,9 +3,9 @@
  * (the model calls the tool, awl runs it and sends the result back) through `awl -p` against the replay server.
  */
 import { readdirSync } from "node:fs";
-import { expect } from "vitest";
-import type { ReplayServer } from "../support/replay-server.js";
-import { openaiText, openaiToolCalls, providerEnv, type Sandbox } from "../e2e/support.js";
+import { afterEach, beforeEach, expect } from "vitest";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { openaiText, openaiToolCalls, providerEnv, sandbox, type Sandbox } from "../e2e/support.js";
 import type { ToolOutcome } from "../../src/tools/types.js";
 
 /** The bundled std tools' names (one `extensions/std/NAME.lua` each), sorted. */
@@ -13,6 +13,28 @@ export const STD_TOOLS: readonly string[] = readdirSync(new URL("../../extension
   .filter((f) => f.endsWith(".lua"))
   .map((f) => f.slice(0, -".lua".length))
   .sort();
+
+/** A fresh sandbox and replay server for each test of the file; read them through the getters. */
+export function useSandbox(): { readonly box: Sandbox; readonly server: ReplayServer } {
+  let box: Sandbox | undefined;
+  let server: ReplayServer | undefined;
+  beforeEach(async () => {
+    box = sandbox();
+    server = await startReplayServer();
+  });
+  afterEach(async () => {
+    await server?.close();
+    box?.remove();
+  });
+  return {
+    get box() {
+      return box!;
+    },
+    get server() {
+      return server!;
+    },
+  };
+}
 
 /** `awl tool call NAME JSON --json` in the sandbox's project: the outcome and the exit code. */
 export async function callTool(box: Sandbox, name: string, input: unknown, args: string[] = []): Promise<{ outcome: ToolOutcome; code: number | null; stderr: string }> {

@@ -23,6 +23,7 @@ import { crashReport } from "../../agent/agent.js";
 import type { ConfigResult } from "../../config/errors.js";
 import type { AwlSettings, LoadedSettings } from "../../config/index.js";
 import { newSessionId } from "../../session/paths.js";
+import type { MeterSnapshot } from "../../usage/meter.js";
 import { awlVersion } from "../../version.js";
 import { openChatTools } from "../chat-tools.js";
 import { describeProviderError } from "../error-text.js";
@@ -155,6 +156,7 @@ export class AcpAgent {
           updates.handle(event);
           continue;
         }
+        if (event.meter?.context_tokens !== undefined) notify(client, live.id, usageUpdate(event.meter));
         return { stopReason: stopReasonOf(event.result, live.runtime.settings, (text) => notify(client, live.id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } })) };
       }
       throw new RequestError(INTERNAL_ERROR, "the turn ended without a result");
@@ -186,6 +188,12 @@ function stopReasonOf(result: TurnResult, settings: AwlSettings, say: (text: str
     default:
       return "end_turn";
   }
+}
+
+/** How full the context window is after a turn, and what the session cost so far (when the prices are known). */
+function usageUpdate(meter: MeterSnapshot): SessionUpdate {
+  const cost = meter.session.cost_usd;
+  return { sessionUpdate: "usage_update", used: meter.context_tokens ?? 0, size: meter.context_window, ...(cost !== undefined && { cost: { amount: Number(cost), currency: "USD" } }) };
 }
 
 /** Sends one update; a client gone meanwhile is noticed by the connection closing, not here. */

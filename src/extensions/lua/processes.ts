@@ -6,18 +6,36 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
-import type { ExecReply, ExecRequest } from "./protocol.js";
+import type { ExecReply, ExecRequest, ProcessEnd, ReadReply, SpawnReply, SpawnRequest } from "./protocol.js";
 
 /** Captured output beyond this is dropped (the program keeps running). */
 const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
 /** After the program exits, how long to wait for its pipes (a background grandchild may hold them). */
 const PIPE_GRACE_MS = 100;
+/** A spawned program's output waiting to be read beyond this pauses the program's pipes (it blocks on write). */
+const HIGH_WATER_BYTES = 4 * 1024 * 1024;
+/** At most this much output in one read reply (the rest waits for the next). */
+const MAX_READ_BYTES = 1024 * 1024;
+
+/** One program started by `awl.spawn`, its output queued until the handler reads it. */
+interface Streamed {
+  callId: number;
+  child: ChildProcess;
+  queue: { stream: "stdout" | "stderr"; data: Buffer }[];
+  queued: number;
+  end?: ProcessEnd;
+  /** A read waiting for output or the end. */
+  waiting?: () => void;
+}
 
 export type LogSink = (extension: string, stream: string, text: string) => void;
 
 export class ChildProcesses {
   /** Process groups per call id, until the call ends. */
   private readonly groups = new Map<number, Set<number>>();
+  /** Programs started with `awl.spawn`, by handle. */
+  private readonly streamed = new Map<number, Streamed>();
+  private nextHandle = 1;
 
   constructor(
     private readonly env: Record<string, string>,
@@ -30,15 +48,8 @@ export class ChildProcesses {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
       let sizes = [0, 0];
-      let timedOut = false;
-      let settled = false;
       let child: ChildProcess;
-      const reply = (r: Omit<ExecReply, "stdout" | "stderr">) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        resolvePromise({ ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
-      };
+      const reply = (r: ProcessEnd) => resolvePromise({ ...r, stdout: Buffer.concat(out), stderr: Buffer.concat(err) });
       try {
         child = spawn(file, args, {
           cwd: req.cwd,
@@ -65,30 +76,78 @@ export class ChildProcesses {
         child.stdin.on("error", () => {}); // the program may exit without reading its input
         child.stdin.end(Buffer.from(req.stdin));
       }
-      const timer = req.timeoutMs
-        ? setTimeout(() => {
-            timedOut = true;
-            killGroup(child.pid);
-          }, req.timeoutMs)
-        : undefined;
-      child.on("error", (e) => reply({ code: null, how: "error", detail: `cannot run ${file}: ${e.message}` }));
-      const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-        if (timedOut) reply({ code: null, how: "timeout" });
-        else if (signal) reply({ code: null, how: "signal", detail: constants.signals[signal] ?? signal });
-        else reply({ code: code ?? 0, how: "exit" });
-      };
-      child.on("exit", (code, signal) => {
-        const wait = setTimeout(() => {
-          child.stdout?.destroy();
-          child.stderr?.destroy();
-          finish(code, signal);
-        }, PIPE_GRACE_MS);
-        child.on("close", () => {
-          clearTimeout(wait);
-          finish(code, signal);
-        });
-      });
+      watchEnd(child, file, req.timeoutMs, reply);
     });
+  }
+
+  /** Starts a program for `awl.spawn`: its own process group, no stdin (it reads end of file), output queued. */
+  spawn(req: SpawnRequest): SpawnReply {
+    const [file, ...args] = req.argv;
+    let child: ChildProcess;
+    try {
+      child = spawn(file!, args, { cwd: req.cwd, env: req.env ?? this.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    } catch (e) {
+      return { error: `cannot run ${file}: ${(e as Error).message}` };
+    }
+    const handle = this.nextHandle++;
+    const entry: Streamed = { callId: req.callId, child, queue: [], queued: 0 };
+    this.streamed.set(handle, entry);
+    if (child.pid !== undefined) this.remember(req.callId, child.pid);
+    const wake = () => {
+      const waiting = entry.waiting;
+      entry.waiting = undefined;
+      waiting?.();
+    };
+    const collect = (stream: "stdout" | "stderr") => (data: Buffer) => {
+      const last = entry.queue[entry.queue.length - 1];
+      if (last && last.stream === stream && last.data.length < MAX_READ_BYTES) last.data = Buffer.concat([last.data, data]);
+      else entry.queue.push({ stream, data });
+      entry.queued += data.length;
+      if (entry.queued > HIGH_WATER_BYTES) {
+        child.stdout?.pause();
+        child.stderr?.pause();
+      }
+      wake();
+    };
+    child.stdout!.on("data", collect("stdout"));
+    child.stderr!.on("data", collect("stderr"));
+    watchEnd(child, file!, req.timeoutMs, (end) => {
+      entry.end = end;
+      wake();
+    });
+    return { handle, pid: child.pid ?? 0 };
+  }
+
+  /** The output queued since the last read, waiting for some if there is none yet; the end once all was read. */
+  async read(handle: number): Promise<ReadReply> {
+    const entry = this.streamed.get(handle);
+    if (!entry) return { chunks: [], end: { code: null, how: "error", detail: "the program's handle is closed" } };
+    while (entry.queue.length === 0 && !entry.end) await new Promise<void>((resolve) => (entry.waiting = resolve));
+    const chunks: ReadReply["chunks"] = [];
+    let size = 0;
+    while (entry.queue.length > 0 && size < MAX_READ_BYTES) {
+      const piece = entry.queue.shift()!;
+      chunks.push(piece);
+      size += piece.data.length;
+    }
+    entry.queued -= size;
+    if (entry.queued <= HIGH_WATER_BYTES) {
+      entry.child.stdout?.resume();
+      entry.child.stderr?.resume();
+    }
+    if (entry.queue.length === 0 && entry.end) {
+      this.streamed.delete(handle);
+      return { chunks, end: entry.end };
+    }
+    return { chunks };
+  }
+
+  /** Kills a spawned program's whole process group. */
+  kill(handle: number): { killed: boolean } {
+    const entry = this.streamed.get(handle);
+    if (!entry || entry.end) return { killed: false };
+    killGroup(entry.child.pid);
+    return { killed: true };
   }
 
   private remember(callId: number, pid: number): void {
@@ -102,8 +161,16 @@ export class ChildProcesses {
     for (const pid of this.groups.get(callId) ?? []) killGroup(pid);
   }
 
-  /** The call is over: its processes (background ones included) are no longer ours to kill. */
+  /**
+   * The call is over: the programs it ran with `awl.spawn` and left running are killed (the handler can no longer
+   * read them); those it started otherwise (background ones included) are no longer ours to kill.
+   */
   forget(callId: number): void {
+    for (const [handle, entry] of this.streamed) {
+      if (entry.callId !== callId) continue;
+      if (!entry.end) killGroup(entry.child.pid);
+      this.streamed.delete(handle);
+    }
     this.groups.delete(callId);
   }
 
@@ -111,6 +178,40 @@ export class ChildProcesses {
     for (const callId of this.groups.keys()) this.killCall(callId);
     this.groups.clear();
   }
+}
+
+/**
+ * Calls `done` once, when the program has ended and its pipes are closed (or PIPE_GRACE_MS after it exited, when a
+ * background grandchild still holds them); at `timeoutMs` the whole group is killed and the end is a timeout.
+ */
+function watchEnd(child: ChildProcess, file: string, timeoutMs: number | undefined, done: (end: ProcessEnd) => void): void {
+  let timedOut = false;
+  let settled = false;
+  const timer = timeoutMs
+    ? setTimeout(() => {
+        timedOut = true;
+        killGroup(child.pid);
+      }, timeoutMs)
+    : undefined;
+  const finish = (end: ProcessEnd) => {
+    if (settled) return;
+    settled = true;
+    clearTimeout(timer);
+    done(timedOut ? { code: null, how: "timeout" } : end);
+  };
+  child.on("error", (e) => finish({ code: null, how: "error", detail: `cannot run ${file}: ${e.message}` }));
+  child.on("exit", (code, signal) => {
+    const end: ProcessEnd = signal ? { code: null, how: "signal", detail: constants.signals[signal] ?? signal } : { code: code ?? 0, how: "exit" };
+    const wait = setTimeout(() => {
+      child.stdout?.destroy();
+      child.stderr?.destroy();
+      finish(end);
+    }, PIPE_GRACE_MS);
+    child.on("close", () => {
+      clearTimeout(wait);
+      finish(end);
+    });
+  });
 }
 
 function killGroup(pid: number | undefined): void {

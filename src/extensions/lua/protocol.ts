@@ -97,11 +97,51 @@ export interface ExecRequest {
   stderr: "capture" | "log";
 }
 
-export interface ExecReply {
+/** How a program ended. */
+export interface ProcessEnd {
   code: number | null;
   how: "exit" | "signal" | "timeout" | "error";
   /** Signal number for "signal", the reason for "error". */
   detail?: number | string;
+}
+
+export interface ExecReply extends ProcessEnd {
   stdout: Uint8Array;
   stderr: Uint8Array;
+}
+
+/** `awl.spawn`: a program started now, whose output the handler reads as it comes (no stdin: it reads EOF). */
+export interface SpawnRequest {
+  callId: number;
+  argv: string[];
+  cwd: string;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+/** The spawned program's handle, or why it could not start. */
+export type SpawnReply = { handle: number; pid: number } | { error: string };
+
+/** Output that came since the last read (in arrival order, one piece per run of one stream); `end` once all of it was read. */
+export interface ReadReply {
+  chunks: { stream: "stdout" | "stderr"; data: Uint8Array }[];
+  end?: ProcessEnd;
+}
+
+/**
+ * What a worker asks the main thread for, synchronously (it blocks until the answer): child processes live on the
+ * main thread, so a cancel can kill them even while the worker is busy.
+ */
+export type HostRequest =
+  | ({ op: "exec" } & ExecRequest)
+  | ({ op: "spawn" } & SpawnRequest)
+  | { op: "read"; handle: number }
+  | { op: "kill"; handle: number };
+
+/** The answer to each kind of {@link HostRequest}. */
+export interface HostReplies {
+  exec: ExecReply;
+  spawn: SpawnReply;
+  read: ReadReply;
+  kill: { killed: boolean };
 }

@@ -16,7 +16,7 @@ import {
   CONTROL_REPLY,
   CONTROL_SIZE,
   type CallRequest,
-  type ExecRequest,
+  type HostRequest,
   type FromWorker,
   type ToWorker,
   type WorkerInit,
@@ -116,7 +116,7 @@ export class WorkerSlot {
       transferList: [channel.port2],
       resourceLimits: { maxYoungGenerationSizeMb: 2 }, // a worker holds little JS: keep its RSS small
     });
-    channel.port1.on("message", (req: ExecRequest) => void this.answer(channel.port1, req));
+    channel.port1.on("message", (req: HostRequest) => void this.answer(channel.port1, req));
     channel.port1.unref();
 
     return new Promise<Loaded>((resolve, reject) => {
@@ -175,12 +175,25 @@ export class WorkerSlot {
     });
   }
 
-  private async answer(port: MessageChannel["port1"], req: ExecRequest): Promise<void> {
-    const reply = await this.processes.run(req);
+  private async answer(port: MessageChannel["port1"], req: HostRequest): Promise<void> {
+    const reply = await this.reply(req);
     if (this.dead) return;
     port.postMessage(reply);
     Atomics.store(this.control, CONTROL_REPLY, 1);
     Atomics.notify(this.control, CONTROL_REPLY);
+  }
+
+  private reply(req: HostRequest): Promise<unknown> | unknown {
+    switch (req.op) {
+      case "exec":
+        return this.processes.run(req);
+      case "spawn":
+        return this.processes.spawn(req);
+      case "read":
+        return this.processes.read(req.handle);
+      case "kill":
+        return this.processes.kill(req.handle);
+    }
   }
 
   private onMessage(msg: FromWorker): void {

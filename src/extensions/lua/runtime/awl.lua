@@ -2,7 +2,7 @@
 -- form `agent.on('discover_tools', ...)`, and the two entry points the worker calls:
 -- `load_extension` and `call`. Only strings cross to JavaScript: tool input arrives as JSON text,
 -- results leave as (status, content, extra JSON).
-local host, json, make_require, config, fs = ...
+local host, json, make_require, config, extras = ...
 
 local format, concat, find, sub, match = string.format, table.concat, string.find, string.sub, string.match
 local type, tostring, select, error, pcall, xpcall, setmetatable, getmetatable, next =
@@ -20,7 +20,20 @@ awl.json = {
   object = json.object,
 }
 
-awl.fs = fs
+awl.fs = extras.fs
+awl.spawn = extras.spawn
+awl.base64 = {
+  --- Base64 text of a string's bytes (e.g. an image for a result's `images`).
+  encode = function(bytes)
+    if type(bytes) ~= "string" then error("bad argument #1 to 'awl.base64.encode' (string expected, got " .. type(bytes) .. ")", 2) end
+    return host.base64_encode(bytes)
+  end,
+  --- The bytes of base64 text.
+  decode = function(text)
+    if type(text) ~= "string" then error("bad argument #1 to 'awl.base64.decode' (string expected, got " .. type(text) .. ")", 2) end
+    return host.base64_decode(text)
+  end,
+}
 
 local extensions = {} -- name -> { name, file, root, env, tools = { [name] = tool }, order = { tool... }, unload = { fn... } }
 local loading = nil   -- the extension whose top-level code is running

@@ -21,5 +21,5 @@ local host = setmetatable({
 
 local stdlib = run("stdlib.lua", host)
 local req = run("require.lua", host, config, stdlib.read_chunk)
-local fs = run("fs.lua", host)
-return run("awl.lua", host, json, req.make_require, config, fs)
+local extras = { fs = run("fs.lua", host, json), spawn = run("proc.lua", host, json) }
+return run("awl.lua", host, json, req.make_require, config, extras)

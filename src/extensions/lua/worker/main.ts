@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
-import { wasmApi, CONTROL_REPLY, type ExecReply, type ExecRequest, type FromWorker, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
+import { wasmApi, CONTROL_REPLY, type FromWorker, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
 import { DamagedState, LuaRuntime } from "./runtime.js";
 import type { LuaModule } from "./lua-c.js";
 
@@ -26,12 +26,12 @@ function post(message: FromWorker): void {
 }
 
 /** Child processes run on the main thread (so a cancel can kill them): ask, then block for the answer. */
-function exec(request: ExecRequest): ExecReply {
+function request<R extends HostRequest>(req: R): HostReplies[R["op"]] {
   Atomics.store(control, CONTROL_REPLY, 0);
-  init.requestPort.postMessage(request);
+  init.requestPort.postMessage(req);
   for (;;) {
     const got = receiveMessageOnPort(init.requestPort);
-    if (got) return got.message as ExecReply;
+    if (got) return got.message as HostReplies[R["op"]];
     Atomics.wait(control, CONTROL_REPLY, 0, 1000);
   }
 }
@@ -60,7 +60,7 @@ function fatal(err: unknown): never {
 async function start(): Promise<void> {
   let runtime: LuaRuntime;
   try {
-    runtime = new LuaRuntime(await loadLuaModule(), init, { post, exec, control });
+    runtime = new LuaRuntime(await loadLuaModule(), init, { post, request, control });
     post({ type: "loaded", ...runtime.loadExtensions() });
   } catch (err) {
     fatal(err);

@@ -18,8 +18,8 @@ import {
   CONTROL_ABORT,
   CONTROL_LOADING,
   type CallRequest,
-  type ExecReply,
-  type ExecRequest,
+  type HostReplies,
+  type HostRequest,
   type FromWorker,
   type WorkerInit,
   type WorkerOutcome,
@@ -27,6 +27,8 @@ import {
 import type { ExtensionLoadError, LuaToolRegistration, ToolProgress } from "../types.js";
 import { HostFiles, fsFailure } from "./host-fs.js";
 import { listDir, pathFromBytes, statPath } from "./host-dir.js";
+import { readText, writeText } from "./host-text.js";
+import { grep, walk, type GrepOptions, type WalkOptions } from "./host-walk.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
 import { StackWhere } from "./stack-where.js";
 import { KNOWN_C_MODULES, luaSearchPaths } from "./lua-paths.js";
@@ -44,7 +46,8 @@ const ABORT_MESSAGE: Record<number, string> = {
 
 export interface RuntimeHost {
   post(message: FromWorker): void;
-  exec(request: ExecRequest): ExecReply;
+  /** A synchronous request to the main thread (child processes). */
+  request<R extends HostRequest>(request: R): HostReplies[R["op"]];
   control: Int32Array;
 }
 
@@ -134,6 +137,11 @@ export class LuaRuntime {
     this.m._lua_sethook(L, this.hookPtr, LUA_MASKCOUNT, 1);
     this.c.pushString(L, ABORT_MESSAGE[this.abort] ?? "awl: stopped");
     this.m._lua_error(L); // unwinds through Lua (a longjmp); never returns
+  }
+
+  /** A long host function (a walk, a search) asks this between steps: the call was cancelled or ran out of time. */
+  private shouldStop(): boolean {
+    return this.abort !== ABORT_NONE || Atomics.load(this.host.control, CONTROL_ABORT) !== ABORT_NONE || performance.now() > this.deadline;
   }
 
   /** Stops the running Lua code at its next instruction (os.exit). */
@@ -238,6 +246,21 @@ export class LuaRuntime {
     const pathArg = (L: number, i: number) => pathFromBytes(bytes(L, i), files.cwd);
     this.hostFunction("fs_stat", (L) => statPath(pathArg(L, 1)));
     this.hostFunction("fs_list", (L) => listDir(pathArg(L, 1), num(L, 2)));
+    this.hostFunction("fs_read_text", (L) => {
+      const offset = c.number(L, 2);
+      const limit = c.number(L, 3);
+      return readText(pathArg(L, 1), { ...(offset !== null && { offset }), ...(limit !== null && { limit }) });
+    });
+    this.hostFunction("fs_write_text", (L) => {
+      const path = pathArg(L, 1);
+      if (typeof path !== "string") return [null, "awl writes only to paths that are valid UTF-8", 22];
+      return writeText(path, bytes(L, 2));
+    });
+    const stop = () => this.shouldStop();
+    this.hostFunction("fs_walk", (L) => walk(files.path(str(L, 1)), JSON.parse(str(L, 2)) as WalkOptions, stop));
+    this.hostFunction("fs_grep", (L) => grep(files.path(str(L, 1)), str(L, 2), JSON.parse(str(L, 3)) as GrepOptions, stop));
+    this.hostFunction("base64_encode", (L) => [Buffer.from(bytes(L, 1)).toString("base64")]);
+    this.hostFunction("base64_decode", (L) => [Buffer.from(str(L, 1), "base64")]);
     this.hostFunction("getenv", (L) => [this.init.env[str(L, 1)] ?? null]);
     this.hostFunction("set_extension", (L) => {
       this.extension = str(L, 1);
@@ -258,6 +281,14 @@ export class LuaRuntime {
       return [];
     });
     this.hostFunction("exec", (L) => this.exec(str(L, 1), c.view(L, 2)));
+    this.hostFunction("spawn", (L) => this.spawn(str(L, 1)));
+    this.hostFunction("proc_read", (L) => {
+      const reply = this.host.request({ op: "read", handle: num(L, 1) });
+      const chunks = reply.chunks.map((chunk) => ({ stream: chunk.stream, data: chunk.data }));
+      const end = reply.end;
+      return end ? [chunks, true, end.code, end.how, end.detail ?? null] : [chunks, false];
+    });
+    this.hostFunction("proc_kill", (L) => [this.host.request({ op: "kill", handle: num(L, 1) }).killed]);
   }
 
   private progressUpdate(kind: string, L: number): ToolProgress | null {
@@ -282,7 +313,8 @@ export class LuaRuntime {
       stderr: "capture" | "log";
     };
     const env = spec.env ? { ...this.init.env, ...stringValues(spec.env) } : undefined;
-    const reply = this.host.exec({
+    const reply = this.host.request({
+      op: "exec",
       callId: this.callId,
       extension: this.extension,
       ...(spec.argv ? { argv: spec.argv } : {}),
@@ -295,6 +327,19 @@ export class LuaRuntime {
       stderr: spec.stderr,
     });
     return [reply.code, reply.stdout, reply.stderr, reply.how, reply.detail ?? null];
+  }
+
+  private spawn(specJson: string): HostValue[] {
+    const spec = JSON.parse(specJson) as { argv: string[]; cwd?: string; env?: Record<string, unknown>; timeout_ms?: number };
+    const reply = this.host.request({
+      op: "spawn",
+      callId: this.callId,
+      argv: spec.argv,
+      cwd: spec.cwd ? this.files.path(spec.cwd) : this.files.cwd,
+      ...(spec.env ? { env: { ...this.init.env, ...stringValues(spec.env) } } : {}),
+      ...(spec.timeout_ms ? { timeoutMs: spec.timeout_ms } : {}),
+    });
+    return "error" in reply ? [null, reply.error] : [reply.handle, reply.pid];
   }
 
   /** Loads every extension in order; one failing never stops the others. */

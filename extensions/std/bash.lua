@@ -1,0 +1,162 @@
+-- std.bash: the `bash` tool. Runs a command in the workspace with a timeout, stdout and stderr interleaved as
+-- they come and streamed to the tool's block; long output keeps its head and tail inline and is saved whole.
+-- On cancel or timeout awl kills the command's whole process group. Bundled with awl (docs/std-tools.md).
+local DEFAULT_TIMEOUT, MAX_TIMEOUT = 120, 600
+-- Within the 40 000 characters of a result the model reads by default (ctx.result_limit).
+local INLINE_BYTES, INLINE_LINES = 38 * 1024, 2000
+local HEAD_BYTES, HEAD_LINES = 12 * 1024, 500
+local TAIL_BYTES, TAIL_LINES = 24 * 1024, 1500
+local SHOWN_BYTES = 4096
+
+local function count_lines(s)
+  local _, n = s:gsub("\n", "")
+  return n
+end
+
+-- The first `max_lines` lines of `s`, cut at a line end.
+local function head_lines(s, max_lines)
+  local at, n = 0, 0
+  while n < max_lines do
+    local nl = s:find("\n", at + 1, true)
+    if not nl then return s end
+    at, n = nl, n + 1
+  end
+  return s:sub(1, at)
+end
+
+-- The last `max_lines` lines of `s`.
+local function tail_lines(s, max_lines)
+  local at, n = #s, 0
+  if s:sub(-1) == "\n" then at = at - 1 end
+  while at > 0 do
+    local c = s:byte(at)
+    if c == 10 then
+      n = n + 1
+      if n == max_lines then return s:sub(at + 1) end
+    end
+    at = at - 1
+  end
+  return s
+end
+
+local function size_text(n)
+  if n < 1024 then return n .. " B" end
+  if n < 1024 * 1024 then return string.format("%.1f KB", n / 1024) end
+  return string.format("%.1f MB", n / 1024 / 1024)
+end
+
+local function shell()
+  local info = awl.fs.stat("/bin/bash")
+  return info and "/bin/bash" or "/bin/sh"
+end
+
+-- Collects the output: all of it while small; past INLINE_BYTES the head, a bounded tail, and the whole in a file.
+local function collector(ctx)
+  local self = { parts = {}, size = 0, lines = 0, head = nil, tail = {}, tail_size = 0, file = nil, path = nil }
+  function self.add(data)
+    self.size = self.size + #data
+    self.lines = self.lines + count_lines(data)
+    if not self.file and self.size <= INLINE_BYTES then
+      self.parts[#self.parts + 1] = data
+      return
+    end
+    if not self.file then
+      self.parts[#self.parts + 1] = data
+      local all = table.concat(self.parts)
+      self.parts = nil
+      self.path = string.format("%s/bash-%d-%d.txt", ctx.spill_dir, os.time(), math.random(1, 1 << 30))
+      self.file = io.open(self.path, "wb")
+      if not self.file then self.path, self.file = nil, io.open("/dev/null", "wb") end -- no spill dir: head and tail only
+      self.file:write(all)
+      self.head = all:sub(1, HEAD_BYTES)
+      self.tail, self.tail_size = { all }, #all
+      return
+    end
+    self.file:write(data)
+    self.tail[#self.tail + 1] = data
+    self.tail_size = self.tail_size + #data
+    while #self.tail > 1 and self.tail_size - #self.tail[1] >= TAIL_BYTES do
+      self.tail_size = self.tail_size - #self.tail[1]
+      table.remove(self.tail, 1)
+    end
+  end
+  function self.text()
+    if not self.head then
+      local all = table.concat(self.parts)
+      if self.lines <= INLINE_LINES then return all end
+      self.head, self.tail = all, { all }
+    end
+    if self.file then self.file:close(); self.file = nil end
+    local head = head_lines(self.head:sub(1, HEAD_BYTES), HEAD_LINES)
+    local tail = table.concat(self.tail)
+    if #tail > TAIL_BYTES then
+      tail = tail:sub(-TAIL_BYTES)
+      local nl = tail:find("\n", 1, true)
+      if nl then tail = tail:sub(nl + 1) end -- whole lines only
+    end
+    tail = tail_lines(tail, TAIL_LINES)
+    local where = self.path and ("; all of it is in " .. self.path) or ""
+    local cut_lines = self.lines - count_lines(head) - count_lines(tail)
+    return string.format("%s\n[… %d lines cut (%d lines, %s in all)%s]\n%s", head, math.max(cut_lines, 0), self.lines,
+      size_text(self.size), where, tail)
+  end
+  return self
+end
+
+awl.register_tool {
+  name = "bash",
+  description = "Run a bash command in the working directory; stdout and stderr come interleaved, then the exit code. "
+    .. "No stdin. Long output keeps its head and tail (all of it saved to a file). Timeout "
+    .. DEFAULT_TIMEOUT .. " s unless given, at most " .. MAX_TIMEOUT .. ".",
+  parameters = {
+    type = "object",
+    properties = {
+      command = { type = "string", description = "The command" },
+      timeout = { type = "integer", minimum = 1, maximum = MAX_TIMEOUT, description = "Seconds" },
+    },
+    required = { "command" },
+  },
+  kinds = { "exec" },
+  parallel = false,
+  timeout = MAX_TIMEOUT + 30, -- the command's own timeout comes first; this only bounds the handler
+  run = function(args, ctx)
+    local command = args.command
+    local seconds = math.min(args.timeout or DEFAULT_TIMEOUT, MAX_TIMEOUT)
+    ctx:title(command:match("^[^\n]*"))
+    -- One stream, in the order the command wrote it: the shell sends its stderr to its stdout.
+    local proc, err = awl.spawn { shell(), "-c", "exec 2>&1\n" .. command, timeout = seconds,
+      env = { PAGER = "cat", GIT_PAGER = "cat", GIT_TERMINAL_PROMPT = "0" } }
+    if not proc then return awl.tool_error("cannot run the command: " .. err) end
+    local out, recent = collector(ctx), ""
+    while true do
+      local data = proc:read()
+      if not data then break end
+      out.add(data)
+      recent = (recent .. data):sub(-SHOWN_BYTES)
+      ctx:show { command = command, output = recent, running = true }
+    end
+    local code, why = proc:wait()
+    local text = out.text()
+    local status
+    if code then
+      status = "[exit code " .. code .. "]"
+    elseif why == "timeout" then
+      status = "[timed out after " .. seconds .. " s: the command and everything it started were killed]"
+    else
+      status = "[" .. why .. "]"
+    end
+    ctx:show { command = command, output = recent, running = false, status = status }
+    local content = (text == "" and "" or (text:sub(-1) == "\n" and text or text .. "\n")) .. status
+    return { content = content, is_error = code ~= 0, summary = status:sub(2, -2) }
+  end,
+  render = function(state, view)
+    local lines = {}
+    for line in state.output:gmatch("[^\n]*") do lines[#lines + 1] = line end
+    if lines[#lines] == "" then lines[#lines] = nil end
+    local keep = view.expand and #lines or math.max(1, view.height - (state.status and 1 or 0))
+    local out = {}
+    for i = math.max(1, #lines - keep + 1), #lines do out[#out + 1] = lines[i] end
+    if state.status then out[#out + 1] = state.status end
+    return out
+  end,
+}

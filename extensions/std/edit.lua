@@ -1,0 +1,225 @@
+-- std.edit: the `edit` tool. Replaces an exact string that must occur once (or every occurrence with
+-- replace_all), keeping the file's line endings and BOM; the model gets a short confirmation, the UI a
+-- unified diff. Bundled with awl, written against the public Lua API only (docs/std-tools.md).
+local CONTEXT = 3
+local BOM = "\239\187\191"
+
+local function plain_find_all(text, needle)
+  local found, at = {}, 1
+  while true do
+    local s, e = text:find(needle, at, true)
+    if not s then return found end
+    found[#found + 1] = { s, e }
+    at = e + 1
+  end
+end
+
+-- Byte offsets where each line starts, for line numbers by binary search.
+local function line_starts(text)
+  local starts, at = { 1 }, 1
+  while true do
+    local nl = text:find("\n", at, true)
+    if not nl then return starts end
+    starts[#starts + 1] = nl + 1
+    at = nl + 1
+  end
+end
+
+local function line_at(starts, pos)
+  local lo, hi = 1, #starts
+  while lo < hi do
+    local mid = (lo + hi + 1) // 2
+    if starts[mid] <= pos then lo = mid else hi = mid - 1 end
+  end
+  return lo
+end
+
+local function split_lines(text)
+  local lines = {}
+  if text == "" then return lines end
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  if text:sub(-1) == "\n" then lines[#lines] = nil end
+  return lines
+end
+
+local function words(s)
+  local set, n = {}, 0
+  for w in s:gmatch("[%w_]+") do if not set[w] then set[w] = true; n = n + 1 end end
+  return set, n
+end
+
+-- The file line most like old_string's first non-blank line, for a "not found" error.
+local function closest_line(lines, old)
+  local first = old:match("[^\n]*%S[^\n]*") or old
+  local want = first:match("^%s*(.-)%s*$")
+  local want_words, count = words(want)
+  local best, best_score = nil, 0
+  for i, line in ipairs(lines) do
+    local trimmed = line:match("^%s*(.-)%s*$")
+    if trimmed == want and want ~= "" then return i, "it differs in whitespace or indentation" end
+    if count > 0 then
+      local have, shared = words(trimmed), 0
+      for w in pairs(want_words) do if have[w] then shared = shared + 1 end end
+      local score = shared / count
+      if score > best_score then best, best_score = i, score end
+    end
+  end
+  if best and best_score >= 0.5 then return best end
+end
+
+-- A unified diff of the replacements (each at old bytes f[1]..f[2], `old_len` bytes replaced by `new_len`): the
+-- whole lines each one touches, with CONTEXT lines around them; nearby changes share a hunk.
+local function unified_diff(path, text, result, found, old_len, new_len)
+  local starts = line_starts(text)
+  local old_lines = split_lines(text)
+  local line_end = function(n) return (starts[n + 1] or #text + 1) - 1 end
+  -- Changes as old line ranges, merged where occurrences share a line; `count` occurrences each.
+  local changes = {}
+  for _, f in ipairs(found) do
+    local a1, a2 = line_at(starts, f[1]), line_at(starts, f[2])
+    local last = changes[#changes]
+    if last and a1 <= last.a2 then last.a2 = math.max(last.a2, a2); last.count = last.count + 1
+    else changes[#changes + 1] = { a1 = a1, a2 = a2, count = 1 } end
+  end
+  -- Each change's new lines: its old region with the replacements applied.
+  local shift, line_shift = 0, 0
+  for _, c in ipairs(changes) do
+    local from, to = starts[c.a1], line_end(c.a2)
+    local region_shift = c.count * (new_len - old_len)
+    local region = result:sub(from + shift, to + shift + region_shift)
+    -- A region that no longer ends at a line end took in the next old line: include it on both sides.
+    while region ~= "" and region:sub(-1) ~= "\n" and to < #text do
+      c.a2 = c.a2 + 1
+      to = line_end(c.a2)
+      region = result:sub(from + shift, to + shift + region_shift)
+    end
+    c.new = split_lines(region)
+    c.b1 = c.a1 + line_shift
+    shift = shift + region_shift
+    line_shift = line_shift + #c.new - (c.a2 - c.a1 + 1)
+  end
+  local out = { "--- " .. path, "+++ " .. path }
+  local i = 1
+  while i <= #changes do
+    local j = i
+    while j < #changes and changes[j + 1].a1 - changes[j].a2 <= 2 * CONTEXT + 1 do j = j + 1 end
+    local first_old = math.max(1, changes[i].a1 - CONTEXT)
+    local last_old = math.min(#old_lines, changes[j].a2 + CONTEXT)
+    local first_new = first_old + (changes[i].b1 - changes[i].a1)
+    local body, old_count, new_count, at = {}, 0, 0, first_old
+    local function same(n) body[#body + 1] = " " .. old_lines[n]; old_count = old_count + 1; new_count = new_count + 1 end
+    for k = i, j do
+      local c = changes[k]
+      for n = at, c.a1 - 1 do same(n) end
+      for n = c.a1, c.a2 do body[#body + 1] = "-" .. old_lines[n]; old_count = old_count + 1 end
+      for _, line in ipairs(c.new) do body[#body + 1] = "+" .. line; new_count = new_count + 1 end
+      at = c.a2 + 1
+    end
+    for n = at, last_old do same(n) end
+    out[#out + 1] = string.format("@@ -%d,%d +%d,%d @@", first_old, old_count, new_count == 0 and first_new - 1 or first_new, new_count)
+    for _, line in ipairs(body) do out[#out + 1] = line end
+    i = j + 1
+  end
+  return table.concat(out, "\n")
+end
+
+local function line_list(lines)
+  if #lines <= 8 then return table.concat(lines, ", ") end
+  return table.concat(lines, ", ", 1, 8) .. ", …"
+end
+
+awl.register_tool {
+  name = "edit",
+  description = "Replace old_string with new_string in a file. old_string must match exactly (whitespace too) "
+    .. "and occur once, unless replace_all. Read the file first.",
+  parameters = {
+    type = "object",
+    properties = {
+      path = { type = "string", description = "File to edit" },
+      old_string = { type = "string", description = "Exact text to replace" },
+      new_string = { type = "string", description = "Text to put instead" },
+      replace_all = { type = "boolean", description = "Replace every occurrence (default false)" },
+    },
+    required = { "path", "old_string", "new_string" },
+  },
+  kinds = { "write" },
+  parallel = false,
+  run = function(args, ctx)
+    local path, old, new = args.path, args.old_string, args.new_string
+    ctx:title(path)
+    if old == "" then
+      return awl.tool_error("old_string is empty: give the exact text to replace (to create or overwrite a whole file, use write)")
+    end
+    if old == new then return awl.tool_error("old_string and new_string are the same: nothing would change") end
+    local info, err = awl.fs.stat(path)
+    if not info then
+      if err:find("No such file", 1, true) then return awl.tool_error("no such file: " .. path .. " (to create it, use write)") end
+      return awl.tool_error("cannot edit " .. path .. ": " .. err)
+    end
+    if info.type ~= "file" then return awl.tool_error(path .. " is a " .. info.type:gsub("_", " ") .. ", not a file") end
+    local raw, meta = awl.fs.read_text(path)
+    if not raw then return awl.tool_error("cannot edit " .. path .. ": " .. meta) end
+    if meta.binary then return awl.tool_error(path .. " is a binary file; edit changes text files") end
+
+    -- Match on the text the model saw: no BOM, LF line endings when the file uses CRLF throughout.
+    local bom = raw:sub(1, 3) == BOM
+    local text = bom and raw:sub(4) or raw
+    local _, crlfs = text:gsub("\r\n", "")
+    local _, lfs = text:gsub("\n", "")
+    local crlf = crlfs > 0 and crlfs == lfs
+    if crlf then
+      text = text:gsub("\r\n", "\n")
+      old, new = old:gsub("\r\n", "\n"), new:gsub("\r\n", "\n")
+    end
+
+    local found = plain_find_all(text, old)
+    if #found == 0 then
+      local lines = split_lines(text)
+      local line, why = closest_line(lines, old)
+      local hint = ""
+      if line then
+        hint = string.format("; the closest is line %d%s: %s", line, why and (" (" .. why .. ")") or "", lines[line]:sub(1, 200))
+      end
+      return awl.tool_error("old_string was not found in " .. path .. hint .. ". Read the file and copy the text exactly")
+    end
+    if #found > 1 and not args.replace_all then
+      local starts, at = line_starts(text), {}
+      for i, f in ipairs(found) do at[i] = line_at(starts, f[1]) end
+      return awl.tool_error(string.format("old_string occurs %d times in %s (lines %s); add surrounding lines to make it unique, or set replace_all",
+        #found, path, line_list(at)))
+    end
+
+    local parts, prev = {}, 1
+    for _, f in ipairs(found) do
+      parts[#parts + 1] = text:sub(prev, f[1] - 1)
+      parts[#parts + 1] = new
+      prev = f[2] + 1
+    end
+    parts[#parts + 1] = text:sub(prev)
+    local result = table.concat(parts)
+    local out = crlf and result:gsub("\n", "\r\n") or result
+    if bom then out = BOM .. out end
+    local ok, werr = awl.fs.write_text(path, out)
+    if not ok then return awl.tool_error("cannot write " .. path .. ": " .. werr) end
+
+    local diff = unified_diff(path, text, result, found, #old, #new)
+    local added, removed = 0, 0
+    for line in diff:gmatch("[^\n]+") do
+      local c = line:sub(1, 1)
+      if c == "+" and line:sub(1, 4) ~= "+++ " then added = added + 1 elseif c == "-" and line:sub(1, 4) ~= "--- " then removed = removed + 1 end
+    end
+    local first_line = line_at(line_starts(text), found[1][1])
+    local summary = string.format("+%d -%d", added, removed)
+    ctx:show { path = path, diff = diff }
+    local what = #found == 1 and ("1 replacement at line " .. first_line) or (#found .. " replacements")
+    return { content = string.format("Edited %s: %s", path, what), summary = summary, details = { diff = diff } }
+  end,
+  render = function(state, view)
+    local lines = {}
+    for line in state.diff:gmatch("[^\n]+") do
+      if #lines >= view.height and not view.expand then break end
+      lines[#lines + 1] = line
+    end
+    return lines
+  end,
+}

@@ -1,0 +1,53 @@
+-- std.find: the `find` tool. File names by glob, respecting .gitignore, newest first or by path, capped.
+-- Bundled with awl, written against the public Lua API only (docs/std-tools.md).
+local DEFAULT_LIMIT, MAX_LIMIT, MAX_BYTES = 1000, 5000, 40 * 1024
+
+awl.register_tool {
+  name = "find",
+  description = "Find files by glob (e.g. '*.ts', 'src/**/*.py'); respects .gitignore, skips hidden files. "
+    .. "Newest first unless sort is path; at most " .. DEFAULT_LIMIT .. " (raise with limit).",
+  parameters = {
+    type = "object",
+    properties = {
+      pattern = { type = "string", description = "Glob; without '/' it matches names at any depth" },
+      path = { type = "string", description = "Folder to search (default: the working directory)" },
+      sort = { type = "string", enum = { "mtime", "path" } },
+      limit = { type = "integer", minimum = 1, description = "Most results" },
+    },
+    required = { "pattern" },
+  },
+  kinds = { "read" },
+  run = function(args, ctx)
+    local budget = math.min(MAX_BYTES, ctx.result_limit - 256) -- room for the notice within what the model reads
+    local dir = (args.path and args.path ~= "") and args.path:gsub("(.)/+$", "%1") or "."
+    ctx:title(args.pattern .. (dir ~= "." and (" in " .. dir) or ""))
+    local info, err = awl.fs.stat(dir)
+    if not info then
+      if err:find("No such file", 1, true) then return awl.tool_error("no such folder: " .. dir) end
+      return awl.tool_error("cannot search " .. dir .. ": " .. err)
+    end
+    if info.type ~= "directory" then return awl.tool_error(dir .. " is not a folder; find searches folders") end
+    local limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT)
+    local entries, total, stopped = awl.fs.walk(dir, { glob = args.pattern, sort = args.sort or "mtime", limit = limit })
+    if not entries then return awl.tool_error("cannot search " .. dir .. ": " .. total) end
+    if total == 0 then
+      ctx:show { summary = "no files" }
+      return { content = "No files match " .. args.pattern .. (dir ~= "." and (" in " .. dir) or "") .. ".", summary = "no files" }
+    end
+    local out, bytes = {}, 0
+    for _, e in ipairs(entries) do
+      local path = dir == "." and e.path or dir .. "/" .. e.path
+      bytes = bytes + #path + 1
+      if bytes > budget then break end
+      out[#out + 1] = path
+    end
+    if #out < total then
+      out[#out + 1] = string.format("[%d of %d files shown%s; narrow the pattern or path, or raise limit]", #out, total,
+        stopped and " (the search stopped early)" or "")
+    end
+    local summary = total .. (total == 1 and " file" or " files")
+    ctx:show { summary = summary }
+    return { content = table.concat(out, "\n"), summary = summary }
+  end,
+  render = function(state) return state.summary end,
+}

@@ -1,0 +1,201 @@
+-- std.grep: the `grep` tool. A regex search of file contents that respects .gitignore, with glob and file-type
+-- filters and context lines; ripgrep when it is on PATH, else awl.fs.grep, with the same output either way.
+-- Bundled with awl, written against the public Lua API only (docs/std-tools.md).
+local DEFAULT_LIMIT, MAX_LIMIT, MAX_LINE, MAX_BYTES = 100, 1000, 500, 40 * 1024
+
+-- File types as globs, the same for ripgrep and the fallback.
+local TYPES = {
+  c = { "*.c", "*.h" }, cpp = { "*.cpp", "*.cc", "*.cxx", "*.hpp", "*.hh", "*.h" }, cs = { "*.cs" },
+  css = { "*.css", "*.scss", "*.sass", "*.less" }, go = { "*.go" }, html = { "*.html", "*.htm" },
+  java = { "*.java" }, js = { "*.js", "*.mjs", "*.cjs", "*.jsx" }, json = { "*.json", "*.jsonc" },
+  kotlin = { "*.kt", "*.kts" }, lua = { "*.lua" }, md = { "*.md", "*.markdown" }, php = { "*.php" },
+  py = { "*.py", "*.pyi" }, rb = { "*.rb" }, rust = { "*.rs" }, sh = { "*.sh", "*.bash", "*.zsh" },
+  sql = { "*.sql" }, swift = { "*.swift" }, toml = { "*.toml" }, ts = { "*.ts", "*.tsx", "*.mts", "*.cts" },
+  yaml = { "*.yaml", "*.yml" },
+}
+
+local function type_names()
+  local names = {}
+  for name in pairs(TYPES) do names[#names + 1] = name end
+  table.sort(names)
+  return table.concat(names, ", ")
+end
+
+local ripgrep -- the path of rg on PATH, or false; looked up once per Lua state
+local function find_ripgrep()
+  if ripgrep == nil then
+    ripgrep = false
+    for dir in (os.getenv("PATH") or ""):gmatch("[^:]+") do
+      local info = awl.fs.stat(dir .. "/rg")
+      if info and info.type == "file" then ripgrep = dir .. "/rg"; break end
+    end
+  end
+  return ripgrep
+end
+
+local function text_of(field)
+  if not field then return "" end
+  return field.text or awl.base64.decode(field.bytes or "")
+end
+
+-- Records { path, line, text, match } from ripgrep's JSON lines, at most `limit` matching lines; then the number
+-- of matching lines and of files with a match. nil, message when ripgrep fails (a bad regex).
+local function search_ripgrep(rg, dir, pattern, opts)
+  local argv = { rg, "--json", "--no-config", "--no-require-git", "--no-ignore-dot", "--no-ignore-global", "--sort", "path" }
+  if opts.ignore_case then argv[#argv + 1] = "-i" end
+  if opts.context > 0 then argv[#argv + 1] = "-C"; argv[#argv + 1] = tostring(opts.context) end
+  for _, g in ipairs(opts.glob) do argv[#argv + 1] = "--glob"; argv[#argv + 1] = g end
+  argv[#argv + 1] = "-e"; argv[#argv + 1] = pattern
+  argv[#argv + 1] = "--"; argv[#argv + 1] = dir
+  local proc, err = awl.spawn(argv)
+  if not proc then return nil, err end
+  local records, matches, files, pending, errors = {}, 0, 0, "", {}
+  local prefix = dir == "." and "./" or nil
+  local after_left, last = 0, nil -- context lines still owed to the last match past the limit's reach
+  local function record(data, is_match)
+    local path = text_of(data.path)
+    if prefix and path:sub(1, 2) == prefix then path = path:sub(3) end
+    last = { path = path, line = data.line_number, text = (text_of(data.lines):gsub("\r?\n$", "")), match = is_match }
+    records[#records + 1] = last
+  end
+  local function handle(line)
+    local kind = line:match('^{"type":"(%a+)"') or line:match('"type":"(%a+)"}%s*$')
+    if kind == "match" then
+      matches = matches + 1
+      if matches <= opts.limit then
+        record(awl.json.decode(line).data, true)
+        after_left = opts.context
+      else
+        after_left = 0
+      end
+    elseif kind == "context" then
+      if matches < opts.limit then
+        record(awl.json.decode(line).data, false)
+      elseif after_left > 0 then
+        local data = awl.json.decode(line).data
+        if last and text_of(data.path):gsub("^%./", "") == last.path and data.line_number == last.line + 1 then
+          record(data, false)
+          after_left = after_left - 1
+        else
+          after_left = 0
+        end
+      end
+    elseif kind == "summary" then
+      files = awl.json.decode(line).data.stats.searches_with_match
+    end
+  end
+  while true do
+    local data, stream = proc:read()
+    if not data then break end
+    if stream == "stderr" then
+      errors[#errors + 1] = data
+    else
+      pending = pending .. data
+      local at = 1
+      while true do
+        local nl = pending:find("\n", at, true)
+        if not nl then break end
+        handle(pending:sub(at, nl - 1))
+        at = nl + 1
+      end
+      pending = pending:sub(at)
+    end
+  end
+  local code, why = proc:wait()
+  if code == 2 and matches == 0 then
+    local message = table.concat(errors):gsub("%s+$", "")
+    return nil, message ~= "" and message or "ripgrep failed"
+  end
+  if code == nil then return nil, "ripgrep stopped: " .. tostring(why) end
+  return records, matches, files
+end
+
+local function search_fallback(dir, pattern, opts)
+  local records, matches, files = awl.fs.grep(dir, pattern, {
+    glob = opts.glob, ignore_case = opts.ignore_case, context = opts.context, limit = opts.limit,
+  })
+  if not records then return nil, matches end
+  local out = {}
+  for i, r in ipairs(records) do
+    local path = dir == "." and r.path or (r.path == "" and dir or dir .. "/" .. r.path)
+    out[i] = { path = path, line = r.line, text = r.text, match = r.match }
+  end
+  return out, matches, files
+end
+
+-- Cuts a line to MAX_LINE bytes, never inside a UTF-8 sequence.
+local function cut(text)
+  if #text <= MAX_LINE then return text end
+  local at = MAX_LINE
+  while at > 0 and (text:byte(at + 1) or 0) >= 0x80 and (text:byte(at + 1) or 0) < 0xC0 do at = at - 1 end
+  return text:sub(1, at) .. " …"
+end
+
+awl.register_tool {
+  name = "grep",
+  description = "Search file contents for a regex; respects .gitignore. Shows path:line:text (context lines path-line-text). "
+    .. "At most " .. DEFAULT_LIMIT .. " matches (raise with limit), lines cut at " .. MAX_LINE .. " chars.",
+  parameters = {
+    type = "object",
+    properties = {
+      pattern = { type = "string", description = "Regular expression" },
+      path = { type = "string", description = "Folder or file (default: the working directory)" },
+      glob = { type = "string", description = "Only files matching, e.g. '*.ts' or 'src/**/*.py'" },
+      type = { type = "string", description = "Only this file type, e.g. py, ts, rust, go" },
+      ignore_case = { type = "boolean" },
+      context = { type = "integer", minimum = 0, description = "Lines around each match" },
+      limit = { type = "integer", minimum = 1, description = "Most matches" },
+    },
+    required = { "pattern" },
+  },
+  kinds = { "read" },
+  run = function(args, ctx)
+    local budget = math.min(MAX_BYTES, ctx.result_limit - 256) -- room for the notice within what the model reads
+    local dir = args.path or "."
+    if dir == "" then dir = "." end
+    dir = dir:gsub("(.)/+$", "%1")
+    ctx:title(args.pattern .. (dir ~= "." and (" in " .. dir) or ""))
+    local info, err = awl.fs.stat(dir)
+    if not info then
+      if err:find("No such file", 1, true) then return awl.tool_error("no such file or folder: " .. dir) end
+      return awl.tool_error("cannot search " .. dir .. ": " .. err)
+    end
+    local glob = {}
+    if args.glob then glob[1] = args.glob end
+    if args.type then
+      local globs = TYPES[args.type]
+      if not globs then return awl.tool_error("unknown file type \"" .. args.type .. "\"; the types are " .. type_names() .. " (or use glob)") end
+      if args.glob then return awl.tool_error("give glob or type, not both") end
+      glob = globs
+    end
+    local opts = { glob = glob, ignore_case = args.ignore_case == true, context = math.min(args.context or 0, 10),
+      limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT) }
+    local rg = find_ripgrep()
+    local records, matches, files
+    if rg then records, matches, files = search_ripgrep(rg, dir, args.pattern, opts)
+    else records, matches, files = search_fallback(dir, args.pattern, opts) end
+    if not records then return awl.tool_error(matches) end
+    if matches == 0 then
+      ctx:show { summary = "no matches" }
+      return { content = "No matches.", summary = "no matches" }
+    end
+    local out, bytes, shown, last = {}, 0, 0, nil
+    for _, r in ipairs(records) do
+      if last and (r.path ~= last.path or r.line > last.line + 1) then out[#out + 1] = "--" end
+      local line = r.path .. (r.match and ":" or "-") .. r.line .. (r.match and ":" or "-") .. cut(r.text)
+      bytes = bytes + #line + 1
+      if bytes > budget then break end
+      out[#out + 1] = line
+      if r.match then shown = shown + 1 end
+      last = r
+    end
+    if shown < matches then
+      out[#out + 1] = string.format("[%d of %d matching lines shown, in %d files; narrow with path, glob or type, or raise limit]",
+        shown, matches, files)
+    end
+    local summary = string.format("%d matching lines in %d files", matches, files)
+    ctx:show { summary = summary }
+    return { content = table.concat(out, "\n"), summary = summary }
+  end,
+  render = function(state) return state.summary end,
+}

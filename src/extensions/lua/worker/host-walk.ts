@@ -1,0 +1,299 @@
+/**
+ * `awl.fs.walk` and `awl.fs.grep` in the worker: a recursive listing filtered by globs and by `.gitignore` (the
+ * rules of every `.gitignore` from the repository's root down, plus `.git/info/exclude`, as git applies them),
+ * and a regex search of the files it finds. One host call walks a 20 000-file tree; Lua only sees the results.
+ *
+ * Both stop early when the call is cancelled or past its deadline (`stop()`), returning what they found, so a
+ * walk of a huge tree never holds a worker beyond its call.
+ */
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative, sep } from "node:path";
+import type { HostRecord, HostValue } from "./lua-c.js";
+import { fsFailure } from "./host-fs.js";
+
+type Ignore = { add(rules: string): Ignore; test(path: string): { ignored: boolean; unignored: boolean } };
+type Matcher = (path: string) => boolean;
+type Picomatch = (glob: string | string[], options?: Record<string, unknown>) => Matcher;
+
+const require = createRequire(import.meta.url);
+// Loaded at the first walk: a worker that never walks never pays for them.
+let modules: { ignore: (options?: object) => Ignore; picomatch: Picomatch } | undefined;
+function libs(): NonNullable<typeof modules> {
+  return (modules ??= { ignore: require("ignore") as (options?: object) => Ignore, picomatch: require("picomatch") as Picomatch });
+}
+
+export interface WalkOptions {
+  /** Globs the path (relative to the walk's folder) must match; one without a `/` matches the name at any depth. */
+  glob?: string[];
+  /** Respect `.gitignore` files (default true). */
+  gitignore?: boolean;
+  /** Include names starting with `.` (default false; `.git` itself never). */
+  hidden?: boolean;
+  /** "file" (default), "directory" or "any". */
+  type?: "file" | "directory" | "any";
+  /** "path" (default, byte order) or "mtime" (newest first). */
+  sort?: "path" | "mtime";
+  /** Most entries returned (0: all); `total` counts them all. */
+  limit?: number;
+  /** Most folder levels below the walk's folder (0: no limit). */
+  max_depth?: number;
+}
+
+interface Layer {
+  base: string;
+  rules: Ignore;
+}
+
+interface Found {
+  path: string;
+  abs: string;
+  type: string;
+  mtime?: number;
+  size?: number;
+}
+
+/** The rules of one ignore file, or undefined when there is none. */
+function ignoreFile(file: string): Ignore | undefined {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+  return libs().ignore({ allowRelativePaths: true }).add(text);
+}
+
+/** The repository root above `dir` (the folder holding `.git`), or undefined. */
+function repositoryRoot(dir: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      lstatSync(join(at, ".git"));
+      return at;
+    } catch {
+      if (dirname(at) === at) return undefined;
+    }
+  }
+}
+
+/** The layers that apply at `dir` from its ancestors, repository root first (`dir`'s own is added by the walk). */
+function ancestorLayers(dir: string): Layer[] {
+  const root = repositoryRoot(dir);
+  if (!root) return [];
+  const layers: Layer[] = [];
+  const exclude = ignoreFile(join(root, ".git", "info", "exclude"));
+  if (exclude) layers.push({ base: root, rules: exclude });
+  const chain: string[] = [];
+  if (dir !== root) {
+    for (let at = dirname(dir); at.startsWith(root); at = dirname(at)) {
+      chain.unshift(at);
+      if (at === root) break;
+    }
+  }
+  for (const at of chain) {
+    const rules = ignoreFile(join(at, ".gitignore"));
+    if (rules) layers.push({ base: at, rules });
+  }
+  return layers;
+}
+
+/** Whether the layers (root first; a deeper file's rule wins, `!` re-includes) ignore `abs`. */
+function ignoredBy(layers: readonly Layer[], abs: string, isDir: boolean): boolean {
+  let ignored = false;
+  for (const layer of layers) {
+    let rel = relative(layer.base, abs);
+    if (!rel || rel.startsWith("..")) continue;
+    if (sep !== "/") rel = rel.split(sep).join("/");
+    const verdict = layer.rules.test(isDir ? `${rel}/` : rel);
+    if (verdict.ignored) ignored = true;
+    else if (verdict.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+function direntType(entry: Dirent): string {
+  if (entry.isDirectory()) return "directory";
+  if (entry.isFile()) return "file";
+  if (entry.isSymbolicLink()) return "symlink";
+  return "other";
+}
+
+/**
+ * Every entry below `dir` that passes the filters, in walk order (unsorted), calling `visit` for each; stops when
+ * `stop()` says so. Symlinks are listed but never followed (a link to a folder is not descended, as ripgrep does).
+ */
+function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit: (found: Found) => void): boolean {
+  const wantType = options.type ?? "file";
+  const useIgnore = options.gitignore !== false;
+  const glob = options.glob && options.glob.length > 0 ? libs().picomatch(options.glob, { basename: true, dot: true }) : undefined;
+  const maxDepth = options.max_depth && options.max_depth > 0 ? options.max_depth : Infinity;
+  let stopped = false;
+  const visitDir = (abs: string, rel: string, depth: number, layers: Layer[]): void => {
+    if (stopped || (stopped = stop())) return;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return; // unreadable folder: skipped, like ripgrep does
+    }
+    let here = layers;
+    if (useIgnore) {
+      const own = ignoreFile(join(abs, ".gitignore"));
+      if (own) here = [...layers, { base: abs, rules: own }];
+    }
+    for (const entry of entries) {
+      const name = entry.name;
+      if (name === ".git" || (!options.hidden && name.startsWith("."))) continue;
+      const childAbs = join(abs, name);
+      const childRel = rel ? `${rel}/${name}` : name;
+      const type = direntType(entry);
+      const isDir = type === "directory";
+      if (useIgnore && ignoredBy(here, childAbs, isDir)) continue;
+      const wanted = wantType === "any" || (wantType === "directory" ? isDir : !isDir);
+      if (wanted && (!glob || glob(childRel))) visit({ path: childRel, abs: childAbs, type });
+      if (isDir && depth < maxDepth) visitDir(childAbs, childRel, depth + 1, here);
+      if (stopped) return;
+    }
+  };
+  visitDir(dir, "", 1, useIgnore ? ancestorLayers(dir) : []);
+  return stopped;
+}
+
+function compareBytes(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * `awl.fs.walk`: `{ path, type, size, mtime }` records (paths relative to `dir`, `/`-separated), sorted, at most
+ * `limit`; then the number found in all, and whether the walk was stopped early.
+ */
+export function walk(dir: string, options: WalkOptions, stop: () => boolean): HostValue[] {
+  try {
+    if (!statSync(dir).isDirectory()) return [null, `${dir}: Not a directory`, 20];
+  } catch (err) {
+    return fsFailure(err, `${dir}: `);
+  }
+  const found: Found[] = [];
+  const stopped = walkTree(dir, options, stop, (f) => found.push(f));
+  for (const f of found) {
+    try {
+      const stat = lstatSync(f.abs);
+      f.mtime = stat.mtimeMs / 1000;
+      f.size = stat.size;
+    } catch {
+      f.mtime = 0;
+    }
+  }
+  if (options.sort === "mtime") found.sort((a, b) => b.mtime! - a.mtime! || compareBytes(a.path, b.path));
+  else found.sort((a, b) => compareBytes(a.path, b.path));
+  const limit = options.limit && options.limit > 0 ? options.limit : found.length;
+  const records: HostRecord[] = found.slice(0, limit).map((f) => ({ path: f.path, type: f.type, size: f.size ?? 0, mtime: f.mtime ?? 0 }));
+  return [records, found.length, stopped];
+}
+
+export interface GrepOptions extends Omit<WalkOptions, "type" | "sort"> {
+  ignore_case?: boolean;
+  /** Lines of context before and after each match. */
+  context?: number;
+  /** Longest line text returned, in characters (longer ones are cut). */
+  max_line?: number;
+}
+
+/**
+ * The pattern as a RegExp: with Unicode semantics where it compiles so (`\p{L}`), else without (ripgrep accepts
+ * escapes like `\-` that Unicode mode refuses); or why it does not compile.
+ */
+function compile(pattern: string, ignoreCase: boolean): RegExp | string {
+  try {
+    return new RegExp(pattern, ignoreCase ? "iu" : "u");
+  } catch {
+    try {
+      return new RegExp(pattern, ignoreCase ? "i" : "");
+    } catch (err) {
+      return `the regex does not compile: ${(err as Error).message.replace(/^Invalid regular expression: /, "")}`;
+    }
+  }
+}
+
+/** Files larger than this are not searched by the fallback (ripgrep searches them). */
+const MAX_GREP_FILE_BYTES = 64 * 1024 * 1024;
+
+/** Whether the first bytes of a file hold a NUL (ripgrep's test for binary files, which it skips). */
+function looksBinary(file: string): boolean {
+  const fd = openSync(file, "r");
+  try {
+    const head = Buffer.alloc(8192);
+    const count = readSync(fd, head, 0, head.length, 0);
+    return head.subarray(0, count).includes(0);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * `awl.fs.grep`: the lines of the files below `dir` (or the one file `dir`) that match `pattern` (a JavaScript
+ * regular expression), in path order: `{ path, line, text, match }` records, context lines with `match = false`.
+ * At most `limit` matching lines are returned (with their context); then the number of matching lines in all, the
+ * number of files holding one, and whether the search was stopped early. A pattern that does not compile is
+ * (nil, message).
+ */
+export function grep(dir: string, pattern: string, options: GrepOptions, stop: () => boolean): HostValue[] {
+  const regex = compile(pattern, options.ignore_case === true);
+  if (typeof regex === "string") return [null, regex];
+  let files: { path: string; abs: string }[];
+  let stopped = false;
+  try {
+    const stat = statSync(dir);
+    if (stat.isDirectory()) {
+      const found: Found[] = [];
+      stopped = walkTree(dir, { ...options, type: "file" }, stop, (f) => found.push(f));
+      files = found.filter((f) => f.type === "file").sort((a, b) => compareBytes(a.path, b.path));
+    } else {
+      files = [{ path: "", abs: dir }]; // the file itself: its path is the one the caller gave
+    }
+  } catch (err) {
+    return fsFailure(err, `${dir}: `);
+  }
+  const limit = options.limit && options.limit > 0 ? options.limit : Infinity;
+  const context = Math.max(0, options.context ?? 0);
+  const maxLine = options.max_line && options.max_line > 0 ? options.max_line : Infinity;
+  const cut = (text: string) => (text.length > maxLine ? text.slice(0, maxLine) : text);
+  const records: HostRecord[] = [];
+  let matches = 0;
+  let matchedFiles = 0;
+  for (const file of files) {
+    if (stopped || (stopped = stop())) break;
+    let text: string;
+    try {
+      if (statSync(file.abs).size > MAX_GREP_FILE_BYTES || looksBinary(file.abs)) continue;
+      text = readFileSync(file.abs, "utf8");
+    } catch {
+      continue;
+    }
+    const lines = text.split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    let shownUpTo = -1; // last line index already returned for this file
+    let any = false;
+    for (let i = 0; i < lines.length; i++) {
+      const line = lines[i]!.endsWith("\r") ? lines[i]!.slice(0, -1) : lines[i]!;
+      if (!regex.test(line)) continue;
+      matches++;
+      if (!any) matchedFiles++;
+      any = true;
+      if (matches > limit) continue;
+      for (let j = Math.max(shownUpTo + 1, i - context); j < i; j++) {
+        records.push({ path: file.path, line: j + 1, text: cut(lines[j]!.replace(/\r$/, "")), match: false });
+      }
+      records.push({ path: file.path, line: i + 1, text: cut(line), match: true });
+      shownUpTo = i;
+      // Context after: only lines that are not themselves matches (those come as matches).
+      for (let j = i + 1; j <= Math.min(lines.length - 1, i + context); j++) {
+        const next = lines[j]!.replace(/\r$/, "");
+        if (regex.test(next)) break;
+        records.push({ path: file.path, line: j + 1, text: cut(next), match: false });
+        shownUpTo = j;
+      }
+    }
+  }
+  return [records, matches, matchedFiles, stopped];
+}

@@ -1,0 +1,66 @@
+// std.edit, the bundled `edit` tool: exact, unique replacements that keep line endings and BOM; a diff for the UI.
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { callTool, replayedCall, textOf, useSandbox } from "./support.js";
+
+const env = useSandbox();
+const file = (name: string) => join(env.box.cwd, name);
+const errorOf = async (input: unknown) => {
+  const { outcome, code } = await callTool(env.box, "edit", input);
+  expect(code).toBe(1);
+  return outcome.status === "result" && outcome.is_error ? outcome.content : `not an error: ${JSON.stringify(outcome)}`;
+};
+
+describe("std.edit", () => {
+  it("replaces a unique string, and gives the UI a unified diff", async () => {
+    writeFileSync(file("a.py"), "def f():\n    return 1\n\n\ndef g():\n    return 2\n");
+    const { outcome } = await callTool(env.box, "edit", { path: "a.py", old_string: "    return 2", new_string: "    x = 2\n    return x" });
+    expect(outcome).toMatchObject({ status: "result", is_error: false, content: "Edited a.py: 1 replacement at line 6", summary: "+2 -1" });
+    expect(readFileSync(file("a.py"), "utf8")).toBe("def f():\n    return 1\n\n\ndef g():\n    x = 2\n    return x\n");
+    expect(outcome.status === "result" && (outcome.details as { diff: string }).diff).toBe(
+      ["--- a.py", "+++ a.py", "@@ -3,4 +3,5 @@", " ", " ", " def g():", "-    return 2", "+    x = 2", "+    return x"].join("\n"),
+    );
+  });
+
+  it("refuses an ambiguous edit with the count and lines, and replace_all replaces every one", async () => {
+    writeFileSync(file("b.txt"), "x = 1\ny = 2\nx = 1\n");
+    expect(await errorOf({ path: "b.txt", old_string: "x = 1", new_string: "x = 3" })).toBe(
+      "old_string occurs 2 times in b.txt (lines 1, 3); add surrounding lines to make it unique, or set replace_all",
+    );
+    expect(readFileSync(file("b.txt"), "utf8")).toBe("x = 1\ny = 2\nx = 1\n");
+    expect(textOf((await callTool(env.box, "edit", { path: "b.txt", old_string: "x = 1", new_string: "x = 3", replace_all: true })).outcome)).toBe(
+      "Edited b.txt: 2 replacements",
+    );
+    expect(readFileSync(file("b.txt"), "utf8")).toBe("x = 3\ny = 2\nx = 3\n");
+  });
+
+  it("says where the closest line is when old_string is missing, and refuses empty or unchanged strings", async () => {
+    writeFileSync(file("c.js"), "function add(a, b) {\n  return a + b;\n}\n");
+    expect(await errorOf({ path: "c.js", old_string: "return a+b;", new_string: "return b + a;" })).toBe(
+      "old_string was not found in c.js; the closest is line 2:   return a + b;. Read the file and copy the text exactly",
+    );
+    expect(await errorOf({ path: "c.js", old_string: "    return a + b;", new_string: "x" })).toBe(
+      "old_string was not found in c.js; the closest is line 2 (it differs in whitespace or indentation):   return a + b;. Read the file and copy the text exactly",
+    );
+    expect(await errorOf({ path: "c.js", old_string: "", new_string: "x" })).toBe(
+      "old_string is empty: give the exact text to replace (to create or overwrite a whole file, use write)",
+    );
+    expect(await errorOf({ path: "c.js", old_string: "add", new_string: "add" })).toBe("old_string and new_string are the same: nothing would change");
+    expect(await errorOf({ path: "none.js", old_string: "a", new_string: "b" })).toBe("no such file: none.js (to create it, use write)");
+    expect(readFileSync(file("c.js"), "utf8")).toBe("function add(a, b) {\n  return a + b;\n}\n");
+  });
+
+  it("edits a CRLF file with a BOM without damage", async () => {
+    writeFileSync(file("w.txt"), Buffer.from("\ufeffone\r\ntwo\r\nthree\r\n"));
+    await callTool(env.box, "edit", { path: "w.txt", old_string: "one\ntwo", new_string: "one\n2\n2b" });
+    expect(readFileSync(file("w.txt")).toString("binary")).toBe(Buffer.from("\ufeffone\r\n2\r\n2b\r\nthree\r\n").toString("binary"));
+  });
+
+  it("answers a model's call in a turn", async () => {
+    writeFileSync(file("d.md"), "# Title\n");
+    const turn = await replayedCall(env.box, env.server, "edit", { path: "d.md", old_string: "# Title", new_string: "# Better title" });
+    expect(turn.content).toBe("Edited d.md: 1 replacement at line 1");
+    expect(readFileSync(file("d.md"), "utf8")).toBe("# Better title\n");
+  });
+});

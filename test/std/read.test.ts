@@ -1,0 +1,76 @@
+// std.read, the bundled `read` tool: through `awl tool call` and through a replayed model turn.
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { callTool, replayedCall, textOf, useSandbox } from "./support.js";
+
+const env = useSandbox();
+const write = (name: string, data: string | Buffer) => writeFileSync(join(env.box.cwd, name), data);
+const numbered = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => `${from + i}\tline ${from + i}`).join("\n");
+const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join("");
+
+describe("std.read", () => {
+  it("numbers the lines and pages a big file with offset and limit", async () => {
+    write("big.txt", lines(5000));
+    expect(textOf((await callTool(env.box, "read", { path: "big.txt", offset: 4998 })).outcome)).toBe(numbered(4998, 5000));
+    expect(textOf((await callTool(env.box, "read", { path: "big.txt", offset: 10, limit: 3 })).outcome)).toBe(
+      `${numbered(10, 12)}\n[lines 10-12 of 5000; read on with offset=13]`,
+    );
+    const first = textOf((await callTool(env.box, "read", { path: "big.txt" })).outcome).split("\n");
+    expect(first).toHaveLength(2001);
+    expect(first[1999]).toBe("2000\tline 2000");
+    expect(first[2000]).toBe("[lines 1-2000 of 5000; read on with offset=2001]");
+  });
+
+  it("cuts long lines, stops at 40 KB, and shows CRLF text without the CR", async () => {
+    write("wide.txt", `${"é".repeat(1500)}\nshort\n`);
+    const wide = textOf((await callTool(env.box, "read", { path: "wide.txt" })).outcome).split("\n");
+    expect(wide[0]).toBe(`1\t${"é".repeat(1000)} … [line cut at 2000 characters]`);
+    expect(wide[1]).toBe("2\tshort");
+    write("heavy.txt", `${"x".repeat(1000)}\n`.repeat(100));
+    const heavy = textOf((await callTool(env.box, "read", { path: "heavy.txt" })).outcome).split("\n");
+    expect(heavy.at(-1)).toBe("[lines 1-39 of 100 (40 KB limit); read on with offset=40]");
+    write("crlf.txt", "a\r\nb\r\n");
+    expect(textOf((await callTool(env.box, "read", { path: "crlf.txt" })).outcome)).toBe("1\ta\n2\tb");
+  });
+
+  it("refuses a binary file, a directory, a FIFO and a missing file clearly", async () => {
+    write("blob.bin", Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2]));
+    mkdirSync(join(env.box.cwd, "dir"));
+    const { execFileSync } = await import("node:child_process");
+    execFileSync("mkfifo", [join(env.box.cwd, "pipe")]);
+    const error = async (path: string) => {
+      const { outcome, code } = await callTool(env.box, "read", { path });
+      expect(code).toBe(1);
+      return outcome.status === "result" && outcome.is_error ? outcome.content : `not an error: ${JSON.stringify(outcome)}`;
+    };
+    expect(await error("blob.bin")).toBe("blob.bin is a binary file (8 B); read shows text files and images (png, jpeg, gif, webp)");
+    expect(await error("dir")).toBe("dir is a directory; use ls to list it");
+    expect(await error("pipe")).toBe("pipe is a fifo, not a regular file; read only reads files");
+    expect(await error("nope.txt")).toBe("no such file: nope.txt");
+    write("empty.txt", "");
+    expect(textOf((await callTool(env.box, "read", { path: "empty.txt" })).outcome)).toBe("(empty file)");
+  });
+
+  it("returns an image as an image", async () => {
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    write("dot.png", png);
+    const { outcome } = await callTool(env.box, "read", { path: "dot.png" });
+    expect(outcome).toMatchObject({
+      status: "result",
+      is_error: false,
+      content: "dot.png: image/png, 70 B",
+      images: [{ media_type: "image/png", data: png.toString("base64") }],
+    });
+  });
+
+  it("answers a model's call in a turn", async () => {
+    write("notes.md", "# Notes\nbuy milk\n");
+    const turn = await replayedCall(env.box, env.server, "read", { path: "notes.md", offset: 2 });
+    expect(turn.code).toBe(0);
+    expect(turn.content).toBe("2\tbuy milk");
+  });
+});
