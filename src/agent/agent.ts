@@ -100,6 +100,7 @@ export class Agent {
       if (signal.aborted) return end("cancelled");
       if (turn.steps >= this.maxSteps) return end("max_steps");
       turn.steps++;
+      await this.refreshTools();
       const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
       const step = await this.callModel(conversation, this.stepReceiver(receiver, turn), tools, signal);
       if (!step.ok) {
@@ -125,6 +126,15 @@ export class Agent {
       }
       if (turn.crashes.length > 0) return end("tool_crash");
       if (signal.aborted) return end("cancelled");
+    }
+  }
+
+  /** Lets the tools apply what changed since the last model call (ToolSet.refresh); a failure changes nothing. */
+  private async refreshTools(): Promise<void> {
+    try {
+      await this.tools?.refresh?.();
+    } catch {
+      // refresh never rejects by contract; a tool host that breaks it keeps its previous tools
     }
   }
 

@@ -1,22 +1,59 @@
 /**
- * Opening the main command's tools (the Lua extensions). Kept apart from the runtime's module so that `awl` can
- * open them first: without a matching registration cache a Lua worker then loads the extensions on its own thread
- * while the rest of awl loads (~100 ms of its own work, which the first request waits for).
+ * Opening the main command's tools (the Lua extensions, then the MCP servers). Kept apart from the runtime's
+ * module so that `awl` can open them first: without a matching registration cache a Lua worker then loads the
+ * extensions on its own thread while the rest of awl loads (~100 ms of its own work, which the first request
+ * waits for). MCP servers start in the background and are never waited for here.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
+import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { RuntimeOptions } from "./runtime.js";
 
 /** The tools, and when they are known (the first request needs them; see `openToolsForChat`). */
 export interface OpenedTools {
   tools: LuaToolSet;
   ready: Promise<void>;
+  /** The MCP servers, when any is configured. */
+  mcp?: McpToolSet;
+}
+
+/** How the main command runs: the interactive mode asks about a project's `.mcp.json`; print mode waits for servers. */
+export interface ChatMode {
+  interactive: boolean;
 }
 
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
 export async function openChatTools(
   options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "warn">,
+  mode: ChatMode = { interactive: false },
 ): Promise<ConfigResult<OpenedTools>> {
   const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
-  return openToolsForChat(options.cli.flags, options.warn, options.config, runSecrets(options));
+  const secrets = runSecrets(options);
+  const opened = await openToolsForChat(options.cli.flags, options.warn, options.config, secrets);
+  if (!opened.ok || !hasMcpConfig(options)) return opened;
+  const [{ openMcpTools }, ask] = await Promise.all([
+    import("./mcp-tools.js"),
+    mode.interactive ? import("./interactive/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
+  ]);
+  const lua = opened.value.tools;
+  const mcp = await openMcpTools({
+    config: options.config,
+    cwd: process.cwd(),
+    env: process.env,
+    ...(ask && { ask }),
+    approveProject: options.cli.flags["approve-mcp-json"] === true || options.config?.get("approve_mcp_json")?.value === true,
+    waitForStart: !mode.interactive,
+    useCache: true,
+    warn: options.warn,
+    reservedNames: () => lua.definitions().map((t) => t.name),
+    secrets,
+  });
+  return { ok: true, value: { ...opened.value, ...(mcp && { mcp }) } };
+}
+
+/** Whether any MCP server may be configured: the MCP modules load only then. */
+function hasMcpConfig(options: Pick<RuntimeOptions, "config">): boolean {
+  return options.config?.get("mcpServers") !== undefined || existsSync(join(process.cwd(), ".mcp.json"));
 }

@@ -51,7 +51,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
   const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn };
-  const tools = await openChatTools(options);
+  const tools = await openChatTools(options, { interactive });
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
   const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./runtime.js"), import("./print-mode.js")]);
   // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.

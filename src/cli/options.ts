@@ -44,6 +44,7 @@ export const FLAGS = {
   "tool-timeout": { type: "string", value: "MS", group: "Extensions", help: "default handler timeout for tools that declare none (default 120000)" },
   "lua-workers": { type: "string", value: "N", group: "Extensions", help: "most Lua worker threads running tool calls at once (default: the CPU count)" },
   "lua-memory-mb": { type: "string", value: "MB", group: "Extensions", help: "memory cap of each Lua state (default 256)" },
+  "approve-mcp-json": { type: "boolean", group: "Extensions", help: "start the MCP servers of this project's .mcp.json without asking (needed without a terminal)" },
   replay: { type: "string", value: "FILE", group: "Replay", help: "the script --provider replay plays (docs/replay-format.md)" },
   record: { type: "string", value: "FILE", group: "Replay", help: "append each assistant message to a replay script" },
   demo: { type: "boolean", group: "Other", help: "with no API key configured, play the offline demo instead of failing" },

@@ -14,10 +14,13 @@ import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
 import type { PromptContent } from "../agent-session/agent-session.js";
 import { openChatTools, type OpenedTools } from "./chat-tools.js";
+import { CompositeToolSet } from "../tools/composite.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
 import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
+import type { LuaToolSet } from "../extensions/lua-tool-set.js";
+import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import { SessionUsage } from "../usage/session-usage.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 
@@ -55,6 +58,8 @@ export interface RuntimeOptions {
 
 export class Runtime {
   readonly hooks: TurnHook[] = [];
+  /** The tool hosts behind the agent's ToolSet, for listings (`/extensions`): absent when the caller passed its own tools. */
+  hosts: { lua?: LuaToolSet; mcp?: McpToolSet } = {};
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -189,18 +194,21 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
     provider = created.provider;
   }
-  const tools = options.tools ?? opened?.tools;
+  const mcp = opened?.mcp;
+  const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
   const overrides = await modelOverrides(options.config);
   if (!overrides.ok) return overrides;
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
+  if (opened && !options.tools) runtime.hosts = { lua: opened.tools, ...(mcp && { mcp }) };
 
   // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
   if (opened) {
     const lua = opened.tools;
     runtime.hooks.push({ close: () => lua.quiesce() });
   }
+  if (mcp) runtime.hooks.push({ close: () => mcp.close() });
 
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;

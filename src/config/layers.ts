@@ -26,7 +26,14 @@ export interface SourcedValue<T> {
  * Keys a project file sets only when the folder is trusted: they decide where requests (and so the user's
  * API key) go, or hold a key, and a cloned repository is input, not the user's choice.
  */
-const TRUSTED_ONLY: readonly RegExp[] = [/^\/api_key$/, /^\/base_url$/, /^\/providers\/[^/]+\/(base_url|api_key_env)$/];
+const TRUSTED_ONLY: readonly RegExp[] = [
+  /^\/api_key$/,
+  /^\/base_url$/,
+  /^\/providers\/[^/]+\/(base_url|api_key_env)$/,
+  // Programs to start, and the switch that starts a project's .mcp.json servers unasked.
+  /^\/mcpServers$/,
+  /^\/approve_mcp_json$/,
+];
 
 export interface LoadConfigOptions {
   env: NodeJS.ProcessEnv;

@@ -69,6 +69,12 @@ export interface ToolSet {
    * May return a promise that settles once that start is under way (e.g. the worker threads exist); never rejects.
    */
   prewarm?(): void | Promise<void>;
+  /**
+   * Optional: applies pending changes (extension reloads, MCP `list_changed`, servers that became ready,
+   * enable/disable) so that `definitions()` is current. The agent awaits it before every model call (the first of
+   * a turn included), never while a tool call runs. Never rejects.
+   */
+  refresh?(): Promise<void>;
   /** Runs one validated call. Never throws. */
   execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome>;
   /**

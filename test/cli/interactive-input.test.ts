@@ -173,7 +173,7 @@ describe("the prompt", () => {
     await tty.terminal.type("other");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/model: openai other/);
-    await tty.terminal.type("/ex");
+    await tty.terminal.type("/exi"); // "/ex" is also /extensions
     await tty.terminal.keys("Tab", "Enter");
     await tty.terminal.waitFor(/\[awl exited 0\]/);
   });

@@ -135,7 +135,7 @@ describe("LineEditor", () => {
     e.handle({ kind: "text", text: "/he" });
     e.handle(key("tab"));
     expect(e.text).toBe("/help ");
-    expect(completeSlashCommand("/")).toHaveLength(5);
+    expect(completeSlashCommand("/")).toHaveLength(6);
     expect(completeSlashCommand("hello /he")).toEqual([]);
   });
 });

@@ -48,6 +48,16 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   },
   resumeCommand,
   {
+    name: "extensions",
+    summary: "list the Lua extensions and the MCP servers: state, tools, errors, schema cost",
+    run: async (_args, { runtime, print }) => {
+      const [{ reportText }, { mcpServerText }] = await Promise.all([import("../commands/extensions.js"), import("../commands/mcp-report.js")]);
+      const { lua, mcp } = runtime.hosts;
+      const text = [...(lua ? lua.extensions().map((r) => reportText(r, lua)) : []), ...(mcp?.servers().map(mcpServerText) ?? [])].join("");
+      print(text === "" ? "No extensions and no MCP servers." : text.trimEnd());
+    },
+  },
+  {
     name: "cost",
     summary: "tokens, cost and context use of this session and of the last turn",
     run: async (_args, { runtime, print }) => {

@@ -1,0 +1,163 @@
+// MCP bench (issue 12 targets):
+//   1. per-call overhead of awl over the MCP SDK's client alone: the same server (mcp-server-everything on
+//      stdio), the same call (`echo`), the SDK's Client.callTool beside awl's whole tool path (the agent's
+//      runToolBatch: input checked against the schema, McpToolSet.execute, the result mapped and limited);
+//      target p50 overhead ≤ 2 ms;
+//   2. start-up with three stdio servers configured (everything, filesystem, memory) against none: a print-mode
+//      reply that needs no MCP tool (`awl -p`, a local server answering at once), and the time until the
+//      interactive prompt is drawn (in a pseudo-terminal); target: unchanged within noise.
+// Run: npm run bench -- mcp
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+const awl = join(repo, "dist/cli/main.js");
+const bin = join(repo, "node_modules/.bin");
+const CALLS = Number(process.env.BENCH_CALLS ?? 300);
+const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+
+// ---- 1. per-call overhead ---------------------------------------------------------------------------------
+
+const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+const { McpToolSet } = await import(join(repo, "dist/extensions/mcp/mcp-tool-set.js"));
+const { runToolBatch } = await import(join(repo, "dist/agent/tool-batch.js"));
+
+const everything = join(bin, "mcp-server-everything");
+const sdk = new Client({ name: "bench", version: "0" }, { capabilities: {} });
+await sdk.connect(new StdioClientTransport({ command: everything, args: [], stderr: "ignore" }));
+const server = { name: "everything", source: "user", file: "bench", disabled: false, fingerprint: "bench", transport: { type: "stdio", command: everything, args: [], env: {}, cwd: repo } };
+const tools = McpToolSet.start({ servers: [server], env: process.env, spillDir: mkdtempSync(join(tmpdir(), "awl-bench-spill-")) });
+await tools.waitForStart(60_000);
+await tools.refresh();
+
+const signal = new AbortController().signal;
+let id = 0;
+const viaSdk = async () => {
+  const start = performance.now();
+  const result = await sdk.callTool({ name: "echo", arguments: { message: "bench" } });
+  if (result.content[0].text !== "Echo: bench") throw new Error("unexpected SDK result");
+  return performance.now() - start;
+};
+const viaAwl = async () => {
+  const use = { type: "tool_use", id: `call_${++id}`, name: "everything_echo", input: '{"message":"bench"}' };
+  const start = performance.now();
+  const [record] = await runToolBatch([use], tools, signal, {});
+  if (record.result.content !== "Echo: bench") throw new Error(`unexpected awl result: ${record.result.content}`);
+  return performance.now() - start;
+};
+for (let i = 0; i < 30; i++) await viaSdk(), await viaAwl(); // warm up: JIT, ajv's compiled schema
+const sdkTimes = [];
+const awlTimes = [];
+for (let i = 0; i < CALLS; i++) {
+  // Interleaved, so a busy moment of the machine hits both alike.
+  sdkTimes.push(await viaSdk());
+  awlTimes.push(await viaAwl());
+}
+await sdk.close();
+await tools.close();
+const overhead = median(awlTimes) - median(sdkTimes);
+
+console.log(`## MCP\n\n### Per-call overhead (${CALLS} calls of \`echo\` each, interleaved, mcp-server-everything on stdio)\n`);
+console.log("| path | p50 | p90 |\n| --- | --- | --- |");
+console.log(`| the SDK's Client.callTool alone | ${median(sdkTimes).toFixed(3)} ms | ${percentile(sdkTimes, 0.9).toFixed(3)} ms |`);
+console.log(`| awl: runToolBatch → McpToolSet.execute (schema check, mapping, result limit) | ${median(awlTimes).toFixed(3)} ms | ${percentile(awlTimes, 0.9).toFixed(3)} ms |`);
+console.log(`\nOverhead p50: ${overhead.toFixed(3)} ms (target ≤ 2 ms → ${overhead <= 2 ? "met" : "NOT met"}).\n`);
+
+// ---- 2. start-up ------------------------------------------------------------------------------------------
+
+const chunk = (delta, finish_reason = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
+const reply = chunk({ role: "assistant", content: "" }) + chunk({ content: "Hello!" }) + chunk({}, "stop") + "data: [DONE]\n\n";
+const http = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(reply);
+  });
+});
+await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
+
+function home(servers) {
+  const dir = mkdtempSync(join(tmpdir(), "awl-bench-mcp-"));
+  mkdirSync(join(dir, ".config", "awl"), { recursive: true });
+  if (servers) writeFileSync(join(dir, ".config", "awl", "config.json"), JSON.stringify({ mcpServers: servers }));
+  mkdirSync(join(dir, "files"));
+  return dir;
+}
+const none = home(undefined);
+const threeHome = mkdtempSync(join(tmpdir(), "awl-bench-mcp-"));
+const three = home({
+  everything: { command: everything },
+  files: { command: join(bin, "mcp-server-filesystem"), args: [threeHome] },
+  memory: { command: join(bin, "mcp-server-memory"), env: { MEMORY_FILE_PATH: join(threeHome, "memory.jsonl") } },
+});
+const envFor = (dir) => ({ PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: join(dir, ".config"), TERM: "xterm-256color",
+  AWL_BASE_URL: `http://127.0.0.1:${http.address().port}/v1`, AWL_API_KEY: "bench", AWL_MODEL: "bench" });
+
+function printTurn(dir) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const child = spawn(process.execPath, [awl, "-p", "hi", "--no-session"], { env: envFor(dir), cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    child.stderr.on("data", (d) => (out += d));
+    child.on("close", (code) => (code === 0 && out.includes("Hello!") ? resolve(performance.now() - start) : reject(new Error(`awl -p exited ${code}: ${out}`))));
+  });
+}
+
+/** Time until the interactive prompt is drawn, in a pseudo-terminal (`script`); then awl is stopped. */
+function promptTime(dir) {
+  return new Promise((resolve, reject) => {
+    const start = performance.now();
+    const command = `${process.execPath} ${awl} --no-session`;
+    const child = spawn("script", ["-qfec", command, "/dev/null"], { env: envFor(dir), cwd: dir, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    let out = "";
+    let done = false;
+    const timer = setTimeout(() => finish(new Error(`no prompt after 30 s: ${out}`)), 30_000);
+    const finish = (error) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      const ms = performance.now() - start;
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {}
+      child.once("close", () => (error ? reject(error) : resolve(ms)));
+    };
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (/Ctrl-D exits[^]*> /.test(out)) finish();
+    });
+  });
+}
+
+await printTurn(three); // fills the MCP tool-list cache (what any later run of awl finds)
+await new Promise((r) => setTimeout(r, 3000));
+await printTurn(three);
+const rows = { printNone: [], printThree: [], promptNone: [], promptThree: [] };
+for (let run = 0; run < RUNS; run++) {
+  rows.printNone.push(await printTurn(none));
+  rows.printThree.push(await printTurn(three));
+  rows.promptNone.push(await promptTime(none));
+  rows.promptThree.push(await promptTime(three));
+}
+http.close();
+
+const diff = (a, b) => median(rows[b]) - median(rows[a]);
+console.log(`### Start-up with three stdio MCP servers (everything, filesystem, memory) against none (medians of ${RUNS} interleaved runs, load ${loadavg()[0].toFixed(1)})\n`);
+console.log("| case | no servers | three servers | difference |\n| --- | --- | --- | --- |");
+console.log(`| \`awl -p\`, a reply that needs no MCP tool (tool lists cached) | ${median(rows.printNone).toFixed(0)} ms | ${median(rows.printThree).toFixed(0)} ms | ${diff("printNone", "printThree") >= 0 ? "+" : ""}${diff("printNone", "printThree").toFixed(0)} ms |`);
+console.log(`| interactive: until the prompt is drawn | ${median(rows.promptNone).toFixed(0)} ms | ${median(rows.promptThree).toFixed(0)} ms | ${diff("promptNone", "promptThree") >= 0 ? "+" : ""}${diff("promptNone", "promptThree").toFixed(0)} ms |`);
+console.log("\nTarget: unchanged within noise (the servers start in the background; a print-mode reply never waits for a server whose tools are cached).\n");
+process.exit(0);

@@ -1,0 +1,65 @@
+/** MCP servers in the interactive mode (tmux): a project's .mcp.json approved once, its tools used, /extensions. */
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openaiToolCalls } from "../e2e/support.js";
+import { EVERYTHING } from "../extensions/mcp/servers.js";
+import { openaiAnswer } from "./openai-answer.js";
+import { tempDir } from "./run-awl.js";
+import { awlCommand, tmuxTest } from "./tmux-terminal.js";
+
+const tty = tmuxTest();
+
+describe("a project's .mcp.json in the interactive mode", () => {
+  it("asks once before starting its servers, remembers the answer, and offers their tools", async () => {
+    const project = tempDir("awl-project-");
+    writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: EVERYTHING } } }));
+    const { home, command } = awlCommand(tty.server);
+    const start = () => tty.terminal.start(`cd ${project} && ${command}; echo "[awl exited $?]"; sleep 60`);
+
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "proj_echo", input: { message: "approved" } }]) }, openaiAnswer("The server echoed."));
+    await start();
+    const question = await tty.terminal.waitFor(/Start it in this project\? \[y\/N\]/);
+    expect(question).toContain("asks to start this MCP server:");
+    expect(question).toContain(`proj: ${EVERYTHING}`);
+    await tty.terminal.type("y");
+    await tty.terminal.waitFor(/\[y\/N\] yes\n(.|\n)*^>/m);
+    // The first turn is sent once the server is ready enough to offer its tools: wait for /extensions to say so.
+    for (let tries = 0; ; tries++) {
+      await tty.terminal.type("/extensions");
+      await tty.terminal.keys("Enter");
+      const screen = await tty.terminal.waitFor(/mcp:proj {2}(starting|ready)/);
+      if (/mcp:proj {2}ready/.test(screen)) break;
+      if (tries > 60) throw new Error(`the server never got ready:\n${screen}`);
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(await tty.terminal.screen()).toMatch(/mcp:proj {2}ready {2}stdio .*\n {4}13 tools, schemas [\d.]+ KB ≈ [\d.]+k? tokens per request: proj_echo/);
+    await tty.send("use the server");
+    await tty.terminal.waitFor(/The server echoed\.\n>/);
+    expect(JSON.stringify(tty.server.requests[1]!.json())).toContain("Echo: approved");
+    await tty.terminal.keys("C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
+
+    // The second run remembers: no question, the server starts.
+    await tty.reopen();
+    await tty.terminal.start(`cd ${project} && ${command}; echo "[awl exited $?]"; sleep 60`);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    expect(await tty.terminal.screen()).not.toContain("[y/N]");
+    await tty.terminal.keys("C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
+  }, 120_000);
+
+  it("a refusal is remembered too: the servers stay off, and /extensions says how to approve them", async () => {
+    const project = tempDir("awl-project-");
+    writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: EVERYTHING } } }));
+    const { command } = awlCommand(tty.server);
+    await tty.terminal.start(`cd ${project} && ${command}; echo "[awl exited $?]"; sleep 60`);
+    await tty.terminal.waitFor(/\[y\/N\]/);
+    await tty.terminal.type("n");
+    await tty.terminal.waitFor(/\[y\/N\] no\n/);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("/extensions");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/mcp:proj {2}unapproved(.|\n)*awl mcp approve proj/);
+  }, 120_000);
+});
