@@ -15,7 +15,20 @@ import { resolveModelInfo, type ModelOverride } from "../../usage/catalogue.js";
 import { bucketsCost, formatUsd, usdToPico } from "../../usage/cost.js";
 import { parseModelOverrides } from "../../usage/model-overrides.js";
 
+export const SESSIONS_USAGE = `usage: awl sessions [--here] [--json]
+       awl sessions export ID [--format md|json]
+
+Lists the saved sessions, most recent first: id, last update, messages, tokens, cost, directory and first
+prompt (--here: this directory's only; --json: an array of objects). \`export\` prints one session (an id or
+a unique prefix) as a Markdown transcript (md, the default) or as JSON. Continue one with awl -r ID, or
+pick one with awl -r alone. Reference: docs/sessions.md.
+`;
+
 export async function run(argv: readonly string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(SESSIONS_USAGE);
+    return EXIT.ok;
+  }
   return argv[0] === "export" ? exportCommand(argv.slice(1)) : listCommand(argv);
 }
 
@@ -29,7 +42,7 @@ function parse(argv: readonly string[], options: ParseArgsConfig["options"]): Re
 }
 
 function usage(message: string): number {
-  process.stderr.write(formatUserMessage({ message, hint: "usage: awl sessions [--here] [--json] | awl sessions export ID [--format md|json]" }));
+  process.stderr.write(formatUserMessage({ message, hint: "usage: awl sessions [--here] [--json] | awl sessions export ID [--format md|json] (awl sessions --help)" }));
   return EXIT.usage;
 }
 

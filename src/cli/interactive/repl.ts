@@ -20,7 +20,12 @@ import { outputOrder } from "../output/output-order.js";
 import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { layoutPrompt } from "./prompt-layout.js";
-import { completeSlashCommand, findSlashCommand } from "./slash-commands.js";
+import { completeSlashCommand, findSlashCommand, type SlashContext } from "./slash-commands.js";
+import { Picker, type PickerItem } from "./picker.js";
+import { resumeCommand } from "../session-history.js";
+import { openHistory, userPrompts } from "./history-setup.js";
+import { oneLine } from "../output/tool-block.js";
+import type { Conversation } from "../../model/conversation.js";
 import { TerminalInput } from "./terminal-input.js";
 
 interface Submission {
@@ -40,6 +45,19 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   let closed = false;
   let exitArmed = false;
   let wake: (() => void) | undefined;
+  /** A list being chosen from (the session picker) takes the keys while it is open. */
+  let picker: Picker<unknown> | undefined;
+
+  const pick = async <T>(title: string, items: readonly PickerItem<T>[]): Promise<T | undefined> => {
+    sink.endLine();
+    const open = new Picker(out, items, { title, columns, rows: Math.max(3, Math.min(10, (out.rows ?? 24) - 6)) });
+    picker = open as Picker<unknown>;
+    try {
+      return await open.result;
+    } finally {
+      picker = undefined;
+    }
+  };
 
   const print = (text: string): void => {
     sink.endLine();
@@ -48,6 +66,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   const close = (): void => {
     closed = true;
+    picker?.cancel();
     turn?.abort();
     wake?.();
   };
@@ -60,6 +79,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   };
 
   const onKey = (event: KeyEvent): void => {
+    if (picker) return picker.handle(event);
     const action = editor.handle(event);
     if (!action) {
       exitArmed = false;
@@ -68,6 +88,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     switch (action.type) {
       case "submit":
         exitArmed = false;
+        history?.add(action.text);
         queue.push({ text: action.text, shown: !turn });
         wake?.();
         return;
@@ -86,6 +107,9 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         return;
       case "eof":
         return close();
+      case "search-history":
+        if (!turn) void searchHistory();
+        return;
       case "suspend": {
         const atPrompt = editor.shown;
         editor.leave();
@@ -126,6 +150,10 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     else if (note) process.stderr.write(note);
   }
 
+  function slashContext(): SlashContext {
+    return { runtime, print, exit: close, sink, pick };
+  }
+
   async function handle(submission: Submission): Promise<void> {
     const { text } = submission;
     if (!submission.shown) {
@@ -136,7 +164,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (text.trimStart().startsWith("/")) {
       const found = findSlashCommand(text);
       if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
-      return found.command.run(found.args, { runtime, print, exit: close, sink });
+      return found.command.run(found.args, slashContext());
     }
     await runTurn(text);
   }
@@ -161,10 +189,36 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.resize();
     renderer?.resize();
   };
+  // Prompts of earlier runs here (Up/Down), every directory's for Ctrl-R; then a resumed session's own.
+  const history = openHistory(runtime);
+  for (const text of history?.here() ?? []) editor.addHistory(text);
+  const searchHistory = async (): Promise<void> => {
+    const entries = history?.everywhere() ?? [];
+    editor.leave();
+    const chosen = entries.length === 0 ? (print("no prompts in the history yet"), undefined) : await pick(
+      "search the prompt history (every directory)",
+      entries.map((e) => ({ value: e.text, label: `${oneLine(e.text, 200)}${e.cwd === process.cwd() ? "" : `  (${e.cwd})`}`, search: e.text })),
+    );
+    if (closed) return;
+    editor.show();
+    if (chosen !== undefined) editor.setText(chosen);
+  };
+  let remembered: Conversation | undefined;
+  const rememberPrompts = (): void => {
+    if (remembered === runtime.conversation) return;
+    remembered = runtime.conversation;
+    for (const text of userPrompts(runtime.conversation.messages)) editor.addHistory(text);
+  };
   const settings = runtime.providerSettings;
   sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`);
   await showResumedSession(runtime, sink);
+  rememberPrompts();
   input.start();
+  // `awl -r` without an id: the picker first (leaving it starts a new conversation).
+  if (runtime.options.cli.flags.resume === "") {
+    await resumeCommand.run("", slashContext());
+    rememberPrompts();
+  }
   out.on("resize", onResize);
   if (firstPrompt.trim() !== "") {
     editor.addHistory(firstPrompt);
@@ -176,6 +230,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     for (let submission = await next(); submission; submission = await next()) {
       try {
         await handle(submission);
+        rememberPrompts(); // a /resume brings its session's prompts into Up/Down
       } catch (e) {
         print(`awl: ${e instanceof Error ? e.message : String(e)}`);
       }
