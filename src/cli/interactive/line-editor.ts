@@ -184,7 +184,8 @@ export class LineEditor {
     if (choices.length === 0 || this.buffer.cursor !== this.buffer.text.length) return undefined;
     const common = commonPrefix(choices);
     if (common.length > this.buffer.text.length) return this.edit(() => this.buffer.set(common));
-    if (choices.length > 1) this.printAbove(`${choices.map((c) => c.trim()).join("  ")}\n`);
+    // Each choice by its last word: the part that differs (`/help`, `@src/cli/`).
+    if (choices.length > 1) this.printAbove(`${choices.map((c) => c.trim().split(/\s+/).at(-1)).join("  ")}\n`);
     return undefined;
   }
 

@@ -21,6 +21,9 @@ import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { layoutPrompt } from "./prompt-layout.js";
 import { completeSlashCommand, findSlashCommand, type SlashContext } from "./slash-commands.js";
+import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
+import { runShellCommand, shellRunText } from "./shell-command.js";
+import { stripControls } from "../output/safe-text.js";
 import { Picker, type PickerItem } from "./picker.js";
 import { resumeCommand } from "../session-history.js";
 import { openHistory, userPrompts } from "./history-setup.js";
@@ -37,7 +40,9 @@ interface Submission {
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
-  const editor = new LineEditor(out, { complete: completeSlashCommand });
+  const editor = new LineEditor(out, { complete: (text) => [...completeSlashCommand(text), ...completeFileMention(text, process.cwd())] });
+  /** What `!command` runs produced since the last prompt: the next prompt sent starts with it. */
+  const shellRuns: string[] = [];
   const queue: Submission[] = [];
   const columns = (): number => out.columns ?? 80;
   let turn: AbortController | undefined;
@@ -161,12 +166,31 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       sink.write(`${layoutPrompt(text, text.length, columns() - 1).rows.join("\n")}\n`);
     }
     if (text.trim() === "") return;
+    if (text.trimStart().startsWith("!")) return runShell(text.trimStart().slice(1).trim());
     if (text.trimStart().startsWith("/")) {
       const found = findSlashCommand(text);
       if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
       return found.command.run(found.args, slashContext());
     }
-    await runTurn(text);
+    const attachments = attachMentionedFiles(text, process.cwd());
+    if (attachments.attached.length > 0) sink.dim(`(attached ${attachments.attached.join(", ")})\n`);
+    for (const note of attachments.notes) sink.dim(`(${note})\n`);
+    const ran = shellRuns.splice(0);
+    await runTurn([...ran, attachments.text].join("\n\n"));
+  }
+
+  async function runShell(command: string): Promise<void> {
+    if (command === "") return print("usage: !COMMAND runs it in the shell; its output goes with your next prompt");
+    turn = new AbortController();
+    sink.endLine();
+    try {
+      const ran = await runShellCommand(command, process.cwd(), turn.signal, (text) => sink.write(stripControls(text).replace(/\r(?!\n)/g, "")));
+      sink.endLine();
+      sink.dim(`(${ran.status}; the output goes with your next prompt)\n`);
+      shellRuns.push(shellRunText(ran));
+    } finally {
+      turn = undefined;
+    }
   }
 
   /** The next prompt to handle: a queued one, else what the user sends at the prompt; undefined once closed. */
