@@ -11,7 +11,7 @@ import type { PickerItem } from "./picker.js";
 import { costReport } from "../../usage/meter.js";
 import { displayWidth } from "../output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
-import { extensionsCommand, toolsCommand } from "./info-commands.js";
+import { toolsCommand } from "./info-commands.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -69,7 +69,6 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   sessionsCommand,
   exportCommand,
   toolsCommand,
-  extensionsCommand,
   {
     name: "extensions",
     summary: "list the Lua extensions and the MCP servers: state, tools, errors, schema cost",
