@@ -1,14 +1,11 @@
 /**
- * Every conversation saved as it goes (SPEC §7): a turn hook that starts a session file when the first answer
- * arrives, records each message and tool snapshot through a SessionRecorder, and fsyncs at every turn end.
- * Prompts that got no answer yet (a refused key, a server that is down) wait in memory and are written with the
- * first answer, so a run that never got one leaves no session behind to clutter the list.
+ * Every conversation saved as it goes (SPEC §7): a turn hook that starts a session file at the first turn,
+ * records each message and tool snapshot through a SessionRecorder, and fsyncs at every turn end.
  * `-c` / `-r ID` / `/resume` open an existing session instead and put its conversation in the runtime.
  */
 import type { TurnReceiver } from "../agent/agent.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { Message } from "../model/message.js";
-import type { ProviderError } from "../providers/errors.js";
 import { SessionRecorder } from "../session/recorder.js";
 import type { LoadedSession } from "../session/reader.js";
 import { SessionStore } from "../session/store.js";
@@ -24,8 +21,6 @@ export class SessionHook implements TurnHook {
   resumed: LoadedSession | undefined;
   /** The id the next new session file gets (`awl acp` names a session before its first prompt creates the file). */
   nextId: string | undefined;
-  /** Prompts sent before any answer, with the model they went to: written when the session file is made. */
-  private pending: { prompts: Message[]; provider: string; model: string } | undefined;
 
   constructor(
     readonly store: SessionStore,
@@ -72,21 +67,24 @@ export class SessionHook implements TurnHook {
     return { ok: true, value: session };
   }
 
-  /** Leaves the current session as it is saved; the next answered prompt starts a new file (`/clear`, `/new`). */
+  /** Leaves the current session as it is saved; the next prompt starts a new file (`/clear`, `/new`). */
   startNew(): void {
     this.recorder?.close();
     this.recorder = undefined;
     this.recorded = undefined;
-    this.pending = undefined;
     this.resumed = undefined;
   }
 
   onTurnStart(prompt: Message, runtime: Runtime): void {
     const { provider, model } = runtime.providerSettings;
     if (!this.recorder) {
-      // No file until an answer comes (see the top of this module).
-      this.pending = { prompts: [...(this.pending?.prompts ?? []), prompt], provider, model };
-      return;
+      const created = this.store.create({ cwd: this.cwd, provider, model, ...(this.nextId !== undefined && { id: this.nextId }) });
+      if (!created.ok) {
+        this.warn(`${created.error.message}; this conversation is not saved`);
+        return;
+      }
+      this.recorder = new SessionRecorder(created.value, (e) => this.warn(`${e.message} (the conversation goes on; it is saved once writing works again)`));
+      this.recorded = { provider, model };
     }
     if (this.recorded?.provider !== provider || this.recorded.model !== model) {
       this.store.addSecrets([runtime.providerSettings.apiKey]);
@@ -97,45 +95,7 @@ export class SessionHook implements TurnHook {
   }
 
   wrapReceiver(receiver: TurnReceiver): TurnReceiver {
-    if (this.recorder) return this.recorder.wrap(receiver);
-    // The session file is made at the first message the model answers with, or the first failed attempt the
-    // provider billed tokens for; until then every call goes to `receiver` as it is.
-    let recording: TurnReceiver | undefined;
-    const start = (): TurnReceiver => (recording ??= this.startRecording() ? this.recorder!.wrap(receiver) : receiver);
-    const billed = (error: ProviderError | undefined): boolean => {
-      const u = error?.usage;
-      return u !== undefined && u.input_tokens + u.output_tokens + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) > 0;
-    };
-    const own: TurnReceiver = {
-      onMessageAppended: (message) => start().onMessageAppended?.(message),
-      onRetry: (notice) => (billed(notice.error) ? start() : (recording ?? receiver)).onRetry?.(notice),
-      onError: (error) => (billed(error) ? start() : (recording ?? receiver)).onError?.(error),
-    };
-    return new Proxy(receiver, {
-      get(target, key) {
-        if (key in own) return own[key as keyof TurnReceiver];
-        const from = recording ?? target;
-        const value: unknown = Reflect.get(from, key, from);
-        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(from) : value;
-      },
-      has: (target, key) => key in own || key in target,
-    });
-  }
-
-  /** Makes the session file for the prompts waiting in `pending`; false (and a warning) if it cannot be made. */
-  private startRecording(): boolean {
-    const pending = this.pending;
-    if (!pending) return false;
-    this.pending = undefined;
-    const created = this.store.create({ cwd: this.cwd, provider: pending.provider, model: pending.model, ...(this.nextId !== undefined && { id: this.nextId }) });
-    if (!created.ok) {
-      this.warn(`${created.error.message}; this conversation is not saved`);
-      return false;
-    }
-    this.recorder = new SessionRecorder(created.value, (e) => this.warn(`${e.message} (the conversation goes on; it is saved once writing works again)`));
-    this.recorded = { provider: pending.provider, model: pending.model };
-    for (const prompt of pending.prompts) this.recorder.message(prompt);
-    return true;
+    return this.recorder ? this.recorder.wrap(receiver) : receiver;
   }
 
   onTurnEnd(): void {
@@ -160,11 +120,7 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
   if (flags.continue && flags.resume !== undefined) return usage("-c continues the latest session and -r a given one: use one of them");
   const cwd = process.cwd();
   const hook = new SessionHook(new SessionStore(undefined, { secrets: runSecrets(options) }), cwd, options.warn);
-  // `-r` alone: the interactive mode shows the picker (needs a terminal); print mode needs an id.
-  let target = flags.resume === "" ? undefined : flags.resume;
-  if (flags.resume === "" && (flags.print || options.cli.outputFormat !== "text" || !process.stdin.isTTY || !process.stdout.isTTY)) {
-    return usage("-r without an id picks a session from a list, which needs a terminal", "pass an id: awl -r ID (awl sessions lists them)");
-  }
+  let target = flags.resume;
   if (flags.continue) {
     const latest = hook.store.latest(cwd);
     if (!latest.ok) {

@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from "vitest";
 import { openaiAnswer } from "./openai-answer.js";
-import { runAwl, tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
 
 const tty = tmuxTest();
@@ -77,36 +76,5 @@ describe("slash commands", () => {
     await tty.terminal.keys("Escape");
     const screen = await tty.terminal.waitFor(/^>\s*$/m);
     expect(screen).not.toContain("search:");
-  });
-});
-
-describe("sessions", () => {
-  it("a run that never got an answer leaves no session behind; one that did, one session with both prompts", async () => {
-    const home = tempDir("awl-home-");
-    const env = { HOME: home, XDG_CONFIG_HOME: `${home}/.config`, AWL_API_KEY: "sk-wrong", AWL_MODEL: "m", AWL_BASE_URL: "http://127.0.0.1:9/v1" };
-    const refused = await runAwl(["-p", "hello", "--max-retries", "0"], { env });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("network error");
-    const listed = await runAwl(["sessions", "--json"], { env });
-    expect(JSON.parse(listed.stdout)).toEqual([]);
-  });
-
-  it("in the interactive mode, a 401 then an answer saves one session holding both prompts", async () => {
-    const home = await tty.start();
-    tty.server.enqueue({ status: 401, headers: { "content-type": "application/json" }, body: '{"error":{"message":"bad key"}}' });
-    await tty.send("refused prompt");
-    await tty.terminal.waitFor(/bad key[\s\S]*>/);
-    await tty.send("/sessions");
-    await tty.terminal.waitFor(/no saved sessions for/);
-    tty.server.enqueue(openaiAnswer("Answered."));
-    await tty.send("answered prompt");
-    await tty.terminal.waitFor(/Answered\.\n>/);
-    await tty.send("/exit");
-    await tty.terminal.waitFor(/\[awl exited 0\]/);
-    const listed = await runAwl(["sessions", "--json"], { env: { HOME: home, XDG_CONFIG_HOME: `${home}/.config` } });
-    const sessions = JSON.parse(listed.stdout) as Array<{ first_prompt: string; messages: number }>;
-    expect(sessions).toHaveLength(1);
-    expect(sessions[0]!.first_prompt).toBe("refused prompt");
-    expect(sessions[0]!.messages).toBe(3);
   });
 });
