@@ -35,45 +35,79 @@ const { McpToolSet } = await import(join(repo, "dist/extensions/mcp/mcp-tool-set
 const { runToolBatch } = await import(join(repo, "dist/agent/tool-batch.js"));
 
 const everything = join(bin, "mcp-server-everything");
+const { ProcessTransport } = await import(join(repo, "dist/extensions/mcp/stdio-transport.js"));
+const { ResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
 const sdk = new Client({ name: "bench", version: "0" }, { capabilities: {} });
 await sdk.connect(new StdioClientTransport({ command: everything, args: [], stderr: "ignore" }));
+// The SDK's client over awl's stdio transport (the server in its own process group, as awl runs it).
+const sdkOwn = new Client({ name: "bench", version: "0" }, { capabilities: {} });
+await sdkOwn.connect(new ProcessTransport({ command: everything, args: [], env: process.env, cwd: repo }));
 const server = { name: "everything", source: "user", file: "bench", disabled: false, fingerprint: "bench", transport: { type: "stdio", command: everything, args: [], env: {}, cwd: repo } };
-const tools = McpToolSet.start({ servers: [server], env: process.env, spillDir: mkdtempSync(join(tmpdir(), "awl-bench-spill-")) });
-await tools.waitForStart(60_000);
-await tools.refresh();
-
-const signal = new AbortController().signal;
-let id = 0;
-const viaSdk = async () => {
-  const start = performance.now();
-  const result = await sdk.callTool({ name: "echo", arguments: { message: "bench" } });
-  if (result.content[0].text !== "Echo: bench") throw new Error("unexpected SDK result");
-  return performance.now() - start;
-};
-const viaAwl = async () => {
-  const use = { type: "tool_use", id: `call_${++id}`, name: "everything_echo", input: '{"message":"bench"}' };
-  const start = performance.now();
-  const [record] = await runToolBatch([use], tools, signal, {});
-  if (record.result.content !== "Echo: bench") throw new Error(`unexpected awl result: ${record.result.content}`);
-  return performance.now() - start;
-};
-for (let i = 0; i < 30; i++) await viaSdk(), await viaAwl(); // warm up: JIT, ajv's compiled schema
-const sdkTimes = [];
-const awlTimes = [];
-for (let i = 0; i < CALLS; i++) {
-  // Interleaved, so a busy moment of the machine hits both alike.
-  sdkTimes.push(await viaSdk());
-  awlTimes.push(await viaAwl());
+const spillDir = mkdtempSync(join(tmpdir(), "awl-bench-spill-"));
+const tools = McpToolSet.start({ servers: [server], env: process.env, spillDir });
+// Over Streamable HTTP both clients talk to the very same server process.
+const httpPort = await new Promise((resolve) => {
+  const probe = createServer().listen(0, "127.0.0.1", () => {
+    const { port } = probe.address();
+    probe.close(() => resolve(port));
+  });
+});
+const httpServer = spawn(everything, ["streamableHttp"], { env: { ...process.env, PORT: String(httpPort) }, stdio: "ignore", detached: true });
+const httpUrl = `http://127.0.0.1:${httpPort}/mcp`;
+const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
+let sdkHttp;
+for (let tries = 0; ; tries++) {
+  try {
+    sdkHttp = new Client({ name: "bench", version: "0" }, { capabilities: {} });
+    await sdkHttp.connect(new StreamableHTTPClientTransport(new URL(httpUrl)));
+    break;
+  } catch (error) {
+    if (tries > 100) throw error;
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
-await sdk.close();
-await tools.close();
-const overhead = median(awlTimes) - median(sdkTimes);
+const toolsHttp = McpToolSet.start({ servers: [{ ...server, name: "web", transport: { type: "http", url: httpUrl, headers: {} } }], env: process.env, spillDir });
+await tools.waitForStart(60_000);
+await toolsHttp.waitForStart(60_000);
+await tools.refresh();
+await toolsHttp.refresh();
 
-console.log(`## MCP\n\n### Per-call overhead (${CALLS} calls of \`echo\` each, interleaved, mcp-server-everything on stdio)\n`);
+let id = 0;
+const timed = (call) => async () => {
+  const start = performance.now();
+  const text = await call();
+  if (text !== "Echo: bench") throw new Error(`unexpected result: ${text}`);
+  return performance.now() - start;
+};
+const echo = { name: "echo", arguments: { message: "bench" } };
+const awlCall = (set, name) => async () => {
+  const use = { type: "tool_use", id: `call_${++id}`, name, input: '{"message":"bench"}' };
+  const [record] = await runToolBatch([use], set, new AbortController().signal, {});
+  return record.result.content;
+};
+const paths = [
+  ["stdio: the SDK's Client.callTool over the SDK's StdioClientTransport", timed(async () => (await sdk.callTool(echo)).content[0].text)],
+  ["stdio: the SDK's Client.callTool over awl's transport (own process group)", timed(async () => (await sdkOwn.request({ method: "tools/call", params: echo }, ResultSchema)).content[0].text)],
+  ["stdio: awl, runToolBatch → McpToolSet.execute (schema check, mapping, result limit)", timed(awlCall(tools, "everything_echo"))],
+  ["HTTP (one server for both): the SDK's Client.callTool", timed(async () => (await sdkHttp.callTool(echo)).content[0].text)],
+  ["HTTP (one server for both): awl, runToolBatch → McpToolSet.execute", timed(awlCall(toolsHttp, "web_echo"))],
+];
+for (let i = 0; i < 30; i++) for (const [, run] of paths) await run(); // warm up: JIT, ajv's compiled schema
+const times = paths.map(() => []);
+for (let i = 0; i < CALLS; i++) {
+  // Interleaved, so a busy moment of the machine hits every path alike.
+  for (let p = 0; p < paths.length; p++) times[p].push(await paths[p][1]());
+}
+await Promise.all([sdk.close(), sdkOwn.close(), sdkHttp.close(), tools.close(), toolsHttp.close()]);
+process.kill(-httpServer.pid, "SIGKILL");
+const p50 = times.map((t) => median(t));
+const overStdio = p50[2] - p50[1];
+const overHttp = p50[4] - p50[3];
+
+console.log(`## MCP\n\n### Per-call overhead (${CALLS} calls of \`echo\` on each path, interleaved, mcp-server-everything; load ${loadavg()[0].toFixed(1)})\n`);
 console.log("| path | p50 | p90 |\n| --- | --- | --- |");
-console.log(`| the SDK's Client.callTool alone | ${median(sdkTimes).toFixed(3)} ms | ${percentile(sdkTimes, 0.9).toFixed(3)} ms |`);
-console.log(`| awl: runToolBatch → McpToolSet.execute (schema check, mapping, result limit) | ${median(awlTimes).toFixed(3)} ms | ${percentile(awlTimes, 0.9).toFixed(3)} ms |`);
-console.log(`\nOverhead p50: ${overhead.toFixed(3)} ms (target ≤ 2 ms → ${overhead <= 2 ? "met" : "NOT met"}).\n`);
+paths.forEach(([name], i) => console.log(`| ${name} | ${p50[i].toFixed(3)} ms | ${percentile(times[i], 0.9).toFixed(3)} ms |`));
+console.log(`\nawl over the SDK client alone, p50: stdio ${overStdio.toFixed(3)} ms (same transport), HTTP ${overHttp.toFixed(3)} ms (same server); target ≤ 2 ms → ${overStdio <= 2 && overHttp <= 2 ? "met" : "NOT met"}. awl's stdio transport against the SDK's: ${(p50[1] - p50[0]).toFixed(3)} ms (the server runs in its own session, so its process tree can be killed as a whole).\n`);
 
 // ---- 2. start-up ------------------------------------------------------------------------------------------
 

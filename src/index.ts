@@ -34,12 +34,16 @@ export type {
   LoadConfigOptions,
 } from "./config/index.js";
 export type { ConfigEdit } from "./config/write.js";
-export { LuaToolSet, DEFAULT_TOOL_TIMEOUT_MS } from "./extensions/lua-tool-set.js";
+export { LuaToolSet, DEFAULT_TOOL_TIMEOUT_MS, BUNDLED_EXTENSIONS_DIR } from "./extensions/lua-tool-set.js";
+/** The system prompt awl sends (`new Agent({ system })`): the default text, the instruction files, and a builder for both. */
+export { buildSystemPrompt, localDate, findInstructionFiles, gitRoot, MAX_INSTRUCTION_BYTES, systemPromptFor } from "./prompt/index.js";
+export type { SystemPromptInputs, InstructionFile, SystemPromptOptions } from "./prompt/index.js";
 export type { LuaToolSetOptions, ExtensionReport, ExtensionState } from "./extensions/lua-tool-set.js";
 export { discoverExtensions, defaultExtensionRoots, DEFAULT_MAX_EXTENSION_FILE_BYTES } from "./extensions/discover.js";
 export type { DiscoveredExtension, DiscoveryResult, DiscoveryProblem, ShadowedExtension, ExtensionRoot, ExtensionSource } from "./extensions/discover.js";
 export { ToolRegistry, TOOL_NAME_PATTERN, checkObjectSchema } from "./tools/registry.js";
 export type { RegisteredTool, ToolRegistration, RegistryProblem, RegistryProblemKind } from "./tools/registry.js";
+export { TOOL_KINDS } from "./tools/types.js";
 export { limitResult, DEFAULT_RESULT_LIMIT, type SpillOptions, type LimitedResult } from "./tools/spill.js";
 export { SecretScrubber } from "./util/secrets.js";
 export { awlVersion } from "./version.js";

@@ -78,6 +78,19 @@ function Context:title(text) end
 ---@param handler fun(args: table, ctx: awl.Context): (string|awl.Result|awl.ToolError)
 function awl.register_tool(name, schema, handler) end
 
+---@class awl.Capability
+---@field label? string The capability's name as people read it.
+---@field description? string What its tools are for.
+---@field version? string
+---@field license? string
+---@field homepage? string
+
+--- Declares the capability's metadata (a directory extension's `init.lua`). awl reads it from the file's text
+--- WITHOUT running your code (`awl extensions` shows it), so every value must be a plain string literal: no
+--- calls, concatenations or variables.
+---@param spec awl.Capability
+function awl.capability(spec) end
+
 --- A failure the model reads and can act on: `error(awl.tool_error("..."))` or return it.
 ---@param message string
 ---@return awl.ToolError

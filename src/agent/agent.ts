@@ -10,6 +10,7 @@ import type { Message, StopReason, Usage } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, Receiver, StepResult, ToolSpec } from "../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
+import type { CompactionOutcome, ContextLayer } from "./context-layer.js";
 import { answerUnansweredToolUses } from "./invariant.js";
 import { runToolBatch } from "./tool-batch.js";
 
@@ -29,6 +30,10 @@ export interface AgentOptions {
   tools?: ToolSet;
   /** Model calls per turn; reaching it ends the turn with stop reason `max_steps`. */
   maxSteps?: number;
+  /** The system prompt sent with every model call (see `buildSystemPrompt`); not part of the conversation. */
+  system?: string;
+  /** Keeps the conversation inside the window (compaction), called before each model call and after an overflow. */
+  context?: ContextLayer;
 }
 
 /** The Receiver calls for each model response, plus what happens to tools and the conversation during a turn. */
@@ -38,6 +43,8 @@ export interface TurnReceiver extends Receiver {
   onToolEnd?(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void;
   /** Each message appended to the conversation during the turn, in order. */
   onMessageAppended?(message: Message): void;
+  /** A compaction ran (or tried to) before a model call; the conversation sent from now on is the compacted one. */
+  onCompaction?(outcome: CompactionOutcome): void;
 }
 
 export interface ToolCrash {
@@ -72,11 +79,15 @@ export class Agent {
   provider: Provider;
   tools: ToolSet | undefined;
   maxSteps: number;
+  system: string | undefined;
+  context: ContextLayer | undefined;
 
   constructor(options: AgentOptions) {
     this.provider = options.provider;
     this.tools = options.tools;
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
+    this.system = options.system;
+    this.context = options.context;
   }
 
   /** Runs one turn. Never throws; keeps every tool_use answered whatever happens. */
@@ -101,8 +112,25 @@ export class Agent {
       if (turn.steps >= this.maxSteps) return end("max_steps");
       turn.steps++;
       await this.refreshTools();
+      if (signal.aborted) return end("cancelled");
       const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
-      const step = await this.callModel(conversation, this.stepReceiver(receiver, turn), tools, signal);
+      const compacted = (outcome: CompactionOutcome | undefined): boolean => {
+        if (!outcome) return false;
+        if (outcome.usage) turn.usage = addUsage(turn.usage, outcome.usage);
+        receiver.onCompaction?.(outcome);
+        return outcome.applied !== undefined;
+      };
+      compacted(await this.context?.beforeRequest(conversation, tools, signal));
+      if (signal.aborted) return end("cancelled");
+      let step = await this.callModel(conversation, this.stepReceiver(receiver, turn), tools, signal);
+      // A request refused as too long: one compaction, one retry (the retry's own refusal stands).
+      if (!step.ok && step.error.kind === "context_length" && this.context) {
+        const { usage: spent, ...refused } = step.error;
+        if (spent) turn.usage = addUsage(turn.usage, spent);
+        const recovered = compacted(await this.context.afterOverflow(conversation, tools, refused, signal));
+        if (signal.aborted) return end("cancelled");
+        step = recovered ? await this.callModel(conversation, this.stepReceiver(receiver, turn), tools, signal) : { ok: false, error: refused };
+      }
       if (!step.ok) {
         // A failed or cancelled call may have been billed for what it streamed before it broke off.
         if (step.error.usage) turn.usage = addUsage(turn.usage, step.error.usage);
@@ -143,7 +171,7 @@ export class Agent {
     const toolSet = this.tools;
     const timer = toolSet?.prewarm && tools.length > 0 ? setTimeout(() => toolSet.prewarm?.(), PREWARM_AFTER_MS) : undefined;
     try {
-      return await this.provider.streamStep(conversation, receiver, { tools, signal });
+      return await this.provider.streamStep(conversation, receiver, { tools, signal, ...(this.system && { system: this.system }) });
     } finally {
       clearTimeout(timer);
     }

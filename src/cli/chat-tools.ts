@@ -8,6 +8,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
+import type { TextHost } from "../extensions/lua/types.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { RuntimeOptions } from "./runtime.js";
 
@@ -28,10 +29,12 @@ export interface ChatMode {
 export async function openChatTools(
   options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "warn">,
   mode: ChatMode = { interactive: false },
+  /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
+  textHost?: TextHost,
 ): Promise<ConfigResult<OpenedTools>> {
   const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
   const secrets = runSecrets(options);
-  const opened = await openToolsForChat(options.cli.flags, options.warn, options.config, secrets);
+  const opened = await openToolsForChat(options.cli.flags, options.warn, options.config, secrets, textHost);
   if (!opened.ok || !hasMcpConfig(options)) return opened;
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),

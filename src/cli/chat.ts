@@ -8,6 +8,7 @@ import { formatUserMessage } from "./error-text.js";
 import { EXIT } from "./exit-codes.js";
 import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
 import { composePrompt, readPipedStdin } from "./stdin.js";
+import { writeNotice } from "./output/wrap-text.js";
 
 const stdout = process.stdout;
 const stderr = process.stderr;
@@ -15,13 +16,13 @@ const stderr = process.stderr;
 export async function runChat(argv: readonly string[]): Promise<number> {
   const parsed = parseCliArgs(argv);
   if (!parsed.ok) {
-    stderr.write(formatUserMessage(parsed.error));
+    writeNotice(stderr, formatUserMessage(parsed.error));
     return EXIT.usage;
   }
   const cli = parsed.value;
   if (cli.flags.help) {
     const { helpText } = await import("./help.js");
-    stdout.write(helpText());
+    writeNotice(stdout, helpText());
     return EXIT.ok;
   }
   if (cli.flags.version) {
@@ -46,7 +47,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);
     return await fail(cli, loaded.error, EXIT.usage);
   }
-  for (const warning of loaded.value.config.warnings) stderr.write(`awl: ${warning}\n`);
+  for (const warning of loaded.value.config.warnings) writeNotice(stderr, `awl: ${warning}\n`);
 
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
@@ -57,6 +58,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
   // (The interactive mode loads it once its prompt is drawn.)
   if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("./output/width.js").then((w) => w.loadDisplayWidth());
+  if (!interactive && cli.outputFormat === "text" && stdout.isTTY) void import("./output/markdown/load.js").then((m) => m.loadMarkdown());
   const built = await buildRuntime({ ...options, openedTools: tools.value });
   if (!built.ok) return await fail(cli, built.error, EXIT.usage);
   const runtime = built.value;
@@ -70,12 +72,12 @@ export async function runChat(argv: readonly string[]): Promise<number> {
 }
 
 function warn(text: string): void {
-  stderr.write(`awl: ${text}\n`);
+  writeNotice(stderr, `awl: ${text}\n`);
 }
 
 /** Reports a failure before any turn: a message on stderr, and in the JSON modes the result object on stdout. */
 async function fail(cli: CliOptions, error: ConfigError, code: number): Promise<number> {
-  stderr.write(formatUserMessage(error));
+  writeNotice(stderr, formatUserMessage(error));
   if (cli.outputFormat !== "text") {
     const [{ failureJSON, jsonLine }, { providerError }] = await Promise.all([import("./output/json-output.js"), import("../providers/errors.js")]);
     stdout.write(jsonLine(failureJSON(providerError("config", `${error.message}; ${error.hint}`))));

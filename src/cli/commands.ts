@@ -24,8 +24,8 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   tools: { usage: "tools [--json]", summary: "list every tool: its extension, file:line and description; then problems", load: () => import("./commands/tools.js") },
   tool: { usage: "tool call NAME 'JSON'", summary: "run one tool handler directly, no model (docs/extension-api.md)", load: () => import("./commands/tool.js") },
   extensions: {
-    usage: "extensions [--json]",
-    summary: "list every extension and MCP server: its state, tools, errors (and an MCP server's schema cost)",
+    usage: "extensions [--json] | enable|disable NAME | new NAME",
+    summary: "list every extension and MCP server (state, metadata, tools, errors); switch one on or off; write a new one",
     load: () => import("./commands/extensions.js"),
   },
   mcp: { usage: "mcp list|add|remove|approve", summary: "list the MCP servers, add or remove one in the config (docs/mcp.md)", load: () => import("./commands/mcp.js") },

@@ -7,6 +7,7 @@ import { resolveSettings } from "../config/settings.js";
 import type { ConfigError } from "../config/errors.js";
 import { formatUserMessage } from "./error-text.js";
 import { EXIT } from "./exit-codes.js";
+import { writeNotice } from "./output/wrap-text.js";
 import { settingsFlags, type CliOptions } from "./options.js";
 import { runPrintMode } from "./print-mode.js";
 import { buildRuntime } from "./runtime.js";
@@ -23,23 +24,23 @@ export async function runDemo(options: CliOptions, reason: ConfigError): Promise
     flags: { ...options.flags, "extensions-dir": [DEMO_EXTENSIONS, ...(options.flags["extensions-dir"] ?? [])], "no-session": true, continue: false },
   };
   delete cli.flags.resume;
-  process.stderr.write(`awl: ${reason.message}: playing the offline demo (--provider replay --replay ${DEMO_SCRIPT})\n\n`);
+  writeNotice(process.stderr, `awl: ${reason.message}: playing the offline demo (--provider replay --replay ${DEMO_SCRIPT})\n\n`);
   const sources = { env: {}, flags: { ...settingsFlags(cli.flags), provider: "replay", replay: DEMO_SCRIPT } };
   const resolved = resolveSettings(sources);
   if (!resolved.ok) {
-    process.stderr.write(formatUserMessage(resolved.error));
+    writeNotice(process.stderr, formatUserMessage(resolved.error));
     return EXIT.usage;
   }
-  const built = await buildRuntime({ settings: resolved.value, sources, cli, warn: (text) => process.stderr.write(`awl: ${text}\n`) });
+  const built = await buildRuntime({ settings: resolved.value, sources, cli, warn: (text) => writeNotice(process.stderr, `awl: ${text}\n`) });
   if (!built.ok) {
-    process.stderr.write(formatUserMessage(built.error));
+    writeNotice(process.stderr, formatUserMessage(built.error));
     return EXIT.usage;
   }
   const prompt = cli.prompt.trim() === "" ? DEMO_PROMPT : cli.prompt;
   if (cli.outputFormat === "text") process.stdout.write(`> ${prompt}\n\n`);
   try {
     const code = await runPrintMode(built.value, cli, prompt);
-    process.stderr.write(`\nawl: that was a replayed demo. To talk to a real model: ${reason.hint}\n`);
+    writeNotice(process.stderr, `\nawl: that was a replayed demo. To talk to a real model: ${reason.hint}\n`);
     return code;
   } finally {
     await built.value.close();

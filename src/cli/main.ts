@@ -4,12 +4,13 @@
  * command, and turns anything unexpected into one readable line instead of a stack trace.
  */
 import { SUBCOMMANDS } from "./commands.js";
+import { writeNotice } from "./output/wrap-text.js";
 import { drawFinalState, handleTerminationSignals, terminationExitCode } from "./termination.js";
 
 function internalError(error: unknown): never {
   drawFinalState();
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`awl: internal error: ${message}\n  → this is a bug in awl; please report it (AWL_DEBUG=1 shows details)\n`);
+  writeNotice(process.stderr, `awl: internal error: ${message}\n  → this is a bug in awl; please report it (AWL_DEBUG=1 shows details)\n`);
   if (process.env.AWL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
   process.exit(1);
 }

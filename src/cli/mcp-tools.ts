@@ -85,7 +85,7 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
     spillDir: join(awlDataDir(options.env), "spill", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-mcp`),
     scrub: new SecretScrubber([...knownSecrets(options.env), ...options.secrets]),
     onChange: report,
-    ...(options.useCache && { cache: new McpToolListCache(defaultMcpCachePath(options.env)) }),
+    ...(options.useCache && { cache: new McpToolListCache(defaultMcpCachePath(options.env)), deferKnown: true }),
     ...(options.waitForStart && {
       firstRefreshWaitMs: startupTimeoutMs,
       onLate: (late: string[]) =>

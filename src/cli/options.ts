@@ -40,6 +40,8 @@ export const FLAGS = {
   resume: { type: "string", short: "r", value: "[ID]", group: "Sessions", help: "continue a saved session (an id or a unique prefix); alone, pick one from a list" },
   "no-session": { type: "boolean", group: "Sessions", help: "do not save this conversation" },
   "extensions-dir": { type: "string", multiple: true, value: "DIR", group: "Extensions", help: "also load extensions from DIR (repeatable; before .awl/extensions and ~/.config/awl/extensions)" },
+  "system-prompt": { type: "string", value: "TEXT|@FILE", group: "Model", help: "replace awl's default system prompt (AGENTS.md files are still added)" },
+  "append-system-prompt": { type: "string", value: "TEXT|@FILE", group: "Model", help: "add text at the end of the system prompt" },
   "no-std-tools": { type: "boolean", group: "Extensions", help: "offer none of awl's bundled tools (read, write, edit, bash, grep, find, ls): only your extensions'" },
   "tool-timeout": { type: "string", value: "MS", group: "Extensions", help: "default handler timeout for tools that declare none (default 120000)" },
   "lua-workers": { type: "string", value: "N", group: "Extensions", help: "most Lua worker threads running tool calls at once (default: the CPU count)" },

@@ -3,9 +3,10 @@ import type { TurnReceiver } from "../agent/agent.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import type { CliOptions, OutputFormat } from "./options.js";
 import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js";
-import { retryText, turnEndText } from "./output/notices.js";
+import { compactionText, retryText, turnEndText } from "./output/notices.js";
 import { LineSink, wantsColor, type Writer } from "./output/sink.js";
 import { TerminalRenderer } from "./output/terminal-renderer.js";
+import { wrapText } from "./output/wrap-text.js";
 import type { Runtime } from "./runtime.js";
 
 export interface PrintIO {
@@ -15,6 +16,8 @@ export interface PrintIO {
   stdoutIsTerminal: boolean;
   /** Style stderr (thinking dimmed) — a terminal, NO_COLOR unset. */
   stderrColor: boolean;
+  /** Style stdout (the answer's Markdown) — a terminal, NO_COLOR unset. Default false. */
+  stdoutColor?: boolean;
   /** For a stream that is a terminal, its width: the model's text there is made safe and wrapped (docs/cli.md). */
   stdoutColumns?: () => number;
   stderrColumns?: () => number;
@@ -27,7 +30,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   if (format === "text") {
     // Tool blocks are printed once each, when the call ends (docs/cli.md): print mode's output is a log.
     const layout = { ...(io.stdoutColumns && { answerColumns: io.stdoutColumns }), ...(io.stderrColumns && { asideColumns: io.stderrColumns }) };
-    renderer = new TerminalRenderer(new LineSink(io.stdout, false), new LineSink(io.stderr, io.stderrColor), io.stdoutIsTerminal, {
+    renderer = new TerminalRenderer(new LineSink(io.stdout, io.stdoutColor ?? false), new LineSink(io.stderr, io.stderrColor), io.stdoutIsTerminal, {
       tools: runtime.agent.tools,
     }, layout);
     receiver = renderer;
@@ -35,13 +38,14 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
     receiver = new StreamJsonWriter(io.stdout);
   } else {
     // json: nothing on stdout until the end; retries are still worth a line on stderr.
-    receiver = { onRetry: (notice) => io.stderr.write(retryText(notice)) };
+    receiver = { onRetry: (notice) => io.stderr.write(retryText(notice)), onCompaction: (outcome) => io.stderr.write(compactionText(outcome)) };
   }
 
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
   await renderer?.finish();
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot())));
-  io.stderr.write(turnEndText(result, runtime.settings));
+  const note = turnEndText(result, runtime.settings);
+  io.stderr.write(io.stderrColumns ? wrapText(note, io.stderrColumns()) : note);
   return exitCodeFor(result.stop_reason, result.error?.kind);
 }
 
@@ -56,8 +60,11 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
     };
     if (cli.outputFormat === "text" && (process.stdout.isTTY || process.stderr.isTTY)) {
       // Exact widths of wide characters before any text is laid out (chat.ts starts loading them early).
-      await (await import("./output/width.js")).loadDisplayWidth();
+      // On a terminal the answer is drawn as Markdown (chat.ts starts loading the renderer early too).
+      const [width, markdown] = await Promise.all([import("./output/width.js"), import("./output/markdown/load.js")]);
+      await Promise.all([width.loadDisplayWidth(), process.stdout.isTTY ? markdown.loadMarkdown() : undefined]);
       if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns ?? 80;
+      io.stdoutColor = wantsColor(process.stdout, process.env);
       if (process.stderr.isTTY) io.stderrColumns = () => process.stderr.columns ?? 80;
     }
     return runPrintTurn(runtime, prompt, cli.outputFormat, io, signal);

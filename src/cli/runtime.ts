@@ -21,7 +21,12 @@ import { unansweredNote } from "./unanswered-note.js";
 import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
+import { systemPromptFor } from "../prompt/for-cwd.js";
+import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
+import type { CompactionOutcome } from "../agent/context-layer.js";
+import { Compactor } from "../compaction/compactor.js";
+import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
@@ -37,6 +42,8 @@ export interface TurnHook {
   close?(): void | Promise<void>;
   /** The saved session this runtime writes to, if the hook keeps one. */
   sessionId?(): string | undefined;
+  /** A compaction ran, in a turn or on `/compact` (the session records it). */
+  onCompaction?(outcome: CompactionOutcome, runtime: Runtime): void;
 }
 
 export interface RuntimeOptions {
@@ -65,6 +72,8 @@ export class Runtime {
 
   /** Tokens, context use and cost of this conversation (the status line, `/cost` and the JSON outputs read it). */
   readonly usage: SessionUsage;
+  /** Compaction (docs/compaction.md): the agent's context layer, and `/compact`. */
+  compactor: Compactor | undefined;
 
   constructor(
     readonly agent: Agent,
@@ -104,9 +113,13 @@ export class Runtime {
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
     this.usage.meter.beginTurn();
     const wrapped = this.hooks.reduce((r, hook) => hook.wrapReceiver?.(r) ?? r, this.usage.observe(receiver));
-    const observed = withAppendObserver(wrapped, (message) => {
-      for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
-    });
+    const observed = withAppendObserver(
+      wrapped,
+      (message) => {
+        for (const hook of this.hooks) this.guard(() => hook.onMessageAppended?.(message, this));
+      },
+      (outcome) => this.compacted(outcome),
+    );
     const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
     this.lastTurn = { conversation: this.conversation, result };
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
@@ -129,6 +142,20 @@ export class Runtime {
     this.usage.switchModel(resolved.value.provider);
     this.options.sources.choice = choice;
     return { ok: true, value: resolved.value.provider };
+  }
+
+  /** `/compact [instructions]`: summarises the conversation now (the last turns kept); undefined without a compactor. */
+  async compact(instructions?: string, signal: AbortSignal = new AbortController().signal): Promise<CompactionOutcome | undefined> {
+    if (!this.compactor) return undefined;
+    const outcome = await this.compactor.compactNow(this.conversation, signal, instructions);
+    this.compacted(outcome);
+    return outcome;
+  }
+
+  /** Every compaction, in a turn or not: the hooks record it, the meter takes the new size. */
+  private compacted(outcome: CompactionOutcome): void {
+    if (outcome.applied) this.usage.meter.setContextTokens(outcome.applied.tokens_after);
+    for (const hook of this.hooks) this.guard(() => hook.onCompaction?.(outcome, this));
   }
 
   async close(): Promise<void> {
@@ -154,14 +181,20 @@ export class Runtime {
   }
 }
 
-/** `receiver` as it is, plus `observe` after its own `onMessageAppended`. */
-function withAppendObserver(receiver: TurnReceiver, observe: (message: Message) => void): TurnReceiver {
+/** `receiver` as it is, plus `observe` after its own `onMessageAppended` and `onCompacted` after its `onCompaction`. */
+function withAppendObserver(receiver: TurnReceiver, observe: (message: Message) => void, onCompacted: (outcome: CompactionOutcome) => void): TurnReceiver {
   return new Proxy(receiver, {
     get(target, property) {
       if (property === "onMessageAppended") {
         return (message: Message) => {
           target.onMessageAppended?.(message);
           observe(message);
+        };
+      }
+      if (property === "onCompaction") {
+        return (outcome: CompactionOutcome) => {
+          target.onCompaction?.(outcome);
+          onCompacted(outcome);
         };
       }
       const value: unknown = Reflect.get(target, property, target);
@@ -196,17 +229,43 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   }
   const mcp = opened?.mcp;
   const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
-  const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, ...(tools ? { tools } : {}) });
-  const overrides = await modelOverrides(options.config);
+  const config = await configOf(options.config);
+  if (!config.ok) return config;
+  const prompt = systemPromptChoice(options.cli.flags, config.value, process.cwd());
+  if (!prompt.ok) return prompt;
+  const system = systemPromptFor({
+    cwd: process.cwd(),
+    env: process.env,
+    tools: (tools?.definitions() ?? []).map((t) => t.name),
+    ...prompt.value,
+  }).text;
+  const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, system, ...(tools ? { tools } : {}) });
+  const models = config.value.get("models");
+  const overrides = parseModelOverrides(models?.value, models ? where(models.source) : config.value.paths.user);
   if (!overrides.ok) return overrides;
+  const compaction = compactionSettings(config.value.get<{ threshold_percent?: number; auto?: boolean }>("compaction")?.value);
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
+  runtime.compactor = new Compactor({
+    provider: () => runtime.agent.provider,
+    contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
+    thresholdPercent: compaction.thresholdPercent,
+    auto: compaction.auto,
+    onUsage: (spent) => runtime.usage.meter.record(spent, { context: false }),
+  });
+  agent.context = runtime.compactor;
   if (opened && !options.tools) runtime.hosts = { lua: opened.tools, ...(mcp && { mcp }) };
 
-  // A prewarm may have started a Lua worker that the turn never needed: awl exits once it has started.
+  // At exit the extensions' on_unload hooks run (time-limited), and a worker a prewarm started that the turn
+  // never needed has finished starting.
   if (opened) {
     const lua = opened.tools;
-    runtime.hooks.push({ close: () => lua.quiesce() });
+    runtime.hooks.push({
+      close: async () => {
+        await lua.unload();
+        await lua.quiesce();
+      },
+    });
   }
   if (mcp) runtime.hooks.push({ close: () => mcp.close() });
 
@@ -219,15 +278,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   return { ok: true, value: runtime };
 }
 
-/** The config files' `models` corrections (docs/cost.md); `config` undefined: not read yet, read them now. */
-async function modelOverrides(config: LoadedConfig | undefined): Promise<ReturnType<typeof parseModelOverrides>> {
-  if (!config) {
-    const read = await loadConfig({ env: process.env, cwd: process.cwd() });
-    if (!read.ok) return read;
-    config = read.value;
-  }
-  const models = config.get("models");
-  return parseModelOverrides(models?.value, models ? where(models.source) : config.paths.user);
+/** The config files read at start-up, or read now when the caller did not. */
+async function configOf(config: LoadedConfig | undefined): Promise<ConfigResult<LoadedConfig>> {
+  return config ? { ok: true, value: config } : loadConfig({ env: process.env, cwd: process.cwd() });
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

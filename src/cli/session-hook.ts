@@ -6,6 +6,7 @@
 import type { TurnReceiver } from "../agent/agent.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { Message } from "../model/message.js";
+import type { CompactionOutcome } from "../agent/context-layer.js";
 import { SessionRecorder } from "../session/recorder.js";
 import type { LoadedSession } from "../session/reader.js";
 import { SessionStore } from "../session/store.js";
@@ -96,6 +97,16 @@ export class SessionHook implements TurnHook {
 
   wrapReceiver(receiver: TurnReceiver): TurnReceiver {
     return this.recorder ? this.recorder.wrap(receiver) : receiver;
+  }
+
+  /** A compaction: its summary call's tokens (a `usage` entry) and what it changed (a `compaction` entry). */
+  onCompaction(outcome: CompactionOutcome): void {
+    const usage = outcome.usage;
+    if (usage && usage.input_tokens + usage.output_tokens > 0) this.recorder?.event({ type: "usage", usage, reason: "compaction" });
+    const applied = outcome.applied;
+    if (!applied) return;
+    const { summary, replaces, pruned, reason, tokens_before, tokens_after } = applied;
+    this.recorder?.event({ type: "compaction", ...(summary !== undefined ? { summary } : {}), replaces, ...(pruned?.length ? { pruned: [...pruned] } : {}), reason, tokens_before, tokens_after });
   }
 
   onTurnEnd(): void {

@@ -20,24 +20,52 @@ export interface ConfigEdit {
 
 /** Applies `edits` to the config file at `path` (created with its folder when missing); nothing is written on error. */
 export async function editConfigFile(path: string, edits: readonly ConfigEdit[], scope: ConfigScope = "user"): Promise<ConfigResult<void>> {
+  return editFile(path, edits, async (text, when) => {
+    const checked = await parseConfigText(path, text, scope);
+    if (checked.ok) return undefined;
+    return when === "before"
+      ? { message: `${checked.error.message} (not changed)`, hint: checked.error.hint }
+      : { message: `${checked.error.message} (the change was not written)`, hint: "this is a bug in the caller of the config writer" };
+  });
+}
+
+/**
+ * Applies `edits` to a JSON file whose format another module checks (a project's `.mcp.json`), laid out and
+ * replaced as a config file is; the file must hold one JSON object. Nothing is written on error.
+ */
+export async function editJsonFile(path: string, edits: readonly ConfigEdit[]): Promise<ConfigResult<void>> {
+  return editFile(path, edits, async (text) => {
+    try {
+      const value: unknown = JSON.parse(text.replace(/^\uFEFF/, ""));
+      if (typeof value === "object" && value !== null && !Array.isArray(value)) return undefined;
+      return { message: `${path} must hold one JSON object (not changed)`, hint: "fix the file or move it away" };
+    } catch (e) {
+      return { message: `${path} is not valid JSON (${(e as Error).message}; not changed)`, hint: "fix the file or move it away" };
+    }
+  });
+}
+
+type Check = (text: string, when: "before" | "after") => Promise<{ message: string; hint: string } | undefined>;
+
+async function editFile(path: string, edits: readonly ConfigEdit[], check: Check): Promise<ConfigResult<void>> {
   const target = resolveTarget(path);
   let text: string;
   try {
     text = readFileSync(target, "utf8");
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return failure(`the config file ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`, "check its permissions");
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") return failure(`the file ${path} cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`, "check its permissions");
     text = "{}\n";
   }
-  const before = await parseConfigText(path, text, scope);
-  if (!before.ok) return { ok: false, error: { message: `${before.error.message} (not changed)`, hint: before.error.hint } };
-
+  if (text.trim() === "") text = "{}\n";
+  const before = await check(text, "before");
+  if (before) return { ok: false, error: before };
   const next = await applyConfigEdits(text, edits);
-  const after = await parseConfigText(path, next, scope);
-  if (!after.ok) return { ok: false, error: { message: `${after.error.message} (the change was not written)`, hint: "this is a bug in the caller of the config writer" } };
+  const after = await check(next, "after");
+  if (after) return { ok: false, error: after };
   try {
     writeAtomically(target, next);
   } catch (e) {
-    return failure(`the config file ${path} cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)})`, "check the folder's permissions");
+    return failure(`the file ${path} cannot be written (${(e as NodeJS.ErrnoException).code ?? String(e)})`, "check the folder's permissions");
   }
   return { ok: true, value: undefined };
 }

@@ -11,17 +11,31 @@
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
+import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
-import { defaultExtensionRoots, discoverExtensions, type DiscoveredExtension, type DiscoveryResult, type ExtensionSource } from "./discover.js";
+import {
+  defaultExtensionRoots,
+  discoverExtensions,
+  type DiscoveredExtension,
+  type DiscoveryResult,
+  type ExtensionRoot,
+  type ExtensionSource,
+} from "./discover.js";
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
-import type { ExtensionLoadError, LuaToolRegistration, ToolContextData } from "./lua/types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost, ToolContextData } from "./lua/types.js";
+import type { ReloadResult } from "./lua/protocol.js";
+import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
+import { readVersion } from "./versions.js";
+import { readEnablement } from "./enablement.js";
+import { readMetadata, type CapabilityMetadata } from "./metadata.js";
+import type { FolderWatcher } from "./watch.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
@@ -36,7 +50,7 @@ const AVAILABLE_TIMEOUT_MS = 10_000;
 
 /** A `render(state, view)` runs for at most this long once it has a worker... */
 export const RENDER_TIMEOUT_MS = 1_000;
-/** ...and waits at most this long in all (the renders' worker may be starting, or busy with other renders): the block falls back. */
+/** ...and waits at most this long behind other renders (its worker's start not counted): the block falls back. */
 const RENDER_WAIT_MS = 3_000;
 
 export interface LuaToolSetOptions {
@@ -64,13 +78,15 @@ export interface LuaToolSetOptions {
   memoryLimitBytes?: number;
   /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
   onLog?: (extension: string, text: string, callId?: string) => void;
+  /** Where `awl.fs.read_text` / `write_text` (the std file tools' text) go instead of the disk: e.g. an ACP client. */
+  textHost?: TextHost;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
   waitForLoad?: boolean;
 }
 
-export type ExtensionState = "loaded" | "failed" | "shadowed";
+export type ExtensionState = "loaded" | "failed" | "shadowed" | "disabled";
 
 /** One extension as `awl extensions` shows it. */
 export interface ExtensionReport {
@@ -80,6 +96,10 @@ export interface ExtensionReport {
   state: ExtensionState;
   /** For a shadowed extension: the entry point that hides it. */
   shadowed_by?: string;
+  /** For a disabled extension: the config file that switches it off. */
+  disabled_by?: string;
+  /** Its `awl.capability { ... }` metadata, read without running it (metadata.ts). */
+  metadata?: CapabilityMetadata;
   tools: RegisteredTool[];
   /** Load errors and refused registrations, each naming file and line. */
   errors: string[];
@@ -109,11 +129,37 @@ export class LuaToolSet implements ToolSet {
   /** Settles once wasmoon's module is compiled (or failed to: the pool reports it). */
   private wasmCompiled: Promise<void> | undefined;
   private closing = false;
+  /** What each extension registered, before the registry's checks (what the cache keeps). */
+  private registrations = new Map<string, LuaToolRegistration[]>();
+  /** Hot reload: the version of each extension serving (key of its Lua files' content, see versions.ts). */
+  private readonly versions = new Map<string, string>();
+  /** Versions tried and refused, so the same broken text is not tried again at every refresh. */
+  private readonly attempted = new Map<string, string>();
+  /** Extensions whose new version was refused while an older one keeps serving: why. */
+  private readonly reloadErrors = new Map<string, string>();
+  /** Work for the next refresh: files changed (a save the watcher saw), or everything (`reload()`). */
+  private pending: "none" | "files" | "all" = "none";
+  private applying: Promise<ReloadReport> | undefined;
+  private readonly reloadListeners = new Set<(report: ReloadReport) => void>();
+  private watching: Promise<void> | undefined;
+  private watcher: FolderWatcher | undefined;
+  /** Calls running now: a forced reload waits until none runs. */
+  private running = 0;
+  private idleWaiters: (() => void)[] = [];
+  /** Extensions switched off in a config file (never run), each with that file; what was wrong with those files. */
+  private disabled: (DiscoveredExtension & { disabled_by: string })[] = [];
+  private enablementProblems: string[] = [];
+  private env: NodeJS.ProcessEnv = {};
+  /** The registration cache (false: off) and the keys of the extensions as found. */
+  private cachePath: string | false = false;
+  private cacheKeys: ReturnType<typeof extensionKeys>;
   /** Where what a tool call printed goes (`LuaToolSetOptions.onLog`). */
   private callLog: LuaToolSetOptions["onLog"];
 
   private constructor(
-    readonly discovery: DiscoveryResult,
+    /** The extensions as last found (a reload finds them again). */
+    public discovery: DiscoveryResult,
+    private readonly roots: readonly ExtensionRoot[],
     private readonly registry: ToolRegistry,
     private readonly context: ToolContextData,
     private readonly defaultTimeoutMs: number,
@@ -139,7 +185,7 @@ export class LuaToolSet implements ToolSet {
       extraDirs: options.extensionDirs ?? [],
       ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
-    const discovery = discoverExtensions(roots);
+    const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env);
     const home = awlDataDir(options.env);
     const context: ToolContextData = {
       cwd: options.cwd,
@@ -150,29 +196,35 @@ export class LuaToolSet implements ToolSet {
     };
     const registry = new ToolRegistry({ defaultTimeoutMs });
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
-    const toolSet = new LuaToolSet(discovery, registry, context, defaultTimeoutMs, scrub);
+    const toolSet = new LuaToolSet(discovery, roots, registry, context, defaultTimeoutMs, scrub);
+    toolSet.disabled = disabled;
+    toolSet.enablementProblems = problems;
+    toolSet.env = options.env;
     toolSet.callLog = options.onLog;
-    if (discovery.extensions.length === 0) return toolSet;
-
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
-    const keys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
-    const cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
-    const poolOptions: LuaPoolOptions = {
-      // The bundled extensions load last: the user's own come first (SPEC §4).
-      extensions: [...discovery.extensions.filter((e) => e.source !== "bundled"), ...discovery.extensions.filter((e) => e.source === "bundled")].map(toEntry),
+    toolSet.cachePath = cachePath;
+    const poolOptions: Omit<LuaPoolOptions, "extensions"> = {
       defaultTimeoutMs,
       luaPath: [join(userConfigDir(options.env), "lua")],
       env: options.env,
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
+      ...(options.textHost && { textHost: options.textHost }),
     };
+    let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {
+      // The extensions as found when the load begins (a change seen before that is part of it).
+      const extensions = toolSet.discovery.extensions;
+      if (extensions.length === 0) return { rest: Promise.resolve() };
+      const keys = toolSet.cacheKeys;
       let pool: LuaPool;
       try {
-        pool = await toolSet.createPool(poolOptions);
+        // The bundled extensions load last: the user's own come first (SPEC §4).
+        const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
+        pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e)) });
       } catch (error) {
-        toolSet.apply(failedLoad(discovery.extensions, error));
+        toolSet.apply(failedLoad(extensions, error));
         return { rest: Promise.resolve() };
       }
       const loading = pool.load();
@@ -184,12 +236,17 @@ export class LuaToolSet implements ToolSet {
           const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
           const snapshot = { ...loaded, tools, unavailable };
           toolSet.apply(snapshot);
+          toolSet.noteVersions(extensions);
           if (cachePath !== false && keys && !sameSnapshot(snapshot, cached)) writeToolCache(cachePath, keys, snapshot);
         },
-        (error: unknown) => toolSet.apply(failedLoad(discovery.extensions, error)),
+        (error: unknown) => toolSet.apply(failedLoad(extensions, error)),
       );
       return { rest };
     };
+    if (discovery.extensions.length === 0) return toolSet;
+    toolSet.cacheKeys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
+    const keys = toolSet.cacheKeys;
+    cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
     } else {
@@ -246,6 +303,214 @@ export class LuaToolSet implements ToolSet {
     return this.startLoading().begun;
   }
 
+  /**
+   * Applies what changed since the last time (ToolSet.refresh; the agent awaits it before every model call): the
+   * extensions saved, added or removed while `watch()` runs, and a pending `reload()`. Each changed extension is
+   * loaded again in every Lua worker, never under a running call; the others keep their state. Never rejects.
+   */
+  async refresh(): Promise<void> {
+    await this.applyPending();
+  }
+
+  /**
+   * Finds and loads every extension again now (`/reload`): their top-level code and `discover_tools` handlers run
+   * again, after each old version's on_unload hooks. Waits for the calls running to end first. Resolves with what
+   * changed (the listeners of `onReload` hear it too); never rejects.
+   */
+  async reload(): Promise<ReloadReport> {
+    this.pending = "all";
+    await this.whenIdle();
+    return this.applyPending();
+  }
+
+  /** Tells `listener` about every reload that changed something (hot reload, `reload()`); returns the unsubscribe. */
+  onReload(listener: (report: ReloadReport) => void): () => void {
+    this.reloadListeners.add(listener);
+    return () => this.reloadListeners.delete(listener);
+  }
+
+  /**
+   * Watches the extension folders (not the bundled one) from now on: a save marks the change for the next
+   * `refresh()`, and `onChange` hears of it (once per burst of saves) so an idle caller can refresh at once.
+   * Resolves once the watch is in place; a watch that cannot be set up (the system's limit of file watches) is
+   * reported to `onProblem` and awl goes on without it.
+   */
+  watch(options: { onChange?: () => void; onProblem?: (message: string) => void } = {}): Promise<void> {
+    // The folders holding the project's and the user's extensions hold their config files too (enable/disable).
+    const folders = this.roots
+      .filter((r) => r.source !== "bundled")
+      .map((r) => (r.source === "project" || r.source === "user" ? dirname(r.dir) : r.dir));
+    const report = (message: string) => options.onProblem?.(message);
+    this.watching ??= import("./watch.js")
+      .then(({ watchFolders }) =>
+        watchFolders(folders, {
+          onChange: () => {
+            if (this.pending === "none") this.pending = "files";
+            options.onChange?.();
+          },
+          onProblem: report,
+        }),
+      )
+      .then(
+        (watcher) => {
+          if (this.closing) void watcher.close();
+          else this.watcher = watcher;
+        },
+        (error: unknown) => report(`cannot watch the extension folders: ${(error as Error).message ?? String(error)}`),
+      );
+    return this.watching;
+  }
+
+  /** Whether a refresh has changes to apply. */
+  get hasPendingChanges(): boolean {
+    return this.pending !== "none";
+  }
+
+  private applyPending(): Promise<ReloadReport> {
+    this.applying ??= (async () => {
+      const extensions: ExtensionReload[] = [];
+      try {
+        while (this.pending !== "none" && !this.closing) {
+          const all = this.pending === "all";
+          this.pending = "none";
+          extensions.push(...(await this.applyChanges(all)).extensions);
+        }
+      } catch (error) {
+        // A reload must never break a turn: say what happened; the tools stay as they were.
+        extensions.push({ name: "(all)", change: "failed", added: [], removed: [], changed: [], kept: true, error: String(error) });
+      }
+      const report = { extensions };
+      if (extensions.length > 0) for (const listener of this.reloadListeners) listener(report);
+      return report;
+    })().finally(() => (this.applying = undefined));
+    return this.applying;
+  }
+
+  private whenIdle(): Promise<void> {
+    if (this.running === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** The entry the pool loads for an extension: its text as read now. */
+  private entryOf(extension: DiscoveredExtension): ExtensionEntry {
+    const version = readVersion(extension);
+    return { ...toEntry(extension), ...(version.source && { source: version.source }) };
+  }
+
+  /**
+   * Notes the versions serving, read once they loaded: what an extension writes into its own folder while it
+   * loads (a generated module) is part of its version, so it never reloads itself.
+   */
+  private noteVersions(extensions: readonly DiscoveredExtension[]): void {
+    for (const extension of extensions) this.versions.set(extension.name, readVersion(extension).key);
+  }
+
+  /** One round of hot reload: finds the extensions again and loads those that changed (`all`: every one). */
+  private async applyChanges(all: boolean): Promise<ReloadReport> {
+    const found = findEnabled(this.roots, this.context.cwd, this.env);
+    const discovery = found.discovery;
+    this.disabled = found.disabled;
+    this.enablementProblems = found.problems;
+    const before = new Map(this.discovery.extensions.map((e) => [e.name, e]));
+    const toolsBefore = new Map([...before.keys()].map((name) => [name, this.registry.toolsOf(name)]));
+    if (!this.pool) {
+      // No Lua has run yet (the cache answered, or there was nothing to load): load the folders as they are now.
+      this.discovery = discovery;
+      this.cacheKeys = this.cachePath === false ? undefined : extensionKeys(discovery.extensions);
+      this.loading = undefined;
+      for (const name of before.keys()) if (!discovery.extensions.some((e) => e.name === name)) this.forget(name);
+      await this.loaded();
+      return { extensions: this.changesSince(toolsBefore, new Set()) };
+    }
+    await this.loaded();
+    const load: ExtensionEntry[] = [];
+    const keys = new Map<string, string>();
+    for (const extension of discovery.extensions) {
+      const version = readVersion(extension);
+      const known = before.get(extension.name);
+      const same = known?.file === extension.file && (version.key === this.versions.get(extension.name) || version.key === this.attempted.get(extension.name));
+      if (same && !all) continue;
+      keys.set(extension.name, version.key);
+      load.push({ ...toEntry(extension), ...(version.source && { source: version.source }) });
+    }
+    const remove = [...before.keys()].filter((name) => !discovery.extensions.some((e) => e.name === name));
+    this.discovery = discovery;
+    if (load.length === 0 && remove.length === 0) return { extensions: [] };
+
+    const results = await this.pool.reload(load, remove);
+    const failed = new Set<string>();
+    await Promise.all(results.map((result) => this.applyReloaded(result, keys.get(result.extension)!, failed)));
+    for (const name of remove) this.forget(name);
+    this.offered = undefined;
+    this.writeCache();
+    return { extensions: this.changesSince(toolsBefore, failed, new Set([...load.map((e) => e.name), ...remove])) };
+  }
+
+  /** Takes one extension's reload result: its new tools, or the error (an older version may keep serving). */
+  private async applyReloaded(result: ReloadResult, key: string, failed: Set<string>): Promise<void> {
+    const name = result.extension;
+    if ("error" in result) {
+      failed.add(name);
+      this.attempted.set(name, key);
+      const serving = this.registrations.has(name) && !this.loadErrors.some((e) => e.extension === name);
+      if (serving) this.reloadErrors.set(name, result.error.message);
+      else this.loadErrors = [...this.loadErrors.filter((e) => e.extension !== name), result.error];
+      return;
+    }
+    const [tools, unavailable] = await Promise.all([withSchemaChecks(result.tools), this.checkAvailability(result.tools)]);
+    const extension = this.discovery.extensions.find((e) => e.name === name);
+    this.versions.set(name, extension ? readVersion(extension).key : key);
+    this.attempted.delete(name);
+    this.reloadErrors.delete(name);
+    this.loadErrors = this.loadErrors.filter((e) => e.extension !== name);
+    for (const k of Object.keys(this.unavailable)) if (k.startsWith(`${name}/`)) delete this.unavailable[k];
+    Object.assign(this.unavailable, unavailable);
+    this.registrations.set(name, tools);
+    this.registry.setExtension(name, tools, claim(extension));
+  }
+
+  /** Drops an extension that is gone. */
+  private forget(name: string): void {
+    this.registry.removeExtension(name);
+    this.registrations.delete(name);
+    this.versions.delete(name);
+    this.attempted.delete(name);
+    this.reloadErrors.delete(name);
+    this.loadErrors = this.loadErrors.filter((e) => e.extension !== name);
+    for (const k of Object.keys(this.unavailable)) if (k.startsWith(`${name}/`)) delete this.unavailable[k];
+    this.offered = undefined;
+  }
+
+  /**
+   * What changed for each extension, tool by tool, since `before`: those in `touched` (reloaded or removed) all
+   * count; without `touched` (a first load) those whose tools changed.
+   */
+  private changesSince(before: Map<string, RegisteredTool[]>, failed: Set<string>, touched?: Set<string>): ExtensionReload[] {
+    const out: ExtensionReload[] = [];
+    const present = new Set(this.discovery.extensions.map((e) => e.name));
+    for (const name of [...new Set([...before.keys(), ...present])].sort(compareCodeUnits)) {
+      if (failed.has(name)) {
+        const error = this.reloadErrors.get(name) ?? this.loadErrors.find((e) => e.extension === name)?.message;
+        out.push({ name, change: "failed", added: [], removed: [], changed: [], kept: this.reloadErrors.has(name), ...(error && { error }) });
+        continue;
+      }
+      const changes = toolChanges(before.get(name) ?? [], present.has(name) ? this.registry.toolsOf(name) : []);
+      const change = !before.has(name) ? "added" : !present.has(name) ? "removed" : "changed";
+      const toolsMoved = changes.added.length + changes.removed.length + changes.changed.length > 0;
+      if (touched ? touched.has(name) : change !== "changed" || toolsMoved) out.push({ name, change, ...changes });
+    }
+    return out;
+  }
+
+  /** The cache after a reload, unless a refused version is on disk while an older one serves (a start would differ). */
+  private writeCache(): void {
+    if (this.cachePath === false || this.reloadErrors.size > 0) return;
+    const keys = extensionKeys(this.discovery.extensions);
+    if (!keys) return;
+    const tools = this.discovery.extensions.flatMap((e) => this.registrations.get(e.name) ?? []);
+    writeToolCache(this.cachePath, keys, { tools, errors: this.loadErrors, unavailable: this.unavailable });
+  }
+
   /** Runs one call in the pool and shapes its result. Never throws. */
   execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
     return this.run(call, { signal, ...(onProgress && { onProgress }) });
@@ -254,6 +519,7 @@ export class LuaToolSet implements ToolSet {
   /** {@link execute}, with a timeout that overrides the tool's own (`awl tool call --timeout`). Never throws. */
   async run(call: ToolCall, options: { signal: AbortSignal; timeoutMs?: number; onProgress?: (update: ToolProgress) => void }): Promise<ToolOutcome> {
     const { signal, onProgress } = options;
+    this.running++;
     try {
       await this.loaded();
       const tool = this.registry.get(call.name);
@@ -266,6 +532,7 @@ export class LuaToolSet implements ToolSet {
       }
       this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
       await this.spillReady;
+      if (tool.has_render) this.pool.prewarmRender();
       const outcome = await this.pool.call(tool.extension, tool.name, call.input, this.context, {
         signal,
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,
@@ -282,6 +549,8 @@ export class LuaToolSet implements ToolSet {
       return { ...outcome, content: limited.content };
     } catch (error) {
       return { status: "result", content: `awl could not run tool "${call.name}": ${(error as Error).message ?? String(error)}`, is_error: true };
+    } finally {
+      if (--this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
   }
 
@@ -315,15 +584,25 @@ export class LuaToolSet implements ToolSet {
     const reports: ExtensionReport[] = this.discovery.extensions.map((extension) => {
       const loadErrors = this.loadErrors.filter((e) => e.extension === extension.name).map((e) => e.message);
       const refused = this.registry.problemsOf(extension.name).map((p: RegistryProblem) => p.message);
+      const reload = this.reloadErrors.get(extension.name);
+      const notReloaded = reload === undefined ? [] : [`not reloaded (the previous version keeps serving): ${reload}`];
       return {
         name: extension.name,
         file: extension.file,
         source: extension.source,
         state: loadErrors.length > 0 ? "failed" : "loaded",
         tools: this.registry.toolsOf(extension.name),
-        errors: [...loadErrors, ...refused],
+        errors: [...loadErrors, ...notReloaded, ...refused],
       };
     });
+    for (const off of this.disabled) {
+      reports.push({ name: off.name, file: off.file, source: off.source, state: "disabled", disabled_by: off.disabled_by, tools: [], errors: [] });
+    }
+    for (const report of reports) {
+      const read = metadataOf(report.file);
+      if (read.metadata) report.metadata = read.metadata;
+      if (read.error) report.errors.push(read.error);
+    }
     for (const hidden of this.discovery.shadowed) {
       reports.push({
         name: hidden.name,
@@ -347,10 +626,12 @@ export class LuaToolSet implements ToolSet {
   problems(): string[] {
     return [
       ...this.discovery.problems.map((p) => p.message),
+      ...this.enablementProblems,
       ...this.discovery.shadowed
         .filter((s) => s.source === "bundled")
         .map((s) => `the bundled extension "${s.name}" is replaced by ${s.shadowed_by}`),
       ...this.loadErrors.map((e) => `extension "${e.extension}" failed to load: ${e.message}`),
+      ...[...this.reloadErrors].map(([name, error]) => `extension "${name}" not reloaded (the previous version keeps serving): ${error}`),
       ...this.registry.problems().map((p) => p.message),
     ];
   }
@@ -358,8 +639,20 @@ export class LuaToolSet implements ToolSet {
   /** Stops every worker (a pool still being created is closed as soon as it exists; none is created after). */
   async close(): Promise<void> {
     this.closing = true;
+    await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
     await pool?.close();
+  }
+
+  /**
+   * Runs every extension's on_unload hooks (time-limited; a hook that errors or hangs is stopped and logged) and
+   * stops watching, without stopping the workers: what awl does before it exits. Nothing to do when no Lua ran.
+   */
+  async unload(): Promise<void> {
+    await this.watcher?.close();
+    const pool = await this.poolReady?.catch(() => undefined);
+    await pool?.load();
+    await pool?.unload();
   }
 
   /**
@@ -414,16 +707,49 @@ export class LuaToolSet implements ToolSet {
     this.unavailable = snapshot.unavailable;
     this.offered = undefined;
     for (const extension of this.discovery.extensions) {
-      this.registry.setExtension(
-        extension.name,
-        snapshot.tools.filter((t) => t.extension === extension.name),
-        { fallback: extension.source === "bundled" },
-      );
+      const tools = snapshot.tools.filter((t) => t.extension === extension.name);
+      this.registrations.set(extension.name, tools);
+      this.registry.setExtension(extension.name, tools, claim(extension));
     }
   }
 }
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
+
+/** An extension's claim on tool names: bundled ones' are reserved, then --extensions-dir, project, user. */
+function claim(extension: DiscoveredExtension | undefined): { rank: number; bundled: boolean } {
+  return { rank: SOURCES.indexOf(extension?.source ?? "user"), bundled: extension?.source === "bundled" };
+}
+
+/**
+ * The extensions found in `roots`, without those a config file switches off (their code never runs; with a
+ * bundled one off, its tool names are free for the user's own).
+ */
+function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.ProcessEnv): {
+  discovery: DiscoveryResult;
+  disabled: (DiscoveredExtension & { disabled_by: string })[];
+  problems: string[];
+} {
+  const found = discoverExtensions(roots);
+  const enablement = readEnablement(cwd, env);
+  if (enablement.disabled.size === 0) return { discovery: found, disabled: [], problems: enablement.problems };
+  const disabled = found.extensions.filter((e) => enablement.disabled.has(e.name)).map((e) => ({ ...e, disabled_by: enablement.disabled.get(e.name)! }));
+  const discovery = { ...found, extensions: found.extensions.filter((e) => !enablement.disabled.has(e.name)) };
+  return { discovery, disabled, problems: enablement.problems };
+}
+
+/** An extension's metadata from its entry point's text (never run), or what is wrong with it. */
+function metadataOf(file: string): { metadata?: CapabilityMetadata; error?: string } {
+  let source: string;
+  try {
+    source = readFileSync(file, "utf8");
+  } catch {
+    return {}; // its load reports an unreadable file
+  }
+  const read = readMetadata(source);
+  if (!read.ok) return { error: `${file}:${read.line}: ${read.message}` };
+  return read.metadata ? { metadata: read.metadata } : {};
+}
 
 function toEntry(extension: DiscoveredExtension): { name: string; file: string; root: string } {
   return { name: extension.name, file: extension.file, root: join(extension.file, "..") };

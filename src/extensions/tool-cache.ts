@@ -96,7 +96,7 @@ export function writeToolCache(path: string, keys: readonly CacheEntry[], snapsh
 }
 
 /** Every `.lua` file below `dir` except `entry`, in a stable order. */
-function luaFilesBelow(dir: string, entryPoint: string): string[] {
+export function luaFilesBelow(dir: string, entryPoint: string): string[] {
   const out: string[] = [];
   const visit = (current: string, depth: number): void => {
     if (depth > 8) return; // deep enough for any real extension; bounds a symlink loop

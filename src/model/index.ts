@@ -3,3 +3,4 @@ export * from "./message.js";
 export * from "./conversation.js";
 export * from "./json.js";
 export { TextBuffer } from "./text-buffer.js";
+export { applyCompaction, prunedOutputText, summaryMessageText, type CompactionChange } from "./compaction.js";

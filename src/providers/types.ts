@@ -46,6 +46,11 @@ export interface ToolSpec {
 export interface StreamOptions {
   tools?: readonly ToolSpec[];
   signal?: AbortSignal;
+  /**
+   * The system prompt, sent before the conversation's own system messages (OpenAI: a first system message;
+   * Anthropic: the start of `system`). Kept out of the conversation, so a saved session holds none.
+   */
+  system?: string;
 }
 
 export type StepResult = { ok: true; message: Message } | { ok: false; error: ProviderError };

@@ -72,14 +72,22 @@ export interface ModelEntry {
 }
 
 /**
- * The first `replaces` messages of the conversation so far are replaced, in what is sent to the model,
- * by one user message whose text is `summary`. They stay in the file (and in exports) for the record.
+ * A compaction (docs/sessions.md, model/compaction.ts): in what is sent to the model, the results of the `pruned`
+ * tool calls become a short note, and the first `replaces` messages of the conversation so far one user message
+ * holding `summary`. Everything stays in the file (and in exports) for the record.
  */
 export interface CompactionEntry {
   type: "compaction";
   time: string;
-  summary: string;
+  /** Required when `replaces` > 0. */
+  summary?: string;
   replaces: number;
+  pruned?: string[];
+  /** Why awl compacted: `threshold`, `overflow` (the provider refused the request as too long) or `manual` (/compact). */
+  reason?: string;
+  /** The estimated tokens of the conversation before and after. */
+  tokens_before?: number;
+  tokens_after?: number;
 }
 
 export type SessionEntry = MessageEntry | ToolEntry | UsageEntry | ModelEntry | CompactionEntry;
@@ -88,7 +96,7 @@ export type SessionEntry = MessageEntry | ToolEntry | UsageEntry | ModelEntry | 
 export type SessionEvent =
   | { type: "usage"; usage: Usage; reason?: string }
   | { type: "model"; provider: string; model: string }
-  | { type: "compaction"; summary: string; replaces: number };
+  | { type: "compaction"; summary?: string; replaces: number; pruned?: string[]; reason?: string; tokens_before?: number; tokens_after?: number };
 
 /** What a tool left for the UI, as the writer takes it and the reader gives it back. */
 export interface ToolSnapshot {

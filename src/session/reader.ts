@@ -8,6 +8,7 @@ import type { ToolResultBlock } from "../model/blocks.js";
 import { Conversation } from "../model/conversation.js";
 import { FormatError, messageFromJSON, usageFromJSON } from "../model/json.js";
 import { addUsage, emptyUsage, type Message, type Usage } from "../model/message.js";
+import { applyCompaction, type CompactionChange } from "../model/compaction.js";
 import { fail, ioFailure, ok, type SessionResult, type SessionWarning } from "./errors.js";
 import { isObject, parseHeader, type SessionHeader, type ToolEntry, type ToolSnapshot } from "./format.js";
 import { applyRawInputs } from "./raw-inputs.js";
@@ -210,10 +211,15 @@ class SessionBuilder {
         return;
       case "compaction": {
         const replaces = value.replaces;
-        if (typeof value.summary !== "string") throw new EntryError(`"summary" should be a string`);
         if (typeof replaces !== "number" || !Number.isInteger(replaces) || replaces < 0 || replaces > this.conversation.length)
           throw new EntryError(`"replaces" should be a whole number of messages, at most ${this.conversation.length}`);
-        this.conversation.messages.splice(0, replaces, { role: "user", content: [{ type: "text", text: value.summary }] });
+        if (replaces > 0 && typeof value.summary !== "string") throw new EntryError(`"summary" should be a string`);
+        const pruned = value.pruned;
+        if (pruned !== undefined && !(Array.isArray(pruned) && pruned.every((id) => typeof id === "string")))
+          throw new EntryError(`"pruned" should be a list of tool_use ids`);
+        const change: CompactionChange = { replaces, ...(typeof value.summary === "string" ? { summary: value.summary } : {}), ...(pruned ? { pruned } : {}) };
+        const compacted = applyCompaction(this.conversation.messages, change);
+        this.conversation.messages.splice(0, this.conversation.messages.length, ...compacted);
         return;
       }
       default:

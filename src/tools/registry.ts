@@ -7,8 +7,9 @@
  * - an extension's tools are set and removed as a unit (hot reload swaps them);
  * - two extensions registering one name is an error naming both. Neither is picked silently: the extension
  *   first in name order (discovery order) keeps the tool, the other's registration is refused and reported;
- * - except that a bundled extension's tool (`std.read`'s `read`) yields to any other extension's tool of that
- *   name: that is how a user replaces a core tool, and it is reported too (never silent, SPEC §4);
+ * - which extension keeps a name goes by precedence first: a bundled extension's tool (`std.read`'s `read`) is
+ *   reserved (AWORG: "you can't replace a built-in"; the user disables the bundled extension to use their own),
+ *   then `--extensions-dir`, project and user extensions, in that order (the project's beats the user's);
  * - definitions come sorted by tool name, so the request bytes are the same from run to run.
  */
 import type { ToolDefinition } from "./types.js";
@@ -28,7 +29,7 @@ export type ToolRegistration = Omit<RegisteredTool, "timeout_ms" | "has_render" 
     schema_error?: string;
   };
 
-export type RegistryProblemKind = "invalid_name" | "invalid_schema" | "duplicate_tool" | "replaced_tool";
+export type RegistryProblemKind = "invalid_name" | "invalid_schema" | "duplicate_tool" | "reserved_tool";
 
 /** A registration the registry refused. */
 export interface RegistryProblem {
@@ -55,8 +56,8 @@ export class ToolRegistry {
   private readonly byExtension = new Map<string, RegisteredTool[]>();
   /** Problems found when an extension's tools were set (bad names or schemas), by extension. */
   private readonly invalid = new Map<string, RegistryProblem[]>();
-  /** Extensions whose tools yield to any other extension's tool of the same name (the bundled ones). */
-  private readonly fallbacks = new Set<string>();
+  /** Each extension's precedence for tool names (lower claims first); the bundled ones' names are reserved. */
+  private readonly ranks = new Map<string, { rank: number; bundled: boolean }>();
   private active: { tools: RegisteredTool[]; byName: Map<string, RegisteredTool>; duplicates: RegistryProblem[] } | undefined;
 
   constructor(options: ToolRegistryOptions) {
@@ -64,10 +65,11 @@ export class ToolRegistry {
   }
 
   /**
-   * Sets an extension's tools as a unit, replacing whatever it registered before. `fallback`: its tools yield to
-   * other extensions' tools of the same name (awl's bundled extensions).
+   * Sets an extension's tools as a unit, replacing whatever it registered before. `rank`: its precedence when two
+   * extensions register one tool name (lower wins; default 0, then name order decides); `bundled`: awl's own, whose
+   * tool names no other extension can take.
    */
-  setExtension(extension: string, registrations: readonly ToolRegistration[], options: { fallback?: boolean } = {}): void {
+  setExtension(extension: string, registrations: readonly ToolRegistration[], options: { rank?: number; bundled?: boolean } = {}): void {
     const tools: RegisteredTool[] = [];
     const problems: RegistryProblem[] = [];
     for (const registration of registrations) {
@@ -77,8 +79,7 @@ export class ToolRegistry {
     }
     this.byExtension.set(extension, tools);
     this.invalid.set(extension, problems);
-    if (options.fallback) this.fallbacks.add(extension);
-    else this.fallbacks.delete(extension);
+    this.ranks.set(extension, { rank: options.bundled ? -1 : (options.rank ?? 0), bundled: options.bundled ?? false });
     this.active = undefined;
   }
 
@@ -86,7 +87,7 @@ export class ToolRegistry {
   removeExtension(extension: string): void {
     this.byExtension.delete(extension);
     this.invalid.delete(extension);
-    this.fallbacks.delete(extension);
+    this.ranks.delete(extension);
     this.active = undefined;
   }
 
@@ -121,10 +122,10 @@ export class ToolRegistry {
     return [...this.byExtension.keys()].sort(compareCodeUnits);
   }
 
-  /** The order in which extensions claim tool names: others by name, then the fallbacks by name. */
+  /** The order in which extensions claim tool names: bundled first, then by rank, then by name. */
   private claimOrder(): string[] {
-    const names = this.extensionNames();
-    return [...names.filter((n) => !this.fallbacks.has(n)), ...names.filter((n) => this.fallbacks.has(n))];
+    const rank = (name: string) => this.ranks.get(name)?.rank ?? 0;
+    return this.extensionNames().sort((a, b) => rank(a) - rank(b) || compareCodeUnits(a, b));
   }
 
   private resolve(): NonNullable<ToolRegistry["active"]> {
@@ -138,9 +139,11 @@ export class ToolRegistry {
           byName.set(tool.name, tool);
           continue;
         }
-        if (this.fallbacks.has(extension) && !this.fallbacks.has(winner.extension)) {
-          const message = `the bundled tool "${tool.name}" (extension "${extension}") is replaced by extension "${winner.extension}" (${where(winner)})`;
-          duplicates.push({ kind: "replaced_tool", extension, tool: tool.name, file: tool.file, line: tool.line, message });
+        if (this.ranks.get(winner.extension)?.bundled && !this.ranks.get(extension)?.bundled) {
+          const message =
+            `tool "${tool.name}" of extension "${extension}" (${where(tool)}) is refused: "${tool.name}" belongs to the bundled ` +
+            `extension "${winner.extension}"; rename your tool, or switch the bundled one off with awl extensions disable ${winner.extension}`;
+          duplicates.push({ kind: "reserved_tool", extension, tool: tool.name, file: tool.file, line: tool.line, message });
           continue;
         }
         const message =

@@ -88,10 +88,13 @@ export class UsageMeter {
     this.changed();
   }
 
-  /** One model call's usage, priced with the model in use. */
-  record(usage: Usage): void {
+  /**
+   * One model call's usage, priced with the model in use. `context: false` for a call that was not the
+   * conversation itself (a compaction's summary request): it costs, but says nothing of the context's size.
+   */
+  record(usage: Usage, options: { context?: boolean } = {}): void {
     this.add(usage, this.provider, this.info);
-    this.contextTokens = totalInputTokens(usage, conventionOf(this.provider)) + usage.output_tokens;
+    if (options.context !== false) this.contextTokens = totalInputTokens(usage, conventionOf(this.provider)) + usage.output_tokens;
     this.changed();
   }
 

@@ -98,11 +98,26 @@ describe("Agent.runStep", () => {
       assistant(use("a", "sleep", { ms: 60 }), use("b", "sleep", { ms: 5 }), use("c", "sleep", { ms: 30 })),
       assistant(text("done")),
     ]);
-    const tools = new FakeTools([{ name: "sleep" }], sleepTool);
+    // Each call waits for its own gate, so the finishing order is the test's, not the machine's timing.
+    const gates = new Map<string, () => void>();
+    const tools = new FakeTools([{ name: "sleep" }], async (call) => {
+      await new Promise<void>((release) => gates.set(call.id, release));
+      return { status: "result", content: `slept ${(JSON.parse(call.input) as { ms: number }).ms}`, is_error: false };
+    });
     const conversation = new Conversation();
     conversation.addUserMessage("go");
     const ended: string[] = [];
-    const turn = await new Agent({ provider, tools }).runStep(conversation, { onToolEnd: (call) => ended.push(call.id) });
+    const step = new Agent({ provider, tools }).runStep(conversation, { onToolEnd: (call) => ended.push(call.id) });
+    const until = async (ready: () => boolean): Promise<void> => {
+      while (!ready()) await new Promise((r) => setTimeout(r, 1));
+    };
+    await until(() => gates.size === 3);
+    expect(tools.running).toBe(3);
+    for (const id of ["b", "c", "a"]) {
+      gates.get(id)!();
+      await until(() => ended.includes(id));
+    }
+    const turn = await step;
 
     expect(turn.stop_reason).toBe("end_turn");
     expect(tools.maxRunning).toBe(3);
@@ -275,6 +290,42 @@ describe("Agent.runStep", () => {
     await new Agent({ provider, tools }).runStep(new Conversation(), { onBlockStart: (type) => events.push(`block ${type}`) });
     // The second prewarm: before the calls run, the agent waits for the start to be under way.
     expect(events).toEqual(["prewarm", "block tool_use", "prewarm", "execute", "block text"]);
+  });
+
+  it("awaits the tools' refresh before every model call, so a tool changed between calls is offered at the next", async () => {
+    const offered: string[][] = [];
+    const provider: Provider = {
+      name: "p", model: "m",
+      async streamStep(conversation, _receiver, options) {
+        offered.push((options?.tools ?? []).map((t) => t.name));
+        const first = conversation.messages.length === 1;
+        return { ok: true, message: first ? assistant(use("a", "sleep", { ms: 1 })) : assistant(text("done")) };
+      },
+    };
+    let names = ["sleep"];
+    const events: string[] = [];
+    const tools = new FakeTools([], async (call, signal) => {
+      events.push("execute");
+      return sleepTool(call, signal);
+    });
+    Object.assign(tools, {
+      definitions: () => names.map((name) => ({ name, description: "", schema: SCHEMA, extension: "e", file: "x.lua", parallel: true, timeout_ms: 1000 })),
+      // A refresh that takes a while and then changes the tools (a reload), and one that fails: neither is skipped.
+      refresh: async () => {
+        events.push("refresh");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        if (events.includes("execute")) names = ["sleep", "new_tool"];
+        if (events.filter((e) => e === "refresh").length === 3) throw new Error("must not reach the agent");
+      },
+    });
+    const conversation = new Conversation();
+    conversation.addUserMessage("go");
+    const result = await new Agent({ provider, tools }).runStep(conversation);
+    expect(events).toEqual(["refresh", "execute", "refresh"]);
+    expect(offered).toEqual([["sleep"], ["sleep", "new_tool"]]);
+    conversation.addUserMessage("again");
+    expect((await new Agent({ provider, tools }).runStep(conversation)).stop_reason).toBe("end_turn");
+    expect(result.stop_reason).toBe("end_turn");
   });
 
   it("prewarms the tools when a model call that offers them is slow to answer, never when it answers in time", async () => {

@@ -8,6 +8,7 @@ import { sseData, startReplayServer, type ReplayServer } from "../support/replay
 import { agentText, withAcp } from "./acp-client.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
+import { conversationSent } from "../support/sent.js";
 
 let server: ReplayServer;
 let home: string;
@@ -30,13 +31,13 @@ function slowAnswer(words: string[]): { body: { data: string; delayMs: number }[
   return { body: events.map((event, i) => ({ data: sseData([event]), delayMs: i > 1 ? 300 : 0 })) };
 }
 
-/** A project tool named like the std edit tools: it replaces a file's text, shows its path, renders a block. */
+/** A project tool that writes files (the std names are reserved): it replaces a file's text, shows its path, renders a block. */
 function writeTool(): void {
   mkdirSync(join(cwd, ".awl/extensions"), { recursive: true });
   writeFileSync(
     join(cwd, ".awl/extensions/files.lua"),
     `awl.register_tool {
-       name = "write", description = "Write a file.",
+       name = "save_file", description = "Write a file.", kinds = { "write" },
        parameters = { type = "object", properties = { path = { type = "string" }, content = { type = "string" } }, required = { "path", "content" } },
        run = function(input, ctx)
          local f = assert(io.open(input.path, "w")); f:write(input.content); f:close()
@@ -77,14 +78,14 @@ describe("awl acp", () => {
       const mark = awl.updates.length;
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "more" }] });
       expect(agentText(awl.updates.slice(mark))).toBe("Again.");
-      expect(server.requests[1]!.json().messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+      expect(conversationSent(server.requests[1]!.json()).map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
     });
   });
 
   it("a tool turn: tool_call with kind, title and location, then updates with status, content and the edit's diff", async () => {
     writeTool();
     writeFileSync(join(cwd, "notes.txt"), "old text\n");
-    server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "write", input: { path: "notes.txt", content: "new text\n" } }]) }, openaiAnswer("Done."));
+    server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "save_file", input: { path: "notes.txt", content: "new text\n" } }]) }, openaiAnswer("Done."));
     const sessionId = await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
       const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rewrite notes" }] });
@@ -92,7 +93,7 @@ describe("awl acp", () => {
       const tools = awl.updates.map((u) => u.update).filter((u) => u.sessionUpdate === "tool_call" || u.sessionUpdate === "tool_call_update");
       expect(tools).toEqual([
         {
-          sessionUpdate: "tool_call", toolCallId: "call_1", title: "write notes.txt", kind: "edit", status: "pending",
+          sessionUpdate: "tool_call", toolCallId: "call_1", title: "save_file notes.txt", kind: "edit", status: "pending",
           locations: [{ path: join(cwd, "notes.txt") }], rawInput: { path: "notes.txt", content: "new text\n" },
         },
         { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "in_progress" },
@@ -115,7 +116,7 @@ describe("awl acp", () => {
       await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
       const updates = awl.updates.map((u) => u.update);
       expect(updates.map((u) => u.sessionUpdate)).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]);
-      expect(updates[1]).toMatchObject({ toolCallId: "call_1", title: "write notes.txt", kind: "edit" });
+      expect(updates[1]).toMatchObject({ toolCallId: "call_1", title: "save_file notes.txt", kind: "edit" });
       expect(updates[2]).toEqual({
         sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed",
         content: [{ type: "content", content: { type: "text", text: "rendered block for notes.txt" } }],
@@ -190,5 +191,42 @@ describe("awl acp: bad input", () => {
     expect(lines().every((l) => l.jsonrpc === "2.0")).toBe(true);
     const saved = readFileSync(join(home, ".local/share/awl/sessions", `${sessionId}.jsonl`), "utf8");
     expect(saved).toContain("a question left unanswered");
+  });
+});
+
+describe("awl acp: the client's file system", () => {
+  it("the std read and write tools go through fs/read_text_file and fs/write_text_file when the client offers them", async () => {
+    writeFileSync(join(cwd, "notes.txt"), "saved on disk\n");
+    server.enqueue(
+      { body: openaiToolCalls([{ id: "call_r", name: "read", input: { path: "notes.txt" } }]) },
+      { body: openaiToolCalls([{ id: "call_w", name: "write", input: { path: "notes.txt", content: "written by the model\n" } }]) },
+      openaiAnswer("Done."),
+    );
+    const reads: string[] = [];
+    const writes: { path: string; content: string }[] = [];
+    await withAcp(
+      {
+        home, cwd, env: env(),
+        handlers: {
+          capabilities: { fs: { readTextFile: true, writeTextFile: true } },
+          readTextFile: (request) => {
+            reads.push(request.path);
+            return { content: "unsaved buffer text\nsecond line\n" };
+          },
+          writeTextFile: (request) => void writes.push({ path: request.path, content: request.content }),
+        },
+      },
+      async (ctx) => {
+        const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+        expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "edit notes" }] })).stopReason).toBe("end_turn");
+      },
+    );
+    expect(reads).toContain(join(cwd, "notes.txt"));
+    // The model read the editor's buffer, not the file on disk.
+    const afterRead = server.requests[1]!.json().messages.at(-1);
+    expect(afterRead.content).toContain("unsaved buffer text");
+    expect(afterRead.content).not.toContain("saved on disk");
+    expect(writes).toEqual([{ path: join(cwd, "notes.txt"), content: "written by the model\n" }]);
+    expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("saved on disk\n");
   });
 });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiAnswer } from "./openai-answer.js";
 import { awlCommand, tmuxTest } from "./tmux-terminal.js";
+import { conversationSent } from "../support/sent.js";
 
 const tty = tmuxTest();
 
@@ -44,7 +45,7 @@ describe("the prompt", () => {
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/Pasted\.\n>/);
     expect(tty.server.requests).toHaveLength(1);
-    expect(tty.server.requests[0]!.json().messages).toEqual([{ role: "user", content: "first line\nsecond line\nthird line" }]);
+    expect(conversationSent(tty.server.requests[0]!.json())).toEqual([{ role: "user", content: "first line\nsecond line\nthird line" }]);
 
     await tty.terminal.type("alpha");
     await tty.terminal.keys("M-Enter");
@@ -55,7 +56,7 @@ describe("the prompt", () => {
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/Typed\.\n>/);
     expect(tty.server.requests).toHaveLength(2);
-    expect(tty.server.requests[1]!.json().messages.at(-1)).toEqual({ role: "user", content: "alpha\nbeta\ngamma" });
+    expect(conversationSent(tty.server.requests[1]!.json()).at(-1)).toEqual({ role: "user", content: "alpha\nbeta\ngamma" });
   });
 
   it("one Ctrl-C cancels a turn started by a multi-line paste", async () => {
@@ -84,7 +85,7 @@ describe("the prompt", () => {
     expect(screen.match(/next question/g)).toHaveLength(1);
     // The draft was never sent.
     expect(tty.server.requests).toHaveLength(2);
-    expect(tty.server.requests[1]!.json().messages.at(-1)).toEqual({ role: "user", content: "next question" });
+    expect(conversationSent(tty.server.requests[1]!.json()).at(-1)).toEqual({ role: "user", content: "next question" });
   });
 
   it("Esc cancels the running turn like Ctrl-C; what was queued comes back to the prompt unsent", async () => {
@@ -101,7 +102,7 @@ describe("the prompt", () => {
     expect(tty.server.requests).toHaveLength(1);
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/After\.\n>/);
-    expect(tty.server.requests[1]!.json().messages.at(-1)).toEqual({
+    expect(conversationSent(tty.server.requests[1]!.json()).at(-1)).toEqual({
       role: "user",
       content: "count\n\n[awl: the request above got no answer: the user cancelled it]\n\nqueued",
     });
@@ -154,7 +155,7 @@ describe("the prompt", () => {
     await tty.terminal.type(" done");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/Back again\.\n>/);
-    expect(tty.server.requests[0]!.json().messages).toEqual([{ role: "user", content: "half done" }]);
+    expect(conversationSent(tty.server.requests[0]!.json())).toEqual([{ role: "user", content: "half done" }]);
   });
 
   it("slash commands: any case, a space after the slash, Tab completes; /help lists the keys", async () => {
@@ -199,7 +200,7 @@ describe("a turn that got no answer", () => {
 
     const cancelled = "[awl: the request above got no answer: the user cancelled it]";
     const failed = "[awl: the request above got no answer: it failed (bad_request, HTTP 400)]";
-    expect(tty.server.requests[2]!.json().messages).toEqual([{ role: "user", content: `first\n\n${cancelled}\n\nsecond\n\n${failed}\n\nthird` }]);
+    expect(conversationSent(tty.server.requests[2]!.json())).toEqual([{ role: "user", content: `first\n\n${cancelled}\n\nsecond\n\n${failed}\n\nthird` }]);
     const text = (...texts: string[]) => ({ role: "user", content: texts.map((t) => ({ type: "text", text: t })) });
     expect(savedMessages(home)).toEqual([
       text("first"),
@@ -220,7 +221,7 @@ describe("a turn that got no answer", () => {
     await tty.terminal.type("fourth");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/Resumed\.\n>/);
-    expect(tty.server.requests[3]!.json().messages.slice(0, 2)).toEqual(tty.server.requests[2]!.json().messages.concat({ role: "assistant", content: "Third time lucky." }));
+    expect(conversationSent(tty.server.requests[3]!.json()).slice(0, 2)).toEqual(conversationSent(tty.server.requests[2]!.json()).concat({ role: "assistant", content: "Third time lucky." }));
   });
 
   it("after a session that stopped mid-turn, the next prompt says the request got no answer", async () => {
@@ -243,7 +244,7 @@ describe("a turn that got no answer", () => {
     await tty.terminal.type("/sessions");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/most recent first.*\n {2}\d{8}-\S+ {2}just now {2}3 messages {2}lost {2}\(current\)\n/);
-    expect(tty.server.requests[1]!.json().messages).toEqual([
+    expect(conversationSent(tty.server.requests[1]!.json())).toEqual([
       { role: "user", content: "lost\n\n[awl: the request above got no answer (awl stopped before it came)]\n\nagain" },
     ]);
   });

@@ -5,14 +5,17 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
 import { sseData } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
+import { slashHelp } from "../../src/cli/interactive/slash-commands.js";
+import { displayWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
 
 const tty = tmuxTest();
+beforeAll(() => loadDisplayWidth());
 
 /** One SSE event per piece, each after `delayMs`. */
 function paced(text: string, delayMs: number): { body: { data: string; delayMs: number }[] } {
@@ -87,6 +90,21 @@ describe("the model's text on the terminal", () => {
     expect(screen.match(/^>/gm)).toHaveLength(2);
   });
 
+  it("wraps awl's own text at words by display width: /help and an error, at 40 columns", async () => {
+    tty.server.enqueue({ status: 401, headers: { "content-type": "application/json" }, body: '{"error":{"message":"Incorrect API key provided: sk-test. You can find your API key at https://platform.example/account/api-keys."}}' });
+    await tty.start({ columns: 40 });
+    await tty.send("/help");
+    await tty.terminal.waitFor(/suspend awl/);
+    await tty.send("hello");
+    await tty.terminal.waitFor(/check AWL_API_KEY[\s\S]*^>\s*$/m);
+    const screen = await tty.terminal.screen({ history: true });
+    const lines = screen.split("\n");
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    const words = (text: string) => text.trim().split(/\s+/).join(" ");
+    expect(words(screen)).toContain(words(slashHelp()));
+    expect(words(screen)).toContain("awl: the API key was refused");
+  });
+
   it("print mode on a terminal: the same safe, word-wrapped text", async () => {
     tty.server.enqueue(openaiAnswer(`\x1b]2;PWNED\x07${WORDS}`));
     await tty.launch({ args: ["-p", "wrap"], columns: 40 });
@@ -159,7 +177,7 @@ describe("tool blocks on the terminal", () => {
     await tty.start({ columns: 80, extensions: { "wide.lua": WIDE } });
     await tty.send("go");
     // Header and body each fit on one row: cut by columns, not characters.
-    await tty.terminal.waitFor(/… wide 漢字のタイトル長+…\n {2}STEP two 界+…\n/);
+    await tty.terminal.waitFor(/… wide 漢字のタイトル長+…(?: \d+s)?\n {2}STEP two 界+…\n/);
     await tty.terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n/);
     await tty.terminal.resize(50, 30);
     await tty.terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);

@@ -7,6 +7,7 @@ import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { openaiToolCalls } from "../e2e/support.js";
+import { conversationSent } from "../support/sent.js";
 
 const tty = tmuxTest();
 
@@ -53,7 +54,7 @@ describe("awl interactive", () => {
     await tty.terminal.waitFor(/Your name is Ada\.\n>/);
 
     const second = tty.server.requests[1]!.json();
-    expect(second.messages).toEqual([
+    expect(conversationSent(second)).toEqual([
       { role: "user", content: "My name is Ada." },
       { role: "assistant", content: "Nice to meet you, Ada." },
       { role: "user", content: "What is my name?" },
@@ -79,7 +80,7 @@ describe("awl interactive", () => {
     await tty.terminal.waitFor(/Still here\.\n>/);
     // The cancelled answer was not kept: the next request holds both prompts, as one user message with a note
     // between them saying what happened, and no half-streamed message.
-    expect(tty.server.requests[1]!.json().messages).toEqual([
+    expect(conversationSent(tty.server.requests[1]!.json())).toEqual([
       { role: "user", content: "Count slowly.\n\n[awl: the request above got no answer: the user cancelled it]\n\nAre you there?" },
     ]);
 
@@ -103,7 +104,7 @@ describe("awl interactive", () => {
     await tty.terminal.type("again");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/ok\n>/);
-    expect(tty.server.requests[2]!.json().messages[1]).toEqual({ role: "assistant", content: "whole answer" });
+    expect(conversationSent(tty.server.requests[2]!.json())[1]).toEqual({ role: "assistant", content: "whole answer" });
   });
 
   it("runs slash commands: /help, /model, unknown ones, /exit", async () => {
@@ -177,7 +178,7 @@ describe("awl interactive", () => {
     await tty.terminal.type("two");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/Second\.\n>/);
-    expect(tty.server.requests[1]!.json().messages).toEqual([
+    expect(conversationSent(tty.server.requests[1]!.json())).toEqual([
       { role: "user", content: "one" },
       { role: "assistant", content: "First." },
       { role: "user", content: "two" },

@@ -26,7 +26,11 @@ describe("awl -p against an OpenAI-compatible server", () => {
     const request = server.requests[0]!;
     expect(request.url).toBe("/v1/chat/completions");
     expect(request.headers.authorization).toBe("Bearer sk-test-secret");
-    expect(request.json()).toMatchObject({ model: "gpt-test", stream: true, messages: [{ role: "user", content: "hi" }] });
+    expect(request.json()).toMatchObject({
+      model: "gpt-test",
+      stream: true,
+      messages: [{ role: "system", content: expect.stringMatching(/^You are awl, a coding agent/) }, { role: "user", content: "hi" }],
+    });
   });
 
   it("json mode: the reply with usage", async () => {

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SESSION_ENDED_RESULT, SessionStore } from "../../src/session/index.js";
 import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { runAwl, tempDir, writeScript } from "./run-awl.js";
+import { conversationSent } from "../support/sent.js";
 
 const KEY = "sk-test-SESSIONKEY-0123456789";
 
@@ -53,7 +54,7 @@ function toolCallAnswer(id: string, name: string, args: string) {
   };
 }
 
-const messagesSent = (i: number) => server.requests[i]!.json().messages as unknown[];
+const messagesSent = (i: number) => conversationSent(server.requests[i]!.json()) as unknown[];
 
 describe("awl saves every conversation", () => {
   it("writes the prompt and each message as it completes, without the API key", async () => {

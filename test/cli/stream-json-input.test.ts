@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { AWL, expectNoStackTrace, runAwl, tempDir } from "./run-awl.js";
+import { conversationSent } from "../support/sent.js";
 
 let server: ReplayServer;
 beforeEach(async () => {
@@ -104,7 +105,7 @@ describe("--input-format stream-json", () => {
     expect(last.stop_reason).toBe("end_turn");
     expect(new Set([first.session_id, second.session_id, last.session_id]).size).toBe(1);
     // The third request carries the whole history: turn one, the interrupted prompt (with the note), turn three.
-    const sent = server.requests[2]!.json().messages;
+    const sent = conversationSent(server.requests[2]!.json());
     expect(sent.map((m: any) => m.role)).toEqual(["user", "assistant", "user"]);
     expect(sent[2].content).toContain("two");
     expect(sent[2].content).toContain("three");

@@ -37,10 +37,11 @@ export class Terminal {
 
   /**
    * The visible screen as text; `styled`: with the escape sequences of its colours and attributes; `history`:
-   * with the lines scrolled out of view above it.
+   * with the lines scrolled out of view above it; `joined`: lines the terminal wrapped joined back into one
+   * (what a copy of them gives).
    */
-  async screen(options: { styled?: boolean; history?: boolean } = {}): Promise<string> {
-    const extra = [...(options.styled ? ["-e"] : []), ...(options.history ? ["-S", "-"] : [])];
+  async screen(options: { styled?: boolean; history?: boolean; joined?: boolean } = {}): Promise<string> {
+    const extra = [...(options.styled ? ["-e"] : []), ...(options.history ? ["-S", "-"] : []), ...(options.joined ? ["-J"] : [])];
     return (await this.tmux("capture-pane", "-p", ...extra, "-t", "awl")).stdout;
   }
 

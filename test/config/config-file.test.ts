@@ -53,6 +53,18 @@ describe("config file", () => {
     );
   });
 
+  it("knows the keys of the system prompt, compaction and extension switches, and checks them", async () => {
+    const good = await parseConfigText(
+      "/c/config.json",
+      '{"system_prompt": "@prompt.md", "append_system_prompt": "Be brief.", "compaction": {"threshold_percent": 70, "auto": false}, "extensions": {"std.ls": {"enabled": false}}}',
+    );
+    expect(good.ok && good.value.warnings).toEqual([]);
+    const bad = await parseConfigText("/c/config.json", '{"extensions": {"weather": {"enabled": "no"}},\n "compaction": {"threshold_percent": 5}}');
+    expect(!bad.ok && bad.error.message).toBe(
+      'the config file /c/config.json:1: key "extensions.weather.enabled" expects true or false, got "no"\n  also /c/config.json:2: key "compaction.threshold_percent" expects a number from 10 to 100, got 5',
+    );
+  });
+
   it("checks the thinking keys", async () => {
     for (const thinking of ['"off"', '"adaptive"', "8000"]) expect((await parseConfigText("/c/config.json", `{"thinking": ${thinking}}`)).ok, thinking).toBe(true);
     const bad = await parseConfigText("/c/config.json", '{"thinking": "on"}');

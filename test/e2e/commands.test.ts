@@ -31,14 +31,16 @@ describe("awl tools", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
-        `echo  ·  extension "echo"  ·  .awl/extensions/echo.lua:3  ·  exec`,
+        `echo  ·  extension "echo"  ·  .awl/extensions/echo.lua:3  ·  exec  ·  266 B ≈ 67 tokens`,
         "    Echo a message back, unchanged. Use it to check that tools work.",
-        `spin  ·  extension "slow"  ·  .awl/extensions/slow.lua:18  ·  exec`,
+        `spin  ·  extension "slow"  ·  .awl/extensions/slow.lua:18  ·  exec  ·  192 B ≈ 48 tokens`,
         "    Loop forever inside pcall: shows that awl stops a runaway handler at its timeout.",
-        `wait  ·  extension "slow"  ·  .awl/extensions/slow.lua:3  ·  exec`,
+        `wait  ·  extension "slow"  ·  .awl/extensions/slow.lua:3  ·  exec  ·  261 B ≈ 65 tokens`,
         "    Wait the given number of seconds (in a child process), then say so.",
-        `word_count  ·  extension "text"  ·  .awl/extensions/text/init.lua:5  ·  exec`,
+        `word_count  ·  extension "text"  ·  .awl/extensions/text/init.lua:5  ·  exec  ·  195 B ≈ 49 tokens`,
         "    (no description)",
+        "",
+        "4 tools offered to the model: 914 B ≈ 229 tokens in every request",
         "",
       ].join("\n"),
     );
@@ -193,7 +195,7 @@ awl.register_tool { name = "always", description = "d", parameters = { type = "o
   it("hides a tool whose available() says no from the model, and shows why to the author", async () => {
     box.extension("gated.lua", GATED);
     const listed = await box.awl(["tools", NO_STD]);
-    expect(listed.stdout).toContain("needs_env  ·  extension \"gated\"  ·  .awl/extensions/gated.lua:2  ·  exec\n    Offered only when AWL_TEST_GATE is set.\n    not offered to the model: its available() returned false\n");
+    expect(listed.stdout).toContain("needs_env  ·  extension \"gated\"  ·  .awl/extensions/gated.lua:2  ·  exec  ·  155 B ≈ 39 tokens\n    Offered only when AWL_TEST_GATE is set.\n    not offered to the model: its available() returned false\n");
     const json = JSON.parse((await box.awl(["tools", NO_STD, "--json"])).stdout);
     expect(json.tools.map((t: any) => [t.name, t.offered])).toEqual([["always", true], ["needs_env", false]]);
     const call = await box.awl(["tool", "call", "needs_env"]);

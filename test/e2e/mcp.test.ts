@@ -1,7 +1,7 @@
 // MCP servers through the built `awl -p`: the reference servers configured in awl's config file and in a
 // project's .mcp.json, their tools offered beside the Lua ones, called in parallel with them, their results
 // (text, images) sent back to each provider, progress in stream-json.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
@@ -133,6 +133,19 @@ describe("MCP in print mode", () => {
     const results = server.requests[2]!.json().messages.filter((m: any) => m.role === "tool");
     expect(results[0].content).toMatch(/the MCP server "odd" is not running: .*did not answer initialize within 4 s/);
     expect(second.stderr).toContain('MCP server "odd" failed');
+  }, 90_000);
+
+  it("does not start a server whose tools are cached for a reply that needs no tool", async () => {
+    const odd = join(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
+    const starts = join(box.root, "starts");
+    userConfig({ odd: { command: process.execPath, args: [odd, "normal"], env: { ODD_STARTED_FILE: starts } } });
+    server.enqueue({ body: openaiText("First.") }, { body: openaiText("Second.") });
+    expect((await box.awl(["-p", "hi"], { env: env() })).code).toBe(0);
+    expect(readFileSync(starts, "utf8")).toBe("started\n"); // the first run waits for it: nothing is known of it yet
+    const second = await box.awl(["-p", "hi"], { env: env() });
+    expect(second.code).toBe(0);
+    expect(toolNamesOffered("openai", server.requests[1]!)).toContain("odd_slow");
+    expect(readFileSync(starts, "utf8")).toBe("started\n"); // offered from the cache, never started
   }, 90_000);
 });
 

@@ -127,9 +127,10 @@ describe("LuaToolSet", () => {
     const dirExt = extension("dir/thing/init.lua");
     fake.tools = [tool("echo", "zz"), tool("dir.thing", "aa", { timeout_ms: 5 })];
     const tools = await LuaToolSet.open({ cwd, env, cachePath: false, defaultTimeoutMs: 777, bundledDir: join(base, "none") });
+    // With each entry point's text as read: every worker runs that version, even after the file changes.
     expect(fake.options[0]!.extensions).toEqual([
-      { name: "dir.thing", file: dirExt, root: dirname(dirExt) },
-      { name: "echo", file: echo, root: dirname(echo) },
+      { name: "dir.thing", file: dirExt, root: dirname(dirExt), source: readFileSync(dirExt) },
+      { name: "echo", file: echo, root: dirname(echo), source: readFileSync(echo) },
     ]);
     expect(fake.options[0]!.luaPath).toEqual([join(base, "home/.config/awl/lua")]);
     expect(tools.definitions().map((t) => [t.name, t.timeout_ms])).toEqual([

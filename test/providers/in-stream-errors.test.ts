@@ -3,7 +3,7 @@
  * nothing half-streamed committed, the others not; one-line messages; hints from the kind and code; the
  * User-Agent and OpenRouter attribution headers.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { describeProviderError, formatUserMessage } from "../../src/cli/error-text.js";
 import type { AwlSettings } from "../../src/config/settings.js";
 import { Conversation } from "../../src/model/conversation.js";
@@ -13,17 +13,9 @@ import type { ProviderError } from "../../src/providers/errors.js";
 import type { ProviderSettings, StepResult } from "../../src/providers/types.js";
 import { awlVersion } from "../../src/version.js";
 import { recordingReceiver } from "../support/recording-receiver.js";
-import { sseData, sseEvents, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { sseData, sseEvents, sharedReplayServer } from "../support/replay-server.js";
 
-let server: ReplayServer;
-beforeAll(async () => {
-  server = await startReplayServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  expect(server.pending()).toBe(0);
-});
+const shared = sharedReplayServer();
 
 const hello = () => new Conversation([{ role: "user", content: [{ type: "text", text: "hi" }] }]);
 
@@ -31,7 +23,7 @@ function settingsFor(provider: "openai" | "anthropic", overrides: Partial<Provid
   return {
     provider,
     model: provider === "openai" ? "gpt-test" : "claude-sonnet-4-5",
-    baseUrl: provider === "openai" ? `${server.url}/v1` : server.url,
+    baseUrl: provider === "openai" ? `${shared.server.url}/v1` : shared.server.url,
     apiKey: "sk-test",
     maxRetries: 2,
     stallTimeoutMs: 5_000,
@@ -81,14 +73,14 @@ describe("transient errors inside a 200 stream are retried, nothing half-streame
     ["OpenRouter 'Provider disconnected'", { message: "Provider disconnected" }, "server"],
     ["LiteLLM code \"500\"", { message: "litellm.APIConnectionError: boom", type: null, param: null, code: "500" }, "server"],
   ])("%s", async (_name, error, kind) => {
-    server.enqueue({ body: openaiError(error) }, { body: openaiHello });
+    shared.server.enqueue({ body: openaiError(error) }, { body: openaiHello });
     const { result, receiver } = await step("openai");
     expect(result).toMatchObject({ ok: true, message: { content: [{ type: "text", text: "Hello" }] } });
     expect(receiver.retries.map((r) => r.error.kind)).toEqual([kind]);
     // The retry voids "Partial": the receiver was told, and the next attempt starts with a new message.
     const retryAt = receiver.calls.findIndex((c) => c.startsWith("retry"));
     expect(receiver.calls.slice(retryAt + 1)[0]).toBe("start assistant");
-    expect(server.requests).toHaveLength(2);
+    expect(shared.server.requests).toHaveLength(2);
   });
 
   it.each([
@@ -96,11 +88,11 @@ describe("transient errors inside a 200 stream are retried, nothing half-streame
     ["overloaded_error", "Overloaded", "overloaded"],
     ["rate_limit_error", "Number of request tokens has exceeded your per-minute rate limit", "rate_limit"],
   ])("Anthropic %s", async (type, message, kind) => {
-    server.enqueue({ body: anthropicError(type, message) }, { body: anthropicHello });
+    shared.server.enqueue({ body: anthropicError(type, message) }, { body: anthropicHello });
     const { result, receiver } = await step("anthropic");
     expect(result).toMatchObject({ ok: true, message: { content: [{ type: "text", text: "Hello" }] } });
     expect(receiver.retries.map((r) => [r.error.kind, r.error.code])).toEqual([[kind, type]]);
-    expect(server.requests).toHaveLength(2);
+    expect(shared.server.requests).toHaveLength(2);
   });
 });
 
@@ -111,20 +103,20 @@ describe("errors that are not transient are not retried", () => {
     ["context length", { message: "This model's maximum context length is 8192 tokens.", type: "invalid_request_error", code: "context_length_exceeded" }, "context_length"],
     ["an error awl does not know", { message: "something odd" }, "stream_error"],
   ])("OpenAI-compatible: %s", async (_name, error, kind) => {
-    server.enqueue({ body: openaiError(error) });
+    shared.server.enqueue({ body: openaiError(error) });
     const { result } = await step("openai");
     expect(errorOf(result)).toMatchObject({ kind, retryable: false });
-    expect(server.requests).toHaveLength(1);
+    expect(shared.server.requests).toHaveLength(1);
   });
 
   it.each([
     ["invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum", "context_length"],
     ["invalid_request_error", "messages.1: tool_use ids must be unique", "bad_request"],
   ])("Anthropic %s: %s", async (type, message, kind) => {
-    server.enqueue({ body: anthropicError(type, message) });
+    shared.server.enqueue({ body: anthropicError(type, message) });
     const { result } = await step("anthropic");
     expect(errorOf(result)).toMatchObject({ kind, retryable: false, code: type });
-    expect(server.requests).toHaveLength(1);
+    expect(shared.server.requests).toHaveLength(1);
   });
 });
 
@@ -136,7 +128,7 @@ describe("errors from gateways (LiteLLM 1.80.7)", () => {
   ].join("\n");
 
   it("a multi-line stream error is printed as one line and its hint", async () => {
-    server.enqueue({ body: openaiError({ message: traceback, type: null, param: null, code: "500" }) });
+    shared.server.enqueue({ body: openaiError({ message: traceback, type: null, param: null, code: "500" }) });
     const { result } = await step("openai", { maxRetries: 0 });
     const text = formatUserMessage(describeProviderError(errorOf(result), awlSettings()));
     const lines = text.trimEnd().split("\n");
@@ -147,7 +139,7 @@ describe("errors from gateways (LiteLLM 1.80.7)", () => {
   });
 
   it("a context-window 400 that names the Model Group gets the context hint, not the model-name hint", async () => {
-    server.enqueue({
+    shared.server.enqueue({
       status: 400,
       headers: { "content-type": "application/json" },
       body: JSON.stringify({
@@ -169,7 +161,7 @@ describe("errors from gateways (LiteLLM 1.80.7)", () => {
   });
 
   it("a content-filter 400 that names the Model Group gets no model-name hint; a 404 does", async () => {
-    server.enqueue(
+    shared.server.enqueue(
       {
         status: 400,
         headers: { "content-type": "application/json" },
@@ -184,33 +176,33 @@ describe("errors from gateways (LiteLLM 1.80.7)", () => {
   });
 
   it("a bare data: {\"error\": ...} in an Anthropic stream is an error with its message, not a truncation", async () => {
-    server.enqueue({ body: sseEvents([anthropicStart, { data: { error: { message: "litellm.BadRequestError: invalid beta flag", type: "invalid_request_error", code: "400" } } }]) });
+    shared.server.enqueue({ body: sseEvents([anthropicStart, { data: { error: { message: "litellm.BadRequestError: invalid beta flag", type: "invalid_request_error", code: "400" } } }]) });
     const { result } = await step("anthropic");
     expect(errorOf(result)).toMatchObject({ kind: "bad_request", retryable: false });
     expect(errorOf(result).message).toContain("litellm.BadRequestError: invalid beta flag");
   });
 
   it("and a transient one there is retried", async () => {
-    server.enqueue({ body: sseEvents([anthropicStart, { data: { error: { message: "litellm.InternalServerError: connection reset", code: "500" } } }]) }, { body: anthropicHello });
+    shared.server.enqueue({ body: sseEvents([anthropicStart, { data: { error: { message: "litellm.InternalServerError: connection reset", code: "500" } } }]) }, { body: anthropicHello });
     const { result } = await step("anthropic");
     expect(result.ok).toBe(true);
-    expect(server.requests).toHaveLength(2);
+    expect(shared.server.requests).toHaveLength(2);
   });
 });
 
 describe("the client is named on every request", () => {
   it.each(["openai", "anthropic"] as const)("%s sends User-Agent: awl/VERSION", async (provider) => {
-    server.enqueue({ body: provider === "openai" ? openaiHello : anthropicHello });
+    shared.server.enqueue({ body: provider === "openai" ? openaiHello : anthropicHello });
     await step(provider);
     expect(awlVersion()).toMatch(/^\d+\.\d+\.\d+/);
-    expect(server.requests[0]!.headers["user-agent"]).toBe(`awl/${awlVersion()}`);
-    expect(server.requests[0]!.headers["x-title"]).toBeUndefined();
+    expect(shared.server.requests[0]!.headers["user-agent"]).toBe(`awl/${awlVersion()}`);
+    expect(shared.server.requests[0]!.headers["x-title"]).toBeUndefined();
   });
 
   it("a profile's headers are sent and replace awl's own; an empty one is left out", async () => {
-    server.enqueue({ body: openaiHello });
+    shared.server.enqueue({ body: openaiHello });
     await step("openai", { headers: { "HTTP-Referer": "https://example.com/me", "X-Title": "my tool", "User-Agent": "" } });
-    const headers = server.requests[0]!.headers;
+    const headers = shared.server.requests[0]!.headers;
     expect(headers["http-referer"]).toBe("https://example.com/me");
     expect(headers["x-title"]).toBe("my tool");
     expect(headers["user-agent"]).toBeUndefined();

@@ -1,3 +1,4 @@
+import { applyCompaction, summaryMessageText } from "../../src/model/compaction.js";
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import type { Message } from "../../src/model/index.js";
@@ -81,6 +82,24 @@ describe("session round trip", () => {
     });
   });
 
+  it("applies a prune-only compaction: the named results become a note, their blocks stay", () => {
+    const store = tempStore();
+    const writer = store.create(NEW);
+    if (!writer.ok) throw new Error(writer.error.message);
+    const [, user, assistant, results, done] = everyBlock();
+    for (const m of [user!, assistant!, results!, done!]) writer.value.appendMessage(m);
+    const ids = results!.content.flatMap((b) => (b.type === "tool_result" ? [b.tool_use_id] : []));
+    writer.value.appendEvent({ type: "compaction", replaces: 0, pruned: [ids[0]!], reason: "threshold", tokens_before: 900, tokens_after: 300 });
+    writer.value.close();
+    const loaded = store.load(writer.value.id);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    expect(loaded.value.warnings).toEqual([]);
+    expect(loaded.value.conversation.messages).toEqual(applyCompaction([user!, assistant!, results!, done!], { replaces: 0, pruned: [ids[0]!] }));
+    const pruned = loaded.value.conversation.messages[2]!.content.find((b) => b.type === "tool_result" && b.tool_use_id === ids[0]);
+    expect(pruned).toMatchObject({ type: "tool_result", content: expect.stringMatching(/^\[awl: this tool output \(\d+ characters\) was pruned/) });
+    expect(loaded.value.transcript[2]).toEqual(results);
+  });
+
   it("applies model changes, usage entries and compactions", () => {
     const store = tempStore();
     const writer = store.create(NEW);
@@ -97,7 +116,7 @@ describe("session round trip", () => {
     const s = loaded.value;
     expect([s.provider, s.model]).toEqual(["openai", "gpt-x"]);
     expect(s.usage.input_tokens).toBe(320 + 1000);
-    expect(s.conversation.messages).toEqual([{ role: "user", content: [{ type: "text", text: "Earlier: listed files." }] }, system]);
+    expect(s.conversation.messages).toEqual([{ role: "user", content: [{ type: "text", text: summaryMessageText("Earlier: listed files.") }] }, system]);
     expect(s.transcript).toHaveLength(5);
     expect(s.warnings).toEqual([]);
   });

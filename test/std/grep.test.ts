@@ -56,7 +56,7 @@ describe("std.grep", () => {
       expect(withFallback.length).toBeGreaterThan(0);
       if (hasRipgrep) expect(await run(args)).toEqual(withFallback);
     }
-  });
+  }, 120_000); // eight runs of awl
 
   it("shows context lines, caps the matches and counts what it left out", async () => {
     tree({ "a.txt": Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? `match ${i}` : `other ${i}`)).join("\n") + "\n" });

@@ -18,6 +18,7 @@
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 
 /** A piece of body: bytes or text (sent as UTF-8), optionally after a pause. */
 export type Piece = Buffer | string | { data: Buffer | string; delayMs?: number };
@@ -214,4 +215,26 @@ export function sseEvents(events: ReadonlyArray<SseEventSpec>, eol: "\n" | "\r\n
 /** Builds an SSE body of unnamed events (OpenAI style): `sseData([{ choices: [] }, "[DONE]"])`. */
 export function sseData(payloads: ReadonlyArray<unknown>, eol: "\n" | "\r\n" | "\r" = "\n"): string {
   return sseEvents(payloads.map((data) => ({ data })), eol);
+}
+
+/**
+ * One replay server for a whole test file: started before its tests, closed after them, its request log cleared
+ * before each test (which first checks that the test before used up everything it queued).
+ */
+export function sharedReplayServer(): { readonly server: ReplayServer } {
+  let server: ReplayServer | undefined;
+  beforeAll(async () => {
+    server = await startReplayServer();
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    server!.requests.length = 0;
+    expect(server!.pending()).toBe(0);
+  });
+  return {
+    get server() {
+      if (!server) throw new Error("sharedReplayServer(): the server exists only inside a test");
+      return server;
+    },
+  };
 }

@@ -27,21 +27,32 @@ describe("ToolRegistry", () => {
     expect(registry.definitions().map((t) => [t.name, t.kinds])).toEqual([["empty", ["exec"]], ["plain", ["exec"]], ["reader", ["read"]]]);
   });
 
-  it("lets any other extension's tool replace a bundled one of the same name, and says so", () => {
+  it("keeps a bundled tool's name for it: another extension's tool of that name is refused, with the way out", () => {
     const registry = new ToolRegistry({ defaultTimeoutMs: 1 });
-    registry.setExtension("std.ls", [reg("std.ls", "ls", { file: "/awl/extensions/std/ls.lua" })], { fallback: true });
-    registry.setExtension("zz_mine", [reg("zz_mine", "ls")]);
-    expect(registry.get("ls")).toMatchObject({ extension: "zz_mine" });
+    registry.setExtension("aa_mine", [reg("aa_mine", "ls")], { rank: 3 });
+    registry.setExtension("std.ls", [reg("std.ls", "ls", { file: "/awl/extensions/std/ls.lua" })], { bundled: true });
+    expect(registry.get("ls")).toMatchObject({ extension: "std.ls" });
     expect(registry.problems()).toEqual([
       expect.objectContaining({
-        kind: "replaced_tool",
-        extension: "std.ls",
-        message: 'the bundled tool "ls" (extension "std.ls") is replaced by extension "zz_mine" (/x/zz_mine.lua:3)',
+        kind: "reserved_tool",
+        extension: "aa_mine",
+        message:
+          'tool "ls" of extension "aa_mine" (/x/aa_mine.lua:3) is refused: "ls" belongs to the bundled extension "std.ls"; ' +
+          "rename your tool, or switch the bundled one off with awl extensions disable std.ls",
       }),
     ]);
-    registry.removeExtension("zz_mine");
-    expect(registry.get("ls")).toMatchObject({ extension: "std.ls" });
+    // Disabled (gone from the registry), the bundled tool leaves the name to the user's.
+    registry.removeExtension("std.ls");
+    expect(registry.get("ls")).toMatchObject({ extension: "aa_mine" });
     expect(registry.problems()).toEqual([]);
+  });
+
+  it("gives a tool name to the extension of higher precedence (project over user), not the first by name", () => {
+    const registry = new ToolRegistry({ defaultTimeoutMs: 1 });
+    registry.setExtension("aa_user", [reg("aa_user", "deploy")], { rank: 3 });
+    registry.setExtension("zz_project", [reg("zz_project", "deploy")], { rank: 2 });
+    expect(registry.get("deploy")).toMatchObject({ extension: "zz_project" });
+    expect(registry.problemsOf("aa_user")[0]!.message).toContain('"zz_project" keeps it');
   });
 
   it("refuses bad names and non-object schemas, naming the extension, file and line", () => {

@@ -22,4 +22,16 @@ describe("/cost", () => {
     expect(screen).toMatch(/last turn: \$0\.000011 · ↑9 ↓1 · 1 call/);
     expect(tty.server.requests).toHaveLength(2);
   });
+  it("asks a local server for an unknown model's window (llama.cpp /props, /v1/models) and says where it came from", async () => {
+    tty.server.enqueue(openaiAnswer("Hello."));
+    await tty.start();
+    await tty.send("hi");
+    await tty.terminal.waitFor(/Hello\.\n>/);
+    // Both GETs go out at once; each answer carries what either endpoint would tell.
+    const told = { status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ default_generation_settings: { n_ctx: 8192 }, data: [{ id: "gpt-test", max_model_len: 8192 }] }) };
+    tty.server.enqueue(told, told);
+    await tty.send("/cost");
+    await tty.terminal.waitFor(/context: 10 of 8\.2k \(0\.1%, window from server\)/);
+    expect(tty.server.requests.slice(1).map((r) => `${r.method} ${r.url}`).sort()).toEqual(["GET /props", "GET /v1/models"]);
+  });
 });

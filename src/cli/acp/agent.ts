@@ -30,6 +30,7 @@ import { describeProviderError } from "../error-text.js";
 import type { CliOptions } from "../options.js";
 import { buildRuntime, type Runtime } from "../runtime.js";
 import { SessionHook } from "../session-hook.js";
+import { clientTextHost } from "./client-files.js";
 import { promptContent } from "./prompt-content.js";
 import { replaySession } from "./replay.js";
 import { TurnUpdates } from "./updates.js";
@@ -66,13 +67,13 @@ export class AcpAgent {
         this.clientCapabilities = params.clientCapabilities ?? {};
         return this.initializeResponse();
       })
-      .onRequest("session/new", async ({ params }) => {
+      .onRequest("session/new", async ({ params, client }) => {
         if (params.mcpServers.length > 0) this.options.warn(`the client's MCP servers are not used yet (${params.mcpServers.map((s) => s.name).join(", ")})`);
-        const live = await this.open(params.cwd);
+        const live = await this.open(client, params.cwd);
         return { sessionId: live.id };
       })
       .onRequest("session/load", async ({ params, client }) => {
-        const live = await this.open(params.cwd, params.sessionId);
+        const live = await this.open(client, params.cwd, params.sessionId);
         const loaded = live.runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook)?.resumed;
         if (loaded) await replaySession(loaded, live.runtime.agent.tools, live.cwd, (update) => notify(client, live.id, update));
         return {};
@@ -112,7 +113,7 @@ export class AcpAgent {
   }
 
   /** A new session in `cwd`, or the saved session `resume` continued there. */
-  private async open(cwd: string, resume?: string): Promise<LiveSession> {
+  private async open(client: AgentContext, cwd: string, resume?: string): Promise<LiveSession> {
     if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path, got "${cwd}"`);
     if (resume !== undefined) {
       const open = this.sessions.get(resume);
@@ -128,7 +129,9 @@ export class AcpAgent {
     }
     const flags = { ...this.options.cli.flags, continue: false, ...(resume !== undefined && { resume }) };
     const base = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli: { ...this.options.cli, flags }, warn: this.options.warn };
-    const tools = await openChatTools(base);
+    // A new session is named now; its file is created by its first prompt (no empty sessions are saved).
+    const id = resume ?? newSessionId();
+    const tools = await openChatTools(base, { interactive: false }, clientTextHost(this.clientCapabilities, client, id));
     if (!tools.ok) throw new RequestError(INTERNAL_ERROR, `${tools.error.message}; ${tools.error.hint}`);
     const built = await buildRuntime({ ...base, openedTools: tools.value });
     if (!built.ok) {
@@ -137,8 +140,6 @@ export class AcpAgent {
     }
     const runtime = built.value;
     const hook = runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook);
-    // A new session is named now; its file is created by its first prompt (no empty sessions are saved).
-    const id = (resume !== undefined ? hook?.id : undefined) ?? newSessionId();
     if (hook && resume === undefined) hook.nextId = id;
     const live: LiveSession = { id, cwd, runtime, session: new AgentSession(runtime) };
     this.sessions.set(id, live);

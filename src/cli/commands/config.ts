@@ -6,7 +6,9 @@
 import { loadConfig, settingsSources, where, resolveSettings, type LoadedConfig } from "../../config/index.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
-import { parseCliArgs, settingsFlags } from "../options.js";
+import { parseCliArgs, settingsFlags, type FlagValues } from "../options.js";
+import { findInstructionFiles } from "../../prompt/instructions.js";
+import { systemPromptChoice } from "../system-prompt-option.js";
 
 const HELP = `usage: awl config [flags]
 
@@ -53,7 +55,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   } else {
     out.push("settings: incomplete, a run would stop here:", `  ${resolved.error.message}`, `  → ${resolved.error.hint}`);
   }
-  out.push("", ...valueLines(config));
+  out.push("", ...promptLines(parsed.value.flags, config), "", ...valueLines(config));
   process.stdout.write(out.join("\n") + "\n");
   for (const warning of config.warnings) process.stderr.write(`awl: ${warning}\n`);
   return EXIT.ok;
@@ -80,4 +82,19 @@ function valueLines(config: LoadedConfig): string[] {
   }));
   const width = Math.min(60, Math.max(...shown.map((s) => s.left.length)));
   return ["values from the files:", ...shown.map(({ left, source }) => `${left.padEnd(width)}  ${where(source)}`)];
+}
+
+/** Which system prompt awl sends and which instruction files it holds (AGENTS.md, CLAUDE.md). */
+function promptLines(flags: FlagValues, config: LoadedConfig): string[] {
+  const choice = systemPromptChoice(flags, config, process.cwd());
+  const files = findInstructionFiles(process.cwd(), process.env);
+  const how = !choice.ok
+    ? `error: ${choice.error.message}`
+    : [choice.value.replace !== undefined ? "replaced (--system-prompt or system_prompt)" : "awl's default", ...(choice.value.append !== undefined ? ["with appended text"] : [])].join(", ");
+  return [
+    `system prompt: ${how}`,
+    files.length === 0
+      ? "instruction files: none (AGENTS.md, or CLAUDE.md, from the repository root down to here, and in ~/.config/awl/)"
+      : `instruction files (in prompt order):\n${files.map((f) => `  ${f.path}${f.truncated ? " (cut at 32 KB)" : ""}`).join("\n")}`,
+  ];
 }

@@ -9,9 +9,11 @@ import { LuaToolSet } from "../../extensions/lua-tool-set.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { showToolLog } from "../output/tool-logs.js";
+import { writeNotice } from "../output/wrap-text.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 import type { LoadedConfig } from "../../config/layers.js";
+import type { TextHost } from "../../extensions/lua/types.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -21,7 +23,7 @@ export interface CommandIO {
 
 export const processIO: CommandIO = {
   stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  stderr: (text) => writeNotice(process.stderr, text),
 };
 
 /** Flags every extension command takes; all but `--json` and `--help` are also flags of the main command. */
@@ -107,6 +109,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   config?: LoadedConfig,
   secrets: readonly string[] = [],
+  textHost?: TextHost,
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
   const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
@@ -119,6 +122,7 @@ export async function openToolsForChat(
     ...limits.value,
     // Inside its live block, or in the output order: a live tool block never redraws over what a tool printed.
     onLog: showToolLog,
+    ...(textHost && { textHost }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {

@@ -9,14 +9,17 @@
  *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
  * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
+import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
 import { loadDisplayWidth } from "../output/width.js";
+import { loadMarkdown } from "../output/markdown/load.js";
 import type { Runtime } from "../runtime.js";
 import { showResumedSession } from "../session-history.js";
 import { drawOnAbruptEnd } from "../termination.js";
 import { outputOrder } from "../output/output-order.js";
+import { wrapText, writeNotice } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { layoutPrompt } from "./prompt-layout.js";
@@ -44,7 +47,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   /** What `!command` runs produced since the last prompt: the next prompt sent starts with it. */
   const shellRuns: string[] = [];
   const queue: Submission[] = [];
-  const columns = (): number => out.columns ?? 80;
+  // Asked of the terminal each time: the size at the last resize event can lag behind a resize in progress.
+  const columns = (): number => (out.isTTY ? out.getWindowSize()[0] : 0) || out.columns || 80;
   let turn: AbortController | undefined;
   let renderer: TerminalRenderer | undefined;
   let closed = false;
@@ -66,7 +70,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   const print = (text: string): void => {
     sink.endLine();
-    sink.write(`${text}\n`);
+    sink.write(`${wrapText(text, columns())}\n`);
   };
 
   const close = (): void => {
@@ -128,14 +132,14 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   async function runTurn(text: string): Promise<void> {
     // Loaded by now unless the turn comes from the command line: then it is worth the wait.
-    await loadDisplayWidth();
+    await Promise.all([loadDisplayWidth(), loadMarkdown()]);
     turn = new AbortController();
     renderer = new TerminalRenderer(
       sink,
       sink,
       true,
       { tools: runtime.agent.tools, redraw: true, elapsed: true },
-      { answerColumns: columns, asideColumns: columns, activity: true },
+      { answerColumns: columns, asideColumns: columns, activity: true, status: () => runtime.usage.meter.snapshot() },
     );
     const live = renderer;
     const undo = drawOnAbruptEnd(() => {
@@ -152,7 +156,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     renderer = undefined;
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
-    else if (note) process.stderr.write(note);
+    else if (note) writeNotice(process.stderr, note);
   }
 
   function slashContext(): SlashContext {
@@ -208,6 +212,20 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     return undefined;
   }
 
+  // Hot reload: what awl says about a reload goes above the prompt, or into the turn between its model calls.
+  const notice = (text: string): void => {
+    if (renderer) renderer.notice(text);
+    else if (editor.shown) editor.printAbove(sink.color ? `\x1b[2m${text}\x1b[22m\n` : `${text}\n`);
+    else print(text);
+  };
+  const lua = runtime.hosts.lua;
+  const stopListening = lua?.onReload((report) => reloadLines(report).forEach(notice));
+  // A save while no turn runs is applied at once (between model calls by definition); during a turn the agent
+  // applies it before its next model call.
+  const refreshIdle = (): void => {
+    if (!turn && !closed) void lua?.refresh();
+  };
+
   const input = new TerminalInput(process.stdin, out, { onKey, onEnd: close });
   const onResize = (): void => {
     editor.resize();
@@ -234,7 +252,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     for (const text of userPrompts(runtime.conversation.messages)) editor.addHistory(text);
   };
   const settings = runtime.providerSettings;
-  sink.dim(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`);
+  sink.dim(wrapText(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`, columns()));
   await showResumedSession(runtime, sink);
   rememberPrompts();
   input.start();
@@ -248,8 +266,14 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
   }
-  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds).
-  setImmediate(() => void loadDisplayWidth());
+  // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds), and then
+  // the Markdown renderer; the watch of the extension folders starts then too, and MCP servers whose tools are
+  // known from an earlier run, never competing with the prompt for the CPU.
+  setImmediate(() => {
+    void loadDisplayWidth().then(loadMarkdown);
+    void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
+    runtime.hosts.mcp?.startAll();
+  });
   try {
     for (let submission = await next(); submission; submission = await next()) {
       try {
@@ -260,6 +284,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       }
     }
   } finally {
+    stopListening?.();
     editor.leave();
     out.off("resize", onResize);
     input.stop();

@@ -12,6 +12,7 @@ import { costReport } from "../../usage/meter.js";
 import { displayWidth } from "../output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
 import { toolsCommand } from "./info-commands.js";
+import { compactionText } from "../output/notices.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -69,6 +70,27 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   sessionsCommand,
   exportCommand,
   toolsCommand,
+  {
+    name: "reload",
+    summary: "find and load every extension again now (their discover_tools handlers run again)",
+    run: async (_args, { runtime, print }) => {
+      const lua = runtime.hosts.lua;
+      if (!lua) return print("no extensions to reload");
+      // The tool set's reload listener prints what changed; a reload that changed no tool says so here.
+      const report = await lua.reload();
+      if (report.extensions.length === 0) print(`reloaded ${lua.discovery.extensions.length} extensions (nothing changed)`);
+    },
+  },
+  {
+    name: "compact",
+    args: "[INSTRUCTIONS]",
+    summary: "summarise the conversation so far to free context (the last turns are kept; the session file keeps everything)",
+    run: async (args, { runtime, print }) => {
+      const outcome = await runtime.compact(args.trim() || undefined);
+      if (!outcome) return print("compaction is not available here");
+      print(compactionText(outcome).trimEnd());
+    },
+  },
   {
     name: "extensions",
     summary: "list the Lua extensions and the MCP servers: state, tools, errors, schema cost",

@@ -3,6 +3,7 @@
  * stream-json one event per line as it happens, and both end with the same result object.
  */
 import type { TurnReceiver, TurnResult } from "../../agent/agent.js";
+import type { CompactionOutcome } from "../../agent/context-layer.js";
 import type { ContentBlock, ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
 import { blockToJSON, messageToJSON, type MessageJSON } from "../../model/json.js";
 import type { Message, Role, StopReason, Usage } from "../../model/message.js";
@@ -151,6 +152,17 @@ export class StreamJsonWriter implements TurnReceiver {
 
   onError(error: ProviderError): void {
     this.emit({ type: "error", error: errorJSON(error) });
+  }
+
+  onCompaction(outcome: CompactionOutcome): void {
+    const event: Record<string, unknown> = { type: "compaction" };
+    if (outcome.applied) {
+      const { summary, replaces, pruned, reason, tokens_before, tokens_after } = outcome.applied;
+      Object.assign(event, { reason, replaces, pruned: pruned ?? [], tokens_before, tokens_after, ...(summary !== undefined ? { summary } : {}) });
+    }
+    if (outcome.problem) event.problem = outcome.problem;
+    if (outcome.usage) event.usage = outcome.usage;
+    this.emit(event);
   }
 
   onToolStart(call: ToolCall): void {

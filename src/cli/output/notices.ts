@@ -2,7 +2,24 @@
 import { crashReport, type TurnResult } from "../../agent/agent.js";
 import type { AwlSettings } from "../../config/settings.js";
 import type { RetryNotice } from "../../providers/types.js";
+import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { describeProviderError, formatUserMessage } from "../error-text.js";
+
+/** The line a compaction leaves (applied, or why a summary was not used). */
+export function compactionText(outcome: CompactionOutcome): string {
+  const lines: string[] = [];
+  const applied = outcome.applied;
+  if (applied) {
+    const what = [
+      applied.pruned?.length ? `pruned ${applied.pruned.length} old tool ${applied.pruned.length === 1 ? "output" : "outputs"}` : "",
+      applied.summary !== undefined ? `summarised ${applied.replaces} earlier ${applied.replaces === 1 ? "message" : "messages"}` : "",
+    ].filter(Boolean);
+    const why = applied.reason === "overflow" ? " after the model refused it as too long" : applied.reason === "manual" ? "" : " (near the context window's limit)";
+    lines.push(`awl: compacted the conversation${why}: ${what.join(", ")}; about ${applied.tokens_before} → ${applied.tokens_after} tokens\n`);
+  }
+  if (outcome.problem) lines.push(`awl: ${outcome.problem}${applied ? "" : "; the conversation is unchanged"}\n`);
+  return lines.join("");
+}
 
 export function retryText(notice: RetryNotice): string {
   const status = notice.error.status !== undefined ? ` (HTTP ${notice.error.status})` : "";

@@ -7,19 +7,25 @@
  * streamed live and a discarded attempt is called out; elsewhere (a pipe, a file) each attempt's text is held
  * and written only once its message is complete, so what was discarded never reaches the output at all.
  *
- * On a terminal (`layout` given) the model's text is made safe and wrapped at word boundaries (flow-text.ts),
- * and a "waiting for the model" line shows until the first token arrives (`activity`).
+ * On a terminal (`layout` given) the model's text is made safe and drawn as Markdown while it streams
+ * (markdown/markdown-stream.ts) once that renderer is loaded (markdown/load.ts), else wrapped at word boundaries
+ * (flow-text.ts); a "waiting for the model" line shows until the first token arrives (`activity`).
  */
 import type { TurnReceiver } from "../../agent/agent.js";
 import type { ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
+import type { MeterSnapshot } from "../../usage/meter.js";
 import { ActivityLine } from "./activity.js";
 import { FlowText } from "./flow-text.js";
-import { retryText } from "./notices.js";
+import { markdownStream } from "./markdown/load.js";
+import type { MarkdownStream } from "./markdown/markdown-stream.js";
+import { compactionText, retryText } from "./notices.js";
+import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
+import { wrapText } from "./wrap-text.js";
 
 /** How a renderer lays text out on terminals: the width of each stream's terminal, when it is one. */
 export interface TerminalLayout {
@@ -29,6 +35,10 @@ export interface TerminalLayout {
   asideColumns?: () => number;
   /** Show a "waiting for the model" line on `aside` until the first token of each model call. */
   activity?: boolean;
+  /** The answer's terminal height (for Markdown's live region); default the process's stdout, else 24. */
+  answerRows?: () => number;
+  /** With `activity`: the session's figures shown on the waiting line (status-line.ts). */
+  status?: () => MeterSnapshot;
 }
 
 const THINKING_MARK = "(thinking) ";
@@ -42,6 +52,8 @@ export class TerminalRenderer implements TurnReceiver {
   private readonly blocks: ToolBlocks;
   /** Text being laid out on a terminal, per stream (none: written as it comes). */
   private answerFlow: FlowText | undefined;
+  /** The answer drawn as Markdown (instead of `answerFlow`), once the renderer is loaded. */
+  private answerMarkdown: MarkdownStream | undefined;
   private thinkingFlow: FlowText | undefined;
   private readonly activity: ActivityLine | undefined;
   /** Tool calls started and not ended yet. */
@@ -57,7 +69,8 @@ export class TerminalRenderer implements TurnReceiver {
     private readonly layout: TerminalLayout = {},
   ) {
     this.blocks = new ToolBlocks(aside, blocks);
-    if (layout.activity) this.activity = new ActivityLine(aside);
+    const status = layout.status && layout.asideColumns && { snapshot: layout.status, columns: layout.asideColumns };
+    if (layout.activity) this.activity = new ActivityLine(aside, undefined, status || undefined);
   }
 
   /** The turn's request is on its way: shows the waiting line (when asked for). */
@@ -85,14 +98,20 @@ export class TerminalRenderer implements TurnReceiver {
       if (columns) {
         // The layout counts columns from the start of a line.
         this.answer.endLine();
-        this.answerFlow = new FlowText(columns);
+        const Markdown = this.live ? markdownStream() : undefined;
+        const rows = this.layout.answerRows ?? (() => (process.stdout.isTTY ? process.stdout.getWindowSize()[1] : 0) || 24);
+        if (Markdown) this.answerMarkdown = new Markdown(this.answer, { columns, rows });
+        else this.answerFlow = new FlowText(columns);
       }
     }
   }
 
   onContentDelta(index: number, delta: string): void {
     const type = this.blockTypes.get(index);
-    if (type === "text") this.writeAnswer(this.answerFlow ? this.answerFlow.push(delta) : delta);
+    if (type === "text" && this.answerMarkdown) {
+      this.answerMarkdown.push(delta);
+      if (delta !== "") this.shownThisAttempt = true;
+    } else if (type === "text") this.writeAnswer(this.answerFlow ? this.answerFlow.push(delta) : delta);
     else if (type === "thinking") this.writeThinking(delta);
   }
 
@@ -122,9 +141,23 @@ export class TerminalRenderer implements TurnReceiver {
     this.endAnswerFlow();
     this.thinkingFlow = undefined;
     this.endLines();
-    if (this.shownThisAttempt) this.aside.dim("awl: the answer above was cut off; it is discarded and asked for again\n");
+    if (this.shownThisAttempt) this.aside.dim(this.wrapped("awl: the answer above was cut off; it is discarded and asked for again\n"));
     this.shownThisAttempt = false;
-    this.aside.dim(retryText(notice));
+    this.aside.dim(this.wrapped(retryText(notice)));
+    this.activity?.start();
+  }
+
+  /** A line of awl's own during the turn (an extension reloaded between model calls), never inside a block. */
+  notice(text: string): void {
+    this.activity?.stop();
+    this.endLines();
+    this.aside.dim(this.wrapped(`${text}\n`));
+  }
+
+  onCompaction(outcome: CompactionOutcome): void {
+    this.activity?.stop();
+    this.endLines();
+    this.aside.dim(compactionText(outcome));
     this.activity?.start();
   }
 
@@ -147,7 +180,13 @@ export class TerminalRenderer implements TurnReceiver {
 
   /** The terminal was resized: live tool blocks are drawn again for the new width (streamed text wraps at it from the next word on). */
   resize(): void {
+    this.answerMarkdown?.resize();
     this.blocks.relayout();
+  }
+
+  /** awl's own line, wrapped for the terminal when `aside` is one. */
+  private wrapped(text: string): string {
+    return this.layout.asideColumns ? wrapText(text, this.layout.asideColumns()) : text;
   }
 
   private writeThinking(delta: string): void {
@@ -163,6 +202,8 @@ export class TerminalRenderer implements TurnReceiver {
   }
 
   private endAnswerFlow(): void {
+    this.answerMarkdown?.end();
+    this.answerMarkdown = undefined;
     if (!this.answerFlow) return;
     this.writeAnswer(this.answerFlow.end());
     if (this.answer.color) this.answer.control("\x1b[0m");
@@ -189,6 +230,8 @@ export class TerminalRenderer implements TurnReceiver {
    */
   interrupt(note: string): void {
     this.activity?.stop();
+    this.answerMarkdown?.stop();
+    this.answerMarkdown = undefined;
     // The blocks first: they are redrawn in place only while nothing was written below them.
     this.blocks.interrupt(note);
     const reset = this.aside.color ? "\x1b[0m" : "";

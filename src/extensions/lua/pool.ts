@@ -13,9 +13,10 @@ import { luaWasmModule, runtimeDir } from "./assets.js";
 import { LoadHang, WorkerSlot, type Loaded, type SlotSettings } from "./slot.js";
 import { extensionLogText } from "./log-text.js";
 import type { LogSink } from "./processes.js";
-import type { LuaEntry } from "./protocol.js";
+import type { LuaEntry, ReloadResult } from "./protocol.js";
 import { abortableSleep } from "../../util/abortable-sleep.js";
 import type {
+  ExtensionEntry,
   ExtensionLoadError,
   LuaCallOptions,
   LuaPoolOptions,
@@ -28,6 +29,8 @@ export type * from "./types.js";
 
 /** How long close() waits for an orderly stop (on_unload hooks, workers ending) before terminating them. */
 const CLOSE_DEADLINE_MS = 15_000;
+/** How long an extension's on_unload hooks may run, at a reload (per extension) or at exit (all of them). */
+export const UNLOAD_TIMEOUT_MS = 2_000;
 const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
 const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
@@ -54,10 +57,16 @@ export class LuaPool {
   private starting = 0;
   private readonly waiters: Waiter[] = [];
   private closed = false;
+  /** The on_unload hooks ran already (`unload()`, before an exit). */
+  private unloaded = false;
   private closing: Promise<void> | undefined;
   /** Worker starts and terminations in flight: `close()` waits for them, because a process that exits
    * while a worker isolate is starting or stopping aborts inside Node (a native assertion). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Reloads so far: a worker at an older generation catches up before it runs anything (see `release`). */
+  private generation = 0;
+  private readonly changes: { generation: number; load: ExtensionEntry[]; remove: string[] }[] = [];
+  private reloading: Promise<unknown> = Promise.resolve();
   /** The renders' own slot once started, and its start (null: it could not start), at the first render... */
   private renderSlot: WorkerSlot | undefined;
   private renderStart: Promise<WorkerSlot | null> | undefined;
@@ -78,6 +87,7 @@ export class LuaPool {
       luaPath: options.luaPath ?? [],
       home: env.HOME ?? homedir(),
       cwd: process.cwd(),
+      ...(options.textHost && { textFromHost: true }),
     };
     const onLog = options.onLog;
     this.log = onLog ? (extension, stream, text) => onLog(extension, text, stream) : defaultLog;
@@ -121,7 +131,11 @@ export class LuaPool {
 
   private async startSlot(): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     if (this.closed) throw new Error("the Lua pool is closed");
-    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log);
+    const generation = this.generation;
+    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost).then((started) => {
+      started.slot.generation = generation; // it loaded the extensions as they were when it started
+      return started;
+    });
     // A slot that finishes starting after close() is stopped at once.
     this.track(start.then(({ slot }) => (this.closed ? slot.terminate() : undefined), () => undefined));
     return start;
@@ -211,6 +225,9 @@ export class LuaPool {
       if (opts.signal.aborted) return { status: "cancelled" };
       const slot = await this.renderWorker();
       if (!slot) return this.closed ? closedOutcome(extension) : { status: "cancelled" };
+      // The worker's own start (slow on a busy machine) does not count against the render's wait.
+      if (opts.signal.aborted) opts = { ...opts, signal: new AbortController().signal };
+      if (slot.generation < this.generation) await this.catchUp(slot); // renders run one at a time: it is free
       try {
         return await this.runIn(slot, "render", extension, tool, input, ctx, opts);
       } finally {
@@ -224,6 +241,11 @@ export class LuaPool {
     });
     this.renderTurn = turn.catch(() => undefined);
     return turn;
+  }
+
+  /** Starts the renders' worker now (a tool that renders is running: its block will be drawn soon). */
+  prewarmRender(): void {
+    if (!this.closed) void this.renderWorker();
   }
 
   private renderWorker(): Promise<WorkerSlot | null> {
@@ -292,9 +314,73 @@ export class LuaPool {
       this.grow();
       return;
     }
+    if (slot.generation < this.generation) {
+      void this.catchUp(slot).then(() => this.release(slot));
+      return;
+    }
     const waiter = this.waiters.shift();
     if (waiter) waiter.resolve(slot);
     else this.idle.push(slot);
+  }
+
+  /**
+   * Reloads extensions in every worker, never under a running call: `load` (changed or new extensions, loaded
+   * again with their `discover_tools` handlers) and `remove` (gone). The first worker free tries it; an extension
+   * that fails to load there keeps its old version everywhere (the error says why), the others are reloaded in
+   * every other worker too, idle ones before this resolves, busy ones when their call ends. Each replaced or
+   * removed version's on_unload hooks run first, within {@link UNLOAD_TIMEOUT_MS}. Reloads run one at a time.
+   */
+  reload(load: ExtensionEntry[], remove: string[]): Promise<ReloadResult[]> {
+    const next = this.reloading.then(() => this.reloadNow(load, remove));
+    this.reloading = next.catch(() => undefined);
+    return next;
+  }
+
+  private async reloadNow(load: ExtensionEntry[], remove: string[]): Promise<ReloadResult[]> {
+    await this.load();
+    const refused = (message: string): ReloadResult[] =>
+      load.map((e) => ({ extension: e.name, error: { extension: e.name, file: e.file, message: `${e.file}: ${message}` } }));
+    const probe = await this.acquire(new AbortController().signal);
+    if (!probe) return refused("not reloaded: the Lua pool is closed");
+    let results: ReloadResult[] | undefined;
+    try {
+      if (probe.generation < this.generation) await this.catchUp(probe);
+      results = probe.dead ? undefined : await probe.reload(load, remove, UNLOAD_TIMEOUT_MS);
+    } finally {
+      if (results) probe.generation = this.generation + 1;
+      this.release(probe);
+    }
+    if (!results) return refused("not reloaded: the Lua worker stopped while loading it (the previous version stays)");
+    const accepted = new Set(results.filter((r) => "tools" in r).map((r) => r.extension));
+    const change = { generation: this.generation + 1, load: load.filter((e) => accepted.has(e.name)), remove };
+    this.generation = change.generation;
+    this.changes.push(change);
+    // Workers started from now on load the accepted versions, in the order they had (new ones last).
+    const replaced = new Map(change.load.map((e) => [e.name, e]));
+    const kept = this.settings.extensions.filter((e) => !remove.includes(e.name)).map((e) => replaced.get(e.name) ?? e);
+    this.settings.extensions = [...kept, ...change.load.filter((e) => !kept.includes(e))];
+    const gone = new Set([...remove, ...change.load.map((e) => e.name)]);
+    for (const k of [...this.tools]) if (gone.has(k.slice(0, k.indexOf("\u0000")))) this.tools.delete(k);
+    for (const r of results) if ("tools" in r) for (const t of r.tools) this.tools.add(key(t.extension, t.name));
+    // The idle workers now; the busy ones catch up when they are released.
+    const idle = this.idle.splice(0);
+    await Promise.all(idle.map((slot) => this.catchUp(slot).then(() => this.release(slot))));
+    return results;
+  }
+
+  /** Applies to `slot` the reloads it has not seen; a worker that does not end up like the first is replaced. */
+  private async catchUp(slot: WorkerSlot): Promise<void> {
+    for (const change of this.changes) {
+      if (change.generation <= slot.generation || slot.dead) continue;
+      const results = await slot.reload(change.load, change.remove, UNLOAD_TIMEOUT_MS);
+      if (!results || results.some((r) => "error" in r)) slot.retire = true;
+      slot.generation = change.generation;
+    }
+    slot.generation = Math.max(slot.generation, this.generation);
+    // Changes every worker has seen are dropped; a worker still starting may need them all.
+    if (this.starting > 0 || (this.renderStart && !this.renderSlot)) return;
+    const oldest = Math.min(...[...this.slots, ...(this.renderSlot ? [this.renderSlot] : [])].map((s) => s.generation));
+    while (this.changes.length > 0 && this.changes[0]!.generation <= oldest) this.changes.shift();
   }
 
   /**
@@ -314,6 +400,16 @@ export class LuaPool {
     this.renderSlot?.killProcesses();
   }
 
+  /**
+   * Runs every extension's on_unload hooks now in every idle worker, within {@link UNLOAD_TIMEOUT_MS}, without
+   * stopping the workers: what awl does right before it exits (`close()` then runs them no more).
+   */
+  async unload(): Promise<void> {
+    if (this.unloaded || this.closed) return;
+    this.unloaded = true;
+    await Promise.all([...this.idle].map((slot) => slot.unload(UNLOAD_TIMEOUT_MS)));
+  }
+
   /** Runs on_unload hooks, stops every worker and the processes their calls started. */
   close(): Promise<void> {
     // Every caller waits for the same close: a process that exits while workers stop can abort inside Node.
@@ -327,7 +423,7 @@ export class LuaPool {
     const slots = [...this.slots, ...(this.renderSlot ? [this.renderSlot] : [])];
     const orderly = (async () => {
       const idle = [...this.idle.splice(0), ...(this.renderSlot ? [this.renderSlot] : [])];
-      await Promise.all(idle.map((slot) => slot.unload()));
+      if (!this.unloaded) await Promise.all(idle.map((slot) => slot.unload(UNLOAD_TIMEOUT_MS)));
       await Promise.all(slots.map((slot) => slot.terminate()));
       this.slots.clear();
       while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);

@@ -43,6 +43,8 @@ export interface WorkerInit {
   luaPath: string[];
   home: string;
   cwd: string;
+  /** `awl.fs.read_text` / `write_text` ask the main thread (its TextHost) instead of reading the disk. */
+  textFromHost?: boolean;
 }
 
 /** The Lua entry points a call can run (runtime/awl.lua). */
@@ -65,7 +67,27 @@ export interface CallRequest {
  * `module`: the first message, with wasmoon's module as the main thread compiled it (the worker starts before
  * the compile ends). `exit`: close the ports so the thread ends on its own (see WorkerSlot.terminate).
  */
-export type ToWorker = { type: "module"; module: WasmModule } | CallRequest | { type: "unload" } | { type: "exit" };
+export type ToWorker =
+  | { type: "module"; module: WasmModule }
+  | CallRequest
+  | { type: "unload"; timeoutMs: number }
+  | ReloadRequest
+  | { type: "exit" };
+
+/**
+ * Load `load` again beside the versions serving; each that loads has its old version's on_unload hooks run
+ * (within `unloadTimeoutMs`) and takes its place; each that fails leaves the old version serving. The extensions
+ * in `remove` have their hooks run and are dropped.
+ */
+export interface ReloadRequest {
+  type: "reload";
+  load: ExtensionEntry[];
+  remove: string[];
+  unloadTimeoutMs: number;
+}
+
+/** One extension of a reload: its new registrations, or why its new version was refused (the old one stays). */
+export type ReloadResult = { extension: string; tools: LuaToolRegistration[] } | { extension: string; error: ExtensionLoadError };
 
 /** How a handler ended, as the worker saw it. */
 export type WorkerOutcome =
@@ -79,6 +101,7 @@ export type FromWorker =
   | { type: "progress"; id: number; update: ToolProgress }
   | { type: "log"; extension: string; stream: string; text: string }
   | { type: "unloaded" }
+  | { type: "reloaded"; results: ReloadResult[] }
   /** The worker cannot go on (start-up failed, or a JS exception went through wasm); it exits next. */
   | { type: "fatal"; message: string };
 
@@ -136,7 +159,12 @@ export type HostRequest =
   | ({ op: "exec" } & ExecRequest)
   | ({ op: "spawn" } & SpawnRequest)
   | { op: "read"; handle: number }
-  | { op: "kill"; handle: number };
+  | { op: "kill"; handle: number }
+  | { op: "read_text"; path: string }
+  | { op: "write_text"; path: string; data: Uint8Array };
+
+/** The text host's answer: the file's bytes (reads), or why it failed. */
+export type TextReply = { ok: true; data?: Uint8Array } | { ok: false; message: string };
 
 /** The answer to each kind of {@link HostRequest}. */
 export interface HostReplies {
@@ -144,4 +172,6 @@ export interface HostReplies {
   spawn: SpawnReply;
   read: ReadReply;
   kill: { killed: boolean };
+  read_text: TextReply;
+  write_text: TextReply;
 }

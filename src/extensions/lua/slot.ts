@@ -17,7 +17,9 @@ import {
   CONTROL_SIZE,
   type CallRequest,
   type HostRequest,
+  type TextReply,
   type FromWorker,
+  type ReloadResult,
   type ToWorker,
   type WorkerInit,
   type WasmModule,
@@ -25,7 +27,7 @@ import {
 } from "./protocol.js";
 import { ChildProcesses, type LogSink } from "./processes.js";
 import { workerScriptPath } from "./assets.js";
-import type { ExtensionLoadError, LuaToolRegistration, ToolOutcome, ToolProgress } from "./types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost, ToolOutcome, ToolProgress } from "./types.js";
 
 /** How long an idle worker may take to end its own thread before it is terminated. */
 const EXIT_GRACE_MS = 1000;
@@ -90,10 +92,13 @@ export class WorkerSlot {
   private termination: Promise<void> | undefined;
   /** Healthy, but should be replaced when released (it hit its memory cap: wasm memory never shrinks). */
   retire = false;
+  /** The pool's reload generation this worker's extensions are at (pool.ts brings it up to date). */
+  generation = 0;
 
   private constructor(
     private readonly settings: SlotSettings,
     private readonly log: LogSink,
+    private readonly textHost: TextHost | undefined,
   ) {
     this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text));
   }
@@ -102,8 +107,8 @@ export class WorkerSlot {
    * Starts a worker and waits until it has loaded every extension. The worker starts at once: Node's start of a
    * thread and the worker's own modules take longer than compiling `module`, which it gets when it is ready.
    */
-  static start(module: Promise<WasmModule>, settings: SlotSettings, log: LogSink): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
-    const slot = new WorkerSlot(settings, log);
+  static start(module: Promise<WasmModule>, settings: SlotSettings, log: LogSink, textHost?: TextHost): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+    const slot = new WorkerSlot(settings, log, textHost);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
   }
 
@@ -193,6 +198,21 @@ export class WorkerSlot {
         return this.processes.read(req.handle);
       case "kill":
         return this.processes.kill(req.handle);
+      case "read_text":
+        return this.text(() => this.textHost!.readText(req.path).then((text) => Buffer.from(text, "utf8")));
+      case "write_text":
+        return this.text(() => this.textHost!.writeText(req.path, Buffer.from(req.data).toString("utf8")).then(() => undefined));
+    }
+  }
+
+  /** A text host call as its reply; a failure (or no host) is the message the handler gets. */
+  private async text(run: () => Promise<Uint8Array | undefined>): Promise<TextReply> {
+    try {
+      if (!this.textHost) return { ok: false, message: "no text host" };
+      const data = await run();
+      return data === undefined ? { ok: true } : { ok: true, data };
+    } catch (e) {
+      return { ok: false, message: e instanceof Error ? e.message : String(e) };
     }
   }
 
@@ -323,22 +343,55 @@ export class WorkerSlot {
     }
   }
 
-  /** Runs the extensions' on_unload hooks (bounded by the load timeout). */
-  unload(): Promise<void> {
-    if (this.dead || this.current) return Promise.resolve();
+  /**
+   * Runs every extension's on_unload hooks, each extension's within `timeoutMs`: the hook stops Lua code at the deadline; programs
+   * the hooks started are killed a little later, and past that the wait ends (the worker is stopped next anyway).
+   */
+  async unload(timeoutMs: number): Promise<void> {
+    await this.exchange({ type: "unload", timeoutMs }, "unloaded", timeoutMs * Math.max(1, this.settings.extensions.length));
+  }
+
+  /**
+   * Reloads extensions in this worker (see ReloadRequest); undefined when the worker died or did not answer in
+   * time (it is then terminated: the pool replaces it). Only while no call runs on it.
+   */
+  async reload(load: ExtensionEntry[], remove: string[], unloadTimeoutMs: number): Promise<ReloadResult[] | undefined> {
+    const limit = load.length * this.settings.loadTimeoutMs + (load.length + remove.length) * unloadTimeoutMs;
+    const reply = await this.exchange({ type: "reload", load, remove, unloadTimeoutMs }, "reloaded", limit);
+    if (reply?.type === "reloaded") return reply.results;
+    void this.terminate();
+    return undefined;
+  }
+
+  /**
+   * Sends a request that runs Lua outside a call and waits for its answer, at most `limitMs` plus a grace: past
+   * the limit the programs it started are killed (a hook blocked in `awl.exec` then returns), past the grace the
+   * wait ends with undefined.
+   */
+  private exchange(request: ToWorker, answer: FromWorker["type"], limitMs: number): Promise<FromWorker | undefined> {
+    if (this.dead || this.current) return Promise.resolve(undefined);
     return new Promise((resolve) => {
-      const done = () => {
+      let grace: NodeJS.Timeout | undefined;
+      const done = (reply: FromWorker | undefined) => {
         clearTimeout(timer);
+        clearTimeout(grace);
         this.worker.off("message", onMessage);
-        resolve();
+        this.worker.off("exit", onExit);
+        if (!this.dead) this.worker.unref();
+        resolve(reply);
       };
       const onMessage = (msg: FromWorker) => {
-        if (msg.type === "unloaded") done();
+        if (msg.type === answer) done(msg);
       };
-      const timer = setTimeout(done, this.settings.loadTimeoutMs);
+      const onExit = () => done(undefined);
+      const timer = setTimeout(() => {
+        this.processes.killAll();
+        grace = setTimeout(() => done(undefined), EXIT_GRACE_MS);
+      }, limitMs + GRACE_MS);
       this.worker.on("message", onMessage);
+      this.worker.on("exit", onExit);
       this.worker.ref();
-      this.worker.postMessage({ type: "unload" });
+      this.worker.postMessage(request);
     });
   }
 

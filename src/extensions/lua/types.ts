@@ -12,6 +12,11 @@ export interface ExtensionEntry {
   file: string;
   /** Absolute directory of the extension: the dir of `init.lua`, or the dir of the single file. */
   root: string;
+  /**
+   * The entry point's text as read when the version was accepted (a reload): every worker, those started later
+   * too, then runs that version, even after the file changed again. Absent: read from `file`.
+   */
+  source?: Uint8Array;
 }
 
 /** A tool an extension registered, as the registry needs it (validation of names and duplicates is the registry's job). */
@@ -65,6 +70,19 @@ export interface LuaPoolOptions {
    * each line prefixed with `[extension]`. `stream`: "stdout", "stderr", "log" or "warn".
    */
   onLog?: (extension: string, text: string, stream: string) => void;
+  /** Where `awl.fs.read_text` / `awl.fs.write_text` go instead of the local disk (e.g. an editor's buffers over ACP). */
+  textHost?: TextHost;
+}
+
+/**
+ * A host for file text other than the local disk: `awl.fs.read_text` and `awl.fs.write_text` (which the std file
+ * tools read and write through) call it from the main thread. Paths are absolute. A rejection's message is the
+ * error the handler gets.
+ */
+export interface TextHost {
+  /** The whole text of the file. */
+  readText(path: string): Promise<string>;
+  writeText(path: string, text: string): Promise<void>;
 }
 
 /** Per-call context values the handler sees in `ctx`. */

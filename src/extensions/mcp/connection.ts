@@ -64,6 +64,7 @@ export class McpConnection {
   private closed = false;
   /** The tools are known: listed by this server once, or taken from the cache. */
   private known = false;
+  private started = false;
 
   constructor(
     readonly config: McpServerConfig,
@@ -96,9 +97,10 @@ export class McpConnection {
     return this.config.name;
   }
 
-  /** Starts connecting (returns at once); `settled()` says when the attempt ended. */
+  /** Starts connecting, once (returns at once); `settled()` says when the attempt ended. */
   start(): void {
-    if (this.state !== "starting" || this.closed) return;
+    if (this.started || this.state !== "starting" || this.closed) return;
+    this.started = true;
     this.attempt = this.connect();
   }
 
@@ -237,18 +239,23 @@ export class McpConnection {
     args: Record<string, unknown>,
     options: { signal: AbortSignal; timeoutMs: number; onProgress?: (update: ToolProgress) => void },
   ): Promise<ToolOutcome> {
-    if (this.state === "starting") await Promise.race([this.attempt, abortion(options.signal)]);
+    this.start(); // a server whose start was deferred (tool-list cache) starts at its first call
+    if (this.state === "starting") await untilSettledOrAborted(this.attempt, options.signal);
     if (options.signal.aborted) return { status: "cancelled" };
     const client = this.client;
     if (this.state !== "ready" || !client) {
       return { status: "result", content: `the MCP server "${this.name}" is not running: ${this.error ?? this.state}`, is_error: true };
     }
     const onProgress = options.onProgress;
+    // A signal per call: the SDK never removes its abort listener, and a turn's signal serves many calls.
+    const callSignal = new AbortController();
+    const forward = (): void => callSignal.abort();
+    options.signal.addEventListener("abort", forward, { once: true });
     try {
       // The loose result schema: mapCallResult reads whatever blocks a server sends (mapping unknown ones to a notice).
       const { ResultSchema } = await import("@modelcontextprotocol/sdk/types.js");
       const result = await client.request({ method: "tools/call", params: { name: tool, arguments: args } }, ResultSchema, {
-        signal: options.signal,
+        signal: callSignal.signal,
         timeout: options.timeoutMs,
         ...(onProgress && {
           onprogress: (p: { progress: number; total?: number; message?: string }) =>
@@ -265,6 +272,8 @@ export class McpConnection {
         return { status: "result", content: `the MCP server "${this.name}" stopped during the call (awl restarts it): ${this.error ?? (error as Error).message}`, is_error: true };
       }
       return { status: "result", content: `the MCP server "${this.name}" refused the call: ${(error as Error).message}`, is_error: true };
+    } finally {
+      options.signal.removeEventListener("abort", forward);
     }
   }
 
@@ -284,6 +293,8 @@ export class McpConnection {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.restartTimer);
+    // One still starting has nothing to finish: killed at once (awl is exiting, maybe right after a reply).
+    if (this.state === "starting") this.kill();
     await this.shutdown();
   }
 
@@ -345,8 +356,17 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }
 
-function abortion(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+/** Waits for `attempt`, or until `signal` aborts; leaves no listener behind. */
+async function untilSettledOrAborted(attempt: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  let stop!: () => void;
+  const aborted = new Promise<void>((resolve) => (stop = resolve));
+  signal.addEventListener("abort", stop, { once: true });
+  try {
+    await Promise.race([attempt, aborted]);
+  } finally {
+    signal.removeEventListener("abort", stop);
+  }
 }
 
 function stderrSuffix(lines: readonly string[]): string {

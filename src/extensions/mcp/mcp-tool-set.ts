@@ -43,6 +43,11 @@ export interface McpToolSetOptions {
   onLate?: (servers: string[]) => void;
   /** Tool lists of earlier runs: servers in it are offered at once, before they are ready. */
   cache?: McpToolListCache;
+  /**
+   * Servers whose tools are known from the cache start only when needed: at `startAll()`, `prewarm()` (a tool call
+   * may be coming) or their first call; so a reply that needs no MCP tool never shares the CPU with their start.
+   */
+  deferKnown?: boolean;
 }
 
 /** An MCP tool as the agent sees it. */
@@ -96,11 +101,21 @@ export class McpToolSet implements ToolSet {
     });
   }
 
-  /** Starts every enabled server in the background; returns at once. */
+  /** Starts every enabled server in the background (but those `deferKnown` leaves for later); returns at once. */
   static start(options: McpToolSetOptions): McpToolSet {
     const set = new McpToolSet(options);
-    for (const connection of set.connections) connection.start();
+    for (const connection of set.connections) if (!options.deferKnown || connection.unknown) connection.start();
     return set;
+  }
+
+  /** Starts every server not started yet (the interactive mode, once its prompt is drawn). */
+  startAll(): void {
+    for (const connection of this.connections) connection.start();
+  }
+
+  /** A tool call may be coming: servers whose start was deferred start now. */
+  prewarm(): void {
+    this.startAll();
   }
 
   /** The tools offered since the last `refresh()`, sorted by name. */
@@ -129,6 +144,7 @@ export class McpToolSet implements ToolSet {
    */
   async waitForStart(timeoutMs: number, which: (c: McpConnection) => boolean = () => true): Promise<string[]> {
     const waited = this.connections.filter(which);
+    for (const connection of waited) connection.start();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
     await Promise.race([Promise.all(waited.map((c) => c.settled())), deadline]);

@@ -21,8 +21,9 @@ export interface StdioServerSpawn {
 /** The largest message awl takes from a server (results above the result limit are spilled to a file anyway). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
-/** How long a server may take to exit after its stdin closed, then after SIGTERM, before SIGKILL. */
-const EXIT_GRACE_MS = 500;
+/** How long a server may take to exit after its stdin closed (then SIGTERM), and after SIGTERM (then SIGKILL). */
+const STDIN_GRACE_MS = 100;
+const TERM_GRACE_MS = 400;
 
 /** Process groups of running servers: killed synchronously when awl exits, whatever else happens. */
 const liveGroups = new Set<number>();
@@ -149,16 +150,16 @@ export class ProcessTransport implements Transport {
     const child = this.child;
     if (!child || child.pid === undefined) return;
     const pid = child.pid;
-    const waitExit = (): Promise<boolean> =>
-      Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), EXIT_GRACE_MS).unref())]);
+    const waitExit = (ms: number): Promise<boolean> =>
+      Promise.race([this.exited.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), ms).unref())]);
     child.stdin?.end();
-    if (!(await waitExit())) {
+    if (!(await waitExit(STDIN_GRACE_MS))) {
       killGroup(pid, "SIGTERM");
-      if (!(await waitExit())) killGroup(pid, "SIGKILL");
+      if (!(await waitExit(TERM_GRACE_MS))) killGroup(pid, "SIGKILL");
     }
     // The server is gone; its children may not be: the group goes too.
     killGroup(pid, "SIGKILL");
-    await waitExit();
+    await waitExit(TERM_GRACE_MS);
     liveGroups.delete(pid);
     this.pending = [];
   }

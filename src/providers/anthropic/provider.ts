@@ -15,7 +15,7 @@ export function createAnthropicProvider(settings: ProviderSettings): Provider {
   if (problem) throw new ProviderConfigError(providerError("config", problem));
   const adapter: WireAdapter = {
     terminalMarker: "message_stop",
-    buildRequest: (conversation, options) => buildMessagesRequest(conversation, settings, options.tools),
+    buildRequest: (conversation, options) => buildMessagesRequest(conversation, settings, options.tools, options.system),
     createAssembler: (receiver) => new AnthropicAssembler(receiver),
   };
   return {

@@ -40,8 +40,11 @@ export function buildMessagesRequest(
   conversation: Conversation,
   settings: AnthropicRequestSettings,
   tools: readonly ToolSpec[] = [],
+  prompt?: string,
 ): AnthropicRequest | ProviderError {
-  const { system, messages } = convertMessages(conversation.messages);
+  const converted = convertMessages(conversation.messages);
+  const { messages } = converted;
+  const system = [prompt ?? "", converted.system].filter((text) => text !== "").join("\n\n");
   if (messages.length === 0)
     return providerError("bad_request", "the conversation has no user or assistant message to send to Anthropic");
   for (const tool of tools)

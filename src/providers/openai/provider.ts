@@ -26,7 +26,7 @@ export function createOpenAIProvider(settings: ProviderSettings): Provider {
   const adapter: WireAdapter = {
     terminalMarker: "data: [DONE]",
     buildRequest(conversation, options) {
-      const body = buildChatRequestBody(conversation, options.tools ?? [], requestSettings, compat);
+      const body = buildChatRequestBody(conversation, options.tools ?? [], { ...requestSettings, system: options.system }, compat);
       return isProviderError(body) ? body : { url, headers, body };
     },
     createAssembler: (receiver) => new ChatCompletionAssembler(receiver, describeUrl(url)),

@@ -13,9 +13,14 @@ import type { Compat } from "./compat.js";
 export interface ChatRequestSettings {
   model: string;
   maxTokens?: number;
+  /** The system prompt, sent first as its own message (before any system message of the conversation). */
+  system?: string | undefined;
 }
 
 type WireMessage = Record<string, unknown>;
+
+/** What a failed tool call's text starts with on the wire (OpenAI-compatible tool messages have no `is_error`). */
+export const TOOL_ERROR_PREFIX = "Error: ";
 
 /** The JSON text of the request body, or a `bad_request` error for a tool whose schema is not a JSON object. */
 export function buildChatRequestBody(
@@ -27,20 +32,25 @@ export function buildChatRequestBody(
   let body = `{"model":${JSON.stringify(settings.model)},"stream":true`;
   if (compat.includeUsage) body += `,"stream_options":{"include_usage":true}`;
   if (settings.maxTokens !== undefined) body += `,"${compat.maxTokensField}":${Math.trunc(settings.maxTokens)}`;
-  body += `,"messages":${JSON.stringify(convertMessages(conversation.messages, compat))}`;
+  const messages = convertMessages(conversation.messages, compat);
+  if (settings.system) messages.unshift({ role: compat.systemRole, content: settings.system });
+  body += `,"messages":${JSON.stringify(messages)}`;
   if (tools.length > 0) {
     const specs: string[] = [];
     for (const tool of tools) {
       const schema = tool.schema.trim();
       if (!schema.startsWith("{") || !schema.endsWith("}"))
         return providerError("bad_request", `the tool "${tool.name}" has a schema that is not a JSON object, so it cannot be offered to the model`);
-      specs.push(
-        `{"type":"function","function":{"name":${JSON.stringify(tool.name)},"description":${JSON.stringify(tool.description)},"parameters":${schema}}}`,
-      );
+      specs.push(toolJSON(tool));
     }
     body += `,"tools":[${specs.join(",")}]`;
   }
   return body + "}";
+}
+
+/** One tool as it goes into the request's `tools` array (also what `awl tools` counts as its cost per request). */
+export function toolJSON(tool: ToolSpec): string {
+  return `{"type":"function","function":{"name":${JSON.stringify(tool.name)},"description":${JSON.stringify(tool.description)},"parameters":${tool.schema.trim()}}}`;
 }
 
 /** awl messages → OpenAI messages: tool results become one `role: "tool"` message each, placed first. */
@@ -58,6 +68,8 @@ export function convertMessages(messages: readonly Message[], compat: Compat): W
           if (compat.toolResultImages) images.push(...result.images);
           else content += `\n[${result.images.length} image(s) from this tool were left out: this endpoint does not accept images]`;
         }
+        // Tool messages carry no error flag: a failed call says so in its text, or the model takes it for a result.
+        if (result.is_error) content = `${TOOL_ERROR_PREFIX}${content}`;
         out.push({ role: "tool", tool_call_id: result.tool_use_id, content });
       }
       // Tool messages take text only, so their images follow as one user message.

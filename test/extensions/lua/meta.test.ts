@@ -25,7 +25,30 @@ const { pool } = poolOf({
   end)`,
 });
 
+const runtimeSource = readFileSync(new URL("../../../src/extensions/lua/runtime/awl.lua", import.meta.url), "utf8");
+
+/** The keys of a `local NAME = { key = ..., ... }` table in runtime/awl.lua (what the runtime accepts). */
+function runtimeTableKeys(name: string): string[] {
+  const body = new RegExp(`local ${name} = \\{([^}]*)\\}`).exec(runtimeSource)![1]!;
+  return [...body.matchAll(/(\w+) = /g)].map((m) => m[1]!).sort();
+}
+
+/** The fields of a result table runtime/awl.lua reads (`r.content`, `r.summary`, ... in `extras` and `shape`). */
+function resultFieldsRead(): string[] {
+  const body = runtimeSource.slice(runtimeSource.indexOf("local function extras("), runtimeSource.indexOf("local function find("));
+  return [...new Set([...body.matchAll(/\br\.(\w+)/g)].map((m) => m[1]!))].sort();
+}
+
 describe("the LuaCATS stub", () => {
+  it("declares every field register_tool, awl.capability and a result table take, and render's view", () => {
+    expect(fieldsOf("awl.ToolSpec")).toEqual(runtimeTableKeys("FIELDS"));
+    expect(fieldsOf("awl.Capability")).toEqual(runtimeTableKeys("CAPABILITY_FIELDS"));
+    // A returned awl.tool_error is read there too (its `message`, declared on awl.ToolError).
+    expect(fieldsOf("awl.Result")).toEqual(resultFieldsRead().filter((f) => !fieldsOf("awl.ToolError").includes(f)));
+    const view: Record<keyof import("../../../src/tools/types.js").ToolRenderView, true> = { width: true, height: true, expand: true };
+    expect(fieldsOf("awl.RenderView")).toEqual(Object.keys(view).sort());
+  });
+
   it("declares every function and field of awl, awl.json, awl.fs, agent and ctx, and nothing else", async () => {
     const live = JSON.parse(contentOf(await call(pool, "meta", "keys"))) as Record<string, string[]>;
     const awlFunctions = live.awl!.filter((k) => !["version", "json", "fs", "base64"].includes(k));

@@ -36,6 +36,17 @@ function toolLoop(): Conversation {
 }
 
 describe("buildChatRequestBody", () => {
+  it("marks a failed tool call in its text (tool messages have no error flag), and sends the system prompt first", () => {
+    const body = JSON.parse(buildChatRequestBody(toolLoop(), tools, { model: "m", system: "You are awl." }, compat()) as string);
+    expect(body.messages[0]).toEqual({ role: "system", content: "You are awl." });
+    expect(body.messages[1]).toEqual({ role: "system", content: "You are terse." });
+    const results = body.messages.filter((m: { role: string }) => m.role === "tool");
+    expect(results).toEqual([
+      { role: "tool", tool_call_id: "call_a", content: "18°C" },
+      { role: "tool", tool_call_id: "call_b", content: "Error: missing city" },
+    ]);
+  });
+
   it("sends consecutive user texts as one message (many chat templates reject two in a row), a tool result apart", () => {
     const c = new Conversation();
     c.addUserMessage("first");
@@ -73,7 +84,7 @@ describe("buildChatRequestBody", () => {
         ],
       },
       { role: "tool", tool_call_id: "call_a", content: "18°C" },
-      { role: "tool", tool_call_id: "call_b", content: "missing city" },
+      { role: "tool", tool_call_id: "call_b", content: "Error: missing city" },
     ]);
     expect(parsed).not.toHaveProperty("max_tokens");
   });

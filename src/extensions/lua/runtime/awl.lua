@@ -91,6 +91,19 @@ function awl.exec(spec)
   return nil, out, err, tostring(detail)
 end
 
+-- A capability's metadata: awl reads it from the file's text without running it (src/extensions/metadata.ts);
+-- at run time the call only checks the table.
+local CAPABILITY_FIELDS = { label = true, description = true, version = true, license = true, homepage = true }
+function awl.capability(spec)
+  if type(spec) ~= "table" then error("awl.capability: expected a table { label = \"...\", description = \"...\" }, got " .. type(spec), 2) end
+  for key, value in next, spec do
+    if not CAPABILITY_FIELDS[key] then
+      error(format("awl.capability: unknown field `%s`; the fields are label, description, version, license, homepage", tostring(key)), 2)
+    end
+    if type(value) ~= "string" then error(format("awl.capability: `%s` must be a string, got %s", key, type(value)), 2) end
+  end
+end
+
 --- Runs `fn` when awl unloads this extension's state (reload, exit).
 function awl.on_unload(fn)
   if type(fn) ~= "function" then error("bad argument #1 to 'awl.on_unload' (function expected, got " .. type(fn) .. ")", 2) end
@@ -247,9 +260,13 @@ local function make_env(name, root)
   return env
 end
 
---- Loads one extension. Returns "ok", registrations JSON or "error", message.
-local function load_extension(name, file, root)
-  local src, err = host.read_source(file)
+local staged = {} -- name -> a new version loaded beside the one serving, until commit_extension swaps it in
+
+--- Loads one extension. Returns "ok", registrations JSON or "error", message. `source`: the entry point's
+--- text when the host read it already; `replace`: keep the version serving until commit_extension (a reload).
+local function load_extension(name, file, root, source, replace)
+  local src, err = source, nil
+  if src == nil then src, err = host.read_source(file) end
   if not src then return "error", err end
   if sub(src, 1, 1) == "#" then src = "--" .. src end
   local env = make_env(name, root)
@@ -268,7 +285,7 @@ local function load_extension(name, file, root)
     if is_tool_error(report) then return "error", report.message end
     return "error", report.message, trim(report.traceback)
   end
-  extensions[name] = ext
+  if replace then staged[name] = ext else extensions[name] = ext end
   local list = {}
   for i, tool in ipairs(ext.order) do
     list[i] = {
@@ -420,15 +437,28 @@ local function render(ext_name, tool_name, input_json)
   return "error", format("render of `%s` returned %s; it must return a string or a list of lines", tool_name, describe(result))
 end
 
---- Runs every extension's on_unload hooks (errors are logged, never raised).
-local function unload()
-  for name, ext in next, extensions do
-    host.set_extension(name)
-    for _, fn in ipairs(ext.unload) do
-      local ok, report = xpcall(fn, crash_report)
-      if not ok then host.log("warn", "on_unload failed: " .. tostring(report.message or report) .. "\n") end
-    end
+local function run_unload_hooks(name, ext)
+  host.set_extension(name)
+  for _, fn in ipairs(ext.unload) do
+    local ok, report = xpcall(fn, crash_report)
+    if not ok then host.log("warn", "on_unload failed: " .. tostring(report.message or report) .. "\n") end
   end
 end
 
-return { load_extension = load_extension, call = call, available = available, render = render, unload = unload }
+--- Runs the on_unload hooks of the version of `name` serving now (a reload, a removal, or awl exits); errors
+--- are logged, never raised.
+local function unload_extension(name)
+  local ext = extensions[name]
+  if ext then run_unload_hooks(name, ext) end
+end
+
+--- Puts the version load_extension staged in service, or, with none staged, drops the extension.
+local function commit_extension(name)
+  extensions[name] = staged[name]
+  staged[name] = nil
+end
+
+return {
+  load_extension = load_extension, call = call, available = available, render = render,
+  unload_extension = unload_extension, commit_extension = commit_extension,
+}

@@ -85,6 +85,27 @@ export function readText(path: string | Buffer, options: ReadTextOptions): HostV
   }
 }
 
+/** {@link readText} for text a host served whole (e.g. an editor's buffer): the same values, from the bytes. */
+export function textOfBytes(bytes: Buffer, options: ReadTextOptions): HostValue[] {
+  const total = countLines(bytes, 0, bytes.length) + (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE ? 1 : 0);
+  const binary = hasNul(bytes);
+  if (options.offset === undefined && options.limit === undefined) return [bytes, { size: bytes.length, total_lines: total, first_line: 1, last_line: total, binary }];
+  const first = Math.max(1, options.offset ?? 1);
+  const last = first + (options.limit ?? Number.MAX_SAFE_INTEGER) - 1;
+  const startOf = (line: number): number => {
+    let at = 0;
+    for (let n = 1; n < line; n++) {
+      const nl = bytes.indexOf(NEWLINE, at);
+      if (nl < 0) return bytes.length;
+      at = nl + 1;
+    }
+    return at;
+  };
+  const start = startOf(first);
+  const end = last >= total ? bytes.length : startOf(last + 1);
+  return [bytes.subarray(start, Math.max(start, end)), { size: bytes.length, total_lines: total, first_line: first, last_line: Math.min(last, total), binary }];
+}
+
 function readAll(fd: number, size: number): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;

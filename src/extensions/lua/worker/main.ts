@@ -70,8 +70,10 @@ async function start(): Promise<void> {
       if (message.type === "call") {
         post({ type: "result", id: message.id, outcome: runtime.call(message) });
       } else if (message.type === "unload") {
-        runtime.unload();
+        runtime.unload(message.timeoutMs);
         post({ type: "unloaded" });
+      } else if (message.type === "reload") {
+        post({ type: "reloaded", results: runtime.reload(message) });
       } else if (message.type === "exit") {
         port.close();
         init.requestPort.close();

@@ -8,6 +8,7 @@
  * xpcall handler that loops, `debug.sethook()`, a long C call) the main thread ends by terminating
  * the worker.
  */
+import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import {
@@ -21,13 +22,15 @@ import {
   type HostReplies,
   type HostRequest,
   type FromWorker,
+  type ReloadRequest,
+  type ReloadResult,
   type WorkerInit,
   type WorkerOutcome,
 } from "../protocol.js";
-import type { ExtensionLoadError, LuaToolRegistration, ToolProgress } from "../types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, ToolProgress } from "../types.js";
 import { HostFiles, fsFailure } from "./host-fs.js";
 import { listDir, pathFromBytes, statPath } from "./host-dir.js";
-import { readText, writeText } from "./host-text.js";
+import { readText, textOfBytes, writeText } from "./host-text.js";
 import { grep, walk, type GrepOptions, type WalkOptions } from "./host-walk.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
 import { StackWhere } from "./stack-where.js";
@@ -77,12 +80,15 @@ export class LuaRuntime {
   private readonly stack: StackWhere;
   private extension = "";
   private callId = 0;
-  private entry: Record<"load_extension" | "call" | "available" | "render" | "unload", number> = {
+  /** The extensions loaded, in load order (on_unload hooks run in it). */
+  private serving: string[] = [];
+  private entry: Record<"load_extension" | "call" | "available" | "render" | "unload_extension" | "commit_extension", number> = {
+    unload_extension: 0,
+    commit_extension: 0,
     load_extension: 0,
     call: 0,
     available: 0,
     render: 0,
-    unload: 0,
   };
 
   constructor(
@@ -249,12 +255,21 @@ export class LuaRuntime {
     this.hostFunction("fs_read_text", (L) => {
       const offset = c.number(L, 2);
       const limit = c.number(L, 3);
-      return readText(pathArg(L, 1), { ...(offset !== null && { offset }), ...(limit !== null && { limit }) });
+      const options = { ...(offset !== null && { offset }), ...(limit !== null && { limit }) };
+      const path = pathArg(L, 1);
+      if (!this.init.textFromHost) return readText(path, options);
+      // The host serves the whole text (an editor's buffer); the lines asked for are cut here, as from a file.
+      if (typeof path !== "string") return [null, "awl reads only paths that are valid UTF-8 from its host", 22];
+      const reply = this.host.request({ op: "read_text", path });
+      return reply.ok ? textOfBytes(Buffer.from(reply.data ?? new Uint8Array()), options) : [null, `${path}: ${reply.message}`, 5];
     });
     this.hostFunction("fs_write_text", (L) => {
       const path = pathArg(L, 1);
       if (typeof path !== "string") return [null, "awl writes only to paths that are valid UTF-8", 22];
-      return writeText(path, bytes(L, 2));
+      if (!this.init.textFromHost) return writeText(path, bytes(L, 2));
+      const created = !existsSync(path);
+      const reply = this.host.request({ op: "write_text", path, data: bytes(L, 2) });
+      return reply.ok ? [true, created] : [null, `${path}: ${reply.message}`, 5];
     });
     const stop = () => this.shouldStop();
     this.hostFunction("fs_walk", (L) => walk(files.path(str(L, 1)), JSON.parse(str(L, 2)) as WalkOptions, stop));
@@ -344,43 +359,114 @@ export class LuaRuntime {
 
   /** Loads every extension in order; one failing never stops the others. */
   loadExtensions(): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
-    const { L, m, c } = this;
     const tools: LuaToolRegistration[] = [];
     const errors: ExtensionLoadError[] = [];
     for (const [index, ext] of this.init.extensions.entries()) {
       Atomics.store(this.host.control, CONTROL_LOADING, index + 1);
-      this.begin(0, this.init.cwd, this.init.loadTimeoutMs);
-      m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry.load_extension));
-      c.pushString(L, ext.name);
-      c.pushString(L, ext.file);
-      c.pushString(L, ext.root);
-      const status = this.protectedCall(3, 3);
-      const fail = (message: string, traceback?: string) => {
-        const line = lineIn(message, ext.file);
-        errors.push({
+      const loaded = this.loadOne(ext, false);
+      if ("error" in loaded) errors.push(loaded.error);
+      else {
+        tools.push(...loaded.tools);
+        this.serving.push(ext.name);
+      }
+    }
+    return { tools, errors };
+  }
+
+  /**
+   * A reload: each extension of `load` is loaded beside the version serving; when it loads, the old version's
+   * on_unload hooks run (within `unloadTimeoutMs`) and the new one takes its place; when it fails, the old one
+   * stays. The extensions of `remove` have their hooks run and are dropped.
+   */
+  reload(request: ReloadRequest): ReloadResult[] {
+    const results: ReloadResult[] = [];
+    for (const ext of request.load) {
+      const loaded = this.loadOne(ext, true);
+      if ("error" in loaded) {
+        results.push({ extension: ext.name, error: loaded.error });
+        continue;
+      }
+      this.retire(ext.name, request.unloadTimeoutMs);
+      if (!this.serving.includes(ext.name)) this.serving.push(ext.name);
+      results.push({ extension: ext.name, tools: loaded.tools });
+    }
+    for (const name of request.remove) {
+      this.retire(name, request.unloadTimeoutMs);
+      this.serving = this.serving.filter((n) => n !== name);
+    }
+    return results;
+  }
+
+  /** Runs the hooks of the version of `name` serving, then swaps in the staged one (or drops it: none staged). */
+  private retire(name: string, unloadTimeoutMs: number): void {
+    this.runEntry("unload_extension", name, unloadTimeoutMs);
+    this.runEntry("commit_extension", name, this.init.loadTimeoutMs);
+  }
+
+  /**
+   * Runs every extension's on_unload hooks (awl exits), each extension's within `timeoutMs`: one that hangs is
+   * stopped and the others still run theirs.
+   */
+  unload(timeoutMs: number): void {
+    for (const name of this.serving) this.runEntry("unload_extension", name, timeoutMs);
+  }
+
+  private runEntry(entry: "unload_extension" | "commit_extension", name: string, timeoutMs: number): void {
+    this.begin(0, this.init.cwd, timeoutMs);
+    this.m._lua_rawgeti(this.L, LUA_REGISTRYINDEX, BigInt(this.entry[entry]));
+    this.c.pushString(this.L, name);
+    this.protectedCall(1, 0);
+    this.reportStoppedHooks(name, timeoutMs);
+    this.end();
+  }
+
+  /** Hooks stopped at their deadline cannot say so themselves (every instruction raises from then on). */
+  private reportStoppedHooks(extension: string, timeoutMs: number): void {
+    if (this.abort !== ABORT_TIMEOUT) return;
+    const text = `on_unload failed: the hooks did not finish within ${timeoutMs / 1000} s and were stopped\n`;
+    this.host.post({ type: "log", extension, stream: "warn", text });
+  }
+
+  /** Loads one extension (`replace`: staged beside the version serving, see awl.lua). */
+  private loadOne(ext: ExtensionEntry, replace: boolean): { tools: LuaToolRegistration[] } | { error: ExtensionLoadError } {
+    const { L, m, c } = this;
+    this.begin(0, this.init.cwd, this.init.loadTimeoutMs);
+    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry.load_extension));
+    c.pushString(L, ext.name);
+    c.pushString(L, ext.file);
+    c.pushString(L, ext.root);
+    if (ext.source) c.pushBytes(L, ext.source);
+    else m._lua_pushnil(L);
+    m._lua_pushboolean(L, replace ? 1 : 0);
+    const status = this.protectedCall(5, 3);
+    const fail = (message: string, traceback?: string) => {
+      const line = lineIn(message, ext.file);
+      return {
+        error: {
           extension: ext.name,
           file: ext.file,
           ...(line !== undefined ? { line } : {}),
           message,
           ...(traceback ? { traceback } : {}),
-        });
+        },
       };
-      if (this.abort !== ABORT_NONE) {
-        fail(
-          this.abort === ABORT_EXIT
-            ? `${ext.file}: called os.exit(${this.exitCode}) while loading`
-            : `${ext.file}: did not finish loading within ${this.init.loadTimeoutMs / 1000} s`,
-        );
-      } else if (status !== 0) {
-        fail(`${ext.file}: ${c.string(L, -1) ?? "error while loading"}`);
-      } else if (c.string(L, 1) === "ok") {
-        tools.push(...(JSON.parse(c.string(L, 2) ?? "[]") as LuaToolRegistration[]));
-      } else {
-        fail(c.string(L, 2) ?? "error while loading", c.string(L, 3) ?? undefined);
-      }
-      this.end();
+    };
+    let result: { tools: LuaToolRegistration[] } | { error: ExtensionLoadError };
+    if (this.abort !== ABORT_NONE) {
+      result = fail(
+        this.abort === ABORT_EXIT
+          ? `${ext.file}: called os.exit(${this.exitCode}) while loading`
+          : `${ext.file}: did not finish loading within ${this.init.loadTimeoutMs / 1000} s`,
+      );
+    } else if (status !== 0) {
+      result = fail(`${ext.file}: ${c.string(L, -1) ?? "error while loading"}`);
+    } else if (c.string(L, 1) === "ok") {
+      result = { tools: JSON.parse(c.string(L, 2) ?? "[]") as LuaToolRegistration[] };
+    } else {
+      result = fail(c.string(L, 2) ?? "error while loading", c.string(L, 3) ?? undefined);
     }
-    return { tools, errors };
+    this.end();
+    return result;
   }
 
   private begin(callId: number, cwd: string, timeoutMs: number): void {
@@ -442,15 +528,6 @@ export class LuaRuntime {
     }
     this.end();
     return outcome;
-  }
-
-  /** Runs every extension's on_unload hooks, within the load timeout. */
-  unload(): void {
-    const { L, m } = this;
-    this.begin(0, this.init.cwd, this.init.loadTimeoutMs);
-    m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry.unload));
-    this.protectedCall(0, 0);
-    this.end();
   }
 
   get memoryInUse(): number {

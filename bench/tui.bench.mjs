@@ -1,0 +1,144 @@
+// The interactive terminal (issue 11):
+//   1. start to a prompt that accepts input, with 20 extensions, in a real pseudo-terminal (python's pty), beside
+//      `node -e 0` run the same way (target ≤ +150 ms); medians of RUNS interleaved runs;
+//   2. keystroke to screen while a reply streams at 200 tokens/s into a 100-line Markdown answer: how late a
+//      keystroke's handler runs (the event loop's lag, sampled every 5 ms) while awl's Markdown renderer draws
+//      the answer frame by frame; p50/p99 (target p99 ≤ 16 ms);
+//   3. bytes written to the terminal for a 2 000-token streamed Markdown answer, beside the answer's own bytes
+//      (target ≤ 3×).
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const dist = join(here, "..", "dist");
+const awl = join(dist, "cli", "main.js");
+const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+// --- 1. start to prompt ---------------------------------------------------------------------------------
+const home = mkdtempSync(join(tmpdir(), "awl-bench-tui-"));
+const extensions = join(home, ".config", "awl", "extensions");
+mkdirSync(extensions, { recursive: true });
+for (let i = 0; i < 20; i++) {
+  writeFileSync(
+    join(extensions, `ext${String(i).padStart(2, "0")}.lua`),
+    `awl.register_tool { name = "ext${i}", description = "Tool of extension ${i}.", parameters = { type = "object", properties = { path = { type = "string" } } }, run = function(args) return args.path end }\n`,
+  );
+}
+// Python's pty: time from the spawn until the output holds `marker` (awl's prompt), or until the child exits.
+const PTY = `
+import os, pty, sys, time, select, signal, fcntl, struct, termios
+marker = sys.argv[1].encode()
+argv = sys.argv[2:]
+start = time.monotonic()
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))  # a 100 x 30 terminal
+    os.execvp(argv[0], argv)
+seen = b""
+while True:
+    r, _, _ = select.select([fd], [], [], 10)
+    if not r: print("timeout; seen: " + repr(seen[-300:]), file=sys.stderr); sys.exit(1)
+    try: data = os.read(fd, 65536)
+    except OSError: data = b""
+    if not data: break
+    seen += data
+    if marker and marker in seen: break
+elapsed = time.monotonic() - start
+if marker: os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+print(elapsed * 1000)
+`;
+const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), TERM: "xterm-256color",
+  AWL_BASE_URL: "http://127.0.0.1:9/v1", AWL_API_KEY: "bench", AWL_MODEL: "bench" };
+function ptyTime(marker, argv) {
+  const run = spawnSync("python3", ["-c", PTY, marker, ...argv], { env, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`pty run failed: ${run.stderr}`);
+  return Number(run.stdout.trim());
+}
+// The prompt: the line editor draws "> " (in synchronized output) after the start-up line.
+const PROMPT = "\x1b[?2026h> ";
+ptyTime(PROMPT, [process.execPath, awl]); // warm the file cache and the registration cache
+const node = [];
+const start = [];
+for (let i = 0; i < RUNS; i++) {
+  node.push(ptyTime("", [process.execPath, "-e", "0"]));
+  start.push(ptyTime(PROMPT, [process.execPath, awl]));
+}
+const base = median(node);
+console.log(`## Interactive terminal\n\nnode ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} (a busy machine inflates every row).\n`);
+console.log("| measure | figure | target |\n| --- | --- | --- |");
+console.log(`| \`node -e 0\` in a pseudo-terminal, median of ${RUNS} | ${base.toFixed(0)} ms | — |`);
+console.log(`| \`awl\` start to its prompt, 20 extensions, median of ${RUNS} | ${median(start).toFixed(0)} ms (+${(median(start) - base).toFixed(0)} ms) | ≤ +150 ms: ${median(start) - base <= 150 ? "met" : "NOT met"} |`);
+
+// --- 2. and 3.: the Markdown renderer on a stream -------------------------------------------------------
+const { MarkdownStream } = await import(join(dist, "cli", "output", "markdown", "markdown-stream.js"));
+const { LineSink } = await import(join(dist, "cli", "output", "sink.js"));
+const { loadDisplayWidth } = await import(join(dist, "cli", "output", "width.js"));
+const { outputOrder } = await import(join(dist, "cli", "output", "output-order.js"));
+await loadDisplayWidth();
+
+/** A Markdown answer of `lines` lines: headings, prose with emphasis, lists, a table and code fences. */
+function answer(lines) {
+  const out = [];
+  for (let i = 0; out.length < lines; i++) {
+    out.push(`## Part ${i}`, "", `Some **bold** prose with \`code\` and a [link](https://example.com/${i}) that goes on for a while to wrap.`, "",
+      "- first item of the list", "- second item, *emphasised*", "", "| name | value |", "|---|---|", `| row ${i} | ${i * 7} |`, "",
+      "```ts", `const value${i} = compute(${i}, "text");`, `console.log(value${i});`, "```", "");
+  }
+  return out.slice(0, lines).join("\n");
+}
+/** Tokens of about four characters, as models stream them. */
+const tokens = (text) => text.match(/[\s\S]{1,4}/g);
+
+async function stream(text, perSecond, onWrite) {
+  const sink = new LineSink({ write: onWrite }, true);
+  const md = new MarkdownStream(sink, { columns: () => 100, rows: () => 30 });
+  const pieces = tokens(text);
+  const gap = 1000 / perSecond;
+  const t0 = performance.now();
+  for (let i = 0; i < pieces.length; i++) {
+    md.push(pieces[i]);
+    const wait = t0 + (i + 1) * gap - performance.now();
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+  }
+  md.end();
+  await outputOrder.idle();
+  return pieces.length;
+}
+
+// Loaded as awl loads them once the prompt is drawn (and the language of the fences, at the first one).
+await (await import(join(dist, "cli", "output", "markdown", "load.js"))).loadMarkdown();
+await stream(answer(16), 100000, () => {});
+await new Promise((r) => setTimeout(r, 200));
+
+// 2. keystroke lag: a "keystroke" every 5 ms, how late its handler runs while the answer streams.
+const lags = [];
+let sampling = true;
+const sample = () => {
+  const due = performance.now() + 5;
+  setTimeout(() => {
+    lags.push(performance.now() - due);
+    if (sampling) sample();
+  }, 5);
+};
+sample();
+const streamed = await stream(answer(100), 200, () => {});
+sampling = false;
+console.log(`| keystroke to screen while ${streamed} tokens stream at 200/s into a 100-line Markdown answer (event-loop lag, ${lags.length} samples) | p50 ${percentile(lags, 50).toFixed(1)} ms, p99 ${percentile(lags, 99).toFixed(1)} ms | p99 ≤ 16 ms: ${percentile(lags, 99) <= 16 ? "met" : "NOT met"} |`);
+
+// 3. bytes on the terminal for a 2 000-token answer.
+let written = 0;
+const text = tokens(answer(400)).slice(0, 2000).join("");
+await stream(text, 200, (chunk) => (written += Buffer.byteLength(chunk)));
+const answerBytes = Buffer.byteLength(text);
+console.log(`| bytes written for a 2 000-token streamed Markdown answer (200 tokens/s) | ${written} B for ${answerBytes} B of answer: ${(written / answerBytes).toFixed(2)}× | ≤ 3×: ${written / answerBytes <= 3 ? "met" : "NOT met"} |`);
+console.log("");

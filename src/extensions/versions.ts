@@ -1,0 +1,40 @@
+/**
+ * What tells hot reload that an extension changed: the content of its Lua files, never their modification time
+ * (an extension that rewrites a module of its own with the same text must not reload itself in a loop).
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import { dirname, relative } from "node:path";
+import type { DiscoveredExtension } from "./discover.js";
+import { luaFilesBelow } from "./tool-cache.js";
+
+/** One version of an extension on disk: its entry point's text and a key of all its Lua files' contents. */
+export interface ExtensionVersion {
+  /** Undefined when the entry point cannot be read (the worker then reads it and reports why). */
+  source: Uint8Array | undefined;
+  key: string;
+}
+
+/** Reads an extension's version now. Never throws: an unreadable file gives a key of its own. */
+export function readVersion(extension: DiscoveredExtension): ExtensionVersion {
+  const hash = createHash("sha256");
+  let source: Uint8Array | undefined;
+  try {
+    source = readFileSync(extension.file);
+    hash.update(source);
+  } catch (error) {
+    hash.update(`unreadable ${(error as NodeJS.ErrnoException).code ?? ""}`);
+  }
+  if (extension.file.endsWith("/init.lua")) {
+    const dir = dirname(extension.file);
+    try {
+      for (const file of luaFilesBelow(dir, extension.file)) {
+        hash.update(`\u0000${relative(dir, file)}\u0000`);
+        hash.update(readFileSync(file));
+      }
+    } catch {
+      hash.update("\u0000a module could not be read");
+    }
+  }
+  return { source, key: hash.digest("hex") };
+}

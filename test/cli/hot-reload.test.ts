@@ -1,0 +1,86 @@
+/**
+ * Hot reload in the interactive mode, in a real terminal (tmux) against the local replay server: an extension
+ * edited between two turns changes the tools of the next request, a broken edit keeps the old tools and shows
+ * file:line, the fix is picked up, /reload reruns discover_tools, and on_unload runs at reload and at exit.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { tempDir } from "./run-awl.js";
+import { launchAwl, Terminal } from "./tmux-terminal.js";
+import { openaiAnswer } from "./openai-answer.js";
+
+let server: ReplayServer;
+let terminal: Terminal;
+beforeEach(async () => {
+  server = await startReplayServer();
+  terminal = new Terminal();
+});
+afterEach(async () => {
+  await terminal.stop();
+  await server.close();
+});
+
+/** A version of the extension: its tools come from discover_tools; each load and unload leaves a line in `marks`. */
+function live(version: string, marks: string, tools: string): string {
+  return `
+local function mark(text) local f = assert(io.open(${JSON.stringify(marks)}, "a")); f:write(text .. "\\n"); f:close() end
+awl.on_unload(function() mark("unload ${version}") end)
+agent.on("discover_tools", function(registry)
+  mark("discover ${version}")
+  for name in (${JSON.stringify(tools)}):gmatch("%S+") do
+    registry:add { name = name, description = "version ${version}", run = function() return name end }
+  end
+end)
+`;
+}
+
+const toolNames = (request: number): string[] =>
+  ((server.requests[request]!.json().tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+
+async function turn(prompt: string, answer: string): Promise<void> {
+  server.enqueue(openaiAnswer(answer));
+  await terminal.type(prompt);
+  await terminal.keys("Enter");
+  await terminal.waitFor(new RegExp(`${answer}\\n(.*\\n)*>`));
+}
+
+describe("hot reload in the interactive mode", () => {
+  it("offers an edited extension's tools at the next request, keeps them through a broken edit, runs on_unload", { timeout: 90_000 }, async () => {
+    const marks = join(tempDir("awl-marks-"), "marks");
+    writeFileSync(marks, "");
+    const home = await launchAwl(terminal, server, { extensions: { "live.lua": live("v1", marks, "live_one") }, columns: 220, args: ["--no-std-tools"] });
+    const file = join(home, ".config", "awl", "extensions", "live.lua");
+    await terminal.waitFor(/^>\s*$/m);
+    await turn("first", "Answer one.");
+    expect(toolNames(0)).toEqual(["live_one"]);
+
+    writeFileSync(file, live("v2", marks, "live_one live_two"));
+    await terminal.waitFor(/reloaded live \(\+live_two ~live_one\)/);
+    await turn("second", "Answer two.");
+    expect(toolNames(1)).toEqual(["live_one", "live_two"]);
+    expect(readFileSync(marks, "utf8")).toBe("discover v1\ndiscover v2\nunload v1\n");
+
+    writeFileSync(file, `${live("v3", marks, "live_three")}\nlocal broken = nil .. "x"\n`);
+    await terminal.waitFor(/extension "live" not reloaded \(the previous version keeps serving\): .*live\.lua:11:/);
+    await turn("third", "Answer three.");
+    expect(toolNames(2)).toEqual(["live_one", "live_two"]);
+
+    writeFileSync(file, live("v4", marks, "live_four"));
+    await terminal.waitFor(/reloaded live \(\+live_four -live_one -live_two\)/);
+    await turn("fourth", "Answer four.");
+    expect(toolNames(3)).toEqual(["live_four"]);
+
+    // /reload runs discover_tools again (the file did not change), after the old version's hooks.
+    await terminal.type("/reload");
+    await terminal.keys("Enter");
+    await terminal.waitFor(/reloaded live \(tools unchanged\)/);
+    await terminal.keys("C-d");
+    await terminal.waitFor(/\[awl exited 0\]/);
+    expect(readFileSync(marks, "utf8")).toBe(
+      // v3 never got to discover_tools (its top level failed), and its hooks were never registered.
+      "discover v1\ndiscover v2\nunload v1\ndiscover v4\nunload v2\ndiscover v4\nunload v4\nunload v4\n",
+    );
+  });
+});

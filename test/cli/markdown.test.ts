@@ -1,0 +1,105 @@
+/** Markdown as the terminal shows it: layout, plain without colour, code never wrapped, tables fitted; streamed frames. */
+import { beforeAll, describe, expect, it } from "vitest";
+import { completePart, MarkdownStream } from "../../src/cli/output/markdown/markdown-stream.js";
+import { renderMarkdown } from "../../src/cli/output/markdown/render-markdown.js";
+import { outputOrder } from "../../src/cli/output/output-order.js";
+import { stripControls } from "../../src/cli/output/safe-text.js";
+import { LineSink } from "../../src/cli/output/sink.js";
+import { displayWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
+
+beforeAll(() => loadDisplayWidth());
+
+const plain = (source: string, width = 40) => renderMarkdown(source, { width, color: false });
+
+describe("renderMarkdown", () => {
+  it("lays out headings, emphasis, lists, quotes and links; without colour the marks that carry meaning stay", () => {
+    const lines = plain("# Title\n\nSome **bold** and *em* and `code` text.\n\n- one\n- two\n  1. nested\n\n> quoted words\n\nSee [the docs](https://example.com/docs).");
+    expect(lines).toEqual([
+      "# Title",
+      "",
+      "Some bold and em and `code` text.",
+      "",
+      "• one",
+      "• two",
+      "  1. nested",
+      "",
+      "│ quoted words",
+      "",
+      "See the docs (https://example.com/docs).",
+    ]);
+  });
+
+  it("styles with colour, each line self-contained", () => {
+    const lines = renderMarkdown("Some **bold words that wrap onto the next line** here.", { width: 20, color: true });
+    for (const line of lines) {
+      const opens = (line.match(/\x1b\[1m/g) ?? []).length;
+      expect((line.match(/\x1b\[22m/g) ?? []).length).toBe(opens);
+      expect(displayWidth(line)).toBeLessThanOrEqual(20);
+    }
+    expect(lines.map(stripControls).join(" ")).toBe("Some bold words that wrap onto the next line here.");
+  });
+
+  it("never wraps a code line, and keeps its text exact", () => {
+    const long = `npm install ${"some-package ".repeat(10).trim()} --save-exact`;
+    const lines = plain(`Run:\n\n\`\`\`sh\n${long}\n\tindented\n\`\`\``, 30);
+    expect(lines).toEqual(["Run:", "", "```sh", long, "        indented", "```"]);
+  });
+
+  it("fits a table wider than the screen into the width, cells wrapped inside their columns", () => {
+    const row = "| a very long cell of text that goes on | short | another long cell with many words |";
+    const lines = plain(`| one | two | three |\n|---|---|---|\n${row}`, 40);
+    for (const line of lines) expect(displayWidth(line)).toBeLessThanOrEqual(40);
+    expect(lines[0]).toMatch(/^one +│ two +│ three$/);
+    expect(lines[1]).toMatch(/^─+┼─+┼─+$/);
+    expect(lines.slice(2).join(" ").replace(/[│ ]+/g, " ")).toContain("a very");
+  });
+});
+
+describe("completePart", () => {
+  it("ends after the last blank line outside a code fence", () => {
+    expect(completePart("one\n\ntwo")).toBe(5);
+    expect(completePart("one\n\n```\na\n\nb")).toBe(5);
+    expect(completePart("one\n\n```\na\n\nb\n```\n\nc")).toBe(19);
+    expect(completePart("no blank line yet")).toBe(0);
+  });
+});
+
+describe("MarkdownStream", () => {
+  it("streams one 100 000-character line in bytes close to its own (appended, never drawn again whole)", async () => {
+    const { md, chunks, frame } = stream(20, 10);
+    const line = "x".repeat(100_000);
+    for (let i = 0; i < line.length; i += 997) {
+      md.push(line.slice(i, i + 997));
+      frame();
+    }
+    md.end();
+    await outputOrder.idle();
+    const bytes = chunks.join("").length;
+    expect(stripControls(chunks.join("")).replace(/\n/g, "")).toBe(line);
+    expect(bytes).toBeLessThan(line.length * 1.5);
+  });
+
+  function stream(columns = 40, rows = 20) {
+    const chunks: string[] = [];
+    const sink = new LineSink({ write: (t: string) => chunks.push(t) }, false);
+    const md = new MarkdownStream(sink, { columns: () => columns, rows: () => rows });
+    return { md, chunks, frame: () => sink.writeNow(md.frameText()) };
+  }
+
+  it("appends what only grows the last line, and redraws from the first changed line otherwise", async () => {
+    const { md, chunks, frame } = stream();
+    md.push("Hello");
+    frame();
+    md.push(" world");
+    frame();
+    md.push("\n\n# Head");
+    frame();
+    md.end();
+    await outputOrder.idle();
+    expect(chunks[0]).toBe("\x1b[?2026hHello\x1b[K\n\x1b[?2026l");
+    expect(chunks[1]).toBe("\x1b[?2026h\x1b[1F\x1b[6G world\n\x1b[?2026l");
+    expect(chunks[2]).toBe("\x1b[?2026h\x1b[K\n# Head\x1b[K\n\x1b[?2026l");
+    expect(chunks).toHaveLength(3);
+    expect(outputOrder.writes).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,117 @@
+// The system prompt and instruction files, on the real request bytes: the 5.5 KB budget with the std tools,
+// AGENTS.md/CLAUDE.md found from a subfolder, deterministic bytes, --system-prompt/--append-system-prompt and the
+// config keys, `awl config` and `awl tools` figures.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { anthropicText, AWL, openaiText, providerEnv, runNode } from "../e2e/support.js";
+import { STD_TOOLS, useSandbox } from "./support.js";
+
+const env = useSandbox();
+
+/** One `awl -p hi` turn in `cwd` (default the project); the request body awl sent. */
+async function requestOf(args: string[] = [], options: { cwd?: string; provider?: "openai" | "anthropic" } = {}): Promise<string> {
+  const provider = options.provider ?? "openai";
+  env.server.enqueue({ body: provider === "openai" ? openaiText("hello") : anthropicText("hello") });
+  const run = await runNode([AWL, "-p", "hi", "--no-session", ...args], {
+    cwd: options.cwd ?? env.box.cwd,
+    env: env.box.env(providerEnv(provider, env.server.url)),
+    input: "",
+    asNobody: false,
+  });
+  expect(run.code, run.stderr).toBe(0);
+  return env.server.requests.at(-1)!.body;
+}
+
+const systemOf = (body: string): string => JSON.parse(body).messages[0].content;
+
+describe("the system prompt", () => {
+  it("with all seven std tools, a text turn's request is at most 5.5 KB", async () => {
+    const body = await requestOf();
+    const request = JSON.parse(body);
+    expect(request.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(STD_TOOLS);
+    expect(STD_TOOLS).toEqual(["bash", "edit", "find", "grep", "ls", "read", "write"]);
+    expect(request.messages[0].role).toBe("system");
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(5.5 * 1024);
+  });
+
+  it("states the environment, and gives the same bytes on the next run", async () => {
+    const first = await requestOf();
+    const system = systemOf(first);
+    expect(system).toContain(`Working directory: ${env.box.cwd}\nGit repository: no\n`);
+    expect(system).toMatch(/\nDate: \d{4}-\d\d-\d\d\n/);
+    expect(system).toContain("bash runs builds, tests, git");
+    expect(await requestOf()).toBe(first);
+    // Without tools, no tool advice.
+    expect(systemOf(await requestOf(["--no-std-tools"]))).not.toContain("edit");
+  });
+
+  it("adds AGENTS.md from the repository root down to a subfolder, CLAUDE.md where there is none, the user's first", async () => {
+    execFileSync("git", ["init", "-q"], { cwd: env.box.cwd });
+    writeFileSync(join(env.box.cwd, "AGENTS.md"), "Root rules.\n");
+    writeFileSync(join(env.box.cwd, "CLAUDE.md"), "Ignored: AGENTS.md is here.\n");
+    const sub = join(env.box.cwd, "pkg", "lib");
+    mkdirSync(sub, { recursive: true });
+    writeFileSync(join(env.box.cwd, "pkg", "CLAUDE.md"), "Package rules.\n");
+    mkdirSync(join(env.box.home, ".config", "awl"), { recursive: true });
+    writeFileSync(join(env.box.home, ".config", "awl", "AGENTS.md"), "My own rules.\n");
+    const system = systemOf(await requestOf([], { cwd: sub }));
+    expect(system).toContain(`Git repository: yes, root ${env.box.cwd}\n`);
+    const tail = system.slice(system.indexOf("# Instructions"));
+    expect(tail).toBe(
+      [
+        "# Instructions (from these files; a later one wins over an earlier one)",
+        "",
+        `## ${join(env.box.home, ".config", "awl", "AGENTS.md")}`,
+        "",
+        "My own rules.",
+        "",
+        `## ${join(env.box.cwd, "AGENTS.md")}`,
+        "",
+        "Root rules.",
+        "",
+        `## ${join(env.box.cwd, "pkg", "CLAUDE.md")}`,
+        "",
+        "Package rules.",
+      ].join("\n"),
+    );
+    const config = await env.box.awl(["config"], { env: providerEnv("openai", env.server.url) });
+    expect(config.stdout).toContain(`instruction files (in prompt order):\n  ${join(env.box.home, ".config", "awl", "AGENTS.md")}\n  ${join(env.box.cwd, "AGENTS.md")}\n`);
+  });
+
+  it("is replaced by --system-prompt (text or @FILE), extended by --append-system-prompt, or by the config file", async () => {
+    writeFileSync(join(env.box.cwd, "AGENTS.md"), "Project rules.\n");
+    writeFileSync(join(env.box.cwd, "prompt.txt"), "You are a pirate.\n");
+    expect(systemOf(await requestOf(["--system-prompt", "@prompt.txt", "--append-system-prompt", "Say arr."]))).toBe(
+      `You are a pirate.\n\n# Instructions (from these files; a later one wins over an earlier one)\n\n## ${join(env.box.cwd, "AGENTS.md")}\n\nProject rules.\n\nSay arr.`,
+    );
+    mkdirSync(join(env.box.home, ".config", "awl"), { recursive: true });
+    writeFileSync(join(env.box.home, ".config", "awl", "config.json"), JSON.stringify({ system_prompt: "From the config." }));
+    expect(systemOf(await requestOf())).toMatch(/^From the config\.\n\n# Instructions/);
+    const missing = await env.box.awl(["-p", "hi", "--system-prompt", "@nope.txt"], { env: providerEnv("openai", env.server.url) });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`--system-prompt: cannot read ${join(env.box.cwd, "nope.txt")}: it does not exist`);
+  });
+
+  it("goes into Anthropic's system field", async () => {
+    const body = JSON.parse(await requestOf([], { provider: "anthropic" }));
+    expect(body.system[0].text).toMatch(/^You are awl, a coding agent/);
+  });
+});
+
+describe("awl tools", () => {
+  it("shows what each tool costs in every request, and the total, matching the real request bytes", async () => {
+    const listing = JSON.parse((await env.box.awl(["tools", "--json"])).stdout);
+    const body = JSON.parse(await requestOf());
+    for (const tool of listing.tools) {
+      const sent = body.tools.find((t: { function: { name: string } }) => t.function.name === tool.name);
+      expect(tool.request_bytes).toBe(Buffer.byteLength(JSON.stringify(sent)) + 1);
+      expect(tool.estimated_tokens).toBe(Math.round(tool.request_bytes / 4));
+    }
+    const total = listing.tools.reduce((sum: number, t: { request_bytes: number }) => sum + t.request_bytes, 0);
+    expect(listing.total).toEqual({ request_bytes: total, estimated_tokens: Math.round(total / 4) });
+    const text = (await env.box.awl(["tools"])).stdout;
+    expect(text).toContain(`\n7 tools offered to the model: ${total} B ≈ ${Math.round(total / 4)} tokens in every request\n`);
+  });
+});
