@@ -35,6 +35,24 @@ async function settle(): Promise<void> {
   await outputOrder.idle();
 }
 
+/** What the terminal shows after `text`: the cursor-up (`ESC[nF`) and clearing (`ESC[K`, `ESC[J`) escapes applied. */
+function screenOf(text: string): string[] {
+  const rows: string[] = [];
+  let row = 0;
+  let column0 = true; // at the start of a row: what is written next replaces the row (each line clears its rest)
+  for (const token of text.replace(/\x1b\[\?2026[hl]/g, "").split(/(\x1b\[\d*[FKJ]|\n)/)) {
+    if (token === "\n" || /^\x1b\[\d*F$/.test(token)) {
+      row += token === "\n" ? 1 : -Number(token.slice(2, -1) || 1);
+      column0 = true;
+    } else if (token === "\x1b[J") rows.length = row + 1;
+    else if (token !== "\x1b[K" && token !== "") {
+      rows[row] = (column0 ? "" : (rows[row] ?? "")) + token;
+      column0 = false;
+    }
+  }
+  return rows.filter((r) => r !== undefined && r !== "");
+}
+
 const SYNC = /^\x1b\[\?2026h[\s\S]*\x1b\[\?2026l$/;
 
 describe("ToolBlocks (redraw)", () => {
@@ -76,6 +94,28 @@ describe("ToolBlocks (redraw)", () => {
     release();
     await settle();
     expect(chunks.at(-1)).toBe("\x1b[?2026h\x1b[1F  LIVE 1\x1b[K\n\x1b[J\x1b[?2026l");
+  });
+
+  it("draws an ended block's final body even when the call ends while a slower render of its last state runs", async () => {
+    const pending: Array<() => void> = [];
+    const slow: ToolSet = { ...tools, render: (_name, state) => new Promise((resolve) => pending.push(() => resolve(`LIVE ${(state as { i: number }).i}`))) };
+    const sink = new LineSink({ write: (t: string) => chunks.push(t) }, false);
+    const b = new ToolBlocks(sink, { tools: slow, redraw: true, columns: 40, rows: 20 });
+    b.start(call);
+    b.update(call, { kind: "show", state: { i: 1 } });
+    await vi.advanceTimersByTimeAsync(60);
+    pending.shift()!();
+    await vi.advanceTimersByTimeAsync(300);
+    b.update(call, { kind: "show", state: { i: 2 } });
+    await vi.advanceTimersByTimeAsync(60); // the render of state 2 has started
+    b.end(call, { status: "result", content: "done", is_error: false }, { type: "tool_result", tool_use_id: "t1", content: "done" });
+    await vi.advanceTimersByTimeAsync(300); // the running drawing's grace is over while state 2 still renders
+    while (pending.length > 0) {
+      pending.shift()!();
+      await vi.advanceTimersByTimeAsync(100);
+    }
+    await settle();
+    expect(screenOf(chunks.join(""))).toEqual(['✓ tick {"n":1}', "  LIVE 2"]);
   });
 
   it("does not erase what was written below the block: it draws the running block again under it", async () => {

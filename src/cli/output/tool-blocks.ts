@@ -243,8 +243,7 @@ export class ToolBlocks {
   private renderIfStale(block: Block): void {
     const { shown, status } = block.drawn;
     const view = this.view;
-    const current = block.bodyFor.shown === shown && block.bodyFor.status === status && block.bodyFor.view === view;
-    if (block.rendering || current) return;
+    if (block.rendering || bodyIsCurrent(block, view)) return;
     const data = block.drawn;
     block.rendering = renderBody(this.options.tools, data, view).then((body) => {
       block.body = body;
@@ -286,13 +285,15 @@ export class ToolBlocks {
     const lines = this.region.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color));
     if (lines.length >= this.rows) {
       // Too tall to redraw in place: the screen stays as it is; blocks that ended are printed once.
-      const ended = this.region.filter((b) => b.drawn.status !== "running");
+      const ended = this.region.filter((b) => hasEnded(b, this.view));
       for (const b of ended) b.done = true;
       this.region = this.region.filter((b) => !b.done);
       this.regionWrites = -1;
       return lineText(ended.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color)));
     }
-    for (const b of this.region) b.done = b.drawn.status !== "running";
+    // A drawing that was waiting for a running block's body may find the block ended meanwhile: it is drawn
+    // with the body it has and stays in place until the drawing that waits for its final body.
+    for (const b of this.region) b.done = hasEnded(b, this.view);
     // Drawn again in place from the first line that changed (all of it when the width changed).
     const previous = this.regionLines;
     let from = 0;
@@ -313,6 +314,16 @@ export class ToolBlocks {
     this.regionWrites = final ? -1 : outputOrder.writes + 1;
     return `${SYNC_START}${rowsUp > 0 ? overwrite(rowsUp, lines.slice(from)) : lineText(lines.slice(from))}${SYNC_END}`;
   }
+}
+
+/** The block's body was rendered from what it draws, at this view. */
+function bodyIsCurrent(block: Block, view: BlockView): boolean {
+  return block.bodyFor.shown === block.drawn.shown && block.bodyFor.status === block.drawn.status && block.bodyFor.view === view;
+}
+
+/** The block ended and its final body is rendered: its drawing is final. */
+function hasEnded(block: Block, view: BlockView): boolean {
+  return block.drawn.status !== "running" && bodyIsCurrent(block, view);
 }
 
 /** Resolves once the block's body is rendered from its current data. */
