@@ -59,3 +59,11 @@ export { ModelInfoResolver, ASK_SERVER_FROM_TOKENS } from "./usage/model-info.js
 export { SessionUsage } from "./usage/session-usage.js";
 export { parseModelOverrides } from "./usage/model-overrides.js";
 export { askServerLimits, type ServerModelLimits } from "./providers/model-limits.js";
+export { PermissionEngine, PERMISSION_MODES, kindsOf, isReadOnly } from "./permissions/engine.js";
+export type { PermissionMode, PermissionTool, Decision, PermissionEngineOptions } from "./permissions/engine.js";
+export { parseRule, describeSource } from "./permissions/rules.js";
+export type { Rule, RuleAction, RuleSource, ParsedRule } from "./permissions/rules.js";
+export { PermissionToolSet, headlessDenial } from "./permissions/tool-set.js";
+export type { AskFunction, AskRequest, AskAnswer, DeniedCall, PermissionToolSetOptions } from "./permissions/tool-set.js";
+export { splitCommand } from "./permissions/shell-split.js";
+export type { SplitCommand } from "./permissions/shell-split.js";

@@ -181,6 +181,14 @@ awl.fs = {}
 ---@return integer? errno
 function awl.fs.stat(path) end
 
+--- The absolute path with `..`, `.` and every symlink resolved (the file itself need not exist yet): where a read or
+--- a write of `path` really goes. Relative paths resolve against `ctx.cwd`.
+---@param path string
+---@return string? real
+---@return string? message
+---@return integer? errno
+function awl.fs.real_path(path) end
+
 --- The entries of a folder, sorted by name (byte order), and how many there are in all (`opts.limit` caps the list).
 ---@param dir string
 ---@param opts? { limit?: integer }
@@ -286,7 +294,7 @@ function awl.base64.decode(text) end
 ---@field timeout? number Seconds; then the whole process group is killed.
 
 ---@class awl.Process
----@field pid integer
+---@field pid integer 0 when the program could not start.
 local Process = {}
 
 --- The next output as it came, and which stream ("stdout" or "stderr"); nil once the program ended and all of
@@ -305,8 +313,8 @@ function Process:wait() end
 function Process:kill() end
 
 --- Starts a program whose output you read as it comes. No stdin (it reads end of file). It runs in its own
---- process group: a cancelled or timed-out call, or the end of the call, kills the group.
+--- process group: a cancelled or timed-out call, or the end of the call, kills the group. It returns at once;
+--- a program that cannot start ends at once (`proc:wait()` returns nil and "cannot run ...").
 ---@param spec awl.SpawnSpec
----@return awl.Process? process
----@return string? why
+---@return awl.Process process
 function awl.spawn(spec) end

@@ -7,11 +7,8 @@ local INLINE_BYTES, INLINE_LINES = 38 * 1024, 2000
 local HEAD_BYTES, HEAD_LINES = 12 * 1024, 500
 local TAIL_BYTES, TAIL_LINES = 24 * 1024, 1500
 local SHOWN_BYTES = 4096
-
-local function count_lines(s)
-  local _, n = s:gsub("\n", "")
-  return n
-end
+local text_util = require "_text"
+local count_lines = text_util.newlines
 
 -- The first `max_lines` lines of `s`, cut at a line end.
 local function head_lines(s, max_lines)
@@ -37,12 +34,6 @@ local function tail_lines(s, max_lines)
     at = at - 1
   end
   return s
-end
-
-local function size_text(n)
-  if n < 1024 then return n .. " B" end
-  if n < 1024 * 1024 then return string.format("%.1f KB", n / 1024) end
-  return string.format("%.1f MB", n / 1024 / 1024)
 end
 
 local function shell()
@@ -98,7 +89,7 @@ local function collector(ctx)
     local where = self.path and ("; all of it is in " .. self.path) or ""
     local cut_lines = self.lines - count_lines(head) - count_lines(tail)
     return string.format("%s\n[… %d lines cut (%d lines, %s in all)%s]\n%s", head, math.max(cut_lines, 0), self.lines,
-      size_text(self.size), where, tail)
+      text_util.size(self.size), where, tail)
   end
   return self
 end
@@ -124,9 +115,8 @@ awl.register_tool {
     local seconds = math.min(args.timeout or DEFAULT_TIMEOUT, MAX_TIMEOUT)
     ctx:title(command:match("^[^\n]*"))
     -- One stream, in the order the command wrote it: the shell sends its stderr to its stdout.
-    local proc, err = awl.spawn { shell(), "-c", "exec 2>&1\n" .. command, timeout = seconds,
+    local proc = awl.spawn { shell(), "-c", "exec 2>&1\n" .. command, timeout = seconds,
       env = { PAGER = "cat", GIT_PAGER = "cat", GIT_TERMINAL_PROMPT = "0" } }
-    if not proc then return awl.tool_error("cannot run the command: " .. err) end
     local out, recent = collector(ctx), ""
     while true do
       local data = proc:read()

@@ -3,6 +3,7 @@
 -- unified diff. Bundled with awl, written against the public Lua API only (docs/std-tools.md).
 local CONTEXT = 3
 local BOM = "\239\187\191"
+local paths = require "_paths"
 
 local function plain_find_all(text, needle)
   local found, at = {}, 1
@@ -65,6 +66,67 @@ local function closest_line(lines, old)
     end
   end
   if best and best_score >= 0.5 then return best end
+end
+
+local function rstrip(s) return (s:gsub("%s+$", "")) end
+local function strip(s) return (s:match("^%s*(.-)%s*$")) end
+local function indent_of(s) return s:match("^[ \t]*") end
+
+-- When old_string is not in the file as it is: its lines compared with trailing whitespace ignored, then with
+-- indentation ignored too (what models get wrong most). Returns the first level at which it matches anywhere: the
+-- first lines of each match, the normaliser's name, and the file's lines.
+local LEVELS = {
+  { norm = rstrip, name = "trailing whitespace" },
+  { norm = strip, name = "indentation and trailing whitespace" },
+}
+local function loose_matches(text, old)
+  local want_raw = split_lines(old)
+  local blank = true
+  for _, l in ipairs(want_raw) do if l:find("%S") then blank = false end end
+  if blank then return nil end
+  local lines = split_lines(text)
+  for _, level in ipairs(LEVELS) do
+    local want = {}
+    for k, l in ipairs(want_raw) do want[k] = level.norm(l) end
+    local hits = {}
+    for i = 1, #lines - #want + 1 do
+      local same = true
+      for k = 1, #want do
+        if level.norm(lines[i + k - 1]) ~= want[k] then same = false; break end
+      end
+      if same then hits[#hits + 1] = i end
+    end
+    if #hits > 0 then return hits, level.name, lines, want_raw end
+  end
+end
+
+-- new_string moved by the indentation the file's lines have and old_string's lacked (or had too much), when that
+-- difference is the same on every non-blank line; else new_string as it is. Also says what it did.
+local function reindent(new, file_lines, first, old_lines)
+  local delta, sign
+  for k, ol in ipairs(old_lines) do
+    if ol:find("%S") then
+      local fi, oi = indent_of(file_lines[first + k - 1]), indent_of(ol)
+      local d, sg
+      if #fi >= #oi and fi:sub(#fi - #oi + 1) == oi then d, sg = fi:sub(1, #fi - #oi), 1
+      elseif oi:sub(#oi - #fi + 1) == fi then d, sg = oi:sub(1, #oi - #fi), -1
+      else return new, nil end
+      if delta and (d ~= delta or (d ~= "" and sg ~= sign)) then return new, nil end
+      delta, sign = d, sg
+    end
+  end
+  if not delta or delta == "" then return new, nil end
+  local out = {}
+  for line in (new .. "\n"):gmatch("([^\n]*)\n") do
+    if line:find("%S") then
+      if sign > 0 then line = delta .. line
+      elseif line:sub(1, #delta) == delta then line = line:sub(#delta + 1) end
+    end
+    out[#out + 1] = line
+  end
+  local width = #delta:gsub("\t", "    ")
+  return table.concat(out, "\n"), string.format("new_string %s by %d column%s to fit", sign > 0 and "indented" or "dedented",
+    width, width == 1 and "" or "s")
 end
 
 -- A unified diff of the replacements (each at old bytes f[1]..f[2], `old_len` bytes replaced by `new_len`): the
@@ -145,19 +207,21 @@ awl.register_tool {
   kinds = { "write" },
   parallel = false,
   run = function(args, ctx)
+    -- `path` as the model wrote it (in messages), `file` the bytes it names (paths.arg).
     local path, old, new = args.path, args.old_string, args.new_string
+    local file = paths.arg(path)
     ctx:title(path)
     if old == "" then
       return awl.tool_error("old_string is empty: give the exact text to replace (to create or overwrite a whole file, use write)")
     end
     if old == new then return awl.tool_error("old_string and new_string are the same: nothing would change") end
-    local info, err = awl.fs.stat(path)
+    local info, err = awl.fs.stat(file)
     if not info then
       if err:find("No such file", 1, true) then return awl.tool_error("no such file: " .. path .. " (to create it, use write)") end
       return awl.tool_error("cannot edit " .. path .. ": " .. err)
     end
     if info.type ~= "file" then return awl.tool_error(path .. " is a " .. info.type:gsub("_", " ") .. ", not a file") end
-    local raw, meta = awl.fs.read_text(path)
+    local raw, meta = awl.fs.read_text(file)
     if not raw then return awl.tool_error("cannot edit " .. path .. ": " .. meta) end
     if meta.binary then return awl.tool_error(path .. " is a binary file; edit changes text files") end
 
@@ -173,14 +237,34 @@ awl.register_tool {
     end
 
     local found = plain_find_all(text, old)
+    local loosely -- how old_string matched when it did not match exactly
     if #found == 0 then
-      local lines = split_lines(text)
-      local line, why = closest_line(lines, old)
-      local hint = ""
-      if line then
-        hint = string.format("; the closest is line %d%s: %s", line, why and (" (" .. why .. ")") or "", lines[line]:sub(1, 200))
+      local hits, level, lines, old_lines = loose_matches(text, old)
+      if hits and #hits == 1 then
+        -- One place matches but for whitespace: edit it (whole lines), and say so.
+        local starts, first = line_starts(text), hits[1]
+        local last = first + #old_lines - 1
+        local stop = (starts[last + 1] or #text + 2) - 1 -- the byte after the last line's text
+        if old:sub(-1) ~= "\n" or not starts[last + 1] then stop = stop - 1 end
+        local moved
+        new, moved = reindent(new, lines, first, old_lines)
+        found = { { starts[first], stop } }
+        old = text:sub(starts[first], stop)
+        loosely = "old_string matched only when ignoring " .. level .. (moved and ("; " .. moved) or "")
+      elseif hits and #hits > 1 then
+        local listed = {}
+        for i, h in ipairs(hits) do listed[i] = h end
+        return awl.tool_error(string.format("old_string was not found in %s; ignoring %s it occurs %d times (lines %s): copy the "
+          .. "text exactly from the file, with surrounding lines to make it unique", path, level, #hits, line_list(listed)))
+      else
+        lines = lines or split_lines(text)
+        local line, why = closest_line(lines, old)
+        local hint = ""
+        if line then
+          hint = string.format("; the closest is line %d%s: %s", line, why and (" (" .. why .. ")") or "", lines[line]:sub(1, 200))
+        end
+        return awl.tool_error("old_string was not found in " .. path .. hint .. ". Read the file and copy the text exactly")
       end
-      return awl.tool_error("old_string was not found in " .. path .. hint .. ". Read the file and copy the text exactly")
     end
     if #found > 1 and not args.replace_all then
       local starts, at = line_starts(text), {}
@@ -199,7 +283,7 @@ awl.register_tool {
     local result = table.concat(parts)
     local out = crlf and result:gsub("\n", "\r\n") or result
     if bom then out = BOM .. out end
-    local ok, werr = awl.fs.write_text(path, out)
+    local ok, werr = awl.fs.write_text(file, out)
     if not ok then return awl.tool_error("cannot write " .. path .. ": " .. werr) end
 
     local diff = unified_diff(path, text, result, found, #old, #new)
@@ -212,7 +296,12 @@ awl.register_tool {
     local summary = string.format("+%d -%d", added, removed)
     ctx:show { path = path, diff = diff }
     local what = #found == 1 and ("1 replacement at line " .. first_line) or (#found .. " replacements")
-    return { content = string.format("Edited %s: %s", path, what), summary = summary, details = { diff = diff } }
+    local landing = paths.landing(file, ctx, info.link)
+    local notes = {}
+    if landing then notes[#notes + 1] = landing end
+    if loosely then notes[#notes + 1] = loosely end
+    local note = #notes > 0 and (" (" .. table.concat(notes, "; ") .. ")") or ""
+    return { content = string.format("Edited %s: %s%s", path, what, note), summary = summary, details = { diff = diff } }
   end,
   render = function(state, view)
     local lines = {}

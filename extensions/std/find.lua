@@ -1,6 +1,8 @@
 -- std.find: the `find` tool. File names by glob, respecting .gitignore, newest first or by path, capped.
 -- Bundled with awl, written against the public Lua API only (docs/std-tools.md).
 local DEFAULT_LIMIT, MAX_LIMIT, MAX_BYTES = 1000, 5000, 40 * 1024
+local text = require "_text"
+local paths = require "_paths"
 
 awl.register_tool {
   name = "find",
@@ -18,14 +20,11 @@ awl.register_tool {
   },
   kinds = { "read" },
   run = function(args, ctx)
-    local budget = math.min(MAX_BYTES, ctx.result_limit - 256) -- room for the notice within what the model reads
-    local dir = (args.path and args.path ~= "") and args.path:gsub("(.)/+$", "%1") or "."
+    local budget = text.budget(ctx, MAX_BYTES)
+    local dir = paths.folder_arg(args.path)
     ctx:title(args.pattern .. (dir ~= "." and (" in " .. dir) or ""))
-    local info, err = awl.fs.stat(dir)
-    if not info then
-      if err:find("No such file", 1, true) then return awl.tool_error("no such folder: " .. dir) end
-      return awl.tool_error("cannot search " .. dir .. ": " .. err)
-    end
+    local info, err = paths.stat(dir, "no such folder", "cannot search")
+    if not info then return err end
     if info.type ~= "directory" then return awl.tool_error(dir .. " is not a folder; find searches folders") end
     local limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT)
     local entries, total, stopped = awl.fs.walk(dir, { glob = args.pattern, sort = args.sort or "mtime", limit = limit })
@@ -36,7 +35,7 @@ awl.register_tool {
     end
     local out, bytes = {}, 0
     for _, e in ipairs(entries) do
-      local path = dir == "." and e.path or dir .. "/" .. e.path
+      local path = text.printable(dir == "." and e.path or dir .. "/" .. e.path)
       bytes = bytes + #path + 1
       if bytes > budget then break end
       out[#out + 1] = path

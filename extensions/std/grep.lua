@@ -2,6 +2,8 @@
 -- filters and context lines; ripgrep when it is on PATH, else awl.fs.grep, with the same output either way.
 -- Bundled with awl, written against the public Lua API only (docs/std-tools.md).
 local DEFAULT_LIMIT, MAX_LIMIT, MAX_LINE, MAX_BYTES = 100, 1000, 500, 40 * 1024
+local text = require "_text"
+local paths = require "_paths"
 
 -- File types as globs, the same for ripgrep and the fallback.
 local TYPES = {
@@ -47,15 +49,16 @@ local function search_ripgrep(rg, dir, pattern, opts)
   for _, g in ipairs(opts.glob) do argv[#argv + 1] = "--glob"; argv[#argv + 1] = g end
   argv[#argv + 1] = "-e"; argv[#argv + 1] = pattern
   argv[#argv + 1] = "--"; argv[#argv + 1] = dir
-  local proc, err = awl.spawn(argv)
-  if not proc then return nil, err end
+  local proc = awl.spawn(argv)
   local records, matches, files, pending, errors = {}, 0, 0, "", {}
   local prefix = dir == "." and "./" or nil
   local after_left, last = 0, nil -- context lines still owed to the last match past the limit's reach
   local function record(data, is_match)
     local path = text_of(data.path)
     if prefix and path:sub(1, 2) == prefix then path = path:sub(3) end
-    last = { path = path, line = data.line_number, text = (text_of(data.lines):gsub("\r?\n$", "")), match = is_match }
+    -- Text as the fallback reads it (decoded as UTF-8), so both give the same output.
+    local line = text.utf8_clean((text_of(data.lines):gsub("\r?\n$", "")))
+    last = { path = path, line = data.line_number, text = line, match = is_match }
     records[#records + 1] = last
   end
   local function handle(line)
@@ -123,14 +126,6 @@ local function search_fallback(dir, pattern, opts)
   return out, matches, files
 end
 
--- Cuts a line to MAX_LINE bytes, never inside a UTF-8 sequence.
-local function cut(text)
-  if #text <= MAX_LINE then return text end
-  local at = MAX_LINE
-  while at > 0 and (text:byte(at + 1) or 0) >= 0x80 and (text:byte(at + 1) or 0) < 0xC0 do at = at - 1 end
-  return text:sub(1, at) .. " …"
-end
-
 awl.register_tool {
   name = "grep",
   description = "Search file contents for a regex; respects .gitignore. Shows path:line:text (context lines path-line-text). "
@@ -150,16 +145,11 @@ awl.register_tool {
   },
   kinds = { "read" },
   run = function(args, ctx)
-    local budget = math.min(MAX_BYTES, ctx.result_limit - 256) -- room for the notice within what the model reads
-    local dir = args.path or "."
-    if dir == "" then dir = "." end
-    dir = dir:gsub("(.)/+$", "%1")
+    local budget = text.budget(ctx, MAX_BYTES)
+    local dir = paths.folder_arg(args.path)
     ctx:title(args.pattern .. (dir ~= "." and (" in " .. dir) or ""))
-    local info, err = awl.fs.stat(dir)
-    if not info then
-      if err:find("No such file", 1, true) then return awl.tool_error("no such file or folder: " .. dir) end
-      return awl.tool_error("cannot search " .. dir .. ": " .. err)
-    end
+    local info, err = paths.stat(dir, "no such file or folder", "cannot search")
+    if not info then return err end
     local glob = {}
     if args.glob then glob[1] = args.glob end
     if args.type then
@@ -182,7 +172,7 @@ awl.register_tool {
     local out, bytes, shown, last = {}, 0, 0, nil
     for _, r in ipairs(records) do
       if last and (r.path ~= last.path or r.line > last.line + 1) then out[#out + 1] = "--" end
-      local line = r.path .. (r.match and ":" or "-") .. r.line .. (r.match and ":" or "-") .. cut(r.text)
+      local line = text.printable(r.path) .. (r.match and ":" or "-") .. r.line .. (r.match and ":" or "-") .. text.cut(r.text, MAX_LINE, " …")
       bytes = bytes + #line + 1
       if bytes > budget then break end
       out[#out + 1] = line

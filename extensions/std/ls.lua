@@ -2,24 +2,14 @@
 -- against the public Lua API only (docs/std-tools.md); replace it with your own by registering a tool named `ls`.
 local DEFAULT_LIMIT, MAX_LIMIT, MAX_BYTES = 500, 5000, 40 * 1024
 
-local function size_text(n)
-  if n < 1024 then return n .. " B" end
-  if n < 1024 * 1024 then return string.format("%.1f KB", n / 1024) end
-  if n < 1024 * 1024 * 1024 then return string.format("%.1f MB", n / 1024 / 1024) end
-  return string.format("%.1f GB", n / 1024 / 1024 / 1024)
-end
-
--- A name as the model can read it: bytes that are not UTF-8 are written as \xNN.
-local function printable(name)
-  if utf8.len(name) then return name end
-  return (name:gsub("[\128-\255]", function(c) return string.format("\\x%02X", c:byte()) end))
-end
+local text = require "_text"
+local paths = require "_paths"
 
 local function entry_line(e)
-  local name = printable(e.name)
+  local name = text.printable(e.name)
   if e.type == "directory" then return name .. "/" end
   local arrow = e.link and " (symlink)" or ""
-  if e.type == "file" then return name .. "  " .. size_text(e.size) .. arrow end
+  if e.type == "file" then return name .. "  " .. text.size(e.size) .. arrow end
   if e.type == "symlink" then return name .. "  (symlink to a missing target)" end
   return name .. "  (" .. e.type:gsub("_", " ") .. ")" .. arrow
 end
@@ -37,16 +27,12 @@ awl.register_tool {
   },
   kinds = { "read" },
   run = function(args, ctx)
-    local budget = math.min(MAX_BYTES, ctx.result_limit - 256) -- room for the notice within what the model reads
-    local path = args.path or "."
-    if path == "" then path = "." end
+    local budget = text.budget(ctx, MAX_BYTES)
+    local path = paths.folder_arg(args.path)
     ctx:title(path)
     local limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT)
-    local info, err = awl.fs.stat(path)
-    if not info then
-      if err:find("No such file", 1, true) then return awl.tool_error("no such directory: " .. path) end
-      return awl.tool_error("cannot list " .. path .. ": " .. err)
-    end
+    local info, err = paths.stat(path, "no such directory", "cannot list")
+    if not info then return err end
     if info.type ~= "directory" then
       return awl.tool_error(path .. " is a " .. info.type:gsub("_", " ") .. ", not a directory; use read to see a file")
     end

@@ -2,6 +2,8 @@
 -- returned as images. Bundled with awl, written against the public Lua API only (docs/std-tools.md).
 local MAX_LINES, MAX_BYTES, MAX_LINE = 2000, 40 * 1024, 2000
 local MAX_IMAGE_BYTES = 5 * 1024 * 1024
+local text_util = require "_text"
+local paths = require "_paths"
 
 local IMAGE_TYPES = {
   { magic = "\137PNG\r\n\26\n", type = "image/png" },
@@ -17,32 +19,20 @@ local function image_type(head)
   if head:sub(1, 4) == "RIFF" and head:sub(9, 12) == "WEBP" then return "image/webp" end
 end
 
-local function size_text(n)
-  if n < 1024 then return n .. " B" end
-  if n < 1024 * 1024 then return string.format("%.1f KB", n / 1024) end
-  return string.format("%.1f MB", n / 1024 / 1024)
-end
+local CUT_MARK = " … [line cut at " .. MAX_LINE .. " characters]"
 
--- Cuts a line to MAX_LINE bytes, never inside a UTF-8 sequence.
-local function cut_line(line)
-  if #line <= MAX_LINE then return line end
-  local at = MAX_LINE
-  while at > 0 and (line:byte(at + 1) or 0) >= 0x80 and (line:byte(at + 1) or 0) < 0xC0 do at = at - 1 end
-  return line:sub(1, at) .. " … [line cut at " .. MAX_LINE .. " characters]"
-end
-
-local function read_image(path, info, media_type)
+local function read_image(file, path, info, media_type)
   if info.size > MAX_IMAGE_BYTES then
-    return awl.tool_error(string.format("%s is an image of %s, over the %s read returns", path, size_text(info.size), size_text(MAX_IMAGE_BYTES)))
+    return awl.tool_error(string.format("%s is an image of %s, over the %s read returns", path, text_util.size(info.size), text_util.size(MAX_IMAGE_BYTES)))
   end
-  local f, err = io.open(path, "rb")
+  local f, err = io.open(file, "rb")
   if not f then return awl.tool_error("cannot read " .. path .. ": " .. err) end
   local bytes = f:read("a")
   f:close()
   return {
-    content = string.format("%s: %s, %s", path, media_type, size_text(#bytes)),
+    content = string.format("%s: %s, %s", path, media_type, text_util.size(#bytes)),
     images = { { media_type = media_type, data = awl.base64.encode(bytes) } },
-    summary = media_type .. ", " .. size_text(#bytes),
+    summary = media_type .. ", " .. text_util.size(#bytes),
   }
 end
 
@@ -61,30 +51,29 @@ awl.register_tool {
   },
   kinds = { "read" },
   run = function(args, ctx)
-    local budget = math.min(MAX_BYTES, ctx.result_limit - 256) -- room for the notice within what the model reads
+    local budget = text_util.budget(ctx, MAX_BYTES)
+    -- `path` as the model wrote it (in messages), `file` the bytes it names (paths.arg).
     local path = args.path
+    local file = paths.arg(path)
     ctx:title(path)
-    local info, err = awl.fs.stat(path)
-    if not info then
-      if err:find("No such file", 1, true) then return awl.tool_error("no such file: " .. path) end
-      return awl.tool_error("cannot read " .. path .. ": " .. err)
-    end
+    local info, err = paths.stat(file, "no such file", "cannot read")
+    if not info then return err end
     if info.type == "directory" then return awl.tool_error(path .. " is a directory; use ls to list it") end
     if info.type ~= "file" then
       return awl.tool_error(path .. " is a " .. info.type:gsub("_", " ") .. ", not a regular file; read only reads files")
     end
-    local f = io.open(path, "rb")
+    local f = io.open(file, "rb")
     local head = f and f:read(16) or ""
     if f then f:close() end
     local media_type = image_type(head)
-    if media_type then return read_image(path, info, media_type) end
+    if media_type then return read_image(file, path, info, media_type) end
 
     local offset = args.offset or 1
     local limit = math.min(args.limit or MAX_LINES, MAX_LINES)
-    local text, meta = awl.fs.read_text(path, { offset = offset, limit = limit })
+    local text, meta = awl.fs.read_text(file, { offset = offset, limit = limit })
     if not text then return awl.tool_error("cannot read " .. path .. ": " .. meta) end
     if meta.binary then
-      return awl.tool_error(string.format("%s is a binary file (%s); read shows text files and images (png, jpeg, gif, webp)", path, size_text(info.size)))
+      return awl.tool_error(string.format("%s is a binary file (%s); read shows text files and images (png, jpeg, gif, webp)", path, text_util.size(info.size)))
     end
     if meta.total_lines == 0 then return { content = "(empty file)", summary = "empty" } end
     if text == "" then
@@ -97,7 +86,7 @@ awl.register_tool {
       local line = text:sub(pos, (nl or #text + 1) - 1)
       pos = (nl or #text) + 1
       if line:sub(-1) == "\r" then line = line:sub(1, -2) end
-      local numbered = (n + 1) .. "\t" .. cut_line(line)
+      local numbered = (n + 1) .. "\t" .. text_util.cut(line, MAX_LINE, CUT_MARK)
       bytes = bytes + #numbered + 1
       if bytes > budget and #out > 0 then cut_at = true; break end
       n = n + 1

@@ -27,14 +27,16 @@ export interface ChatMode {
 
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
 export async function openChatTools(
-  options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "warn">,
+  options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "warn" | "permissions">,
   mode: ChatMode = { interactive: false },
   /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
   textHost?: TextHost,
 ): Promise<ConfigResult<OpenedTools>> {
   const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
   const secrets = runSecrets(options);
-  const opened = await openToolsForChat(options.cli.flags, options.warn, options.config, secrets, textHost);
+  // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
+  const trusted = options.permissions?.trusted ?? (await import("../permissions/setup.js")).isProjectTrusted(process.cwd(), process.env, options.cli.flags["trust-project"] === true);
+  const opened = await openToolsForChat(options.cli.flags, options.warn, options.config, secrets, trusted, textHost);
   if (!opened.ok || !hasMcpConfig(options)) return opened;
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),
@@ -46,7 +48,8 @@ export async function openChatTools(
     cwd: process.cwd(),
     env: process.env,
     ...(ask && { ask }),
-    approveProject: options.cli.flags["approve-mcp-json"] === true || options.config?.get("approve_mcp_json")?.value === true,
+    // A trusted folder's .mcp.json is approved with the rest of what it brings (docs/permissions.md, "Trust").
+    approveProject: trusted || options.cli.flags["approve-mcp-json"] === true || options.config?.get("approve_mcp_json")?.value === true,
     waitForStart: !mode.interactive,
     useCache: true,
     warn: options.warn,

@@ -3,7 +3,8 @@
  * Order: flags, then stdin, then configuration, then the runtime; each failure is a message and an exit code.
  */
 import { isatty } from "node:tty";
-import type { ConfigError } from "../config/errors.js";
+import type { ConfigError, ConfigResult } from "../config/errors.js";
+import type { PermissionSetup } from "../permissions/setup.js";
 import { formatUserMessage } from "./error-text.js";
 import { EXIT } from "./exit-codes.js";
 import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
@@ -48,10 +49,12 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     return await fail(cli, loaded.error, EXIT.usage);
   }
   for (const warning of loaded.value.config.warnings) writeNotice(stderr, `awl: ${warning}\n`);
+  const permissions = await setupRunPermissions(cli, interactive);
+  if (!permissions.ok) return await fail(cli, permissions.error, EXIT.usage);
 
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
-  const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn };
+  const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn, permissions: permissions.value };
   const tools = await openChatTools(options, { interactive });
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
   const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./runtime.js"), import("./print-mode.js")]);
@@ -69,6 +72,49 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   } finally {
     await runtime.close();
   }
+}
+
+/** The run's permissions from the config files and flags; the notices they call for go to stderr. */
+async function setupRunPermissions(cli: CliOptions, interactive: boolean): Promise<ConfigResult<PermissionSetup>> {
+  const [{ setupPermissions, bypassNotice }, { untrustedNotice }] = await Promise.all([import("../permissions/setup.js"), import("../permissions/trust.js")]);
+  const flags = cli.flags;
+  const setup = (): ConfigResult<PermissionSetup> => setupPermissions({
+    cwd: process.cwd(),
+    env: process.env,
+    flags: {
+      ...(flags.allow && { allow: flags.allow }),
+      ...(flags.deny && { deny: flags.deny }),
+      ...(flags["permission-mode"] !== undefined && { mode: flags["permission-mode"] }),
+      bypass: flags["dangerously-skip-permissions"] === true,
+      trustProject: flags["trust-project"] === true,
+    },
+  });
+  let result = setup();
+  if (!result.ok) return result;
+  // With a terminal, a folder that brings code of its own is asked about once, before any of it loads.
+  if (interactive && result.value.untrustedParts.length > 0) {
+    const [{ askFolderTrust }, { setFolderTrust }, { realPathOf }] = await Promise.all([
+      import("./interactive/trust-prompt.js"),
+      import("../permissions/save.js"),
+      import("../permissions/paths.js"),
+    ]);
+    const folder = realPathOf(process.cwd());
+    const userConfig = result.value.userConfigPath;
+    if (await askFolderTrust(folder, result.value.untrustedParts)) {
+      try {
+        setFolderTrust(userConfig, folder, true);
+      } catch (error) {
+        warn(`could not save the trust in ${userConfig}: ${(error as Error).message}; this run goes on untrusted`);
+      }
+      result = setup();
+      if (!result.ok) return result;
+    }
+  } else if (result.value.untrustedParts.length > 0) {
+    warn(untrustedNotice(process.cwd(), result.value.untrustedParts));
+  }
+  for (const problem of result.value.problems) warn(problem);
+  if (result.value.engine.mode === "bypass") warn(bypassNotice(result.value.modeSource));
+  return result;
 }
 
 function warn(text: string): void {

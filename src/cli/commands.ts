@@ -14,6 +14,11 @@ export interface Subcommand {
 }
 
 export const SUBCOMMANDS: Record<string, Subcommand> = {
+  permissions: {
+    usage: "permissions [remove N | trust | untrust]",
+    summary: "list every permission rule with where it comes from; remove one; trust this folder (docs/permissions.md)",
+    load: () => import("./commands/permissions.js"),
+  },
   acp: { usage: "acp [flags]", summary: "serve the Agent Client Protocol on stdio, for editors (docs/acp.md)", load: () => import("./commands/acp.js") },
   config: { usage: "config", summary: "show the resolved configuration and where each value came from", load: () => import("./commands/config.js") },
   sessions: {

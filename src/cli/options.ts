@@ -18,7 +18,7 @@ interface FlagSpec {
   /** Shown after the flag in --help, e.g. "NAME". */
   value?: string;
   help: string;
-  group: "Modes" | "Model" | "Limits" | "Extensions" | "Sessions" | "Replay" | "Other";
+  group: "Modes" | "Model" | "Limits" | "Extensions" | "Permissions" | "Sessions" | "Replay" | "Other";
 }
 
 export const FLAGS = {
@@ -46,6 +46,11 @@ export const FLAGS = {
   "tool-timeout": { type: "string", value: "MS", group: "Extensions", help: "default handler timeout for tools that declare none (default 120000)" },
   "lua-workers": { type: "string", value: "N", group: "Extensions", help: "most Lua worker threads running tool calls at once (default: the CPU count)" },
   "lua-memory-mb": { type: "string", value: "MB", group: "Extensions", help: "memory cap of each Lua state (default 256)" },
+  "permission-mode": { type: "string", value: "MODE", group: "Permissions", help: "default, accept-edits (writes inside the workspace run), plan (read tools only) or bypass" },
+  allow: { type: "string", multiple: true, value: "RULE", group: "Permissions", help: 'allow calls for this run, e.g. "bash(git status)", "edit(src/**)" (repeatable; docs/permissions.md)' },
+  deny: { type: "string", multiple: true, value: "RULE", group: "Permissions", help: "deny calls for this run (repeatable); deny beats allow" },
+  "dangerously-skip-permissions": { type: "boolean", group: "Permissions", help: "bypass mode: run every tool call without asking (deny rules still hold)" },
+  "trust-project": { type: "boolean", group: "Permissions", help: "trust this folder for this run: load its .awl/extensions, its allow rules and .mcp.json" },
   "approve-mcp-json": { type: "boolean", group: "Extensions", help: "start the MCP servers of this project's .mcp.json without asking (needed without a terminal)" },
   replay: { type: "string", value: "FILE", group: "Replay", help: "the script --provider replay plays (docs/replay-format.md)" },
   record: { type: "string", value: "FILE", group: "Replay", help: "append each assistant message to a replay script" },

@@ -43,7 +43,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
 
   const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
   await renderer?.finish();
-  if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot())));
+  if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot(), runtime.permissions?.takeDenied())));
   const note = turnEndText(result, runtime.settings);
   io.stderr.write(io.stderrColumns ? wrapText(note, io.stderrColumns()) : note);
   return exitCodeFor(result.stop_reason, result.error?.kind);
@@ -63,9 +63,9 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
       // On a terminal the answer is drawn as Markdown (chat.ts starts loading the renderer early too).
       const [width, markdown] = await Promise.all([import("./output/width.js"), import("./output/markdown/load.js")]);
       await Promise.all([width.loadDisplayWidth(), process.stdout.isTTY ? markdown.loadMarkdown() : undefined]);
-      if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns ?? 80;
+      if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns || 80;
       io.stdoutColor = wantsColor(process.stdout, process.env);
-      if (process.stderr.isTTY) io.stderrColumns = () => process.stderr.columns ?? 80;
+      if (process.stderr.isTTY) io.stderrColumns = () => process.stderr.columns || 80;
     }
     return runPrintTurn(runtime, prompt, cli.outputFormat, io, signal);
   });

@@ -19,6 +19,8 @@ import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
 import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
+import type { PermissionSetup } from "../permissions/setup.js";
+import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
@@ -60,11 +62,16 @@ export interface RuntimeOptions {
   tools?: ToolSet;
   /** The Lua extensions' tools when the caller opened them already (`openChatTools`); opened here otherwise. */
   openedTools?: OpenedTools;
+  /** The run's permissions: every tool call is decided (and asked for) through them. Absent: calls run unchecked. */
+  permissions?: PermissionSetup;
   conversation?: Conversation;
 }
 
 export class Runtime {
   readonly hooks: TurnHook[] = [];
+  /** The permission layer around the tools, when the run has one (the interactive UI gives it its ask function). */
+  permissions: PermissionToolSet | undefined;
+
   /** The tool hosts behind the agent's ToolSet, for listings (`/extensions`): absent when the caller passed its own tools. */
   hosts: { lua?: LuaToolSet; mcp?: McpToolSet } = {};
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
@@ -228,7 +235,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     provider = created.provider;
   }
   const mcp = opened?.mcp;
-  const tools = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
+  const inner = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
+  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
+  const tools = permissions ?? inner;
   const config = await configOf(options.config);
   if (!config.ok) return config;
   const prompt = systemPromptChoice(options.cli.flags, config.value, process.cwd());
@@ -246,6 +255,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const compaction = compactionSettings(config.value.get<{ threshold_percent?: number; auto?: boolean }>("compaction")?.value);
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
+  runtime.permissions = permissions;
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
@@ -281,6 +291,17 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 /** The config files read at start-up, or read now when the caller did not. */
 async function configOf(config: LoadedConfig | undefined): Promise<ConfigResult<LoadedConfig>> {
   return config ? { ok: true, value: config } : loadConfig({ env: process.env, cwd: process.cwd() });
+}
+
+/** The tools behind the permission layer; "always allow" saves to the project or user config file. */
+async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (text: string) => void): Promise<PermissionToolSet> {
+  const [{ PermissionToolSet }, { saveAllowRules }] = await Promise.all([import("../permissions/tool-set.js"), import("../permissions/save.js")]);
+  const { engine } = setup;
+  return new PermissionToolSet(inner, engine, {
+    saveRules: async (rules, scope) =>
+      saveAllowRules(scope === "project" ? setup.projectConfigPath : setup.userConfigPath, scope, rules, engine.workspace, engine.home),
+    warn,
+  });
 }
 
 async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {

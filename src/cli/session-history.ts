@@ -31,7 +31,7 @@ export async function showHistory(session: LoadedSession, sink: LineSink, tools?
   const skipped = Math.max(0, messages.length - SHOWN_MESSAGES);
   sink.dim(`resumed session ${session.header.id} (${session.header.cwd}, ${messages.length} messages${skipped ? `; the first ${skipped} not shown` : ""})\n`);
   // The terminal's layout, as for a live turn: text made safe and wrapped at the width.
-  const columns = (): number => process.stdout.columns ?? 80;
+  const columns = (): number => process.stdout.columns || 80;
   const renderer = new TerminalRenderer(sink, sink, true, tools ? { tools } : {}, { answerColumns: columns, asideColumns: columns });
   const calls = new Map<string, ToolUseBlock>();
   for (const message of messages.slice(skipped)) {

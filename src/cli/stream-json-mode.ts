@@ -47,7 +47,7 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
         replayEvent(event, writer);
         continue;
       }
-      io.stdout.write(jsonLine(resultJSON(event.prompt, event.result, event.session_id, event.meter)));
+      io.stdout.write(jsonLine(resultJSON(event.prompt, event.result, event.session_id, event.meter, runtime.permissions?.takeDenied())));
       io.stderr.write(turnEndText(event.result, runtime.settings));
       code = exitCodeFor(event.result.stop_reason, event.result.error?.kind);
     }

@@ -68,15 +68,17 @@ export interface RootOptions {
   extraDirs?: readonly string[];
   /** The package's bundled `std.*` extensions, if it ships any. */
   bundledDir?: string;
+  /** Scan the folder's own `.awl/extensions/` (only once the folder is trusted; docs/permissions.md). Default true. */
+  project?: boolean;
 }
 
 /**
  * The folders to scan, highest precedence first: `--extensions-dir` folders (the most specific request),
- * then `.awl/extensions/` in cwd, then the user's `extensions/` folder, then the bundled extensions.
+ * then `.awl/extensions/` in cwd (unless `project` is false: an untrusted folder), then the user's `extensions/` folder, then the bundled extensions.
  */
 export function defaultExtensionRoots(options: RootOptions): ExtensionRoot[] {
   const roots: ExtensionRoot[] = (options.extraDirs ?? []).map((dir) => ({ dir: resolve(options.cwd, dir), source: "flag" }));
-  roots.push({ dir: resolve(options.cwd, ".awl", "extensions"), source: "project" });
+  if (options.project !== false) roots.push({ dir: resolve(options.cwd, ".awl", "extensions"), source: "project" });
   roots.push({ dir: join(userConfigDir(options.env), "extensions"), source: "user" });
   if (options.bundledDir) roots.push({ dir: options.bundledDir, source: "bundled" });
   return roots;
@@ -164,6 +166,7 @@ function walk(
   }
   for (const name of names) {
     if (name.startsWith(".")) continue; // hidden files and folders (.git, editor state) are never extensions
+    if (name.startsWith("_")) continue; // shared modules that the extensions beside them `require` (tool-cache.ts modulesOf)
     const path = join(dir, name);
     const isLua = name.endsWith(".lua");
     let stat: Stats | undefined;

@@ -59,6 +59,11 @@ export interface LuaToolSetOptions {
   /** `--extensions-dir` folders, highest precedence first. */
   extensionDirs?: readonly string[];
   /**
+   * Load the folder's own `.awl/extensions/` (its code runs at load). Default false: a folder's code is input
+   * until the user trusted it (docs/permissions.md, "Trust"); the CLI passes true for a trusted folder.
+   */
+  trustProject?: boolean;
+  /**
    * Bundled `std.*` extensions (the core tools); default: the package's `extensions/` folder. `false` offers
    * none of them (an embedder with tools of its own, a test about something else).
    */
@@ -183,6 +188,7 @@ export class LuaToolSet implements ToolSet {
       cwd: options.cwd,
       env: options.env,
       extraDirs: options.extensionDirs ?? [],
+      project: options.trustProject === true,
       ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
     const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env);

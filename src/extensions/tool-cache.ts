@@ -45,13 +45,11 @@ export function extensionKey(extension: DiscoveredExtension): string {
   const hash = createHash("sha256");
   hash.update(readFileSync(extension.file));
   const parts = [`${extension.size}:${extension.mtime_ms}`];
-  if (extension.file.endsWith("/init.lua")) {
-    // Sub-modules it may `require` at load time: their size and mtime are enough to notice an edit.
-    const dir = dirname(extension.file);
-    for (const file of luaFilesBelow(dir, extension.file)) {
-      const stat = statSync(file);
-      parts.push(`${relative(dir, file)}:${stat.size}:${stat.mtimeMs}`);
-    }
+  // Modules it may `require` at load time: their size and mtime are enough to notice an edit.
+  const dir = dirname(extension.file);
+  for (const file of modulesOf(extension)) {
+    const stat = statSync(file);
+    parts.push(`${relative(dir, file)}:${stat.size}:${stat.mtimeMs}`);
   }
   return `${parts.join("|")}|${hash.digest("hex")}`;
 }
@@ -95,8 +93,26 @@ export function writeToolCache(path: string, keys: readonly CacheEntry[], snapsh
   }
 }
 
+/**
+ * The Lua modules an extension may `require` from its own folder, in a stable order: for a directory extension
+ * every other `.lua` file below its folder; for a single-file one the shared modules beside it, the `_`-named
+ * files and folders that discovery leaves out (`_text.lua`, `_lib/…`), which several extensions of a folder share.
+ */
+export function modulesOf(extension: Pick<DiscoveredExtension, "file">): string[] {
+  const dir = dirname(extension.file);
+  if (extension.file.endsWith("/init.lua")) return luaFilesBelow(dir, extension.file);
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareCodeUnits(a.name, b.name))) {
+    if (!entry.name.startsWith("_")) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...luaFilesBelow(path, ""));
+    else if (entry.name.endsWith(".lua")) out.push(path);
+  }
+  return out;
+}
+
 /** Every `.lua` file below `dir` except `entry`, in a stable order. */
-export function luaFilesBelow(dir: string, entryPoint: string): string[] {
+function luaFilesBelow(dir: string, entryPoint: string): string[] {
   const out: string[] = [];
   const visit = (current: string, depth: number): void => {
     if (depth > 8) return; // deep enough for any real extension; bounds a symlink loop

@@ -6,7 +6,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { dirname, relative } from "node:path";
 import type { DiscoveredExtension } from "./discover.js";
-import { luaFilesBelow } from "./tool-cache.js";
+import { modulesOf } from "./tool-cache.js";
 
 /** One version of an extension on disk: its entry point's text and a key of all its Lua files' contents. */
 export interface ExtensionVersion {
@@ -25,16 +25,14 @@ export function readVersion(extension: DiscoveredExtension): ExtensionVersion {
   } catch (error) {
     hash.update(`unreadable ${(error as NodeJS.ErrnoException).code ?? ""}`);
   }
-  if (extension.file.endsWith("/init.lua")) {
-    const dir = dirname(extension.file);
-    try {
-      for (const file of luaFilesBelow(dir, extension.file)) {
-        hash.update(`\u0000${relative(dir, file)}\u0000`);
-        hash.update(readFileSync(file));
-      }
-    } catch {
-      hash.update("\u0000a module could not be read");
+  const dir = dirname(extension.file);
+  try {
+    for (const file of modulesOf(extension)) {
+      hash.update(`\u0000${relative(dir, file)}\u0000`);
+      hash.update(readFileSync(file));
     }
+  } catch {
+    hash.update("\u0000a module could not be read");
   }
   return { source, key: hash.digest("hex") };
 }

@@ -86,7 +86,7 @@ describe("awl acp", () => {
     writeTool();
     writeFileSync(join(cwd, "notes.txt"), "old text\n");
     server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "save_file", input: { path: "notes.txt", content: "new text\n" } }]) }, openaiAnswer("Done."));
-    const sessionId = await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+    const sessionId = await withAcp({ home, cwd, env: env(), args: ["--trust-project"] }, async (ctx, awl) => {
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
       const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "rewrite notes" }] });
       expect(response.stopReason).toBe("end_turn");
@@ -112,7 +112,7 @@ describe("awl acp", () => {
     expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("new text\n");
     // Loaded again: the tool block comes back from its saved snapshot, drawn by the tool's render; nothing runs.
     writeFileSync(join(cwd, "notes.txt"), "changed since\n");
-    await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
+    await withAcp({ home, cwd, env: env(), args: ["--trust-project"] }, async (ctx, awl) => {
       await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
       const updates = awl.updates.map((u) => u.update);
       expect(updates.map((u) => u.sessionUpdate)).toEqual(["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]);
@@ -145,7 +145,7 @@ describe("awl acp: bad input", () => {
     server.enqueue(slowAnswer(["never", "finished", "answer", "at", "all"]));
     const { spawn } = await import("node:child_process");
     const { AWL } = await import("./run-awl.js");
-    const child = spawn(process.execPath, [AWL, "acp"], { cwd, env: { PATH: process.env.PATH ?? "", HOME: home, ...env() } });
+    const child = spawn(process.execPath, [AWL, "acp", "--trust-project"], { cwd, env: { PATH: process.env.PATH ?? "", HOME: home, ...env() } });
     let stdout = "";
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));

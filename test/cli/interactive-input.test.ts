@@ -168,7 +168,13 @@ describe("the prompt", () => {
     await tty.terminal.type("/ model");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/model: openai gpt-test/);
+    // "/mo" is both /model and /mode: Tab completes what they share, a second Tab lists them.
     await tty.terminal.type("/mo");
+    await tty.terminal.keys("Tab");
+    await tty.terminal.waitFor(/> \/mode\s*$/m);
+    await tty.terminal.keys("Tab");
+    await tty.terminal.waitFor(/\/model {2}\/mode\n/);
+    await tty.terminal.type("l");
     await tty.terminal.keys("Tab");
     await tty.terminal.waitFor(/> \/model\s*$/m);
     await tty.terminal.type("other");

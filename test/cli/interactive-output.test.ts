@@ -159,7 +159,7 @@ describe("tool blocks on the terminal", () => {
     const gate = join(dir, "gate");
     const calls = [{ id: "s1", name: "steps", input: { gate, id: "A" } }, { id: "s2", name: "steps", input: { gate, id: "B" } }];
     tty.server.enqueue({ body: openaiToolCalls(calls) }, openaiAnswer("Stepped."));
-    await tty.start({ extensions: { "steps.lua": STEPS }, args: ["--lua-workers", "2"] });
+    await tty.start({ extensions: { "steps.lua": STEPS }, args: ["--lua-workers", "2", "--allow", "steps"] });
     await tty.send("go");
     // Both tool calls hold both workers until their gates open: every drawing below is a render done meanwhile.
     await tty.terminal.waitFor(/… steps .*\n {2}RENDERED A step 1\n… steps .*\n {2}RENDERED B step 1\n/);
@@ -174,7 +174,7 @@ describe("tool blocks on the terminal", () => {
   it("fits wide text by columns and leaves no stale copy; a resize relays the live block; elapsed time shows", async () => {
     const gate = join(tempDir("awl-gate-"), "open");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "w1", name: "wide", input: { gate } }]) }, openaiAnswer("Done."));
-    await tty.start({ columns: 80, extensions: { "wide.lua": WIDE } });
+    await tty.start({ columns: 80, extensions: { "wide.lua": WIDE }, args: ["--allow", "wide"] });
     await tty.send("go");
     // Header and body each fit on one row: cut by columns, not characters.
     await tty.terminal.waitFor(/… wide 漢字のタイトル長+…(?: \d+s)?\n {2}STEP two 界+…\n/);

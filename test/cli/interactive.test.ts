@@ -189,7 +189,7 @@ describe("awl interactive", () => {
   it("draws a tool block live: its render(state, view) body redrawn in place as ctx:show updates arrive", async () => {
     const gate = join(tempDir("awl-gate-"), "open");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
-    await launch([], undefined, { "gated.lua": GATED });
+    await launch([], undefined, { "gated.lua": GATED }, { args: ["--allow", "gated"] });
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.terminal.type("go");
     await tty.terminal.keys("Enter");
@@ -206,7 +206,7 @@ describe("awl interactive", () => {
     const gate = join(tempDir("awl-gate-"), "open");
     writeFileSync(gate, "");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, openaiAnswer("Gate passed."));
-    const home = await launch([], undefined, { "gated.lua": GATED });
+    const home = await launch([], undefined, { "gated.lua": GATED }, { args: ["--allow", "gated"] });
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.terminal.type("go");
     await tty.terminal.keys("Enter");
@@ -225,7 +225,7 @@ describe("awl interactive", () => {
   it("a SIGTERM mid-tool leaves the block final (stopped), not a live header", async () => {
     const gate = join(tempDir("awl-gate-"), "never");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) });
-    const home = await launch([], undefined, { "gated.lua": GATED });
+    const home = await launch([], undefined, { "gated.lua": GATED }, { args: ["--allow", "gated"] });
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.send("go");
     await tty.terminal.waitFor(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);
@@ -241,7 +241,7 @@ describe("awl interactive", () => {
     const dir = tempDir("awl-gate-");
     const [gate, logGate] = [join(dir, "open"), join(dir, "log")];
     tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate, log_gate: logGate } }]) }, openaiAnswer("Gate passed."));
-    await launch([], undefined, { "gated.lua": GATED });
+    await launch([], undefined, { "gated.lua": GATED }, { args: ["--allow", "gated"] });
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.terminal.type("go");
     await tty.terminal.keys("Enter");

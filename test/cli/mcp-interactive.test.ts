@@ -14,7 +14,7 @@ describe("a project's .mcp.json in the interactive mode", () => {
   it("asks once before starting its servers, remembers the answer, and offers their tools", async () => {
     const project = tempDir("awl-project-");
     writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: EVERYTHING } } }));
-    const { home, command } = awlCommand(tty.server, { args: ["--no-std-tools"] }); // about MCP: the /extensions list fits the screen
+    const { home, command } = awlCommand(tty.server, { args: ["--no-std-tools", "--allow", "*"] }); // about MCP: the /extensions list fits the screen
     const start = () => tty.terminal.start(`cd ${project} && ${command}; echo "[awl exited $?]"; sleep 60`);
 
     tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "proj_echo", input: { message: "approved" } }]) }, openaiAnswer("The server echoed."));
@@ -52,7 +52,7 @@ describe("a project's .mcp.json in the interactive mode", () => {
   it("a refusal is remembered too: the servers stay off, and /extensions says how to approve them", async () => {
     const project = tempDir("awl-project-");
     writeFileSync(join(project, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: EVERYTHING } } }));
-    const { command } = awlCommand(tty.server);
+    const { command } = awlCommand(tty.server, { args: ["--allow", "*"] });
     await tty.terminal.start(`cd ${project} && ${command}; echo "[awl exited $?]"; sleep 60`);
     await tty.terminal.waitFor(/\[y\/N\]/);
     await tty.terminal.type("n");

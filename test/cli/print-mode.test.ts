@@ -124,7 +124,7 @@ describe("tools from extensions", () => {
 
   it("a crashing extension: the crash report with its traceback on stderr, a tool_crash event, exit 3", async () => {
     const path = writeScript(dir, [{ role: "assistant", content: [{ type: "tool_use", id: "call_c", name: "crash", input: {} }] }], "crash.jsonl");
-    const run = await runAwl(["-p", "go", "--output-format", "stream-json", "--extensions-dir", examples, ...replay(path)]);
+    const run = await runAwl(["-p", "go", "--output-format", "stream-json", "--extensions-dir", examples, "--allow", "*", ...replay(path)]);
     expect(run.code).toBe(3);
     expect(run.stderr).toMatch(/awl: the "crash" extension crashed: .*crash\.lua:\d+: attempt to index a nil value/);
     expect(run.stderr).toMatch(/crash\.lua:\d+/);
@@ -143,7 +143,7 @@ describe("tools from extensions", () => {
       { role: "assistant", content: [{ type: "tool_use", id: "call_e", name: "echo", input: { message: "ping" } }] },
       { role: "assistant", content: [{ type: "text", text: "pong" }] },
     ], "echo.jsonl");
-    const run = await runAwl(["-p", "go", "--output-format", "json", "--extensions-dir", examples, ...replay(path)]);
+    const run = await runAwl(["-p", "go", "--output-format", "json", "--extensions-dir", examples, "--allow", "*", ...replay(path)]);
     expect(run.code).toBe(0);
     const result = JSON.parse(run.stdout);
     expect(result.messages[2]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "call_e", content: "ping" }] });

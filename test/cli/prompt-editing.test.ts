@@ -138,6 +138,7 @@ describe("LineEditor", () => {
     // Every command and alias, once each.
     expect(completeSlashCommand("/")).toEqual(SLASH_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]).map((n) => `/${n} `));
     expect(completeSlashCommand("/qu")).toEqual(["/quit "]);
+    expect(completeSlashCommand("/m")).toEqual(["/model ", "/mode "]);
     expect(completeSlashCommand("hello /he")).toEqual([]);
   });
 });

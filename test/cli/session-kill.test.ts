@@ -52,7 +52,7 @@ const script = [
 /** Runs `awl -p` in stream-json mode, SIGKILLs it after `killAfterMs` (never, if undefined); counts completed assistant messages seen. */
 function run(home: string, scriptPath: string, killAfterMs?: number): Promise<{ completeSeen: number }> {
   return new Promise((resolve, reject) => {
-    const args = ["-p", "--output-format", "stream-json", "--provider", "replay", "--replay", scriptPath, "--extensions-dir", extensionsDir];
+    const args = ["-p", "--output-format", "stream-json", "--provider", "replay", "--replay", scriptPath, "--extensions-dir", extensionsDir, "--allow", "*"];
     const child = spawn(process.execPath, [AWL, ...args, "count please"], {
       env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
       cwd: home,

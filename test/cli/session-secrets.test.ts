@@ -55,7 +55,7 @@ describe("secrets never reach the session folder", () => {
       { role: "assistant", content: [{ type: "tool_use", id: "call_1", name: "env", input: {} }] },
       { role: "assistant", content: [{ type: "text", text: `I saw ${ALL.join(" and ")}.` }] },
     ]);
-    const run = await runAwl(["-p", "--provider", "replay", "--replay", script, "--extensions-dir", extensions, `keys: ${ALL.join(" ")}`], {
+    const run = await runAwl(["-p", "--provider", "replay", "--replay", script, "--extensions-dir", extensions, "--allow", "*", `keys: ${ALL.join(" ")}`], {
       env: { HOME: home, ...KEYS },
       cwd: home,
       configFile: JSON.stringify({ api_key: FILE_KEY, providers: { openai: { api_key_env: "CORP_LLM_TOKEN" } } }),
@@ -87,7 +87,7 @@ describe("secrets never reach the session folder", () => {
       { role: "assistant", content: [{ type: "tool_use", id: "call_1", name: "env", input: {} }] },
       { role: "assistant", content: [{ type: "text", text: "Read it." }] },
     ]);
-    const run = await runAwl(["-p", "--output-format", "json", "--provider", "replay", "--replay", script, "--extensions-dir", extensions, "env please"], {
+    const run = await runAwl(["-p", "--output-format", "json", "--provider", "replay", "--replay", script, "--extensions-dir", extensions, "--allow", "*", "env please"], {
       env: { HOME: home, ...KEYS },
       cwd: home,
       configFile: JSON.stringify({ api_key: FILE_KEY, providers: { openai: { api_key_env: "CORP_LLM_TOKEN" } } }),

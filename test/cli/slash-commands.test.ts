@@ -10,7 +10,7 @@ const tty = tmuxTest();
 
 describe("slash commands", () => {
   it("/help wraps each description at words under its own column on a narrow terminal", async () => {
-    await tty.start({ columns: 60, rows: 60 });
+    await tty.start({ columns: 60, rows: 120 });
     await tty.send("/help");
     const screen = await tty.terminal.waitFor(/keys:[\s\S]*Ctrl-Z/);
     const lines = screen.split("\n");

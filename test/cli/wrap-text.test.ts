@@ -1,7 +1,7 @@
 /** awl's own text on a terminal: wrapped at words by display width, continuation lines indented under their text. */
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadDisplayWidth } from "../../src/cli/output/width.js";
-import { wrapText } from "../../src/cli/output/wrap-text.js";
+import { forTerminal, wrapText } from "../../src/cli/output/wrap-text.js";
 
 beforeAll(() => loadDisplayWidth());
 
@@ -26,5 +26,11 @@ describe("wrapText", () => {
 
   it("leaves lines that fit as they are", () => {
     expect(wrapText("short\n  indented   columns\n", 80)).toBe("short\n  indented   columns\n");
+  });
+
+  it("wraps for 80 columns on a terminal that reports no size (a pseudo-terminal nobody sized), not one word a line", () => {
+    const text = 'awl: no model chosen for provider "openai": set AWL_MODEL or pass --model NAME';
+    expect(forTerminal({ isTTY: true, columns: 0 }, text)).toBe(text);
+    expect(forTerminal({ isTTY: true }, text)).toBe(text);
   });
 });

@@ -15,12 +15,12 @@ afterEach(() => box.remove());
 
 /** The echo tool still answers, directly. */
 async function echoStillWorks(options: { asNobody?: boolean } = {}): Promise<void> {
-  expect(await box.awl(["tool", "call", "echo", '{"message":"alive"}'], options)).toMatchObject({ code: 0, stdout: "alive\n" });
+  expect(await box.awl(["tool", "--trust-project", "call", "echo", '{"message":"alive"}'], options)).toMatchObject({ code: 0, stdout: "alive\n" });
 }
 
 /** `awl extensions --json`, parsed. */
 async function listing(options: { asNobody?: boolean } = {}): Promise<{ extensions: any[]; skipped: string[] }> {
-  const result = await box.awl(["extensions", "--json", "--no-std-tools"], options); // about the user's extensions
+  const result = await box.awl(["extensions", "--trust-project", "--json", "--no-std-tools"], options); // about the user's extensions
   expect(result.code).toBe(0);
   return JSON.parse(result.stdout);
 }
@@ -78,7 +78,7 @@ awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
     expect(ext.errors).toEqual([
       `extension "fnschema" (${file}:1): the schema of tool "weird" cannot be sent to the model: cannot encode a function as JSON (at parameters.properties.x)`,
     ]);
-    expect(await box.awl(["tool", "call", "fine"])).toMatchObject({ code: 0, stdout: "kept\n" });
+    expect(await box.awl(["tool", "--trust-project", "call", "fine"])).toMatchObject({ code: 0, stdout: "kept\n" });
     await echoStillWorks();
   });
 
@@ -94,7 +94,7 @@ awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
     expect(ext.tools.map((t: any) => t.name)).toEqual(["fine"]);
     expect(ext.errors).toHaveLength(1);
     expect(ext.errors[0]).toContain(expected);
-    const tools = await box.awl(["tools"]);
+    const tools = await box.awl(["tools", "--trust-project"]);
     expect(tools.stdout).toContain(`1 problem:\n  ${expected}`);
     expect(tools.stdout).not.toMatch(/^bs2 /m);
     // Twice through -p: the first run loads for real, the second starts from the registration cache.
@@ -102,7 +102,7 @@ awl.register_tool("fine", { type = "object" }, function() return "kept" end)\n`,
     try {
       for (const run of [1, 2]) {
         server.enqueue({ body: openaiText(`run ${run}`) });
-        const turn = await box.awl(["-p", "go", "--no-std-tools"], { env: providerEnv("openai", server.url) });
+        const turn = await box.awl(["--trust-project", "--allow", "*", "-p", "go", "--no-std-tools"], { env: providerEnv("openai", server.url) });
         expect(turn.code).toBe(0);
         expect(turn.stderr).toContain(expected);
         expect(server.requests[run - 1]!.json().tools.map((t: any) => t.function.name)).toEqual(["echo", "fine"]);
@@ -124,7 +124,7 @@ describe("handlers that return something awl cannot send", () => {
     ["a table without content", "{ summary = 'x' }", "the tool `bad` returned a table without a `content` string (its keys: summary)"],
   ])("%s: an error result saying what it got and what a handler must return", async (_label, value, message) => {
     box.extension("bad.lua", returning(value));
-    const result = await box.awl(["tool", "call", "bad", "--json"]);
+    const result = await box.awl(["tool", "--trust-project", "call", "bad", "--json"]);
     expect(result.code).toBe(1);
     expect(JSON.parse(result.stdout)).toEqual({
       status: "result",
@@ -136,7 +136,7 @@ describe("handlers that return something awl cannot send", () => {
 
   it("invalid UTF-8 in a result reaches the model as valid text", async () => {
     box.extension("bytes.lua", returning('"ok \\xff\\xfe end"'));
-    const outcome = JSON.parse((await box.awl(["tool", "call", "bad", "--json"])).stdout);
+    const outcome = JSON.parse((await box.awl(["tool", "--trust-project", "call", "bad", "--json"])).stdout);
     expect(outcome.status).toBe("result");
     expect(outcome.content).toBe("ok \uFFFD\uFFFD end\n[awl: the tool's output was not valid UTF-8; invalid bytes were replaced with U+FFFD]");
 
@@ -144,7 +144,7 @@ describe("handlers that return something awl cannot send", () => {
     const server: ReplayServer = await startReplayServer();
     try {
       server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bad", input: {} }]) }, { body: openaiText("ok") });
-      const turn = await box.awl(["-p", "go"], { env: providerEnv("openai", server.url) });
+      const turn = await box.awl(["--trust-project", "--allow", "*", "-p", "go"], { env: providerEnv("openai", server.url) });
       expect(turn.code).toBe(0);
       const tool = server.requests[1]!.json().messages.find((m: any) => m.role === "tool");
       expect(tool.content).toBe(outcome.content);
@@ -196,7 +196,7 @@ it("with every bad case at once, a whole tool turn still works and -p warns on s
   const server = await startReplayServer();
   try {
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "echo", input: { message: "still here" } }]) }, { body: openaiText("fine") });
-    const turn = await box.awl(["-p", "go"], { env: providerEnv("openai", server.url) });
+    const turn = await box.awl(["--trust-project", "--allow", "*", "-p", "go"], { env: providerEnv("openai", server.url) });
     expect(turn.code).toBe(0);
     expect(turn.stdout).toContain("fine");
     expect(server.requests[1]!.json().messages.find((m: any) => m.role === "tool").content).toBe("still here");

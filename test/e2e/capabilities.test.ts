@@ -36,18 +36,18 @@ describe("capabilities", () => {
     const config = JSON.parse(readFileSync(join(box.home, ".config", "awl", "config.json"), "utf8"));
     expect(config).toEqual({ extensions: { weather: { enabled: false } } });
 
-    const listed = await box.awl(["extensions", "--no-std-tools"]);
+    const listed = await box.awl(["extensions", "--trust-project", "--no-std-tools"]);
     expect(listed.code).toBe(0);
     expect(listed.stdout).toContain("weather  disabled  .awl/extensions/weather/init.lua  (project)");
     expect(listed.stdout).toContain("    Weather: Looking up the weather.");
     expect(listed.stdout).toContain("    version 1.0.0, license MIT");
     expect(listed.stdout).toContain("switched off in");
-    expect((await box.awl(["tools", "--no-std-tools"])).stdout).not.toContain("get_weather");
+    expect((await box.awl(["tools", "--trust-project", "--no-std-tools"])).stdout).not.toContain("get_weather");
     expect(existsSync(marker)).toBe(false);
 
     const on = await box.awl(["extensions", "enable", "weather"]);
     expect(on.stdout).toContain("weather: enabled");
-    const tools = await box.awl(["tools", "--no-std-tools"]);
+    const tools = await box.awl(["tools", "--trust-project", "--no-std-tools"]);
     expect(tools.stdout).toContain("get_weather");
     expect(existsSync(marker)).toBe(true);
   });
@@ -57,7 +57,7 @@ describe("capabilities", () => {
     await box.awl(["extensions", "disable", "weather"]);
     const on = await box.awl(["extensions", "enable", "weather", "--project"]);
     expect(on.stdout).toContain("weather: enabled (.awl/config.json)");
-    expect((await box.awl(["tools", "--no-std-tools"])).stdout).toContain("get_weather");
+    expect((await box.awl(["tools", "--trust-project", "--no-std-tools"])).stdout).toContain("get_weather");
     const offAgain = await box.awl(["extensions", "disable", "weather", "--project"]);
     expect(offAgain.code).toBe(0);
     const userOn = await box.awl(["extensions", "enable", "weather"]);
@@ -67,7 +67,7 @@ describe("capabilities", () => {
   it("refuses metadata that is not a plain literal, with file:line, and the tools still load", async () => {
     const marker = join(box.root, "ran");
     weather(marker, `awl.capability {\n  label = "Weather",\n  description = os.getenv("HOME"),\n}`);
-    const listed = await box.awl(["extensions", "--no-std-tools"]);
+    const listed = await box.awl(["extensions", "--trust-project", "--no-std-tools"]);
     expect(listed.stdout).toContain(".awl/extensions/weather/init.lua:3: awl.capability: `description` must be a plain string literal, because awl reads it without running your code; found a function call or variable `os`");
     expect(listed.stdout).toContain("tools: get_weather");
   });
@@ -92,9 +92,9 @@ describe("reserved names and precedence", () => {
   it("gives a tool name to the project's extension over the user's, whatever their names", async () => {
     userExtension("aa_user.lua", `awl.register_tool { name = "deploy", run = function() return "user's" end }\n`);
     box.extension("zz_project.lua", `awl.register_tool { name = "deploy", run = function() return "project's" end }\n`);
-    const call = await box.awl(["tool", "call", "deploy", "{}", "--no-std-tools"]);
+    const call = await box.awl(["tool", "call", "deploy", "{}", "--trust-project", "--no-std-tools"]);
     expect(call.stdout).toContain("project's");
-    const tools = await box.awl(["tools", "--no-std-tools"]);
+    const tools = await box.awl(["tools", "--trust-project", "--no-std-tools"]);
     expect(tools.stdout).toContain('"zz_project" keeps it');
   });
 });
@@ -104,8 +104,10 @@ describe("awl extensions new", () => {
     const made = await box.awl(["extensions", "new", "greeter"]);
     expect(made.code).toBe(0);
     expect(made.stdout).toContain("wrote .awl/extensions/greeter.lua");
-    expect(made.stdout).toContain(`try it: awl tool call greeter '{"who": "Ada"}'`);
-    const call = await box.awl(["tool", "call", "greeter", '{"who": "Ada"}', "--no-std-tools"]);
+    // The folder is not trusted yet, so the hint carries the flag that loads its extensions.
+    expect(made.stdout).toContain(`try it: awl tool call greeter '{"who": "Ada"}' --trust-project\n`);
+    expect(made.stdout).toContain("this folder is not trusted yet: awl permissions trust");
+    const call = await box.awl(["tool", "call", "greeter", '{"who": "Ada"}', "--trust-project", "--no-std-tools"]);
     expect(call.code).toBe(0);
     expect(call.stdout).toContain("Hello, Ada!");
     const luarc = JSON.parse(readFileSync(join(box.cwd, ".awl", "extensions", ".luarc.json"), "utf8"));

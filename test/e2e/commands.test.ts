@@ -26,7 +26,7 @@ afterEach(() => box.remove());
 describe("awl tools", () => {
   it("lists each tool with its extension, file:line and description, sorted by name", async () => {
     installExamples(box, ["echo.lua", "slow.lua", "text"]);
-    const result = await box.awl(["tools", NO_STD]);
+    const result = await box.awl(["tools", "--trust-project", NO_STD]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
@@ -47,7 +47,7 @@ describe("awl tools", () => {
   });
 
   it("prints JSON with the schema and timeouts, and takes --extensions-dir", async () => {
-    const result = await box.awl(["tools", NO_STD, "--json", "--extensions-dir", EXAMPLES, "--tool-timeout", "5000"]);
+    const result = await box.awl(["tools", "--trust-project", NO_STD, "--json", "--extensions-dir", EXAMPLES, "--tool-timeout", "5000"]);
     expect(result.code).toBe(0);
     const listing = JSON.parse(result.stdout);
     expect(listing.tools.map((t: any) => [t.name, t.extension, t.timeout_ms])).toEqual([
@@ -62,8 +62,8 @@ describe("awl tools", () => {
   });
 
   it("says so when there are no tools, and rejects a bad flag with the usage exit code", async () => {
-    expect(await box.awl(["tools", NO_STD])).toMatchObject({ code: 0, stdout: "No tools: no extension registers any.\n" });
-    const bad = await box.awl(["tools", "--nope"]);
+    expect(await box.awl(["tools", "--trust-project", NO_STD])).toMatchObject({ code: 0, stdout: "No tools: no extension registers any.\n" });
+    const bad = await box.awl(["tools", "--trust-project", "--nope"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--nope");
   });
@@ -73,21 +73,21 @@ describe("awl tool call", () => {
   beforeEach(() => installExamples(box, ["echo.lua", "crash.lua", "slow.lua", "text"]));
 
   it("runs a handler directly and prints its result", async () => {
-    expect(await box.awl(["tool", "call", "echo", '{"message":"hi there"}'])).toEqual({ code: 0, stdout: "hi there\n", stderr: "" });
-    expect(await box.awl(["tool", "call", "word_count", "-"], { input: '{"text":"a b c"}' })).toMatchObject({
+    expect(await box.awl(["tool", "--trust-project", "call", "echo", '{"message":"hi there"}'])).toEqual({ code: 0, stdout: "hi there\n", stderr: "" });
+    expect(await box.awl(["tool", "--trust-project", "call", "word_count", "-"], { input: '{"text":"a b c"}' })).toMatchObject({
       code: 0,
       stdout: "1 lines, 3 words, 5 bytes\n",
     });
   });
 
   it("prints the whole outcome with --json", async () => {
-    const result = await box.awl(["tool", "call", "echo", '{"message":"x"}', "--json"]);
+    const result = await box.awl(["tool", "--trust-project", "call", "echo", '{"message":"x"}', "--json"]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ status: "result", content: "x", is_error: false });
   });
 
   it("reports a crash with its traceback and exit code 3", async () => {
-    const result = await box.awl(["tool", "call", "crash"]);
+    const result = await box.awl(["tool", "--trust-project", "call", "crash"]);
     expect(result.code).toBe(3);
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/^awl: the "crash" extension crashed: .*crash\.lua:8: attempt to index a nil value/);
@@ -95,22 +95,22 @@ describe("awl tool call", () => {
   });
 
   it("stops a handler at its timeout (the tool's own, or --timeout) with exit code 1", async () => {
-    const spin = await box.awl(["tool", "call", "spin"]);
+    const spin = await box.awl(["tool", "--trust-project", "call", "spin"]);
     expect(spin.code).toBe(1);
     expect(spin.stderr).toContain('tool "spin" timed out after 1000 ms and was stopped');
-    const wait = await box.awl(["tool", "call", "wait", '{"seconds": 5}', "--timeout", "300"]);
+    const wait = await box.awl(["tool", "--trust-project", "call", "wait", '{"seconds": 5}', "--timeout", "300"]);
     expect(wait.code).toBe(1);
     expect(wait.stderr).toContain('tool "wait" timed out after 300 ms');
   });
 
   it("checks the input against the schema, and names an unknown tool with the known ones", async () => {
-    const invalid = await box.awl(["tool", "call", "echo", '{"message": 3}']);
+    const invalid = await box.awl(["tool", "--trust-project", "call", "echo", '{"message": 3}']);
     expect(invalid.code).toBe(2);
     expect(invalid.stderr).toContain('invalid input for tool "echo"');
-    const notJson = await box.awl(["tool", "call", "echo", "{nope"]);
+    const notJson = await box.awl(["tool", "--trust-project", "call", "echo", "{nope"]);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toContain("the input is not valid JSON: {nope");
-    const unknown = await box.awl(["tool", "call", "nope", NO_STD]);
+    const unknown = await box.awl(["tool", "--trust-project", "call", "nope", NO_STD]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no tool named "nope" (tools: crash, echo, spin, wait, word_count)');
   });
@@ -122,7 +122,7 @@ describe("awl tool call", () => {
       `awl.register_tool { name = "hang", description = "d", parameters = { type = "object", properties = {} },
   run = function() os.execute("echo $$ > ${ready}.tmp && mv ${ready}.tmp ${ready} && exec sleep 30") return "late" end }`,
     );
-    const child = spawn(process.execPath, [AWL, "tool", "call", "hang"], { cwd: box.cwd, env: box.env(), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [AWL, "tool", "--trust-project", "call", "hang"], { cwd: box.cwd, env: box.env(), stdio: ["ignore", "pipe", "pipe"] });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on("close", resolve));
@@ -138,7 +138,7 @@ describe("awl tool call", () => {
 
   it("shows a table raised with error() as JSON", async () => {
     const file = box.extension("raises.lua", `awl.register_tool("raises", { type = "object" }, function()\n  error({ code = 1, why = "bad" })\nend)\n`);
-    const result = await box.awl(["tool", "call", "raises"]);
+    const result = await box.awl(["tool", "--trust-project", "call", "raises"]);
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(`awl: the "raises" extension crashed: {"code":1,"why":"bad"}\nstack traceback:\n\t[C]: in function 'error'\n\t${file}:2: in function <${file}:1>\n`);
   });
@@ -147,7 +147,7 @@ describe("awl tool call", () => {
     box.extension("fails.lua", `
 awl.register_tool { name = "fails", description = "d", parameters = { type = "object", properties = {} },
   run = function() return { content = "no such city", is_error = true } end }`);
-    const result = await box.awl(["tool", "call", "fails"]);
+    const result = await box.awl(["tool", "--trust-project", "call", "fails"]);
     expect(result).toMatchObject({ code: 1, stdout: "" });
     expect(result.stderr).toContain('tool "fails" returned an error: no such city');
   });
@@ -160,7 +160,7 @@ describe("awl extensions", () => {
     const userDir = join(box.home, ".config/awl/extensions");
     mkdirSync(userDir, { recursive: true });
     writeFileSync(join(userDir, "echo.lua"), "-- an older echo, hidden by the project's\n");
-    const result = await box.awl(["extensions", NO_STD]);
+    const result = await box.awl(["extensions", "--trust-project", NO_STD]);
     expect(result.code).toBe(0);
     const lines = result.stdout.split("\n");
     expect(lines[0]).toBe("broken  failed  .awl/extensions/broken.lua  (project)");
@@ -174,7 +174,7 @@ describe("awl extensions", () => {
 
   it("prints JSON", async () => {
     installExamples(box, ["echo.lua"]);
-    const result = await box.awl(["extensions", NO_STD, "--json"]);
+    const result = await box.awl(["extensions", "--trust-project", NO_STD, "--json"]);
     expect(JSON.parse(result.stdout)).toMatchObject({
       extensions: [{ name: "echo", state: "loaded", source: "project", errors: [], tools: [{ name: "echo" }] }],
       skipped: [],
@@ -194,17 +194,17 @@ awl.register_tool { name = "always", description = "d", parameters = { type = "o
 
   it("hides a tool whose available() says no from the model, and shows why to the author", async () => {
     box.extension("gated.lua", GATED);
-    const listed = await box.awl(["tools", NO_STD]);
+    const listed = await box.awl(["tools", "--trust-project", NO_STD]);
     expect(listed.stdout).toContain("needs_env  ·  extension \"gated\"  ·  .awl/extensions/gated.lua:2  ·  exec  ·  155 B ≈ 39 tokens\n    Offered only when AWL_TEST_GATE is set.\n    not offered to the model: its available() returned false\n");
-    const json = JSON.parse((await box.awl(["tools", NO_STD, "--json"])).stdout);
+    const json = JSON.parse((await box.awl(["tools", "--trust-project", NO_STD, "--json"])).stdout);
     expect(json.tools.map((t: any) => [t.name, t.offered])).toEqual([["always", true], ["needs_env", false]]);
-    const call = await box.awl(["tool", "call", "needs_env"]);
+    const call = await box.awl(["tool", "--trust-project", "call", "needs_env"]);
     expect(call.code).toBe(1);
     expect(call.stderr).toContain('the tool "needs_env" is not available here: its available() returned false');
 
-    const open = await box.awl(["tool", "call", "needs_env"], { env: { AWL_TEST_GATE: "1" } });
+    const open = await box.awl(["tool", "--trust-project", "call", "needs_env"], { env: { AWL_TEST_GATE: "1" } });
     expect(open).toMatchObject({ code: 0, stdout: "gate open\n" });
-    const offered = JSON.parse((await box.awl(["tools", NO_STD, "--json"], { env: { AWL_TEST_GATE: "1" } })).stdout);
+    const offered = JSON.parse((await box.awl(["tools", "--trust-project", NO_STD, "--json"], { env: { AWL_TEST_GATE: "1" } })).stdout);
     expect(offered.tools.every((t: any) => t.offered)).toBe(true);
   });
 });

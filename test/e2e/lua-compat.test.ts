@@ -29,7 +29,7 @@ it("io and os failures say what Lua 5.4 says, and io.write('') logs nothing", as
 end)\n`,
   );
   const missing = `${box.root}/zzz_nope`;
-  const result = await box.awl(["tool", "call", "probe", JSON.stringify({ dir: box.root })]);
+  const result = await box.awl(["tool", "--trust-project", "call", "probe", JSON.stringify({ dir: box.root })]);
   expect(result.stderr).toBe("");
   expect(result.stdout).toBe(
     [
@@ -53,5 +53,5 @@ it("JSON input keeps -0.0 negative, as Lua's own tonumber('-0.0') does", async (
   return tostring(a.x) .. " " .. math.type(a.x) .. " " .. tostring(1 / a.x) .. " " .. awl.json.encode(a)
 end)\n`,
   );
-  expect(await box.awl(["tool", "call", "zero", '{"x":-0.0}'])).toMatchObject({ code: 0, stdout: '-0.0 float -inf {"x":-0.0}\n' });
+  expect(await box.awl(["tool", "--trust-project", "call", "zero", '{"x":-0.0}'])).toMatchObject({ code: 0, stdout: '-0.0 float -inf {"x":-0.0}\n' });
 });

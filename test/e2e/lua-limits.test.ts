@@ -53,7 +53,7 @@ async function twoCalls(waitSeconds: number, flags: string[] = []): Promise<stri
     { body: openaiToolCalls([{ id: "c_a", name: "meet", input: input("a", "b") }, { id: "c_b", name: "meet", input: input("b", "a") }]) },
     { body: openaiText("done") },
   );
-  const result = await box.awl(["-p", "go", ...flags], { env: providerEnv("openai", server.url) });
+  const result = await box.awl(["--trust-project", "--allow", "*", "-p", "go", ...flags], { env: providerEnv("openai", server.url) });
   expect(result.stderr).not.toContain("unknown key");
   expect(result.code).toBe(0);
   return server.requests.at(-1)!.json().messages.filter((m: any) => m.role === "tool").map((m: any) => m.content);
@@ -72,33 +72,33 @@ it("runs calls one after another with lua_workers = 1 in the config file, side b
 
 it("awl tool call honours lua_memory_mb and tool_timeout_ms from the config file", async () => {
   const file = box.extension("hog.lua", HOG);
-  expect(await box.awl(["tool", "call", "hog", '{"mb":40}'])).toMatchObject({ code: 0, stdout: "allocated 40 MB\n" });
+  expect(await box.awl(["tool", "--trust-project", "call", "hog", '{"mb":40}'])).toMatchObject({ code: 0, stdout: "allocated 40 MB\n" });
   config({ lua_memory_mb: 16 });
-  const capped = await box.awl(["tool", "call", "hog", '{"mb":40}']);
+  const capped = await box.awl(["tool", "--trust-project", "call", "hog", '{"mb":40}']);
   expect(capped.code).toBe(3);
   // Where the handler was when the allocation failed (a memory error reaches no Lua message handler).
   expect(capped.stderr).toBe(
     `awl: the "hog" extension crashed: not enough memory (the extension's Lua state reached its memory cap of 16 MB)\nstack traceback:\n\t${file}:4: in function <${file}:2>\n`,
   );
-  expect(await box.awl(["tool", "call", "hog", '{"mb":4}'])).toMatchObject({ code: 0, stdout: "allocated 4 MB\n" });
+  expect(await box.awl(["tool", "--trust-project", "call", "hog", '{"mb":4}'])).toMatchObject({ code: 0, stdout: "allocated 4 MB\n" });
   // The flag wins over the file.
-  expect(await box.awl(["tool", "call", "hog", '{"mb":40}', "--lua-memory-mb", "64"])).toMatchObject({ code: 0, stdout: "allocated 40 MB\n" });
+  expect(await box.awl(["tool", "--trust-project", "call", "hog", '{"mb":40}', "--lua-memory-mb", "64"])).toMatchObject({ code: 0, stdout: "allocated 40 MB\n" });
   config({ tool_timeout_ms: 300 });
-  const spin = await box.awl(["tool", "call", "spin"]);
+  const spin = await box.awl(["tool", "--trust-project", "call", "spin"]);
   expect(spin.code).toBe(1);
   expect(spin.stderr).toContain("timed out after 300 ms");
 }, 60_000); // six runs of awl, each starting a Lua worker
 
 it("a bad limit is a usage error naming the flag, or the file and key", async () => {
   box.extension("hog.lua", HOG);
-  const flag = await box.awl(["tools", "--lua-workers", "0"]);
+  const flag = await box.awl(["tools", "--trust-project", "--lua-workers", "0"]);
   expect(flag.code).toBe(2);
   expect(flag.stderr).toContain('--lua-workers expects a whole number of workers from 1 to 256, got "0"');
   config({ lua_memory_mb: "lots" });
-  const file = await box.awl(["tool", "call", "hog", '{"mb":1}']);
+  const file = await box.awl(["tool", "--trust-project", "call", "hog", '{"mb":1}']);
   expect(file.code).toBe(2);
   expect(file.stderr).toContain(`the config file ${join(box.home, ".config/awl/config.json")}:1: key "lua_memory_mb" expects a whole number of MB from 8 to 4096, got "lots"`);
-  const chat = await box.awl(["-p", "hi"], { env: providerEnv("openai", server.url) });
+  const chat = await box.awl(["--trust-project", "--allow", "*", "-p", "hi"], { env: providerEnv("openai", server.url) });
   expect(chat.code).toBe(2);
   expect(chat.stderr).toContain('key "lua_memory_mb"');
   expect(server.requests).toHaveLength(0);

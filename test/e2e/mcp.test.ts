@@ -36,7 +36,7 @@ function userConfig(servers: Record<string, unknown>, extra: Record<string, unkn
 }
 
 describe.each(["openai", "anthropic"] as const)("%s: MCP tools through awl -p", (provider) => {
-  const run = (prompt: string, extra: string[] = []) => box.awl(["-p", prompt, ...extra], { env: providerEnv(provider, server.url) });
+  const run = (prompt: string, extra: string[] = []) => box.awl(["--trust-project", "--allow", "*", "-p", prompt, ...extra], { env: providerEnv(provider, server.url) });
 
   it("offers the server's tools beside Lua's and runs an MCP call and a Lua call in parallel", async () => {
     installExamples(box, ["echo.lua"]);
@@ -80,7 +80,7 @@ describe("MCP in print mode", () => {
       { body: openaiToolCalls([{ id: "c_long", name: "everything_trigger-long-running-operation", input: { duration: 0.9, steps: 3 } }]) },
       { body: openaiText("Done.") },
     );
-    const result = await box.awl(["-p", "--output-format", "stream-json", "go"], { env: env() });
+    const result = await box.awl(["--allow", "*", "-p", "--output-format", "stream-json", "go"], { env: env() });
     expect(result.code).toBe(0);
     const events = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
     const progress = events.filter((e) => e.type === "tool_progress");
@@ -92,13 +92,13 @@ describe("MCP in print mode", () => {
   it("starts a project's .mcp.json servers headless only with --approve-mcp-json", async () => {
     writeFileSync(join(box.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: EVERYTHING } } }));
     server.enqueue({ body: openaiText("One.") }, { body: openaiText("Two.") });
-    const refused = await box.awl(["-p", "hi"], { env: env() });
+    const refused = await box.awl(["--allow", "*", "-p", "hi"], { env: env() });
     expect(refused.code).toBe(0);
     expect(refused.stderr).toContain('MCP server "proj"');
     expect(refused.stderr).toContain("not approved for this project yet");
     expect(refused.stderr).toContain("--approve-mcp-json");
     expect(toolNamesOffered("openai", server.requests[0]!)).not.toContain("proj_echo");
-    const approved = await box.awl(["-p", "--approve-mcp-json", "hi"], { env: env() });
+    const approved = await box.awl(["--allow", "*", "-p", "--approve-mcp-json", "hi"], { env: env() });
     expect(approved.code).toBe(0);
     expect(approved.stderr).not.toContain("awl:");
     expect(toolNamesOffered("openai", server.requests[1]!)).toContain("proj_echo");
@@ -107,7 +107,7 @@ describe("MCP in print mode", () => {
   it("reports a server that fails, and the turn goes on without it", async () => {
     userConfig({ broken: { command: "/nonexistent/server" }, everything: { command: EVERYTHING } });
     server.enqueue({ body: openaiText("Fine.") });
-    const result = await box.awl(["-p", "hi"], { env: env() });
+    const result = await box.awl(["--allow", "*", "-p", "hi"], { env: env() });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("Fine.");
     expect(result.stderr).toContain('awl: MCP server "broken" failed: the command "/nonexistent/server" was not found');
@@ -120,12 +120,12 @@ describe("MCP in print mode", () => {
     writeFileSync(modeFile, "normal");
     userConfig({ odd: { command: process.execPath, args: [odd, `@${modeFile}`] } }, { mcp_startup_timeout_ms: 4000 });
     server.enqueue({ body: openaiText("First.") });
-    expect((await box.awl(["-p", "hi"], { env: env() })).code).toBe(0);
+    expect((await box.awl(["--allow", "*", "-p", "hi"], { env: env() })).code).toBe(0);
     expect(toolNamesOffered("openai", server.requests[0]!)).toContain("odd_slow");
     // Next run the server never answers initialize: its cached tools are offered at once (no wait, no warning)...
     writeFileSync(modeFile, "silent");
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "odd_slow", input: { ms: 1 } }]) }, { body: openaiText("Second.") });
-    const second = await box.awl(["-p", "hi"], { env: env() });
+    const second = await box.awl(["--allow", "*", "-p", "hi"], { env: env() });
     expect(second.code).toBe(0);
     expect(second.stderr).not.toContain("not ready after");
     expect(toolNamesOffered("openai", server.requests[1]!)).toContain("odd_slow");

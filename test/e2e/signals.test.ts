@@ -55,7 +55,7 @@ end)\n`,
 }
 
 it("SIGTERM during awl tool call kills the handler's program and exits 143", async () => {
-  const { child, exited, sleeper } = await startWithSleeper(["tool", "call", "popensleep"]);
+  const { child, exited, sleeper } = await startWithSleeper(["tool", "--trust-project", "call", "popensleep"]);
   child.kill("SIGTERM");
   expect(await exited).toBe(143);
   expect(await gone(sleeper)).toBe(true);
@@ -63,7 +63,7 @@ it("SIGTERM during awl tool call kills the handler's program and exits 143", asy
 
 it("SIGHUP during a tool call of awl -p kills the handler's program and exits 129", async () => {
   server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "popensleep", input: {} }]) });
-  const { child, exited, sleeper } = await startWithSleeper(["-p", "go"], providerEnv("openai", server.url));
+  const { child, exited, sleeper } = await startWithSleeper(["--trust-project", "--allow", "*", "-p", "go"], providerEnv("openai", server.url));
   child.kill("SIGHUP");
   expect(await exited).toBe(129);
   expect(await gone(sleeper)).toBe(true);
@@ -71,7 +71,7 @@ it("SIGHUP during a tool call of awl -p kills the handler's program and exits 12
 
 it("SIGTERM during a tool call of awl -p kills the handler's program and exits 143", async () => {
   server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "popensleep", input: {} }]) });
-  const { child, exited, sleeper } = await startWithSleeper(["-p", "go"], providerEnv("openai", server.url));
+  const { child, exited, sleeper } = await startWithSleeper(["--trust-project", "--allow", "*", "-p", "go"], providerEnv("openai", server.url));
   child.kill("SIGTERM");
   expect(await exited).toBe(143);
   expect(await gone(sleeper)).toBe(true);

@@ -50,7 +50,7 @@ describe("tool blocks in print mode (text)", () => {
       { body: openaiToolCalls([{ id: "w1", name: "weather", input: { city: "Oslo" } }, { id: "s1", name: "shown", input: {} }]) },
       { body: openaiText("Sunny in Oslo.") },
     );
-    const run = await box.awl(["-p", "weather?"], { env: providerEnv("openai", server.url) });
+    const run = await box.awl(["--trust-project", "--allow", "*", "-p", "weather?"], { env: providerEnv("openai", server.url) });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("Sunny in Oslo.\n");
     expect(run.stderr).toBe(["✓ weather Oslo", "  WEATHER-RENDER Oslo: sunny", "  view 97x10", "✓ shown {}", "  shown summary", ""].join("\n"));
@@ -58,7 +58,7 @@ describe("tool blocks in print mode (text)", () => {
 
   it("falls back to the plain text with a one-line note when a render runs away, and the turn goes on", async () => {
     server.enqueue({ body: openaiToolCalls([{ id: "b1", name: "badrender", input: {} }]) }, { body: openaiText("Still answered.") });
-    const run = await box.awl(["-p", "go"], { env: providerEnv("openai", server.url) });
+    const run = await box.awl(["--trust-project", "--allow", "*", "-p", "go"], { env: providerEnv("openai", server.url) });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe("Still answered.\n");
     expect(run.stderr).toMatch(/^✓ badrender \{\}\n {2}render failed, plain text shown: render\(state, view\) ran past 1000 ms\n {2}badrender result\n$/);

@@ -102,7 +102,7 @@ afterEach(async () => {
 
 describe.each(["openai", "anthropic"] as const)("%s: tool turns through awl -p", (provider) => {
   // About the user's extensions: the bundled std tools (test/std/) are left out.
-  const run = (prompt: string, extra: string[] = []) => box.awl(["-p", prompt, "--no-std-tools", ...extra], { env: providerEnv(provider, server.url) });
+  const run = (prompt: string, extra: string[] = []) => box.awl(["--trust-project", "--allow", "*", "-p", prompt, "--no-std-tools", ...extra], { env: providerEnv(provider, server.url) });
 
   it("runs one tool call and sends its result back", async () => {
     installExamples(box, ["echo.lua"]);
@@ -207,18 +207,18 @@ it("starts from the registration cache on the next run, and the Lua workers stil
   installExamples(box, ["echo.lua"]);
   const env = providerEnv("openai", server.url);
   server.enqueue({ body: openaiText("no tools this time") });
-  expect((await box.awl(["-p", "hi"], { env })).code).toBe(0);
+  expect((await box.awl(["--trust-project", "--allow", "*", "-p", "hi"], { env })).code).toBe(0);
   // The bundled std tools are cached beside the user's own.
   expect(JSON.parse(readFileSync(join(box.home, ".cache/awl/extension-tools.json"), "utf8")).tools.map((t: any) => t.name).sort()).toEqual(["echo", ...STD_TOOLS].sort());
   server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "echo", input: { message: "from cache" } }]) }, { body: openaiText("done") });
-  const second = await box.awl(["-p", "echo"], { env });
+  const second = await box.awl(["--trust-project", "--allow", "*", "-p", "echo"], { env });
   expect(second.code).toBe(0);
   expect(server.requests[1]!.body).toBe(server.requests[0]!.body.replace('"hi"', '"echo"')); // same tool bytes, cached or not
   expect(toolResults("openai", server.requests[2]!)).toEqual([{ id: "c1", content: "from cache" }]);
 });
 
 it("the offline demo (the README's main command with no key) plays a tool-calling turn with the example extensions", async () => {
-  const result = await box.awl(["--demo", "-p", "--output-format", "json"]);
+  const result = await box.awl(["--demo", "--trust-project", "--allow", "*", "-p", "--output-format", "json"]);
   expect(result.code).toBe(0);
   const turn = JSON.parse(result.stdout.trim().split("\n").pop()!);
   const results = turn.messages.flatMap((m: any) => m.content).filter((b: any) => b.type === "tool_result");

@@ -21,6 +21,8 @@ const hooked = (hook: string) => `
 awl.on_unload(function() ${hook} end)
 awl.register_tool { name = "ping", run = function() return "pong" end }
 `;
+// The project's extensions load only in a trusted folder, and their tools (kinds undeclared: exec) run only when allowed.
+const TRUSTED = ["--trust-project", "--allow", "*"];
 const markHook = (file: string) => `local f = assert(io.open(${JSON.stringify(file)}, "a")); f:write("unloaded\\n"); f:close()`;
 
 describe("on_unload at exit", () => {
@@ -28,12 +30,12 @@ describe("on_unload at exit", () => {
     const mark = join(box.root, "mark");
     box.extension("hooked.lua", hooked(markHook(mark)));
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "ping", input: {} }]) }, { body: openaiText("Done.") });
-    const tool = await box.awl(["-p", "ping it"], { env: providerEnv("openai", server.url) });
+    const tool = await box.awl([...TRUSTED, "-p", "ping it"], { env: providerEnv("openai", server.url) });
     expect(tool.code).toBe(0);
     expect(readFileSync(mark, "utf8")).toBe("unloaded\n");
     // The cache now answers and no tool is called: no Lua runs at all, so there is nothing to unload.
     server.enqueue({ body: openaiText("Hi.") });
-    const plain = await box.awl(["-p", "hi"], { env: providerEnv("openai", server.url) });
+    const plain = await box.awl([...TRUSTED, "-p", "hi"], { env: providerEnv("openai", server.url) });
     expect(plain.code).toBe(0);
     expect(readFileSync(mark, "utf8")).toBe("unloaded\n");
   });
@@ -46,7 +48,7 @@ describe("on_unload at exit", () => {
     box.extension("zlast.lua", hooked(markHook(mark)).replace('"ping"', '"ping4"'));
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "ping", input: {} }]) }, { body: openaiText("Done.") });
     const started = Date.now();
-    const run = await box.awl(["-p", "ping it"], { env: providerEnv("openai", server.url) });
+    const run = await box.awl([...TRUSTED, "-p", "ping it"], { env: providerEnv("openai", server.url) });
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("Done.");
     expect(run.stderr).toContain("[bad] on_unload failed:");

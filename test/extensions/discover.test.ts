@@ -56,9 +56,17 @@ describe("extension names", () => {
     expect(names([root("p")])).toEqual(["ok"]);
   });
 
+  it("leaves out `_` files and folders: modules the extensions beside them share", () => {
+    file("p/read.lua");
+    file("p/_text.lua");
+    file("p/_lib/diff.lua");
+    file("p/sub/_more.lua");
+    expect(names([root("p")])).toEqual(["read"]);
+  });
+
   it("gives the same order whatever order the files were created in", () => {
-    for (const name of ["zeta", "Alpha", "beta", "_x", "a-b"]) file(`p/${name}.lua`);
-    expect(names([root("p")])).toEqual(["Alpha", "_x", "a-b", "beta", "zeta"]);
+    for (const name of ["zeta", "Alpha", "beta", "Z_x", "a-b"]) file(`p/${name}.lua`);
+    expect(names([root("p")])).toEqual(["Alpha", "Z_x", "a-b", "beta", "zeta"]);
   });
 
   it("prefers x.lua over x/init.lua in one folder and reports the clash", () => {

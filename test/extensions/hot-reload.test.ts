@@ -1,7 +1,7 @@
 // Hot reload through the library's tool set with real Lua workers and a real watcher: a save is picked up at
 // the next refresh (the agent's, before a model call), a broken save keeps the old version, a burst of saves is
 // one reload, an extension writing into its own folder never reloads itself, and reload() reruns discover_tools.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -30,7 +30,7 @@ afterEach(async () => {
 const tool = (name: string, answer: string) => `awl.register_tool { name = "${name}", description = "${answer}", run = function() return "${answer}" end }\n`;
 
 async function openWatched(): Promise<{ tools: LuaToolSet; reports: ReloadReport[]; changes: () => number }> {
-  const tools = await LuaToolSet.open({ cwd, env, maxSlots: 2, cachePath: join(root, "cache", "tools.json"), bundledDir: false });
+  const tools = await LuaToolSet.open({ cwd, env, trustProject: true, maxSlots: 2, cachePath: join(root, "cache", "tools.json"), bundledDir: false });
   open.push(tools);
   const reports: ReloadReport[] = [];
   tools.onReload((r) => reports.push(r));
@@ -92,6 +92,25 @@ describe("hot reload", () => {
     expect(reloadLines(reports[2]!)).toEqual(["reloaded a (-a_new ~a_tool)"]);
   });
 
+  it("reloads the extensions that share a `_` module when it is saved, and only those", { timeout: 60_000 }, async () => {
+    const shared = (answer: string) => `return { answer = "${answer}" }\n`;
+    const user = (name: string) => `local m = require "_shared"\nawl.register_tool { name = "${name}", run = function() return m.answer end }\n`;
+    writeFileSync(join(dir, "_shared.lua"), shared("v1"));
+    writeFileSync(join(dir, "a.lua"), user("a_tool"));
+    writeFileSync(join(dir, "b.lua"), user("b_tool"));
+    mkdirSync(join(dir, "other"));
+    writeFileSync(join(dir, "other", "c.lua"), tool("c_tool", "c"));
+    const { tools, reports, changes } = await openWatched();
+    expect(names(tools)).toEqual(["a_tool", "b_tool", "c_tool"]);
+    expect(await run(tools, "b_tool")).toBe("v1");
+    writeFileSync(join(dir, "_shared.lua"), shared("v2"));
+    await until(() => changes() > 0, "the save was seen");
+    await tools.refresh();
+    expect(await run(tools, "a_tool")).toBe("v2");
+    expect(await run(tools, "b_tool")).toBe("v2");
+    expect(reports.map(reloadLines)).toEqual([["reloaded a, b (tools unchanged)"]]);
+  });
+
   it("adds and removes extensions, and a burst of 100 saves in a second gives one or two reloads", { timeout: 60_000 }, async () => {
     writeFileSync(join(dir, "a.lua"), tool("a_tool", "a"));
     const { tools, reports, changes } = await openWatched();
@@ -150,6 +169,28 @@ awl.register_tool { name = "write", run = function() write("cache.txt", tostring
     expect(reports).toEqual([]);
   });
 
+  it("in an untrusted folder (the default) neither loads nor watches the folder's extensions", { timeout: 60_000 }, async () => {
+    const marker = join(root, "ran");
+    const marking = (name: string) => `io.open(${JSON.stringify(marker)}, "w"):close()\n${tool(name, name)}`;
+    writeFileSync(join(dir, "a.lua"), marking("a_tool"));
+    const user = join(env.XDG_CONFIG_HOME!, "awl", "extensions");
+    mkdirSync(user, { recursive: true });
+    const tools = await LuaToolSet.open({ cwd, env, maxSlots: 1, cachePath: false, bundledDir: false });
+    open.push(tools);
+    let changes = 0;
+    await tools.watch({ onChange: () => changes++ });
+    expect(names(tools)).toEqual([]);
+    writeFileSync(join(dir, "b.lua"), marking("b_tool"));
+    // A save the watcher does see (the user's folder) proves the watch works; the project's save is not followed.
+    writeFileSync(join(user, "mine.lua"), tool("mine", "mine"));
+    await until(() => changes > 0, "the user's save was seen");
+    await tools.refresh();
+    expect(names(tools)).toEqual(["mine"]);
+    await tools.reload();
+    expect(names(tools)).toEqual(["mine"]);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it("reload() runs discover_tools again and the old version's on_unload hooks", { timeout: 60_000 }, async () => {
     const mark = join(root, "marks");
     writeFileSync(mark, "");
@@ -164,7 +205,7 @@ agent.on("discover_tools", function(registry)
 end)
 `,
     );
-    const tools = await LuaToolSet.open({ cwd, env, maxSlots: 1, cachePath: false, bundledDir: false });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, maxSlots: 1, cachePath: false, bundledDir: false });
     open.push(tools);
     expect(names(tools)).toEqual(["first"]);
     writeFileSync(join(root, "names"), "second third");

@@ -109,14 +109,14 @@ async function warmCache() {
   extension("echo.lua");
   const cachePath = join(base, "cache.json");
   fake.tools = [tool("echo", "say")];
-  const open = () => LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+  const open = () => LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
   await open();
   return open;
 }
 
 describe("LuaToolSet", () => {
   it("starts no pool when there are no extensions", async () => {
-    const tools = await LuaToolSet.open({ cwd, env, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, bundledDir: join(base, "none") });
     expect(tools.definitions()).toEqual([]);
     expect(fake.options).toEqual([]);
     expect(await tools.execute({ id: "1", name: "x", input: "{}" }, signal)).toMatchObject({ is_error: true });
@@ -126,7 +126,7 @@ describe("LuaToolSet", () => {
     const echo = extension("echo.lua");
     const dirExt = extension("dir/thing/init.lua");
     fake.tools = [tool("echo", "zz"), tool("dir.thing", "aa", { timeout_ms: 5 })];
-    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, defaultTimeoutMs: 777, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath: false, defaultTimeoutMs: 777, bundledDir: join(base, "none") });
     // With each entry point's text as read: every worker runs that version, even after the file changes.
     expect(fake.options[0]!.extensions).toEqual([
       { name: "dir.thing", file: dirExt, root: dirname(dirExt), source: readFileSync(dirExt) },
@@ -143,7 +143,7 @@ describe("LuaToolSet", () => {
     extension("echo.lua");
     fake.tools = [tool("echo", "say", { timeout_ms: 1234 })];
     fake.outcome = { status: "result", content: "x".repeat(50), is_error: false, summary: "s" };
-    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, resultLimit: 10, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath: false, resultLimit: 10, bundledDir: join(base, "none") });
     const outcome = await tools.execute({ id: "c1", name: "say", input: '{"a":1}' }, signal);
     const call = fake.calls[0]!;
     expect(call).toMatchObject({ extension: "echo", tool: "say", input: '{"a":1}', timeoutMs: 1234 });
@@ -162,7 +162,7 @@ describe("LuaToolSet", () => {
   it("renders a tool's block through the pool's render (never its call), time-limited; failures reject", async () => {
     extension("ext.lua");
     fake.tools = [tool("ext", "drawn", { has_render: true }), tool("ext", "plain")];
-    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath: false, bundledDir: join(base, "none") });
     const view = { width: 40, height: 5, expand: false };
     expect(await tools.render("drawn", { n: 1 }, view)).toBe("drawn drawn");
     expect(fake.renders).toEqual([{ extension: "ext", tool: "drawn", state: { n: 1 }, view, timeoutMs: RENDER_TIMEOUT_MS }]);
@@ -182,7 +182,7 @@ describe("LuaToolSet", () => {
   it("passes crashes and timeouts through untouched", async () => {
     extension("echo.lua");
     fake.tools = [tool("echo", "say")];
-    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath: false, bundledDir: join(base, "none") });
     fake.outcome = { status: "crash", extension: "echo", message: "boom", traceback: "echo.lua:3" };
     expect(await tools.execute({ id: "1", name: "say", input: "{}" }, signal)).toEqual(fake.outcome);
     // Lua's debug.traceback(message) repeats the message above the stack: the report shows it once.
@@ -201,7 +201,7 @@ describe("LuaToolSet", () => {
     writeFileSync(userClash, "-- user\n");
     fake.tools = [tool("good", "ok"), tool("good", "bad name"), tool("clash", "c")];
     fake.errors = [{ extension: "bad", file: bad, message: `${bad}:1: syntax error near 'x'` }];
-    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath: false, bundledDir: join(base, "none") });
     const reports = tools.extensions();
     expect(reports.map((r) => [r.name, r.state, r.source, r.tools.map((t) => t.name)])).toEqual([
       ["bad", "failed", "project", []],
@@ -223,14 +223,14 @@ describe("LuaToolSet", () => {
     const file = extension("echo.lua");
     const cachePath = join(base, "cache.json");
     fake.tools = [tool("echo", "first")];
-    const cold = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const cold = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(cold.definitions().map((t) => t.name)).toEqual(["first"]);
 
     // Warm start: the pool is slow to load; the cached tools are offered at once.
     let release!: () => void;
     fake.release = new Promise((resolve) => (release = resolve));
     fake.tools = [tool("echo", "second")];
-    const warm = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const warm = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(warm.definitions().map((t) => t.name)).toEqual(["first"]);
     expect(fake.loads).toBe(1); // no Lua yet: the workers start at the first call (or prewarm)
     warm.prewarm();
@@ -246,7 +246,7 @@ describe("LuaToolSet", () => {
     writeFileSync(file, "-- edited, longer than before\n");
     fake.release = undefined;
     fake.tools = [tool("echo", "third")];
-    const edited = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const edited = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(edited.definitions().map((t) => t.name)).toEqual(["third"]);
   });
 
@@ -255,7 +255,7 @@ describe("LuaToolSet", () => {
     const cachePath = join(base, "cache.json");
     const release = holdLoads();
     fake.tools = [tool("echo", "say")];
-    const tools = await LuaToolSet.start({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.start({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(fake.loads).toBe(1);
     expect(tools.definitions()).toEqual([]);
     expect(await settlesSoon(tools.ready())).toBe(false);
@@ -264,7 +264,7 @@ describe("LuaToolSet", () => {
     expect(tools.definitions().map((t) => t.name)).toEqual(["say"]);
 
     // With the cache matching, start() has the tools at once and starts nothing.
-    const warm = await LuaToolSet.start({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const warm = await LuaToolSet.start({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(warm.definitions().map((t) => t.name)).toEqual(["say"]);
     await warm.ready();
     expect(fake.loads).toBe(1);
@@ -328,7 +328,7 @@ describe("LuaToolSet", () => {
     const cachePath = join(base, "cache.json");
     fake.tools = [tool("gated", "rg", { has_available: true }), tool("gated", "plain"), tool("gated", "broken", { has_available: true })];
     fake.unavailable = { "gated/rg": undefined, "gated/broken": "gated.lua:9: attempt to call a nil value" };
-    const tools = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(tools.definitions().map((t) => t.name)).toEqual(["plain"]);
     expect(tools.tool("rg")).toBeDefined();
     expect(tools.unavailableReason(tools.tool("rg")!)).toBe("its available() returned false");
@@ -340,7 +340,7 @@ describe("LuaToolSet", () => {
     });
     expect(fake.calls).toEqual([]);
     // A cached start offers the same tools before any Lua runs.
-    const warm = await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    const warm = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(warm.definitions().map((t) => t.name)).toEqual(["plain"]);
     expect(fake.loads).toBe(1);
   });
@@ -350,7 +350,7 @@ describe("LuaToolSet", () => {
     const bundled = join(base, "bundled");
     mkdirSync(join(bundled, "std"), { recursive: true });
     writeFileSync(join(bundled, "std/read.lua"), "-- bundled\n");
-    const tools = await LuaToolSet.open({ cwd, env, cachePath: false, bundledDir: bundled });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath: false, bundledDir: bundled });
     expect(tools.problems()).toEqual([`the bundled extension "std.read" is replaced by ${mine}`]);
   });
 
@@ -358,9 +358,9 @@ describe("LuaToolSet", () => {
     extension("echo.lua");
     const cachePath = join(base, "cache.json");
     fake.tools = [tool("echo", "one")];
-    await LuaToolSet.open({ cwd, env, cachePath, bundledDir: join(base, "none") });
+    await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     fake.tools = [tool("echo", "two")];
-    const tools = await LuaToolSet.open({ cwd, env, cachePath, waitForLoad: true, bundledDir: join(base, "none") });
+    const tools = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, waitForLoad: true, bundledDir: join(base, "none") });
     expect(tools.definitions().map((t) => t.name)).toEqual(["two"]);
     await tools.close();
     expect(fake.closed).toBe(1);

@@ -94,7 +94,7 @@ describe("AgentSession", () => {
     mkdirSync(join(dir, ".awl/extensions"), { recursive: true });
     writeFileSync(join(dir, ".awl/extensions/notes.lua"), `awl.register_tool("read_notes", { type = "object", properties = {} }, function() return "buy milk" end)`);
     server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "read_notes", input: {} }]) }, openaiAnswer("It says buy milk."));
-    const tools = await LuaToolSet.open({ cwd: dir, env: { HOME: join(dir, "home"), PATH: process.env.PATH }, waitForLoad: true });
+    const tools = await LuaToolSet.open({ cwd: dir, env: { HOME: join(dir, "home"), PATH: process.env.PATH }, waitForLoad: true, trustProject: true });
     try {
       const session = await createAgentSession({ agent: new Agent({ provider: await provider(), tools }) });
       const events = await collect(session.prompt("notes?"));

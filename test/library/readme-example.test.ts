@@ -33,7 +33,7 @@ it("runs a tool-calling turn with a provider, Lua tools and the agent, as the RE
     provider: "openai", model: "gpt-4o-mini", baseUrl: `${server.url}/v1`, apiKey: "sk-test", maxRetries: 3, stallTimeoutMs: 90_000,
   });
   const env = { HOME: join(dir, "home"), PATH: process.env.PATH };
-  const tools = await awl.LuaToolSet.open({ cwd: join(dir, "project"), env });
+  const tools = await awl.LuaToolSet.open({ cwd: join(dir, "project"), env, trustProject: true });
   const conversation = new awl.Conversation();
   conversation.addUserMessage("What is in notes.txt?");
   let streamed = "";

@@ -83,7 +83,7 @@ describe("std.bash", () => {
       { body: openaiToolCalls([{ id: "call_1", name: "bash", input: { command: "echo first; sleep 1; echo second" } }]) },
       { body: openaiText("done") },
     );
-    const run = await env.box.awl(["-p", "go", "--no-session", "--output-format", "stream-json"], { env: providerEnv("openai", env.server.url) });
+    const run = await env.box.awl(["-p", "go", "--no-session", "--allow", "bash", "--output-format", "stream-json"], { env: providerEnv("openai", env.server.url) });
     expect(run.code).toBe(0);
     const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
     const shows = events.filter((e) => e.type === "tool_progress" && e.update.kind === "show").map((e) => e.update.state);

@@ -10,7 +10,7 @@ import type { ToolOutcome } from "../../src/tools/types.js";
 
 /** The bundled std tools' names (one `extensions/std/NAME.lua` each), sorted. */
 export const STD_TOOLS: readonly string[] = readdirSync(new URL("../../extensions/std/", import.meta.url))
-  .filter((f) => f.endsWith(".lua"))
+  .filter((f) => f.endsWith(".lua") && !f.startsWith("_")) // `_text.lua`: shared modules, not tools
   .map((f) => f.slice(0, -".lua".length))
   .sort();
 
@@ -55,7 +55,8 @@ export function textOf(outcome: ToolOutcome): string {
 }
 
 /**
- * A turn in which the model (OpenAI-compatible) calls `name` with `input`, then answers "done": returns the tool
+ * A turn in which the model (OpenAI-compatible) calls `name` with `input` (allowed with `--allow NAME`: these tests are about
+ * the tool, not about permissions), then answers "done": returns the tool
  * message awl sent back, and the whole run.
  */
 export async function replayedCall(
@@ -66,7 +67,7 @@ export async function replayedCall(
   args: string[] = [],
 ): Promise<{ content: string; stdout: string; stderr: string; code: number | null }> {
   server.enqueue({ body: openaiToolCalls([{ id: "call_1", name, input }]) }, { body: openaiText("done") });
-  const run = await box.awl(["-p", "go", "--no-session", ...args], { env: providerEnv("openai", server.url) });
+  const run = await box.awl(["-p", "go", "--no-session", "--allow", name, ...args], { env: providerEnv("openai", server.url) });
   const answer = server.requests.at(-1)!.json();
   const message = answer.messages.find((m: { role: string }) => m.role === "tool");
   expect(message, `no tool result was sent back:\n${run.stderr}`).toBeDefined();

@@ -13,6 +13,8 @@ import { writeNotice } from "../output/wrap-text.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
 import type { LoadedConfig } from "../../config/layers.js";
+import { setupPermissions } from "../../permissions/setup.js";
+import { untrustedNotice } from "../../permissions/trust.js";
 import type { TextHost } from "../../extensions/lua/types.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
@@ -33,6 +35,7 @@ export const EXTENSION_COMMAND_FLAGS = {
   "tool-timeout": { type: "string" },
   "lua-workers": { type: "string" },
   "lua-memory-mb": { type: "string" },
+  "trust-project": { type: "boolean" },
   json: { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
@@ -59,21 +62,40 @@ export function parseTimeoutFlag(value: unknown, flag: string): number | string 
 
 /**
  * Discovers and loads every extension for a listing or a direct call (waits for the real load, never the
- * cache), with the Lua limits of the flags and config file; a bad limit is an error to print.
+ * cache), with the Lua limits of the flags and config file; a bad limit is an error to print. An untrusted
+ * folder's own extensions are skipped: `onUntrusted` hears what was skipped (default: a notice on stderr).
  */
-export async function openExtensions(values: Record<string, unknown>): Promise<ConfigResult<LuaToolSet>> {
+export async function openExtensions(
+  values: Record<string, unknown>,
+  io: CommandIO = processIO,
+  onUntrusted: (parts: readonly string[]) => void = (parts) => io.stderr(`awl: ${untrustedNotice(process.cwd(), parts)}\n`),
+): Promise<ConfigResult<LuaToolSet>> {
   const limits = await resolveLuaLimits(values, process.env);
   if (!limits.ok) return limits;
+  const trust = projectTrust(values["trust-project"] === true);
+  if (!trust.ok) return trust;
+  if (trust.value.untrustedParts.length > 0) onUntrusted(trust.value.untrustedParts);
   const tools = await LuaToolSet.open({
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
+    trustProject: trust.value.trusted,
     ...(values["no-std-tools"] === true && { bundledDir: false as const }),
     waitForLoad: true,
     ...limits.value,
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   return { ok: true, value: tools };
+}
+
+/**
+ * Whether this folder's own extensions load: it is trusted (docs/permissions.md) or `--trust-project` says so;
+ * when it is not, what it would have loaded, in words (empty when it brings nothing).
+ */
+export function projectTrust(flag: boolean): ConfigResult<{ trusted: boolean; untrustedParts: string[] }> {
+  const setup = setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: flag } });
+  if (!setup.ok) return setup;
+  return { ok: true, value: { trusted: setup.value.trusted, untrustedParts: setup.value.untrustedParts } };
 }
 
 /** A path relative to cwd when it lies below it, absolute otherwise. */
@@ -109,6 +131,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   config?: LoadedConfig,
   secrets: readonly string[] = [],
+  trustProject = false,
   textHost?: TextHost,
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
   const limits = await resolveLuaLimits(flags, process.env, config);
@@ -117,6 +140,7 @@ export async function openToolsForChat(
     cwd: process.cwd(),
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
+    trustProject,
     ...(flags["no-std-tools"] && { bundledDir: false as const }),
     secrets,
     ...limits.value,

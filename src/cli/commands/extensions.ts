@@ -9,9 +9,9 @@ import type { RegisteredTool } from "../../tools/registry.js";
 import { toolJSON } from "./tools.js";
 import { openMcpForListing } from "../mcp-tools.js";
 import { mcpServerJSON, mcpServerText } from "./mcp-report.js";
-import { configError, displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
+import { configError, displayPath, openExtensions, parseCommandArgs, processIO, projectTrust, usageError, type CommandIO } from "./extension-host.js";
 
-export const EXTENSIONS_USAGE = `usage: awl extensions [--json] [--extensions-dir DIR]... [--approve-mcp-json]
+export const EXTENSIONS_USAGE = `usage: awl extensions [--json] [--extensions-dir DIR]... [--approve-mcp-json] [--trust-project]
        awl extensions disable NAME [--project]
        awl extensions enable NAME [--project]
        awl extensions new NAME [--user] [--dir]
@@ -43,7 +43,8 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (parsed.values.help) return io.stdout(EXTENSIONS_USAGE), EXIT.ok;
   if (parsed.positionals.length > 0) return usageError(io, "extensions", `unexpected argument "${parsed.positionals[0]}"`);
 
-  const opened = await openExtensions(parsed.values);
+  let untrusted: readonly string[] = [];
+  const opened = await openExtensions(parsed.values, io, (parts) => (untrusted = parts));
   if (!opened.ok) return configError(io, opened.error);
   const tools = opened.value;
   const mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
@@ -53,8 +54,10 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
     const servers = mcp?.servers() ?? [];
     if (parsed.values.json) {
       const extensions = reports.map((r) => ({ ...r, tools: r.tools.map((t) => toolJSON(t, tools.unavailableReason(t))) }));
-      io.stdout(`${JSON.stringify({ extensions, skipped, mcp_servers: servers.map(mcpServerJSON) }, null, 2)}\n`);
+      const project = { trusted: untrusted.length === 0, not_loaded: untrusted };
+      io.stdout(`${JSON.stringify({ extensions, skipped, project, mcp_servers: servers.map(mcpServerJSON) }, null, 2)}\n`);
     } else {
+      if (untrusted.length > 0) io.stdout(`${untrustedListing(untrusted)}\n`);
       io.stdout(reports.length === 0 && servers.length === 0 ? "No extensions found.\n" : reports.map((r) => reportText(r, tools)).join(""));
       if (skipped.length > 0) io.stdout(`\nskipped:\n${skipped.map((s) => `  ${s}\n`).join("")}`);
       if (servers.length > 0) io.stdout(`${reports.length > 0 || skipped.length > 0 ? "\n" : ""}${servers.map(mcpServerText).join("")}`);
@@ -63,6 +66,14 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   } finally {
     await Promise.all([tools.close(), mcp?.close()]);
   }
+}
+
+/** The listing's first lines in an untrusted folder: what did not load, and the two ways to trust it. */
+function untrustedListing(parts: readonly string[]): string {
+  return `not loaded: this folder is not trusted, so its ${parts.join(", ")} did not load.
+    awl permissions trust   trusts ${process.cwd()} (saved in your config)
+    --trust-project         trusts it for one run
+`;
 }
 
 export function reportText(report: ExtensionReport, tools: LuaToolSet): string {
@@ -109,6 +120,11 @@ async function newExtension(argv: readonly string[], io: CommandIO): Promise<num
   const { writeNewExtension } = await import("./extension-new.js");
   const made = writeNewExtension(parsed.positionals[0]!, { user: parsed.values.user === true, dir: parsed.values.dir === true, cwd: process.cwd(), env: process.env });
   if (typeof made === "string") return configError(io, { message: made, hint: "nothing was written" });
-  io.stdout(`${made.written.map((f) => `wrote ${displayPath(f)}\n`).join("")}try it: awl tool call ${made.tool} '${made.input}'\n`);
+  // A project extension loads only in a trusted folder (docs/permissions.md); the hint says so when it is not.
+  const trust = parsed.values.user === true ? undefined : projectTrust(false);
+  const trusted = trust === undefined || !trust.ok || trust.value.trusted;
+  const flag = trusted ? "" : " --trust-project";
+  const note = trusted ? "" : "this folder is not trusted yet: awl permissions trust loads its extensions in every run\n";
+  io.stdout(`${made.written.map((f) => `wrote ${displayPath(f)}\n`).join("")}try it: awl tool call ${made.tool} '${made.input}'${flag}\n${note}`);
   return EXIT.ok;
 }

@@ -12,7 +12,7 @@ import { EXIT } from "../exit-codes.js";
 import { readPipedStdin } from "../stdin.js";
 import { configError, openExtensions, parseCommandArgs, parseTimeoutFlag, processIO, usageError, type CommandIO } from "./extension-host.js";
 
-export const TOOL_USAGE = `usage: awl tool call NAME ['JSON' | -] [--timeout MS] [--json] [--extensions-dir DIR]...
+export const TOOL_USAGE = `usage: awl tool call NAME ['JSON' | -] [--timeout MS] [--json] [--extensions-dir DIR]... [--trust-project]
 
 Runs the tool NAME once with the JSON input (default {}; - reads it from stdin),
 exactly as awl would for a model, and prints the result.
@@ -37,7 +37,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   const value = parseToolInput(input);
   if (value === undefined) return usageError(io, "tool call", `the input is not valid JSON: ${input.length > 200 ? `${input.slice(0, 200)}…` : input}`);
 
-  const opened = await openExtensions(parsed.values);
+  const opened = await openExtensions(parsed.values, io);
   if (!opened.ok) return configError(io, opened.error);
   const tools = opened.value;
   try {

@@ -4,7 +4,7 @@ import { compareCodeUnits, type RegisteredTool } from "../../tools/registry.js";
 import { toolJSON as wireToolJSON } from "../../providers/openai/request.js";
 import { configError, displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
 
-export const TOOLS_USAGE = `usage: awl tools [--json] [--extensions-dir DIR]...
+export const TOOLS_USAGE = `usage: awl tools [--json] [--extensions-dir DIR]... [--trust-project]
 
 Lists every tool the extensions register: name, extension, file:line, kinds, what its
 schema costs in every request (bytes of request JSON, estimated tokens), description; the
@@ -30,7 +30,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (!parsed.ok) return usageError(io, "tools", parsed.message);
   if (parsed.values.help) return io.stdout(TOOLS_USAGE), EXIT.ok;
   if (parsed.positionals.length > 0) return usageError(io, "tools", `unexpected argument "${parsed.positionals[0]}"`);
-  const opened = await openExtensions(parsed.values);
+  const opened = await openExtensions(parsed.values, io);
   if (!opened.ok) return configError(io, opened.error);
   const tools = opened.value;
   try {

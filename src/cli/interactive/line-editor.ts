@@ -248,7 +248,7 @@ export class LineEditor {
   }
 
   private columns(): number {
-    return Math.max(10, this.terminal.columns ?? 80);
+    return Math.max(10, this.terminal.columns || 80);
   }
 
   /**

@@ -22,6 +22,7 @@ import { outputOrder } from "../output/output-order.js";
 import { wrapText, writeNotice } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
+import { PermissionPrompt } from "./permission-prompt.js";
 import { layoutPrompt } from "./prompt-layout.js";
 import { completeSlashCommand, findSlashCommand, type SlashContext } from "./slash-commands.js";
 import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
@@ -87,7 +88,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (queued.length > 0) editor.setText([...queued, editor.text].filter((t) => t !== "").join("\n"));
   };
 
+  // Permission questions take the keys while one is open (the permission layer asks one at a time).
+  const permissionPrompt = new PermissionPrompt(sink);
+  runtime.permissions?.setAsk((request, signal) => permissionPrompt.ask(request, signal), () => cancelTurn());
+
   const onKey = (event: KeyEvent): void => {
+    if (permissionPrompt.active) return permissionPrompt.handle(event);
     if (picker) return picker.handle(event);
     const action = editor.handle(event);
     if (!action) {

@@ -12,6 +12,7 @@ import { costReport } from "../../usage/meter.js";
 import { displayWidth } from "../output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
 import { toolsCommand } from "./info-commands.js";
+import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../output/notices.js";
 
 export interface SlashContext {
@@ -70,6 +71,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   sessionsCommand,
   exportCommand,
   toolsCommand,
+  ...permissionCommands,
   {
     name: "reload",
     summary: "find and load every extension again now (their discover_tools handlers run again)",

@@ -12,6 +12,7 @@ import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import type { MeterSnapshot } from "../../usage/meter.js";
 import type { Writer } from "./sink.js";
+import type { DeniedCall } from "../../permissions/tool-set.js";
 
 /** The documented error object: all five keys, `null` where there is no value. */
 export interface ErrorJSON {
@@ -31,6 +32,8 @@ export interface ResultJSON {
   /** The saved session, for `awl -r ID` (absent with `--no-session`). */
   session_id?: string;
   crashes?: { tool_use_id: string; tool: string; extension: string; message: string; traceback: string }[];
+  /** Calls denied because awl could not ask (docs/permissions.md): each with why and the rules that would allow it. */
+  permission_denials?: DeniedCall[];
   /** This turn's cost in USD; null when a price is not known (docs/cost.md). */
   cost_usd?: number | null;
   /** The session's cost so far, this turn and every earlier one (a resumed session's too); null when unknown. */
@@ -86,6 +89,7 @@ export function resultJSON(
   result: Pick<TurnResult, "stop_reason" | "messages" | "usage" | "error" | "crashes">,
   sessionId?: string,
   usage?: MeterSnapshot,
+  denials: readonly DeniedCall[] = [],
 ): ResultJSON {
   const out: ResultJSON = {
     type: "result",
@@ -105,6 +109,7 @@ export function resultJSON(
       traceback: c.traceback,
     }));
   }
+  if (denials.length > 0) out.permission_denials = [...denials];
   return out;
 }
 

@@ -108,7 +108,7 @@ export class ToolBlocks {
 
   /** Asked of the terminal at each drawing (not the size at the last resize event, which may lag behind). */
   private get columns(): number {
-    return this.options.columns ?? (process.stdout.isTTY ? process.stdout.getWindowSize()[0] : undefined) ?? 100;
+    return this.options.columns ?? ((process.stdout.isTTY ? process.stdout.getWindowSize()[0] : 0) || 100);
   }
 
   private get rows(): number {

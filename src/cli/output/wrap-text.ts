@@ -18,7 +18,7 @@ export function wrapText(text: string, columns: number): string {
 
 /** `text` wrapped for `stream` when it is a terminal. */
 export function forTerminal(stream: { isTTY?: boolean; columns?: number }, text: string): string {
-  return stream.isTTY ? wrapText(text, stream.columns ?? 80) : text;
+  return stream.isTTY ? wrapText(text, stream.columns || 80) : text;
 }
 
 /** Writes awl's own `text` to `stream`, wrapped when it is a terminal. */

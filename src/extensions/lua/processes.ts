@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { constants } from "node:os";
-import type { ExecReply, ExecRequest, ProcessEnd, ReadReply, SpawnReply, SpawnRequest } from "./protocol.js";
+import type { ExecReply, ExecRequest, ProcessEnd, ReadReply, SpawnRequest } from "./protocol.js";
 
 /** Captured output beyond this is dropped (the program keeps running). */
 const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
@@ -20,7 +20,8 @@ const MAX_READ_BYTES = 1024 * 1024;
 /** One program started by `awl.spawn`, its output queued until the handler reads it. */
 interface Streamed {
   callId: number;
-  child: ChildProcess;
+  /** Undefined when it could not start (`end` says why). */
+  child?: ChildProcess;
   queue: { stream: "stdout" | "stderr"; data: Buffer }[];
   queued: number;
   end?: ProcessEnd;
@@ -80,18 +81,22 @@ export class ChildProcesses {
     });
   }
 
-  /** Starts a program for `awl.spawn`: its own process group, no stdin (it reads end of file), output queued. */
-  spawn(req: SpawnRequest): SpawnReply {
+  /**
+   * Starts a program for `awl.spawn` under the handle the worker chose: its own process group, no stdin (it reads
+   * end of file), output queued. A program that cannot start ends at once with why.
+   */
+  spawn(req: SpawnRequest): void {
     const [file, ...args] = req.argv;
+    const entry: Streamed = { callId: req.callId, queue: [], queued: 0 };
+    this.streamed.set(req.handle, entry);
     let child: ChildProcess;
     try {
       child = spawn(file!, args, { cwd: req.cwd, env: req.env ?? this.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     } catch (e) {
-      return { error: `cannot run ${file}: ${(e as Error).message}` };
+      entry.end = { code: null, how: "error", detail: `cannot run ${file}: ${(e as Error).message}` };
+      return;
     }
-    const handle = this.nextHandle++;
-    const entry: Streamed = { callId: req.callId, child, queue: [], queued: 0 };
-    this.streamed.set(handle, entry);
+    entry.child = child;
     if (child.pid !== undefined) this.remember(req.callId, child.pid);
     const wake = () => {
       const waiting = entry.waiting;
@@ -115,7 +120,11 @@ export class ChildProcesses {
       entry.end = end;
       wake();
     });
-    return { handle, pid: child.pid ?? 0 };
+  }
+
+  /** A spawned program's process id; 0 when it could not start (or its handle is closed). */
+  pid(handle: number): { pid: number } {
+    return { pid: this.streamed.get(handle)?.child?.pid ?? 0 };
   }
 
   /** The output queued since the last read, waiting for some if there is none yet; the end once all was read. */
@@ -132,8 +141,8 @@ export class ChildProcesses {
     }
     entry.queued -= size;
     if (entry.queued <= HIGH_WATER_BYTES) {
-      entry.child.stdout?.resume();
-      entry.child.stderr?.resume();
+      entry.child?.stdout?.resume();
+      entry.child?.stderr?.resume();
     }
     if (entry.queue.length === 0 && entry.end) {
       this.streamed.delete(handle);
@@ -146,7 +155,7 @@ export class ChildProcesses {
   kill(handle: number): { killed: boolean } {
     const entry = this.streamed.get(handle);
     if (!entry || entry.end) return { killed: false };
-    killGroup(entry.child.pid);
+    killGroup(entry.child?.pid);
     return { killed: true };
   }
 
@@ -168,7 +177,7 @@ export class ChildProcesses {
   forget(callId: number): void {
     for (const [handle, entry] of this.streamed) {
       if (entry.callId !== callId) continue;
-      if (!entry.end) killGroup(entry.child.pid);
+      if (!entry.end) killGroup(entry.child?.pid);
       this.streamed.delete(handle);
     }
     this.groups.delete(callId);

@@ -133,8 +133,14 @@ export interface ExecReply extends ProcessEnd {
   stderr: Uint8Array;
 }
 
-/** `awl.spawn`: a program started now, whose output the handler reads as it comes (no stdin: it reads EOF). */
+/**
+ * `awl.spawn`: a program started now, whose output the handler reads as it comes (no stdin: it reads EOF). A
+ * notice, not a request: the worker names the handle and goes on without waiting (its first read, which waits,
+ * reaches the main thread in the same wake-up), so a short command costs one round trip between the threads, not two.
+ */
 export interface SpawnRequest {
+  /** Chosen by the worker, unique within it. */
+  handle: number;
   callId: number;
   argv: string[];
   cwd: string;
@@ -142,8 +148,6 @@ export interface SpawnRequest {
   timeoutMs?: number;
 }
 
-/** The spawned program's handle, or why it could not start. */
-export type SpawnReply = { handle: number; pid: number } | { error: string };
 
 /** Output that came since the last read (in arrival order, one piece per run of one stream); `end` once all of it was read. */
 export interface ReadReply {
@@ -157,11 +161,14 @@ export interface ReadReply {
  */
 export type HostRequest =
   | ({ op: "exec" } & ExecRequest)
-  | ({ op: "spawn" } & SpawnRequest)
   | { op: "read"; handle: number }
+  | { op: "pid"; handle: number }
   | { op: "kill"; handle: number }
   | { op: "read_text"; path: string }
   | { op: "write_text"; path: string; data: Uint8Array };
+
+/** What a worker tells the main thread without waiting for an answer. */
+export type HostNotice = { op: "spawn" } & SpawnRequest;
 
 /** The text host's answer: the file's bytes (reads), or why it failed. */
 export type TextReply = { ok: true; data?: Uint8Array } | { ok: false; message: string };
@@ -169,8 +176,9 @@ export type TextReply = { ok: true; data?: Uint8Array } | { ok: false; message: 
 /** The answer to each kind of {@link HostRequest}. */
 export interface HostReplies {
   exec: ExecReply;
-  spawn: SpawnReply;
   read: ReadReply;
+  /** 0 when the program could not start. */
+  pid: { pid: number };
   kill: { killed: boolean };
   read_text: TextReply;
   write_text: TextReply;

@@ -16,6 +16,7 @@ import {
   CONTROL_REPLY,
   CONTROL_SIZE,
   type CallRequest,
+  type HostNotice,
   type HostRequest,
   type TextReply,
   type FromWorker,
@@ -121,7 +122,10 @@ export class WorkerSlot {
       transferList: [channel.port2],
       resourceLimits: { maxYoungGenerationSizeMb: 2 }, // a worker holds little JS: keep its RSS small
     });
-    channel.port1.on("message", (req: HostRequest) => void this.answer(channel.port1, req));
+    channel.port1.on("message", (req: HostRequest | HostNotice) => {
+      if (req.op === "spawn") this.processes.spawn(req);
+      else void this.answer(channel.port1, req);
+    });
     channel.port1.unref();
 
     return new Promise<Loaded>((resolve, reject) => {
@@ -192,8 +196,8 @@ export class WorkerSlot {
     switch (req.op) {
       case "exec":
         return this.processes.run(req);
-      case "spawn":
-        return this.processes.spawn(req);
+      case "pid":
+        return this.processes.pid(req.handle);
       case "read":
         return this.processes.read(req.handle);
       case "kill":

@@ -26,7 +26,7 @@ function weatherExtension(): string {
 describe("awl -p with the Anthropic provider", () => {
   it("runs a tool loop with interleaved thinking, sends every signed thinking block back, and reports cache usage", async () => {
     server.enqueue({ body: fixture("thinking-tool.sse") }, { body: fixture("thinking-after-tool.sse") });
-    const run = await runAwl(["-p", "Weather in Paris?", "--output-format", "json", "--thinking", "2048", "--no-std-tools", "--extensions-dir", weatherExtension()], {
+    const run = await runAwl(["-p", "Weather in Paris?", "--allow", "*", "--output-format", "json", "--thinking", "2048", "--no-std-tools", "--extensions-dir", weatherExtension()], {
       env: { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-e2e", AWL_MODEL: "claude-sonnet-4-5" },
     });
     expect(run.stderr).toBe("");

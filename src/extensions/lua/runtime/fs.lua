@@ -19,6 +19,13 @@ function fs.stat(path)
   return host.fs_stat(path)
 end
 
+--- The absolute path with `..`, `.` and symlinks resolved (the file itself need not exist yet), or nil,
+--- message, errno: where a read or a write of `path` really goes.
+function fs.real_path(path)
+  check_path(path, "real_path")
+  return host.fs_real_path(path)
+end
+
 --- The entries of `dir` sorted by name, each `{ name, type, size, mtime, mode, link }`, and how many there are
 --- in all; or nil, message, errno. `opts.limit`: at most this many entries.
 function fs.list(dir, opts)

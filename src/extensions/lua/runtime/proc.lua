@@ -6,8 +6,16 @@ local host, json = ...
 local type, error, format, tostring, setmetatable = type, error, string.format, tostring, setmetatable
 
 local PROC = {}
-PROC.__index = PROC
 PROC.__name = "awl.process"
+-- `proc.pid` is asked of the main thread when first read: starting a program does not wait for it.
+function PROC.__index(self, key)
+  if key == "pid" then
+    local pid = host.proc_pid(rawget(self, "handle"))
+    rawset(self, "pid", pid)
+    return pid
+  end
+  return PROC[key]
+end
 
 local function ended(self, code, how, detail)
   self.done = true
@@ -52,7 +60,8 @@ end
 
 local OPTIONS = { cwd = "string", timeout = "number", env = "table" }
 
---- `awl.spawn{ "prog", "arg", ..., cwd = dir, env = { K = "v" }, timeout = seconds }`: a process, or nil and why.
+--- `awl.spawn{ "prog", "arg", ..., cwd = dir, env = { K = "v" }, timeout = seconds }`: a process. A program that
+--- cannot start ends at once: `proc:wait()` returns nil and "cannot run ...".
 local function spawn(spec)
   if type(spec) ~= "table" then error("bad argument #1 to 'awl.spawn' (table expected, got " .. type(spec) .. ")", 2) end
   local argv = json.array()
@@ -72,10 +81,9 @@ local function spawn(spec)
     end
   end
   if spec.timeout ~= nil and not (spec.timeout > 0) then error("bad argument to 'awl.spawn' (timeout must be a positive number of seconds)", 2) end
-  local handle, pid = host.spawn(json.encode({ argv = argv, cwd = spec.cwd, env = spec.env,
+  local handle = host.spawn(json.encode({ argv = argv, cwd = spec.cwd, env = spec.env,
     timeout_ms = spec.timeout and math.floor(spec.timeout * 1000) }))
-  if not handle then return nil, pid end
-  return setmetatable({ handle = handle, pid = pid, done = false }, PROC)
+  return setmetatable({ handle = handle, done = false }, PROC)
 end
 
 return spawn

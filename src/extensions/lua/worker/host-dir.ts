@@ -3,8 +3,8 @@
  * by node:fs synchronously (a worker may block). Paths arrive as the bytes Lua holds, so a file name that is
  * not UTF-8 still names the right file; names go back to Lua byte for byte.
  */
-import { lstatSync, readdirSync, statSync, type Stats } from "node:fs";
-import { resolve } from "node:path";
+import { lstatSync, readdirSync, realpathSync, statSync, type Stats } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import type { HostRecord, HostValue } from "./lua-c.js";
 import { fsFailure } from "./host-fs.js";
 
@@ -51,6 +51,30 @@ export function statPath(path: string | Buffer): HostValue[] {
     return [record(statSync(path), true)];
   } catch {
     return [record(own, true)]; // dangling or looping: the link itself
+  }
+}
+
+/**
+ * `awl.fs.real_path`: the absolute path with `..`, `.` and every symlink resolved, the file itself need not exist
+ * (its nearest existing folder is resolved and the rest appended), as the bytes of the name; or (nil, message,
+ * errno) when a folder on the way cannot be read.
+ */
+export function realPath(path: string | Buffer): HostValue[] {
+  const asText = typeof path === "string" ? path : path.toString("latin1");
+  const back = (p: string): Uint8Array => (typeof path === "string" ? Buffer.from(p) : Buffer.from(p, "latin1"));
+  let missing = "";
+  let at = asText;
+  for (;;) {
+    try {
+      const real = realpathSync.native(typeof path === "string" ? at : Buffer.from(at, "latin1"), { encoding: "buffer" });
+      const head = typeof path === "string" ? real.toString("utf8") : real.toString("latin1");
+      return [back(missing ? join(head, missing) : head)];
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(at) === at) return fsFailure(err, `${asText}: `);
+      missing = missing ? join(basename(at), missing) : basename(at);
+      at = dirname(at);
+    }
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
-import { wasmApi, CONTROL_REPLY, type FromWorker, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
+import { wasmApi, CONTROL_REPLY, type FromWorker, type HostNotice, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
 import { DamagedState, LuaRuntime } from "./runtime.js";
 import type { LuaModule } from "./lua-c.js";
 
@@ -36,6 +36,11 @@ function request<R extends HostRequest>(req: R): HostReplies[R["op"]] {
   }
 }
 
+/** A notice the main thread handles in order with the requests, without an answer. */
+function notify(notice: HostNotice): void {
+  init.requestPort.postMessage(notice);
+}
+
 /** wasmoon compiles its .wasm on every start; hand it the module the main thread compiled once. */
 async function loadLuaModule(): Promise<LuaModule> {
   // require, not import(): ESM would scan wasmoon's 150 KB UMD bundle for exports on every start
@@ -60,7 +65,7 @@ function fatal(err: unknown): never {
 async function start(): Promise<void> {
   let runtime: LuaRuntime;
   try {
-    runtime = new LuaRuntime(await loadLuaModule(), init, { post, request, control });
+    runtime = new LuaRuntime(await loadLuaModule(), init, { post, request, notify, control });
     post({ type: "loaded", ...runtime.loadExtensions() });
   } catch (err) {
     fatal(err);

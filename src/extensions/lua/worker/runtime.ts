@@ -20,6 +20,7 @@ import {
   CONTROL_LOADING,
   type CallRequest,
   type HostReplies,
+  type HostNotice,
   type HostRequest,
   type FromWorker,
   type ReloadRequest,
@@ -29,7 +30,7 @@ import {
 } from "../protocol.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, ToolProgress } from "../types.js";
 import { HostFiles, fsFailure } from "./host-fs.js";
-import { listDir, pathFromBytes, statPath } from "./host-dir.js";
+import { listDir, pathFromBytes, realPath, statPath } from "./host-dir.js";
 import { readText, textOfBytes, writeText } from "./host-text.js";
 import { grep, walk, type GrepOptions, type WalkOptions } from "./host-walk.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
@@ -51,6 +52,8 @@ export interface RuntimeHost {
   post(message: FromWorker): void;
   /** A synchronous request to the main thread (child processes). */
   request<R extends HostRequest>(request: R): HostReplies[R["op"]];
+  /** A message to the main thread that needs no answer, ordered with the requests. */
+  notify(notice: HostNotice): void;
   control: Int32Array;
 }
 
@@ -80,6 +83,8 @@ export class LuaRuntime {
   private readonly stack: StackWhere;
   private extension = "";
   private callId = 0;
+  /** `awl.spawn` handles, named here (the main thread is told, not asked). */
+  private nextHandle = 1;
   /** The extensions loaded, in load order (on_unload hooks run in it). */
   private serving: string[] = [];
   private entry: Record<"load_extension" | "call" | "available" | "render" | "unload_extension" | "commit_extension", number> = {
@@ -252,6 +257,7 @@ export class LuaRuntime {
     const pathArg = (L: number, i: number) => pathFromBytes(bytes(L, i), files.cwd);
     this.hostFunction("fs_stat", (L) => statPath(pathArg(L, 1)));
     this.hostFunction("fs_list", (L) => listDir(pathArg(L, 1), num(L, 2)));
+    this.hostFunction("fs_real_path", (L) => realPath(pathArg(L, 1)));
     this.hostFunction("fs_read_text", (L) => {
       const offset = c.number(L, 2);
       const limit = c.number(L, 3);
@@ -304,6 +310,7 @@ export class LuaRuntime {
       return end ? [chunks, true, end.code, end.how, end.detail ?? null] : [chunks, false];
     });
     this.hostFunction("proc_kill", (L) => [this.host.request({ op: "kill", handle: num(L, 1) }).killed]);
+    this.hostFunction("proc_pid", (L) => [this.host.request({ op: "pid", handle: num(L, 1) }).pid]);
   }
 
   private progressUpdate(kind: string, L: number): ToolProgress | null {
@@ -344,17 +351,20 @@ export class LuaRuntime {
     return [reply.code, reply.stdout, reply.stderr, reply.how, reply.detail ?? null];
   }
 
+  /** Starts a program without waiting for the main thread: its handle now; a failure to start is its end. */
   private spawn(specJson: string): HostValue[] {
     const spec = JSON.parse(specJson) as { argv: string[]; cwd?: string; env?: Record<string, unknown>; timeout_ms?: number };
-    const reply = this.host.request({
+    const handle = this.nextHandle++;
+    this.host.notify({
       op: "spawn",
+      handle,
       callId: this.callId,
       argv: spec.argv,
       cwd: spec.cwd ? this.files.path(spec.cwd) : this.files.cwd,
       ...(spec.env ? { env: { ...this.init.env, ...stringValues(spec.env) } } : {}),
       ...(spec.timeout_ms ? { timeoutMs: spec.timeout_ms } : {}),
     });
-    return "error" in reply ? [null, reply.error] : [reply.handle, reply.pid];
+    return [handle];
   }
 
   /** Loads every extension in order; one failing never stops the others. */

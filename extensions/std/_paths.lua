@@ -1,0 +1,41 @@
+-- Path helpers shared by the bundled std tools (`require "_paths"`): a module, not an extension (its name starts
+-- with `_`; docs/extension-api.md "Names").
+local text = require "_text"
+local M = {}
+
+--- A path the model gave, as the bytes of the file it means: the tools write names that are not UTF-8 with
+--- \xNN escapes (text.printable), so a path that does not exist as written but does with them decoded is that one.
+function M.arg(path)
+  if not path:find("\\x%x%x") or awl.fs.stat(path) then return path end
+  local decoded = path:gsub("\\x(%x%x)", function(h) return string.char(tonumber(h, 16)) end)
+  return awl.fs.stat(decoded) and decoded or path
+end
+
+--- The folder argument of a search or a listing: "." when absent or empty, without trailing slashes.
+function M.folder_arg(path)
+  if not path or path == "" then return "." end
+  return M.arg((path:gsub("(.)/+$", "%1")))
+end
+
+--- `path`'s metadata, or nil and a tool error: `missing` names what is missing ("no such file: x"), `verb` what
+--- could not be done ("cannot read x: ...").
+function M.stat(path, missing, verb)
+  local info, err = awl.fs.stat(path)
+  if info then return info end
+  if err:find("No such file", 1, true) then return nil, awl.tool_error(missing .. ": " .. text.printable(path)) end
+  return nil, awl.tool_error(verb .. " " .. text.printable(path) .. ": " .. err)
+end
+
+--- Where a write to `path` really lands, when that is not what the path says plainly: behind a symlink, or
+--- outside the workspace (`..`, an absolute path). nil otherwise. The permission rules decide whether such a
+--- write may happen; this only makes the result say what happened.
+function M.landing(path, ctx, was_link)
+  local real = awl.fs.real_path(path)
+  if not real then return nil end
+  local root = awl.fs.real_path(ctx.workspace) or ctx.workspace
+  local inside = real == root or real:sub(1, #root + 1) == root .. "/"
+  if was_link then return "a symlink to " .. text.printable(real) .. (inside and "" or ", outside the workspace") end
+  if not inside then return text.printable(real) .. ", outside the workspace" end
+end
+
+return M

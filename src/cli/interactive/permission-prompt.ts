@@ -1,0 +1,151 @@
+/**
+ * The interactive permission question (docs/permissions.md, "Asking"): the tool, the exact arguments (the text
+ * an edit or write puts in, line by line) and the answers, each a key:
+ *
+ *   y  allow once           s  allow for this session      a  always allow (then p: project, u: user)
+ *   n  deny                 t  deny and tell the model why (a line of text, then Enter)
+ *   Esc  deny and stop the turn
+ *
+ * One question at a time (the permission layer queues them); the keys go here while one is open.
+ */
+import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
+import type { KeyEvent } from "./key-decoder.js";
+
+/** Where the question is drawn: whole lines. */
+export interface PromptOutput {
+  write(text: string): void;
+  /** Ends the current line if something is on it. */
+  endLine(): void;
+  color: boolean;
+}
+
+/** How many lines of an argument's text are shown before "… N more lines". */
+const SHOWN_LINES = 20;
+
+type Stage = { kind: "choose" } | { kind: "scope" } | { kind: "reason"; text: string };
+
+export class PermissionPrompt {
+  private open: { request: AskRequest; stage: Stage; resolve: (answer: AskAnswer) => void } | undefined;
+
+  constructor(private readonly out: PromptOutput) {}
+
+  /** A question is waiting for its answer: keys belong to it. */
+  get active(): boolean {
+    return this.open !== undefined;
+  }
+
+  /** Shows the question and resolves with the answer; a cancelled turn (`signal`) closes it as a cancel. */
+  ask(request: AskRequest, signal: AbortSignal): Promise<AskAnswer> {
+    return new Promise((resolve) => {
+      const done = (answer: AskAnswer): void => {
+        signal.removeEventListener("abort", onAbort);
+        this.open = undefined;
+        resolve(answer);
+      };
+      const onAbort = (): void => {
+        this.line("(cancelled)");
+        done({ kind: "cancel" });
+      };
+      if (signal.aborted) return resolve({ kind: "cancel" });
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.open = { request, stage: { kind: "choose" }, resolve: done };
+      this.out.endLine();
+      this.out.write(questionText(request, this.out.color));
+    });
+  }
+
+  /** A key while a question is open. */
+  handle(event: KeyEvent): void {
+    const open = this.open;
+    if (!open) return;
+    const key = event.kind === "key" ? event.name : undefined;
+    const text = event.kind === "text" ? event.text : event.kind === "paste" ? event.text : "";
+    if (key === "escape" || key === "interrupt") {
+      this.line("denied; the turn stops");
+      return open.resolve({ kind: "cancel" });
+    }
+    const stage = open.stage;
+    if (stage.kind === "reason") {
+      if (key === "enter") {
+        this.out.write("\n");
+        const message = stage.text.trim();
+        return open.resolve(message ? { kind: "deny", message } : { kind: "deny" });
+      }
+      if (key === "backspace" && stage.text.length > 0) {
+        stage.text = [...stage.text].slice(0, -1).join("");
+        return this.out.write("\b \b");
+      }
+      if (text) {
+        const clean = text.replace(/[\x00-\x1f\x7f]/g, " ");
+        stage.text += clean;
+        this.out.write(clean);
+      }
+      return;
+    }
+    const choice = text.toLowerCase();
+    if (stage.kind === "scope") {
+      if (choice === "p" || choice === "u") {
+        const scope = choice === "p" ? "project" : "user";
+        this.line(`always allowed: ${open.request.rules.join(", ")} (saved in the ${scope} config)`);
+        return open.resolve({ kind: "allow_always", scope });
+      }
+      return;
+    }
+    switch (choice) {
+      case "y":
+      case "1":
+        this.line("allowed once");
+        return open.resolve({ kind: "allow_once" });
+      case "s":
+      case "2":
+        this.line(`allowed for this session: ${open.request.rules.join(", ")}`);
+        return open.resolve({ kind: "allow_session" });
+      case "a":
+      case "3":
+        open.stage = { kind: "scope" };
+        return this.out.write("save to  p project (.awl/config.json)  u user (~/.config/awl/config.json): ");
+      case "n":
+      case "4":
+        this.line("denied");
+        return open.resolve({ kind: "deny" });
+      case "t":
+      case "5":
+        open.stage = { kind: "reason", text: "" };
+        return this.out.write("tell the model why (Enter sends): ");
+    }
+  }
+
+  private line(text: string): void {
+    this.out.endLine();
+    this.out.write(this.out.color ? `\x1b[2m${text}\x1b[22m\n` : `${text}\n`);
+  }
+}
+
+/** The question's text: what runs, its arguments, then the answers. */
+export function questionText(request: AskRequest, color: boolean): string {
+  const bold = (s: string): string => (color ? `\x1b[1m${s}\x1b[22m` : s);
+  const lines = [`${bold(`? ${request.tool.name}`)} wants to run (${request.decision.reason}):`];
+  const input = request.input;
+  if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+    for (const [key, value] of Object.entries(input as Record<string, unknown>)) lines.push(...argumentLines(key, value, request.tool.name));
+  } else {
+    lines.push(`  ${request.call.input}`);
+  }
+  lines.push(
+    `  y allow once · s allow for this session · a always allow · n deny · t deny and say why · Esc deny and stop`,
+    `  (s and a add: ${request.rules.join(", ")})`,
+  );
+  return `${lines.join("\n")}\n`;
+}
+
+/** One argument: a short value on its line; a text of several lines below it, `+` marking what a write puts in. */
+function argumentLines(key: string, value: unknown, tool: string): string[] {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const safe = (s: string): string => s.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "?");
+  if (!text.includes("\n")) return [`  ${key}: ${safe(text)}`];
+  const marker = /^(old|old_string|old_text)$/.test(key) ? "- " : /^(new|new_string|new_text|content)$/.test(key) || tool === "write" ? "+ " : "  ";
+  const body = text.split("\n");
+  const shown = body.slice(0, SHOWN_LINES).map((l) => `    ${marker}${safe(l)}`);
+  if (body.length > SHOWN_LINES) shown.push(`    … ${body.length - SHOWN_LINES} more lines`);
+  return [`  ${key}:`, ...shown];
+}

@@ -1,0 +1,192 @@
+/**
+ * The permission keys of the config files (docs/permissions.md): `permissions.allow`, `.ask`, `.deny` (rule
+ * lists), `permissions.mode`, `permissions.sandbox`, `permissions.sandbox_auto_allow`; and the user file's
+ * `trusted_folders`. Each rule keeps its file and line, for `awl permissions` and for messages.
+ *
+ * Fail closed: a rule that cannot be read never allows anything. A bad allow rule is dropped; a bad ask or deny
+ * rule whose tool name can still be read asks for, or denies, every call of that tool; each is reported.
+ * An untrusted project file adds no allow rules and no widening setting (trust.ts); its deny and ask rules
+ * hold anyway (they only narrow).
+ */
+import { readFileSync } from "node:fs";
+import { jsonErrorOffset, positionOf } from "../config/json-position.js";
+import type { ConfigResult } from "../config/errors.js";
+import { PERMISSION_MODES, type PermissionMode } from "./engine.js";
+import { parseRule, type Rule, type RuleAction, type RuleSource } from "./rules.js";
+
+/** One config file as the permission keys need it. */
+export interface PermissionLayer {
+  scope: "user" | "project";
+  path: string;
+  values: Record<string, unknown>;
+  /** The 1-based line of a value, found by its path of keys and indexes (the file's first line when unknown). */
+  lineOf(path: readonly (string | number)[]): number;
+}
+
+export const RULE_ACTIONS: readonly RuleAction[] = ["deny", "ask", "allow"];
+const PERMISSION_KEYS = ["allow", "ask", "deny", "mode", "sandbox", "sandbox_auto_allow"];
+
+export interface PermissionConfig {
+  rules: Rule[];
+  /** Bad rules and keys, each naming file and line; awl warns and goes on (fail closed). */
+  problems: string[];
+  mode?: { value: PermissionMode; source: string };
+  sandbox?: { value: boolean; source: string };
+  sandboxAutoAllow?: { value: boolean; source: string };
+  /** The user file's trusted folders (absolute paths). */
+  trustedFolders: string[];
+  /** What an untrusted project file would have widened (not applied), e.g. `allow rule "bash" (file:3)`. */
+  skipped: string[];
+}
+
+/** Reads one file's text into a layer; a missing file is undefined; invalid JSON an error naming file:line:column. */
+export function readPermissionLayer(path: string, scope: "user" | "project"): ConfigResult<PermissionLayer | undefined> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") return { ok: true, value: undefined };
+    return { ok: false, error: { message: `the config file ${path} cannot be read (${code ?? String(e)})`, hint: "check its permissions, or move it away" } };
+  }
+  return parsePermissionLayer(path, scope, text);
+}
+
+export function parsePermissionLayer(path: string, scope: "user" | "project", text: string): ConfigResult<PermissionLayer> {
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  let values: unknown;
+  try {
+    values = JSON.parse(text);
+  } catch (e) {
+    const offset = jsonErrorOffset(text);
+    const { line, column } = positionOf(text, offset < 0 ? text.length : offset);
+    return { ok: false, error: { message: `the config file ${path}:${line}:${column} is not valid JSON (${(e as Error).message.split("\n")[0]})`, hint: "fix the file or remove it; awl does not run with permission settings it cannot read" } };
+  }
+  if (typeof values !== "object" || values === null || Array.isArray(values)) {
+    return { ok: false, error: { message: `the config file ${path} must hold one JSON object`, hint: "fix the file or remove it" } };
+  }
+  return { ok: true, value: { scope, path, values: values as Record<string, unknown>, lineOf: (keys) => lineIn(text, keys) } };
+}
+
+/**
+ * The line where the value at `keys` starts: found by walking the text key by key (object keys by their quoted
+ * name, list items by counting), good enough for the config files people write by hand.
+ */
+function lineIn(text: string, keys: readonly (string | number)[]): number {
+  let at = 0;
+  for (const key of keys) {
+    if (typeof key === "string") {
+      const found = text.indexOf(JSON.stringify(key), at);
+      if (found < 0) break;
+      at = found + JSON.stringify(key).length;
+    } else {
+      const open = text.indexOf("[", at);
+      if (open < 0) break;
+      at = itemStart(text, open + 1, key);
+    }
+  }
+  return positionOf(text, at).line;
+}
+
+/** The offset of the `index`th item of the list whose items start at `from` (strings and scalars only). */
+function itemStart(text: string, from: number, index: number): number {
+  let i = from;
+  for (let n = 0; ; n++) {
+    while (i < text.length && /\s/.test(text[i]!)) i++;
+    if (n === index) return i;
+    if (text[i] === '"') {
+      i++;
+      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+      i++;
+    }
+    while (i < text.length && text[i] !== "," && text[i] !== "]") i++;
+    if (text[i] !== ",") return i;
+    i++;
+  }
+}
+
+export interface PermissionConfigOptions {
+  workspace: string;
+  home: string;
+  /** Whether the project file may widen what is allowed. */
+  projectTrusted: boolean;
+}
+
+/** The permission settings of the files, lowest first (user, then project). */
+export function permissionConfig(layers: readonly PermissionLayer[], options: PermissionConfigOptions): PermissionConfig {
+  const out: PermissionConfig = { rules: [], problems: [], trustedFolders: [], skipped: [] };
+  for (const layer of layers) {
+    const where = (keys: readonly (string | number)[]): string => `${layer.path}:${layer.lineOf(keys)}`;
+    const widens = layer.scope === "project" && !options.projectTrusted;
+    if (layer.scope === "user") out.trustedFolders.push(...trustedFoldersOf(layer, out.problems));
+    const section = layer.values.permissions;
+    if (section === undefined) continue;
+    if (typeof section !== "object" || section === null || Array.isArray(section)) {
+      out.problems.push(`${where(["permissions"])}: "permissions" must be an object like {"allow": ["bash(git status)"]} (ignored)`);
+      continue;
+    }
+    const values = section as Record<string, unknown>;
+    for (const key of Object.keys(values)) {
+      if (!PERMISSION_KEYS.includes(key)) out.problems.push(`${where(["permissions", key])}: unknown key "permissions.${key}" (ignored; use ${PERMISSION_KEYS.join(", ")})`);
+    }
+    for (const action of RULE_ACTIONS) {
+      const list = values[action];
+      if (list === undefined) continue;
+      if (!Array.isArray(list)) {
+        out.problems.push(`${where(["permissions", action])}: "permissions.${action}" must be a list of rules like ["bash(git status)"]`);
+        continue;
+      }
+      list.forEach((text: unknown, index) => {
+        const line = layer.lineOf(["permissions", action, index]);
+        const at = `${layer.path}:${line}`;
+        if (widens && action === "allow") {
+          out.skipped.push(`allow rule ${JSON.stringify(text)} (${at})`);
+          return;
+        }
+        const source: RuleSource = { kind: layer.scope, file: layer.path, line };
+        const parsed = parseRule(text as string, action, source, options.workspace, options.home);
+        if (parsed.ok) {
+          out.rules.push(parsed.rule);
+          return;
+        }
+        if (action !== "allow" && parsed.tool) {
+          // Fail closed: what the user meant to deny or ask for is a part of this tool's calls; all of them then.
+          const whole = parseRule(parsed.tool, action, source, options.workspace, options.home);
+          if (whole.ok) out.rules.push(whole.rule);
+          out.problems.push(`${at}: ${parsed.message}; until it is fixed, every "${parsed.tool}" call is ${action === "deny" ? "denied" : "asked for"}`);
+        } else {
+          out.problems.push(`${at}: ${parsed.message} (ignored${action === "allow" ? "; it allows nothing" : ""})`);
+        }
+      });
+    }
+    const setting = <T>(key: string, check: (v: unknown) => v is T, expected: string, widening: (v: T) => boolean): { value: T; source: string } | undefined => {
+      const value = values[key];
+      if (value === undefined) return undefined;
+      if (!check(value)) {
+        out.problems.push(`${where(["permissions", key])}: "permissions.${key}" must be ${expected}, got ${JSON.stringify(value)} (ignored)`);
+        return undefined;
+      }
+      if (widens && widening(value)) {
+        out.skipped.push(`"permissions.${key}": ${JSON.stringify(value)} (${where(["permissions", key])})`);
+        return undefined;
+      }
+      return { value, source: where(["permissions", key]) };
+    };
+    const isMode = (v: unknown): v is PermissionMode => (PERMISSION_MODES as readonly unknown[]).includes(v);
+    const isBool = (v: unknown): v is boolean => typeof v === "boolean";
+    out.mode = setting("mode", isMode, `one of ${PERMISSION_MODES.join(", ")}`, (m) => m === "accept-edits" || m === "bypass") ?? out.mode;
+    out.sandbox = setting("sandbox", isBool, "true or false", (on) => !on) ?? out.sandbox;
+    out.sandboxAutoAllow = setting("sandbox_auto_allow", isBool, "true or false", (on) => on) ?? out.sandboxAutoAllow;
+  }
+  return out;
+}
+
+function trustedFoldersOf(layer: PermissionLayer, problems: string[]): string[] {
+  const list = layer.values.trusted_folders;
+  if (list === undefined) return [];
+  if (!Array.isArray(list) || !list.every((p) => typeof p === "string" && p.startsWith("/"))) {
+    problems.push(`${layer.path}:${layer.lineOf(["trusted_folders"])}: "trusted_folders" must be a list of absolute folder paths (ignored)`);
+    return [];
+  }
+  return list as string[];
+}

@@ -1,0 +1,211 @@
+/**
+ * The permission decision for one tool call (SPEC §9, docs/permissions.md): deny, ask or allow.
+ *
+ * Order: a deny rule that matches wins; then an ask rule; then allow rules (every piece of the call must be
+ * covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
+ * inside it, `bypass` runs everything; the rest asks. `plan` offers read tools only. Deny rules hold in every
+ * mode, bypass included.
+ *
+ * What a call touches comes from its arguments by name (docs/permissions.md, "Which argument"): `command` is a
+ * shell command, `path` a path, `paths` a list of them, `cwd` the folder a command runs in.
+ */
+import { homedir } from "node:os";
+import { relative } from "node:path";
+import { isInside, realPathOf, resolveToolPath } from "./paths.js";
+import type { Rule, RuleAction } from "./rules.js";
+import { splitCommand } from "./shell-split.js";
+
+export const PERMISSION_MODES = ["default", "accept-edits", "plan", "bypass"] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
+/** What the engine needs of a tool: its name and declared kinds (`read`, `write`, `exec`, `network`). */
+export interface PermissionTool {
+  name: string;
+  /** None declared: `exec`. */
+  kinds?: readonly string[];
+}
+
+export interface Decision {
+  action: RuleAction;
+  /** Why, in words for the user and the model. */
+  reason: string;
+  /** The rule that decided, if one did. */
+  rule?: Rule;
+  /** For ask: rules that would allow this call (each piece of a compound command its own). */
+  allowRules: string[];
+  /** The resolved paths the call touches. */
+  paths: string[];
+  /** The simple commands of its `command`, if it has one. */
+  commands: string[];
+}
+
+/** What a call touches, read from its arguments; `error` when an argument cannot be read safely. */
+interface Subject {
+  command?: string;
+  paths: string[];
+  error?: string;
+}
+
+const PATH_KEYS = ["path", "cwd"] as const;
+
+export interface PermissionEngineOptions {
+  /** The workspace folder (resolved through symlinks here). */
+  workspace: string;
+  home?: string;
+  mode?: PermissionMode;
+  rules?: readonly Rule[];
+}
+
+export class PermissionEngine {
+  readonly workspace: string;
+  readonly home: string;
+  mode: PermissionMode;
+  private rules: Rule[] = [];
+  /** Rules by exact tool name; `wild` holds those whose tool name has a `*`. */
+  private byTool = new Map<string, Rule[]>();
+  private wild: Rule[] = [];
+
+  constructor(options: PermissionEngineOptions) {
+    this.workspace = realPathOf(options.workspace);
+    this.home = options.home ?? homedir();
+    this.mode = options.mode ?? "default";
+    for (const rule of options.rules ?? []) this.addRule(rule);
+  }
+
+  /** Every rule, in the order added. */
+  list(): readonly Rule[] {
+    return this.rules;
+  }
+
+  addRule(rule: Rule): void {
+    this.rules.push(rule);
+    if (rule.tool.includes("*")) this.wild.push(rule);
+    else this.byTool.set(rule.tool, [...(this.byTool.get(rule.tool) ?? []), rule]);
+  }
+
+  /** Removes one rule (the same object `list()` gave); false when it is not there. */
+  removeRule(rule: Rule): boolean {
+    const index = this.rules.indexOf(rule);
+    if (index < 0) return false;
+    this.rules.splice(index, 1);
+    if (rule.tool.includes("*")) this.wild = this.wild.filter((r) => r !== rule);
+    else this.byTool.set(rule.tool, (this.byTool.get(rule.tool) ?? []).filter((r) => r !== rule));
+    return true;
+  }
+
+  /** Whether the model is offered the tool at all: not when a rule denies every call, nor a non-read in `plan`. */
+  offers(tool: PermissionTool): boolean {
+    if (this.mode === "plan" && !isReadOnly(tool)) return false;
+    return !this.rulesFor(tool.name).some((r) => r.action === "deny" && r.pattern === undefined);
+  }
+
+  /** The decision for one call; `input` is the call's parsed, schema-checked arguments. */
+  decide(tool: PermissionTool, input: unknown): Decision {
+    const subject = subjectOf(input);
+    const decision = (action: RuleAction, reason: string, extra: Partial<Decision> = {}): Decision => ({
+      action,
+      reason,
+      allowRules: [],
+      paths: [],
+      commands: [],
+      ...extra,
+    });
+    if (subject.error) return decision("deny", subject.error);
+    const paths: string[] = [];
+    for (const path of subject.paths) {
+      const resolved = resolveToolPath(path, this.workspace, this.home);
+      if (!resolved.ok) return decision("deny", `${resolved.reason}: ${JSON.stringify(path)}`);
+      paths.push(resolved.path);
+    }
+    const split = subject.command === undefined ? undefined : splitCommand(subject.command);
+    const facts = { paths, commands: split?.parts ?? [] };
+    const rules = this.rulesFor(tool.name);
+    const pieces = split ? [...split.parts, ...split.bare] : [];
+
+    const hits = (rule: Rule): boolean => {
+      if (rule.pattern === undefined) return true;
+      if (split) return pieces.some((part) => rule.matchCommand!(part));
+      if (paths.length > 0) return rule.pathError !== undefined || paths.some((path) => rule.matchPath!(path));
+      return false;
+    };
+    const deny = rules.find((r) => r.action === "deny" && hits(r));
+    if (deny) return decision("deny", `the rule "${deny.text}" denies it`, { rule: deny, ...facts });
+    if (this.mode === "plan" && !isReadOnly(tool)) return decision("deny", "plan mode runs read tools only", facts);
+    if (this.mode === "bypass") return decision("allow", "bypass mode", facts);
+    const ask = rules.find((r) => r.action === "ask" && hits(r));
+    if (ask) return decision("ask", `the rule "${ask.text}" asks`, { rule: ask, ...facts });
+
+    const allows = rules.filter((r) => r.action === "allow");
+    const whole = allows.find((r) => r.pattern === undefined);
+    if (whole) return decision("allow", `the rule "${whole.text}" allows it`, { rule: whole, ...facts });
+    const outside = paths.filter((p) => !isInside(p, this.workspace));
+    if (split) {
+      const covered = !split.opaque && split.parts.length > 0 && split.parts.every((part) => allows.some((r) => r.matchCommand!(part)));
+      if (covered) return decision("allow", "allow rules cover every command in it", { rule: allows.find((r) => r.matchCommand!(split.parts[0]!))!, ...facts });
+    } else if (paths.length > 0) {
+      const covered = paths.every((path) => allows.some((r) => r.pathError === undefined && r.matchPath?.(path)));
+      if (covered) return decision("allow", "allow rules cover every path in it", { rule: allows.find((r) => r.matchPath?.(paths[0]!))!, ...facts });
+    }
+
+    const kinds = kindsOf(tool);
+    if (outside.length === 0) {
+      if (kinds.every((k) => k === "read")) return decision("allow", "a read inside the workspace", facts);
+      if (this.mode === "accept-edits" && kinds.every((k) => k === "read" || k === "write")) return decision("allow", "accept-edits mode: a write inside the workspace", facts);
+    }
+    const kind = kinds.join("/");
+    const what = outside.length > 0 ? `it touches ${outside.join(", ")}, outside the workspace` : `"${tool.name}" is ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} tool`;
+    return decision("ask", what, { ...facts, allowRules: this.allowRulesFor(tool.name, split, paths) });
+  }
+
+  /** Rules that would allow such a call, most specific first: each piece of a command, each path. */
+  private allowRulesFor(tool: string, split: ReturnType<typeof splitCommand> | undefined, paths: readonly string[]): string[] {
+    if (split && !split.opaque && split.parts.length > 0) return [...new Set(split.parts.map((part) => `${tool}(${part})`))];
+    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.displayPath(path)})`))];
+    return [tool];
+  }
+
+  /** A path as a rule pattern: relative inside the workspace, `~/` below home, absolute elsewhere. */
+  displayPath(path: string): string {
+    if (isInside(path, this.workspace)) return relative(this.workspace, path) || ".";
+    const home = realPathOf(this.home);
+    if (isInside(path, home) && path !== home) return `~/${relative(home, path)}`;
+    return path;
+  }
+
+  private rulesFor(tool: string): Rule[] {
+    const exact = this.byTool.get(tool) ?? [];
+    if (this.wild.length === 0) return exact;
+    return [...exact, ...this.wild.filter((r) => r.matchTool(tool))];
+  }
+}
+
+/** The declared kinds, `exec` when none. */
+export function kindsOf(tool: PermissionTool): readonly string[] {
+  return tool.kinds && tool.kinds.length > 0 ? tool.kinds : ["exec"];
+}
+
+/** A tool that only reads. */
+export function isReadOnly(tool: PermissionTool): boolean {
+  return kindsOf(tool).every((k) => k === "read");
+}
+
+function subjectOf(input: unknown): Subject {
+  const subject: Subject = { paths: [] };
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return subject;
+  const args = input as Record<string, unknown>;
+  const bad = (key: string, what: string): Subject => ({ paths: [], error: `the "${key}" argument must be ${what}, got ${JSON.stringify(args[key])}` });
+  if (args.command !== undefined) {
+    if (typeof args.command !== "string") return bad("command", "a string");
+    subject.command = args.command;
+  }
+  for (const key of PATH_KEYS) {
+    if (args[key] === undefined) continue;
+    if (typeof args[key] !== "string") return bad(key, "a string");
+    subject.paths.push(args[key] as string);
+  }
+  if (args.paths !== undefined) {
+    if (!Array.isArray(args.paths) || !args.paths.every((p) => typeof p === "string")) return bad("paths", "a list of strings");
+    subject.paths.push(...(args.paths as string[]));
+  }
+  return subject;
+}

@@ -1,0 +1,106 @@
+/**
+ * Permission rules: `tool` or `tool(pattern)` in an `allow`, `ask` or `deny` list (docs/permissions.md).
+ *
+ * - `bash` (no pattern, or `bash(*)`): every call of the tool.
+ * - For a tool with a `command` argument the pattern is a command: `git status` is exactly that command,
+ *   `npm run test:*` (or `npm run test *`) that command and anything after it, `*` elsewhere any text.
+ * - For a tool with a `path` argument it is a path glob (paths.ts): `edit(src/**)`, `write(~/notes/**)`.
+ * - The tool name may hold `*`: `*` is every tool, `github_*` every tool whose name starts so.
+ *
+ * A rule is compiled once, when the rules are read: a check per call is a few regex tests.
+ */
+import { compilePathGlob, escapeRegex } from "./paths.js";
+
+export type RuleAction = "allow" | "ask" | "deny";
+
+/** Where a rule comes from, for `awl permissions` and for messages. */
+export type RuleSource =
+  | { kind: "user" | "project"; file: string; line: number }
+  | { kind: "flag"; flag: "--allow" | "--deny" }
+  | { kind: "session" };
+
+export interface Rule {
+  action: RuleAction;
+  /** The rule as written. */
+  text: string;
+  source: RuleSource;
+  tool: string;
+  /** Undefined: every call of the tool. */
+  pattern?: string;
+  /** Internal: compiled matchers. */
+  matchTool: (name: string) => boolean;
+  matchCommand?: (part: string) => boolean;
+  matchPath?: (path: string) => boolean;
+  /** Why the pattern is no path glob (e.g. `[` never closed): then it never allows a path, and denies or asks any. */
+  pathError?: string;
+}
+
+/** A rule, or why it is none (with the tool name when it could be read, so a bad deny still denies that tool). */
+export type ParsedRule = { ok: true; rule: Rule } | { ok: false; message: string; tool?: string };
+
+const RULE = /^([A-Za-z0-9_*-]{1,64})(?:\((.*)\))?$/s;
+
+/** Parses one rule; paths in patterns are relative to `workspace`, `~` is `home`. */
+export function parseRule(text: string, action: RuleAction, source: RuleSource, workspace: string, home: string): ParsedRule {
+  if (typeof text !== "string") return { ok: false, message: `a rule must be a string like "bash(git status)", got ${JSON.stringify(text)}` };
+  const trimmed = text.trim();
+  const match = RULE.exec(trimmed);
+  if (!match) {
+    const tool = /^([A-Za-z0-9_*-]{1,64})\(/.exec(trimmed)?.[1];
+    const why = trimmed === "" ? "is empty" : trimmed.includes("(") && !trimmed.endsWith(")") ? 'has a "(" that is never closed with ")" at the end' : 'is not "tool" or "tool(pattern)"';
+    return { ok: false, message: `the rule ${JSON.stringify(text)} ${why}`, ...(tool && { tool }) };
+  }
+  const tool = match[1]!;
+  const raw = match[2];
+  const pattern = raw === undefined || raw.trim() === "*" ? undefined : raw.trim();
+  if (raw !== undefined && raw.trim() === "") return { ok: false, message: `the rule ${JSON.stringify(text)} has an empty pattern; write "${tool}" for every call`, tool };
+  const rule: Rule = { action, text: trimmed, source, tool, matchTool: compileName(tool) };
+  if (pattern === undefined) return { ok: true, rule };
+  rule.pattern = pattern;
+  try {
+    rule.matchPath = compilePathGlob(pattern, workspace, home);
+  } catch (error) {
+    // A command pattern may hold what no glob would (`test [ -f x`): that only matters for a path argument.
+    rule.pathError = `the pattern of rule ${JSON.stringify(text)} is not a valid path glob: ${(error as Error).message}`;
+  }
+  rule.matchCommand = compileCommand(pattern);
+  return { ok: true, rule };
+}
+
+function compileName(name: string): (tool: string) => boolean {
+  if (name === "*") return () => true;
+  if (!name.includes("*")) return (tool) => tool === name;
+  const regex = new RegExp(`^${name.split("*").map(escapeRegex).join(".*")}$`);
+  return (tool) => regex.test(tool);
+}
+
+/**
+ * A command pattern as a matcher of one simple command (words joined by single spaces, shell-split.ts).
+ * `X:*` and `X *` at the end: `X` alone or followed by a space or `:`; any other `*`: any text.
+ */
+export function compileCommand(pattern: string): (part: string) => boolean {
+  const normal = pattern.replace(/\s+/g, " ");
+  const prefix = /^(.*?)(?::\*| \*)$/s.exec(normal);
+  if (prefix) {
+    const head = prefix[1]!;
+    if (!head.includes("*")) return (part) => part === head || (part.startsWith(head) && (part[head.length] === " " || part[head.length] === ":"));
+    const regex = new RegExp(`^${head.split("*").map(escapeRegex).join(".*")}(?:[ :].*)?$`, "s");
+    return (part) => regex.test(part);
+  }
+  if (!normal.includes("*")) return (part) => part === normal;
+  const regex = new RegExp(`^${normal.split("*").map(escapeRegex).join(".*")}$`, "s");
+  return (part) => regex.test(part);
+}
+
+/** How a rule's source reads in a list or a message: `~/.config/awl/config.json:12`, `--allow`, `this session`. */
+export function describeSource(source: RuleSource): string {
+  switch (source.kind) {
+    case "user":
+    case "project":
+      return `${source.file}:${source.line}`;
+    case "flag":
+      return source.flag;
+    case "session":
+      return "this session";
+  }
+}

@@ -1,0 +1,166 @@
+/** Permission questions and the trust question in a real terminal (tmux), against the local replay server. */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { openaiToolCalls } from "../e2e/support.js";
+import { openaiAnswer } from "./openai-answer.js";
+import { tempDir } from "./run-awl.js";
+import { awlCommand, tmuxTest, type LaunchOptions } from "./tmux-terminal.js";
+
+const tty = tmuxTest();
+
+const RUN = `awl.register_tool("run", { type = "object", properties = { command = { type = "string" } }, required = { "command" } },
+  function(input) return "ran " .. input.command end)\n`;
+
+/** Starts awl in a fresh project folder (never the repository), with the `run` tool as a user extension. */
+async function startIn(project: string, options: LaunchOptions = {}): Promise<string> {
+  const { home, command } = awlCommand(tty.server, { extensions: { "run.lua": RUN }, args: ["--no-std-tools"], ...options });
+  await tty.terminal.start(`cd ${project} && ${command}; echo "[awl exited $?]"; sleep 60`);
+  return home;
+}
+
+/** The content of the tool result the request `index` sent back for `id`. */
+function resultOf(index: number, id: string): string {
+  return tty.server.requests[index]!.json().messages.find((m: any) => m.role === "tool" && m.tool_call_id === id).content;
+}
+
+async function askAbout(command: string, id = "c1"): Promise<void> {
+  await tty.send("go");
+  await tty.terminal.waitFor(new RegExp(`\\? run wants to run[\\s\\S]*command: ${command.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}[\\s\\S]*y allow once`));
+  void id;
+}
+
+describe("permission questions", () => {
+  it("y allows once: the same call asks again next time", async () => {
+    const project = tempDir("awl-proj-");
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "ls" } }]) }, openaiAnswer("One."));
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c2", name: "run", input: { command: "ls" } }]) }, openaiAnswer("Two."));
+    await startIn(project);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await askAbout("ls");
+    await tty.terminal.type("y");
+    await tty.terminal.waitFor(/One\.\n>/);
+    expect(resultOf(1, "c1")).toBe("ran ls");
+    await tty.send("again");
+    await tty.terminal.waitFor(/allowed once[\s\S]*\? run wants to run/);
+    await tty.terminal.type("n");
+    await tty.terminal.waitFor(/Two\.\n>/);
+    expect(resultOf(3, "c2")).toBe("Error: the user denied this call");
+  });
+
+  it("s allows for the session: the next identical call runs without a question", async () => {
+    const project = tempDir("awl-proj-");
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "git status" } }]) }, openaiAnswer("One."));
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c2", name: "run", input: { command: "git status" } }]) }, openaiAnswer("Two."));
+    await startIn(project);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await askAbout("git status");
+    await tty.terminal.type("s");
+    await tty.terminal.waitFor(/allowed for this session: run\(git status\)[\s\S]*One\.\n>/);
+    await tty.send("again");
+    const screen = await tty.terminal.waitFor(/Two\.\n>/);
+    expect(screen.match(/\? run wants to run/g)).toHaveLength(1);
+    expect(resultOf(3, "c2")).toBe("ran git status");
+  });
+
+  it("a then p saves the rule in the project config (other keys kept); a then u in the user config; the next run uses them", async () => {
+    const project = tempDir("awl-proj-");
+    mkdirSync(join(project, ".awl"));
+    writeFileSync(join(project, ".awl", "config.json"), '{\n  "model": "gpt-test"\n}\n');
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "npm test" } }]) }, openaiAnswer("One."));
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c2", name: "run", input: { command: "make" } }]) }, openaiAnswer("Two."));
+    const home = await startIn(project, { args: ["--no-std-tools", "--trust-project"] });
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await askAbout("npm test");
+    await tty.terminal.type("a");
+    await tty.terminal.waitFor(/save to {2}p project/);
+    await tty.terminal.type("p");
+    await tty.terminal.waitFor(/One\.\n>/);
+    expect(JSON.parse(readFileSync(join(project, ".awl", "config.json"), "utf8"))).toEqual({ model: "gpt-test", permissions: { allow: ["run(npm test)"] } });
+    await tty.send("again");
+    await tty.terminal.waitFor(/\? run wants to run[\s\S]*command: make/);
+    await tty.terminal.type("a");
+    await tty.terminal.waitFor(/save to {2}p project/);
+    await tty.terminal.type("u");
+    await tty.terminal.waitFor(/Two\.\n>/);
+    expect(JSON.parse(readFileSync(join(home, ".config", "awl", "config.json"), "utf8")).permissions).toEqual({ allow: ["run(make)"] });
+    expect(resultOf(3, "c2")).toBe("ran make");
+  });
+
+  it("t denies and tells the model why; Esc denies and cancels the turn, the conversation goes on", async () => {
+    const project = tempDir("awl-proj-");
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "rm -rf build" } }]) }, openaiAnswer("Understood."));
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c2", name: "run", input: { command: "curl x" } }]) });
+    tty.server.enqueue(openaiAnswer("Still here."));
+    await startIn(project);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await askAbout("rm -rf build");
+    await tty.terminal.type("t");
+    await tty.terminal.waitFor(/tell the model why/);
+    await tty.terminal.type("use make clean instead");
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/Understood\.\n>/);
+    expect(resultOf(1, "c1")).toBe("Error: the user denied this call and said: use make clean instead");
+
+    await askAbout("curl x");
+    await tty.terminal.keys("Escape");
+    await tty.terminal.waitFor(/denied; the turn stops[\s\S]*cancelled[\s\S]*\n>/);
+    await tty.send("hello");
+    await tty.terminal.waitFor(/Still here\.\n>/);
+    // The cancelled call was answered before the next request: the conversation stays valid.
+    expect(resultOf(3, "c2")).toContain("cancelled");
+  });
+
+  it("parallel calls that ask are asked one after another while the others run", async () => {
+    const project = tempDir("awl-proj-");
+    tty.server.enqueue(
+      { body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "one" } }, { id: "c2", name: "run", input: { command: "two" } }]) },
+      openaiAnswer("Both."),
+    );
+    await startIn(project);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await askAbout("one");
+    expect(await tty.terminal.screen()).not.toContain("command: two");
+    await tty.terminal.type("y");
+    await tty.terminal.waitFor(/allowed once[\s\S]*\? run wants to run[\s\S]*command: two/);
+    await tty.terminal.type("y");
+    await tty.terminal.waitFor(/Both\.\n>/);
+    expect([resultOf(1, "c1"), resultOf(1, "c2")]).toEqual(["ran one", "ran two"]);
+  });
+});
+
+describe("the trust question", () => {
+  it("nothing of the folder runs before it is trusted; n starts without it, y loads it and remembers", async () => {
+    const project = tempDir("awl-proj-");
+    const marker = join(project, "marker");
+    mkdirSync(join(project, ".awl", "extensions"), { recursive: true });
+    writeFileSync(join(project, ".awl", "extensions", "mark.lua"), `io.open(${JSON.stringify(marker)}, "w"):close()
+awl.register_tool("project_tool", { type = "object" }, function() return "p" end)\n`);
+    tty.server.enqueue(openaiAnswer("Hi."));
+    const home = await startIn(project);
+    await tty.terminal.waitFor(/Trust .*\?/);
+    expect(await tty.terminal.screen()).toContain(".awl/extensions/ (1 Lua file)");
+    expect(existsSync(marker)).toBe(false);
+    await tty.terminal.type("n");
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.send("hi");
+    await tty.terminal.waitFor(/Hi\.\n>/);
+    expect(existsSync(marker)).toBe(false);
+    // The user's own extension (`run`) is offered; the untrusted folder's `project_tool` is not.
+    expect(tty.server.requests[0]!.json().tools.map((t: any) => t.function.name)).toEqual(["run"]);
+    await tty.terminal.keys("C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
+
+    await tty.reopen();
+    tty.server.enqueue(openaiAnswer("Hi again."));
+    await startIn(project, { home });
+    await tty.terminal.waitFor(/Trust .*\?/);
+    await tty.terminal.type("y");
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.send("hi");
+    await tty.terminal.waitFor(/Hi again\.\n>/);
+    expect(existsSync(marker)).toBe(true);
+    expect(tty.server.requests[1]!.json().tools.map((t: any) => t.function.name)).toEqual(["project_tool", "run"]);
+    expect(JSON.parse(readFileSync(join(home, ".config", "awl", "config.json"), "utf8")).trusted_folders).toHaveLength(1);
+  });
+});

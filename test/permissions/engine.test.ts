@@ -1,0 +1,201 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { PermissionEngine, type PermissionMode } from "../../src/permissions/engine.js";
+import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
+
+let root: string;
+let ws: string;
+let home: string;
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "awl-perm-"));
+  ws = join(root, "ws");
+  home = join(root, "home");
+  mkdirSync(join(ws, "src"), { recursive: true });
+  mkdirSync(join(home, "notes"), { recursive: true });
+  mkdirSync(join(root, "etc"));
+  writeFileSync(join(root, "etc", "passwd"), "x");
+  symlinkSync(join(root, "etc"), join(ws, "link-to-etc"));
+});
+
+const bash = { name: "bash", kinds: ["exec"] };
+const read = { name: "read", kinds: ["read"] };
+const edit = { name: "edit", kinds: ["write"] };
+
+function engine(rules: Partial<Record<RuleAction, string[]>>, mode: PermissionMode = "default"): PermissionEngine {
+  const parsed = (Object.entries(rules) as [RuleAction, string[]][]).flatMap(([action, texts]) =>
+    texts.map((text) => {
+      const r = parseRule(text, action, { kind: "flag", flag: action === "deny" ? "--deny" : "--allow" }, ws, home);
+      if (!r.ok) throw new Error(r.message);
+      return r.rule;
+    }),
+  );
+  return new PermissionEngine({ workspace: ws, home, mode, rules: parsed });
+}
+
+describe("command rules", () => {
+  it("allows exactly the command, and asks for a compound command with another part", () => {
+    const e = engine({ allow: ["bash(git status)"] });
+    expect(e.decide(bash, { command: "git status" }).action).toBe("allow");
+    expect(e.decide(bash, { command: "git  status" }).action).toBe("allow");
+    for (const command of ["git status && rm -rf x", "git status; rm -rf x", "git status | sh", "git status || rm x", "git status\nrm x", "git status & rm x", "git status --porcelain"]) {
+      expect(e.decide(bash, { command }).action, command).toBe("ask");
+    }
+  });
+
+  it("allows a compound command when every part has its own allow rule", () => {
+    const e = engine({ allow: ["bash(git status)", "bash(npm run test:*)"] });
+    expect(e.decide(bash, { command: "git status && npm run test -- --watch" }).action).toBe("allow");
+    expect(e.decide(bash, { command: "npm run test:unit" }).action).toBe("allow");
+    expect(e.decide(bash, { command: "npm run testx" }).action).toBe("ask");
+  });
+
+  it("treats substitutions, redirections, subshells and variables as not allowable by a prefix", () => {
+    const e = engine({ allow: ["bash(echo:*)", "bash(git status)"] });
+    for (const command of ["echo $(rm -rf x)", "echo `rm x`", "echo hi > file", "echo hi >> file", "(echo hi)", "echo <(cat /etc/passwd)", "$CMD hi", "cat <<EOF", 'echo "$(rm x)"']) {
+      expect(e.decide(bash, { command }).action, command).toBe("ask");
+    }
+    expect(e.decide(bash, { command: "echo hi 2>&1" }).action).toBe("allow");
+    expect(e.decide(bash, { command: "git status 2>/dev/null" }).action).toBe("allow");
+    expect(e.decide(bash, { command: 'echo "a && b; c"' }).action).toBe("allow");
+  });
+
+  it("denies a denied command wherever it hides", () => {
+    const e = engine({ allow: ["bash"], deny: ["bash(rm:*)"] });
+    for (const command of ["rm -rf x", "ls && rm -rf x", "echo $(rm -rf x)", 'echo "`rm x`"', "(rm x)", "X=1 rm x", '"rm" -rf x', "r\\m x", "ls | { rm x; }"]) {
+      expect(e.decide(bash, { command }).action, command).toBe("deny");
+    }
+    expect(e.decide(bash, { command: "ls -la" }).action).toBe("allow");
+  });
+
+  it("asks for exec without rules and names the rules that would allow each part", () => {
+    const d = engine({}).decide(bash, { command: "git status && npm test" });
+    expect(d.action).toBe("ask");
+    expect(d.allowRules).toEqual(["bash(git status)", "bash(npm test)"]);
+    expect(engine({}).decide(bash, { command: "echo $(date)" }).allowRules).toEqual(["bash"]);
+  });
+});
+
+describe("precedence", () => {
+  it("deny beats ask beats allow, whatever the order", () => {
+    expect(engine({ allow: ["bash(git:*)"], ask: ["bash(git push:*)"], deny: ["bash(git push --force:*)"] }).decide(bash, { command: "git push --force" }).action).toBe("deny");
+    expect(engine({ allow: ["bash(git:*)"], ask: ["bash(git push:*)"] }).decide(bash, { command: "git push" }).action).toBe("ask");
+    expect(engine({ allow: ["bash(git:*)"], ask: ["bash(git push:*)"] }).decide(bash, { command: "git log" }).action).toBe("allow");
+    expect(engine({ allow: ["read"], deny: ["read(secret/**)"] }).decide(read, { path: "secret/key" }).action).toBe("deny");
+  });
+
+  it("an ask rule asks even for a read inside the workspace", () => {
+    expect(engine({ ask: ["read(*.env)"] }).decide(read, { path: ".env" }).action).toBe("ask");
+    expect(engine({}).decide(read, { path: ".env" }).action).toBe("allow");
+  });
+
+  it("wildcard tool names", () => {
+    const e = engine({ deny: ["github_*"] });
+    expect(e.decide({ name: "github_push" }, {}).action).toBe("deny");
+    expect(e.offers({ name: "github_push" })).toBe(false);
+    expect(e.offers({ name: "gitlab_push" })).toBe(true);
+  });
+});
+
+describe("paths", () => {
+  it("reads inside the workspace run; a .. or a symlink leaving it asks", () => {
+    const e = engine({});
+    expect(e.decide(read, { path: "src/a.ts" }).action).toBe("allow");
+    expect(e.decide(read, {}).action).toBe("allow");
+    const up = e.decide(read, { path: "src/../../etc/passwd" });
+    expect(up.action).toBe("ask");
+    expect(up.reason).toContain(join(root, "etc", "passwd"));
+    const link = e.decide(read, { path: "link-to-etc/passwd" });
+    expect(link.action).toBe("ask");
+    expect(link.paths).toEqual([join(root, "etc", "passwd")]);
+    expect(e.decide(read, { path: join(root, "etc", "passwd") }).action).toBe("ask");
+  });
+
+  it("path globs relative to the workspace and ~", () => {
+    const e = engine({ allow: ["edit(src/**)", "write(~/notes/**)"] });
+    expect(e.decide(edit, { path: "src/deep/a.ts" }).action).toBe("allow");
+    expect(e.decide(edit, { path: join(ws, "src", "new.ts") }).action).toBe("allow");
+    expect(e.decide(edit, { path: "README.md" }).action).toBe("ask");
+    expect(e.decide(edit, { path: "src/../../outside.ts" }).action).toBe("ask");
+    expect(e.decide({ name: "write", kinds: ["write"] }, { path: "~/notes/today.md" }).action).toBe("allow");
+    expect(e.decide({ name: "write", kinds: ["write"] }, { path: "~/other.md" }).action).toBe("ask");
+  });
+
+  it("an allow glob does not follow a symlink out of the workspace", () => {
+    const e = engine({ allow: ["edit(**)"] });
+    expect(e.decide(edit, { path: "a/b.ts" }).action).toBe("allow");
+    expect(e.decide(edit, { path: "link-to-etc/passwd" }).action).toBe("ask");
+  });
+
+  it("a path with NUL, invalid UTF-8 or of the wrong type fails closed", () => {
+    const e = engine({ allow: ["read", "edit(**)"] });
+    expect(e.decide(read, { path: "a\0b" }).action).toBe("deny");
+    expect(e.decide(edit, { path: "a\uD800b" }).action).toBe("deny");
+    expect(e.decide(edit, { path: "a\uFFFDb" }).action).toBe("deny");
+    expect(e.decide(edit, { path: 42 }).reason).toContain('"path" argument must be a string');
+    expect(e.decide(bash, { command: ["rm"] }).action).toBe("deny");
+  });
+
+  it("names relative and home rules for the ask", () => {
+    const e = engine({});
+    expect(e.decide(edit, { path: "src/a.ts" }).allowRules).toEqual(["edit(src/a.ts)"]);
+    expect(e.decide(edit, { path: "~/notes/x" }).allowRules).toEqual(["edit(~/notes/x)"]);
+  });
+});
+
+describe("modes", () => {
+  it("accept-edits runs writes inside the workspace only", () => {
+    const e = engine({}, "accept-edits");
+    expect(e.decide(edit, { path: "src/a.ts" }).action).toBe("allow");
+    expect(e.decide(edit, { path: "../x" }).action).toBe("ask");
+    expect(e.decide(bash, { command: "ls" }).action).toBe("ask");
+  });
+
+  it("plan offers and runs read tools only", () => {
+    const e = engine({ allow: ["bash"] }, "plan");
+    expect(e.offers(read)).toBe(true);
+    expect(e.offers(bash)).toBe(false);
+    expect(e.offers({ name: "mixed", kinds: ["read", "network"] })).toBe(false);
+    expect(e.decide(bash, { command: "ls" }).action).toBe("deny");
+  });
+
+  it("bypass asks nothing but deny rules still hold", () => {
+    const e = engine({ deny: ["bash(rm:*)"] }, "bypass");
+    expect(e.decide(bash, { command: "curl x | sh" }).action).toBe("allow");
+    expect(e.decide(bash, { command: "rm x" }).action).toBe("deny");
+  });
+
+  it("a tool without kinds is exec", () => {
+    expect(engine({}).decide({ name: "mystery" }, {}).action).toBe("ask");
+  });
+});
+
+describe("rule parsing", () => {
+  const parse = (text: string) => parseRule(text, "allow", { kind: "session" }, ws, home);
+  it("accepts tool, tool(pattern) and tool(*)", () => {
+    expect(parse("bash").ok).toBe(true);
+    const all = parse("bash(*)");
+    expect(all.ok && all.rule.pattern).toBe(undefined);
+    const p = parse(" bash(git status) ");
+    expect(p.ok && p.rule.pattern).toBe("git status");
+  });
+  it("refuses what is not a rule, naming it", () => {
+    const open = parse("bash(git status");
+    expect(open.ok).toBe(false);
+    expect(!open.ok && open.message).toContain("never closed");
+    expect(!open.ok && open.tool).toBe("bash");
+    expect(parse("").ok).toBe(false);
+    expect(parse("bash()").ok).toBe(false);
+    expect(parse("no spaces allowed").ok).toBe(false);
+  });
+  it("a glob that is no glob never allows a path but still denies one", () => {
+    const bad = parse("edit(src/[abc)");
+    expect(bad.ok && bad.rule.pathError).toContain("never closed");
+    if (!bad.ok) return;
+    expect(new PermissionEngine({ workspace: ws, home, rules: [bad.rule] }).decide(edit, { path: "src/a" }).action).toBe("ask");
+    const deny = parseRule("edit(src/[abc)", "deny", { kind: "session" }, ws, home);
+    if (!deny.ok) throw new Error("parsed");
+    expect(new PermissionEngine({ workspace: ws, home, rules: [deny.rule] }).decide(edit, { path: "src/a" }).action).toBe("deny");
+  });
+});
