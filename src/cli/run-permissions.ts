@@ -20,7 +20,7 @@ export interface RunPermissionOptions {
 export async function setupRunPermissions(cli: CliOptions, options: RunPermissionOptions): Promise<ConfigResult<PermissionSetup>> {
   const { cwd, warn } = options;
   const flags = cli.flags;
-  const setup = (): ConfigResult<PermissionSetup> =>
+  const setup = (): Promise<ConfigResult<PermissionSetup>> =>
     setupPermissions({
       cwd,
       env: process.env,
@@ -33,7 +33,7 @@ export async function setupRunPermissions(cli: CliOptions, options: RunPermissio
         sandbox: flags.sandbox === true,
       },
     });
-  let result = setup();
+  let result = await setup();
   if (!result.ok) return result;
   if (options.interactive && result.value.untrustedParts.length > 0) {
     const [{ askFolderTrust }, { setFolderTrust }, { realPathOf }] = await Promise.all([
@@ -45,11 +45,11 @@ export async function setupRunPermissions(cli: CliOptions, options: RunPermissio
     const userConfig = result.value.userConfigPath;
     if (await askFolderTrust(folder, result.value.untrustedParts)) {
       try {
-        setFolderTrust(userConfig, folder, true);
+        await setFolderTrust(userConfig, folder, true);
       } catch (error) {
         warn(`could not save the trust in ${userConfig}: ${(error as Error).message}; this run goes on untrusted`);
       }
-      result = setup();
+      result = await setup();
       if (!result.ok) return result;
     }
   } else if (result.value.untrustedParts.length > 0) {

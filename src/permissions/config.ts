@@ -8,9 +8,8 @@
  * An untrusted project file adds no allow rules and no widening setting (trust.ts); its deny and ask rules
  * hold anyway (they only narrow).
  */
-import { readFileSync } from "node:fs";
-import { jsonErrorOffset, positionOf } from "../config/json-position.js";
-import type { ConfigResult } from "../config/errors.js";
+import type { ConfigLayer } from "../config/config-file.js";
+import { trustedFoldersIn } from "./trust.js";
 import { isPermissionMode, PERMISSION_MODES, type PermissionMode } from "./engine.js";
 import { parseRule, type Rule, type RuleAction, type RuleSource } from "./rules.js";
 
@@ -39,70 +38,10 @@ export interface PermissionConfig {
   skipped: string[];
 }
 
-/** Reads one file's text into a layer; a missing file is undefined; invalid JSON an error naming file:line:column. */
-export function readPermissionLayer(path: string, scope: "user" | "project"): ConfigResult<PermissionLayer | undefined> {
-  let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { ok: true, value: undefined };
-    return { ok: false, error: { message: `the config file ${path} cannot be read (${code ?? String(e)})`, hint: "check its permissions, or move it away" } };
-  }
-  return parsePermissionLayer(path, scope, text);
-}
-
-export function parsePermissionLayer(path: string, scope: "user" | "project", text: string): ConfigResult<PermissionLayer> {
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  let values: unknown;
-  try {
-    values = JSON.parse(text);
-  } catch (e) {
-    const offset = jsonErrorOffset(text);
-    const { line, column } = positionOf(text, offset < 0 ? text.length : offset);
-    return { ok: false, error: { message: `the config file ${path}:${line}:${column} is not valid JSON (${(e as Error).message.split("\n")[0]})`, hint: "fix the file or remove it; awl does not run with permission settings it cannot read" } };
-  }
-  if (typeof values !== "object" || values === null || Array.isArray(values)) {
-    return { ok: false, error: { message: `the config file ${path} must hold one JSON object`, hint: "fix the file or remove it" } };
-  }
-  return { ok: true, value: { scope, path, values: values as Record<string, unknown>, lineOf: (keys) => lineIn(text, keys) } };
-}
-
-/**
- * The line where the value at `keys` starts: found by walking the text key by key (object keys by their quoted
- * name, list items by counting), good enough for the config files people write by hand.
- */
-function lineIn(text: string, keys: readonly (string | number)[]): number {
-  let at = 0;
-  for (const key of keys) {
-    if (typeof key === "string") {
-      const found = text.indexOf(JSON.stringify(key), at);
-      if (found < 0) break;
-      at = found + JSON.stringify(key).length;
-    } else {
-      const open = text.indexOf("[", at);
-      if (open < 0) break;
-      at = itemStart(text, open + 1, key);
-    }
-  }
-  return positionOf(text, at).line;
-}
-
-/** The offset of the `index`th item of the list whose items start at `from` (strings and scalars only). */
-function itemStart(text: string, from: number, index: number): number {
-  let i = from;
-  for (let n = 0; ; n++) {
-    while (i < text.length && /\s/.test(text[i]!)) i++;
-    if (n === index) return i;
-    if (text[i] === '"') {
-      i++;
-      while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
-      i++;
-    }
-    while (i < text.length && text[i] !== "," && text[i] !== "]") i++;
-    if (text[i] !== ",") return i;
-    i++;
-  }
+/** One config file (as the layered config read and checked it, src/config) as the permission keys need it. */
+export function permissionLayer(layer: ConfigLayer): PermissionLayer {
+  const pointer = (keys: readonly (string | number)[]): string => keys.map((k) => `/${String(k).replace(/~/g, "~0").replace(/\//g, "~1")}`).join("");
+  return { scope: layer.scope, path: layer.path, values: layer.values, lineOf: (keys) => layer.positionOf(pointer(keys))?.line ?? 1 };
 }
 
 export interface PermissionConfigOptions {
@@ -118,7 +57,8 @@ export function permissionConfig(layers: readonly PermissionLayer[], options: Pe
   for (const layer of layers) {
     const where = (keys: readonly (string | number)[]): string => `${layer.path}:${layer.lineOf(keys)}`;
     const widens = layer.scope === "project" && !options.projectTrusted;
-    if (layer.scope === "user") out.trustedFolders.push(...trustedFoldersOf(layer, out.problems));
+    // The schema checked the list (absolute paths, src/config); only the user's file can trust a folder.
+    if (layer.scope === "user") out.trustedFolders.push(...trustedFoldersIn(layer.values));
     const section = layer.values.permissions;
     if (section === undefined) continue;
     if (typeof section !== "object" || section === null || Array.isArray(section)) {
@@ -178,14 +118,4 @@ export function permissionConfig(layers: readonly PermissionLayer[], options: Pe
     out.sandboxAutoAllow = setting("sandbox_auto_allow", isBool, "true or false", (on) => on) ?? out.sandboxAutoAllow;
   }
   return out;
-}
-
-function trustedFoldersOf(layer: PermissionLayer, problems: string[]): string[] {
-  const list = layer.values.trusted_folders;
-  if (list === undefined) return [];
-  if (!Array.isArray(list) || !list.every((p) => typeof p === "string" && p.startsWith("/"))) {
-    problems.push(`${layer.path}:${layer.lineOf(["trusted_folders"])}: "trusted_folders" must be a list of absolute folder paths (ignored)`);
-    return [];
-  }
-  return list as string[];
 }

@@ -58,7 +58,7 @@ export type Removal = { ok: true; rule: Rule; from: string } | { ok: false; mess
  * Removes rule number `n` of the listing: from its config file (atomically, the other keys kept) when it
  * came from one, and from the engine. A flag's rule holds until the run ends; it cannot be removed.
  */
-export function removeListedRule(engine: PermissionEngine, n: number): Removal {
+export async function removeListedRule(engine: PermissionEngine, n: number): Promise<Removal> {
   const rules = listedRules(engine);
   const rule = rules[n - 1];
   if (!Number.isInteger(n) || !rule) return { ok: false, message: `there is no rule number ${n}; the listing has ${rules.length}` };
@@ -66,7 +66,7 @@ export function removeListedRule(engine: PermissionEngine, n: number): Removal {
   if (source.kind === "flag") return { ok: false, message: `"${rule.text}" comes from ${source.flag} on the command line: it holds until this run ends` };
   if (source.kind === "user" || source.kind === "project") {
     try {
-      if (!removeSavedRule(source.file, rule.action, rule.text)) return { ok: false, message: `"${rule.text}" is no longer in ${source.file}` };
+      if (!(await removeSavedRule(source.file, source.kind, rule.action, rule.text))) return { ok: false, message: `"${rule.text}" is no longer in ${source.file}` };
     } catch (error) {
       return { ok: false, message: `cannot change ${source.file}: ${(error as Error).message}` };
     }

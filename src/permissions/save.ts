@@ -1,83 +1,59 @@
 /**
  * Writing permission choices to a config file: "always allow" rules (`permissions.allow`), revoking a rule,
- * and trusting a folder (`trusted_folders`, user file only). The file's other keys stay; the new text replaces
- * the file atomically (a temporary file beside it, renamed over it), so a crash never leaves half a file.
+ * and trusting a folder (`trusted_folders`, user file only). Through the config writer (src/config/write.ts):
+ * the file's other keys and layout stay, the result passes the schema, and it replaces the file atomically.
  */
-import { mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { parsePermissionLayer } from "./config.js";
+import { readConfigFile, type ConfigScope } from "../config/config-file.js";
+import { editConfigFile } from "../config/write.js";
+import { permissionLayer } from "./config.js";
 import { parseRule, type Rule } from "./rules.js";
 
-/** Reads the file's object (a missing file is `{}`), lets `change` edit it, and writes it back atomically. */
-export function updateConfigObject(path: string, change: (config: Record<string, unknown>) => void): string {
-  let text = "{}\n";
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-  }
-  const layer = parsePermissionLayer(path, "user", text);
-  if (!layer.ok) throw new Error(layer.error.message);
-  const config = layer.value.values;
-  change(config);
-  const indent = /\n([ \t]+)"/.exec(text)?.[1] ?? "  ";
-  const next = `${JSON.stringify(config, null, indent)}\n`;
-  let target = path;
-  try {
-    target = realpathSync(path); // a symlinked file (dotfile managers) stays a link; its target is replaced
-  } catch {
-    mkdirSync(dirname(path), { recursive: true });
-  }
-  const temp = join(dirname(target), `.${process.pid}-${Date.now()}.config.json.tmp`);
-  writeFileSync(temp, next);
-  renameSync(temp, target);
-  return next;
+/** The file's values (a missing file: none); a file that cannot be read or checked is an error. */
+async function valuesOf(path: string, scope: ConfigScope): Promise<Record<string, unknown>> {
+  const read = await readConfigFile(path, scope);
+  if (!read.ok) throw new Error(read.error.message);
+  return read.value?.values ?? {};
 }
 
-function section(config: Record<string, unknown>): Record<string, unknown> {
-  const current = config.permissions;
-  if (typeof current === "object" && current !== null && !Array.isArray(current)) return current as Record<string, unknown>;
-  return (config.permissions = {});
+async function write(path: string, scope: ConfigScope, edits: Parameters<typeof editConfigFile>[1]): Promise<void> {
+  const written = await editConfigFile(path, edits, scope);
+  if (!written.ok) throw new Error(written.error.message);
+}
+
+function listAt(values: Record<string, unknown>, action: string): unknown[] {
+  const section = values.permissions;
+  const list = typeof section === "object" && section !== null ? (section as Record<string, unknown>)[action] : undefined;
+  return Array.isArray(list) ? list : [];
 }
 
 /** Appends allow rules (those not there yet) and returns them as rules with their file and line. */
-export function saveAllowRules(path: string, scope: "user" | "project", texts: readonly string[], workspace: string, home: string): Rule[] {
-  const text = updateConfigObject(path, (config) => {
-    const permissions = section(config);
-    const allow = Array.isArray(permissions.allow) ? (permissions.allow as unknown[]) : [];
-    for (const rule of texts) if (!allow.includes(rule)) allow.push(rule);
-    permissions.allow = allow;
-  });
-  const layer = parsePermissionLayer(path, scope, text);
-  if (!layer.ok) return [];
-  const allow = (layer.value.values.permissions as { allow: string[] }).allow;
+export async function saveAllowRules(path: string, scope: ConfigScope, texts: readonly string[], workspace: string, home: string): Promise<Rule[]> {
+  const present = listAt(await valuesOf(path, scope), "allow");
+  const added = [...new Set(texts)].filter((rule) => !present.includes(rule));
+  if (added.length > 0) await write(path, scope, added.map((rule) => ({ key: "permissions.allow", value: rule, append: true })));
+  const read = await readConfigFile(path, scope);
+  if (!read.ok || !read.value) return [];
+  const layer = permissionLayer(read.value);
+  const allow = listAt(layer.values, "allow");
   return texts.flatMap((rule) => {
-    const index = allow.indexOf(rule);
-    const parsed = parseRule(rule, "allow", { kind: scope, file: path, line: layer.value.lineOf(["permissions", "allow", index]) }, workspace, home);
+    const parsed = parseRule(rule, "allow", { kind: scope, file: path, line: layer.lineOf(["permissions", "allow", allow.indexOf(rule)]) }, workspace, home);
     return parsed.ok ? [parsed.rule] : [];
   });
 }
 
 /** Removes one rule (its text in its action's list) from a file; false when it was not there. */
-export function removeSavedRule(path: string, action: string, text: string): boolean {
-  let removed = false;
-  updateConfigObject(path, (config) => {
-    const permissions = section(config);
-    const list = permissions[action];
-    if (!Array.isArray(list)) return;
-    const index = list.findIndex((r) => typeof r === "string" && r.trim() === text);
-    if (index < 0) return;
-    list.splice(index, 1);
-    removed = true;
-  });
-  return removed;
+export async function removeSavedRule(path: string, scope: ConfigScope, action: string, text: string): Promise<boolean> {
+  const list = listAt(await valuesOf(path, scope), action);
+  const index = list.findIndex((r) => typeof r === "string" && r.trim() === text);
+  if (index < 0) return false;
+  await write(path, scope, [{ key: `permissions.${action}`, value: list.filter((_, i) => i !== index) }]);
+  return true;
 }
 
 /** Adds (or removes) a folder in the user file's `trusted_folders`. */
-export function setFolderTrust(userConfigPath: string, folder: string, trusted: boolean): void {
-  updateConfigObject(userConfigPath, (config) => {
-    const list = Array.isArray(config.trusted_folders) ? (config.trusted_folders as unknown[]).filter((f) => f !== folder) : [];
-    if (trusted) list.push(folder);
-    config.trusted_folders = list;
-  });
+export async function setFolderTrust(userConfigPath: string, folder: string, trusted: boolean): Promise<void> {
+  const current = (await valuesOf(userConfigPath, "user")).trusted_folders;
+  const list = Array.isArray(current) ? current.filter((f) => f !== folder) : [];
+  if (trusted) list.push(folder);
+  await write(userConfigPath, "user", [{ key: "trusted_folders", value: list }]);
 }

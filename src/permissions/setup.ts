@@ -3,14 +3,13 @@
  * trust, and the flags (`--allow`, `--deny`, `--permission-mode`, `--dangerously-skip-permissions`,
  * `--trust-project`). Flags rank above both files; a flag's rule adds to theirs (deny still beats allow).
  */
-import { join } from "node:path";
 import { homedir } from "node:os";
-import { configFilePath } from "../config/config-file.js";
 import type { ConfigResult } from "../config/errors.js";
-import { permissionConfig, readPermissionLayer, type PermissionConfig, type PermissionLayer } from "./config.js";
+import { loadConfig, type LoadedConfig } from "../config/layers.js";
+import { permissionConfig, permissionLayer, type PermissionConfig } from "./config.js";
 import { isPermissionMode, PERMISSION_MODES, PermissionEngine, type PermissionMode } from "./engine.js";
 import { parseRule, type Rule } from "./rules.js";
-import { isTrustedFolder, offerParts, projectOffer, type ProjectOffer } from "./trust.js";
+import { offerParts, projectOffer, type ProjectOffer } from "./trust.js";
 
 export interface PermissionFlags {
   allow?: readonly string[];
@@ -42,6 +41,8 @@ export interface PermissionSetup {
   problems: string[];
   userConfigPath: string;
   projectConfigPath: string;
+  /** The config files as read for this setup (the settings read theirs from it too). */
+  files: LoadedConfig;
 }
 
 export interface PermissionSetupOptions {
@@ -50,20 +51,20 @@ export interface PermissionSetupOptions {
   flags: PermissionFlags;
 }
 
-/** Reads the files and flags; a file that is not JSON, or a bad flag, is an error naming it. */
-export function setupPermissions(options: PermissionSetupOptions): ConfigResult<PermissionSetup> {
+/**
+ * Reads the config files (the layered config, src/config: checked against the schema, trusted as the user's
+ * `trusted_folders` or `--trust-project` say) and the flags; a bad file or flag is an error naming it.
+ */
+export async function setupPermissions(options: PermissionSetupOptions): Promise<ConfigResult<PermissionSetup>> {
   const home = options.env.HOME || homedir();
-  const userConfigPath = configFilePath(options.env);
-  const projectConfigPath = join(options.cwd, ".awl", "config.json");
-  const layers: PermissionLayer[] = [];
-  for (const [path, scope] of [[userConfigPath, "user"], [projectConfigPath, "project"]] as const) {
-    const read = readPermissionLayer(path, scope);
-    if (!read.ok) return read;
-    if (read.value) layers.push(read.value);
-  }
   const flags = options.flags;
-  const userOnly = permissionConfig(layers.filter((l) => l.scope === "user"), { workspace: options.cwd, home, projectTrusted: false });
-  const trusted = flags.trustProject === true || isTrustedFolder(options.cwd, userOnly.trustedFolders);
+  const read = await loadConfig({ env: options.env, cwd: options.cwd, ...(flags.trustProject === true && { trustProject: true }) });
+  if (!read.ok) return read;
+  const files = read.value;
+  const userConfigPath = files.paths.user;
+  const projectConfigPath = files.paths.project;
+  const layers = files.layers.map(permissionLayer);
+  const trusted = files.trusted;
   const config = permissionConfig(layers, { workspace: options.cwd, home, projectTrusted: trusted });
 
   const rules: Rule[] = [...config.rules];
@@ -104,6 +105,7 @@ export function setupPermissions(options: PermissionSetupOptions): ConfigResult<
       problems: config.problems,
       userConfigPath,
       projectConfigPath,
+      files,
     },
   };
 }
@@ -114,10 +116,8 @@ export function bypassNotice(source: string): string {
 }
 
 /** Whether the folder's own code may load: `--trust-project`, or listed in the user config's `trusted_folders`. */
-export function isProjectTrusted(cwd: string, env: NodeJS.ProcessEnv, flag: boolean): boolean {
+export async function isProjectTrusted(cwd: string, env: NodeJS.ProcessEnv, flag: boolean): Promise<boolean> {
   if (flag) return true;
-  const read = readPermissionLayer(configFilePath(env), "user");
-  if (!read.ok || !read.value) return false;
-  const config = permissionConfig([read.value], { workspace: cwd, home: env.HOME || homedir(), projectTrusted: false });
-  return isTrustedFolder(cwd, config.trustedFolders);
+  const read = await loadConfig({ env, cwd });
+  return read.ok && read.value.trusted;
 }

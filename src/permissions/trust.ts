@@ -18,6 +18,12 @@ export function isTrustedFolder(folder: string, trusted: readonly string[]): boo
   return trusted.some((entry) => isInside(real, realPathOf(entry)));
 }
 
+/** The user file's `trusted_folders` (absolute paths; anything else in the list is left out: it trusts nothing). */
+export function trustedFoldersIn(values: Record<string, unknown>): string[] {
+  const list = values.trusted_folders;
+  return Array.isArray(list) ? list.filter((p): p is string => typeof p === "string" && p.startsWith("/")) : [];
+}
+
 /** What a folder would load once trusted. */
 export interface ProjectOffer {
   /** `.awl/extensions/` when it holds any `.lua` file. */

@@ -148,7 +148,7 @@ export class AcpAgent {
     // Never a terminal question here: an untrusted folder's code is skipped with a notice on stderr.
     const permissions = await setupRunPermissions(cli, { interactive: false, cwd, warn: this.options.warn });
     if (!permissions.ok) throw new RequestError(INTERNAL_ERROR, `${permissions.error.message}; ${permissions.error.hint}`);
-    const base = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn: this.options.warn, permissions: permissions.value };
+    const base = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn: this.options.warn, permissions: permissions.value };
     // A new session is named now; its file is created by its first prompt (no empty sessions are saved).
     const id = resume ?? newSessionId();
     const tools = await openChatTools(base, { interactive: false }, clientTextHost(this.clientCapabilities, client, id));

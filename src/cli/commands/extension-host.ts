@@ -12,7 +12,7 @@ import { showToolLog } from "../output/tool-logs.js";
 import { writeNotice } from "../output/wrap-text.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
-import type { ConfigFile } from "../../config/config-file.js";
+import type { LoadedConfig } from "../../config/layers.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
 import { runSandbox } from "../../permissions/sandbox.js";
@@ -72,9 +72,9 @@ export async function openExtensions(
   io: CommandIO = processIO,
   onUntrusted: (parts: readonly string[]) => void = (parts) => io.stderr(`awl: ${untrustedNotice(process.cwd(), parts)}\n`),
 ): Promise<ConfigResult<LuaToolSet>> {
-  const limits = resolveLuaLimits(values, process.env);
+  const limits = await resolveLuaLimits(values, process.env);
   if (!limits.ok) return limits;
-  const setup = setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: values["trust-project"] === true, sandbox: values.sandbox === true } });
+  const setup = await setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: values["trust-project"] === true, sandbox: values.sandbox === true } });
   if (!setup.ok) return setup;
   if (setup.value.untrustedParts.length > 0) onUntrusted(setup.value.untrustedParts);
   const sandboxed = runSandbox(setup.value);
@@ -98,8 +98,8 @@ export async function openExtensions(
  * Whether this folder's own extensions load: it is trusted (docs/permissions.md) or `--trust-project` says so;
  * when it is not, what it would have loaded, in words (empty when it brings nothing).
  */
-export function projectTrust(flag: boolean): ConfigResult<{ trusted: boolean; untrustedParts: string[] }> {
-  const setup = setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: flag } });
+export async function projectTrust(flag: boolean): Promise<ConfigResult<{ trusted: boolean; untrustedParts: string[] }>> {
+  const setup = await setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: flag } });
   if (!setup.ok) return setup;
   return { ok: true, value: { trusted: setup.value.trusted, untrustedParts: setup.value.untrustedParts } };
 }
@@ -124,7 +124,7 @@ export function usageError(io: CommandIO, command: string, message: string): num
 
 /** What else the main command's tools need to know. */
 export interface ChatToolOptions {
-  configFile?: ConfigFile | null;
+  config?: LoadedConfig;
   /** The run's keys, scrubbed from spill files. */
   secrets?: readonly string[];
   /** Load the folder's own `.awl/extensions/` (a trusted folder). */
@@ -150,8 +150,8 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const { configFile, secrets = [], trustProject = false, textHost, sandbox } = options;
-  const limits = resolveLuaLimits(flags, process.env, configFile);
+  const { config, secrets = [], trustProject = false, textHost, sandbox } = options;
+  const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
     cwd: process.cwd(),

@@ -102,9 +102,10 @@ async function switchExtension(verb: "enable" | "disable", argv: readonly string
   const name = parsed.positionals[0]!;
   const { enablementFiles, readEnablement, setEnabled } = await import("../../extensions/enablement.js");
   const files = enablementFiles(process.cwd(), process.env);
-  const file = parsed.values.project ? files.project : files.user;
-  const problem = setEnabled(file, name, verb === "enable");
-  if (problem) return configError(io, { message: problem, hint: "nothing was changed" });
+  const scope = parsed.values.project ? "project" : "user";
+  const file = files[scope];
+  const written = await setEnabled(file, scope, name, verb === "enable");
+  if (!written.ok) return configError(io, written.error);
   const still = readEnablement(process.cwd(), process.env).disabled.get(name);
   const state = verb === "enable" ? (still ? `still disabled by ${displayPath(still)}` : "enabled") : "disabled";
   io.stdout(`${name}: ${state} (${displayPath(file)})\n`);
@@ -120,7 +121,7 @@ async function newExtension(argv: readonly string[], io: CommandIO): Promise<num
   const made = writeNewExtension(parsed.positionals[0]!, { user: parsed.values.user === true, dir: parsed.values.dir === true, cwd: process.cwd(), env: process.env });
   if (typeof made === "string") return configError(io, { message: made, hint: "nothing was written" });
   // A project extension loads only in a trusted folder (docs/permissions.md); the hint says so when it is not.
-  const trust = parsed.values.user === true ? undefined : projectTrust(false);
+  const trust = parsed.values.user === true ? undefined : await projectTrust(false);
   const trusted = trust === undefined || !trust.ok || trust.value.trusted;
   const flag = trusted ? "" : " --trust-project";
   const note = trusted ? "" : "this folder is not trusted yet: awl permissions trust loads its extensions in every run\n";

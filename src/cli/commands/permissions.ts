@@ -40,7 +40,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   const { values, positionals } = parsed;
   if (values.help) return io.stdout(PERMISSIONS_USAGE), EXIT.ok;
   const flags = { ...(values.allow && { allow: values.allow }), ...(values.deny && { deny: values.deny }), trustProject: values["trust-project"] === true, sandbox: values.sandbox === true };
-  const setup = setupPermissions({ cwd: process.cwd(), env: process.env, flags });
+  const setup = await setupPermissions({ cwd: process.cwd(), env: process.env, flags });
   if (!setup.ok) return configError(io, setup.error);
   const [verb, ...rest] = positionals;
   const folder = realPathOf(process.cwd());
@@ -58,7 +58,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
     case "remove": {
       const n = Number(rest[0]);
       if (rest.length !== 1 || !Number.isInteger(n)) return usageError(io, "permissions", "remove takes one rule number, as `awl permissions` lists it");
-      const removed = removeListedRule(setup.value.engine, n);
+      const removed = await removeListedRule(setup.value.engine, n);
       if (!removed.ok) return usageError(io, "permissions", removed.message);
       io.stdout(`removed ${removed.rule.action} rule "${removed.rule.text}" (${removed.from})\n`);
       return EXIT.ok;
@@ -67,7 +67,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
     case "untrust":
       if (rest.length > 0) return usageError(io, "permissions", `${verb} takes no argument: it is about this folder`);
       try {
-        setFolderTrust(setup.value.userConfigPath, folder, verb === "trust");
+        await setFolderTrust(setup.value.userConfigPath, folder, verb === "trust");
       } catch (error) {
         return configError(io, { message: `cannot change ${setup.value.userConfigPath}: ${(error as Error).message}`, hint: "check the file" });
       }

@@ -10,7 +10,7 @@ export const permissionCommands: SlashCommand[] = [
     name: "permissions",
     args: "[remove N | untrust]",
     summary: "every permission rule with where it comes from (this session's too); remove one; stop trusting this folder (/mode switches the mode)",
-    run: (args, { runtime, print }) => {
+    run: async (args, { runtime, print }) => {
       const layer = runtime.permissions;
       const setup = runtime.options.permissions;
       if (!layer || !setup) return print("permissions: this run has no permission layer");
@@ -22,13 +22,13 @@ export const permissionCommands: SlashCommand[] = [
         return print(permissionsText(engine, { modeSource: engine.mode === setup.engine.mode ? setup.modeSource : "/mode", folder, trust }).trimEnd());
       }
       if (words[0] === "remove" && words.length === 2) {
-        const removed = removeListedRule(engine, Number(words[1]));
+        const removed = await removeListedRule(engine, Number(words[1]));
         return print(removed.ok ? `removed ${removed.rule.action} rule "${removed.rule.text}" (${removed.from})` : `cannot remove: ${removed.message}`);
       }
       if (words[0] === "mode" && words.length <= 2) return switchMode(engine, words[1] ?? "", print);
       if (words[0] === "untrust" && words.length === 1) {
         try {
-          setFolderTrust(setup.userConfigPath, folder, false);
+          await setFolderTrust(setup.userConfigPath, folder, false);
         } catch (error) {
           return print(`cannot change ${setup.userConfigPath}: ${(error as Error).message}`);
         }
