@@ -4,7 +4,7 @@
  * extensions on its own thread while the rest of awl loads (~100 ms of its own work, which the first request
  * waits for). MCP servers start in the background and are never waited for here.
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
@@ -50,6 +50,16 @@ export async function openChatTools(
     const lua = opened.value.tools;
     options.permissions.engine.sandboxed = (tool) => lua.tool(tool.name) !== undefined;
   }
+  if (opened.ok && options.permissions) {
+    // Once the tools are known: a rule naming none of them is said (a typo must not silently match nothing).
+    const { engine } = options.permissions;
+    const lua = opened.value.tools;
+    const servers = mcpServerNames(options);
+    opened.value.ready = opened.value.ready.then(async () => {
+      const { unknownToolRules } = await import("../permissions/unknown-tools.js");
+      for (const line of unknownToolRules(engine, lua.definitions().map((t) => t.name), servers)) options.warn(line);
+    });
+  }
   if (!opened.ok || !hasMcpConfig(options)) return opened;
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),
@@ -70,6 +80,18 @@ export async function openChatTools(
     secrets,
   });
   return { ok: true, value: { ...opened.value, ...(mcp && { mcp }) } };
+}
+
+/** The MCP servers configured in the config files and the project's `.mcp.json` (their tools come later). */
+function mcpServerNames(options: Pick<RuntimeOptions, "config">): string[] {
+  const names = Object.keys((options.config?.get("mcpServers")?.value as Record<string, unknown> | undefined) ?? {});
+  try {
+    const project = JSON.parse(readFileSync(join(process.cwd(), ".mcp.json"), "utf8")) as { mcpServers?: Record<string, unknown> };
+    names.push(...Object.keys(project.mcpServers ?? {}));
+  } catch {
+    // none, or not readable: the MCP layer reports a broken file itself
+  }
+  return names;
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
