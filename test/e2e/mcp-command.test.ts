@@ -79,7 +79,7 @@ describe("awl mcp", () => {
     writeFileSync(configPath(), JSON.stringify({ mcpServers: { ev: { command: EVERYTHING }, broken: { command: process.execPath, args: [odd, "crash"] } } }));
     const listed = await box.awl(["tools", "--no-std-tools"]);
     expect(listed.code).toBe(0);
-    expect(listed.stdout).toMatch(/^ev_echo {2}· {2}MCP server "ev" \(its tool "echo"\) {2}· {2}.*config\.json {2}· {2}read {2}· {2}\d+ B ≈ \d+ tokens\n {4}Echoes back the input/m);
+    expect(listed.stdout).toMatch(/^ev_echo {2}· {2}MCP server "ev" \(its tool "echo"\) {2}· {2}.*config\.json(:\d+)? {2}· {2}read {2}· {2}\d+ B ≈ \d+ tokens\n {4}Echoes back the input/m);
     expect(listed.stdout).toMatch(/\n13 tools offered to the model: \d+ B ≈ \d+ tokens in every request\n/);
     expect(listed.stdout).toMatch(/\n1 problem:\n  MCP server "broken" failed: /);
     const json = JSON.parse((await box.awl(["tools", "--no-std-tools", "--json"])).stdout);
