@@ -6,6 +6,7 @@ import { EXIT } from "../exit-codes.js";
 import type { McpToolDefinition, McpToolSet } from "../../extensions/mcp/mcp-tool-set.js";
 import { compareCodeUnits, type RegisteredTool } from "../../tools/registry.js";
 import type { ToolSpec } from "../../providers/types.js";
+import type { ToolDefinition } from "../../tools/types.js";
 import { toolJSON as wireToolJSON } from "../../providers/openai/request.js";
 import { openMcpForListing } from "../mcp-tools.js";
 import { configError, displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
@@ -78,7 +79,7 @@ export function mcpProblems(mcp: McpToolSet): string[] {
 }
 
 function mcpToolText(tool: McpToolDefinition): string {
-  const description = tool.description.trim() ? tool.description.trim().replace(/\n/g, "\n    ") : "(no description)";
+  const description = descriptionText(tool);
   return `${tool.name}  ·  MCP server "${tool.server}" (its tool "${tool.tool}")  ·  ${displayPath(tool.file)}  ·  ${tool.kinds.join(", ")}  ·  ${cost(requestBytes(tool))}\n    ${description}\n`;
 }
 
@@ -92,6 +93,13 @@ function mcpToolJSON(tool: McpToolDefinition): Record<string, unknown> {
     mcp_server: tool.server,
     mcp_tool: tool.tool,
     file: tool.file,
+    ...runtimeFields(tool),
+  };
+}
+
+/** What `--json` says of any tool after where it comes from: how it runs, what it costs, its schema as sent. */
+function runtimeFields(tool: ToolDefinition): Record<string, unknown> {
+  return {
     parallel: tool.parallel,
     kinds: tool.kinds,
     timeout_ms: tool.timeout_ms,
@@ -101,8 +109,13 @@ function mcpToolJSON(tool: McpToolDefinition): Record<string, unknown> {
   };
 }
 
+/** A tool's description indented under its line, or a note that it has none. */
+function descriptionText(tool: ToolSpec): string {
+  return tool.description.trim() ? tool.description.trim().replace(/\n/g, "\n    ") : "(no description)";
+}
+
 function toolText(tool: RegisteredTool, unavailable: string | undefined): string {
-  const description = tool.description.trim() ? tool.description.trim().replace(/\n/g, "\n    ") : "(no description)";
+  const description = descriptionText(tool);
   const hidden = unavailable === undefined ? "" : `    not offered to the model: ${unavailable}\n`;
   return `${tool.name}  ·  extension "${tool.extension}"  ·  ${displayPath(tool.file)}:${tool.line}  ·  ${tool.kinds.join(", ")}  ·  ${cost(requestBytes(tool))}\n    ${description}\n${hidden}`;
 }
@@ -117,11 +130,6 @@ export function toolJSON(tool: RegisteredTool, unavailable: string | undefined):
     extension: tool.extension,
     file: tool.file,
     line: tool.line,
-    parallel: tool.parallel,
-    kinds: tool.kinds,
-    timeout_ms: tool.timeout_ms,
-    request_bytes: requestBytes(tool),
-    estimated_tokens: estimatedTokens(requestBytes(tool)),
-    schema: JSON.parse(tool.schema) as unknown,
+    ...runtimeFields(tool),
   };
 }
