@@ -9,6 +9,7 @@ import { agentText, withAcp } from "./acp-client.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
+import { PNG_1X1 } from "../support/images.js";
 
 let server: ReplayServer;
 let home: string;
@@ -56,7 +57,7 @@ describe("awl acp", () => {
       const init = await ctx.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
       expect(init).toMatchObject({
         protocolVersion: PROTOCOL_VERSION,
-        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, embeddedContext: true } },
+        agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true } },
         agentInfo: { name: "awl" },
       });
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
@@ -79,6 +80,31 @@ describe("awl acp", () => {
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "more" }] });
       expect(agentText(awl.updates.slice(mark))).toBe("Again.");
       expect(conversationSent(server.requests[1]!.json()).map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
+    });
+  });
+
+  it("a prompt's image reaches the model, and session/load replays it as a user chunk", async () => {
+    server.enqueue(openaiAnswer("A red dot."));
+    const model = { ...env(), AWL_MODEL: "gpt-4o" }; // known to the catalogue: no window lookup on the replay server
+    const sessionId = await withAcp({ home, cwd, env: model }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      const prompt = [{ type: "text", text: "What is this?" }, { type: "image", mimeType: "image/png", data: PNG_1X1 }];
+      expect((await ctx.request("session/prompt", { sessionId, prompt })).stopReason).toBe("end_turn");
+      const bad = ctx.request("session/prompt", { sessionId, prompt: [{ type: "image", mimeType: "image/gif", data: PNG_1X1 }] });
+      await expect(bad).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("prompt block 0 (image) says image/gif, but its data is not a GIF image") });
+      return sessionId;
+    });
+    expect(server.requests.at(-1)!.json().messages.at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${PNG_1X1}` } }],
+    });
+    await withAcp({ home, cwd, env: model }, async (ctx, awl) => {
+      await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
+      expect(awl.updates.map((u) => u.update)).toEqual([
+        { sessionUpdate: "user_message_chunk", content: { type: "text", text: "What is this?" } },
+        { sessionUpdate: "user_message_chunk", content: { type: "image", mimeType: "image/png", data: PNG_1X1 } },
+        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "A red dot." } },
+      ]);
     });
   });
 

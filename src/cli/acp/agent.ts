@@ -105,7 +105,7 @@ export class AcpAgent {
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
       },
       agentInfo: { name: "awl", title: "awl", version: awlVersion() },
       authMethods: [],
