@@ -10,6 +10,7 @@ import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
 import { PNG_1X1 } from "../support/images.js";
+import { EVERYTHING } from "../extensions/mcp/servers.js";
 
 let server: ReplayServer;
 let home: string;
@@ -107,6 +108,26 @@ describe("awl acp", () => {
       ]);
     });
   });
+
+  it("runs the MCP servers the client passes in session/new: their tools are offered and called", async () => {
+    server.enqueue({ body: openaiToolCalls([{ id: "call_e", name: "everything_echo", input: { message: "via the editor" } }]) }, openaiAnswer("Echoed."));
+    const model = { ...env(), AWL_MODEL: "gpt-4o" };
+    await withAcp({ home, cwd, env: model, args: ["--allow", "everything_echo"] }, async (ctx, awl) => {
+      const init = await ctx.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+      expect(init.agentCapabilities.mcpCapabilities).toEqual({ http: true, sse: true });
+      const mcpServers = [
+        { name: "everything", command: EVERYTHING, args: [], env: [{ name: "AWL_TEST_MARK", value: "${NOT_EXPANDED}" }] },
+        { name: "missing", command: join(cwd, "no-such-server"), args: [], env: [] },
+      ];
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers });
+      expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo it" }] })).stopReason).toBe("end_turn");
+      const result = awl.updates.map((u) => u.update).find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+      expect(JSON.stringify(result)).toContain("Echo: via the editor");
+      expect(agentText(awl.updates)).toBe("Echoed.");
+    });
+    const offered = server.requests[0]!.json().tools.map((t: { function: { name: string } }) => t.function.name);
+    expect(offered).toContain("everything_echo");
+  }, 60_000);
 
   it("a tool turn: tool_call with kind, title and location, then updates with status, content and the edit's diff", async () => {
     writeTool();
