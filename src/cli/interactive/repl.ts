@@ -12,6 +12,7 @@
 import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
+import { statusLine, type StatusFacts } from "../output/status-line.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
 import { loadDisplayWidth } from "../output/width.js";
 import { loadMarkdown } from "../output/markdown/load.js";
@@ -44,7 +45,16 @@ interface Submission {
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
-  const editor = new LineEditor(out, { complete: (text) => [...completeSlashCommand(text), ...completeFileMention(text, process.cwd())] });
+  // The status line's figures, read when it is drawn (under the prompt, and on the waiting line of a turn).
+  const statusFacts = (): StatusFacts => ({
+    snapshot: runtime.usage.meter.snapshot(),
+    ...(runtime.permissions && { mode: runtime.permissions.engine.mode }),
+    starting: runtime.hosts.mcp?.starting() ?? [],
+  });
+  const editor = new LineEditor(out, {
+    complete: (text) => [...completeSlashCommand(text), ...completeFileMention(text, process.cwd())],
+    footer: (width) => statusLine("", statusFacts(), width, sink.color),
+  });
   /** What `!command` runs produced since the last prompt: the next prompt sent starts with it. */
   const shellRuns: string[] = [];
   const queue: Submission[] = [];
@@ -145,7 +155,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       sink,
       true,
       { tools: runtime.agent.tools, redraw: true, elapsed: true },
-      { answerColumns: columns, asideColumns: columns, activity: true, status: () => runtime.usage.meter.snapshot() },
+      { answerColumns: columns, asideColumns: columns, activity: true, status: statusFacts },
     );
     const live = renderer;
     const undo = drawOnAbruptEnd(() => {
@@ -268,6 +278,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     rememberPrompts();
   }
   out.on("resize", onResize);
+  // A server that became ready (or failed) leaves the status line's "starting" list.
+  const stopStatus = runtime.hosts.mcp?.onChange(() => editor.refreshFooter());
   if (firstPrompt.trim() !== "") {
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
@@ -291,6 +303,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     }
   } finally {
     stopListening?.();
+    stopStatus?.();
     editor.leave();
     out.off("resize", onResize);
     input.stop();

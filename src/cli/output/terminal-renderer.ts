@@ -15,7 +15,6 @@ import type { TurnReceiver } from "../../agent/agent.js";
 import type { ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
-import type { MeterSnapshot } from "../../usage/meter.js";
 import { ActivityLine } from "./activity.js";
 import { FlowText } from "./flow-text.js";
 import { markdownStream } from "./markdown/load.js";
@@ -24,6 +23,7 @@ import { compactionText, retryText } from "./notices.js";
 import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
+import type { StatusFacts } from "./status-line.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
 import { wrapText } from "./wrap-text.js";
 
@@ -38,7 +38,7 @@ export interface TerminalLayout {
   /** The answer's terminal height (for Markdown's live region); default the process's stdout, else 24. */
   answerRows?: () => number;
   /** With `activity`: the session's figures shown on the waiting line (status-line.ts). */
-  status?: () => MeterSnapshot;
+  status?: () => StatusFacts;
 }
 
 const THINKING_MARK = "(thinking) ";
@@ -69,7 +69,7 @@ export class TerminalRenderer implements TurnReceiver {
     private readonly layout: TerminalLayout = {},
   ) {
     this.blocks = new ToolBlocks(aside, blocks);
-    const status = layout.status && layout.asideColumns && { snapshot: layout.status, columns: layout.asideColumns };
+    const status = layout.status && layout.asideColumns && { facts: layout.status, columns: layout.asideColumns };
     if (layout.activity) this.activity = new ActivityLine(aside, undefined, status || undefined);
   }
 

@@ -85,6 +85,7 @@ export class McpToolSet implements ToolSet {
   private byName = new Map<string, McpToolDefinition>();
   private refused = new Map<string, string[]>();
   private refreshed = false;
+  private readonly listeners = new Set<() => void>();
 
   private constructor(private readonly options: McpToolSetOptions) {
     const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
@@ -94,7 +95,10 @@ export class McpToolSet implements ToolSet {
       return new McpConnection(config, {
         env: options.env,
         startupTimeoutMs,
-        onChange: () => options.onChange?.(),
+        onChange: () => {
+          options.onChange?.();
+          for (const listener of this.listeners) listener();
+        },
         ...(cached && { cached }),
         ...(cache && { onListed: (tools, instructions) => cache.set(config, { tools, ...(instructions !== undefined && { instructions }) }) }),
       });
@@ -111,6 +115,17 @@ export class McpToolSet implements ToolSet {
   /** Starts every server not started yet (the interactive mode, once its prompt is drawn). */
   startAll(): void {
     for (const connection of this.connections) connection.start();
+  }
+
+  /** Names of the servers started and not yet ready or failed (a status line shows them). */
+  starting(): string[] {
+    return this.connections.filter((c) => c.state === "starting").map((c) => c.name);
+  }
+
+  /** Calls `listener` after any server changed state or tools; returns the function that stops it. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   /** A tool call may be coming: servers whose start was deferred start now. */
