@@ -30,7 +30,10 @@ export interface AgentOptions {
   tools?: ToolSet;
   /** Model calls per turn; reaching it ends the turn with stop reason `max_steps`. */
   maxSteps?: number;
-  /** The system prompt sent with every model call (see `buildSystemPrompt`); not part of the conversation. */
+  /**
+   * The system prompt sent with every model call (see `buildSystemPrompt`), followed by the tools' instructions
+   * (`ToolSet.instructions`, e.g. MCP servers'); not part of the conversation.
+   */
   system?: string;
   /** Keeps the conversation inside the window (compaction), called before each model call and after an overflow. */
   context?: ContextLayer;
@@ -171,7 +174,8 @@ export class Agent {
     const toolSet = this.tools;
     const timer = toolSet?.prewarm && tools.length > 0 ? setTimeout(() => toolSet.prewarm?.(), PREWARM_AFTER_MS) : undefined;
     try {
-      return await this.provider.streamStep(conversation, receiver, { tools, signal, ...(this.system && { system: this.system }) });
+      const system = systemPrompt(this.system, toolSet?.instructions?.() ?? []);
+      return await this.provider.streamStep(conversation, receiver, { tools, signal, ...(system && { system }) });
     } finally {
       clearTimeout(timer);
     }
@@ -199,4 +203,10 @@ export class Agent {
       },
     };
   }
+}
+
+/** The agent's system prompt, then what the tools' hosts add (MCP servers' instructions), a blank line between. */
+function systemPrompt(own: string | undefined, added: readonly string[]): string | undefined {
+  if (added.length === 0) return own;
+  return [own ?? "", ...added].filter((text) => text !== "").join("\n\n");
 }
