@@ -23,7 +23,10 @@ export type EditorAction =
   | { type: "escape" }
   | { type: "suspend" }
   /** Ctrl-R: the caller searches the history (the picker) and puts the choice in with `setText`. */
-  | { type: "search-history" };
+  | { type: "search-history" }
+  /** Ctrl-O, Alt-O: the caller shows the last tool block (or all of the last turn's) expanded. */
+  | { type: "expand-last" }
+  | { type: "expand-all" };
 
 export interface EditorTerminal {
   write(text: string): unknown;
@@ -142,6 +145,8 @@ export class LineEditor {
       case "escape":
       case "suspend":
       case "search-history":
+      case "expand-last":
+      case "expand-all":
         return { type: name };
       case "eof":
         if (b.text === "") return { type: "eof" };

@@ -32,7 +32,8 @@ import { stripControls } from "../output/safe-text.js";
 import { Picker, type PickerItem } from "./picker.js";
 import { resumeCommand } from "../session-history.js";
 import { openHistory, userPrompts } from "./history-setup.js";
-import { oneLine } from "../output/tool-block.js";
+import { oneLine, type ToolBlockData } from "../output/tool-block.js";
+import { expandedBlocksText } from "../output/expanded-blocks.js";
 import type { Conversation } from "../../model/conversation.js";
 import { TerminalInput } from "./terminal-input.js";
 
@@ -65,6 +66,18 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   let closed = false;
   let exitArmed = false;
   let wake: (() => void) | undefined;
+  /** The tool blocks of the last turn that had any, in the order their calls ended (what Ctrl-O / Alt-O show). */
+  let lastBlocks: readonly ToolBlockData[] = [];
+  let pendingExpand: "expand-last" | "expand-all" | undefined;
+  const expand = async (which: "expand-last" | "expand-all"): Promise<void> => {
+    const blocks = which === "expand-last" ? lastBlocks.slice(-1) : lastBlocks;
+    const text = await expandedBlocksText(blocks, runtime.agent.tools, columns(), sink.color);
+    if (editor.shown) editor.printAbove(text);
+    else {
+      sink.endLine();
+      sink.write(text);
+    }
+  };
   /** A list being chosen from (the session picker) takes the keys while it is open. */
   let picker: Picker<unknown> | undefined;
 
@@ -135,6 +148,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       case "search-history":
         if (!turn) void searchHistory();
         return;
+      case "expand-last":
+      case "expand-all":
+        // During a turn the output is live: the expansion comes once the turn is over.
+        if (turn) pendingExpand = action.type;
+        else void expand(action.type);
+        return;
       case "suspend": {
         const atPrompt = editor.shown;
         editor.leave();
@@ -168,11 +187,15 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const { result } = await runtime.runTurn(text, renderer, turn.signal);
     turn = undefined;
     await renderer.finish();
+    if (renderer.endedBlocks.length > 0) lastBlocks = renderer.endedBlocks;
     undo();
     renderer = undefined;
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
     else if (note) writeNotice(process.stderr, note);
+    const asked = pendingExpand;
+    pendingExpand = undefined;
+    if (asked) await expand(asked);
   }
 
   function slashContext(): SlashContext {

@@ -25,6 +25,7 @@ import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import type { StatusFacts } from "./status-line.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
+import type { ToolBlockData } from "./tool-block.js";
 import { wrapText } from "./wrap-text.js";
 
 /** How a renderer lays text out on terminals: the width of each stream's terminal, when it is one. */
@@ -176,6 +177,11 @@ export class TerminalRenderer implements TurnReceiver {
     this.blocks.end(call, outcome, result);
     // The results go back to the model: waiting for it again.
     if (--this.running === 0) this.activity?.start();
+  }
+
+  /** The tool blocks of this turn whose calls ended, in that order. */
+  get endedBlocks(): readonly ToolBlockData[] {
+    return this.blocks.ended;
   }
 
   /** The terminal was resized: live tool blocks are drawn again for the new width (streamed text wraps at it from the next word on). */
