@@ -32,7 +32,7 @@ import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
-import { readVersion } from "./versions.js";
+import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
 import { readEnablement } from "./enablement.js";
 import { readMetadata, type CapabilityMetadata } from "./metadata.js";
 import type { FolderWatcher } from "./watch.js";
@@ -223,12 +223,13 @@ export class LuaToolSet implements ToolSet {
       // The extensions as found when the load begins (a change seen before that is part of it).
       const extensions = toolSet.discovery.extensions;
       if (extensions.length === 0) return { rest: Promise.resolve() };
+      const versions = new Map<string, ExtensionVersion>();
       const keys = toolSet.cacheKeys;
       let pool: LuaPool;
       try {
         // The bundled extensions load last: the user's own come first (SPEC §4).
         const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
-        pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e)) });
+        pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)) });
       } catch (error) {
         toolSet.apply(failedLoad(extensions, error));
         return { rest: Promise.resolve() };
@@ -242,7 +243,7 @@ export class LuaToolSet implements ToolSet {
           const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
           const snapshot = { ...loaded, tools, unavailable };
           toolSet.apply(snapshot);
-          toolSet.noteVersions(extensions);
+          toolSet.noteVersions(extensions, versions);
           if (cachePath !== false && keys && !sameSnapshot(snapshot, cached)) writeToolCache(cachePath, keys, snapshot);
         },
         (error: unknown) => toolSet.apply(failedLoad(extensions, error)),
@@ -397,18 +398,19 @@ export class LuaToolSet implements ToolSet {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** The entry the pool loads for an extension: its text as read now. */
-  private entryOf(extension: DiscoveredExtension): ExtensionEntry {
+  /** The entry the pool loads for an extension: its text as read now (the version read goes into `versions`). */
+  private entryOf(extension: DiscoveredExtension, versions: Map<string, ExtensionVersion>): ExtensionEntry {
     const version = readVersion(extension);
+    versions.set(extension.name, version);
     return { ...toEntry(extension), ...(version.source && { source: version.source }) };
   }
 
-  /**
-   * Notes the versions serving, read once they loaded: what an extension writes into its own folder while it
-   * loads (a generated module) is part of its version, so it never reloads itself.
-   */
-  private noteVersions(extensions: readonly DiscoveredExtension[]): void {
-    for (const extension of extensions) this.versions.set(extension.name, readVersion(extension).key);
+  /** Notes the versions serving once they loaded (`loaded`: as read for the load; see settledVersion). */
+  private noteVersions(extensions: readonly DiscoveredExtension[], loaded: Map<string, ExtensionVersion>): void {
+    for (const extension of extensions) {
+      const version = loaded.get(extension.name);
+      this.versions.set(extension.name, version ? settledVersion(extension, version) : readVersion(extension).key);
+    }
   }
 
   /** One round of hot reload: finds the extensions again and loads those that changed (`all`: every one). */
@@ -430,13 +432,13 @@ export class LuaToolSet implements ToolSet {
     }
     await this.loaded();
     const load: ExtensionEntry[] = [];
-    const keys = new Map<string, string>();
+    const versions = new Map<string, ExtensionVersion>();
     for (const extension of discovery.extensions) {
       const version = readVersion(extension);
       const known = before.get(extension.name);
       const same = known?.file === extension.file && (version.key === this.versions.get(extension.name) || version.key === this.attempted.get(extension.name));
       if (same && !all) continue;
-      keys.set(extension.name, version.key);
+      versions.set(extension.name, version);
       load.push({ ...toEntry(extension), ...(version.source && { source: version.source }) });
     }
     const remove = [...before.keys()].filter((name) => !discovery.extensions.some((e) => e.name === name));
@@ -445,7 +447,7 @@ export class LuaToolSet implements ToolSet {
 
     const results = await this.pool.reload(load, remove);
     const failed = new Set<string>();
-    await Promise.all(results.map((result) => this.applyReloaded(result, keys.get(result.extension)!, failed)));
+    await Promise.all(results.map((result) => this.applyReloaded(result, versions.get(result.extension)!, failed)));
     for (const name of remove) this.forget(name);
     this.offered = undefined;
     this.writeCache();
@@ -453,11 +455,11 @@ export class LuaToolSet implements ToolSet {
   }
 
   /** Takes one extension's reload result: its new tools, or the error (an older version may keep serving). */
-  private async applyReloaded(result: ReloadResult, key: string, failed: Set<string>): Promise<void> {
+  private async applyReloaded(result: ReloadResult, version: ExtensionVersion, failed: Set<string>): Promise<void> {
     const name = result.extension;
     if ("error" in result) {
       failed.add(name);
-      this.attempted.set(name, key);
+      this.attempted.set(name, version.key);
       const serving = this.registrations.has(name) && !this.loadErrors.some((e) => e.extension === name);
       if (serving) this.reloadErrors.set(name, result.error.message);
       else this.loadErrors = [...this.loadErrors.filter((e) => e.extension !== name), result.error];
@@ -465,7 +467,7 @@ export class LuaToolSet implements ToolSet {
     }
     const [tools, unavailable] = await Promise.all([withSchemaChecks(result.tools), this.checkAvailability(result.tools)]);
     const extension = this.discovery.extensions.find((e) => e.name === name);
-    this.versions.set(name, extension ? readVersion(extension).key : key);
+    this.versions.set(name, extension ? settledVersion(extension, version) : version.key);
     this.attempted.delete(name);
     this.reloadErrors.delete(name);
     this.loadErrors = this.loadErrors.filter((e) => e.extension !== name);
