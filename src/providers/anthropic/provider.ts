@@ -7,15 +7,17 @@ import { providerError, ProviderConfigError } from "../errors.js";
 import { runStream, type WireAdapter } from "../stream-driver.js";
 import type { Provider, ProviderSettings, Receiver, StepResult, StreamOptions } from "../types.js";
 import { AnthropicAssembler } from "./assembler.js";
+import { createAnthropicWireCache } from "./convert-messages.js";
 import { buildMessagesRequest, defaultMaxTokens, thinkingProblem } from "./request.js";
 
 /** Builds the provider; throws {@link ProviderConfigError} for a thinking setting the API would refuse. */
 export function createAnthropicProvider(settings: ProviderSettings): Provider {
   const problem = thinkingProblem(settings.thinking, settings.maxTokens ?? defaultMaxTokens(settings.model));
   if (problem) throw new ProviderConfigError(providerError("config", problem));
+  const cache = createAnthropicWireCache();
   const adapter: WireAdapter = {
     terminalMarker: "message_stop",
-    buildRequest: (conversation, options) => buildMessagesRequest(conversation, settings, options.tools, options.system),
+    buildRequest: (conversation, options) => buildMessagesRequest(conversation, settings, options.tools, options.system, cache),
     createAssembler: (receiver) => new AnthropicAssembler(receiver),
   };
   return {

@@ -7,12 +7,14 @@
  * - the last block of the last message (this request's whole prefix is written to the cache),
  * - the last block of the user message before it (the previous request's breakpoint, so a tool loop step
  *   reads the cache even when the newest turn adds more blocks than the API's 20-block look-back).
+ * Each message's blocks are serialised once and cached ({@link AnthropicWireCache}), so a long session's request
+ * costs the serialising of its new messages, not of the whole history.
  */
 import type { Conversation } from "../../model/conversation.js";
 import { clientHeaders } from "../client-headers.js";
 import { providerError, type ProviderError } from "../errors.js";
 import type { ProviderSettings, ToolSpec } from "../types.js";
-import { convertMessages, type WireBlock, type WireMessage } from "./convert-messages.js";
+import { convertMessages, createAnthropicWireCache, type AnthropicWireCache, type WireBlock } from "./convert-messages.js";
 import { defaultMaxTokens, MIN_THINKING_BUDGET } from "./limits.js";
 import { RawJson, stringifyWithRaw } from "./raw-json.js";
 
@@ -36,16 +38,20 @@ export interface AnthropicRequest {
 
 const EPHEMERAL = { type: "ephemeral" } as const;
 
+/**
+ * The request for the conversation. With a `cache` that earlier requests filled, only messages that are new or
+ * changed since are serialised; the bytes are the same either way.
+ */
 export function buildMessagesRequest(
   conversation: Conversation,
   settings: AnthropicRequestSettings,
   tools: readonly ToolSpec[] = [],
   prompt?: string,
+  cache: AnthropicWireCache = createAnthropicWireCache(),
 ): AnthropicRequest | ProviderError {
-  const converted = convertMessages(conversation.messages);
-  const { messages } = converted;
+  const converted = convertMessages(conversation.messages, cache);
   const system = [prompt ?? "", converted.system].filter((text) => text !== "").join("\n\n");
-  if (messages.length === 0)
+  if (converted.count === 0)
     return providerError("bad_request", "the conversation has no user or assistant message to send to Anthropic");
   for (const tool of tools)
     if (!isJsonObjectText(tool.schema))
@@ -53,14 +59,13 @@ export function buildMessagesRequest(
   const maxTokens = settings.maxTokens ?? defaultMaxTokens(settings.model);
   const problem = thinkingProblem(settings.thinking, maxTokens);
   if (problem) return providerError("config", problem);
-  markCacheBreakpoints(messages);
 
   const body = {
     model: settings.model,
     max_tokens: maxTokens,
     stream: true,
     system: system === "" ? undefined : [{ type: "text", text: system, cache_control: EPHEMERAL }],
-    messages,
+    messages: new RawJson(`[${converted.messagesJSON}]`),
     tools: tools.length === 0 ? undefined : tools.map((tool, i) => wireTool(tool, i === tools.length - 1)),
     thinking: thinkingParam(settings.thinking),
   };
@@ -115,26 +120,4 @@ function wireTool(tool: ToolSpec, last: boolean): WireBlock {
 function isJsonObjectText(text: string): boolean {
   const trimmed = text.trim();
   return trimmed.startsWith("{") && trimmed.endsWith("}");
-}
-
-function markCacheBreakpoints(messages: WireMessage[]): void {
-  const last = messages.length - 1;
-  markLastCacheableBlock(messages[last]!);
-  for (let i = last - 1; i >= 0; i--) {
-    if (messages[i]!.role === "user") {
-      markLastCacheableBlock(messages[i]!);
-      return;
-    }
-  }
-}
-
-/** Thinking blocks cannot carry `cache_control`; the breakpoint goes on the last block that can. */
-function markLastCacheableBlock(message: WireMessage): void {
-  for (let i = message.content.length - 1; i >= 0; i--) {
-    const block = message.content[i]!;
-    if (block.type !== "thinking" && block.type !== "redacted_thinking") {
-      block.cache_control = EPHEMERAL;
-      return;
-    }
-  }
 }

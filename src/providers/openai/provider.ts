@@ -6,7 +6,7 @@ import { runStream, type WireAdapter } from "../stream-driver.js";
 import type { Provider, ProviderSettings } from "../types.js";
 import { ChatCompletionAssembler } from "./assembler.js";
 import { resolveCompat } from "./compat.js";
-import { buildChatRequestBody } from "./request.js";
+import { buildChatRequestBody, createChatWireCache } from "./request.js";
 
 /** `{baseUrl}/chat/completions`, unless the base URL already names that endpoint. */
 export function chatCompletionsUrl(baseUrl: string): string {
@@ -22,11 +22,12 @@ export function createOpenAIProvider(settings: ProviderSettings): Provider {
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", ...clientHeaders(settings) };
   if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
   const requestSettings = { model: settings.model, maxTokens: settings.maxTokens };
+  const cache = createChatWireCache();
 
   const adapter: WireAdapter = {
     terminalMarker: "data: [DONE]",
     buildRequest(conversation, options) {
-      const body = buildChatRequestBody(conversation, options.tools ?? [], { ...requestSettings, system: options.system }, compat);
+      const body = buildChatRequestBody(conversation, options.tools ?? [], { ...requestSettings, system: options.system }, compat, cache);
       return isProviderError(body) ? body : { url, headers, body };
     },
     createAssembler: (receiver) => new ChatCompletionAssembler(receiver, describeUrl(url)),

@@ -1,11 +1,13 @@
 /**
  * Conversation → OpenAI `chat/completions` request body (SPEC §3 rule 8). Pure and deterministic: the same
  * conversation and tools give the same bytes, and each tool's schema text is spliced in verbatim, so prompt
- * caches hit.
+ * caches hit. Each message's wire JSON is cached between requests ({@link ChatWireCache}), so a long session's
+ * request costs the serialising of its new messages, not of the whole history.
  */
 import type { ImageData, ToolResultBlock, ToolUseBlock } from "../../model/blocks.js";
 import type { Conversation } from "../../model/conversation.js";
 import type { Message } from "../../model/message.js";
+import { MessageMemo } from "../../model/message-memo.js";
 import { providerError, type ProviderError } from "../errors.js";
 import type { ToolSpec } from "../types.js";
 import type { Compat } from "./compat.js";
@@ -22,19 +24,44 @@ type WireMessage = Record<string, unknown>;
 /** What a failed tool call's text starts with on the wire (OpenAI-compatible tool messages have no `is_error`). */
 export const TOOL_ERROR_PREFIX = "Error: ";
 
-/** The JSON text of the request body, or a `bad_request` error for a tool whose schema is not a JSON object. */
+/**
+ * The wire JSON of each message, kept between requests of one provider (a conversation mostly grows at its end, so a
+ * request serialises only its new messages). Entries are valid for one {@link Compat}: another one rebuilds them.
+ */
+export type ChatWireCache = MessageMemo<ChatFragment>;
+
+/** A fresh, empty {@link ChatWireCache}. */
+export function createChatWireCache(): ChatWireCache {
+  return new MessageMemo<ChatFragment>();
+}
+
+/** What one awl message becomes on the wire. */
+interface ChatFragment {
+  compat: Compat;
+  /** Its wire messages' JSON, comma-separated ("" for none), except the user text below. */
+  lead: string;
+  /** A user message's text, sent last; it joins a user text right before it, a blank line between. */
+  text?: string;
+  /** `text` as a wire message of its own. */
+  textJSON?: string;
+}
+
+/**
+ * The JSON text of the request body, or a `bad_request` error for a tool whose schema is not a JSON object. With a
+ * `cache` that earlier requests filled, only messages that are new or changed since are serialised; the bytes are
+ * the same either way.
+ */
 export function buildChatRequestBody(
   conversation: Conversation,
   tools: readonly ToolSpec[],
   settings: ChatRequestSettings,
   compat: Compat,
+  cache: ChatWireCache = createChatWireCache(),
 ): string | ProviderError {
   let body = `{"model":${JSON.stringify(settings.model)},"stream":true`;
   if (compat.includeUsage) body += `,"stream_options":{"include_usage":true}`;
   if (settings.maxTokens !== undefined) body += `,"${compat.maxTokensField}":${Math.trunc(settings.maxTokens)}`;
-  const messages = convertMessages(conversation.messages, compat);
-  if (settings.system) messages.unshift({ role: compat.systemRole, content: settings.system });
-  body += `,"messages":${JSON.stringify(messages)}`;
+  body += `,"messages":[${messagesJSON(conversation.messages, compat, cache, settings.system)}]`;
   if (tools.length > 0) {
     const specs: string[] = [];
     for (const tool of tools) {
@@ -53,48 +80,73 @@ export function toolJSON(tool: ToolSpec): string {
   return `{"type":"function","function":{"name":${JSON.stringify(tool.name)},"description":${JSON.stringify(tool.description)},"parameters":${tool.schema.trim()}}}`;
 }
 
-/** awl messages → OpenAI messages: tool results become one `role: "tool"` message each, placed first. */
-export function convertMessages(messages: readonly Message[], compat: Compat): WireMessage[] {
-  const out: WireMessage[] = [];
+/** The wire messages, comma-separated: the system prompt first, then each message's cached fragment. */
+function messagesJSON(messages: readonly Message[], compat: Compat, cache: ChatWireCache, system: string | undefined): string {
+  let out = system ? JSON.stringify({ role: compat.systemRole, content: system }) : "";
+  const emit = (json: string): void => {
+    out += out === "" ? json : `,${json}`;
+  };
+  // A user text waits here until it is known whether the next message's text joins it: consecutive user texts (a
+  // prompt whose turn got no answer, then the next) go as one message, since many chat templates (Mistral, Gemma,
+  // DeepSeek's reasoner) reject two user messages in a row.
+  let pending: { text: string; json: string | undefined } | undefined;
+  const flush = (): void => {
+    if (pending) emit(pending.json ?? JSON.stringify({ role: "user", content: pending.text }));
+    pending = undefined;
+  };
   for (const message of messages) {
-    if (message.role === "system") out.push({ role: compat.systemRole, content: joinedText(message) });
-    else if (message.role === "assistant") out.push(convertAssistant(message, compat));
+    let fragment = cache.get(message);
+    if (fragment?.compat !== compat) {
+      fragment = convertMessage(message, compat);
+      cache.set(message, fragment);
+    }
+    if (fragment.lead !== "") {
+      flush();
+      emit(fragment.lead);
+    }
+    if (fragment.text === undefined) continue;
+    if (pending && fragment.lead === "") pending = { text: `${pending.text}\n\n${fragment.text}`, json: undefined };
     else {
-      const results = message.content.filter((b): b is ToolResultBlock => b.type === "tool_result");
-      const images: ImageData[] = [];
-      for (const result of results) {
-        let content = result.content;
-        if (result.images && result.images.length > 0) {
-          if (compat.toolResultImages) images.push(...result.images);
-          else content += `\n[${result.images.length} image(s) from this tool were left out: this endpoint does not accept images]`;
-        }
-        // Tool messages carry no error flag: a failed call says so in its text, or the model takes it for a result.
-        if (result.is_error) content = `${TOOL_ERROR_PREFIX}${content}`;
-        out.push({ role: "tool", tool_call_id: result.tool_use_id, content });
-      }
-      // Tool messages take text only, so their images follow as one user message.
-      if (images.length > 0)
-        out.push({
-          role: "user",
-          content: [
-            { type: "text", text: "Images returned by the tool calls above:" },
-            ...images.map((image) => ({ type: "image_url", image_url: { url: `data:${image.media_type};base64,${image.data}` } })),
-          ],
-        });
-      if (message.content.some((b) => b.type === "text")) pushUserText(out, joinedText(message, "\n\n"));
+      flush();
+      pending = { text: fragment.text, json: fragment.textJSON };
     }
   }
+  flush();
   return out;
 }
 
-/**
- * Consecutive user texts (a prompt whose turn got no answer, then the next) go as one message: many
- * chat templates (Mistral, Gemma, DeepSeek's reasoner) reject two user messages in a row.
- */
-function pushUserText(out: WireMessage[], text: string): void {
-  const previous = out[out.length - 1];
-  if (previous?.role === "user" && typeof previous.content === "string") previous.content += `\n\n${text}`;
-  else out.push({ role: "user", content: text });
+/** One awl message → its OpenAI messages: tool results become one `role: "tool"` message each, placed first. */
+function convertMessage(message: Message, compat: Compat): ChatFragment {
+  if (message.role === "system") return { compat, lead: JSON.stringify({ role: compat.systemRole, content: joinedText(message) }) };
+  if (message.role === "assistant") return { compat, lead: JSON.stringify(convertAssistant(message, compat)) };
+  const out: WireMessage[] = [];
+  const results = message.content.filter((b): b is ToolResultBlock => b.type === "tool_result");
+  const images: ImageData[] = [];
+  for (const result of results) {
+    let content = result.content;
+    if (result.images && result.images.length > 0) {
+      if (compat.toolResultImages) images.push(...result.images);
+      else content += `\n[${result.images.length} image(s) from this tool were left out: this endpoint does not accept images]`;
+    }
+    // Tool messages carry no error flag: a failed call says so in its text, or the model takes it for a result.
+    if (result.is_error) content = `${TOOL_ERROR_PREFIX}${content}`;
+    out.push({ role: "tool", tool_call_id: result.tool_use_id, content });
+  }
+  // Tool messages take text only, so their images follow as one user message.
+  if (images.length > 0)
+    out.push({
+      role: "user",
+      content: [
+        { type: "text", text: "Images returned by the tool calls above:" },
+        ...images.map((image) => ({ type: "image_url", image_url: { url: `data:${image.media_type};base64,${image.data}` } })),
+      ],
+    });
+  const fragment: ChatFragment = { compat, lead: out.map((wire) => JSON.stringify(wire)).join(",") };
+  if (message.content.some((b) => b.type === "text")) {
+    fragment.text = joinedText(message, "\n\n");
+    fragment.textJSON = JSON.stringify({ role: "user", content: fragment.text });
+  }
+  return fragment;
 }
 
 function convertAssistant(message: Message, compat: Compat): WireMessage {
