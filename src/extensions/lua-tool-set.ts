@@ -4,10 +4,9 @@
  * result limit (spilled to a file when longer).
  *
  * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs, and
- * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`. The
- * agent calls it when the model starts streaming a tool call, or when a model call offering tools is still
- * unanswered after PREWARM_AFTER_MS (src/agent/agent.ts); not beside every first request: measured, that delays
- * the request itself and the exit by ~30–80 ms on two cores, for replies that need no tool at all.
+ * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`, which
+ * the agent calls as soon as a request offering tools is on its way (src/agent/agent.ts). A reply that needs no
+ * tool does not wait for that start at exit: a start no extension code has run in yet is given up (`unload`).
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
@@ -118,6 +117,8 @@ interface Loading {
 
 export class LuaToolSet implements ToolSet {
   /** The load, once started; every call waits for it. */
+  /** The workers were started by `prewarm()` alone: no call, render or listing has waited for them yet. */
+  private speculative = false;
   private loading: Loading | undefined;
   /** Creates the pool and starts its load, resolving with the rest of it (nothing to load without extensions). */
   private beginLoad: () => Promise<{ rest: Promise<void> }> = async () => ({ rest: Promise.resolve() });
@@ -291,6 +292,7 @@ export class LuaToolSet implements ToolSet {
    * this starts it.
    */
   loaded(): Promise<void> {
+    this.speculative = false;
     return this.startLoading().done;
   }
 
@@ -303,10 +305,13 @@ export class LuaToolSet implements ToolSet {
   }
 
   /**
-   * Starts the Lua workers now (e.g. when the model starts streaming a tool call), so the call does not pay their
-   * start-up; resolves once the first worker is starting, not when it is ready. Calls start them anyway.
+   * Starts the Lua workers now (the agent does so as soon as it sends a request offering tools), so a call that
+   * comes does not pay their start-up; resolves once the first worker is starting, not when it is ready. Calls
+   * start them anyway. A start that only a prewarm asked for is given up at exit if no extension's code has run
+   * yet (see unload), so a reply that needs no tool does not wait for it.
    */
   prewarm(): Promise<void> {
+    if (!this.loading) this.speculative = true;
     return this.startLoading().begun;
   }
 
@@ -659,6 +664,11 @@ export class LuaToolSet implements ToolSet {
   async unload(): Promise<void> {
     await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
+    if (pool && this.speculative && pool.abandonStart()) {
+      // Only a prewarm started the workers and none has run an extension's code: none will, no hook is owed.
+      this.closing = true;
+      return;
+    }
     await pool?.load();
     await pool?.unload();
   }

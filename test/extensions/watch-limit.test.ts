@@ -9,7 +9,7 @@ import { LuaToolSet } from "../../src/extensions/lua-tool-set.js";
 
 vi.mock("chokidar", () => ({
   watch: () => {
-    const watcher = Object.assign(new EventEmitter(), { close: async () => {} });
+    const watcher = Object.assign(new EventEmitter(), { add: () => watcher, close: async () => {} });
     setImmediate(() => {
       watcher.emit("ready");
       const error = Object.assign(new Error("ENOSPC: System limit for number of file watchers reached, watch '/x'"), { code: "ENOSPC" });

@@ -12,6 +12,7 @@ import {
   ABORT_NONE,
   ABORT_TIMEOUT,
   CONTROL_ABORT,
+  CONTROL_ABANDONED,
   CONTROL_LOADING,
   CONTROL_REPLY,
   CONTROL_SIZE,
@@ -108,9 +109,25 @@ export class WorkerSlot {
    * Starts a worker and waits until it has loaded every extension. The worker starts at once: Node's start of a
    * thread and the worker's own modules take longer than compiling `module`, which it gets when it is ready.
    */
-  static start(module: Promise<WasmModule>, settings: SlotSettings, log: LogSink, textHost?: TextHost): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+  static start(
+    module: Promise<WasmModule>,
+    settings: SlotSettings,
+    log: LogSink,
+    textHost?: TextHost,
+    created?: (slot: WorkerSlot) => void,
+  ): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     const slot = new WorkerSlot(settings, log, textHost);
+    created?.(slot);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
+  }
+
+  /**
+   * Gives up a start whose worker has not run any extension's code yet (it then runs none, and loads nothing):
+   * true when that is so, false when extension code has run or is running (its on_unload hooks are owed).
+   */
+  abandon(): boolean {
+    const was = Atomics.compareExchange(this.control, CONTROL_LOADING, 0, CONTROL_ABANDONED);
+    return was === 0 || was === CONTROL_ABANDONED;
   }
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
