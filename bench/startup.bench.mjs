@@ -3,7 +3,7 @@
 // the commands interleaved so a busy moment of the machine hits them all alike.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -27,10 +27,19 @@ const home = mkdtempSync(join(tmpdir(), "awl-bench-"));
 const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"),
   AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "bench", AWL_MODEL: "bench" };
 
-function timeOnce(args) {
+// A user config file and a project one (docs/config.md), as a configured user has them: both are read and checked.
+const configured = mkdtempSync(join(tmpdir(), "awl-bench-configured-"));
+mkdirSync(join(configured, ".config", "awl"), { recursive: true });
+mkdirSync(join(configured, "project", ".awl"), { recursive: true });
+writeFileSync(join(configured, ".config", "awl", "config.json"),
+  JSON.stringify({ max_retries: 2, providers: { anthropic: { model: "claude-sonnet-4-5" } }, lua_workers: 2, stall_timeout_ms: 60000 }, null, 2));
+writeFileSync(join(configured, "project", ".awl", "config.json"), JSON.stringify({ max_steps: 20, interleaved_thinking: false }, null, 2));
+const configuredRun = { env: { ...env, HOME: configured, XDG_CONFIG_HOME: join(configured, ".config") }, cwd: join(configured, "project") };
+
+function timeOnce(args, options = {}) {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, args, { env: options.env ?? env, cwd: options.cwd, stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (out += d));
@@ -47,11 +56,12 @@ const cases = [
   { name: "`awl --version`", args: [awl, "--version"] },
   { name: "`awl -p` one-line reply (local server)", args: [awl, "-p", "hi"] },
   { name: "the same, `--no-session` (no session file)", args: [awl, "-p", "hi", "--no-session"] },
+  { name: "`awl -p`, a user and a project config file", args: [awl, "-p", "hi"], options: configuredRun },
 ];
 const times = cases.map(() => []);
-for (const c of cases) await timeOnce(c.args); // warm the file cache
+for (const c of cases) await timeOnce(c.args, c.options); // warm the file cache
 for (let run = 0; run < RUNS; run++) {
-  for (let i = 0; i < cases.length; i++) times[i].push(await timeOnce(cases[i].args));
+  for (let i = 0; i < cases.length; i++) times[i].push(await timeOnce(cases[i].args, cases[i].options));
 }
 server.close();
 

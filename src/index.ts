@@ -18,8 +18,22 @@ export type { SseEvent } from "./providers/sse.js";
 export * from "./session/index.js";
 export { ReplayProvider, ReplayRecorder, createReplayProvider, readReplayScript, parseReplayScript, REPLAY_FORMAT_VERSION } from "./providers/replay/index.js";
 export type { ReplayScript, ReplayStep, Pacing } from "./providers/replay/index.js";
-export { loadSettings, resolveSettings, readConfigFile, configFilePath } from "./config/index.js";
-export type { AwlSettings, SettingsFlags, SettingsSources, LoadedSettings, ConfigError, ConfigFile, ConfigFileValues } from "./config/index.js";
+export { loadSettings, resolveSettings, readConfigFile, configFilePath, projectConfigPath, loadConfig, LoadedConfig, where } from "./config/index.js";
+export { editConfigFile, applyConfigEdits } from "./config/write.js";
+export type {
+  AwlSettings,
+  SettingsFlags,
+  SettingsSources,
+  LoadedSettings,
+  ConfigError,
+  ConfigLayer,
+  ConfigScope,
+  ConfigFileValues,
+  ConfigSource,
+  SourcedValue,
+  LoadConfigOptions,
+} from "./config/index.js";
+export type { ConfigEdit } from "./config/write.js";
 export { LuaToolSet, DEFAULT_TOOL_TIMEOUT_MS, BUNDLED_EXTENSIONS_DIR } from "./extensions/lua-tool-set.js";
 /** The system prompt awl sends (`new Agent({ system })`): the default text, the instruction files, and a builder for both. */
 export { buildSystemPrompt, localDate, findInstructionFiles, gitRoot, MAX_INSTRUCTION_BYTES, systemPromptFor } from "./prompt/index.js";

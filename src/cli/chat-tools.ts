@@ -27,7 +27,7 @@ export interface ChatMode {
 
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
 export async function openChatTools(
-  options: Pick<RuntimeOptions, "settings" | "sources" | "configFile" | "cli" | "warn" | "permissions">,
+  options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "warn" | "permissions">,
   mode: ChatMode = { interactive: false },
   /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
   textHost?: TextHost,
@@ -36,7 +36,7 @@ export async function openChatTools(
   const secrets = runSecrets(options);
   // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
   const trusted = options.permissions?.trusted ?? (await import("../permissions/setup.js")).isProjectTrusted(process.cwd(), process.env, options.cli.flags["trust-project"] === true);
-  const opened = await openToolsForChat(options.cli.flags, options.warn, options.configFile, secrets, trusted, textHost);
+  const opened = await openToolsForChat(options.cli.flags, options.warn, options.config, secrets, trusted, textHost);
   if (!opened.ok || !hasMcpConfig(options)) return opened;
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),
@@ -44,12 +44,12 @@ export async function openChatTools(
   ]);
   const lua = opened.value.tools;
   const mcp = await openMcpTools({
-    configFile: options.configFile,
+    config: options.config,
     cwd: process.cwd(),
     env: process.env,
     ...(ask && { ask }),
     // A trusted folder's .mcp.json is approved with the rest of what it brings (docs/permissions.md, "Trust").
-    approveProject: trusted || options.cli.flags["approve-mcp-json"] === true || options.configFile?.raw.approve_mcp_json === true,
+    approveProject: trusted || options.cli.flags["approve-mcp-json"] === true || options.config?.get("approve_mcp_json")?.value === true,
     waitForStart: !mode.interactive,
     useCache: true,
     warn: options.warn,
@@ -60,6 +60,6 @@ export async function openChatTools(
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
-function hasMcpConfig(options: Pick<RuntimeOptions, "configFile">): boolean {
-  return options.configFile?.raw.mcpServers !== undefined || existsSync(join(process.cwd(), ".mcp.json"));
+function hasMcpConfig(options: Pick<RuntimeOptions, "config">): boolean {
+  return options.config?.get("mcpServers") !== undefined || existsSync(join(process.cwd(), ".mcp.json"));
 }

@@ -43,18 +43,18 @@ export async function runChat(argv: readonly string[]): Promise<number> {
 
   // Loaded only now, so --help and --version stay cheap.
   const [{ loadSettings }, { openChatTools }] = await Promise.all([import("../config/index.js"), import("./chat-tools.js")]);
-  const loaded = loadSettings(process.env, settingsFlags(cli.flags));
+  const loaded = await loadSettings(process.env, settingsFlags(cli.flags));
   if (!loaded.ok) {
     if (cli.flags.demo) return (await import("./demo.js")).runDemo(cli, loaded.error);
     return await fail(cli, loaded.error, EXIT.usage);
   }
-  for (const warning of loaded.value.file?.warnings ?? []) writeNotice(stderr, `awl: ${warning}\n`);
+  for (const warning of loaded.value.config.warnings) writeNotice(stderr, `awl: ${warning}\n`);
   const permissions = await setupRunPermissions(cli, interactive);
   if (!permissions.ok) return await fail(cli, permissions.error, EXIT.usage);
 
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
-  const options = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli, warn, permissions: permissions.value };
+  const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn, permissions: permissions.value };
   const tools = await openChatTools(options, { interactive });
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
   const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./runtime.js"), import("./print-mode.js")]);

@@ -22,10 +22,11 @@ ${flagsHelp()}
 
 Environment:
   AWL_PROVIDER, AWL_MODEL, AWL_BASE_URL, AWL_API_KEY (else OPENAI_API_KEY / ANTHROPIC_API_KEY)
-  config file: $XDG_CONFIG_HOME/awl/config.json (default ~/.config/awl/config.json)
-  precedence: environment < config file < flags
+  config files: $XDG_CONFIG_HOME/awl/config.json (default ~/.config/awl/config.json), then .awl/config.json here
+  precedence: environment < user config file < project config file < flags (docs/config.md)
 
 Interactive: /help lists the slash commands and keys; Esc or Ctrl-C cancels a turn; Alt-Enter adds a line; Ctrl-D exits.
+Every subcommand takes --help.
 Exit codes: 0 ok, 1 provider error, 2 usage or config, 3 tool crash, 4 max steps, 130 cancelled.
 Reference: docs/cli.md
 `;

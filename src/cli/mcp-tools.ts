@@ -4,7 +4,7 @@
  * headless only with `--approve-mcp-json` or `"approve_mcp_json": true`). Nothing here waits for a server.
  */
 import { join } from "node:path";
-import type { ConfigFile } from "../config/config-file.js";
+import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
 import { awlDataDir } from "../config/paths.js";
 import { approvalOf, rememberApproval } from "../extensions/mcp/approvals.js";
 import { mergeServers, parseMcpServers, readMcpJson, type McpServerConfig } from "../extensions/mcp/config.js";
@@ -13,7 +13,8 @@ import { SecretScrubber, knownSecrets } from "../util/secrets.js";
 import { cleanUpOnTermination } from "./termination.js";
 
 export interface McpToolsOptions {
-  configFile: ConfigFile | null | undefined;
+  /** The config files (their `mcpServers`, `mcp_startup_timeout_ms`, `tool_timeout_ms`). */
+  config: LoadedConfig | undefined;
   cwd: string;
   env: NodeJS.ProcessEnv;
   /** Asks the user about `.mcp.json` servers never approved (the interactive mode); absent: headless. */
@@ -31,9 +32,11 @@ export interface McpToolsOptions {
 }
 
 /** The configured servers, the project's ones marked when not approved (asking first when it can). */
-export async function configuredServers(options: Pick<McpToolsOptions, "configFile" | "cwd" | "env" | "ask" | "approveProject">): Promise<McpServerConfig[]> {
-  const { configFile, cwd, env } = options;
-  const user = parseMcpServers(configFile?.raw.mcpServers, { source: "user", file: configFile?.path ?? "the config file", baseDir: cwd, env });
+export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject">): Promise<McpServerConfig[]> {
+  const { config, cwd, env } = options;
+  // From the config files (a project's .awl/config.json only when the folder is trusted: src/config/layers.ts).
+  const configured = config?.get("mcpServers");
+  const user = parseMcpServers(configured?.value, { source: "user", file: configured ? where(configured.source) : (config?.paths.user ?? "the config file"), baseDir: cwd, env });
   const project = readMcpJson(cwd, env);
   if (!project) return mergeServers(user, []);
   const runnable = project.servers.filter((s) => !s.error && !s.disabled);
@@ -62,9 +65,8 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
     import("../extensions/mcp/mcp-tool-set.js"),
     import("../extensions/mcp/tool-list-cache.js"),
   ]);
-  const raw = options.configFile?.raw ?? {};
-  const startupTimeoutMs = positive(raw.mcp_startup_timeout_ms) ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
-  const callTimeoutMs = positive(raw.tool_timeout_ms);
+  const startupTimeoutMs = positive(options.config?.get("mcp_startup_timeout_ms")?.value) ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
+  const callTimeoutMs = positive(options.config?.get("tool_timeout_ms")?.value);
   const reported = new Set<string>();
   let tools: McpToolSet | undefined = undefined;
   const report = (): void => {
@@ -105,11 +107,9 @@ function positive(value: unknown): number | undefined {
  * to the start-up limit; a project's `.mcp.json` servers are only listed as unapproved unless approved.
  */
 export async function openMcpForListing(options: { approveProject: boolean; reservedNames?: () => Iterable<string> }): Promise<McpToolSet | undefined> {
-  const { readConfigFile, configFilePath } = await import("../config/config-file.js");
-  const read = readConfigFile(configFilePath(process.env));
-  const configFile = read.ok ? read.value : undefined;
+  const read = await loadConfig({ env: process.env, cwd: process.cwd() });
   const tools = await openMcpTools({
-    configFile,
+    config: read.ok ? read.value : undefined,
     cwd: process.cwd(),
     env: process.env,
     approveProject: options.approveProject,

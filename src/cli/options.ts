@@ -37,7 +37,7 @@ export const FLAGS = {
   "thinking-budget": { type: "string", value: "N", group: "Limits", help: "the same as --thinking N" },
   "no-interleaved-thinking": { type: "boolean", group: "Limits", help: "with a thinking budget and tools, do not ask Claude to think between tool calls" },
   continue: { type: "boolean", short: "c", group: "Sessions", help: "continue the latest session of this directory" },
-  resume: { type: "string", short: "r", value: "ID", group: "Sessions", help: "continue a saved session (an id or a unique prefix; awl sessions lists them)" },
+  resume: { type: "string", short: "r", value: "[ID]", group: "Sessions", help: "continue a saved session (an id or a unique prefix); alone, pick one from a list" },
   "no-session": { type: "boolean", group: "Sessions", help: "do not save this conversation" },
   "extensions-dir": { type: "string", multiple: true, value: "DIR", group: "Extensions", help: "also load extensions from DIR (repeatable; before .awl/extensions and ~/.config/awl/extensions)" },
   "system-prompt": { type: "string", value: "TEXT|@FILE", group: "Model", help: "replace awl's default system prompt (AGENTS.md files are still added)" },
@@ -81,7 +81,7 @@ export function parseCliArgs(argv: readonly string[]): ConfigResult<CliOptions> 
     const options = Object.fromEntries(
       Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type, ...("short" in spec ? { short: spec.short } : {}), ...("multiple" in spec ? { multiple: spec.multiple } : {}) }]),
     );
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: withPickerResume(argv), options, allowPositionals: true, strict: true });
   } catch (e) {
     return { ok: false, error: { message: usageMessage(e), hint: "see awl --help" } };
   }
@@ -98,6 +98,19 @@ export function parseCliArgs(argv: readonly string[]): ConfigResult<CliOptions> 
     return { ok: false, error: { message: "--input-format stream-json needs --output-format stream-json", hint: "add --output-format stream-json" } };
   }
   return { ok: true, value: { flags, prompt: parsed.positionals.join(" "), outputFormat: format as OutputFormat, inputFormat: input as InputFormat } };
+}
+
+/**
+ * `-r` / `--resume` with no id (last, or before another flag) opens the session picker: it gets the value "".
+ * An id is never guessed from a prompt: `awl -r hello` resumes session "hello".
+ */
+function withPickerResume(argv: readonly string[]): string[] {
+  const args = [...argv];
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--") break;
+    if ((args[i] === "-r" || args[i] === "--resume") && (i + 1 === args.length || args[i + 1]!.startsWith("-"))) args.splice(++i, 0, "");
+  }
+  return args;
 }
 
 /** The settings-relevant flags, as src/config expects them. */

@@ -18,18 +18,17 @@ import { CompositeToolSet } from "../tools/composite.js";
 import type { CliOptions } from "./options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
-import type { ConfigFile } from "../config/config-file.js";
+import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
 import type { PermissionSetup } from "../permissions/setup.js";
 import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
-import { configFilePath, readConfigFile } from "../config/config-file.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
 import type { CompactionOutcome } from "../agent/context-layer.js";
 import { Compactor } from "../compaction/compactor.js";
-import { parseCompactionSettings } from "../compaction/settings.js";
+import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
@@ -53,8 +52,8 @@ export interface RuntimeOptions {
   settings: AwlSettings;
   /** Where the settings came from, so `/model` can resolve them again with another model. */
   sources: SettingsSources;
-  /** The config file already read at start-up (`null`: there is none), so its other keys are not read again. */
-  configFile?: ConfigFile | null;
+  /** The config files read at start-up, so each module reads its section (with sources) without reading them again. */
+  config?: LoadedConfig;
   cli: CliOptions;
   /** Diagnostics (stderr): hooks' failures, warnings. */
   warn(text: string): void;
@@ -239,9 +238,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const inner = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
   const tools = permissions ?? inner;
-  const file = configFileOf(options.configFile);
-  if (!file.ok) return file;
-  const prompt = systemPromptChoice(options.cli.flags, file.value, process.cwd());
+  const config = await configOf(options.config);
+  if (!config.ok) return config;
+  const prompt = systemPromptChoice(options.cli.flags, config.value, process.cwd());
   if (!prompt.ok) return prompt;
   const system = systemPromptFor({
     cwd: process.cwd(),
@@ -250,19 +249,18 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     ...prompt.value,
   }).text;
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, system, ...(tools ? { tools } : {}) });
-  const filePath = file.value?.path ?? configFilePath(process.env);
-  const overrides = parseModelOverrides(file.value?.raw.models, filePath);
+  const models = config.value.get("models");
+  const overrides = parseModelOverrides(models?.value, models ? where(models.source) : config.value.paths.user);
   if (!overrides.ok) return overrides;
-  const compaction = parseCompactionSettings(file.value?.raw.compaction, filePath);
-  if (!compaction.ok) return compaction;
+  const compaction = compactionSettings(config.value.get<{ threshold_percent?: number; auto?: boolean }>("compaction")?.value);
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
-    thresholdPercent: compaction.value.thresholdPercent,
-    auto: compaction.value.auto,
+    thresholdPercent: compaction.thresholdPercent,
+    auto: compaction.auto,
     onUsage: (spent) => runtime.usage.meter.record(spent, { context: false }),
   });
   agent.context = runtime.compactor;
@@ -290,11 +288,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   return { ok: true, value: runtime };
 }
 
-/** The config file read at start-up, or read now when the caller did not (`null`: there is none). */
-function configFileOf(configFile: ConfigFile | null | undefined): ConfigResult<ConfigFile | null> {
-  if (configFile !== undefined) return { ok: true, value: configFile };
-  const read = readConfigFile(configFilePath(process.env));
-  return read.ok ? { ok: true, value: read.value ?? null } : read;
+/** The config files read at start-up, or read now when the caller did not. */
+async function configOf(config: LoadedConfig | undefined): Promise<ConfigResult<LoadedConfig>> {
+  return config ? { ok: true, value: config } : loadConfig({ env: process.env, cwd: process.cwd() });
 }
 
 /** The tools behind the permission layer; "always allow" saves to the project or user config file. */

@@ -77,16 +77,31 @@ function replayUser(message: Message, session: LoadedSession, renderer: Terminal
   }
 }
 
-/** `/resume [ID]`: without an id, the recent sessions of this directory; with one, continue it here. */
+/** `/resume [ID]`: without an id, pick one of this directory's sessions from a list; with one, continue it here. */
 export const resumeCommand: SlashCommand = {
   name: "resume",
   args: "[ID]",
-  summary: "continue a saved session (an id or unique prefix); no argument: list this directory's recent sessions",
-  run: async (args, { runtime, print, sink }) => {
+  summary: "continue a saved session (an id or unique prefix); no argument: pick one of this directory's from a list",
+  run: async (args, { runtime, print, sink, pick }) => {
     const hook = sessionHookOf(runtime);
     if (!hook) return print("sessions are off (--no-session)");
-    const id = args.trim();
-    if (id === "") return print(recentList(hook));
+    let id = args.trim();
+    if (id === "") {
+      const listed = hook.store.list({ cwd: process.cwd() });
+      if (!listed.ok) return print(listed.error.message);
+      if (listed.value.sessions.length === 0) return print(`no saved sessions for ${process.cwd()}`);
+      const chosen = await pick(
+        "resume a session of this directory",
+        listed.value.sessions.map((s) => ({
+          value: s.id,
+          label: `${s.id}  ${timeAgo(s.updated)}  ${s.messages} messages  ${oneLine(s.first_prompt, 200)}`,
+          search: s.first_prompt,
+          current: s.id === hook.id,
+        })),
+      );
+      if (chosen === undefined) return;
+      id = chosen;
+    }
     if (id === hook.id) return print(`already in session ${id}`);
     const resumed = hook.resume(id, runtime);
     if (!resumed.ok) return print(`cannot resume: ${resumed.error.message}`);
@@ -95,16 +110,26 @@ export const resumeCommand: SlashCommand = {
   },
 };
 
+/** `/sessions`: this directory's recent sessions, the current one marked. */
+export const sessionsCommand: SlashCommand = {
+  name: "sessions",
+  summary: "list this directory's recent sessions (/resume picks one)",
+  run: (_args, { runtime, print }) => {
+    const hook = sessionHookOf(runtime);
+    print(hook ? recentList(hook) : "sessions are off (--no-session)");
+  },
+};
+
 function recentList(hook: SessionHook): string {
   const listed = hook.store.list({ cwd: process.cwd() });
   if (!listed.ok) return listed.error.message;
   const recent = listed.value.sessions.slice(0, 10);
   if (recent.length === 0) return `no saved sessions for ${process.cwd()}`;
-  const rows = recent.map((s) => ({ id: s.id, when: timeAgo(s.updated), count: `${s.messages} messages`, prompt: oneLine(s.first_prompt, 50) }));
+  const rows = recent.map((s) => ({ id: s.id, when: timeAgo(s.updated), count: `${s.messages} messages`, prompt: `${oneLine(s.first_prompt, 50)}${s.id === hook.id ? "  (current)" : ""}` }));
   const whenWidth = Math.max(...rows.map((r) => r.when.length));
   const countWidth = Math.max(...rows.map((r) => r.count.length));
   const lines = rows.map((r) => `  ${r.id}  ${r.when.padEnd(whenWidth)}  ${r.count.padStart(countWidth)}  ${r.prompt}`);
-  return [`sessions of ${process.cwd()} (most recent first; /resume ID continues one):`, ...lines].join("\n");
+  return [`sessions of ${process.cwd()} (most recent first; /resume picks one, /resume ID continues it):`, ...lines].join("\n");
 }
 
 /** Shows the session `-c` / `-r` opened, once, when the interactive mode starts. */
@@ -115,6 +140,7 @@ export async function showResumedSession(runtime: Runtime, sink: LineSink): Prom
   hook.resumed = undefined;
 }
 
-function sessionHookOf(runtime: Runtime): SessionHook | undefined {
+/** The runtime's session hook, when sessions are on. */
+export function sessionHookOf(runtime: Runtime): SessionHook | undefined {
   return runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook);
 }

@@ -68,6 +68,14 @@ export class SessionHook implements TurnHook {
     return { ok: true, value: session };
   }
 
+  /** Leaves the current session as it is saved; the next prompt starts a new file (`/clear`, `/new`). */
+  startNew(): void {
+    this.recorder?.close();
+    this.recorder = undefined;
+    this.recorded = undefined;
+    this.resumed = undefined;
+  }
+
   onTurnStart(prompt: Message, runtime: Runtime): void {
     const { provider, model } = runtime.providerSettings;
     if (!this.recorder) {
@@ -123,7 +131,11 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
   if (flags.continue && flags.resume !== undefined) return usage("-c continues the latest session and -r a given one: use one of them");
   const cwd = process.cwd();
   const hook = new SessionHook(new SessionStore(undefined, { secrets: runSecrets(options) }), cwd, options.warn);
-  let target = flags.resume;
+  // `-r` alone: the interactive mode shows the picker (needs a terminal); print mode needs an id.
+  let target = flags.resume === "" ? undefined : flags.resume;
+  if (flags.resume === "" && (flags.print || options.cli.outputFormat !== "text" || !process.stdin.isTTY || !process.stdout.isTTY)) {
+    return usage("-r without an id picks a session from a list, which needs a terminal", "pass an id: awl -r ID (awl sessions lists them)");
+  }
   if (flags.continue) {
     const latest = hook.store.latest(cwd);
     if (!latest.ok) {

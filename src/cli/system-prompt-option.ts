@@ -4,8 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import type { ConfigFile } from "../config/config-file.js";
 import type { ConfigResult } from "../config/errors.js";
+import { where, type LoadedConfig } from "../config/layers.js";
 
 export interface SystemPromptChoice {
   replace?: string;
@@ -14,22 +14,18 @@ export interface SystemPromptChoice {
 
 type Flags = { "system-prompt"?: string; "append-system-prompt"?: string };
 
-/** What the flags and config file ask of the system prompt; a missing `@FILE` or a bad config value is an error. */
-export function systemPromptChoice(flags: Flags, configFile: ConfigFile | null | undefined, cwd: string): ConfigResult<SystemPromptChoice> {
+/** What the flags and config files ask of the system prompt (the schema checked the files' values); a missing `@FILE` is an error. */
+export function systemPromptChoice(flags: Flags, config: LoadedConfig | undefined, cwd: string): ConfigResult<SystemPromptChoice> {
   const choice: SystemPromptChoice = {};
   for (const [key, flag, field] of [
     ["system_prompt", "system-prompt", "replace"],
     ["append_system_prompt", "append-system-prompt", "append"],
   ] as const) {
     const fromFlag = flags[flag];
-    const fromFile = configFile?.raw[key];
-    if (fromFlag === undefined && fromFile !== undefined && typeof fromFile !== "string") {
-      return { ok: false, error: { message: `${configFile!.path}: key "${key}" must be a string (the text, or @FILE), got ${JSON.stringify(fromFile)}`, hint: "fix the file or remove the key" } };
-    }
-    const value = fromFlag ?? (fromFile as string | undefined);
+    const fromFile = fromFlag === undefined ? config?.get<string>(key) : undefined;
+    const value = fromFlag ?? fromFile?.value;
     if (value === undefined) continue;
-    const where = fromFlag !== undefined ? `--${flag}` : `${configFile!.path}: ${key}`;
-    const text = textOf(value, cwd, where);
+    const text = textOf(value, cwd, fromFile ? `${where(fromFile.source)}: ${key}` : `--${flag}`);
     if (!text.ok) return text;
     choice[field] = text.value;
   }

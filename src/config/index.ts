@@ -1,30 +1,41 @@
-/** Configuration: environment, then the config file, then flags (docs/cli.md, "Configuration"). */
-import { configFilePath, readConfigFile, type ConfigFile } from "./config-file.js";
+/** Configuration: environment, then the config files (user, then project), then flags (docs/config.md). */
+import type { ConfigFileValues } from "./config-file.js";
 import type { ConfigResult } from "./errors.js";
+import { loadConfig, type LoadedConfig } from "./layers.js";
 import { resolveSettings, type AwlSettings, type SettingsFlags, type SettingsSources } from "./settings.js";
 
 export type { ConfigError, ConfigResult } from "./errors.js";
-export { configFilePath, readConfigFile, parseConfigText, OTHER_CONFIG_KEYS } from "./config-file.js";
-export type { ConfigFile, ConfigFileValues } from "./config-file.js";
+export { configFilePath, projectConfigPath, readConfigFile, parseConfigText } from "./config-file.js";
+export type { ConfigFileValues, ConfigLayer, ConfigScope, ProviderEntry } from "./config-file.js";
+export { loadConfig, LoadedConfig, where } from "./layers.js";
+export type { ConfigSource, SourcedValue, LoadConfigOptions } from "./layers.js";
 export * from "./settings.js";
 
 export interface LoadedSettings {
   settings: AwlSettings;
   /** What they were resolved from (resolve again with other flags, e.g. for `/model`). */
   sources: SettingsSources;
-  /** The config file that was read, if there was one (its `warnings` are for stderr). */
-  file?: ConfigFile;
+  /** The config files as read (their `warnings` are for stderr); other modules read their sections from it. */
+  config: LoadedConfig;
 }
 
-/** Reads the config file for `env` and resolves everything; the one call the CLI makes. */
-export function loadSettings(env: NodeJS.ProcessEnv, flags: SettingsFlags): ConfigResult<LoadedSettings> {
-  const path = configFilePath(env);
-  const read = readConfigFile(path);
+/** Reads the config files for `env` and `cwd` and resolves everything; the one call the CLI makes. */
+export async function loadSettings(
+  env: NodeJS.ProcessEnv,
+  flags: SettingsFlags,
+  options: { cwd?: string; trustProject?: boolean } = {},
+): Promise<ConfigResult<LoadedSettings>> {
+  const read = await loadConfig({ env, cwd: options.cwd ?? process.cwd(), ...(options.trustProject !== undefined ? { trustProject: options.trustProject } : {}) });
   if (!read.ok) return read;
-  const file = read.value;
-  // The path is passed even when there is no file yet: messages tell the user where to put a setting.
-  const sources: SettingsSources = { env, flags, filePath: path, ...(file ? { file: file.values } : {}) };
+  const config = read.value;
+  const sources = settingsSources(config, env, flags);
   const resolved = resolveSettings(sources);
   if (!resolved.ok) return resolved;
-  return { ok: true, value: { settings: resolved.value, sources, ...(file ? { file } : {}) } };
+  return { ok: true, value: { settings: resolved.value, sources, config } };
+}
+
+/** The settings' inputs from the files: their merged values, the user file for hints, keys named with file and line. */
+export function settingsSources(config: LoadedConfig, env: NodeJS.ProcessEnv, flags: SettingsFlags): SettingsSources {
+  // The path is passed even when there is no file yet: messages tell the user where to put a setting.
+  return { env, flags, filePath: config.paths.user, file: config.values as ConfigFileValues, describeKey: (key) => config.describe(key) };
 }

@@ -123,3 +123,64 @@ export function positionOf(text: string, offset: number): TextPosition {
   }
   return { line, column: offset - lineStart + 1 };
 }
+
+/**
+ * Where each object member's key starts in a valid JSON `text`, by JSON Pointer (RFC 6901, as ajv's
+ * `instancePath`: `/providers/openai/model`); array items are found by index (`/rules/0`). The root is `""`.
+ */
+export function memberPositions(text: string): Map<string, TextPosition> {
+  const positions = new Map<string, TextPosition>();
+  let i = 0;
+  let line = 1;
+  let lineStart = 0;
+  const ws = (): void => {
+    for (; i < text.length; i++) {
+      const c = text[i];
+      if (c === "\n") {
+        line++;
+        lineStart = i + 1;
+      } else if (c !== " " && c !== "\t" && c !== "\r") return;
+    }
+  };
+  const here = (): TextPosition => ({ line, column: i - lineStart + 1 });
+  const string = (): string => {
+    const start = i;
+    i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === "\\" ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i)) as string;
+  };
+  const value = (pointer: string): void => {
+    ws();
+    const c = text[i];
+    if (c === "{" || c === "[") {
+      const close = c === "{" ? "}" : "]";
+      i++;
+      for (let index = 0; ; index++) {
+        ws();
+        if (text[i] === close) break;
+        if (c === "{") {
+          const at = here();
+          const key = string();
+          const child = `${pointer}/${key.replace(/~/g, "~0").replace(/\//g, "~1")}`;
+          positions.set(child, at);
+          ws();
+          i++; // ':'
+          value(child);
+        } else {
+          const child = `${pointer}/${index}`;
+          ws();
+          positions.set(child, here());
+          value(child);
+        }
+        ws();
+        if (text[i] === ",") i++;
+      }
+      i++;
+    } else if (c === '"') string();
+    else while (i < text.length && !",}] \t\r\n".includes(text[i]!)) i++;
+  };
+  positions.set("", { line: 1, column: 1 });
+  value("");
+  return positions;
+}

@@ -30,9 +30,12 @@ export interface SettingsSources {
   /** A choice made during the session (`/model [PROVIDER] NAME`): above the flags, with no URL or key of its own. */
   choice?: { provider?: string; model?: string };
   env: NodeJS.ProcessEnv;
+  /** The config files' values, merged (src/config/layers.ts). */
   file?: ConfigFileValues;
-  /** Shown in messages about the file's values. */
+  /** The user's config file, named in messages that say where to set something. */
   filePath?: string;
+  /** How messages name a key of the files, with the file and line it came from (default: `"key" in filePath`). */
+  describeKey?: (key: string) => string;
   flags: SettingsFlags;
 }
 
@@ -77,8 +80,8 @@ export function resolveSettings(sources: SettingsSources): ConfigResult<AwlSetti
   }
 }
 
-function resolve({ env, file = {}, filePath = "the config file", flags, choice = {} }: SettingsSources): AwlSettings {
-  const fileKey = (key: string): string => `"${key}" in ${filePath}`;
+function resolve({ env, file = {}, filePath = "the config file", describeKey, flags, choice = {} }: SettingsSources): AwlSettings {
+  const fileKey = describeKey ?? ((key: string): string => `"${key}" in ${filePath}`);
 
   // Each level's generic base URL and key (AWL_BASE_URL/AWL_API_KEY, the file's base_url/api_key, --base-url)
   // belong to the provider that level chooses, or the one below it chooses: switching provider (--provider,
@@ -89,7 +92,7 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   const provider = providerName({ value: choice.provider ?? "", source: "/model" }) ?? flagsHome;
   for (const name of Object.keys(file.providers ?? {})) {
     if (!Object.hasOwn(VENDORS, name)) {
-      throw configError(`unknown provider "${name}" under "providers" in ${filePath}`, `use ${Object.keys(VENDORS).join(" or ")}`);
+      throw configError(`unknown provider "${name}" under ${fileKey("providers")}`, `use ${Object.keys(VENDORS).join(" or ")}`);
     }
   }
 
@@ -100,7 +103,7 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   const modelFor = (home: string | undefined, value: string | undefined): string | undefined =>
     home === undefined || home === provider ? value : undefined;
   const own = file.providers?.[provider] ?? {};
-  const ownKey = (key: string): string => `"providers.${provider}.${key}" in ${filePath}`;
+  const ownKey = (key: string): string => fileKey(`providers.${provider}.${key}`);
   const model = first(
     [choice.model, "/model"],
     [flags.model, "--model"],
@@ -151,7 +154,7 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
   const keyExample = keyVariables.at(-1)!;
   const notHome = env.AWL_API_KEY && envHome !== provider ? ` (AWL_API_KEY is for ${envHome}, the provider AWL_PROVIDER names)` : "";
   const setKey = `set ${keyVariables.join(" or ")} (e.g. export ${keyExample}=...)${notHome}`;
-  const setModel = missingModelHint(provider, vendor, { envModelHome, fileModelHome, env, file, filePath });
+  const setModel = missingModelHint(provider, vendor, { envModelHome, fileModelHome, env, file, filePath, fileKey });
   const offline = "or try awl offline with --provider replay --replay FILE";
   if (keyMissing && !model) throw configError(`no API key and no model for provider "${provider}"`, `${setKey} and ${setModel}; ${offline}`);
   if (keyMissing) throw configError(`no API key for provider "${provider}"`, `${setKey}, ${offline}`);
@@ -173,13 +176,13 @@ function resolve({ env, file = {}, filePath = "the config file", flags, choice =
 function missingModelHint(
   provider: string,
   vendor: Vendor,
-  homes: { envModelHome?: string; fileModelHome?: string; env: NodeJS.ProcessEnv; file: ConfigFileValues; filePath: string },
+  homes: { envModelHome?: string; fileModelHome?: string; env: NodeJS.ProcessEnv; file: ConfigFileValues; filePath: string; fileKey: (key: string) => string },
 ): string {
-  const { envModelHome, fileModelHome, env, file, filePath } = homes;
+  const { envModelHome, fileModelHome, env, file, filePath, fileKey } = homes;
   const flag = `pass --model NAME (e.g. --model ${vendor.exampleModel})`;
   const inFile = `"providers.${provider}.model" in ${filePath}`;
   const elsewhere: string[] = [];
-  if (file.model && fileModelHome !== undefined && fileModelHome !== provider) elsewhere.push(`"model" in ${filePath} is for ${fileModelHome}`);
+  if (file.model && fileModelHome !== undefined && fileModelHome !== provider) elsewhere.push(`${fileKey("model")} is for ${fileModelHome}`);
   if (env.AWL_MODEL && envModelHome !== undefined && envModelHome !== provider) elsewhere.push(`AWL_MODEL is for ${envModelHome}, the provider AWL_PROVIDER names`);
   const why = elsewhere.length > 0 ? ` (${elsewhere.join("; ")})` : "";
   if (envModelHome === undefined || envModelHome === provider) return `set AWL_MODEL or ${flag}, or set ${inFile}${why}`;

@@ -7,16 +7,18 @@
  * { "extensions": { "weather": { "enabled": false }, "std.ls": { "enabled": false } } }
  * ```
  *
- * A disabled extension's code never runs and its tools are not offered. Writing keeps the file's other keys and
- * writes atomically (a temp file, then a rename).
+ * A disabled extension's code never runs and its tools are not offered. Reading is tolerant (a hot reload never
+ * fails on a file being edited: what cannot be used is a problem to report); writing goes through the config
+ * writer (the rest of the file kept, checked against the schema, replaced atomically).
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { configFilePath } from "../config/config-file.js";
+import { readFileSync } from "node:fs";
+import { configFilePath, projectConfigPath, type ConfigScope } from "../config/config-file.js";
+import type { ConfigResult } from "../config/errors.js";
+import { editConfigFile } from "../config/write.js";
 
 /** The config files that may switch extensions, lowest precedence first. */
 export function enablementFiles(cwd: string, env: NodeJS.ProcessEnv): { user: string; project: string } {
-  return { user: configFilePath(env), project: resolve(cwd, ".awl", "config.json") };
+  return { user: configFilePath(env), project: projectConfigPath(cwd) };
 }
 
 export interface Enablement {
@@ -57,28 +59,9 @@ export function readEnablement(cwd: string, env: NodeJS.ProcessEnv): Enablement 
   return { disabled, problems };
 }
 
-/** Sets `extensions.NAME.enabled` in `file`, keeping its other keys. A message when the file cannot be used. */
-export function setEnabled(file: string, name: string, enabled: boolean): string | undefined {
-  const read = readObject(file);
-  if ("problem" in read && read.problem) return `${read.problem}; fix it first`;
-  const value = "value" in read ? read.value : {};
-  const entries = value.extensions;
-  if (entries !== undefined && (typeof entries !== "object" || entries === null || Array.isArray(entries))) {
-    return `${file}: key "extensions" is not an object; fix it first`;
-  }
-  const next = { ...(entries as Record<string, unknown> | undefined) };
-  const current = next[name];
-  next[name] = { ...(typeof current === "object" && current !== null ? current : {}), enabled };
-  value.extensions = next;
-  try {
-    mkdirSync(dirname(file), { recursive: true });
-    const temp = join(dirname(file), `.config.json.${process.pid}.tmp`);
-    writeFileSync(temp, `${JSON.stringify(value, null, 2)}\n`);
-    renameSync(temp, file);
-  } catch (error) {
-    return `cannot write ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`;
-  }
-  return undefined;
+/** Sets `extensions.NAME.enabled` in the config file of `scope`, keeping the rest of it (src/config/write.ts). */
+export async function setEnabled(file: string, scope: ConfigScope, name: string, enabled: boolean): Promise<ConfigResult<void>> {
+  return editConfigFile(file, [{ key: ["extensions", name, "enabled"], value: enabled }], scope);
 }
 
 /** The file's object; `problem` undefined: there is no file. */

@@ -77,7 +77,8 @@ export function perTokenToPerMillion(value: unknown): string | undefined {
   return /^\d+(\.\d{1,6})?$/.test(result) ? result : undefined;
 }
 
-async function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
+/** GETs `url` as JSON with a short timeout; any failure (a refusal, a non-2xx, a body that is not JSON) is undefined. */
+export async function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
   let parsed: URL;
   try {
     parsed = new URL(url);

@@ -247,9 +247,9 @@ describe("a turn that got no answer", () => {
     await tty.terminal.type("again");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/Back\.\n>/);
-    await tty.terminal.type("/resume");
+    await tty.terminal.type("/sessions");
     await tty.terminal.keys("Enter");
-    await tty.terminal.waitFor(/most recent first.*\n {2}\d{8}-\S+ {2}just now {2}3 messages {2}lost\n/);
+    await tty.terminal.waitFor(/most recent first.*\n {2}\d{8}-\S+ {2}just now {2}3 messages {2}lost {2}\(current\)\n/);
     expect(conversationSent(tty.server.requests[1]!.json())).toEqual([
       { role: "user", content: "lost\n\n[awl: the request above got no answer (awl stopped before it came)]\n\nagain" },
     ]);

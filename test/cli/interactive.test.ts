@@ -113,7 +113,7 @@ describe("awl interactive", () => {
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.terminal.type("/help");
     await tty.terminal.keys("Enter");
-    await tty.terminal.waitFor(/\/model \[PROVIDER\] NAME/);
+    await tty.terminal.waitFor(/\/exit, \/quit[\s\S]*keys:[\s\S]*Ctrl-Z/);
     await tty.terminal.type("/model other-model");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/model: openai other-model/);

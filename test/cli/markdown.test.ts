@@ -1,6 +1,6 @@
 /** Markdown as the terminal shows it: layout, plain without colour, code never wrapped, tables fitted; streamed frames. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { completePart, MarkdownStream } from "../../src/cli/output/markdown/markdown-stream.js";
+import { addedText, completePart, MarkdownStream, shownSoFar } from "../../src/cli/output/markdown/markdown-stream.js";
 import { renderMarkdown } from "../../src/cli/output/markdown/render-markdown.js";
 import { outputOrder } from "../../src/cli/output/output-order.js";
 import { stripControls } from "../../src/cli/output/safe-text.js";
@@ -94,12 +94,53 @@ describe("MarkdownStream", () => {
     frame();
     md.push("\n\n# Head");
     frame();
+    md.push("\n\nTitle");
+    frame();
+    md.push("\n=====\n");
+    frame();
     md.end();
     await outputOrder.idle();
-    expect(chunks[0]).toBe("\x1b[?2026hHello\x1b[K\n\x1b[?2026l");
-    expect(chunks[1]).toBe("\x1b[?2026h\x1b[1F\x1b[6G world\n\x1b[?2026l");
-    expect(chunks[2]).toBe("\x1b[?2026h\x1b[K\n# Head\x1b[K\n\x1b[?2026l");
-    expect(chunks).toHaveLength(3);
+    // Text added after what is on screen needs no synchronized-output brackets: it cannot flicker.
+    expect(chunks[0]).toBe("Hello\x1b[K\n");
+    expect(chunks[1]).toBe("\x1b[1F\x1b[6G world\n");
+    expect(chunks[2]).toBe("\x1b[K\n# Head\x1b[K\n");
+    expect(chunks[3]).toBe("\x1b[K\nTitle\x1b[K\n");
+    // The paragraph became a heading: drawn again over itself, bracketed.
+    expect(chunks[4]).toBe("\x1b[?2026h\x1b[1F# Title\x1b[K\n\x1b[J\x1b[?2026l");
+    expect(chunks).toHaveLength(5);
     expect(outputOrder.writes).toBeGreaterThan(0);
+  });
+
+  it("appends to a styled word that grows (the styles in force set again), not the whole line", () => {
+    expect(addedText("\x1b[1mPart\x1b[22m \x1b[1m1\x1b[22m", "\x1b[1mPart\x1b[22m \x1b[1m12\x1b[22m")).toBe("\x1b[1m\x1b[22m\x1b[1m2\x1b[22m");
+    expect(addedText("plain", "plain text")).toBe(" text");
+    expect(addedText("\x1b[1mab\x1b[22m", "\x1b[3mab\x1b[23m")).toBeUndefined();
+    expect(addedText("abc", "abd")).toBeUndefined();
+  });
+
+  it("holds an unfinished line's open inline construct back, so its marks never flash raw", () => {
+    expect(shownSoFar("Some **bo")).toBe("Some ");
+    expect(shownSoFar("Some **bold** and `co")).toBe("Some **bold** and ");
+    expect(shownSoFar("a [link](http://x")).toBe("a ");
+    expect(shownSoFar("a [link](http://x) b")).toBe("a [link](http://x) b");
+    expect(shownSoFar("* item *em")).toBe("* item ");
+    expect(shownSoFar("* item")).toBe("* item");
+    expect(shownSoFar("done\n`x` and `y")).toBe("done\n`x` and ");
+  });
+
+  it("holds an unfinished table row or code line until its newline, and shows it when the answer ends", async () => {
+    expect(shownSoFar("| a | b |\n|---|---|\n| 1 ")).toBe("| a | b |\n|---|---|\n");
+    expect(shownSoFar("```ts\nconst a = 1;\ncons")).toBe("```ts\nconst a = 1;\n");
+    expect(shownSoFar("```ts\nx\n```\nSome te")).toBe("```ts\nx\n```\nSome te");
+    expect(shownSoFar("Some te")).toBe("Some te");
+    const { md, chunks, frame } = stream();
+    md.push("| name | value |\n|---|---|\n| row 1 | 7 |\n| row 1");
+    frame();
+    expect(stripControls(chunks.join(""))).not.toContain("row 10");
+    expect(stripControls(chunks.join("")).match(/row 1/g)).toHaveLength(1);
+    md.push("0 | 70 |");
+    md.end();
+    await outputOrder.idle();
+    expect(stripControls(chunks.join(""))).toContain("row 10");
   });
 });

@@ -1,5 +1,5 @@
 /** The built `awl -p` with the replay provider: output formats, stdin, exit codes, messages. */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { expectNoStackTrace, runAwl, tempDir, writeScript } from "./run-awl.js";
@@ -274,17 +274,51 @@ describe("awl config", () => {
     const env = { AWL_API_KEY: "k", AWL_MODEL: "env-model", AWL_BASE_URL: "http://env.example/v1" };
     const configFile = '{"model": "file-model", "max_retries": 7}';
     const envOnly = await runAwl(["config"], { env });
-    expect(envOnly.stdout).toContain("model: env-model (from AWL_MODEL)\n");
+    expect(envOnly.stdout).toContain("  model: env-model (from AWL_MODEL)\n");
     const withFile = await runAwl(["config"], { env, configFile });
-    expect(withFile.stdout).toMatch(/\nmodel: file-model \(from "model" in \/.*\/awl\/config\.json\)\n/);
-    expect(withFile.stdout).toContain("base URL: http://env.example/v1\n");
-    expect(withFile.stdout).toContain("max retries: 7\n");
+    expect(withFile.stdout).toMatch(/\n {2}model: file-model \(from "model" in \/.*\/awl\/config\.json:1\)\n/);
+    expect(withFile.stdout).toContain("  base URL: http://env.example/v1\n");
+    expect(withFile.stdout).toContain("  max retries: 7\n");
     const withFlags = await runAwl(["config", "--model", "flag-model", "--max-retries", "0"], { env, configFile });
-    expect(withFlags.stdout).toContain("model: flag-model (from --model)\n");
-    expect(withFlags.stdout).toContain("max retries: 0\n");
-    expect(withFlags.stdout).toContain("thinking: the model's default (nothing sent)\ninterleaved thinking: on (budget thinking with tools)\n");
+    expect(withFlags.stdout).toContain("  model: flag-model (from --model)\n");
+    expect(withFlags.stdout).toContain("  max retries: 0\n");
+    expect(withFlags.stdout).toContain("  thinking: the model's default (nothing sent)\n  interleaved thinking: on (budget thinking with tools)\n");
     const thinking = await runAwl(["config", "--thinking", "adaptive", "--no-interleaved-thinking"], { env, configFile });
-    expect(thinking.stdout).toContain("thinking: adaptive\ninterleaved thinking: off\n");
+    expect(thinking.stdout).toContain("  thinking: adaptive\n  interleaved thinking: off\n");
+  });
+
+  it("layers the project's .awl/config.json over the user's file and shows each value's file and line", async () => {
+    const project = tempDir("awl-project-");
+    mkdirSync(join(project, ".awl"));
+    writeFileSync(join(project, ".awl", "config.json"), '{\n  "model": "project-model",\n  "max_steps": 4\n}\n');
+    const configFile = '{\n  "model": "user-model",\n  "max_retries": 7,\n  "api_key": "sk-file-secret-1234"\n}\n';
+    const run = await runAwl(["config"], { configFile, cwd: project });
+    expect(run.code).toBe(0);
+    const userFile = /user: {4}(\S+)/.exec(run.stdout)![1]!;
+    expect(run.stdout).toContain(`  project: ${join(project, ".awl", "config.json")}\n`);
+    expect(run.stdout).toContain(`  model: project-model (from "model" in ${join(project, ".awl", "config.json")}:2)\n`);
+    expect(run.stdout).toContain("  max steps: 4\n  max tokens");
+    expect(run.stdout).toMatch(new RegExp(`\\n {2}max_retries = 7 +${userFile}:3\\n`));
+    expect(run.stdout).toMatch(/\n {2}api_key = \(set, not shown\) +\S+:4\n/);
+    expect(run.stdout).not.toContain("sk-file-secret-1234");
+  });
+
+  it("always shows what it can: settings that cannot be resolved are a note, not a failure", async () => {
+    const run = await runAwl(["config"], { configFile: '{"max_retries": 2}' });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("settings: incomplete, a run would stop here:\n  no API key and no model for provider \"openai\"");
+    expect(run.stdout).toMatch(/\n {2}max_retries = 2 +\S+config\.json:1\n/);
+    expect((await runAwl(["config", "--help"])).stdout).toContain("usage: awl config [flags]");
+  });
+
+  it("a wrong value or an unknown key in a config file names file, line, key and what was expected", async () => {
+    const env = { AWL_API_KEY: "k", AWL_MODEL: "m", AWL_BASE_URL: "http://127.0.0.1:9/v1" };
+    const bad = await runAwl(["-p", "hi"], { env, configFile: '{\n  "model": "m",\n  "max_steps": "lots"\n}' });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/awl: the config file \S+config\.json:3: key "max_steps" expects a whole number ≥ 1, got "lots"\n/);
+    const typo = await runAwl(["config"], { env, configFile: '{\n  "model": "m",\n  "max_step": 3\n}' });
+    expect(typo.code).toBe(0);
+    expect(typo.stderr).toMatch(/awl: \S+config\.json:3: unknown key "max_step" \(did you mean "max_steps"\?\) \(ignored\)\n/);
   });
 
   it("shows the resolved settings without the key", async () => {

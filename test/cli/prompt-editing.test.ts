@@ -4,7 +4,7 @@ import { EditBuffer } from "../../src/cli/interactive/edit-buffer.js";
 import { KeyDecoder, type KeyEvent } from "../../src/cli/interactive/key-decoder.js";
 import { LineEditor } from "../../src/cli/interactive/line-editor.js";
 import { layoutPrompt } from "../../src/cli/interactive/prompt-layout.js";
-import { completeSlashCommand, findSlashCommand } from "../../src/cli/interactive/slash-commands.js";
+import { completeSlashCommand, findSlashCommand, registerSlashCommand, SLASH_COMMANDS } from "../../src/cli/interactive/slash-commands.js";
 import { loadDisplayWidth } from "../../src/cli/output/width.js";
 
 beforeAll(() => loadDisplayWidth());
@@ -135,7 +135,9 @@ describe("LineEditor", () => {
     e.handle({ kind: "text", text: "/he" });
     e.handle(key("tab"));
     expect(e.text).toBe("/help ");
-    expect(completeSlashCommand("/")).toEqual(["/help ", "/model ", "/resume ", "/permissions ", "/mode ", "/reload ", "/compact ", "/extensions ", "/cost ", "/exit "]);
+    // Every command and alias, once each.
+    expect(completeSlashCommand("/")).toEqual(SLASH_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]).map((n) => `/${n} `));
+    expect(completeSlashCommand("/qu")).toEqual(["/quit "]);
     expect(completeSlashCommand("/m")).toEqual(["/model ", "/mode "]);
     expect(completeSlashCommand("hello /he")).toEqual([]);
   });
@@ -146,5 +148,24 @@ describe("findSlashCommand", () => {
     for (const line of ["/HELP", " / help ", "/Help"]) expect(findSlashCommand(line)).toMatchObject({ command: { name: "help" } });
     expect(findSlashCommand("/Model  gpt-4o ")).toMatchObject({ command: { name: "model" }, args: "gpt-4o" });
     expect(findSlashCommand("/nope")).toEqual({ unknown: "nope" });
+    expect(findSlashCommand("/QUIT")).toMatchObject({ command: { name: "exit" } });
+  });
+});
+
+describe("registerSlashCommand", () => {
+  it("adds a command others find and complete; a taken or bad name is refused with the reason, nothing replaced", () => {
+    const before = SLASH_COMMANDS.length;
+    expect(registerSlashCommand({ name: "Deploy-App", summary: "ships it", run: () => {} })).toBeUndefined();
+    try {
+      expect(findSlashCommand("/deploy-app now")).toMatchObject({ command: { name: "deploy-app", summary: "ships it" }, args: "now" });
+      expect(completeSlashCommand("/dep")).toEqual(["/deploy-app "]);
+      expect(registerSlashCommand({ name: "help", summary: "mine", run: () => {} })).toBe('"/help" is already a command');
+      expect(registerSlashCommand({ name: "x", aliases: ["quit"], summary: "mine", run: () => {} })).toBe('"/quit" is already a command');
+      expect(registerSlashCommand({ name: "two words", summary: "bad", run: () => {} })).toMatch(/is not a command name/);
+      expect(SLASH_COMMANDS.length).toBe(before + 1);
+      expect(findSlashCommand("/help")).toMatchObject({ command: { summary: "list the commands and keys" } });
+    } finally {
+      SLASH_COMMANDS.splice(before);
+    }
   });
 });

@@ -203,6 +203,10 @@ describe("awl -c / -r", () => {
     expect(latest.stderr).toContain(`no saved session was started in ${home}`);
     const both = await awl(["-p", "-c", "-r", "x", "hi"]);
     expect(both.code).toBe(2);
+    // -r alone picks from a list: print mode has no terminal for it.
+    const alone = await awl(["-p", "hi", "-r"]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain("-r without an id picks a session from a list, which needs a terminal");
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -77,6 +77,8 @@ export interface LaunchOptions {
   extensions?: Record<string, string>;
   /** Default a fresh one. */
   home?: string;
+  /** The working directory awl starts in (default: the test's). */
+  cwd?: string;
   args?: string[];
   columns?: number;
   rows?: number;
@@ -107,7 +109,8 @@ export function awlCommand(server: ReplayServer, options: LaunchOptions = {}): {
   const env = [`PATH=${process.env.PATH}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
     `AWL_BASE_URL=${server.url}/v1`, "AWL_API_KEY=sk-test", "AWL_MODEL=gpt-test", ...(options.extraEnv ?? [])];
   const args = (options.args ?? []).map(shellQuote).join(" ");
-  return { home, command: `env -i ${env.join(" ")} ${process.execPath} ${AWL} ${args}` };
+  const cd = options.cwd !== undefined ? `cd ${shellQuote(options.cwd)} && ` : "";
+  return { home, command: `${cd}env -i ${env.join(" ")} ${process.execPath} ${AWL} ${args}` };
 }
 
 function shellQuote(word: string): string {

@@ -91,7 +91,7 @@ describe("awl -p across a compaction", () => {
       configFile: JSON.stringify({ compaction: { threshold_percent: "eighty" } }),
     });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('key "compaction".threshold_percent must be a number from 10 to 100, got "eighty"');
+    expect(run.stderr).toContain('key "compaction.threshold_percent" expects a number from 10 to 100, got "eighty"');
   });
 });
 

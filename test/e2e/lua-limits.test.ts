@@ -97,7 +97,7 @@ it("a bad limit is a usage error naming the flag, or the file and key", async ()
   config({ lua_memory_mb: "lots" });
   const file = await box.awl(["tool", "--trust-project", "call", "hog", '{"mb":1}']);
   expect(file.code).toBe(2);
-  expect(file.stderr).toContain(`the config file ${join(box.home, ".config/awl/config.json")} key "lua_memory_mb" must be a whole number of MB from 8 to 4096, got "lots"`);
+  expect(file.stderr).toContain(`the config file ${join(box.home, ".config/awl/config.json")}:1: key "lua_memory_mb" expects a whole number of MB from 8 to 4096, got "lots"`);
   const chat = await box.awl(["--trust-project", "--allow", "*", "-p", "hi"], { env: providerEnv("openai", server.url) });
   expect(chat.code).toBe(2);
   expect(chat.stderr).toContain('key "lua_memory_mb"');

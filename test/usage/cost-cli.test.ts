@@ -41,6 +41,6 @@ describe("cost figures of claude-sonnet-4-5 (text.sse: 25 in, 15 out, 1830 cache
     expect(run.cost_usd).toBe(0.00004); // (25 + 15) × $1 per million
     const bad = await runAwl(["-p", "hi"], { env, cwd: home, configFile: JSON.stringify({ models: { "claude-sonnet-4-5": { context_window: "200k" } } }) });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('key "models" entry "claude-sonnet-4-5.context_window" must be a whole number of tokens ≥ 1024, got "200k"');
+    expect(bad.stderr).toMatch(/config\.json:1: key "models\.claude-sonnet-4-5\.context_window" expects a whole number of tokens ≥ 1024, got "200k"/);
   });
 });

@@ -128,7 +128,7 @@ export class AcpAgent {
       throw RequestError.invalidParams(undefined, `cannot work in ${cwd}: ${(e as Error).message}`);
     }
     const flags = { ...this.options.cli.flags, continue: false, ...(resume !== undefined && { resume }) };
-    const base = { settings: loaded.value.settings, sources: loaded.value.sources, configFile: loaded.value.file ?? null, cli: { ...this.options.cli, flags }, warn: this.options.warn };
+    const base = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli: { ...this.options.cli, flags }, warn: this.options.warn };
     // A new session is named now; its file is created by its first prompt (no empty sessions are saved).
     const id = resume ?? newSessionId();
     const tools = await openChatTools(base, { interactive: false }, clientTextHost(this.clientCapabilities, client, id));

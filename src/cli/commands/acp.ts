@@ -24,9 +24,9 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
   const [{ loadSettings }, { AcpAgent }, { stdioStream }] = await Promise.all([import("../../config/index.js"), import("../acp/agent.js"), import("../acp/stdio.js")]);
   const warn = (text: string): void => void process.stderr.write(`awl: ${text}\n`);
-  const loaded = loadSettings(process.env, settingsFlags(cli.flags));
+  const loaded = await loadSettings(process.env, settingsFlags(cli.flags));
   if (!loaded.ok) warn(`${loaded.error.message} (every session/new is refused with this message)`);
-  for (const warning of (loaded.ok && loaded.value.file?.warnings) || []) warn(warning);
+  for (const warning of (loaded.ok && loaded.value.config.warnings) || []) warn(warning);
 
   const acp = new AcpAgent({ cli, loaded, warn });
   const connection = acp.connect(stdioStream());

@@ -1,49 +1,92 @@
-/** `awl config [flags]`: the settings awl would use, where they came from, never the key itself. */
-import { configFilePath, loadSettings } from "../../config/index.js";
+/**
+ * `awl config [flags]`: the config files, the settings awl would use and where each came from, and every
+ * value the files set with its file and line; never a key itself. It always shows what it can: settings that
+ * cannot be resolved (no API key yet) are a note, not a failure; only a broken config file fails.
+ */
+import { loadConfig, settingsSources, where, resolveSettings, type LoadedConfig } from "../../config/index.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { parseCliArgs, settingsFlags, type FlagValues } from "../options.js";
 import { findInstructionFiles } from "../../prompt/instructions.js";
 import { systemPromptChoice } from "../system-prompt-option.js";
-import type { ConfigFile } from "../../config/config-file.js";
+
+const HELP = `usage: awl config [flags]
+
+Shows the config files (user, then project: the project's values win, flags win over both), the settings
+awl would use with the same flags and where each came from, and every value the files set with its file
+and line. API keys are never shown. The flags are the main command's (awl --help); docs/config.md lists
+every key of the files.
+`;
 
 export async function run(argv: readonly string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(HELP);
+    return EXIT.ok;
+  }
   const parsed = parseCliArgs(argv);
   if (!parsed.ok) {
     process.stderr.write(formatUserMessage(parsed.error));
     return EXIT.usage;
   }
-  const path = configFilePath(process.env);
-  const loaded = loadSettings(process.env, settingsFlags(parsed.value.flags));
-  if (!loaded.ok) {
-    process.stdout.write(`config file: ${path}\n`);
-    process.stderr.write(formatUserMessage(loaded.error));
+  const read = await loadConfig({ env: process.env, cwd: process.cwd() });
+  if (!read.ok) {
+    process.stderr.write(formatUserMessage(read.error));
     return EXIT.usage;
   }
-  const { settings, file } = loaded.value;
-  const p = settings.provider;
-  const lines = [
-    `config file: ${path}${file ? "" : " (none)"}`,
-    `provider: ${p.provider}`,
-    `model: ${p.model} (from ${settings.modelSource})`,
-    ...(p.provider === "replay" ? [`replay script: ${p.replayFile}`] : [`base URL: ${p.baseUrl}`, `API key: ${p.apiKey ? `set (from ${settings.keySource})` : "not set"}`]),
-    `max retries: ${p.maxRetries}`,
-    `stall timeout: ${p.stallTimeoutMs} ms`,
-    `first-byte timeout: ${p.firstByteTimeoutMs} ms`,
-    `max steps: ${settings.maxSteps}`,
-    `max tokens: ${p.maxTokens ?? "provider default"}`,
-    `thinking: ${p.thinking === undefined ? "the model's default (nothing sent)" : typeof p.thinking === "number" ? `budget of ${p.thinking} tokens` : p.thinking}`,
-    `interleaved thinking: ${p.interleavedThinking === false ? "off" : "on (budget thinking with tools)"}`,
-    ...promptLines(parsed.value.flags, file),
-  ];
-  process.stdout.write(lines.join("\n") + "\n");
-  for (const warning of file?.warnings ?? []) process.stderr.write(`awl: ${warning}\n`);
+  const config = read.value;
+  const out: string[] = [...fileLines(config), ""];
+  const resolved = resolveSettings(settingsSources(config, process.env, settingsFlags(parsed.value.flags)));
+  if (resolved.ok) {
+    const settings = resolved.value;
+    const p = settings.provider;
+    out.push(
+      "settings:",
+      `  provider: ${p.provider}`,
+      `  model: ${p.model} (from ${settings.modelSource})`,
+      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl}`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : "not set"}`]),
+      `  max retries: ${p.maxRetries}`,
+      `  stall timeout: ${p.stallTimeoutMs} ms`,
+      `  first-byte timeout: ${p.firstByteTimeoutMs} ms`,
+      `  max steps: ${settings.maxSteps}`,
+      `  max tokens: ${p.maxTokens ?? "provider default"}`,
+      `  thinking: ${p.thinking === undefined ? "the model's default (nothing sent)" : typeof p.thinking === "number" ? `budget of ${p.thinking} tokens` : p.thinking}`,
+      `  interleaved thinking: ${p.interleavedThinking === false ? "off" : "on (budget thinking with tools)"}`,
+    );
+  } else {
+    out.push("settings: incomplete, a run would stop here:", `  ${resolved.error.message}`, `  → ${resolved.error.hint}`);
+  }
+  out.push("", ...promptLines(parsed.value.flags, config), "", ...valueLines(config));
+  process.stdout.write(out.join("\n") + "\n");
+  for (const warning of config.warnings) process.stderr.write(`awl: ${warning}\n`);
   return EXIT.ok;
 }
 
+function fileLines(config: LoadedConfig): string[] {
+  const exists = new Set(config.layers.map((l) => l.path));
+  return [
+    "config files (the project's values win; flags win over both):",
+    `  user:    ${config.paths.user}${exists.has(config.paths.user) ? "" : " (none)"}`,
+    `  project: ${config.paths.project}${exists.has(config.paths.project) ? "" : " (none)"}`,
+  ];
+}
+
+/** Keys whose values are secrets: shown as set, never as text. */
+const SECRET_KEY = /(^|[._])(api_?key|token|secret|password)$/i;
+
+function valueLines(config: LoadedConfig): string[] {
+  const entries = config.entries();
+  if (entries.length === 0) return ["values from the files: none"];
+  const shown = entries.map(({ value, source }) => ({
+    left: `  ${source.key} = ${SECRET_KEY.test(source.key) ? "(set, not shown)" : JSON.stringify(value)}`,
+    source,
+  }));
+  const width = Math.min(60, Math.max(...shown.map((s) => s.left.length)));
+  return ["values from the files:", ...shown.map(({ left, source }) => `${left.padEnd(width)}  ${where(source)}`)];
+}
+
 /** Which system prompt awl sends and which instruction files it holds (AGENTS.md, CLAUDE.md). */
-function promptLines(flags: FlagValues, file: ConfigFile | undefined): string[] {
-  const choice = systemPromptChoice(flags, file ?? null, process.cwd());
+function promptLines(flags: FlagValues, config: LoadedConfig): string[] {
+  const choice = systemPromptChoice(flags, config, process.cwd());
   const files = findInstructionFiles(process.cwd(), process.env);
   const how = !choice.ok
     ? `error: ${choice.error.message}`

@@ -12,7 +12,7 @@ import { showToolLog } from "../output/tool-logs.js";
 import { writeNotice } from "../output/wrap-text.js";
 import { cleanUpOnTermination } from "../termination.js";
 import { resolveLuaLimits } from "./lua-limits.js";
-import type { ConfigFile } from "../../config/config-file.js";
+import type { LoadedConfig } from "../../config/layers.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
 import type { TextHost } from "../../extensions/lua/types.js";
@@ -70,7 +70,7 @@ export async function openExtensions(
   io: CommandIO = processIO,
   onUntrusted: (parts: readonly string[]) => void = (parts) => io.stderr(`awl: ${untrustedNotice(process.cwd(), parts)}\n`),
 ): Promise<ConfigResult<LuaToolSet>> {
-  const limits = resolveLuaLimits(values, process.env);
+  const limits = await resolveLuaLimits(values, process.env);
   if (!limits.ok) return limits;
   const trust = projectTrust(values["trust-project"] === true);
   if (!trust.ok) return trust;
@@ -129,12 +129,12 @@ export function usageError(io: CommandIO, command: string, message: string): num
 export async function openToolsForChat(
   flags: { "extensions-dir"?: string[]; "no-std-tools"?: boolean; "tool-timeout"?: string; "lua-workers"?: string; "lua-memory-mb"?: string },
   warn: (text: string) => void,
-  configFile?: ConfigFile | null,
+  config?: LoadedConfig,
   secrets: readonly string[] = [],
   trustProject = false,
   textHost?: TextHost,
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const limits = resolveLuaLimits(flags, process.env, configFile);
+  const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
     cwd: process.cwd(),

@@ -102,9 +102,10 @@ async function switchExtension(verb: "enable" | "disable", argv: readonly string
   const name = parsed.positionals[0]!;
   const { enablementFiles, readEnablement, setEnabled } = await import("../../extensions/enablement.js");
   const files = enablementFiles(process.cwd(), process.env);
-  const file = parsed.values.project ? files.project : files.user;
-  const problem = setEnabled(file, name, verb === "enable");
-  if (problem) return configError(io, { message: problem, hint: "nothing was changed" });
+  const scope = parsed.values.project ? "project" : "user";
+  const file = files[scope];
+  const written = await setEnabled(file, scope, name, verb === "enable");
+  if (!written.ok) return configError(io, written.error);
   const still = readEnablement(process.cwd(), process.env).disabled.get(name);
   const state = verb === "enable" ? (still ? `still disabled by ${displayPath(still)}` : "enabled") : "disabled";
   io.stdout(`${name}: ${state} (${displayPath(file)})\n`);

@@ -3,8 +3,8 @@
  * worker count, memory cap per Lua state and the default handler timeout. Each comes from its flag, then
  * its config file key, then awl's default (left to the pool).
  */
-import { configFilePath, readConfigFile, type ConfigFile } from "../../config/config-file.js";
 import type { ConfigResult } from "../../config/errors.js";
+import { loadConfig, type LoadedConfig } from "../../config/layers.js";
 
 /** What LuaToolSet.open takes; an absent value means "awl's default". */
 export interface LuaLimits {
@@ -32,11 +32,10 @@ const LIMITS: readonly Limit[] = [
 
 /**
  * The limits from `flags` (parsed `--lua-workers`, `--lua-memory-mb`, `--tool-timeout` strings) and the config
- * file of `env` — `configFile` when the caller already read it (`null`: there is none). A bad value is an error
- * naming the flag or the file and key.
+ * files of `env` and the working directory — `config` when the caller already read them. A bad flag is an error
+ * naming it (the files' values were checked against the schema when they were read).
  */
-export function resolveLuaLimits(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, configFile?: ConfigFile | null): ConfigResult<LuaLimits> {
-  let file: Record<string, unknown> | undefined = configFile === undefined ? undefined : (configFile?.raw ?? {});
+export async function resolveLuaLimits(flags: Record<string, unknown>, env: NodeJS.ProcessEnv, config?: LoadedConfig): Promise<ConfigResult<LuaLimits>> {
   const limits: LuaLimits = {};
   for (const limit of LIMITS) {
     const range = `a whole number of ${limit.unit} from ${limit.min}${limit.max < Number.MAX_SAFE_INTEGER ? ` to ${limit.max}` : " up"}`;
@@ -47,17 +46,13 @@ export function resolveLuaLimits(flags: Record<string, unknown>, env: NodeJS.Pro
       limit.set(limits, value);
       continue;
     }
-    if (file === undefined) {
-      const read = readConfigFile(configFilePath(env));
+    if (config === undefined) {
+      const read = await loadConfig({ env, cwd: process.cwd() });
       if (!read.ok) return read;
-      file = read.value?.raw ?? {};
+      config = read.value;
     }
-    const configured = file[limit.key];
-    if (configured === undefined) continue;
-    if (!inRange(configured, limit)) {
-      return fail(`the config file ${configFilePath(env)} key "${limit.key}" must be ${range}, got ${JSON.stringify(configured)}`, "fix the file or remove the key");
-    }
-    limit.set(limits, configured);
+    const configured = config.get<number>(limit.key);
+    if (configured !== undefined) limit.set(limits, configured.value);
   }
   return { ok: true, value: limits };
 }

@@ -2,10 +2,11 @@
  * `awl mcp list|add|remove|approve`: the MCP servers of awl's config file (user) and of the project's
  * `.mcp.json`, edited like `claude mcp add` (docs/mcp.md). Edits keep the file's other keys and are atomic.
  */
-import { readFileSync, renameSync, writeFileSync, mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { configFilePath } from "../../config/config-file.js";
+import { editConfigFile, editJsonFile } from "../../config/write.js";
 import { approvalOf, rememberApproval } from "../../extensions/mcp/approvals.js";
 import { MCP_JSON, readMcpJson } from "../../extensions/mcp/config.js";
 import { EXIT } from "../exit-codes.js";
@@ -77,7 +78,7 @@ async function list(io: CommandIO, json: boolean, approveProject: boolean): Prom
 
 type Values = { project?: boolean; env?: string[]; cwd?: string; transport?: string; header?: string[] };
 
-function add(io: CommandIO, args: string[], values: Values): number {
+async function add(io: CommandIO, args: string[], values: Values): Promise<number> {
   const [name, ...command] = args;
   if (!name) return usageError(io, "mcp", "awl mcp add needs a NAME");
   if (!/^[a-zA-Z0-9_.-]{1,64}$/.test(name)) return usageError(io, "mcp", `the server name "${name}" may hold only letters, digits, ".", "_" and "-"`);
@@ -103,11 +104,7 @@ function add(io: CommandIO, args: string[], values: Values): number {
     entry = { command: command[0], ...(command.length > 1 && { args: command.slice(1) }), ...(Object.keys(env).length > 0 && { env }), ...(values.cwd !== undefined && { cwd: values.cwd }) };
   }
   const file = values.project ? join(process.cwd(), MCP_JSON) : configFilePath(process.env);
-  const edited = editServers(file, (servers) => {
-    const existed = Object.hasOwn(servers, name);
-    servers[name] = entry;
-    return existed ? "replaced" : "added";
-  });
+  const edited = await editServer(file, values.project === true, name, entry);
   if (!edited.ok) return fail(io, edited.message);
   if (values.project) {
     const added = readMcpJson(process.cwd(), process.env)?.servers.find((s) => s.name === name);
@@ -117,15 +114,11 @@ function add(io: CommandIO, args: string[], values: Values): number {
   return EXIT.ok;
 }
 
-function remove(io: CommandIO, args: string[], project: boolean): number {
+async function remove(io: CommandIO, args: string[], project: boolean): Promise<number> {
   const [name, ...extra] = args;
   if (!name || extra.length > 0) return usageError(io, "mcp", "awl mcp remove takes one NAME");
   const file = project ? join(process.cwd(), MCP_JSON) : configFilePath(process.env);
-  const edited = editServers(file, (servers) => {
-    if (!Object.hasOwn(servers, name)) return undefined;
-    delete servers[name];
-    return "removed";
-  });
+  const edited = await editServer(file, project, name, undefined);
   if (!edited.ok) return fail(io, edited.message);
   io.stdout(`removed MCP server "${name}" from ${file}\n`);
   return EXIT.ok;
@@ -143,35 +136,23 @@ function approve(io: CommandIO, names: string[]): number {
 }
 
 /**
- * Applies `change` to the `mcpServers` object of a JSON file (created if absent), keeping its other keys;
- * written to a temporary file and renamed over the old one. `change` returns what it did, or undefined: not found.
+ * Sets (or with `entry` undefined removes) the server `name` in the `mcpServers` object of `file`: awl's config
+ * file, or a project's `.mcp.json` (`project`). The file's other keys and layout stay (src/config/write.ts).
+ * What it did, or an error (a removal of a server the file does not have, a file that cannot be used).
  */
-function editServers(file: string, change: (servers: Record<string, unknown>) => string | undefined): { ok: true; value: string } | { ok: false; message: string } {
-  let root: Record<string, unknown> = {};
-  let text: string | undefined;
+async function editServer(file: string, project: boolean, name: string, entry: Record<string, unknown> | undefined): Promise<{ ok: true; value: "added" | "replaced" | "removed" } | { ok: false; message: string }> {
+  let existed = false;
   try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "ENOENT") return { ok: false, message: `${file} cannot be read (${(error as NodeJS.ErrnoException).code})` };
+    const servers = (JSON.parse(readFileSync(file, "utf8").replace(/^\uFEFF/, "")) as { mcpServers?: unknown } | null)?.mcpServers;
+    existed = typeof servers === "object" && servers !== null && Object.hasOwn(servers, name);
+  } catch {
+    // No file, or one the writer below reports.
   }
-  if (text !== undefined && text.trim() !== "") {
-    try {
-      root = JSON.parse(text.replace(/^\uFEFF/, "")) as Record<string, unknown>;
-    } catch (error) {
-      return { ok: false, message: `${file} is not valid JSON (${(error as Error).message}); fix it first, awl does not overwrite it` };
-    }
-    if (typeof root !== "object" || root === null || Array.isArray(root)) return { ok: false, message: `${file} must hold one JSON object` };
-  }
-  const servers = typeof root.mcpServers === "object" && root.mcpServers !== null && !Array.isArray(root.mcpServers) ? (root.mcpServers as Record<string, unknown>) : {};
-  const done = change(servers);
-  if (done === undefined) return { ok: false, message: `${file} has no MCP server of that name` };
-  root.mcpServers = servers;
-  const indent = /^\{\n(\s+)"/.exec(text ?? "")?.[1] ?? "  ";
-  mkdirSync(dirname(file), { recursive: true });
-  const temp = `${file}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify(root, null, indent)}\n`);
-  renameSync(temp, file);
-  return { ok: true, value: done };
+  if (entry === undefined && !existed) return { ok: false, message: `${file} has no MCP server of that name` };
+  const edits = [{ key: ["mcpServers", name], value: entry }];
+  const written = project ? await editJsonFile(file, edits) : await editConfigFile(file, edits, "user");
+  if (!written.ok) return { ok: false, message: `${written.error.message}; ${written.error.hint}` };
+  return { ok: true, value: entry === undefined ? "removed" : existed ? "replaced" : "added" };
 }
 
 function fail(io: CommandIO, message: string): number {

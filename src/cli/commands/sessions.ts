@@ -10,12 +10,25 @@ import { formatUserMessage } from "../error-text.js";
 import { localTime } from "../output/time-text.js";
 import { EXIT } from "../exit-codes.js";
 import { oneLine } from "../output/tool-block.js";
-import { configFilePath, readConfigFile } from "../../config/config-file.js";
+import { loadConfig, where } from "../../config/layers.js";
 import { resolveModelInfo, type ModelOverride } from "../../usage/catalogue.js";
 import { bucketsCost, formatUsd, usdToPico } from "../../usage/cost.js";
 import { parseModelOverrides } from "../../usage/model-overrides.js";
 
+export const SESSIONS_USAGE = `usage: awl sessions [--here] [--json]
+       awl sessions export ID [--format md|json]
+
+Lists the saved sessions, most recent first: id, last update, messages, tokens, cost, directory and first
+prompt (--here: this directory's only; --json: an array of objects). \`export\` prints one session (an id or
+a unique prefix) as a Markdown transcript (md, the default) or as JSON. Continue one with awl -r ID, or
+pick one with awl -r alone. Reference: docs/sessions.md.
+`;
+
 export async function run(argv: readonly string[]): Promise<number> {
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(SESSIONS_USAGE);
+    return EXIT.ok;
+  }
   return argv[0] === "export" ? exportCommand(argv.slice(1)) : listCommand(argv);
 }
 
@@ -29,11 +42,11 @@ function parse(argv: readonly string[], options: ParseArgsConfig["options"]): Re
 }
 
 function usage(message: string): number {
-  process.stderr.write(formatUserMessage({ message, hint: "usage: awl sessions [--here] [--json] | awl sessions export ID [--format md|json]" }));
+  process.stderr.write(formatUserMessage({ message, hint: "usage: awl sessions [--here] [--json] | awl sessions export ID [--format md|json] (awl sessions --help)" }));
   return EXIT.usage;
 }
 
-function listCommand(argv: readonly string[]): number {
+async function listCommand(argv: readonly string[]): Promise<number> {
   const parsed = parse(argv, { here: { type: "boolean" }, json: { type: "boolean" } });
   if (!parsed) return EXIT.usage;
   if (parsed.positionals.length > 0) return usage(`unknown sessions command "${parsed.positionals[0]}"`);
@@ -45,7 +58,7 @@ function listCommand(argv: readonly string[]): number {
   }
   for (const warning of listed.value.warnings) process.stderr.write(`awl: ${warning.message}\n`);
   const sessions = listed.value.sessions;
-  const costOf = sessionCoster();
+  const costOf = await sessionCoster();
   if (parsed.values.json) {
     const withCost = sessions.map((s) => {
       const cost = costOf(s);
@@ -80,12 +93,12 @@ function exportCommand(argv: readonly string[]): number {
 
 type SessionCoster = (s: SessionSummary) => ReturnType<typeof bucketsCost>;
 
-/** Prices sessions with the catalogue and the config file's `models` corrections (a bad file: the catalogue alone, with a warning). */
-function sessionCoster(): SessionCoster {
+/** Prices sessions with the catalogue and the config files' `models` corrections (a bad file: the catalogue alone, with a warning). */
+async function sessionCoster(): Promise<SessionCoster> {
   let overrides: Record<string, ModelOverride> = {};
-  const path = configFilePath(process.env);
-  const read = readConfigFile(path);
-  const parsed = read.ok ? parseModelOverrides(read.value?.raw.models, path) : read;
+  const read = await loadConfig({ env: process.env, cwd: process.cwd() });
+  const models = read.ok ? read.value.get("models") : undefined;
+  const parsed = read.ok ? parseModelOverrides(models?.value, models ? where(models.source) : read.value.paths.user) : read;
   if (parsed.ok) overrides = parsed.value;
   else process.stderr.write(`awl: ${parsed.error.message}; costs use the catalogue alone\n`);
   return (s) => bucketsCost(s.tokens_by_model, (model) => resolveModelInfo(model, overrides));

@@ -27,6 +27,7 @@ export type KeyName =
   | "interrupt"
   | "eof"
   | "clear-screen"
+  | "search-history"
   | "suspend";
 
 export type KeyEvent = { kind: "key"; name: KeyName } | { kind: "text"; text: string } | { kind: "paste"; text: string };
@@ -53,6 +54,7 @@ const CONTROL_KEYS: Record<string, KeyName> = {
   "\x17": "delete-word-before",
   "\x0c": "clear-screen",
   "\x1a": "suspend",
+  "\x12": "search-history",
 };
 
 /** Alt + a character (ESC then the character). */

@@ -14,7 +14,14 @@ import type { KeyEvent, KeyName } from "./key-decoder.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
 import { screenRows } from "../output/width.js";
 
-export type EditorAction = { type: "submit"; text: string } | { type: "interrupt" } | { type: "eof" } | { type: "escape" } | { type: "suspend" };
+export type EditorAction =
+  | { type: "submit"; text: string }
+  | { type: "interrupt" }
+  | { type: "eof" }
+  | { type: "escape" }
+  | { type: "suspend" }
+  /** Ctrl-R: the caller searches the history (the picker) and puts the choice in with `setText`. */
+  | { type: "search-history" };
 
 export interface EditorTerminal {
   write(text: string): unknown;
@@ -120,6 +127,7 @@ export class LineEditor {
       case "interrupt":
       case "escape":
       case "suspend":
+      case "search-history":
         return { type: name };
       case "eof":
         if (b.text === "") return { type: "eof" };
@@ -176,7 +184,8 @@ export class LineEditor {
     if (choices.length === 0 || this.buffer.cursor !== this.buffer.text.length) return undefined;
     const common = commonPrefix(choices);
     if (common.length > this.buffer.text.length) return this.edit(() => this.buffer.set(common));
-    if (choices.length > 1) this.printAbove(`${choices.map((c) => c.trim()).join("  ")}\n`);
+    // Each choice by its last word: the part that differs (`/help`, `@src/cli/`).
+    if (choices.length > 1) this.printAbove(`${choices.map((c) => c.trim().split(/\s+/).at(-1)).join("  ")}\n`);
     return undefined;
   }
 

@@ -24,7 +24,15 @@ import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { layoutPrompt } from "./prompt-layout.js";
-import { completeSlashCommand, findSlashCommand } from "./slash-commands.js";
+import { completeSlashCommand, findSlashCommand, type SlashContext } from "./slash-commands.js";
+import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
+import { runShellCommand, shellRunText } from "./shell-command.js";
+import { stripControls } from "../output/safe-text.js";
+import { Picker, type PickerItem } from "./picker.js";
+import { resumeCommand } from "../session-history.js";
+import { openHistory, userPrompts } from "./history-setup.js";
+import { oneLine } from "../output/tool-block.js";
+import type { Conversation } from "../../model/conversation.js";
 import { TerminalInput } from "./terminal-input.js";
 
 interface Submission {
@@ -36,7 +44,9 @@ interface Submission {
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
-  const editor = new LineEditor(out, { complete: completeSlashCommand });
+  const editor = new LineEditor(out, { complete: (text) => [...completeSlashCommand(text), ...completeFileMention(text, process.cwd())] });
+  /** What `!command` runs produced since the last prompt: the next prompt sent starts with it. */
+  const shellRuns: string[] = [];
   const queue: Submission[] = [];
   // Asked of the terminal each time: the size at the last resize event can lag behind a resize in progress.
   const columns = (): number => (out.isTTY ? out.getWindowSize()[0] : 0) || out.columns || 80;
@@ -45,6 +55,19 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   let closed = false;
   let exitArmed = false;
   let wake: (() => void) | undefined;
+  /** A list being chosen from (the session picker) takes the keys while it is open. */
+  let picker: Picker<unknown> | undefined;
+
+  const pick = async <T>(title: string, items: readonly PickerItem<T>[]): Promise<T | undefined> => {
+    sink.endLine();
+    const open = new Picker(out, items, { title, columns, rows: Math.max(3, Math.min(10, (out.rows ?? 24) - 6)) });
+    picker = open as Picker<unknown>;
+    try {
+      return await open.result;
+    } finally {
+      picker = undefined;
+    }
+  };
 
   const print = (text: string): void => {
     sink.endLine();
@@ -53,6 +76,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   const close = (): void => {
     closed = true;
+    picker?.cancel();
     turn?.abort();
     wake?.();
   };
@@ -70,6 +94,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   const onKey = (event: KeyEvent): void => {
     if (permissionPrompt.active) return permissionPrompt.handle(event);
+    if (picker) return picker.handle(event);
     const action = editor.handle(event);
     if (!action) {
       exitArmed = false;
@@ -78,6 +103,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     switch (action.type) {
       case "submit":
         exitArmed = false;
+        history?.add(action.text);
         queue.push({ text: action.text, shown: !turn });
         wake?.();
         return;
@@ -96,6 +122,9 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         return;
       case "eof":
         return close();
+      case "search-history":
+        if (!turn) void searchHistory();
+        return;
       case "suspend": {
         const atPrompt = editor.shown;
         editor.leave();
@@ -136,6 +165,10 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     else if (note) writeNotice(process.stderr, note);
   }
 
+  function slashContext(): SlashContext {
+    return { runtime, print, exit: close, sink, pick };
+  }
+
   async function handle(submission: Submission): Promise<void> {
     const { text } = submission;
     if (!submission.shown) {
@@ -143,12 +176,31 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       sink.write(`${layoutPrompt(text, text.length, columns() - 1).rows.join("\n")}\n`);
     }
     if (text.trim() === "") return;
+    if (text.trimStart().startsWith("!")) return runShell(text.trimStart().slice(1).trim());
     if (text.trimStart().startsWith("/")) {
       const found = findSlashCommand(text);
       if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
-      return found.command.run(found.args, { runtime, print, exit: close, sink });
+      return found.command.run(found.args, slashContext());
     }
-    await runTurn(text);
+    const attachments = attachMentionedFiles(text, process.cwd());
+    if (attachments.attached.length > 0) sink.dim(`(attached ${attachments.attached.join(", ")})\n`);
+    for (const note of attachments.notes) sink.dim(`(${note})\n`);
+    const ran = shellRuns.splice(0);
+    await runTurn([...ran, attachments.text].join("\n\n"));
+  }
+
+  async function runShell(command: string): Promise<void> {
+    if (command === "") return print("usage: !COMMAND runs it in the shell; its output goes with your next prompt");
+    turn = new AbortController();
+    sink.endLine();
+    try {
+      const ran = await runShellCommand(command, process.cwd(), turn.signal, (text) => sink.write(stripControls(text).replace(/\r(?!\n)/g, "")));
+      sink.endLine();
+      sink.dim(`(${ran.status}; the output goes with your next prompt)\n`);
+      shellRuns.push(shellRunText(ran));
+    } finally {
+      turn = undefined;
+    }
   }
 
   /** The next prompt to handle: a queued one, else what the user sends at the prompt; undefined once closed. */
@@ -185,10 +237,36 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     editor.resize();
     renderer?.resize();
   };
+  // Prompts of earlier runs here (Up/Down), every directory's for Ctrl-R; then a resumed session's own.
+  const history = openHistory(runtime);
+  for (const text of history?.here() ?? []) editor.addHistory(text);
+  const searchHistory = async (): Promise<void> => {
+    const entries = history?.everywhere() ?? [];
+    editor.leave();
+    const chosen = entries.length === 0 ? (print("no prompts in the history yet"), undefined) : await pick(
+      "search the prompt history (every directory)",
+      entries.map((e) => ({ value: e.text, label: `${oneLine(e.text, 200)}${e.cwd === process.cwd() ? "" : `  (${e.cwd})`}`, search: e.text })),
+    );
+    if (closed) return;
+    editor.show();
+    if (chosen !== undefined) editor.setText(chosen);
+  };
+  let remembered: Conversation | undefined;
+  const rememberPrompts = (): void => {
+    if (remembered === runtime.conversation) return;
+    remembered = runtime.conversation;
+    for (const text of userPrompts(runtime.conversation.messages)) editor.addHistory(text);
+  };
   const settings = runtime.providerSettings;
   sink.dim(wrapText(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`, columns()));
   await showResumedSession(runtime, sink);
+  rememberPrompts();
   input.start();
+  // `awl -r` without an id: the picker first (leaving it starts a new conversation).
+  if (runtime.options.cli.flags.resume === "") {
+    await resumeCommand.run("", slashContext());
+    rememberPrompts();
+  }
   out.on("resize", onResize);
   if (firstPrompt.trim() !== "") {
     editor.addHistory(firstPrompt);
@@ -206,6 +284,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     for (let submission = await next(); submission; submission = await next()) {
       try {
         await handle(submission);
+        rememberPrompts(); // a /resume brings its session's prompts into Up/Down
       } catch (e) {
         print(`awl: ${e instanceof Error ? e.message : String(e)}`);
       }

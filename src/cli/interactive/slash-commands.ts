@@ -1,11 +1,17 @@
 /**
- * Slash commands of the interactive mode. Each is one entry in `SLASH_COMMANDS`; other parts of awl add
- * theirs here (`/resume` for sessions, `/reload` for extensions). They run between turns, never during one.
+ * Slash commands of the interactive mode: the registry. Each is one entry in `SLASH_COMMANDS`; other parts of awl
+ * add theirs to the table (`/resume` for sessions, `/cost` for usage), and what arrives at run time (an
+ * extension's `awl.register_command`) through `registerSlashCommand`. They run between turns, never during one.
+ * Names are matched in any case; Tab completes them; `/help` lists them, wrapped to the terminal's width.
  */
 import type { LineSink } from "../output/sink.js";
 import type { Runtime } from "../runtime.js";
-import { resumeCommand } from "../session-history.js";
+import { resumeCommand, sessionsCommand } from "../session-history.js";
+import type { PickerItem } from "./picker.js";
 import { costReport } from "../../usage/meter.js";
+import { displayWidth } from "../output/width.js";
+import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
+import { toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../output/notices.js";
 
@@ -17,10 +23,14 @@ export interface SlashContext {
   exit(): void;
   /** The terminal, for commands that render turns (`/resume` redraws a session). */
   sink: LineSink;
+  /** Lets the user choose from a list below the prompt (picker.ts); undefined when left without a choice. */
+  pick<T>(title: string, items: readonly PickerItem<T>[]): Promise<T | undefined>;
 }
 
 export interface SlashCommand {
   name: string;
+  /** Other names that run it (`/quit` for `/exit`). */
+  aliases?: string[];
   /** Shown in /help after the name, e.g. "[PROVIDER] NAME". */
   args?: string;
   summary: string;
@@ -30,17 +40,24 @@ export interface SlashCommand {
 export const SLASH_COMMANDS: SlashCommand[] = [
   {
     name: "help",
-    summary: "list the commands",
-    run: (_args, { print }) => print(slashHelp()),
+    summary: "list the commands and keys",
+    run: (_args, { print }) => print(slashHelp(process.stdout.columns ?? 80)),
   },
   {
     name: "model",
     args: "[PROVIDER] NAME",
-    summary: "use another model (and provider) from the next turn on; no argument: show the current one",
+    summary: "use another model (and provider) from the next turn on; no argument: the current one and the models the server offers",
     run: async (args, { runtime, print }) => {
       const words = args.split(/\s+/).filter(Boolean);
       const current = runtime.providerSettings;
-      if (words.length === 0) return print(`model: ${current.provider} ${current.model}`);
+      if (words.length === 0) {
+        const { listServerModels } = await import("../../providers/list-models.js");
+        const models = await listServerModels(current);
+        const listed = models?.length
+          ? [`the server offers (${models.length}):`, ...models.map((m) => `  ${m}${m === current.model ? "  (current)" : ""}`), "/model NAME switches"]
+          : ["the server does not list its models; /model NAME switches"];
+        return print([`model: ${current.provider} ${current.model}`, ...listed].join("\n"));
+      }
       if (words.length > 2) return print("usage: /model [PROVIDER] NAME, e.g. /model gpt-4o or /model anthropic claude-sonnet-4-5");
       const [provider, model] = words.length === 2 ? [words[0], words[1]!] : [undefined, words[0]!];
       const switched = await runtime.switchModel(model, provider);
@@ -48,7 +65,12 @@ export const SLASH_COMMANDS: SlashCommand[] = [
       print(`model: ${switched.value.provider} ${switched.value.model} (from the next turn; the conversation is kept)`);
     },
   },
+  clearCommand,
+  newCommand,
   resumeCommand,
+  sessionsCommand,
+  exportCommand,
+  toolsCommand,
   ...permissionCommands,
   {
     name: "reload",
@@ -92,6 +114,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   },
   {
     name: "exit",
+    aliases: ["quit"],
     summary: "leave awl (Ctrl-D does the same)",
     run: (_args, { exit }) => exit(),
   },
@@ -108,17 +131,65 @@ const KEYS: [string, string][] = [
   ["Ctrl-Z", "suspend awl (fg brings it back)"],
 ];
 
-export function slashHelp(): string {
-  const commands = SLASH_COMMANDS.map((c) => `  /${`${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(24)} ${c.summary}`);
-  const keys = KEYS.map(([key, what]) => `  ${key.padEnd(25)} ${what}`);
-  return ["commands:", ...commands, "keys:", ...keys].join("\n");
+/**
+ * Adds a command at run time (an extension's); a name or alias already taken is refused with the reason, so a
+ * built-in is never replaced silently.
+ */
+export function registerSlashCommand(command: SlashCommand): string | undefined {
+  const names = [command.name, ...(command.aliases ?? [])].map((n) => n.toLowerCase());
+  const bad = names.find((n) => !/^[a-z0-9][a-z0-9_:.-]*$/.test(n));
+  if (bad !== undefined) return `"/${bad}" is not a command name (letters, digits, _ : . -)`;
+  const taken = names.find((n) => SLASH_COMMANDS.some((c) => c.name === n || c.aliases?.includes(n)));
+  if (taken !== undefined) return `"/${taken}" is already a command`;
+  SLASH_COMMANDS.push({ ...command, name: names[0]!, aliases: names.slice(1) });
+  return undefined;
+}
+
+/** The command list and keys, each description wrapped at words to `columns` under its own column. */
+export function slashHelp(columns: number): string {
+  const commands = SLASH_COMMANDS.map((c) => [`/${[c.name, ...(c.aliases ?? [])].join(", /")}${c.args ? ` ${c.args}` : ""}`, c.summary] as [string, string]);
+  return ["commands:", ...table(commands, columns), "keys:", ...table(KEYS, columns)].join("\n");
+}
+
+/** Two columns: names, then text wrapped at words; narrow terminals put the text under the name. */
+function table(rows: readonly [string, string][], columns: number): string[] {
+  const nameWidth = Math.min(26, Math.max(...rows.map(([name]) => displayWidth(name))));
+  const width = Math.max(20, columns - 1);
+  const textColumn = 2 + nameWidth + 2;
+  const narrow = width - textColumn < 24;
+  const lines: string[] = [];
+  for (const [name, text] of rows) {
+    const indent = narrow ? 4 : textColumn;
+    const wrapped = wrapWords(text, width - indent);
+    if (narrow) lines.push(`  ${name}`, ...wrapped.map((l) => `${" ".repeat(indent)}${l}`));
+    else {
+      const pad = Math.max(0, nameWidth - displayWidth(name));
+      const first = displayWidth(name) > nameWidth ? [`  ${name}`, `${" ".repeat(indent)}${wrapped[0]}`] : [`  ${name}${" ".repeat(pad)}  ${wrapped[0]}`];
+      lines.push(...first, ...wrapped.slice(1).map((l) => `${" ".repeat(indent)}${l}`));
+    }
+  }
+  return lines;
+}
+
+/** `text` in lines of at most `width` columns, broken at spaces (a word wider than a line stands alone). */
+function wrapWords(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line !== "" && displayWidth(line) + 1 + displayWidth(word) > width) {
+      lines.push(line);
+      line = word;
+    } else line = line === "" ? word : `${line} ${word}`;
+  }
+  lines.push(line);
+  return lines;
 }
 
 /** The command a line names (any case, spaces allowed after the slash), with the rest of the line as its arguments. */
 export function findSlashCommand(line: string): { command: SlashCommand; args: string } | { unknown: string } {
   const match = /^\/\s*(\S+)\s*(.*)$/s.exec(line.trim());
   const name = (match?.[1] ?? "").toLowerCase();
-  const command = SLASH_COMMANDS.find((c) => c.name === name);
+  const command = SLASH_COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
   return command ? { command, args: match?.[2] ?? "" } : { unknown: name };
 }
 
@@ -127,5 +198,6 @@ export function completeSlashCommand(text: string): string[] {
   const match = /^\/(\S*)$/.exec(text);
   if (!match) return [];
   const start = match[1]!.toLowerCase();
-  return SLASH_COMMANDS.filter((c) => c.name.startsWith(start)).map((c) => `/${c.name} `);
+  const names = SLASH_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+  return names.filter((name) => name.startsWith(start)).map((name) => `/${name} `);
 }

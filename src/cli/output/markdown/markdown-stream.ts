@@ -37,6 +37,8 @@ export class MarkdownStream {
   /** `outputOrder.writes` right after the last frame: the region is redrawn in place only if nothing came since. */
   private writes = -1;
   private timer: NodeJS.Timeout | undefined;
+  /** The text is complete: its last line is shown even when unfinished. */
+  private ended = false;
   private readonly stopListening: () => void;
 
   constructor(
@@ -59,6 +61,7 @@ export class MarkdownStream {
 
   /** The text ended: its final frame is drawn (in the output order, before anything written after). */
   end(): void {
+    this.ended = true;
     this.safe.end();
     this.stop();
     this.frame();
@@ -101,28 +104,31 @@ export class MarkdownStream {
     let from = Math.min(this.live, lines.length);
     // A last line taller than the screen is out of reach as a whole, but it can still grow: appended below.
     const end = this.drawn.length - 1;
-    const grows = end >= 0 && lines.length > end && lines[end] !== this.drawn[end] && lines[end]!.startsWith(this.drawn[end]!);
+    const grows = end >= 0 && lines.length > end && lines[end] !== this.drawn[end] && addedText(this.drawn[end]!, lines[end]!) !== undefined;
     if (inPlace && columns === this.drawnColumns && this.live > end && grows) from = end;
     if (columns === this.drawnColumns) while (from < lines.length && from < this.drawn.length && lines[from] === this.drawn[from]) from++;
     const unchanged = from === lines.length && lines.length === this.drawn.length;
     let out = "";
     if (!unchanged) {
       const last = this.drawn.length - 1;
-      const appended = inPlace && columns === this.drawnColumns && from === last && lines[from]!.startsWith(this.drawn[last]!);
-      if (appended) {
+      const added = inPlace && columns === this.drawnColumns && from === last ? addedText(this.drawn[last]!, lines[from]!) : undefined;
+      if (added !== undefined) {
         // Only the end of the last line is new: written where it left off, on its last row (a line wider than the
         // screen ends on its last row); when it filled that row exactly, the row below the cursor is where it goes on.
         const filled = this.drawnWidths[last]! % columns;
         const move = filled === 0 && this.drawnWidths[last]! > 0 ? "" : `\x1b[1F\x1b[${filled + 1}G`;
-        out = `${move}${lines[from]!.slice(this.drawn[last]!.length)}\n${body(lines.slice(from + 1), columns)}`;
+        // Text added after what is on screen cannot flicker: no synchronized-output brackets (they would be a
+        // third of the bytes of a streamed paragraph).
+        out = `${move}${added}\n${body(lines.slice(from + 1), columns)}`;
       } else {
         const up = inPlace ? Math.min(rows, screenRows(this.drawnWidths.slice(from), columns)) : 0;
         // After a resize everything below the first redrawn row is cleared first: rows the terminal re-wrapped keep
         // their "wrapped" mark otherwise, and would be joined again at the next resize.
         const clear = up > 0 && columns !== this.drawnColumns ? "\x1b[J" : "";
-        out = `${up > 0 ? `\x1b[${up}F` : ""}${clear}${body(lines.slice(from), columns)}${up > 0 ? "\x1b[J" : ""}`;
+        out = body(lines.slice(from), columns);
+        // Only what overwrites lines on screen is bracketed: lines added below them cannot flicker.
+        if (up > 0) out = `${SYNC_START}\x1b[${up}F${clear}${out}\x1b[J${SYNC_END}`;
       }
-      out = `${SYNC_START}${out}${SYNC_END}`;
     }
     this.drawn = lines;
     this.drawnWidths = lines.map(displayWidth);
@@ -137,15 +143,32 @@ export class MarkdownStream {
 
   /** The answer's lines at `width`: the complete part (kept) and the part still arriving (laid out anew). */
   private layout(width: number): string[] {
-    const split = completePart(this.source);
-    const headText = this.source.slice(0, split);
-    const tailText = this.source.slice(split);
+    const source = this.ended ? this.source : shownSoFar(this.source);
+    const split = completePart(source);
+    const headText = source.slice(0, split);
+    const tailText = source.slice(split);
     if (!this.head || this.head.text !== headText || this.head.width !== width) {
       this.head = { text: headText, width, lines: headText.trim() === "" ? [] : renderMarkdown(headText, { width, color: this.sink.color }) };
     }
     const tail = tailText.trim() === "" ? [] : renderMarkdown(tailText, { width, color: this.sink.color });
     return this.head.lines.length > 0 && tail.length > 0 ? [...this.head.lines, "", ...tail] : [...this.head.lines, ...tail];
   }
+}
+
+const TRAILING_STYLES = /(?:\x1b\[[0-9;]*m)+$/;
+const STYLE = /\x1b\[[0-9;]*m/g;
+
+/**
+ * What to write after `drawn` (on screen, its styles closed at its end) to make it `next`, when `next` only
+ * adds text: the added part, or, when the last styled word grew (`**Part 1**` → `**Part 12**`), the styles in
+ * force there set again and the rest. Undefined when `next` changes what is drawn.
+ */
+export function addedText(drawn: string, next: string): string | undefined {
+  if (next.startsWith(drawn)) return next.slice(drawn.length);
+  const kept = drawn.replace(TRAILING_STYLES, "");
+  if (kept === drawn || !next.startsWith(kept)) return undefined;
+  // Lines start unstyled: replaying the line's style changes so far gives the styles in force where it goes on.
+  return `${(kept.match(STYLE) ?? []).join("")}${next.slice(kept.length)}`;
 }
 
 /**
@@ -161,8 +184,48 @@ function body(lines: readonly string[], columns: number): string {
     .join("");
 }
 
+/**
+ * The streamed text to lay out now: all of it, except what would be drawn once and then taken back: an
+ * unfinished last line of a table or a code block waits for its newline (drawn piece by piece it would redraw the
+ * whole table, or recolour the code line, at every frame), and an unfinished line's trailing inline construct
+ * (`` `code ``, `**bold`, `*em`, `[link](…`) waits until it closes, so its marks never flash raw.
+ */
+export function shownSoFar(text: string): string {
+  const cut = text.lastIndexOf("\n") + 1;
+  const partial = text.slice(cut);
+  if (partial === "") return text;
+  if (/^ {0,3}\|/.test(partial) || openFence(text.slice(0, cut))) return text.slice(0, cut);
+  return text.slice(0, cut + closedPart(partial));
+}
+
+/** How much of an unfinished line shows: up to its first inline construct still open. */
+function closedPart(line: string): number {
+  let end = line.length;
+  const ticks = [...line.matchAll(/`+/g)];
+  if (ticks.length % 2 === 1) end = ticks.at(-1)!.index;
+  const link = line.lastIndexOf("[", end);
+  if (link >= 0 && !/\]\([^)]*\)/.test(line.slice(link, end))) end = link;
+  // A list's own marker (`* item`) is not emphasis.
+  const from = /^\s*\* /.exec(line)?.[0].length ?? 0;
+  for (const mark of [/\*\*/g, /(?<!\*)\*(?!\*)/g]) {
+    const marks = [...line.slice(from, end).matchAll(mark)];
+    if (marks.length % 2 === 1) end = from + marks.at(-1)!.index;
+  }
+  return end;
+}
+
 /** Where the complete part of streamed Markdown ends: after its last blank line outside a code fence (0: none). */
 export function completePart(text: string): number {
+  return scanFences(text).complete;
+}
+
+/** Whether `text` (whole lines) ends inside a code fence. */
+function openFence(text: string): boolean {
+  return scanFences(text).open;
+}
+
+/** One pass over the lines: where the last blank line outside a code fence ends, and whether a fence is open at the end. */
+function scanFences(text: string): { complete: number; open: boolean } {
   let fence: string | undefined;
   let end = 0;
   let at = 0;
@@ -174,5 +237,5 @@ export function completePart(text: string): number {
     else if (fence === undefined && line.trim() === "" && next <= text.length) end = next;
     at = next;
   }
-  return end;
+  return { complete: end, open: fence !== undefined };
 }

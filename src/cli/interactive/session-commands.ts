@@ -1,0 +1,54 @@
+/** Slash commands about the conversation itself: `/clear`, `/new` (a new session, the old one kept) and `/export`. */
+import { writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { Conversation } from "../../model/conversation.js";
+import { exportSession } from "../../session/export.js";
+import { sessionHookOf } from "../session-history.js";
+import type { SlashCommand, SlashContext } from "./slash-commands.js";
+
+/** Starts a new conversation; the old one stays saved (`/resume` brings it back). */
+function startNew({ runtime }: SlashContext): string {
+  const hook = sessionHookOf(runtime);
+  const old = hook?.id;
+  hook?.startNew();
+  runtime.conversation = new Conversation();
+  return old ? `new conversation; the last one is saved as ${old} (/resume ${old} brings it back)` : "new conversation";
+}
+
+export const clearCommand: SlashCommand = {
+  name: "clear",
+  summary: "clear the screen and start a new conversation (the last one stays saved)",
+  run: (_args, context) => {
+    // Clear the screen and its scrollback, cursor home: what a user means by clear.
+    context.sink.write("\x1b[H\x1b[2J\x1b[3J");
+    context.print(startNew(context));
+  },
+};
+
+export const newCommand: SlashCommand = {
+  name: "new",
+  summary: "start a new conversation, keeping the screen (the last one stays saved)",
+  run: (_args, context) => context.print(startNew(context)),
+};
+
+export const exportCommand: SlashCommand = {
+  name: "export",
+  args: "[FILE]",
+  summary: "write this conversation as Markdown to FILE (default awl-ID.md here); .json: as JSON",
+  run: (args, { runtime, print }) => {
+    const hook = sessionHookOf(runtime);
+    if (!hook) return print("sessions are off (--no-session): nothing saved to export");
+    const id = hook.id;
+    if (!id) return print("nothing to export yet: this conversation has no answer");
+    const loaded = hook.store.load(id);
+    if (!loaded.ok) return print(`cannot export: ${loaded.error.message}`);
+    const file = resolve(args.trim() || `awl-${id}.md`);
+    const format = file.endsWith(".json") ? "json" : "md";
+    try {
+      writeFileSync(file, exportSession(loaded.value, format));
+    } catch (e) {
+      return print(`cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
+    }
+    print(`wrote ${file} (${format === "md" ? "Markdown" : "JSON"}, ${loaded.value.transcript.length} messages)`);
+  },
+};

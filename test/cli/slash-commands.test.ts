@@ -1,0 +1,80 @@
+/**
+ * The slash commands as a person sees them: the built `awl` in tmux against a local replay server, asserted on
+ * the screen (and on what the server was sent).
+ */
+import { describe, expect, it } from "vitest";
+import { openaiAnswer } from "./openai-answer.js";
+import { tmuxTest } from "./tmux-terminal.js";
+
+const tty = tmuxTest();
+
+describe("slash commands", () => {
+  it("/help wraps each description at words under its own column on a narrow terminal", async () => {
+    await tty.start({ columns: 60, rows: 120 });
+    await tty.send("/help");
+    const screen = await tty.terminal.waitFor(/keys:[\s\S]*Ctrl-Z/);
+    const lines = screen.split("\n");
+    for (const line of lines.slice(lines.indexOf("commands:"))) expect(line.length, line).toBeLessThanOrEqual(59);
+    // The /model description goes on under the description column, not under the names, and breaks at a space.
+    const at = lines.findIndex((l) => l.startsWith("  /model [PROVIDER] NAME"));
+    expect(at).toBeGreaterThan(0);
+    const column = lines[at]!.indexOf("use another");
+    expect(column).toBeGreaterThan(20);
+    expect(lines[at + 1]!.slice(0, column).trim()).toBe("");
+    expect(lines[at + 1]![column]).toMatch(/\S/);
+    expect(screen).toContain("/exit, /quit");
+  });
+
+  it("/model alone lists the models the server offers, the current one marked; /quit leaves", async () => {
+    await tty.start();
+    tty.server.enqueue({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ data: [{ id: "gpt-test" }, { id: "gpt-other" }] }) });
+    await tty.send("/model");
+    const screen = await tty.terminal.waitFor(/the server offers \(2\):\n {2}gpt-other\n {2}gpt-test {2}\(current\)/);
+    expect(screen).toContain("model: openai gpt-test");
+    expect(tty.server.requests.at(-1)).toMatchObject({ method: "GET", url: "/v1/models" });
+    expect(tty.server.requests.at(-1)!.headers.authorization).toBe("Bearer sk-test");
+    await tty.send("/quit");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
+  });
+
+  it("/clear clears the screen and starts a new conversation; the old one stays saved and /resume picks it back", async () => {
+    await tty.start();
+    tty.server.enqueue(openaiAnswer("First answer."));
+    await tty.send("first question");
+    await tty.terminal.waitFor(/First answer\.\n>/);
+    await tty.send("/clear");
+    const cleared = await tty.terminal.waitFor(/new conversation; the last one is saved as (\S+) /);
+    const id = /saved as (\S+) /.exec(cleared)![1]!;
+    expect(cleared).not.toContain("first question");
+    tty.server.enqueue(openaiAnswer("Second answer."));
+    await tty.send("second question");
+    await tty.terminal.waitFor(/Second answer\.\n>/);
+    // The new conversation did not carry the old one.
+    const sent = tty.server.requests.at(-1)!.json() as { messages: Array<{ role: string; content: unknown }> };
+    expect(sent.messages.filter((m) => m.role === "user")).toHaveLength(1);
+
+    // The picker: both sessions, the current one marked; typing filters; Enter resumes the chosen one.
+    await tty.send("/resume");
+    const picker = await tty.terminal.waitFor(/resume a session[\s\S]*second question {2}\(current\)/);
+    expect(picker).toMatch(new RegExp(`${id} .*first question`));
+    await tty.terminal.type("first");
+    await tty.terminal.waitFor(/search: first\n❯ \S+ .*first question\n/);
+    expect(await tty.terminal.screen()).not.toMatch(/❯.*second question/);
+    await tty.terminal.keys("Enter");
+    const resumed = await tty.terminal.waitFor(new RegExp(`resumed session ${id}[\\s\\S]*First answer\\.[\\s\\S]*continue below`));
+    expect(resumed).not.toContain("search:");
+  });
+
+  it("awl -r with no id opens the picker; Esc leaves it for a new conversation", async () => {
+    const home = await tty.start();
+    tty.server.enqueue(openaiAnswer("Saved."));
+    await tty.send("a saved prompt");
+    await tty.terminal.waitFor(/Saved\.\n>/);
+    await tty.reopen();
+    await tty.launch({ home, args: ["-r"] });
+    await tty.terminal.waitFor(/resume a session[\s\S]*❯ \S+ .*a saved prompt/);
+    await tty.terminal.keys("Escape");
+    const screen = await tty.terminal.waitFor(/^>\s*$/m);
+    expect(screen).not.toContain("search:");
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest";
+import { SUBCOMMANDS } from "../../src/cli/commands.js";
+import { runAwl } from "./run-awl.js";
+
+describe("--help", () => {
+  it("every subcommand takes --help (and -h): its usage on stdout, exit 0, nothing run", async () => {
+    for (const name of Object.keys(SUBCOMMANDS)) {
+      for (const flag of ["--help", "-h"]) {
+        const run = await runAwl([name, flag]);
+        expect(run.code, `awl ${name} ${flag}: ${run.stderr}`).toBe(0);
+        expect(run.stdout, `awl ${name} ${flag}`).toMatch(new RegExp(`^usage: awl ${name}\\b`, "i"));
+      }
+    }
+  });
+
+  it("awl sessions export --help is the sessions usage", async () => {
+    const run = await runAwl(["sessions", "export", "--help"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("awl sessions export ID [--format md|json]");
+  });
+
+  it("awl --help names the config files and that every subcommand takes --help", async () => {
+    const run = await runAwl(["--help"]);
+    expect(run.stdout).toContain("then .awl/config.json here");
+    expect(run.stdout).toContain("Every subcommand takes --help.");
+  });
+});
