@@ -15,14 +15,11 @@ import { createAnthropicWireCache } from "../dist/providers/anthropic/convert-me
 import { createSseDecoder } from "../dist/providers/sse.js";
 import { ChatCompletionAssembler } from "../dist/providers/openai/assembler.js";
 import { AnthropicAssembler } from "../dist/providers/anthropic/assembler.js";
+import { loadText, percentile } from "./support.mjs";
 
 const RUNS = 9;
 const MESSAGES = 10_000;
 
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 const line = "    const value = compute(input, options); // a line of source code, about sixty characters\n";
 /** One step of a tool loop: the model calls `read`, the tool answers with a few KB of source. */
@@ -65,7 +62,7 @@ async function time(fn, before = () => {}) {
     fn();
     if (r > 0) times.push(performance.now() - start);
   }
-  return { p50: percentile(times, 50), p90: percentile(times, 90) };
+  return { p50: percentile(times, 0.5), p90: percentile(times, 0.9) };
 }
 
 const conversation = bigConversation();
@@ -112,7 +109,7 @@ const encode = await time(() => Buffer.from(openaiBody(openaiCache), "utf8"));
 
 const ms = (t) => `${t.p50.toFixed(1)} ms | ${t.p90.toFixed(1)} ms`;
 const met = (t) => (t.p50 <= 50 ? "met" : "**not met**");
-console.log(`## Compaction: request building for ${conversation.messages.length} messages (${(bytes / 1e6).toFixed(1)} MB of conversation JSON, ${(body.length / 1e6).toFixed(1)} MB request body), p50 of ${RUNS}\n`);
+console.log(`## Compaction: request building for ${conversation.messages.length} messages (${(bytes / 1e6).toFixed(1)} MB of conversation JSON, ${(body.length / 1e6).toFixed(1)} MB request body), p50 of ${RUNS}, ${loadText()}\n`);
 console.log("| what | p50 | p90 |\n| --- | --- | --- |");
 console.log(`| baseline: JSON.stringify(messages) | ${ms(floor)} |`);
 console.log(`| token estimate alone (the check before every call) | ${ms(estimate)} |`);

@@ -10,22 +10,11 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { awl, bin, choice, loadText, mad, median, percentile, repo, RUNS, sse } from "./support.mjs";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const awl = join(repo, "dist/cli/main.js");
-const bin = join(repo, "node_modules/.bin");
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
-const RUNS = Number(process.env.BENCH_RUNS ?? 10);
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
 
 // ---- 1. per-call overhead ---------------------------------------------------------------------------------
 
@@ -101,18 +90,20 @@ for (let i = 0; i < CALLS; i++) {
 await Promise.all([sdk.close(), sdkOwn.close(), sdkHttp.close(), tools.close(), toolsHttp.close()]);
 process.kill(-httpServer.pid, "SIGKILL");
 const p50 = times.map((t) => median(t));
-const overStdio = p50[2] - p50[1];
-const overHttp = p50[4] - p50[3];
+// The overhead: awl's call minus the SDK's call made right before it, per round (both met the same moment of the
+// machine), then the median of those differences.
+const paired = (awlPath, sdkPath) => median(times[awlPath].map((t, i) => t - times[sdkPath][i]));
+const overStdio = paired(2, 1);
+const overHttp = paired(4, 3);
 
-console.log(`## MCP\n\n### Per-call overhead (${CALLS} calls of \`echo\` on each path, interleaved, mcp-server-everything; load ${loadavg()[0].toFixed(1)})\n`);
+console.log(`## MCP\n\n### Per-call overhead (${CALLS} calls of \`echo\` on each path, interleaved, mcp-server-everything; ${loadText()})\n`);
 console.log("| path | p50 | p90 |\n| --- | --- | --- |");
 paths.forEach(([name], i) => console.log(`| ${name} | ${p50[i].toFixed(3)} ms | ${percentile(times[i], 0.9).toFixed(3)} ms |`));
-console.log(`\nawl over the SDK client alone, p50: stdio ${overStdio.toFixed(3)} ms (same transport), HTTP ${overHttp.toFixed(3)} ms (same server); target ≤ 2 ms → ${overStdio <= 2 && overHttp <= 2 ? "met" : "NOT met"}. awl's stdio transport against the SDK's: ${(p50[1] - p50[0]).toFixed(3)} ms (the server runs in its own session, so its process tree can be killed as a whole).\n`);
+console.log(`\nawl over the SDK client alone, median of the per-round differences: stdio ${overStdio.toFixed(3)} ms (same transport), HTTP ${overHttp.toFixed(3)} ms (same server); target p50 ≤ 2 ms → ${overStdio <= 2 && overHttp <= 2 ? "met" : "**not met**"}. awl's stdio transport against the SDK's: ${(p50[1] - p50[0]).toFixed(3)} ms (the server runs in its own session, so its process tree can be killed as a whole).\n`);
 
 // ---- 2. start-up ------------------------------------------------------------------------------------------
 
-const chunk = (delta, finish_reason = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
-const reply = chunk({ role: "assistant", content: "" }) + chunk({ content: "Hello!" }) + chunk({}, "stop") + "data: [DONE]\n\n";
+const reply = sse(choice({ role: "assistant", content: "" }), choice({ content: "Hello!" }), choice({}, "stop"));
 const http = createServer((req, res) => {
   req.resume();
   req.on("end", () => {
@@ -188,10 +179,17 @@ for (let run = 0; run < RUNS; run++) {
 }
 http.close();
 
-const diff = (a, b) => median(rows[b]) - median(rows[a]);
-console.log(`### Start-up with three stdio MCP servers (everything, filesystem, memory) against none (medians of ${RUNS} interleaved runs, load ${loadavg()[0].toFixed(1)})\n`);
-console.log("| case | no servers | three servers | difference |\n| --- | --- | --- | --- |");
-console.log(`| \`awl -p\`, a reply that needs no MCP tool (tool lists cached) | ${median(rows.printNone).toFixed(0)} ms | ${median(rows.printThree).toFixed(0)} ms | ${diff("printNone", "printThree") >= 0 ? "+" : ""}${diff("printNone", "printThree").toFixed(0)} ms |`);
-console.log(`| interactive: until the prompt is drawn | ${median(rows.promptNone).toFixed(0)} ms | ${median(rows.promptThree).toFixed(0)} ms | ${diff("promptNone", "promptThree") >= 0 ? "+" : ""}${diff("promptNone", "promptThree").toFixed(0)} ms |`);
+// Noise: how far a typical run of the same case lies from its median (median absolute deviation); a difference
+// within twice the larger of the two cases' noise is no difference these runs can show.
+const verdict = (a, b) => {
+  const difference = median(rows[b]) - median(rows[a]);
+  const noise = 2 * Math.max(mad(rows[a]), mad(rows[b]));
+  const sign = difference >= 0 ? "+" : "";
+  return `${sign}${difference.toFixed(0)} ms | ±${noise.toFixed(0)} ms | ${Math.abs(difference) <= noise ? "unchanged within noise" : "**changed**"}`;
+};
+console.log(`### Start-up with three stdio MCP servers (everything, filesystem, memory) against none (medians of ${RUNS} interleaved runs, ${loadText()})\n`);
+console.log("| case | no servers | three servers | difference | noise (2 × MAD) | verdict |\n| --- | --- | --- | --- | --- | --- |");
+console.log(`| \`awl -p\`, a reply that needs no MCP tool (tool lists cached) | ${median(rows.printNone).toFixed(0)} ms | ${median(rows.printThree).toFixed(0)} ms | ${verdict("printNone", "printThree")} |`);
+console.log(`| interactive: until the prompt is drawn | ${median(rows.promptNone).toFixed(0)} ms | ${median(rows.promptThree).toFixed(0)} ms | ${verdict("promptNone", "promptThree")} |`);
 console.log("\nTarget: unchanged within noise (the servers start in the background; a print-mode reply never waits for a server whose tools are cached).\n");
 process.exit(0);

@@ -11,19 +11,10 @@
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, fstatSync } from "node:fs";
 import { createServer } from "node:http";
-import { loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { awl, choice, loadText, median, now, RUNS, sse } from "./support.mjs";
 
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const awl = join(repo, "dist/cli/main.js");
-const RUNS = Number(process.env.BENCH_RUNS ?? 10);
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const now = () => Number(process.hrtime.bigint()) / 1e6;
 const fmt = (ms) => (ms < 10 ? `${ms.toFixed(2)} ms` : `${ms.toFixed(0)} ms`);
 
 const { LuaToolSet } = await import("../dist/extensions/lua-tool-set.js");
@@ -199,8 +190,6 @@ async function bytesBench() {
 
 // ---- 5. the tool step -------------------------------------------------------------------------------------
 async function toolStepBench() {
-  const sse = (...chunks) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n";
-  const choice = (delta, finish_reason = null) => ({ id: "b", choices: [{ index: 0, delta, finish_reason }] });
   const reply = sse(choice({ role: "assistant", content: "Hello." }), choice({}, "stop"));
   const call = sse(
     choice({ role: "assistant", tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "ls", arguments: "{}" } }] }),
@@ -251,8 +240,7 @@ async function toolStepBench() {
 }
 
 try {
-  const [one, five] = loadavg();
-  console.log(`## Std tools (load average ${one.toFixed(1)} / ${five.toFixed(1)})\n`);
+  console.log(`## Std tools (${loadText()})\n`);
   await readBench();
   await grepBench();
   await bashBench();

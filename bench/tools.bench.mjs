@@ -8,23 +8,11 @@
 //      LuaToolSet.execute → worker → handler → result back), beside the same path with a plain JS function
 //      (target p50 ≤ 0.3 ms).
 // Run: npm run bench -- tools
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
-const awl = join(repo, "dist/cli/main.js");
-const RUNS = Number(process.env.BENCH_RUNS ?? 10);
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-const percentile = (values, p) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))];
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { awl, choice, loadText, median, percentile, RUNS, sse, timeNode } from "./support.mjs";
 const ms = (n) => `${n.toFixed(0)} ms`;
 const TARGET_MS = 250;
 /** The server's delay before each answer in the "slow server" rows, like a model's time to first byte. */
@@ -60,8 +48,6 @@ return M
  * of the tool ext0_get (and the reply once the tool result comes back).
  */
 async function startReplyServer(delayMs = 0) {
-  const sse = (...chunks) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n";
-  const choice = (delta, finish_reason = null) => ({ id: "b", choices: [{ index: 0, delta, finish_reason }] });
   const reply = sse(choice({ role: "assistant", content: "Hello." }), choice({}, "stop"));
   const call = sse(
     choice({ role: "assistant", tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "ext0_get", arguments: '{"path":"a.txt"}' } }] }),
@@ -80,22 +66,6 @@ async function startReplyServer(delayMs = 0) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-function timeRun(args, options) {
-  return new Promise((resolve, reject) => {
-    const start = process.hrtime.bigint();
-    const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
-    let err = "";
-    child.stdout.resume();
-    child.stderr.on("data", (d) => (err += d));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
-      if (code !== 0) reject(new Error(`${args.join(" ")} exited ${code}: ${err}`));
-      else resolve(elapsed);
-    });
-  });
 }
 
 async function startupBench() {
@@ -122,17 +92,17 @@ async function startupBench() {
     const cacheFile = join(home, ".cache/awl/extension-tools.json");
     const rows = { node: [], bare: [], cold: [], warm: [], toolTurn: [], slowReply: [], slowToolTurn: [] };
     // Warm-up of the OS file cache, then interleaved runs so drift hits every variant alike.
-    await timeRun(["-e", "0"], { env });
-    await timeRun([awl, "-p", "hi"], { cwd: withExt, env });
+    await timeNode(["-e", "0"], { env });
+    await timeNode([awl, "-p", "hi"], { cwd: withExt, env });
     for (let i = 0; i < RUNS; i++) {
-      rows.node.push(await timeRun(["-e", "0"], { env }));
-      rows.bare.push(await timeRun([awl, "-p", "hi"], { cwd: without, env }));
+      rows.node.push(await timeNode(["-e", "0"], { env }));
+      rows.bare.push(await timeNode([awl, "-p", "hi"], { cwd: without, env }));
       rmSync(cacheFile, { force: true });
-      rows.cold.push(await timeRun([awl, "-p", "hi"], { cwd: withExt, env }));
-      rows.warm.push(await timeRun([awl, "-p", "hi"], { cwd: withExt, env }));
-      rows.toolTurn.push(await timeRun([awl, "-p", "call"], { cwd: withExt, env }));
-      rows.slowReply.push(await timeRun([awl, "-p", "hi"], { cwd: withExt, env: slowEnv }));
-      rows.slowToolTurn.push(await timeRun([awl, "-p", "call"], { cwd: withExt, env: slowEnv }));
+      rows.cold.push(await timeNode([awl, "-p", "hi"], { cwd: withExt, env }));
+      rows.warm.push(await timeNode([awl, "-p", "hi"], { cwd: withExt, env }));
+      rows.toolTurn.push(await timeNode([awl, "-p", "call"], { cwd: withExt, env }));
+      rows.slowReply.push(await timeNode([awl, "-p", "hi"], { cwd: withExt, env: slowEnv }));
+      rows.slowToolTurn.push(await timeNode([awl, "-p", "call"], { cwd: withExt, env: slowEnv }));
     }
     const base = median(rows.node);
     const versus = (values, waited = 0) => {
@@ -144,8 +114,7 @@ async function startupBench() {
       const verdict = target ? `≤ +${TARGET_MS} ms: ${m - base <= TARGET_MS ? "met" : "**not met**"}` : "";
       return `| ${label} | ${ms(m)} | ${text} | ${verdict} |`;
     };
-    const [one, five] = loadavg();
-    console.log(`### \`awl -p\` with a one-line reply (median of ${RUNS}; load average ${one.toFixed(1)} / ${five.toFixed(1)})\n`);
+    console.log(`### \`awl -p\` with a one-line reply (median of ${RUNS}; ${loadText()})\n`);
     console.log("| run | median | vs `node -e 0` (ratio) | target |\n| --- | --- | --- | --- |");
     console.log(`| \`node -e 0\` | ${ms(base)} | – | |`);
     console.log(line("awl, no extensions", rows.bare));

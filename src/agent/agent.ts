@@ -29,7 +29,10 @@ export interface AgentOptions {
   tools?: ToolSet;
   /** Model calls per turn; reaching it ends the turn with stop reason `max_steps`. */
   maxSteps?: number;
-  /** The system prompt sent with every model call (see `buildSystemPrompt`); not part of the conversation. */
+  /**
+   * The system prompt sent with every model call (see `buildSystemPrompt`), followed by the tools' instructions
+   * (`ToolSet.instructions`, e.g. MCP servers'); not part of the conversation.
+   */
   system?: string;
   /** Keeps the conversation inside the window (compaction), called before each model call and after an overflow. */
   context?: ContextLayer;
@@ -172,7 +175,8 @@ export class Agent {
    */
   private async callModel(conversation: Conversation, receiver: Receiver, tools: readonly ToolSpec[], signal: AbortSignal): Promise<StepResult> {
     const toolSet = this.tools;
-    const step = this.provider.streamStep(conversation, receiver, { tools, signal, ...(this.system && { system: this.system }) });
+    const system = systemPrompt(this.system, toolSet?.instructions?.() ?? []);
+    const step = this.provider.streamStep(conversation, receiver, { tools, signal, ...(system && { system }) });
     const prewarming = toolSet?.prewarm && tools.length > 0;
     const soon = prewarming ? setImmediate(() => void toolSet.prewarm?.("request")) : undefined;
     const timer = prewarming ? setTimeout(() => void toolSet.prewarm?.("slow"), PREWARM_AFTER_MS) : undefined;
@@ -206,4 +210,10 @@ export class Agent {
       },
     };
   }
+}
+
+/** The agent's system prompt, then what the tools' hosts add (MCP servers' instructions), a blank line between. */
+function systemPrompt(own: string | undefined, added: readonly string[]): string | undefined {
+  if (added.length === 0) return own;
+  return [own ?? "", ...added].filter((text) => text !== "").join("\n\n");
 }

@@ -67,16 +67,7 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
   ]);
   const startupTimeoutMs = positive(options.config?.get("mcp_startup_timeout_ms")?.value) ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
   const callTimeoutMs = positive(options.config?.get("tool_timeout_ms")?.value);
-  const reported = new Set<string>();
-  let tools: McpToolSet | undefined = undefined;
-  const report = (): void => {
-    for (const problem of tools?.problems() ?? []) {
-      if (reported.has(problem)) continue;
-      reported.add(problem);
-      options.warn(problem);
-    }
-  };
-  tools = McpToolSet.start({
+  const tools = McpToolSet.start({
     servers,
     env: options.env,
     startupTimeoutMs,
@@ -84,7 +75,7 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
     reservedNames: options.reservedNames,
     spillDir: join(awlDataDir(options.env), "spill", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-mcp`),
     scrub: new SecretScrubber([...knownSecrets(options.env), ...options.secrets]),
-    onChange: report,
+    onProblem: options.warn,
     ...(options.useCache && { cache: new McpToolListCache(defaultMcpCachePath(options.env)), deferKnown: true }),
     ...(options.waitForStart && {
       firstRefreshWaitMs: startupTimeoutMs,
@@ -92,10 +83,8 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
         options.warn(`MCP server${late.length > 1 ? "s" : ""} ${late.map((s) => `"${s}"`).join(", ")} not ready after ${startupTimeoutMs / 1000} s: ${late.length > 1 ? "their" : "its"} tools are not offered`),
     }),
   });
-  report();
-  const set = tools;
-  cleanUpOnTermination({ kill: () => set.kill(), close: () => set.close() });
-  return set;
+  cleanUpOnTermination({ kill: () => tools.kill(), close: () => tools.close() });
+  return tools;
 }
 
 function positive(value: unknown): number | undefined {

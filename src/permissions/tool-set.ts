@@ -75,10 +75,12 @@ export class PermissionToolSet implements ToolSet {
     if (inner.render) this.render = (name, state, view) => inner.render!(name, state, view);
     // MCP servers start, and reloads apply, on the inner set's refresh: the layer must pass it on.
     if (inner.refresh) this.refresh = () => inner.refresh!();
+    if (inner.instructions) this.instructions = () => inner.instructions!();
   }
 
   prewarm?(): void | Promise<void>;
   refresh?(): Promise<void>;
+  instructions?(): readonly string[];
   render?(toolName: string, state: unknown, view: ToolRenderView): Promise<string | string[] | undefined>;
 
   /** The inner tools the engine offers, the same array until the tools, the mode or the rules change. */

@@ -2,7 +2,7 @@
  * One ToolSet made of several (the Lua extensions, the MCP servers): what the CLI and the library hand the
  * agent. Definitions are merged in name order; a name two parts offer goes to the first part (Lua before MCP:
  * MCP names avoid Lua's, see src/extensions/mcp/names.ts). Calls and renders go to the part that offers the
- * tool; prewarm and refresh go to every part.
+ * tool; prewarm, refresh and instructions go to every part.
  */
 import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "./types.js";
 
@@ -31,6 +31,11 @@ export class CompositeToolSet implements ToolSet {
 
   prewarm(why?: PrewarmReason): Promise<void> {
     return Promise.all(this.parts.map((p) => p.prewarm?.(why))).then(() => undefined);
+  }
+
+  /** Every part's instructions, the parts in their order. */
+  instructions(): readonly string[] {
+    return this.parts.flatMap((p) => p.instructions?.() ?? []);
   }
 
   async refresh(): Promise<void> {

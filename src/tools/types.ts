@@ -83,6 +83,12 @@ export interface ToolSet {
    * a turn included), never while a tool call runs. Never rejects.
    */
   refresh?(): Promise<void>;
+  /**
+   * Optional: text the tools' hosts ask to add to the system prompt (each MCP server's `instructions`), as of the
+   * last `refresh()`, in an order that does not depend on which host was ready first (so the prompt's bytes, and
+   * the provider's prompt cache, stay put). The agent sends it after its own system prompt.
+   */
+  instructions?(): readonly string[];
   /** Runs one validated call. Never throws. */
   execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome>;
   /**

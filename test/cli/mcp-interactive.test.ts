@@ -1,6 +1,9 @@
-/** MCP servers in the interactive mode (tmux): a project's .mcp.json approved once, its tools used, /extensions. */
+/**
+ * MCP servers in the interactive mode (tmux): a project's .mcp.json approved once, its tools used, /extensions; a
+ * server's failure reported above the prompt.
+ */
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
 import { EVERYTHING } from "../extensions/mcp/servers.js";
@@ -9,6 +12,7 @@ import { tempDir } from "./run-awl.js";
 import { awlCommand, tmuxTest } from "./tmux-terminal.js";
 
 const tty = tmuxTest();
+const ODD = resolve(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
 
 describe("a project's .mcp.json in the interactive mode", () => {
   it("asks once before starting its servers, remembers the answer, and offers their tools", async () => {
@@ -61,5 +65,22 @@ describe("a project's .mcp.json in the interactive mode", () => {
     await tty.terminal.type("/extensions");
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/mcp:proj {2}unapproved(.|\n)*awl mcp approve proj/);
+  }, 120_000);
+
+  it("a server that fails after the prompt is drawn is reported above the prompt, which keeps what was typed", async () => {
+    const gate = join(tempDir("awl-gate-"), "open");
+    const server = { command: process.execPath, args: [ODD, "crash"], env: { ODD_WAIT_FOR_FILE: gate } };
+    const { command } = awlCommand(tty.server, { args: ["--no-std-tools"], configFile: JSON.stringify({ mcpServers: { late: server } }) });
+    await tty.terminal.start(`${command}; echo "[awl exited $?]"; sleep 60`);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.type("half a prompt");
+    await tty.terminal.waitFor(/^> half a prompt\s*$/m);
+    writeFileSync(gate, "");
+    const screen = await tty.terminal.waitFor(/awl: MCP server "late" failed: .*\n(.*\n)*> half a prompt\s*$/, 30_000);
+    // Printed once, on lines of its own: nothing of it on the prompt line.
+    expect(screen.match(/MCP server "late" failed/g)).toHaveLength(1);
+    expect(screen.split("\n").filter((line) => line.startsWith(">"))).toEqual(["> half a prompt"]);
+    await tty.terminal.keys("C-u", "C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
   }, 120_000);
 });

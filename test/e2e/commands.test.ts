@@ -62,7 +62,7 @@ describe("awl tools", () => {
   });
 
   it("says so when there are no tools, and rejects a bad flag with the usage exit code", async () => {
-    expect(await box.awl(["tools", "--trust-project", NO_STD])).toMatchObject({ code: 0, stdout: "No tools: no extension registers any.\n" });
+    expect(await box.awl(["tools", "--trust-project", NO_STD])).toMatchObject({ code: 0, stdout: "No tools: no extension or MCP server offers any.\n" });
     const bad = await box.awl(["tools", "--trust-project", "--nope"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--nope");

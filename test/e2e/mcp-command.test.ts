@@ -72,4 +72,29 @@ describe("awl mcp", () => {
     expect((await box.awl(["mcp", "approve", "proj"])).code).toBe(0);
     expect((await box.awl(["extensions"])).stdout).toContain("mcp:proj  ready");
   }, 90_000);
+
+  it("awl tools lists MCP tools with their schema cost, and awl tool call runs one; a failed server is a problem", async () => {
+    const odd = join(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
+    mkdirSync(join(box.home, ".config", "awl"), { recursive: true });
+    writeFileSync(configPath(), JSON.stringify({ mcpServers: { ev: { command: EVERYTHING }, broken: { command: process.execPath, args: [odd, "crash"] } } }));
+    const listed = await box.awl(["tools", "--no-std-tools"]);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(/^ev_echo {2}· {2}MCP server "ev" \(its tool "echo"\) {2}· {2}.*config\.json(:\d+)? {2}· {2}read {2}· {2}\d+ B ≈ \d+ tokens\n {4}Echoes back the input/m);
+    expect(listed.stdout).toMatch(/\n13 tools offered to the model: \d+ B ≈ \d+ tokens in every request\n/);
+    expect(listed.stdout).toMatch(/\n1 problem:\n  MCP server "broken" failed: /);
+    const json = JSON.parse((await box.awl(["tools", "--no-std-tools", "--json"])).stdout);
+    const echo = json.tools.find((t: { name: string }) => t.name === "ev_echo");
+    expect(echo).toMatchObject({ offered: true, mcp_server: "ev", mcp_tool: "echo", kinds: ["read"], schema: { type: "object" } });
+    expect(echo.request_bytes).toBeGreaterThan(100);
+    expect(json.total.request_bytes).toBe(json.tools.reduce((sum: number, t: { request_bytes: number }) => sum + t.request_bytes, 0));
+
+    const called = await box.awl(["tool", "call", "ev_echo", '{"message":"from the command line"}', "--no-std-tools"]);
+    expect(called).toMatchObject({ code: 0, stdout: "Echo: from the command line\n" });
+    const bad = await box.awl(["tool", "call", "ev_echo", '{"message":7}', "--no-std-tools"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("message");
+    const unknown = await box.awl(["tool", "call", "ev_nope", "--no-std-tools"]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/no tool named "ev_nope" \(tools: ev_echo, /);
+  }, 90_000);
 });

@@ -54,6 +54,11 @@ describe.each(["openai", "anthropic"] as const)("%s: MCP tools through awl -p", 
     expect(offered).toContain("echo");
     expect(offered).toContain("everything_echo");
     expect(offered).toContain("everything_get-tiny-image");
+    // The server's instructions (from initialize) follow awl's system prompt.
+    const first = server.requests[0]!.json();
+    const system: string = provider === "openai" ? first.messages[0].content : first.system[0].text;
+    expect(system).toMatch(/^You are awl/);
+    expect(system).toContain('Instructions from the MCP server "everything" (its tools are named everything_*):\n');
     const sent = JSON.stringify(server.requests[1]!.json());
     expect(sent).toContain("Echo: from MCP");
     expect(sent).toContain("from Lua");

@@ -224,6 +224,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     else if (editor.shown) editor.printAbove(sink.color ? `\x1b[2m${text}\x1b[22m\n` : `${text}\n`);
     else print(text);
   };
+  // A server that fails from now on is reported the same way, never over the prompt line.
+  runtime.hosts.mcp?.reportProblemsTo((message) => notice(`awl: ${message}`));
   const lua = runtime.hosts.lua;
   const stopListening = lua?.onReload((report) => reloadLines(report).forEach(notice));
   // A save while no turn runs is applied at once (between model calls by definition); during a turn the agent

@@ -20,6 +20,8 @@ export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 15_000;
 export const DEFAULT_MCP_CALL_TIMEOUT_MS = 120_000;
 /** Each server's `instructions` go into the system prompt cut to this many characters... */
 export const MAX_INSTRUCTIONS_CHARS = 2_000;
+/** ...and all servers' together to this many (servers in name order; what is past it is left out, with a note). */
+export const MAX_ALL_INSTRUCTIONS_CHARS = 8_000;
 
 export interface McpToolSetOptions {
   servers: readonly McpServerConfig[];
@@ -35,6 +37,8 @@ export interface McpToolSetOptions {
   scrub?: SecretScrubber;
   /** A server changed state or tools (a UI may redraw its listing). */
   onChange?: () => void;
+  /** Told each new problem ({@link McpToolSet.problems}) once, as it appears; see {@link McpToolSet.reportProblemsTo}. */
+  onProblem?: (text: string) => void;
   /**
    * Print mode: the first `refresh()` (before the first model call) waits this long at most for servers still
    * starting, then tells `onLate` which are not ready (their tools come at a later refresh, if any).
@@ -84,9 +88,13 @@ export class McpToolSet implements ToolSet {
   private offered: McpToolDefinition[] = [];
   private byName = new Map<string, McpToolDefinition>();
   private refused = new Map<string, string[]>();
+  private offeredInstructions: string[] = [];
+  private readonly reported = new Set<string>();
+  private problemListener: ((text: string) => void) | undefined;
   private refreshed = false;
 
   private constructor(private readonly options: McpToolSetOptions) {
+    this.problemListener = options.onProblem;
     const startupTimeoutMs = options.startupTimeoutMs ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
     const cache = options.cache;
     this.connections = options.servers.map((config) => {
@@ -94,7 +102,10 @@ export class McpToolSet implements ToolSet {
       return new McpConnection(config, {
         env: options.env,
         startupTimeoutMs,
-        onChange: () => options.onChange?.(),
+        onChange: () => {
+          this.reportProblems();
+          options.onChange?.();
+        },
         ...(cached && { cached }),
         ...(cache && { onListed: (tools, instructions) => cache.set(config, { tools, ...(instructions !== undefined && { instructions }) }) }),
       });
@@ -104,8 +115,25 @@ export class McpToolSet implements ToolSet {
   /** Starts every enabled server in the background (but those `deferKnown` leaves for later); returns at once. */
   static start(options: McpToolSetOptions): McpToolSet {
     const set = new McpToolSet(options);
+    set.reportProblems();
     for (const connection of set.connections) if (!options.deferKnown || connection.unknown) connection.start();
     return set;
+  }
+
+  /**
+   * Problems found from now on go to `listener` instead (the interactive mode, once its prompt is drawn, prints
+   * them above it rather than over it).
+   */
+  reportProblemsTo(listener: (text: string) => void): void {
+    this.problemListener = listener;
+  }
+
+  private reportProblems(): void {
+    for (const problem of this.problems()) {
+      if (this.reported.has(problem)) continue;
+      this.reported.add(problem);
+      this.problemListener?.(problem);
+    }
   }
 
   /** Starts every server not started yet (the interactive mode, once its prompt is drawn). */
@@ -177,17 +205,13 @@ export class McpToolSet implements ToolSet {
   }
 
   /**
-   * The `instructions` of each ready server, for the system prompt: each cut to {@link MAX_INSTRUCTIONS_CHARS},
-   * in server-name order, headed by the server's name.
+   * The `instructions` of each server whose tools are offered, for the system prompt, as of the last `refresh()`
+   * (a server ready after a model call adds its instructions from the next one on): in server-name order whatever
+   * the order the servers started in, each headed by the server's name and cut to {@link MAX_INSTRUCTIONS_CHARS},
+   * all of them to {@link MAX_ALL_INSTRUCTIONS_CHARS}; a cut says so.
    */
-  instructions(): string[] {
-    return this.connections
-      .filter((c) => c.offersTools && c.instructions?.trim())
-      .map((c) => {
-        const text = c.instructions!.trim();
-        const cut = text.length > MAX_INSTRUCTIONS_CHARS ? `${text.slice(0, MAX_INSTRUCTIONS_CHARS)}… [cut by awl]` : text;
-        return `Instructions from the MCP server "${c.name}" (its tools are named ${toolNamePrefix(c.name)}_*):\n${cut}`;
-      });
+  instructions(): readonly string[] {
+    return this.offeredInstructions;
   }
 
   /** Every configured server with its state, transport, tools and schema cost. */
@@ -241,6 +265,9 @@ export class McpToolSet implements ToolSet {
   private rebuild(): void {
     const { offered, refused } = this.compute();
     this.refused = refused;
+    this.reportProblems();
+    const instructions = boundedInstructions(this.connections.filter((c) => c.offersTools));
+    if (JSON.stringify(instructions) !== JSON.stringify(this.offeredInstructions)) this.offeredInstructions = instructions;
     if (JSON.stringify(offered) === JSON.stringify(this.offered)) return; // same array: the request bytes stay put
     this.offered = offered;
     this.byName = new Map(offered.map((t) => [t.name, t]));
@@ -297,4 +324,26 @@ function objectSchema(schema: unknown): Record<string, unknown> | string {
 /** The bytes one tool adds to a request: its name, description and schema as a provider's tools entry. */
 function schemaCost(tool: ToolDefinition): number {
   return Buffer.byteLength(`{"name":${JSON.stringify(tool.name)},"description":${JSON.stringify(tool.description)},"input_schema":${tool.schema}}`);
+}
+
+/** The servers' instructions for the system prompt: see {@link McpToolSet.instructions}. */
+function boundedInstructions(connections: readonly McpConnection[]): string[] {
+  const given = connections
+    .filter((c) => c.instructions?.trim())
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const out: string[] = [];
+  let room = MAX_ALL_INSTRUCTIONS_CHARS;
+  for (const [i, c] of given.entries()) {
+    if (room <= 0) {
+      const left = given.slice(i).map((s) => `"${s.name}"`);
+      out.push(`[awl: the instructions of the MCP server${left.length > 1 ? "s" : ""} ${left.join(", ")} were left out: all servers' instructions are limited to ${MAX_ALL_INSTRUCTIONS_CHARS} characters]`);
+      break;
+    }
+    const text = c.instructions!.trim();
+    const limit = Math.min(MAX_INSTRUCTIONS_CHARS, room);
+    const cut = text.length > limit ? `${text.slice(0, limit)}\n[awl: cut here; this server's instructions are ${text.length} characters, more than awl sends]` : text;
+    room -= Math.min(text.length, limit);
+    out.push(`Instructions from the MCP server "${c.name}" (its tools are named ${toolNamePrefix(c.name)}_*):\n${cut}`);
+  }
+  return out;
 }

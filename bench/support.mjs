@@ -1,0 +1,61 @@
+// What the benches share: where awl is, how many runs, medians and percentiles, the load beside each table, the
+// replies of a local OpenAI-compatible server, and timing a child process. Not a bench itself (bench/run.mjs runs
+// the *.bench.mjs files only).
+import { spawn } from "node:child_process";
+import { loadavg } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** The built CLI (`npm run bench` builds first). */
+export const awl = join(repo, "dist/cli/main.js");
+/** Where the reference MCP servers are (devDependencies; never `npx -y`). */
+export const bin = join(repo, "node_modules/.bin");
+/** Runs of each whole-process measure: `BENCH_RUNS`, default 10. */
+export const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+
+/** The median (the mean of the middle two for an even count). */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** The value below which `fraction` (0–1) of the values lie. */
+export function percentile(values, fraction) {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))];
+}
+
+/** The median absolute deviation: how far a typical run lies from the median (the noise of a measure). */
+export function mad(values) {
+  const m = median(values);
+  return median(values.map((v) => Math.abs(v - m)));
+}
+
+/** Milliseconds, from a monotonic clock. */
+export const now = () => Number(process.hrtime.bigint()) / 1e6;
+
+/** "load average 1.2 / 3.4" (1 and 5 minutes): every figure inflates on a busy machine. */
+export function loadText() {
+  const [one, five] = loadavg();
+  return `load average ${one.toFixed(1)} / ${five.toFixed(1)}`;
+}
+
+/** An OpenAI-compatible stream: each chunk as a `data:` event, then `[DONE]`. */
+export const sse = (...chunks) => chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("") + "data: [DONE]\n\n";
+/** One streamed chunk with one choice. */
+export const choice = (delta, finish_reason = null) => ({ id: "b", choices: [{ index: 0, delta, finish_reason }] });
+
+/** Runs `node ARGS` to its end; resolves with its wall time in ms, rejects (with its stderr) when it fails. */
+export function timeNode(args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const start = now();
+    const child = spawn(process.execPath, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
+    let err = "";
+    child.stdout.resume();
+    child.stderr.on("data", (d) => (err += d));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolve(now() - start) : reject(new Error(`node ${args.join(" ")} exited ${code}: ${err}`))));
+  });
+}
