@@ -6,14 +6,13 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { mkdtempSync } from "node:fs";
-import { cpus, loadavg, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
-import { fileURLToPath } from "node:url";
 import { client, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
+import { awl, loadText, percentile } from "./support.mjs";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
-const awl = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "main.js");
 
 const chunk = (delta, finish_reason = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
 /** When the first token of the answer being served was written (ns). */
@@ -100,19 +99,15 @@ async function acp() {
   return { samples, raw };
 }
 
-const quantile = (xs, q) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
-};
 const json = await streamJson();
 const viaAcp = await acp();
 server.close();
 const row = (name, xs, base) =>
-  `| ${name} | ${quantile(xs, 0.5).toFixed(2)} ms | ${quantile(xs, 0.99).toFixed(2)} ms | ${base ? `${(quantile(xs, 0.5) - quantile(base, 0.5) >= 0 ? "+" : "")}${(quantile(xs, 0.5) - quantile(base, 0.5)).toFixed(2)} ms` : "—"} |`;
-console.log(`## ACP overhead\n\nFirst token written by the local server → received by the client, ${TURNS} turns in one session each, node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the end.\n`);
+  `| ${name} | ${percentile(xs, 0.5).toFixed(2)} ms | ${percentile(xs, 0.99).toFixed(2)} ms | ${base ? `${(percentile(xs, 0.5) - percentile(base, 0.5) >= 0 ? "+" : "")}${(percentile(xs, 0.5) - percentile(base, 0.5)).toFixed(2)} ms` : "—"} |`;
+console.log(`## ACP overhead\n\nFirst token written by the local server → received by the client, ${TURNS} turns in one session each, node ${process.version}, ${cpus().length} CPUs, ${loadText()} at the end.\n`);
 console.log("| path | p50 | p99 | p50 vs stream-json |\n| --- | --- | --- | --- |");
 console.log(row("`--input-format stream-json` → `delta` line", json));
 console.log(row("`awl acp` → `agent_message_chunk` line read from its stdout", viaAcp.raw, json));
 console.log(row("`awl acp` → the same chunk delivered by the SDK's client side", viaAcp.samples, json));
-const extra = quantile(viaAcp.raw, 0.5) - quantile(json, 0.5);
+const extra = percentile(viaAcp.raw, 0.5) - percentile(json, 0.5);
 console.log(`\nTarget: awl's part, ACP p50 ≤ stream-json p50 + 1 ms (both read as bytes from awl's stdout) → ${extra <= 1 ? "met" : "NOT met"} (${extra.toFixed(2)} ms); the SDK client's own parsing and validation is the difference between the last two rows.\n`);

@@ -5,6 +5,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { performance } from "node:perf_hooks";
 import { AnthropicAssembler } from "../dist/providers/anthropic/assembler.js";
 import { createSseDecoder } from "../dist/providers/sse.js";
+import { median } from "./support.mjs";
 
 const TARGET_BYTES = 10 * 1024 * 1024;
 const READ_BYTES = 16 * 1024;
@@ -102,7 +103,6 @@ function summarise(texts) {
   return texts.map((t) => (typeof t === "string" ? t.length : -1)).join(",");
 }
 
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const { bytes, reads } = buildStream();
 const mb = bytes.length / (1024 * 1024);

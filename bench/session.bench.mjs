@@ -6,11 +6,10 @@
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { SessionStore } from "../dist/index.js";
+import { awl as AWL, median } from "./support.mjs";
 
-const AWL = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "main.js");
 
 const MESSAGES = 10_000;
 const APPENDS = 300;
@@ -19,7 +18,6 @@ const LIST_RUNS = 5;
 /** The listing's summary cache (src/session/summary-cache.ts): removed before each cold run. */
 const SUMMARY_CACHE = "summaries.cache.json";
 
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const ms = (t0) => Number(process.hrtime.bigint() - t0) / 1e6;
 const filler = (n, seed) => {
   let s = "";

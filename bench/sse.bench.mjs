@@ -13,19 +13,12 @@ import { createSseDecoder } from "../dist/providers/sse.js";
 import { ChatCompletionAssembler } from "../dist/providers/openai/assembler.js";
 import { createProvider } from "../dist/providers/create.js";
 import { Conversation } from "../dist/model/conversation.js";
+import { median, percentile } from "./support.mjs";
 
 const RUNS = 7;
 const READ_SIZE = 16 * 1024;
 const TARGET_BYTES = 10 * 1024 * 1024;
 
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-function percentile(values, p) {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
-}
 
 /** A realistic stream: reasoning, then text in small deltas, then a tool call, usage, [DONE]. */
 function buildStream() {
@@ -199,7 +192,7 @@ const sdkMs = await timeRuns(() => sdkAssemble(reads));
 const LATENCY_ROUNDS = 3;
 const rounds = [];
 for (let r = 0; r < LATENCY_ROUNDS; r++) rounds.push(await withServer(DELTAS, latencyAwl));
-const pct = (name, p) => median(rounds.map((samples) => percentile(samples[name], p)));
+const pct = (name, p) => median(rounds.map((samples) => percentile(samples[name], p / 100)));
 const paired = median(rounds.map((samples) => samples.own.length));
 const fmt = (ms) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : `${ms.toFixed(2)} ms`);
 

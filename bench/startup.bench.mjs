@@ -4,12 +4,11 @@
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { loadavg, cpus, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { awl, loadText, median } from "./support.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
-const awl = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli", "main.js");
 
 // A one-line OpenAI-compatible streamed reply, as a real server sends it.
 const chunk = (delta, finish_reason = null) => `data: ${JSON.stringify({ choices: [{ index: 0, delta, finish_reason }] })}\n\n`;
@@ -65,12 +64,8 @@ for (let run = 0; run < RUNS; run++) {
 }
 server.close();
 
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const base = median(times[0]);
-console.log(`## Start-up\n\nWall time, median of ${RUNS} runs each (interleaved), node ${process.version}, ${cpus().length} CPUs, load average ${loadavg()[0].toFixed(1)} at the end (a busy machine inflates every row).\n`);
+console.log(`## Start-up\n\nWall time, median of ${RUNS} runs each (interleaved), node ${process.version}, ${cpus().length} CPUs, ${loadText()} at the end (a busy machine inflates every row).\n`);
 console.log("| command | median | vs `node -e 0` |\n| --- | --- | --- |");
 cases.forEach((c, i) => {
   const m = median(times[i]);

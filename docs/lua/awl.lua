@@ -78,6 +78,16 @@ function Context:title(text) end
 ---@param handler fun(args: table, ctx: awl.Context): (string|awl.Result|awl.ToolError)
 function awl.register_tool(name, schema, handler) end
 
+---@class awl.CommandSpec
+---@field name string Typed as /NAME at the prompt (lower-case letters, digits, _ : . -).
+---@field description? string What /help shows.
+---@field handler fun(args: string, ctx: awl.Context): (string|number|awl.Result|nil) Its result is printed.
+
+--- Adds a slash command to the interactive mode (`/NAME ARGS`); the handler runs in the Lua pool and what it
+--- returns is printed. Only while the extension loads.
+---@param spec awl.CommandSpec
+function awl.register_command(spec) end
+
 ---@class awl.Capability
 ---@field label? string The capability's name as people read it.
 ---@field description? string What its tools are for.

@@ -28,7 +28,7 @@ import {
   type ExtensionSource,
 } from "./discover.js";
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
-import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost, ToolContextData } from "./lua/types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistration, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
@@ -479,7 +479,7 @@ export class LuaToolSet implements ToolSet {
     for (const k of Object.keys(this.unavailable)) if (k.startsWith(`${name}/`)) delete this.unavailable[k];
     Object.assign(this.unavailable, unavailable);
     this.registrations.set(name, tools);
-    this.registry.setExtension(name, tools, claim(extension));
+    this.registry.setExtension(name, tools.filter(isTool), claim(extension));
   }
 
   /** Drops an extension that is gone. */
@@ -522,6 +522,55 @@ export class LuaToolSet implements ToolSet {
     if (!keys) return;
     const tools = this.discovery.extensions.flatMap((e) => this.registrations.get(e.name) ?? []);
     writeToolCache(this.cachePath, keys, { tools, errors: this.loadErrors, unavailable: this.unavailable });
+  }
+
+  /**
+   * The slash commands the extensions registered (`awl.register_command`), in the extensions' order; a name a
+   * previous extension took is left out. Complete once `ready()` settled.
+   */
+  commands(): LuaCommand[] {
+    const out: LuaCommand[] = [];
+    for (const extension of this.discovery.extensions) {
+      for (const r of this.registrations.get(extension.name) ?? []) {
+        const name = r.name.slice(1);
+        if (r.command && !out.some((c) => c.name === name)) out.push({ extension: r.extension, name, description: r.description, file: r.file, line: r.line });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Runs a slash command's handler with the text after its name: what it returned (`ok`), what went wrong
+   * (`error`, naming file and line: a Lua error's message carries them), or why it stopped (`stopped`: Esc, the
+   * timeout). Never throws.
+   */
+  async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<{ outcome: "ok" | "error" | "stopped"; text: string }> {
+    this.running++;
+    try {
+      await this.loaded();
+      if (!this.pool || !this.commands().some((c) => c.extension === command.extension && c.name === command.name)) {
+        return { outcome: "error", text: `the command is gone (its extension ${command.extension} no longer registers it)` };
+      }
+      const outcome = await this.pool.call(command.extension, `/${command.name}`, JSON.stringify({ args }), this.context, {
+        signal,
+        timeoutMs: this.defaultTimeoutMs,
+        ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(command.extension, text, `/${command.name}`) }),
+      });
+      switch (outcome.status) {
+        case "result":
+          return { outcome: outcome.is_error ? "error" : "ok", text: this.scrub.text(outcome.content) };
+        case "crash":
+          return { outcome: "error", text: this.scrub.text(outcome.message) };
+        case "timeout":
+          return { outcome: "stopped", text: `/${command.name} did not finish within ${outcome.timeout_ms / 1000} s and was stopped` };
+        default:
+          return { outcome: "stopped", text: `/${command.name} was cancelled` };
+      }
+    } catch (error) {
+      return { outcome: "error", text: `awl could not run it: ${(error as Error).message ?? String(error)}` };
+    } finally {
+      if (--this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
+    }
   }
 
   /** Runs one call in the pool and shapes its result. Never throws. */
@@ -727,12 +776,17 @@ export class LuaToolSet implements ToolSet {
     for (const extension of this.discovery.extensions) {
       const tools = snapshot.tools.filter((t) => t.extension === extension.name);
       this.registrations.set(extension.name, tools);
-      this.registry.setExtension(extension.name, tools, claim(extension));
+      this.registry.setExtension(extension.name, tools.filter(isTool), claim(extension));
     }
   }
 }
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
+
+/** A registration of a tool (not of a slash command). */
+function isTool(registration: LuaToolRegistration): boolean {
+  return registration.command !== true;
+}
 
 /** An extension's claim on tool names: bundled ones' are reserved, then --extensions-dir, project, user. */
 function claim(extension: DiscoveredExtension | undefined): { rank: number; bundled: boolean } {

@@ -15,7 +15,7 @@ import type { ExtensionLoadError, LuaToolRegistration } from "./lua/types.js";
 import { userCacheDir } from "../config/paths.js";
 
 /** Bump when the cached shape, or the meaning of a registration, changes. */
-const CACHE_FORMAT = 4;
+const CACHE_FORMAT = 5;
 
 export interface LoadSnapshot {
   tools: LuaToolRegistration[];

@@ -1,12 +1,14 @@
 /**
- * `@path` in a prompt: Tab completes the path (files and folders of the working directory, without what
- * `.gitignore` and `.git/info/exclude` leave out, nor `.git` itself), and on sending, each `@path` naming a text file
+ * `@path` in a prompt: Tab completes the path (files and folders of the working directory, without what the
+ * `.gitignore` files (the repository's root's down to the folder's own) and `.git/info/exclude` leave out, nor
+ * `.git` itself), and on sending, each `@path` naming a text file
  * attaches the file's content to the message (docs/cli.md, "Files in a prompt"). A path that names no file stays
  * text as typed; a file too big or not text is named in a note instead of attached.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { dirname, join, relative, resolve } from "node:path";
+import ignore from "ignore";
+import { ancestorLayers, ignoredBy, withOwnLayer, type Ignore } from "../../util/ignore-layers.js";
 
 /** Files bigger than this are not attached (a note says so). */
 export const MAX_ATTACHED_BYTES = 256 * 1024;
@@ -71,14 +73,14 @@ export function completeFileMention(text: string, cwd: string): string[] {
   } catch {
     return [];
   }
-  const ignored = ignoreRules(cwd);
+  // The rules of every .gitignore from the repository's root (outside one: the working directory) down to `dir`.
+  const layers = withOwnLayer(ancestorLayers(dir, makeIgnore, cwd), dir, makeIgnore);
   const head = text.slice(0, text.length - match[2]!.length);
   const choices: string[] = [];
   for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
     if (!entry.name.startsWith(start) || entry.name === ".git") continue;
     if (entry.name.startsWith(".") && !start.startsWith(".")) continue;
-    const rel = relative(cwd, join(dir, entry.name)).split(sep).join("/");
-    if (!rel.startsWith("..") && ignored.ignores(entry.folder ? `${rel}/` : rel)) continue;
+    if (ignoredBy(layers, join(dir, entry.name), entry.folder)) continue;
     const path = `${folder}${entry.name}`.replace(/ /g, "\\ ");
     choices.push(`${head}${path}${entry.folder ? "/" : " "}`);
     if (choices.length >= MAX_CHOICES) break;
@@ -94,15 +96,4 @@ function isFolder(path: string): boolean {
   }
 }
 
-/** The working directory's `.gitignore` and `.git/info/exclude` rules. */
-function ignoreRules(cwd: string): Ignore {
-  const rules = ignore();
-  for (const file of [".gitignore", join(".git", "info", "exclude")]) {
-    try {
-      rules.add(readFileSync(join(cwd, file), "utf8"));
-    } catch {
-      /* none */
-    }
-  }
-  return rules;
-}
+const makeIgnore = (): Ignore => ignore({ allowRelativePaths: true });

@@ -24,7 +24,7 @@ import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { layoutPrompt } from "./prompt-layout.js";
-import { completeSlashCommand, findSlashCommand, type SlashContext } from "./slash-commands.js";
+import { completeSlashCommand, extensionCommands, findSlashCommand, type SlashContext } from "./slash-commands.js";
 import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
 import { runShellCommand, shellRunText } from "./shell-command.js";
 import { stripControls } from "../output/safe-text.js";
@@ -44,7 +44,7 @@ interface Submission {
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
-  const editor = new LineEditor(out, { complete: (text) => [...completeSlashCommand(text), ...completeFileMention(text, process.cwd())] });
+  const editor = new LineEditor(out, { complete: (text) => [...completeSlashCommand(text, extensionCommands(runtime)), ...completeFileMention(text, process.cwd())] });
   /** What `!command` runs produced since the last prompt: the next prompt sent starts with it. */
   const shellRuns: string[] = [];
   const queue: Submission[] = [];
@@ -177,16 +177,29 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     }
     if (text.trim() === "") return;
     if (text.trimStart().startsWith("!")) return runShell(text.trimStart().slice(1).trim());
-    if (text.trimStart().startsWith("/")) {
-      const found = findSlashCommand(text);
-      if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
-      return found.command.run(found.args, slashContext());
-    }
+    if (text.trimStart().startsWith("/")) return runSlash(text);
     const attachments = attachMentionedFiles(text, process.cwd());
     if (attachments.attached.length > 0) sink.dim(`(attached ${attachments.attached.join(", ")})\n`);
     for (const note of attachments.notes) sink.dim(`(${note})\n`);
     const ran = shellRuns.splice(0);
     await runTurn([...ran, attachments.text].join("\n\n"));
+  }
+
+  async function runSlash(text: string): Promise<void> {
+    let found = findSlashCommand(text, extensionCommands(runtime));
+    // An extension's command may be known only once the extensions have loaded (no registration cache yet).
+    if ("unknown" in found && runtime.hosts.lua) {
+      await runtime.hosts.lua.ready();
+      found = findSlashCommand(text, extensionCommands(runtime));
+    }
+    if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
+    if (!found.command.cancellable) return found.command.run(found.args, slashContext());
+    turn = new AbortController();
+    try {
+      await found.command.run(found.args, { ...slashContext(), signal: turn.signal });
+    } finally {
+      turn = undefined;
+    }
   }
 
   async function runShell(command: string): Promise<void> {

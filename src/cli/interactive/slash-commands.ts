@@ -25,6 +25,8 @@ export interface SlashContext {
   sink: LineSink;
   /** Lets the user choose from a list below the prompt (picker.ts); undefined when left without a choice. */
   pick<T>(title: string, items: readonly PickerItem<T>[]): Promise<T | undefined>;
+  /** Aborted when the user cancels the command (Esc, Ctrl-C); absent where nothing can cancel it. */
+  signal?: AbortSignal;
 }
 
 export interface SlashCommand {
@@ -34,6 +36,8 @@ export interface SlashCommand {
   /** Shown in /help after the name, e.g. "[PROVIDER] NAME". */
   args?: string;
   summary: string;
+  /** Esc and Ctrl-C abort `context.signal` while it runs (an extension's command). */
+  cancellable?: boolean;
   run(args: string, context: SlashContext): void | Promise<void>;
 }
 
@@ -41,7 +45,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   {
     name: "help",
     summary: "list the commands and keys",
-    run: (_args, { print }) => print(slashHelp(process.stdout.columns ?? 80)),
+    run: (_args, { runtime, print }) => print(slashHelp(process.stdout.columns ?? 80, runtime)),
   },
   {
     name: "model",
@@ -145,10 +149,44 @@ export function registerSlashCommand(command: SlashCommand): string | undefined 
   return undefined;
 }
 
-/** The command list and keys, each description wrapped at words to `columns` under its own column. */
-export function slashHelp(columns: number): string {
-  const commands = SLASH_COMMANDS.map((c) => [`/${[c.name, ...(c.aliases ?? [])].join(", /")}${c.args ? ` ${c.args}` : ""}`, c.summary] as [string, string]);
-  return ["commands:", ...table(commands, columns), "keys:", ...table(KEYS, columns)].join("\n");
+/** Whether a built-in command (or one added by `registerSlashCommand`) has this name or alias. */
+function builtIn(name: string): boolean {
+  return SLASH_COMMANDS.some((c) => c.name === name || c.aliases?.includes(name));
+}
+
+/**
+ * The commands the extensions loaded now registered (`awl.register_command`, docs/extension-api.md), after the
+ * built-in ones: a name a built-in has stays the built-in's (`/help` says which were left out). Each runs its
+ * handler in the Lua pool and prints what it returned, or its error with file and line.
+ */
+export function extensionCommands(runtime: Pick<Runtime, "hosts"> | undefined): SlashCommand[] {
+  const lua = runtime?.hosts.lua;
+  if (!lua) return [];
+  return lua
+    .commands()
+    .filter((c) => !builtIn(c.name))
+    .map((c) => ({
+      name: c.name,
+      summary: `${c.description || "(no description)"} (extension ${c.extension})`,
+      cancellable: true,
+      run: async (args, { print, signal }) => {
+        const done = await lua.runCommand(c, args, signal ?? new AbortController().signal);
+        if (done.outcome === "error") print(`/${c.name} failed: ${done.text}`);
+        else if (done.text !== "") print(done.text.replace(/\n+$/, ""));
+      },
+    }));
+}
+
+/**
+ * The command list and keys, each description wrapped at words to `columns` under its own column; with a
+ * runtime, the extensions' commands too.
+ */
+export function slashHelp(columns: number, runtime?: Pick<Runtime, "hosts">): string {
+  const all = [...SLASH_COMMANDS, ...extensionCommands(runtime)];
+  const commands = all.map((c) => [`/${[c.name, ...(c.aliases ?? [])].join(", /")}${c.args ? ` ${c.args}` : ""}`, c.summary] as [string, string]);
+  const left = (runtime?.hosts.lua?.commands() ?? []).filter((c) => builtIn(c.name));
+  const notes = left.map((c) => `  (/${c.name} of the extension ${c.extension}, ${c.file}:${c.line}, is not added: awl has a command of that name)`);
+  return ["commands:", ...table(commands, columns), ...notes, "keys:", ...table(KEYS, columns)].join("\n");
 }
 
 /** Two columns: names, then text wrapped at words; narrow terminals put the text under the name. */
@@ -186,18 +224,18 @@ function wrapWords(text: string, width: number): string[] {
 }
 
 /** The command a line names (any case, spaces allowed after the slash), with the rest of the line as its arguments. */
-export function findSlashCommand(line: string): { command: SlashCommand; args: string } | { unknown: string } {
+export function findSlashCommand(line: string, extra: readonly SlashCommand[] = []): { command: SlashCommand; args: string } | { unknown: string } {
   const match = /^\/\s*(\S+)\s*(.*)$/s.exec(line.trim());
   const name = (match?.[1] ?? "").toLowerCase();
-  const command = SLASH_COMMANDS.find((c) => c.name === name || c.aliases?.includes(name));
+  const command = [...SLASH_COMMANDS, ...extra].find((c) => c.name === name || c.aliases?.includes(name));
   return command ? { command, args: match?.[2] ?? "" } : { unknown: name };
 }
 
 /** Tab completion: the commands a prompt that is a `/` and the start of a name can become (`/he` → `/help `). */
-export function completeSlashCommand(text: string): string[] {
+export function completeSlashCommand(text: string, extra: readonly SlashCommand[] = []): string[] {
   const match = /^\/(\S*)$/.exec(text);
   if (!match) return [];
   const start = match[1]!.toLowerCase();
-  const names = SLASH_COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+  const names = [...SLASH_COMMANDS, ...extra].flatMap((c) => [c.name, ...(c.aliases ?? [])]);
   return names.filter((name) => name.startsWith(start)).map((name) => `/${name} `);
 }

@@ -412,6 +412,8 @@ export class WorkerSlot {
       this.worker.on("message", onMessage);
       this.worker.on("exit", onExit);
       this.worker.ref();
+      // A call cancelled before leaves its flag up: the hook would stop this request's Lua at once.
+      Atomics.store(this.control, CONTROL_ABORT, ABORT_NONE);
       this.worker.postMessage(request);
     });
   }

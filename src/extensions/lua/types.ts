@@ -38,6 +38,19 @@ export interface LuaToolRegistration {
   line: number;
   has_render: boolean;
   has_available: boolean;
+  /** A slash command (`awl.register_command`), named `/NAME` here; awl keeps it apart from the tools. */
+  command?: boolean;
+}
+
+/** A slash command an extension registered with `awl.register_command` (the interactive mode offers it). */
+export interface LuaCommand {
+  extension: string;
+  /** Without the slash: `deploy` for `/deploy`. */
+  name: string;
+  description: string;
+  /** The file and line of the `register_command` call. */
+  file: string;
+  line: number;
 }
 
 /** An extension that failed to load: the other extensions are unaffected. */

@@ -40,9 +40,10 @@ function resultFieldsRead(): string[] {
 }
 
 describe("the LuaCATS stub", () => {
-  it("declares every field register_tool, awl.capability and a result table take, and render's view", () => {
+  it("declares every field register_tool, register_command, awl.capability and a result table take, and render's view", () => {
     expect(fieldsOf("awl.ToolSpec")).toEqual(runtimeTableKeys("FIELDS"));
     expect(fieldsOf("awl.Capability")).toEqual(runtimeTableKeys("CAPABILITY_FIELDS"));
+    expect(fieldsOf("awl.CommandSpec")).toEqual(runtimeTableKeys("COMMAND_FIELDS"));
     // A returned awl.tool_error is read there too (its `message`, declared on awl.ToolError).
     expect(fieldsOf("awl.Result")).toEqual(resultFieldsRead().filter((f) => !fieldsOf("awl.ToolError").includes(f)));
     const view: Record<keyof import("../../../src/tools/types.js").ToolRenderView, true> = { width: true, height: true, expand: true };

@@ -119,6 +119,28 @@ describe("registering tools", () => {
     expect(tools).toMatchObject([{ extension: "f_good", name: "ok", kinds: ["write", "exec"] }]);
   });
 
+  it("registers slash commands apart from tools, and refuses bad ones at the line of the call", async () => {
+    const { pool } = poolOf({
+      a_field: `\nawl.register_command{ name = "x", run = function() end }`,
+      b_name: `awl.register_command{ name = "Two Words", handler = function() end }`,
+      c_handler: `awl.register_command{ name = "x" }`,
+      d_dup: `awl.register_command{ name = "x", handler = function() end }\nawl.register_command{ name = "x", handler = function() end }`,
+      e_good: `awl.register_tool("t", {}, function() return "tool" end)
+awl.register_command{ name = "greet", description = "says hi", handler = function(args) return "hi " .. args end }
+awl.register_command{ name = "bad", handler = function() return true end }`,
+    });
+    const { tools, errors } = await pool.load();
+    const message = (ext: string) => errors.find((e) => e.extension === ext)?.message;
+    expect(message("a_field")).toMatch(/a_field\.lua:2: awl\.register_command: unknown field `run` \(did you mean `handler`\?\)/);
+    expect(message("b_name")).toMatch(/b_name\.lua:1: .*"Two Words" is not a command name/);
+    expect(message("c_handler")).toMatch(/c_handler\.lua:1: .*command `x` has no `handler` function/);
+    expect(message("d_dup")).toMatch(/d_dup\.lua:2: .*command `x` is already registered by this extension at .*d_dup\.lua:1/);
+    expect(tools.map((t) => [t.name, t.command === true])).toEqual([["t", false], ["/greet", true], ["/bad", true]]);
+    expect(tools[1]).toMatchObject({ description: "says hi", line: 2 });
+    expect(contentOf(await call(pool, "e_good", "/greet", { args: "there" }))).toBe("hi there");
+    expect(await call(pool, "e_good", "/bad", { args: "" })).toMatchObject({ status: "result", is_error: true, content: expect.stringContaining("the command `bad` returned a boolean") });
+  });
+
   it("refuses a file over the size cap and an unreadable file, clearly", async () => {
     const dir = writeTree({ "ok.lua": `awl.register_tool("ok", {}, function() return "ok" end)` });
     const { writeFileSync, chmodSync } = await import("node:fs");

@@ -1,4 +1,4 @@
--- The `awl` API extensions see (register_tool, json, exec, log, tool_error, on_unload), the wallah
+-- The `awl` API extensions see (register_tool, register_command, json, exec, log, tool_error, on_unload), the wallah
 -- form `agent.on('discover_tools', ...)`, and the two entry points the worker calls:
 -- `load_extension` and `call`. Only strings cross to JavaScript: tool input arrives as JSON text,
 -- results leave as (status, content, extra JSON).
@@ -209,6 +209,54 @@ function awl.register_tool(a, b, c)
   register({ name = a, parameters = b, run = c }, 2) -- not a tail call: levels must stay put
 end
 
+-- Slash commands of the interactive mode: `awl.register_command{ name = "deploy", description = "...",
+-- handler = function(args, ctx) return "text" end }`. They travel with the tool registrations, named "/" .. name
+-- (no tool name holds a "/"), marked `command`; awl keeps them apart from the tools.
+local COMMAND_FIELDS = { name = "string", description = "string", handler = "function" }
+
+function awl.register_command(spec)
+  local function fail(msg) error("awl.register_command: " .. msg, 3) end
+  if type(spec) ~= "table" then fail("expected a table { name = ..., description = ..., handler = function(args, ctx) ... end }, got " .. type(spec)) end
+  local ext = loading
+  if not ext then fail("commands can only be registered while the extension loads") end
+  for key, value in next, spec do
+    local want = COMMAND_FIELDS[key]
+    if not want then
+      local hint = (key == "run" or key == "fn") and " (did you mean `handler`?)" or ""
+      fail(format("unknown field `%s`%s; the fields are name, description, handler", tostring(key), hint))
+    end
+    if type(value) ~= want then fail(format("`%s` must be a %s, got %s", key, want, type(value))) end
+  end
+  if spec.name == nil then fail("`name` is missing") end
+  if not match(spec.name, "^[a-z0-9][a-z0-9_:.%-]*$") then
+    fail(format("%q is not a command name (lower-case letters, digits, _ : . - ; typed as /%s)", spec.name, spec.name))
+  end
+  if spec.handler == nil then fail(format("command `%s` has no `handler` function", spec.name)) end
+  local key = "/" .. spec.name
+  if ext.tools[key] then
+    local first = ext.tools[key]
+    fail(format("command `%s` is already registered by this extension at %s:%d", spec.name, first.file, first.line))
+  end
+  local info = getinfo(2, "Sl") or {}
+  local source = info.source or "?"
+  local handler = spec.handler
+  local command = {
+    extension = ext.name, name = key, description = spec.description or "", schema = "{}", parallel = false,
+    kinds = json.array({ "exec" }), command = true,
+    file = sub(source, 1, 1) == "@" and sub(source, 2) or source, line = info.currentline or 0,
+    has_render = false, has_available = false,
+    -- What the handler returns is printed: a string (or a number), nothing, or a table { content = "..." }.
+    run = function(input, ctx)
+      local result = handler(input.args or "", ctx)
+      if result == nil then return "" end
+      if type(result) == "number" then return tostring(result) end
+      return result
+    end,
+  }
+  ext.tools[key] = command
+  ext.order[#ext.order + 1] = command
+end
+
 -- wallah's form: agent.on('discover_tools', function(registry) registry:add{ ... } end)
 local registry = {}
 function registry:add(spec)
@@ -291,7 +339,7 @@ local function load_extension(name, file, root, source, replace)
     list[i] = {
       extension = tool.extension, name = tool.name, description = tool.description, schema = tool.schema,
       schema_error = tool.schema_error, parallel = tool.parallel, kinds = tool.kinds, timeout_ms = tool.timeout_ms, file = tool.file, line = tool.line,
-      has_render = tool.has_render, has_available = tool.has_available,
+      has_render = tool.has_render, has_available = tool.has_available, command = tool.command,
     }
   end
   return "ok", json.encode(json.array(list))
@@ -336,8 +384,8 @@ local function describe(v)
 end
 
 local function bad_return(tool, v)
-  return "error", format("the tool `%s` returned %s; a handler must return a string or a table { content = \"...\" }",
-    tool.name, describe(v))
+  return "error", format("the %s `%s` returned %s; a handler must return a string or a table { content = \"...\" }",
+    tool.command and "command" or "tool", tool.command and sub(tool.name, 2) or tool.name, describe(v))
 end
 
 -- The optional fields of a table result, as JSON (nil when there are none).

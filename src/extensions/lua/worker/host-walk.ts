@@ -8,11 +8,11 @@
  */
 import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync, type Dirent } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative, sep } from "node:path";
+import { join } from "node:path";
 import type { HostRecord, HostValue } from "./lua-c.js";
 import { fsFailure } from "./host-fs.js";
+import { ancestorLayers, ignoredBy, withOwnLayer, type Ignore, type IgnoreLayer } from "../../../util/ignore-layers.js";
 
-type Ignore = { add(rules: string): Ignore; test(path: string): { ignored: boolean; unignored: boolean } };
 type Matcher = (path: string) => boolean;
 type Picomatch = (glob: string | string[], options?: Record<string, unknown>) => Matcher;
 
@@ -40,11 +40,6 @@ export interface WalkOptions {
   max_depth?: number;
 }
 
-interface Layer {
-  base: string;
-  rules: Ignore;
-}
-
 interface Found {
   path: string;
   abs: string;
@@ -53,63 +48,7 @@ interface Found {
   size?: number;
 }
 
-/** The rules of one ignore file, or undefined when there is none. */
-function ignoreFile(file: string): Ignore | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
-  return libs().ignore({ allowRelativePaths: true }).add(text);
-}
-
-/** The repository root above `dir` (the folder holding `.git`), or undefined. */
-function repositoryRoot(dir: string): string | undefined {
-  for (let at = dir; ; at = dirname(at)) {
-    try {
-      lstatSync(join(at, ".git"));
-      return at;
-    } catch {
-      if (dirname(at) === at) return undefined;
-    }
-  }
-}
-
-/** The layers that apply at `dir` from its ancestors, repository root first (`dir`'s own is added by the walk). */
-function ancestorLayers(dir: string): Layer[] {
-  const root = repositoryRoot(dir);
-  if (!root) return [];
-  const layers: Layer[] = [];
-  const exclude = ignoreFile(join(root, ".git", "info", "exclude"));
-  if (exclude) layers.push({ base: root, rules: exclude });
-  const chain: string[] = [];
-  if (dir !== root) {
-    for (let at = dirname(dir); at.startsWith(root); at = dirname(at)) {
-      chain.unshift(at);
-      if (at === root) break;
-    }
-  }
-  for (const at of chain) {
-    const rules = ignoreFile(join(at, ".gitignore"));
-    if (rules) layers.push({ base: at, rules });
-  }
-  return layers;
-}
-
-/** Whether the layers (root first; a deeper file's rule wins, `!` re-includes) ignore `abs`. */
-function ignoredBy(layers: readonly Layer[], abs: string, isDir: boolean): boolean {
-  let ignored = false;
-  for (const layer of layers) {
-    let rel = relative(layer.base, abs);
-    if (!rel || rel.startsWith("..")) continue;
-    if (sep !== "/") rel = rel.split(sep).join("/");
-    const verdict = layer.rules.test(isDir ? `${rel}/` : rel);
-    if (verdict.ignored) ignored = true;
-    else if (verdict.unignored) ignored = false;
-  }
-  return ignored;
-}
+const makeIgnore = (): Ignore => libs().ignore({ allowRelativePaths: true });
 
 function direntType(entry: Dirent): string {
   if (entry.isDirectory()) return "directory";
@@ -128,7 +67,7 @@ function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit:
   const glob = options.glob && options.glob.length > 0 ? libs().picomatch(options.glob, { basename: true, dot: true }) : undefined;
   const maxDepth = options.max_depth && options.max_depth > 0 ? options.max_depth : Infinity;
   let stopped = false;
-  const visitDir = (abs: string, rel: string, depth: number, layers: Layer[]): void => {
+  const visitDir = (abs: string, rel: string, depth: number, layers: IgnoreLayer[]): void => {
     if (stopped || (stopped = stop())) return;
     let entries: Dirent[];
     try {
@@ -136,11 +75,7 @@ function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit:
     } catch {
       return; // unreadable folder: skipped, like ripgrep does
     }
-    let here = layers;
-    if (useIgnore) {
-      const own = ignoreFile(join(abs, ".gitignore"));
-      if (own) here = [...layers, { base: abs, rules: own }];
-    }
+    const here = useIgnore ? withOwnLayer(layers, abs, makeIgnore) : layers;
     for (const entry of entries) {
       const name = entry.name;
       if (name === ".git" || (!options.hidden && name.startsWith("."))) continue;
@@ -155,7 +90,7 @@ function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit:
       if (stopped) return;
     }
   };
-  visitDir(dir, "", 1, useIgnore ? ancestorLayers(dir) : []);
+  visitDir(dir, "", 1, useIgnore ? ancestorLayers(dir, makeIgnore) : []);
   return stopped;
 }
 
