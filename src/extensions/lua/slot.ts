@@ -35,6 +35,11 @@ import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost,
 const EXIT_GRACE_MS = 1000;
 /** How long a stopped handler may take to unwind before its worker is terminated. */
 export const GRACE_MS = 200;
+/**
+ * How long a worker may take to start (Node's worker, the Lua runtime) before its first extension loads: not an
+ * extension's load time, and generous, since a busy machine can take seconds for it.
+ */
+const WORKER_BOOT_TIMEOUT_MS = 30_000;
 /** How often the load watchdog looks at the worker's progress. */
 const WATCHDOG_TICK_MS = 250;
 
@@ -156,7 +161,7 @@ export class WorkerSlot {
         if (now !== seen) {
           seen = now;
           since = Date.now();
-        } else if (Date.now() - since > this.settings.loadTimeoutMs + 2000) {
+        } else if (Date.now() - since > (now === 0 ? WORKER_BOOT_TIMEOUT_MS : this.settings.loadTimeoutMs + 2000)) {
           clearInterval(watchdog);
           void this.terminate();
           const limit = this.settings.loadTimeoutMs / 1000;
