@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { TextHost } from "../extensions/lua/types.js";
+import type { McpServerConfig } from "../extensions/mcp/config.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { RuntimeOptions } from "./runtime.js";
 
@@ -23,6 +24,8 @@ export interface OpenedTools {
 /** How the main command runs: the interactive mode asks about a project's `.mcp.json`; print mode waits for servers. */
 export interface ChatMode {
   interactive: boolean;
+  /** MCP servers an ACP client passed for this session, beside the configured ones. */
+  clientServers?: readonly McpServerConfig[];
 }
 
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
@@ -37,7 +40,7 @@ export async function openChatTools(
   // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
   const trusted = options.permissions?.trusted ?? (await import("../permissions/setup.js")).isProjectTrusted(process.cwd(), process.env, options.cli.flags["trust-project"] === true);
   const opened = await openToolsForChat(options.cli.flags, options.warn, options.config, secrets, trusted, textHost);
-  if (!opened.ok || !hasMcpConfig(options)) return opened;
+  if (!opened.ok || (!hasMcpConfig(options) && !mode.clientServers?.length)) return opened;
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),
     mode.interactive ? import("./interactive/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
@@ -55,6 +58,7 @@ export async function openChatTools(
     warn: options.warn,
     reservedNames: () => lua.definitions().map((t) => t.name),
     secrets,
+    ...(mode.clientServers && { clientServers: mode.clientServers }),
   });
   return { ok: true, value: { ...opened.value, ...(mcp && { mcp }) } };
 }

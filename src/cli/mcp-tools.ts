@@ -28,17 +28,20 @@ export interface McpToolsOptions {
   warn(text: string): void;
   /** Names the Lua tools use. */
   reservedNames: () => Iterable<string>;
+  /** Servers an ACP client passed in `session/new` (the editor's own configuration: no approval asked). */
+  clientServers?: readonly McpServerConfig[];
   secrets: readonly string[];
 }
 
 /** The configured servers, the project's ones marked when not approved (asking first when it can). */
-export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject">): Promise<McpServerConfig[]> {
+export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject" | "clientServers">): Promise<McpServerConfig[]> {
   const { config, cwd, env } = options;
   // From the config files (a project's .awl/config.json only when the folder is trusted: src/config/layers.ts).
   const configured = config?.get("mcpServers");
   const user = parseMcpServers(configured?.value, { source: "user", file: configured ? where(configured.source) : (config?.paths.user ?? "the config file"), baseDir: cwd, env });
+  const client = options.clientServers ?? [];
   const project = readMcpJson(cwd, env);
-  if (!project) return mergeServers(user, []);
+  if (!project) return mergeServers(user, [], client);
   const runnable = project.servers.filter((s) => !s.error && !s.disabled);
   if (!options.approveProject) {
     const unknown = runnable.filter((s) => approvalOf(s, cwd, env) === "unknown");
@@ -54,7 +57,7 @@ export async function configuredServers(options: Pick<McpToolsOptions, "config" 
         : `from ${project.file}, not approved for this project yet: run awl here to be asked, or pass --approve-mcp-json`;
     return { ...server, unapproved: why };
   });
-  return mergeServers(user, servers);
+  return mergeServers(user, servers, client);
 }
 
 /** Starts the configured servers in the background; undefined when there are none. */

@@ -63,6 +63,9 @@ function replayUser(message: Message, session: LoadedSession, renderer: Terminal
       sink.endLine();
       if (isUnansweredNote(block.text)) sink.dim(`${block.text}\n`);
       else sink.write(`> ${stripControls(block.text).replace(/\n/g, "\n  ")}\n`);
+    } else if (block.type === "image") {
+      sink.endLine();
+      sink.dim(`  [image: ${block.media_type}, ${Math.round((block.data.length * 3) / 4 / 1024)} KB]\n`);
     } else if (block.type === "tool_result") {
       const use = calls.get(block.tool_use_id);
       const call = { id: block.tool_use_id, name: use?.name ?? "tool", input: use?.input ?? "" };

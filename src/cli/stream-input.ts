@@ -4,10 +4,11 @@
  * `{"type":"control_request","request_id":ID,"request":{"subtype":"interrupt"}}` interrupts the running turn.
  * Anything else is a line awl refuses with a message saying why; it never stops reading.
  */
-import type { TextBlock } from "../model/blocks.js";
+import type { ImageBlock, TextBlock } from "../model/blocks.js";
+import { promptImage } from "../model/images.js";
 
 export type InputLine =
-  | { kind: "prompt"; content: TextBlock[] }
+  | { kind: "prompt"; content: Array<TextBlock | ImageBlock> }
   | { kind: "interrupt"; request_id: string | null }
   | { kind: "blank" }
   | { kind: "invalid"; message: string };
@@ -44,14 +45,21 @@ function userLine(value: Record<string, unknown>): InputLine {
     return content.trim() === "" ? { kind: "invalid", message: "the message is empty" } : { kind: "prompt", content: [{ type: "text", text: content }] };
   }
   if (!Array.isArray(content)) return { kind: "invalid", message: '"message.content" must be a string or an array of content blocks' };
-  const blocks: TextBlock[] = [];
+  const blocks: Array<TextBlock | ImageBlock> = [];
   for (const [i, block] of content.entries()) {
     if (!isRecord(block)) return { kind: "invalid", message: `content block ${i} is not an object` };
     if (block.type === "text" && typeof block.text === "string") blocks.push({ type: "text", text: block.text });
     else if (block.type === "text") return { kind: "invalid", message: `content block ${i} (text) needs a "text" string` };
-    else return { kind: "invalid", message: `content block ${i} has type ${JSON.stringify(block.type ?? null)}; awl takes "text" blocks in prompts` };
+    else if (block.type === "image") {
+      // Anthropic's shape, as Claude Code takes it: {"type":"image","source":{"type":"base64","media_type":...,"data":...}}.
+      const source = block.source;
+      if (!isRecord(source) || source.type !== "base64") return { kind: "invalid", message: `content block ${i} (image) needs "source": {"type": "base64", "media_type": ..., "data": ...}` };
+      const image = promptImage(source.media_type, source.data);
+      if (!image.ok) return { kind: "invalid", message: `content block ${i} (image) ${image.message}` };
+      blocks.push(image.image);
+    } else return { kind: "invalid", message: `content block ${i} has type ${JSON.stringify(block.type ?? null)}; awl takes "text" and "image" blocks in prompts` };
   }
-  if (blocks.every((b) => b.text.trim() === "")) return { kind: "invalid", message: "the message is empty" };
+  if (blocks.every((b) => b.type === "text" && b.text.trim() === "")) return { kind: "invalid", message: "the message is empty" };
   return { kind: "prompt", content: blocks };
 }
 

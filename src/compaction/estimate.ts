@@ -31,6 +31,9 @@ export function messageChars(message: Message): number {
       case "tool_result":
         chars += block.content.length + 16 + (block.images?.length ?? 0) * IMAGE_TOKENS * CHARS_PER_TOKEN;
         break;
+      case "image":
+        chars += IMAGE_TOKENS * CHARS_PER_TOKEN;
+        break;
     }
   }
   return chars;

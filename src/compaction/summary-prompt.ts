@@ -61,6 +61,8 @@ function blockText(block: ContentBlock): string {
       return `[called tool ${block.name} (${block.id}) with ${cut(block.input)}]`;
     case "tool_result":
       return `[result of ${block.tool_use_id}${block.is_error ? " (error)" : ""}: ${cut(block.content)}]`;
+    case "image":
+      return `[an image (${block.media_type})]`;
   }
 }
 

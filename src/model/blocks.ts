@@ -25,11 +25,19 @@ export interface ToolUseBlock {
   input: string;
 }
 
-/** An image attached to a tool result, base64-encoded. */
+/** An image, base64-encoded: attached to a tool result, or in a user's message as an {@link ImageBlock}. */
 export interface ImageData {
   media_type: string;
   data: string;
 }
+
+/** An image in a user's message (a pasted screenshot, an attached file); `media_type` is one of {@link IMAGE_MEDIA_TYPES}. */
+export interface ImageBlock extends ImageData {
+  type: "image";
+}
+
+/** The image types both providers accept. */
+export const IMAGE_MEDIA_TYPES = ["image/png", "image/jpeg", "image/gif", "image/webp"] as const;
 
 /** The answer to one tool call. Every tool_use is answered by exactly one tool_result (SPEC §5). */
 export interface ToolResultBlock {
@@ -40,7 +48,7 @@ export interface ToolResultBlock {
   images?: ImageData[];
 }
 
-export type ContentBlock = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock;
+export type ContentBlock = TextBlock | ThinkingBlock | ToolUseBlock | ToolResultBlock | ImageBlock;
 export type ContentBlockType = ContentBlock["type"];
 
 /**

@@ -144,6 +144,8 @@ function blockFromJSON(value: unknown, path: string): ContentBlock {
       if (value.images !== undefined) block.images = imagesFromJSON(value.images, `${path}.images`);
       return block;
     }
+    case "image":
+      return { type: "image", ...imageFromJSON(value, path) };
     default:
       throw new FormatError(`${path}.type`, `unknown block type ${describe(value.type)}`);
   }
@@ -153,8 +155,12 @@ function imagesFromJSON(value: unknown, path: string): ImageData[] {
   if (!Array.isArray(value)) throw new FormatError(path, `expected an array, got ${describe(value)}`);
   return value.map((img, i) => {
     if (!isObject(img)) throw new FormatError(`${path}[${i}]`, `expected an object, got ${describe(img)}`);
-    return { media_type: str(img, "media_type", `${path}[${i}]`)!, data: str(img, "data", `${path}[${i}]`)! };
+    return imageFromJSON(img, `${path}[${i}]`);
   });
+}
+
+function imageFromJSON(value: Record<string, unknown>, path: string): ImageData {
+  return { media_type: str(value, "media_type", path)!, data: str(value, "data", path)! };
 }
 
 export function conversationFromJSON(value: unknown): Conversation {

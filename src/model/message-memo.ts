@@ -63,6 +63,9 @@ function pushFields(message: Message, out: unknown[]): void {
         out.push(block, block.type, block.tool_use_id, block.content, block.is_error, block.images);
         for (const image of block.images ?? []) out.push(image, image.media_type, image.data);
         break;
+      case "image":
+        out.push(block, block.type, block.media_type, block.data);
+        break;
     }
   }
 }

@@ -1,5 +1,5 @@
 /** `awl sessions export`: a session as a Markdown transcript or as the documented conversation JSON form. */
-import { parseToolInput, type ContentBlock } from "../model/blocks.js";
+import { parseToolInput, type ContentBlock, type ImageData } from "../model/blocks.js";
 import { Conversation } from "../model/conversation.js";
 import { conversationToJSON } from "../model/json.js";
 import type { Message } from "../model/message.js";
@@ -47,12 +47,18 @@ function blockMarkdown(block: ContentBlock): string[] {
     }
     case "tool_use":
       return ["", `**Tool call** \`${block.name}\` (id \`${block.id}\`):`, "", ...fenced(prettyInput(block.input), "json")];
+    case "image":
+      return ["", imageNote(block)];
     case "tool_result": {
-      const images = (block.images ?? []).map((img) => `*[image: ${img.media_type}, ${Math.floor((img.data.length * 3) / 4)} bytes]*`);
+      const images = (block.images ?? []).map(imageNote);
       const label = block.is_error ? "**Tool error**" : "**Tool result**";
       return ["", `${label} for \`${block.tool_use_id}\`:`, "", ...fenced(block.content, ""), ...images.flatMap((i) => ["", i])];
     }
   }
+}
+
+function imageNote(image: ImageData): string {
+  return `*[image: ${image.media_type}, ${Math.floor((image.data.length * 3) / 4)} bytes]*`;
 }
 
 function usageLine(message: Message): string[] {

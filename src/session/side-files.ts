@@ -29,8 +29,13 @@ function toSideFile(data: string, ext: "txt" | "b64" | "json"): SideFile {
 export function externalizeMessage(message: MessageJSON, threshold: number, scrub: SecretScrubber): { json: MessageJSON; files: SideFile[] } {
   const files: SideFile[] = [];
   const blocks = message.content as Json[];
-  if (!blocks.some((b) => b.type === "tool_result")) return { json: message, files };
+  if (!blocks.some((b) => b.type === "tool_result" || b.type === "image")) return { json: message, files };
   const content = blocks.map((block) => {
+    if (block.type === "image" && (block.data as string).length > threshold) {
+      const file = toSideFile(block.data as string, "b64");
+      files.push(file);
+      return { type: "image", media_type: block.media_type, data_file: file.name };
+    }
     if (block.type !== "tool_result") return block;
     let out = block;
     const text = block.content as string;
@@ -147,7 +152,14 @@ export function missingSideFileText(dir: string, name: unknown): string {
 /** Puts side-file contents back into a message's JSON form, in place (the value was just parsed). */
 export function internalizeMessage(message: Json, dir: string, line: number, warnings: SessionWarning[]): void {
   if (!Array.isArray(message.content)) return;
-  for (const block of message.content as Json[]) {
+  const blocks = message.content as Json[];
+  for (const [i, block] of blocks.entries()) {
+    if (typeof block === "object" && block !== null && block.type === "image" && block.data_file !== undefined) {
+      const data = readSideFile(dir, block.data_file, line, warnings);
+      // A prompt's image whose file is gone is told to the model as such (an empty image would be refused).
+      blocks[i] = data === undefined ? { type: "text", text: `[awl: an image of this prompt was stored in ${join(dir, String(block.data_file))}, which is missing]` } : { type: "image", media_type: block.media_type, data };
+      continue;
+    }
     if (typeof block !== "object" || block === null || block.type !== "tool_result") continue;
     if (block.content_file !== undefined) {
       block.content = readSideFile(dir, block.content_file, line, warnings) ?? missingSideFileText(dir, block.content_file);

@@ -1,8 +1,9 @@
 // ACP prompt blocks as awl's user message.
 import { expect, it } from "vitest";
 import { promptContent } from "../../src/cli/acp/prompt-content.js";
+import { PNG_1X1 } from "../support/images.js";
 
-it("takes text, embedded context and resource links; refuses images and empty prompts, naming the block", () => {
+it("takes text, images, embedded context and resource links; refuses audio, bad images and empty prompts, naming the block", () => {
   expect(
     promptContent([
       { type: "text", text: "Explain" },
@@ -17,9 +18,17 @@ it("takes text, embedded context and resource links; refuses images and empty pr
       { type: "text", text: "@file:///p/b.ts" },
     ],
   });
+  expect(promptContent([{ type: "text", text: "look" }, { type: "image", data: PNG_1X1, mimeType: "image/png" }])).toEqual({
+    ok: true,
+    content: [{ type: "text", text: "look" }, { type: "image", media_type: "image/png", data: PNG_1X1 }],
+  });
   expect(promptContent([{ type: "text", text: "look" }, { type: "image", data: "AAAA", mimeType: "image/png" }])).toEqual({
     ok: false,
-    message: "prompt block 1 is image: awl takes text, resource and resource_link blocks",
+    message: "prompt block 1 (image) says image/png, but its data is not a PNG image",
+  });
+  expect(promptContent([{ type: "audio", data: "AAAA", mimeType: "audio/wav" }])).toEqual({
+    ok: false,
+    message: "prompt block 0 is audio: awl takes text, image, resource and resource_link blocks",
   });
   expect(promptContent([{ type: "text", text: "  " }])).toEqual({ ok: false, message: "the prompt is empty" });
 });

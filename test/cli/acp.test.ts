@@ -9,6 +9,8 @@ import { agentText, withAcp } from "./acp-client.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
+import { PNG_1X1 } from "../support/images.js";
+import { EVERYTHING } from "../extensions/mcp/servers.js";
 
 let server: ReplayServer;
 let home: string;
@@ -56,7 +58,7 @@ describe("awl acp", () => {
       const init = await ctx.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
       expect(init).toMatchObject({
         protocolVersion: PROTOCOL_VERSION,
-        agentCapabilities: { loadSession: true, promptCapabilities: { image: false, embeddedContext: true } },
+        agentCapabilities: { loadSession: true, promptCapabilities: { image: true, embeddedContext: true } },
         agentInfo: { name: "awl" },
       });
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
@@ -81,6 +83,51 @@ describe("awl acp", () => {
       expect(conversationSent(server.requests[1]!.json()).map((m: { role: string }) => m.role)).toEqual(["user", "assistant", "user"]);
     });
   });
+
+  it("a prompt's image reaches the model, and session/load replays it as a user chunk", async () => {
+    server.enqueue(openaiAnswer("A red dot."));
+    const model = { ...env(), AWL_MODEL: "gpt-4o" }; // known to the catalogue: no window lookup on the replay server
+    const sessionId = await withAcp({ home, cwd, env: model }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      const prompt = [{ type: "text", text: "What is this?" }, { type: "image", mimeType: "image/png", data: PNG_1X1 }];
+      expect((await ctx.request("session/prompt", { sessionId, prompt })).stopReason).toBe("end_turn");
+      const bad = ctx.request("session/prompt", { sessionId, prompt: [{ type: "image", mimeType: "image/gif", data: PNG_1X1 }] });
+      await expect(bad).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("prompt block 0 (image) says image/gif, but its data is not a GIF image") });
+      return sessionId;
+    });
+    expect(server.requests.at(-1)!.json().messages.at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "What is this?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${PNG_1X1}` } }],
+    });
+    await withAcp({ home, cwd, env: model }, async (ctx, awl) => {
+      await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
+      expect(awl.updates.map((u) => u.update)).toEqual([
+        { sessionUpdate: "user_message_chunk", content: { type: "text", text: "What is this?" } },
+        { sessionUpdate: "user_message_chunk", content: { type: "image", mimeType: "image/png", data: PNG_1X1 } },
+        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "A red dot." } },
+      ]);
+    });
+  });
+
+  it("runs the MCP servers the client passes in session/new: their tools are offered and called", async () => {
+    server.enqueue({ body: openaiToolCalls([{ id: "call_e", name: "everything_echo", input: { message: "via the editor" } }]) }, openaiAnswer("Echoed."));
+    const model = { ...env(), AWL_MODEL: "gpt-4o" };
+    await withAcp({ home, cwd, env: model, args: ["--allow", "everything_echo"] }, async (ctx, awl) => {
+      const init = await ctx.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+      expect(init.agentCapabilities.mcpCapabilities).toEqual({ http: true, sse: true });
+      const mcpServers = [
+        { name: "everything", command: EVERYTHING, args: [], env: [{ name: "AWL_TEST_MARK", value: "${NOT_EXPANDED}" }] },
+        { name: "missing", command: join(cwd, "no-such-server"), args: [], env: [] },
+      ];
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers });
+      expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "echo it" }] })).stopReason).toBe("end_turn");
+      const result = awl.updates.map((u) => u.update).find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+      expect(JSON.stringify(result)).toContain("Echo: via the editor");
+      expect(agentText(awl.updates)).toBe("Echoed.");
+    });
+    const offered = server.requests[0]!.json().tools.map((t: { function: { name: string } }) => t.function.name);
+    expect(offered).toContain("everything_echo");
+  }, 60_000);
 
   it("a tool turn: tool_call with kind, title and location, then updates with status, content and the edit's diff", async () => {
     writeTool();

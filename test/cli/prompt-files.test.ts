@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
+import { PNG_1X1 } from "../support/images.js";
 
 const tty = tmuxTest();
 
@@ -36,6 +37,24 @@ describe("files and shell commands in a prompt", () => {
     const screen = await tty.terminal.waitFor(/Read it\.\n>/);
     expect(screen).toContain("(attached src/notes-alpha.txt)");
     expect(lastUserText()).toBe('read @src/notes-alpha.txt please\n\n<file path="src/notes-alpha.txt">\nALPHA CONTENT line\n</file>');
+  });
+
+  it("@file of an image attaches the image; an image file whose bytes are not of its type gets a note", async () => {
+    const project = tempDir("awl-project-");
+    writeFileSync(join(project, "shot.png"), Buffer.from(PNG_1X1, "base64"));
+    writeFileSync(join(project, "fake.png"), "not a picture at all\n");
+    // A model the catalogue knows: the image's tokens make awl check the window, which it would ask an unknown model's server.
+    await tty.start({ cwd: project, extraEnv: ["AWL_MODEL=gpt-4o"] });
+    tty.server.enqueue(openaiAnswer("A dot."));
+    await tty.send("what is in @shot.png and @fake.png?");
+    const screen = await tty.terminal.waitFor(/A dot\.\n>/);
+    expect(screen).toContain("(attached shot.png)");
+    expect(screen).toContain("(fake.png says image/png, but its data is not a PNG image; not attached)");
+    const body = tty.server.requests.at(-1)!.json() as { messages: Array<{ role: string; content: unknown }> };
+    expect(body.messages.at(-1)).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "what is in @shot.png and @fake.png?" }, { type: "image_url", image_url: { url: `data:image/png;base64,${PNG_1X1}` } }],
+    });
   });
 
   it("!command runs in the shell, shows its output and sends it with the next prompt", async () => {

@@ -1,11 +1,14 @@
 /** `awl --input-format stream-json --output-format stream-json`: a multi-turn conversation over stdin/stdout. */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { AWL, expectNoStackTrace, runAwl, tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
+import { PNG_1X1 } from "../support/images.js";
+import { fixture } from "../providers/anthropic/support.js";
 
 let server: ReplayServer;
 beforeEach(async () => {
@@ -127,12 +130,61 @@ describe("--input-format stream-json", () => {
     expect(run.code).toBe(2);
     expect(run.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual([
       { type: "input_error", line: 1, message: "not a JSON object" },
-      { type: "input_error", line: 2, message: 'content block 0 has type "image"; awl takes "text" blocks in prompts' },
+      { type: "input_error", line: 2, message: 'content block 0 (image) needs "source": {"type": "base64", "media_type": ..., "data": ...}' },
       { type: "input_error", line: 4, message: "the message is empty" },
     ]);
     expect(server.requests).toHaveLength(0);
     const wrong = await runAwl(["--input-format", "stream-json", "-p", "hi"], { env: env() });
     expect(wrong.code).toBe(2);
     expect(wrong.stderr).toContain("--input-format stream-json needs --output-format stream-json");
+  });
+
+  describe("images in prompts", () => {
+    const image = (media_type: string, data: string) => ({ type: "image", source: { type: "base64", media_type, data } });
+    // Bigger than the session's side-file threshold (64 KiB): a PNG header and filler.
+    const bigPng = Buffer.concat([Buffer.from(PNG_1X1, "base64").subarray(0, 16), Buffer.alloc(100_000, 7)]).toString("base64");
+
+    it("reach the OpenAI request as image_url parts, are saved (a big one beside the session) and sent again on -c", async () => {
+      server.enqueue(openaiAnswer("A red dot."), openaiAnswer("Still a dot."));
+      const home = tempDir("awl-home-");
+      // A model the catalogue knows: the images' tokens make awl check the window, which it would ask an unknown model's server.
+      const sameHome = { ...env(), AWL_MODEL: "gpt-4o", HOME: home, XDG_CONFIG_HOME: join(home, ".config") };
+      const first = await runAwl(FLAGS, { env: sameHome, cwd: home, input: `${user([{ type: "text", text: "What is this?" }, image("image/png", PNG_1X1), image("image/png", bigPng)])}\n` });
+      expect(first.stderr).toBe("");
+      expect(first.code).toBe(0);
+      const urls = (request: { json(): any }) =>
+        request.json().messages.flatMap((m: any) => (Array.isArray(m.content) ? m.content.filter((p: any) => p.type === "image_url").map((p: any) => p.image_url.url) : []));
+      expect(urls(server.requests[0]!)).toEqual([`data:image/png;base64,${PNG_1X1}`, `data:image/png;base64,${bigPng}`]);
+      const sessions = join(home, ".local", "share", "awl", "sessions");
+      const sideFiles = readdirSync(sessions, { recursive: true }).map(String).filter((f) => f.endsWith(".b64"));
+      expect(sideFiles).toHaveLength(1);
+      expect(readFileSync(join(sessions, sideFiles[0]!), "utf8")).toBe(bigPng);
+      const again = await runAwl(["-p", "-c", "And now?", "--output-format", "json"], { env: sameHome, cwd: home });
+      expect(again.stderr).toBe("");
+      expect(again.code).toBe(0);
+      expect(urls(server.requests[1]!)).toEqual(urls(server.requests[0]!));
+    });
+
+    it("reach the Anthropic request as base64 image blocks", async () => {
+      server.enqueue({ body: fixture("text.sse") });
+      const run = await runAwl(FLAGS, {
+        env: { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", AWL_MODEL: "claude-sonnet-4-5" },
+        input: `${user([image("image/png", PNG_1X1), { type: "text", text: "What is this?" }])}\n`,
+      });
+      expect(run.code).toBe(0);
+      const sent = server.requests[0]!.json().messages[0].content;
+      expect(sent[0]).toMatchObject({ type: "image", source: { type: "base64", media_type: "image/png", data: PNG_1X1 } });
+      expect(sent[1]).toMatchObject({ type: "text", text: "What is this?" });
+    });
+
+    it("a bad image is refused, naming the block and what is wrong; nothing is sent", async () => {
+      const run = await runAwl(FLAGS, { env: env(), input: `${user([{ type: "text", text: "see" }, image("image/jpeg", PNG_1X1)])}\n${user([image("image/tiff", PNG_1X1)])}\n` });
+      expect(run.code).toBe(2);
+      expect(run.stdout.trim().split("\n").map((l) => JSON.parse(l))).toEqual([
+        { type: "input_error", line: 1, message: "content block 1 (image) says image/jpeg, but its data is not a JPEG image" },
+        { type: "input_error", line: 2, message: 'content block 0 (image) has media type "image/tiff"; awl sends image/png, image/jpeg, image/gif, image/webp' },
+      ]);
+      expect(server.requests).toHaveLength(0);
+    });
   });
 });

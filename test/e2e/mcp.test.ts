@@ -123,11 +123,13 @@ describe("MCP in print mode", () => {
     const odd = join(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
     const modeFile = join(box.root, "mode");
     writeFileSync(modeFile, "normal");
-    userConfig({ odd: { command: process.execPath, args: [odd, `@${modeFile}`] } }, { mcp_startup_timeout_ms: 4000 });
+    // The first run lists the server's tools (a start-up timeout a loaded machine cannot miss)...
+    userConfig({ odd: { command: process.execPath, args: [odd, `@${modeFile}`] } }, { mcp_startup_timeout_ms: 60_000 });
     server.enqueue({ body: openaiText("First.") });
     expect((await box.awl(["--allow", "*", "-p", "hi"], { env: env() })).code).toBe(0);
     expect(toolNamesOffered("openai", server.requests[0]!)).toContain("odd_slow");
     // Next run the server never answers initialize: its cached tools are offered at once (no wait, no warning)...
+    userConfig({ odd: { command: process.execPath, args: [odd, `@${modeFile}`] } }, { mcp_startup_timeout_ms: 4000 });
     writeFileSync(modeFile, "silent");
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "odd_slow", input: { ms: 1 } }]) }, { body: openaiText("Second.") });
     const second = await box.awl(["--allow", "*", "-p", "hi"], { env: env() });

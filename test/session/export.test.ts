@@ -36,6 +36,7 @@ describe("export", () => {
     expect(md).toContain('```json\n{"path": "unterminated\n```'); // invalid input shown verbatim
     expect(md).toContain("**Tool error** for `toolu_2`:");
     expect(md).toContain("*[image: image/png, 9 bytes]*");
+    expect(md).toContain("List files, then fail once.\n\n*[image: image/gif, 15 bytes]*");
     expect(md).toContain("*Tokens: in 120, out 45, cache read 100*");
   });
 

@@ -28,7 +28,7 @@ export const NEW = { cwd: "/home/me/project", provider: "anthropic", model: "cla
 export function everyBlock(): Message[] {
   return [
     { role: "system", content: [{ type: "text", text: "You are terse." }] },
-    { role: "user", content: [{ type: "text", text: "List files, then fail once." }] },
+    { role: "user", content: [{ type: "text", text: "List files, then fail once." }, { type: "image", media_type: "image/gif", data: "R0lGODlhAQABAAAAACw=" }] },
     {
       role: "assistant",
       content: [

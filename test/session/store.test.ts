@@ -177,6 +177,27 @@ describe("side files", () => {
     expect(loaded.value.conversation.messages[2]).toEqual(say("after"));
   });
 
+  it("a prompt's large image goes to a side file; if that file is gone, the prompt says so in its place", () => {
+    const store = tempStore({ sideFileThreshold: 100 });
+    const image = "A".repeat(5000);
+    const prompt: Message = { role: "user", content: [{ type: "text", text: "look" }, { type: "image", media_type: "image/png", data: image }] };
+    const id = create(store, "/p", [prompt, say("after")]);
+    expect(readFileSync(store.path(id), "utf8")).toMatch(/"type":"image","media_type":"image\/png","data_file":"[0-9a-f]{64}\.b64"/);
+    const loaded = store.load(id);
+    if (!loaded.ok) throw new Error(loaded.error.message);
+    expect(loaded.value.conversation.messages[0]).toEqual(prompt);
+    const side = join(store.dir, `${id}.files`);
+    const [name] = readdirSync(side);
+    rmSync(join(side, name!));
+    const again = store.load(id);
+    if (!again.ok) throw new Error(again.error.message);
+    expect(again.value.warnings).toMatchObject([{ kind: "missing_side_file", path: join(side, name!) }]);
+    expect(again.value.conversation.messages[0]!.content).toEqual([
+      { type: "text", text: "look" },
+      { type: "text", text: `[awl: an image of this prompt was stored in ${join(side, name!)}, which is missing]` },
+    ]);
+  });
+
   it("large snapshots and details go to side files too", () => {
     const store = tempStore({ sideFileThreshold: 100 });
     const w = store.create(NEW);

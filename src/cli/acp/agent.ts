@@ -11,6 +11,7 @@ import {
   type AgentConnection,
   type ClientCapabilities,
   type InitializeResponse,
+  type McpServer,
   type PromptResponse,
   type SessionUpdate,
   type StopReason,
@@ -26,6 +27,7 @@ import { newSessionId } from "../../session/paths.js";
 import type { MeterSnapshot } from "../../usage/meter.js";
 import { awlVersion } from "../../version.js";
 import { openChatTools } from "../chat-tools.js";
+import { clientMcpServers } from "./mcp-servers.js";
 import { describeProviderError } from "../error-text.js";
 import type { CliOptions } from "../options.js";
 import { buildRuntime, type Runtime } from "../runtime.js";
@@ -68,12 +70,11 @@ export class AcpAgent {
         return this.initializeResponse();
       })
       .onRequest("session/new", async ({ params, client }) => {
-        if (params.mcpServers.length > 0) this.options.warn(`the client's MCP servers are not used yet (${params.mcpServers.map((s) => s.name).join(", ")})`);
-        const live = await this.open(client, params.cwd);
+        const live = await this.open(client, params.cwd, params.mcpServers);
         return { sessionId: live.id };
       })
       .onRequest("session/load", async ({ params, client }) => {
-        const live = await this.open(client, params.cwd, params.sessionId);
+        const live = await this.open(client, params.cwd, params.mcpServers ?? [], params.sessionId);
         const loaded = live.runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook)?.resumed;
         if (loaded) await replaySession(loaded, live.runtime.agent.tools, live.cwd, (update) => notify(client, live.id, update));
         return {};
@@ -105,15 +106,16 @@ export class AcpAgent {
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
       },
       agentInfo: { name: "awl", title: "awl", version: awlVersion() },
       authMethods: [],
     };
   }
 
-  /** A new session in `cwd`, or the saved session `resume` continued there. */
-  private async open(client: AgentContext, cwd: string, resume?: string): Promise<LiveSession> {
+  /** A new session in `cwd` with the client's MCP servers beside the configured ones, or the saved session `resume` continued there. */
+  private async open(client: AgentContext, cwd: string, mcpServers: readonly McpServer[], resume?: string): Promise<LiveSession> {
     if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path, got "${cwd}"`);
     if (resume !== undefined) {
       const open = this.sessions.get(resume);
@@ -131,7 +133,8 @@ export class AcpAgent {
     const base = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli: { ...this.options.cli, flags }, warn: this.options.warn };
     // A new session is named now; its file is created by its first prompt (no empty sessions are saved).
     const id = resume ?? newSessionId();
-    const tools = await openChatTools(base, { interactive: false }, clientTextHost(this.clientCapabilities, client, id));
+    const clientServers = clientMcpServers(mcpServers, cwd, process.env);
+    const tools = await openChatTools(base, { interactive: false, clientServers }, clientTextHost(this.clientCapabilities, client, id));
     if (!tools.ok) throw new RequestError(INTERNAL_ERROR, `${tools.error.message}; ${tools.error.hint}`);
     const built = await buildRuntime({ ...base, openedTools: tools.value });
     if (!built.ok) {

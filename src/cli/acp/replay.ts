@@ -1,6 +1,6 @@
 /**
  * `session/load`: a saved awl session told to the client as the updates it would have seen live: the user's
- * prompts as user chunks, the model's text and thinking as chunks, each tool call as a `tool_call` and its
+ * prompts (their text and images) as user chunks, the model's text and thinking as chunks, each tool call as a `tool_call` and its
  * end as a `tool_call_update`, its body drawn from its saved `ctx:show` snapshot by the tool's own `render`
  * (no tool runs), else the text the model got.
  */
@@ -25,6 +25,9 @@ export async function replaySession(session: LoadedSession, tools: ToolSet | und
           break;
         case "thinking":
           if (block.thinking !== "") send({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: block.thinking } });
+          break;
+        case "image":
+          send({ sessionUpdate: "user_message_chunk", content: { type: "image", mimeType: block.media_type, data: block.data } });
           break;
         case "tool_use": {
           uses.set(block.id, block);

@@ -9,6 +9,7 @@
  *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
  * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
+import type { PromptContent } from "../../agent-session/agent-session.js";
 import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
@@ -165,7 +166,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     }
   };
 
-  async function runTurn(text: string): Promise<void> {
+  async function runTurn(text: PromptContent): Promise<void> {
     // Loaded by now unless the turn comes from the command line: then it is worth the wait.
     await Promise.all([loadDisplayWidth(), loadMarkdown()]);
     turn = new AbortController();
@@ -215,7 +216,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (attachments.attached.length > 0) sink.dim(`(attached ${attachments.attached.join(", ")})\n`);
     for (const note of attachments.notes) sink.dim(`(${note})\n`);
     const ran = shellRuns.splice(0);
-    await runTurn([...ran, attachments.text].join("\n\n"));
+    const prompt = [...ran, attachments.text].join("\n\n");
+    await runTurn(attachments.images.length === 0 ? prompt : [{ type: "text", text: prompt }, ...attachments.images]);
   }
 
   async function runSlash(text: string): Promise<void> {

@@ -12,6 +12,7 @@ import {
   ABORT_NONE,
   ABORT_TIMEOUT,
   CONTROL_ABORT,
+  CONTROL_ABANDONED,
   CONTROL_LOADING,
   CONTROL_REPLY,
   CONTROL_SIZE,
@@ -34,6 +35,11 @@ import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration, TextHost,
 const EXIT_GRACE_MS = 1000;
 /** How long a stopped handler may take to unwind before its worker is terminated. */
 export const GRACE_MS = 200;
+/**
+ * How long a worker may take to start (Node's worker, the Lua runtime) before its first extension loads: not an
+ * extension's load time, and generous, since a busy machine can take seconds for it.
+ */
+const WORKER_BOOT_TIMEOUT_MS = 30_000;
 /** How often the load watchdog looks at the worker's progress. */
 const WATCHDOG_TICK_MS = 250;
 
@@ -108,9 +114,25 @@ export class WorkerSlot {
    * Starts a worker and waits until it has loaded every extension. The worker starts at once: Node's start of a
    * thread and the worker's own modules take longer than compiling `module`, which it gets when it is ready.
    */
-  static start(module: Promise<WasmModule>, settings: SlotSettings, log: LogSink, textHost?: TextHost): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+  static start(
+    module: Promise<WasmModule>,
+    settings: SlotSettings,
+    log: LogSink,
+    textHost?: TextHost,
+    created?: (slot: WorkerSlot) => void,
+  ): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     const slot = new WorkerSlot(settings, log, textHost);
+    created?.(slot);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
+  }
+
+  /**
+   * Gives up a start whose worker has not run any extension's code yet (it then runs none, and loads nothing):
+   * true when that is so, false when extension code has run or is running (its on_unload hooks are owed).
+   */
+  abandon(): boolean {
+    const was = Atomics.compareExchange(this.control, CONTROL_LOADING, 0, CONTROL_ABANDONED);
+    return was === 0 || was === CONTROL_ABANDONED;
   }
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
@@ -139,7 +161,7 @@ export class WorkerSlot {
         if (now !== seen) {
           seen = now;
           since = Date.now();
-        } else if (Date.now() - since > this.settings.loadTimeoutMs + 2000) {
+        } else if (Date.now() - since > (now === 0 ? WORKER_BOOT_TIMEOUT_MS : this.settings.loadTimeoutMs + 2000)) {
           clearInterval(watchdog);
           void this.terminate();
           const limit = this.settings.loadTimeoutMs / 1000;

@@ -13,7 +13,8 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 
-export type McpConfigSource = "user" | "project";
+/** Where a server is configured: the user's config, the project's `.mcp.json`, or an ACP client's `session/new`. */
+export type McpConfigSource = "user" | "project" | "client";
 
 export type McpTransportConfig =
   | { type: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd: string }
@@ -41,8 +42,18 @@ export const MCP_JSON = ".mcp.json";
 
 const ENTRY_KEYS = new Set(["type", "command", "args", "env", "cwd", "url", "headers", "timeout", "disabled"]);
 
-/** The servers of one `mcpServers` object; `where` names the file in messages. */
-export function parseMcpServers(value: unknown, options: { source: McpConfigSource; file: string; baseDir: string; env: NodeJS.ProcessEnv }): McpServerConfig[] {
+interface ParseOptions {
+  source: McpConfigSource;
+  /** Names where the entries come from in messages. */
+  file: string;
+  baseDir: string;
+  env: NodeJS.ProcessEnv;
+  /** `${VAR}` expansion in values (files written by hand); off for values a program passes as they are. */
+  expand?: boolean;
+}
+
+/** The servers of one `mcpServers` object; `file` names where they come from in messages. */
+export function parseMcpServers(value: unknown, options: ParseOptions): McpServerConfig[] {
   const { source, file } = options;
   if (value === undefined) return [];
   if (!isObject(value)) {
@@ -51,7 +62,7 @@ export function parseMcpServers(value: unknown, options: { source: McpConfigSour
   return Object.entries(value).map(([name, entry]) => parseEntry(name, entry, options));
 }
 
-function parseEntry(name: string, entry: unknown, options: { source: McpConfigSource; file: string; baseDir: string; env: NodeJS.ProcessEnv }): McpServerConfig {
+function parseEntry(name: string, entry: unknown, options: ParseOptions): McpServerConfig {
   const { source, file, baseDir, env } = options;
   const fingerprint = createHash("sha256").update(JSON.stringify(entry ?? null)).digest("hex").slice(0, 16);
   const base = { name, source, file, disabled: false, fingerprint };
@@ -70,7 +81,7 @@ function parseEntry(name: string, entry: unknown, options: { source: McpConfigSo
   }
   const done = (transport: McpTransportConfig): McpServerConfig => ({ ...base, disabled, transport, ...(timeoutMs !== undefined && { timeoutMs }) });
   try {
-    const expand = (text: string, key: string): string => expandVariables(text, env, key);
+    const expand = (text: string, key: string): string => (options.expand === false ? text : expandVariables(text, env, key));
     const type = entry.type ?? (entry.url !== undefined ? "http" : "stdio");
     if (type === "stdio") {
       if (typeof entry.command !== "string" || entry.command.trim() === "") return fail('needs "command": the program to run');
@@ -156,9 +167,12 @@ export function readMcpJson(cwd: string, env: NodeJS.ProcessEnv): { file: string
   return { file, servers: parseMcpServers(servers ?? {}, { source: "project", file, baseDir: cwd, env }) };
 }
 
-/** User servers, then the project's `.mcp.json` ones; a project server replaces a user one of the same name. */
-export function mergeServers(user: readonly McpServerConfig[], project: readonly McpServerConfig[]): McpServerConfig[] {
+/**
+ * User servers, then the project's `.mcp.json` ones, then an ACP client's: a later one replaces an earlier one of
+ * the same name.
+ */
+export function mergeServers(user: readonly McpServerConfig[], project: readonly McpServerConfig[], client: readonly McpServerConfig[] = []): McpServerConfig[] {
   const byName = new Map<string, McpServerConfig>();
-  for (const server of [...user, ...project]) byName.set(server.name, server);
+  for (const server of [...user, ...project, ...client]) byName.set(server.name, server);
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }

@@ -6,7 +6,7 @@
  * other tools are offered.
  */
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../../tools/spill.js";
-import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../../tools/types.js";
+import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../../tools/types.js";
 import type { SecretScrubber } from "../../util/secrets.js";
 import type { McpServerConfig } from "./config.js";
 import { McpConnection, type McpServerState, type McpToolInfo } from "./connection.js";
@@ -154,9 +154,12 @@ export class McpToolSet implements ToolSet {
     return () => this.listeners.delete(listener);
   }
 
-  /** A tool call may be coming: servers whose start was deferred start now. */
-  prewarm(): void {
-    this.startAll();
+  /**
+   * A tool call may be coming: servers whose start was deferred start now; not merely because a request offering
+   * tools went out (`request`): starting a server is a process, and most replies need no tool.
+   */
+  prewarm(why?: PrewarmReason): void {
+    if (why !== "request") this.startAll();
   }
 
   /** The tools offered since the last `refresh()`, sorted by name. */

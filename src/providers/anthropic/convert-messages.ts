@@ -9,7 +9,7 @@
  * - empty text blocks are dropped (the API rejects them), then messages left empty are dropped and
  *   consecutive same-role messages merged; in a user message tool_result blocks come first, as the API requires.
  */
-import type { ContentBlock, ToolResultBlock } from "../../model/blocks.js";
+import type { ContentBlock, ImageData, ToolResultBlock } from "../../model/blocks.js";
 import { MessageMemo } from "../../model/message-memo.js";
 import type { Message } from "../../model/message.js";
 import { RawJson, stringifyWithRaw } from "./raw-json.js";
@@ -243,7 +243,13 @@ function convertBlock(block: ContentBlock, role: "user" | "assistant", id: strin
       return { type: "tool_use", id, name: block.name, input: toolInput(block.input) };
     case "tool_result":
       return toolResult(block, id);
+    case "image":
+      return role === "user" ? imageJSON(block) : undefined;
   }
+}
+
+function imageJSON(image: ImageData): WireBlock {
+  return { type: "image", source: { type: "base64", media_type: image.media_type, data: image.data } };
 }
 
 /**
@@ -269,8 +275,7 @@ function toolResult(block: ToolResultBlock, id: string): WireBlock {
   if (block.images && block.images.length > 0) {
     const content: WireBlock[] = [];
     if (block.content !== "") content.push({ type: "text", text: block.content });
-    for (const image of block.images)
-      content.push({ type: "image", source: { type: "base64", media_type: image.media_type, data: image.data } });
+    for (const image of block.images) content.push(imageJSON(image));
     wire.content = content;
   } else if (block.content !== "") {
     wire.content = block.content;

@@ -25,7 +25,7 @@ export interface Compat {
   /**
    * Images returned by tools: sent as a user message with `image_url` parts right after the tool messages
    * (vision models on OpenAI, OpenRouter, vLLM), or, when false, dropped with a note in the tool's text
-   * (DeepSeek's API takes no images).
+   * (DeepSeek's API takes no images). The same goes for images in a user's prompt.
    */
   toolResultImages: boolean;
 }

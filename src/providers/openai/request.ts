@@ -4,7 +4,7 @@
  * caches hit. Each message's wire JSON is cached between requests ({@link ChatWireCache}), so a long session's
  * request costs the serialising of its new messages, not of the whole history.
  */
-import type { ImageData, ToolResultBlock, ToolUseBlock } from "../../model/blocks.js";
+import type { ImageBlock, ImageData, ToolResultBlock, ToolUseBlock } from "../../model/blocks.js";
 import type { Conversation } from "../../model/conversation.js";
 import type { Message } from "../../model/message.js";
 import { MessageMemo } from "../../model/message-memo.js";
@@ -42,7 +42,9 @@ interface ChatFragment {
   lead: string;
   /** A user message's text, sent last; it joins a user text right before it, a blank line between. */
   text?: string;
-  /** `text` as a wire message of its own. */
+  /** A user message's images, sent after its text (and joining with it). */
+  images?: ImageData[];
+  /** `text` (and `images`) as a wire message of its own. */
   textJSON?: string;
 }
 
@@ -89,9 +91,9 @@ function messagesJSON(messages: readonly Message[], compat: Compat, cache: ChatW
   // A user text waits here until it is known whether the next message's text joins it: consecutive user texts (a
   // prompt whose turn got no answer, then the next) go as one message, since many chat templates (Mistral, Gemma,
   // DeepSeek's reasoner) reject two user messages in a row.
-  let pending: { text: string; json: string | undefined } | undefined;
+  let pending: { text: string; images: ImageData[]; json: string | undefined } | undefined;
   const flush = (): void => {
-    if (pending) emit(pending.json ?? JSON.stringify({ role: "user", content: pending.text }));
+    if (pending) emit(pending.json ?? userJSON(pending.text, pending.images));
     pending = undefined;
   };
   for (const message of messages) {
@@ -105,10 +107,11 @@ function messagesJSON(messages: readonly Message[], compat: Compat, cache: ChatW
       emit(fragment.lead);
     }
     if (fragment.text === undefined) continue;
-    if (pending && fragment.lead === "") pending = { text: `${pending.text}\n\n${fragment.text}`, json: undefined };
+    const images = fragment.images ?? [];
+    if (pending && fragment.lead === "") pending = { text: [pending.text, fragment.text].filter((t) => t !== "").join("\n\n"), images: [...pending.images, ...images], json: undefined };
     else {
       flush();
-      pending = { text: fragment.text, json: fragment.textJSON };
+      pending = { text: fragment.text, images, json: fragment.textJSON };
     }
   }
   flush();
@@ -134,19 +137,29 @@ function convertMessage(message: Message, compat: Compat): ChatFragment {
   }
   // Tool messages take text only, so their images follow as one user message.
   if (images.length > 0)
-    out.push({
-      role: "user",
-      content: [
-        { type: "text", text: "Images returned by the tool calls above:" },
-        ...images.map((image) => ({ type: "image_url", image_url: { url: `data:${image.media_type};base64,${image.data}` } })),
-      ],
-    });
+    out.push({ role: "user", content: [{ type: "text", text: "Images returned by the tool calls above:" }, ...images.map(imagePart)] });
   const fragment: ChatFragment = { compat, lead: out.map((wire) => JSON.stringify(wire)).join(",") };
-  if (message.content.some((b) => b.type === "text")) {
+  let prompted = message.content.filter((b): b is ImageBlock => b.type === "image");
+  if (message.content.some((b) => b.type === "text") || prompted.length > 0) {
     fragment.text = joinedText(message, "\n\n");
-    fragment.textJSON = JSON.stringify({ role: "user", content: fragment.text });
+    if (prompted.length > 0 && !compat.toolResultImages) {
+      fragment.text = [fragment.text, `[${prompted.length} image(s) of this message were left out: this endpoint does not accept images]`].filter((t) => t !== "").join("\n\n");
+      prompted = [];
+    }
+    if (prompted.length > 0) fragment.images = prompted;
+    fragment.textJSON = userJSON(fragment.text, prompted);
   }
   return fragment;
+}
+
+/** A user message: its text as a string, or, with images, as content parts (text first). */
+function userJSON(text: string, images: readonly ImageData[]): string {
+  if (images.length === 0) return JSON.stringify({ role: "user", content: text });
+  return JSON.stringify({ role: "user", content: [...(text === "" ? [] : [{ type: "text", text }]), ...images.map(imagePart)] });
+}
+
+function imagePart(image: ImageData): { type: "image_url"; image_url: { url: string } } {
+  return { type: "image_url", image_url: { url: `data:${image.media_type};base64,${image.data}` } };
 }
 
 function convertAssistant(message: Message, compat: Compat): WireMessage {

@@ -79,6 +79,8 @@ function streamedText(block: ContentBlock): string {
       return block.input;
     case "tool_result":
       return block.content;
+    case "image":
+      return ""; // a model does not stream images
   }
 }
 

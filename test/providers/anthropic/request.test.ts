@@ -4,6 +4,7 @@ import type { Message } from "../../../src/model/message.js";
 import { buildMessagesRequest, defaultMaxTokens, messagesUrl, type AnthropicRequestSettings } from "../../../src/providers/anthropic/request.js";
 import { isProviderError } from "../../../src/providers/errors.js";
 import type { ToolSpec } from "../../../src/providers/types.js";
+import { PNG_1X1 } from "../../support/images.js";
 
 const SETTINGS: AnthropicRequestSettings = { model: "claude-sonnet-4-5", baseUrl: "https://api.anthropic.com", apiKey: "sk-ant-test" };
 const EPHEMERAL = { type: "ephemeral" };
@@ -94,6 +95,19 @@ describe("Anthropic request", () => {
     expect(first.body).toContain(`{"name":"count","description":"Count.","input_schema":${schema},"cache_control":{"type":"ephemeral"}}`);
     expect(first.body).toContain('{"name":"read","description":"Read a file.","input_schema":{"type":"object","properties":{}}}');
     expect(build([user("hi")], {}, tools).body).toBe(first.body);
+  });
+
+  it("sends a prompt's images as base64 image blocks in its user message, in their place", () => {
+    const request = build([{ role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image", media_type: "image/png", data: PNG_1X1 }] }]);
+    expect(request.json.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "what is this?" },
+          { type: "image", source: { type: "base64", media_type: "image/png", data: PNG_1X1 }, cache_control: EPHEMERAL },
+        ],
+      },
+    ]);
   });
 
   it("sends tool results as tool_result blocks on one user message, with is_error and images", () => {

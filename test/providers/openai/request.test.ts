@@ -3,6 +3,7 @@ import { Conversation, toolResult } from "../../../src/model/conversation.js";
 import { resolveCompat, type Compat } from "../../../src/providers/openai/compat.js";
 import { buildChatRequestBody } from "../../../src/providers/openai/request.js";
 import type { ToolSpec } from "../../../src/providers/types.js";
+import { PNG_1X1 } from "../../support/images.js";
 
 const compat = (baseUrl = "http://localhost:8080/v1", overrides: Record<string, unknown> = {}): Compat => {
   const resolved = resolveCompat(baseUrl, overrides);
@@ -61,6 +62,30 @@ describe("buildChatRequestBody", () => {
       { role: "tool", tool_call_id: "call_1", content: "noon" },
       { role: "user", content: "third" },
     ]);
+  });
+
+  it("sends a prompt's images as image_url parts after its text, joined with a user text before it; a note where images are not taken", () => {
+    const c = new Conversation();
+    c.addUserMessage("first");
+    c.addMessage({ role: "user", content: [{ type: "text", text: "what is this?" }, { type: "image", media_type: "image/png", data: PNG_1X1 }] });
+    c.addMessage({ role: "user", content: [{ type: "image", media_type: "image/png", data: PNG_1X1 }] });
+    const url = `data:image/png;base64,${PNG_1X1}`;
+    const body = JSON.parse(buildChatRequestBody(c, [], { model: "m" }, compat()) as string);
+    expect(body.messages).toEqual([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "first\n\nwhat is this?" },
+          { type: "image_url", image_url: { url } },
+          { type: "image_url", image_url: { url } },
+        ],
+      },
+    ]);
+    const alone = new Conversation();
+    alone.addMessage({ role: "user", content: [{ type: "image", media_type: "image/png", data: PNG_1X1 }] });
+    expect(JSON.parse(buildChatRequestBody(alone, [], { model: "m" }, compat()) as string).messages).toEqual([{ role: "user", content: [{ type: "image_url", image_url: { url } }] }]);
+    const deepseek = JSON.parse(buildChatRequestBody(alone, [], { model: "m" }, compat("https://api.deepseek.com/v1")) as string);
+    expect(deepseek.messages).toEqual([{ role: "user", content: "[1 image(s) of this message were left out: this endpoint does not accept images]" }]);
   });
 
   it("writes model, stream, usage option, messages and tools with the schema bytes verbatim", () => {
