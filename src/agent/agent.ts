@@ -19,9 +19,8 @@ export const DEFAULT_MAX_STEPS = 50;
 
 /**
  * A model call that offers tools and is still unanswered after this long is a model at work (a local server
- * answers within a few ms, a hosted model's first byte takes ~300 ms and more): the tools start meanwhile
- * (`ToolSet.prewarm`), so a tool call that comes does not wait for them (Lua workers take ~100–300 ms), while a
- * reply that comes at once never pays for them.
+ * answers within a few ms, a hosted model's first byte takes ~300 ms and more): the tools hear it ("slow"), so
+ * hosts that start only for a likely call (MCP servers) start meanwhile; Lua workers start at the request itself.
  */
 export const PREWARM_AFTER_MS = 250;
 
@@ -148,7 +147,7 @@ export class Agent {
       if (uses.length === 0) return end(step.message.stop_reason ?? "end_turn");
       // The tools' own start gets under way first (a worker thread then boots beside this one): checking the
       // calls loads ajv, which holds this thread for tens of ms.
-      await this.tools?.prewarm?.();
+      await this.tools?.prewarm?.("tool_use");
 
       const records = await runToolBatch(uses, this.tools, signal, receiver);
       append({ role: "user", content: records.map((r) => r.result) });
@@ -169,14 +168,22 @@ export class Agent {
     }
   }
 
-  /** One model call; tools that can prewarm start if it is slow to answer (and at its first tool_use block). */
+  /**
+   * One model call. Tools that can prewarm hear of it as soon as the request is on its way ("request": after the
+   * provider has begun it, in the next turn of the event loop, so their start-up work never comes before the
+   * request's own), again if it is slow to answer ("slow"), and at its first tool_use block ("tool_use").
+   */
   private async callModel(conversation: Conversation, receiver: Receiver, tools: readonly ToolSpec[], signal: AbortSignal): Promise<StepResult> {
     const toolSet = this.tools;
-    const timer = toolSet?.prewarm && tools.length > 0 ? setTimeout(() => toolSet.prewarm?.(), PREWARM_AFTER_MS) : undefined;
+    const system = systemPrompt(this.system, toolSet?.instructions?.() ?? []);
+    const step = this.provider.streamStep(conversation, receiver, { tools, signal, ...(system && { system }) });
+    const prewarming = toolSet?.prewarm && tools.length > 0;
+    const soon = prewarming ? setImmediate(() => void toolSet.prewarm?.("request")) : undefined;
+    const timer = prewarming ? setTimeout(() => void toolSet.prewarm?.("slow"), PREWARM_AFTER_MS) : undefined;
     try {
-      const system = systemPrompt(this.system, toolSet?.instructions?.() ?? []);
-      return await this.provider.streamStep(conversation, receiver, { tools, signal, ...(system && { system }) });
+      return await step;
     } finally {
+      if (soon) clearImmediate(soon);
       clearTimeout(timer);
     }
   }
@@ -190,7 +197,7 @@ export class Agent {
     return {
       onMessageStart: (role) => receiver.onMessageStart?.(role),
       onBlockStart: (type, index, meta) => {
-        if (type === "tool_use") tools?.prewarm?.();
+        if (type === "tool_use") void tools?.prewarm?.("tool_use");
         receiver.onBlockStart?.(type, index, meta);
       },
       onContentDelta: (index, delta) => receiver.onContentDelta?.(index, delta),

@@ -4,10 +4,9 @@
  * result limit (spilled to a file when longer).
  *
  * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs, and
- * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`. The
- * agent calls it when the model starts streaming a tool call, or when a model call offering tools is still
- * unanswered after PREWARM_AFTER_MS (src/agent/agent.ts); not beside every first request: measured, that delays
- * the request itself and the exit by ~30–80 ms on two cores, for replies that need no tool at all.
+ * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`, which
+ * the agent calls as soon as a request offering tools is on its way (src/agent/agent.ts). A reply that needs no
+ * tool does not wait for that start at exit: a start no extension code has run in yet is given up (`unload`).
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
@@ -32,7 +31,7 @@ import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistration, ProcessSandbox, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
-import { readVersion } from "./versions.js";
+import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
 import { readEnablement } from "./enablement.js";
 import { readMetadata, type CapabilityMetadata } from "./metadata.js";
 import type { FolderWatcher } from "./watch.js";
@@ -123,6 +122,8 @@ interface Loading {
 
 export class LuaToolSet implements ToolSet {
   /** The load, once started; every call waits for it. */
+  /** The workers were started by `prewarm()` alone: no call, render or listing has waited for them yet. */
+  private speculative = false;
   private loading: Loading | undefined;
   /** Creates the pool and starts its load, resolving with the rest of it (nothing to load without extensions). */
   private beginLoad: () => Promise<{ rest: Promise<void> }> = async () => ({ rest: Promise.resolve() });
@@ -229,12 +230,13 @@ export class LuaToolSet implements ToolSet {
       // The extensions as found when the load begins (a change seen before that is part of it).
       const extensions = toolSet.discovery.extensions;
       if (extensions.length === 0) return { rest: Promise.resolve() };
+      const versions = new Map<string, ExtensionVersion>();
       const keys = toolSet.cacheKeys;
       let pool: LuaPool;
       try {
         // The bundled extensions load last: the user's own come first (SPEC §4).
         const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
-        pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e)) });
+        pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)) });
       } catch (error) {
         toolSet.apply(failedLoad(extensions, error));
         return { rest: Promise.resolve() };
@@ -248,7 +250,7 @@ export class LuaToolSet implements ToolSet {
           const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
           const snapshot = { ...loaded, tools, unavailable };
           toolSet.apply(snapshot);
-          toolSet.noteVersions(extensions);
+          toolSet.noteVersions(extensions, versions);
           if (cachePath !== false && keys && !sameSnapshot(snapshot, cached)) writeToolCache(cachePath, keys, snapshot);
         },
         (error: unknown) => toolSet.apply(failedLoad(extensions, error)),
@@ -296,6 +298,7 @@ export class LuaToolSet implements ToolSet {
    * this starts it.
    */
   loaded(): Promise<void> {
+    this.speculative = false;
     return this.startLoading().done;
   }
 
@@ -308,10 +311,13 @@ export class LuaToolSet implements ToolSet {
   }
 
   /**
-   * Starts the Lua workers now (e.g. when the model starts streaming a tool call), so the call does not pay their
-   * start-up; resolves once the first worker is starting, not when it is ready. Calls start them anyway.
+   * Starts the Lua workers now (the agent does so as soon as it sends a request offering tools), so a call that
+   * comes does not pay their start-up; resolves once the first worker is starting, not when it is ready. Calls
+   * start them anyway. A start that only a prewarm asked for is given up at exit if no extension's code has run
+   * yet (see unload), so a reply that needs no tool does not wait for it.
    */
   prewarm(): Promise<void> {
+    if (!this.loading) this.speculative = true;
     return this.startLoading().begun;
   }
 
@@ -403,18 +409,19 @@ export class LuaToolSet implements ToolSet {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** The entry the pool loads for an extension: its text as read now. */
-  private entryOf(extension: DiscoveredExtension): ExtensionEntry {
+  /** The entry the pool loads for an extension: its text as read now (the version read goes into `versions`). */
+  private entryOf(extension: DiscoveredExtension, versions: Map<string, ExtensionVersion>): ExtensionEntry {
     const version = readVersion(extension);
+    versions.set(extension.name, version);
     return { ...toEntry(extension), ...(version.source && { source: version.source }) };
   }
 
-  /**
-   * Notes the versions serving, read once they loaded: what an extension writes into its own folder while it
-   * loads (a generated module) is part of its version, so it never reloads itself.
-   */
-  private noteVersions(extensions: readonly DiscoveredExtension[]): void {
-    for (const extension of extensions) this.versions.set(extension.name, readVersion(extension).key);
+  /** Notes the versions serving once they loaded (`loaded`: as read for the load; see settledVersion). */
+  private noteVersions(extensions: readonly DiscoveredExtension[], loaded: Map<string, ExtensionVersion>): void {
+    for (const extension of extensions) {
+      const version = loaded.get(extension.name);
+      this.versions.set(extension.name, version ? settledVersion(extension, version) : readVersion(extension).key);
+    }
   }
 
   /** One round of hot reload: finds the extensions again and loads those that changed (`all`: every one). */
@@ -436,13 +443,13 @@ export class LuaToolSet implements ToolSet {
     }
     await this.loaded();
     const load: ExtensionEntry[] = [];
-    const keys = new Map<string, string>();
+    const versions = new Map<string, ExtensionVersion>();
     for (const extension of discovery.extensions) {
       const version = readVersion(extension);
       const known = before.get(extension.name);
       const same = known?.file === extension.file && (version.key === this.versions.get(extension.name) || version.key === this.attempted.get(extension.name));
       if (same && !all) continue;
-      keys.set(extension.name, version.key);
+      versions.set(extension.name, version);
       load.push({ ...toEntry(extension), ...(version.source && { source: version.source }) });
     }
     const remove = [...before.keys()].filter((name) => !discovery.extensions.some((e) => e.name === name));
@@ -451,7 +458,7 @@ export class LuaToolSet implements ToolSet {
 
     const results = await this.pool.reload(load, remove);
     const failed = new Set<string>();
-    await Promise.all(results.map((result) => this.applyReloaded(result, keys.get(result.extension)!, failed)));
+    await Promise.all(results.map((result) => this.applyReloaded(result, versions.get(result.extension)!, failed)));
     for (const name of remove) this.forget(name);
     this.offered = undefined;
     this.writeCache();
@@ -459,11 +466,11 @@ export class LuaToolSet implements ToolSet {
   }
 
   /** Takes one extension's reload result: its new tools, or the error (an older version may keep serving). */
-  private async applyReloaded(result: ReloadResult, key: string, failed: Set<string>): Promise<void> {
+  private async applyReloaded(result: ReloadResult, version: ExtensionVersion, failed: Set<string>): Promise<void> {
     const name = result.extension;
     if ("error" in result) {
       failed.add(name);
-      this.attempted.set(name, key);
+      this.attempted.set(name, version.key);
       const serving = this.registrations.has(name) && !this.loadErrors.some((e) => e.extension === name);
       if (serving) this.reloadErrors.set(name, result.error.message);
       else this.loadErrors = [...this.loadErrors.filter((e) => e.extension !== name), result.error];
@@ -471,7 +478,7 @@ export class LuaToolSet implements ToolSet {
     }
     const [tools, unavailable] = await Promise.all([withSchemaChecks(result.tools), this.checkAvailability(result.tools)]);
     const extension = this.discovery.extensions.find((e) => e.name === name);
-    this.versions.set(name, extension ? readVersion(extension).key : key);
+    this.versions.set(name, extension ? settledVersion(extension, version) : version.key);
     this.attempted.delete(name);
     this.reloadErrors.delete(name);
     this.loadErrors = this.loadErrors.filter((e) => e.extension !== name);
@@ -712,6 +719,11 @@ export class LuaToolSet implements ToolSet {
   async unload(): Promise<void> {
     await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
+    if (pool && this.speculative && pool.abandonStart()) {
+      // Only a prewarm started the workers and none has run an extension's code: none will, no hook is owed.
+      this.closing = true;
+      return;
+    }
     await pool?.load();
     await pool?.unload();
   }

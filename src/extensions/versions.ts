@@ -36,3 +36,15 @@ export function readVersion(extension: DiscoveredExtension): ExtensionVersion {
   }
   return { source, key: hash.digest("hex") };
 }
+
+/**
+ * The version to note once `loaded` (read just before the load) has loaded: the one on disk now, since what an
+ * extension writes into its own folder while it loads (a generated module) is part of its version and must never
+ * reload it; unless its entry point's text changed meanwhile, an edit saved during the load, which the next refresh
+ * then loads (the newest version wins).
+ */
+export function settledVersion(extension: DiscoveredExtension, loaded: ExtensionVersion): string {
+  const now = readVersion(extension);
+  const sameEntry = loaded.source && now.source ? Buffer.compare(loaded.source, now.source) === 0 : loaded.source === now.source;
+  return sameEntry ? now.key : loaded.key;
+}

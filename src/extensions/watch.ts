@@ -4,6 +4,7 @@
  * that writes a cache or a log into its own folder never triggers a reload. Saves that come in a burst (an
  * editor's temp file and rename, a formatter, `git checkout`) give one notice, after QUIET_MS without events.
  */
+import { existsSync } from "node:fs";
 import type { FSWatcher } from "chokidar";
 
 /** The quiet time that ends a burst of file events: short enough to feel immediate, long enough for a rename dance. */
@@ -21,7 +22,11 @@ export interface WatchOptions {
   quietMs?: number;
 }
 
-/** Watches `folders` (those that do not exist are skipped) recursively; resolves once the watch is in place. */
+/**
+ * Watches `folders` recursively; resolves once the watch is in place. A folder that does not exist yet is watched
+ * for its creation, but only once the others are watched: chokidar, given a missing path beside existing ones,
+ * reports itself ready before the existing ones are watched, and a save made right then was lost.
+ */
 export async function watchFolders(folders: readonly string[], options: WatchOptions): Promise<FolderWatcher> {
   const { watch } = await import("chokidar");
   const quietMs = options.quietMs ?? QUIET_MS;
@@ -29,7 +34,9 @@ export async function watchFolders(folders: readonly string[], options: WatchOpt
   let reported = false;
   // The folders themselves may be hidden (`.awl`); what is hidden below them is not watched.
   const watched = new Set(folders);
-  const watcher: FSWatcher = watch([...folders], {
+  const existing = folders.filter((folder) => existsSync(folder));
+  const missing = folders.filter((folder) => !existing.includes(folder));
+  const watcher: FSWatcher = watch(existing.length > 0 ? existing : missing, {
     ignoreInitial: true,
     persistent: false,
     depth: 16,
@@ -48,6 +55,7 @@ export async function watchFolders(folders: readonly string[], options: WatchOpt
     options.onProblem(describeWatchError(error as NodeJS.ErrnoException));
   });
   await new Promise<void>((resolve) => watcher.once("ready", resolve));
+  if (existing.length > 0 && missing.length > 0) watcher.add(missing);
   return {
     close: async () => {
       clearTimeout(timer);

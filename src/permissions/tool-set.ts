@@ -8,7 +8,7 @@
  * Asks come one at a time (parallel calls that ask wait their turn, while calls that need no ask run).
  */
 import { parseToolInput } from "../model/blocks.js";
-import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
+import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import type { Decision, PermissionEngine } from "./engine.js";
 import { parseRule, type Rule } from "./rules.js";
 import { TRUST_FLAG } from "./trust.js";
@@ -71,14 +71,14 @@ export class PermissionToolSet implements ToolSet {
     readonly engine: PermissionEngine,
     private readonly options: PermissionToolSetOptions = {},
   ) {
-    if (inner.prewarm) this.prewarm = () => inner.prewarm!();
+    if (inner.prewarm) this.prewarm = (why) => inner.prewarm!(why);
     if (inner.render) this.render = (name, state, view) => inner.render!(name, state, view);
     // MCP servers start, and reloads apply, on the inner set's refresh: the layer must pass it on.
     if (inner.refresh) this.refresh = () => inner.refresh!();
     if (inner.instructions) this.instructions = () => inner.instructions!();
   }
 
-  prewarm?(): void | Promise<void>;
+  prewarm?(why?: PrewarmReason): void | Promise<void>;
   refresh?(): Promise<void>;
   instructions?(): readonly string[];
   render?(toolName: string, state: unknown, view: ToolRenderView): Promise<string | string[] | undefined>;

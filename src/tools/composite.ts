@@ -4,7 +4,7 @@
  * MCP names avoid Lua's, see src/extensions/mcp/names.ts). Calls and renders go to the part that offers the
  * tool; prewarm, refresh and instructions go to every part.
  */
-import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "./types.js";
+import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "./types.js";
 
 export class CompositeToolSet implements ToolSet {
   private merged: { from: (readonly ToolDefinition[])[]; tools: ToolDefinition[]; owner: Map<string, ToolSet> } | undefined;
@@ -29,8 +29,8 @@ export class CompositeToolSet implements ToolSet {
     return tools;
   }
 
-  prewarm(): Promise<void> {
-    return Promise.all(this.parts.map((p) => p.prewarm?.())).then(() => undefined);
+  prewarm(why?: PrewarmReason): Promise<void> {
+    return Promise.all(this.parts.map((p) => p.prewarm?.(why))).then(() => undefined);
   }
 
   /** Every part's instructions, the parts in their order. */

@@ -59,16 +59,24 @@ export type ToolOutcome =
   | { status: "timeout"; timeout_ms: number }
   | { status: "cancelled" };
 
+/**
+ * Why the agent asks the tools to start: a request offering them is on its way (`request`: cheap starts only, as
+ * most replies need no tool), that request is still unanswered after a while (`slow`: a model at work), or the
+ * model is streaming a tool call (`tool_use`).
+ */
+export type PrewarmReason = "request" | "slow" | "tool_use";
+
 /** What the agent needs from a tool host. */
 export interface ToolSet {
   /** Tools to offer the model, in a deterministic order. */
   definitions(): readonly ToolDefinition[];
   /**
-   * Optional: a tool call is on its way (the model started streaming one) or may be (a model call offering tools
-   * is slow to answer), so start whatever the tools need to run (e.g. Lua workers) without waiting for it to end.
-   * May return a promise that settles once that start is under way (e.g. the worker threads exist); never rejects.
+   * Optional: a tool call is on its way or may be, so start whatever the tools need to run (e.g. Lua workers)
+   * without waiting for it to end; `why` says how likely it is (see {@link PrewarmReason}), and each host decides
+   * what is worth starting for it. May return a promise that settles once that start is under way (e.g. the worker
+   * threads exist); never rejects.
    */
-  prewarm?(): void | Promise<void>;
+  prewarm?(why?: PrewarmReason): void | Promise<void>;
   /**
    * Optional: applies pending changes (extension reloads, MCP `list_changed`, servers that became ready,
    * enable/disable) so that `definitions()` is current. The agent awaits it before every model call (the first of

@@ -328,18 +328,27 @@ describe("Agent.runStep", () => {
     expect(result.stop_reason).toBe("end_turn");
   });
 
-  it("prewarms the tools when a model call that offers them is slow to answer, never when it answers in time", async () => {
-    vi.useFakeTimers();
+  it("prewarms the tools once the request is begun, again when it is slow to answer, never without tools", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate"] });
     try {
       let answer!: (result: StepResult) => void;
-      const provider: Provider = { name: "p", model: "m", streamStep: () => new Promise((resolve) => (answer = resolve)) };
-      let prewarms = 0;
+      const heard: string[] = [];
+      const provider: Provider = {
+        name: "p",
+        model: "m",
+        streamStep: () => {
+          heard.push("asked");
+          return new Promise((resolve) => (answer = resolve));
+        },
+      };
+      let prewarms = 0; // the "slow" ones
       const tools = new FakeTools([{ name: "sleep" }], () => Promise.resolve({ status: "result", content: "", is_error: false }));
-      Object.assign(tools, { prewarm: () => prewarms++ });
+      Object.assign(tools, { prewarm: (why: string) => (why === "slow" ? prewarms++ : heard.push(why)) });
       const agent = new Agent({ provider, tools });
 
       const slow = agent.runStep(new Conversation());
       await vi.advanceTimersByTimeAsync(PREWARM_AFTER_MS - 1);
+      expect(heard).toEqual(["asked", "request"]); // the request first, then its prewarm
       expect(prewarms).toBe(0);
       await vi.advanceTimersByTimeAsync(1);
       expect(prewarms).toBe(1);
@@ -360,6 +369,7 @@ describe("Agent.runStep", () => {
       answer({ ok: true, message: assistant(text("done")) });
       await bare;
       expect(prewarms).toBe(1);
+      expect(heard).toEqual(["asked", "request", "asked", "request", "asked"]);
     } finally {
       vi.useRealTimers();
     }

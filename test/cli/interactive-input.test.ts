@@ -81,7 +81,7 @@ describe("the prompt", () => {
     await tty.terminal.keys("Enter");
     await tty.terminal.type("draft");
     const screen = await tty.terminal.waitFor(/Queued answer\.\n> draft/);
-    expect(screen).toMatch(/> count\none two three .*sixteen\n> next question\nQueued answer\.\n> draft\s*$/s);
+    expect(screen).toMatch(/> count\none two three .*sixteen\n> next question\nQueued answer\.\n> draft\s*(?:\n.*↑\S+ ↓\S+.*)?\s*$/s);
     expect(screen.match(/next question/g)).toHaveLength(1);
     // The draft was never sent.
     expect(tty.server.requests).toHaveLength(2);
@@ -97,7 +97,7 @@ describe("the prompt", () => {
     await tty.terminal.type("queued");
     await tty.terminal.keys("Enter");
     await tty.terminal.keys("Escape");
-    const screen = await tty.terminal.waitFor(/\(cancelled; a partial answer is not kept\)\n> queued\s*$/);
+    const screen = await tty.terminal.waitFor(/\(cancelled; a partial answer is not kept\)\n> queued\s*(?:\n.*↑\S+ ↓\S+.*)?\s*$/);
     expect(screen).not.toContain("sixteen");
     expect(tty.server.requests).toHaveLength(1);
     await tty.terminal.keys("Enter");
@@ -113,7 +113,7 @@ describe("the prompt", () => {
     await tty.launch({ args: ["what is up?"] });
     await tty.terminal.waitFor(/> what is up\?\nFrom the arguments\.\n>/);
     await tty.terminal.keys("Up");
-    await tty.terminal.waitFor(/From the arguments\.\n> what is up\?\s*$/);
+    await tty.terminal.waitFor(/From the arguments\.\n> what is up\?\s*(?:\n.*↑\S+ ↓\S+.*)?\s*$/);
   });
 
   it("closing the terminal with a half-typed prompt never sends it; the session stays as it was", async () => {

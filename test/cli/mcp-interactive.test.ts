@@ -76,7 +76,7 @@ describe("a project's .mcp.json in the interactive mode", () => {
     await tty.terminal.type("half a prompt");
     await tty.terminal.waitFor(/^> half a prompt\s*$/m);
     writeFileSync(gate, "");
-    const screen = await tty.terminal.waitFor(/awl: MCP server "late" failed: .*\n(.*\n)*> half a prompt\s*$/, 30_000);
+    const screen = await tty.terminal.waitFor(/awl: MCP server "late" failed: .*\n(.*\n)*> half a prompt\s*(?:\n.*↑\S+ ↓\S+.*)?\s*$/, 30_000);
     // Printed once, on lines of its own: nothing of it on the prompt line.
     expect(screen.match(/MCP server "late" failed/g)).toHaveLength(1);
     expect(screen.split("\n").filter((line) => line.startsWith(">"))).toEqual(["> half a prompt"]);

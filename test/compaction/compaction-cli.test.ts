@@ -128,7 +128,7 @@ describe("/compact", () => {
     await tty.send(`${B} ${B}`);
     await tty.server.waitForRequests(2); // the summary request
     await tty.terminal.keys("Escape");
-    await tty.terminal.waitFor(/the compaction was cancelled[\s\S]*\n>\s*$/);
+    await tty.terminal.waitFor(/the compaction was cancelled[\s\S]*\n>\s*(?:\n.*↑\S+ ↓\S+.*)?\s*$/);
     const sessions = new SessionStore(join(home, ".local", "share", "awl", "sessions"));
     const ids = sessions.ids();
     const file = readFileSync(sessions.path(ids.ok ? ids.value[0]! : ""), "utf8");

@@ -111,6 +111,69 @@ describe("hot reload", () => {
     expect(reports.map(reloadLines)).toEqual([["reloaded a, b (tools unchanged)"]]);
   });
 
+  it("sees a save made as soon as the watch is in place, while the user's folder does not exist", { timeout: 60_000 }, async () => {
+    writeFileSync(join(dir, "a.lua"), tool("a_tool", "v1"));
+    const { tools, changes } = await openWatched(); // no ~/.config/awl yet
+    writeFileSync(join(dir, "a.lua"), tool("a_tool", "v2"));
+    await until(() => changes() > 0, "the save right after the watch began was seen");
+    await tools.refresh();
+    expect(await run(tools, "a_tool")).toBe("v2");
+  });
+
+  it("lets a call finish when its extension's folder is deleted meanwhile; the tool is gone next time", { timeout: 60_000 }, async () => {
+    const started = join(root, "started");
+    const gate = join(root, "gate");
+    mkdirSync(join(dir, "slow"));
+    writeFileSync(
+      join(dir, "slow", "init.lua"),
+      `awl.register_tool { name = "slow", run = function()
+  io.open(${JSON.stringify(started)}, "w"):close()
+  while not io.open(${JSON.stringify(gate)}) do os.execute("sleep 0.05") end
+  return "finished"
+end }
+${tool("other", "other")}`,
+    );
+    writeFileSync(join(dir, "b.lua"), tool("b_tool", "b"));
+    const { tools, reports, changes } = await openWatched();
+    const running = run(tools, "slow");
+    await until(() => existsSync(started), "the call started");
+    rmSync(join(dir, "slow"), { recursive: true });
+    await until(() => changes() > 0, "the deletion was seen");
+    const refreshing = tools.refresh(); // as the agent would before its next model call, here even while the call runs
+    writeFileSync(gate, "");
+    expect(await running).toBe("finished");
+    await refreshing;
+    await tools.refresh();
+    expect(names(tools)).toEqual(["b_tool"]);
+    expect(await run(tools, "slow")).toBe("unknown tool \"slow\": no loaded extension registers it");
+    expect(reports.map(reloadLines).flat()).toEqual(["reloaded slow removed (-other -slow)"]);
+  });
+
+  it("ends with the newest version when a save comes while the previous save is still loading", { timeout: 60_000 }, async () => {
+    const loading = join(root, "loading");
+    const gate = join(root, "gate");
+    writeFileSync(join(dir, "lazy.lua"), tool("lazy", "v1"));
+    const { tools, changes } = await openWatched();
+    expect(await run(tools, "lazy")).toBe("v1");
+    // v2 holds its load until the gate opens; v3 is saved meanwhile.
+    writeFileSync(
+      join(dir, "lazy.lua"),
+      `io.open(${JSON.stringify(loading)}, "w"):close()
+while not io.open(${JSON.stringify(gate)}) do os.execute("sleep 0.05") end
+${tool("lazy", "v2")}`,
+    );
+    await until(() => changes() > 0, "the first save was seen");
+    const refreshing = tools.refresh();
+    await until(() => existsSync(loading), "v2 is loading");
+    writeFileSync(join(dir, "lazy.lua"), tool("lazy", "v3"));
+    await until(() => changes() > 1, "the second save was seen");
+    writeFileSync(gate, "");
+    await refreshing;
+    await tools.refresh(); // the agent's next model call
+    expect(await run(tools, "lazy")).toBe("v3");
+    expect(tools.definitions().find((t) => t.name === "lazy")?.description).toBe("v3");
+  });
+
   it("adds and removes extensions, and a burst of 100 saves in a second gives one or two reloads", { timeout: 60_000 }, async () => {
     writeFileSync(join(dir, "a.lua"), tool("a_tool", "a"));
     const { tools, reports, changes } = await openWatched();

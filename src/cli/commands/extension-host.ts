@@ -137,9 +137,9 @@ export interface ChatToolOptions {
 
 /**
  * The ToolSet of the main command (`awl`, `awl -p`). The registration cache lets the first request go out
- * before any Lua runs; the agent prewarms the tools (starts the Lua workers) as soon as the model starts
- * streaming a tool call or is slow to answer (PREWARM_AFTER_MS), so a reply that comes at once never pays for
- * them. Without a matching cache this returns as
+ * before any Lua runs; the agent prewarms the tools (starts the Lua workers) as soon as that request is on its
+ * way, and a reply that needs no tool does not wait for them at exit (LuaToolSet.unload). Without a matching
+ * cache this returns as
  * soon as the Lua worker that loads the extensions is starting: `ready` settles when the tools are known (the first
  * request needs them), and the caller loads the rest of awl meanwhile. Problems found at start-up go to `warn`
  * then; a bad Lua limit (flag or config key, see lua-limits.ts) is a usage error. `secrets` (the run's keys) are

@@ -28,7 +28,9 @@ export type KeyName =
   | "eof"
   | "clear-screen"
   | "search-history"
-  | "suspend";
+  | "suspend"
+  | "expand-last"
+  | "expand-all";
 
 export type KeyEvent = { kind: "key"; name: KeyName } | { kind: "text"; text: string } | { kind: "paste"; text: string };
 
@@ -55,6 +57,7 @@ const CONTROL_KEYS: Record<string, KeyName> = {
   "\x0c": "clear-screen",
   "\x1a": "suspend",
   "\x12": "search-history",
+  "\x0f": "expand-last",
 };
 
 /** Alt + a character (ESC then the character). */
@@ -66,6 +69,7 @@ const META_KEYS: Record<string, KeyName> = {
   b: "word-left",
   f: "word-right",
   d: "delete-word-after",
+  o: "expand-all",
 };
 
 /** CSI/SS3 sequences by their final character, or by `number~`. */

@@ -5,14 +5,16 @@
  * from the first or last line; Tab completes what `complete` offers (slash commands).
  *
  * The editor keeps editing while hidden (a turn is running): keys typed then change the text without being
- * drawn, and it appears when the prompt is shown again. Ctrl-C, Ctrl-D on an empty prompt, Esc and Ctrl-Z are
+ * drawn, and it appears when the prompt is shown again. A `footer` (the status line) is drawn on the row under
+ * the prompt while it is shown, and erased when the prompt is submitted or left, so it never scrolls into the
+ * output. Ctrl-C, Ctrl-D on an empty prompt, Esc and Ctrl-Z are
  * actions for the caller (line-editor never exits, cancels or suspends by itself).
  */
 import { stripControls } from "../output/safe-text.js";
 import { EditBuffer } from "./edit-buffer.js";
 import type { KeyEvent, KeyName } from "./key-decoder.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
-import { screenRows } from "../output/width.js";
+import { displayWidth, screenRows } from "../output/width.js";
 
 export type EditorAction =
   | { type: "submit"; text: string }
@@ -21,7 +23,10 @@ export type EditorAction =
   | { type: "escape" }
   | { type: "suspend" }
   /** Ctrl-R: the caller searches the history (the picker) and puts the choice in with `setText`. */
-  | { type: "search-history" };
+  | { type: "search-history" }
+  /** Ctrl-O, Alt-O: the caller shows the last tool block (or all of the last turn's) expanded. */
+  | { type: "expand-last" }
+  | { type: "expand-all" };
 
 export interface EditorTerminal {
   write(text: string): unknown;
@@ -33,6 +38,8 @@ export interface LineEditorOptions {
   /** The whole texts Tab may complete `text` to (e.g. `/help ` for `/he`); none: Tab does nothing. */
   complete?(text: string): string[];
   historySize?: number;
+  /** One line drawn under the prompt while it is shown (at most `columns - 1` wide, styling allowed). */
+  footer?(columns: number): string;
 }
 
 const SYNC_START = "\x1b[?2026h";
@@ -48,6 +55,8 @@ export class LineEditor {
   private drawn: PromptLayout | undefined;
   /** The first layout row on screen (rows above scrolled out of a prompt taller than the screen). */
   private drawnTop = 0;
+  /** The display width of the footer on screen (absent: none drawn). */
+  private footerWidth: number | undefined;
 
   constructor(
     private readonly terminal: EditorTerminal,
@@ -89,11 +98,19 @@ export class LineEditor {
     if (shown) this.render();
   }
 
-  /** Leaves the prompt as it is on screen and moves below it (awl is exiting). */
+  /** The footer's content changed: drawn again if the prompt is shown. */
+  refreshFooter(): void {
+    this.redraw();
+  }
+
+  /** Leaves the prompt as it is on screen, the footer erased, and moves below it (awl is exiting). */
   leave(): void {
     if (!this.drawn) return;
-    this.terminal.write(this.moveToEnd() + "\r\n");
+    const footer = this.footerRows();
+    const erase = footer > 0 ? `${"\x1b[2K\r\n".repeat(footer - 1)}\x1b[2K${footer > 1 ? `\x1b[${footer - 1}A` : ""}` : "";
+    this.terminal.write(`${SYNC_START}${this.moveToEnd()}\r\n${erase}${SYNC_END}`);
     this.drawn = undefined;
+    this.footerWidth = undefined;
   }
 
   /** The terminal's width changed: the prompt as the terminal re-wrapped it is erased and drawn again. */
@@ -128,6 +145,8 @@ export class LineEditor {
       case "escape":
       case "suspend":
       case "search-history":
+      case "expand-last":
+      case "expand-all":
         return { type: name };
       case "eof":
         if (b.text === "") return { type: "eof" };
@@ -164,6 +183,7 @@ export class LineEditor {
       const layout = layoutPrompt(text, text.length, this.layoutWidth());
       this.terminal.write(`${SYNC_START}${this.toTop()}${this.overwrite(layout.rows)}\r\n${SYNC_END}`);
       this.drawn = undefined;
+      this.footerWidth = undefined;
     }
     this.addHistory(text);
     this.historyIndex = this.history.length;
@@ -195,18 +215,20 @@ export class LineEditor {
 
   private render(): void {
     const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, this.layoutWidth());
-    // A prompt taller than the screen shows the rows around the cursor.
-    const height = this.height();
+    const footer = this.options.footer?.(this.columns());
+    // A prompt taller than the screen shows the rows around the cursor (the footer keeps its row).
+    const height = this.height() - (footer === undefined ? 0 : 1);
     const top = Math.min(Math.max(0, layout.rows.length - height), Math.max(0, layout.cursorRow - height + 1));
     const rows = layout.rows.slice(top, top + height);
-    let out = `${SYNC_START}${this.toTop()}${this.overwrite(rows)}`;
-    const up = rows.length - 1 - (layout.cursorRow - top);
+    let out = `${SYNC_START}${this.toTop()}${this.overwrite(footer === undefined ? rows : [...rows, footer])}`;
+    const up = rows.length - 1 - (layout.cursorRow - top) + (footer === undefined ? 0 : 1);
     if (up > 0) out += `\x1b[${up}A`;
     out += "\r";
     if (layout.cursorColumn > 0) out += `\x1b[${layout.cursorColumn}C`;
     this.terminal.write(`${out}${SYNC_END}`);
     this.drawn = layout;
     this.drawnTop = top;
+    this.footerWidth = footer === undefined ? undefined : displayWidth(footer);
   }
 
   /** Moves to the start of the drawn prompt's first row on screen (nowhere when it is not drawn). */
@@ -232,7 +254,17 @@ export class LineEditor {
   /** The screen rows the drawn prompt takes now (as the terminal re-wrapped them, if it was narrowed). */
   private drawnRows(): number {
     if (!this.drawn) return 0;
-    return screenRows(this.drawn.widths.slice(this.drawnTop, this.drawnTop + this.height()), this.columns());
+    return screenRows(this.drawn.widths.slice(this.drawnTop, this.drawnTop + this.promptHeight()), this.columns()) + this.footerRows();
+  }
+
+  /** The screen rows the drawn footer takes now (as the terminal re-wrapped it, if it was narrowed). */
+  private footerRows(): number {
+    return this.footerWidth === undefined ? 0 : screenRows([this.footerWidth], this.columns());
+  }
+
+  /** The rows the drawn prompt may take (the screen's but one, and the footer's). */
+  private promptHeight(): number {
+    return this.height() - (this.footerWidth === undefined ? 0 : 1);
   }
 
   private height(): number {
@@ -242,7 +274,7 @@ export class LineEditor {
   /** Moves from the cursor to the end of the drawn prompt's last row on screen. */
   private moveToEnd(): string {
     if (!this.drawn) return "";
-    const last = Math.min(this.drawn.rows.length, this.drawnTop + this.height()) - 1;
+    const last = Math.min(this.drawn.rows.length, this.drawnTop + this.promptHeight()) - 1;
     const down = last - this.drawn.cursorRow;
     return down > 0 ? `\x1b[${down}B` : "";
   }

@@ -13,6 +13,7 @@ import type { PromptContent } from "../../agent-session/agent-session.js";
 import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
+import { statusLine, type StatusFacts } from "../output/status-line.js";
 import { TerminalRenderer } from "../output/terminal-renderer.js";
 import { loadDisplayWidth } from "../output/width.js";
 import { loadMarkdown } from "../output/markdown/load.js";
@@ -32,7 +33,8 @@ import { stripControls } from "../output/safe-text.js";
 import { Picker, type PickerItem } from "./picker.js";
 import { resumeCommand } from "../session-history.js";
 import { openHistory, userPrompts } from "./history-setup.js";
-import { oneLine } from "../output/tool-block.js";
+import { oneLine, type ToolBlockData } from "../output/tool-block.js";
+import { expandedBlocksText } from "../output/expanded-blocks.js";
 import type { Conversation } from "../../model/conversation.js";
 import { TerminalInput } from "./terminal-input.js";
 
@@ -45,7 +47,16 @@ interface Submission {
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
-  const editor = new LineEditor(out, { complete: (text) => [...completeSlashCommand(text, extensionCommands(runtime)), ...completeFileMention(text, process.cwd())] });
+  // The status line's figures, read when it is drawn (under the prompt, and on the waiting line of a turn).
+  const statusFacts = (): StatusFacts => ({
+    snapshot: runtime.usage.meter.snapshot(),
+    ...(runtime.permissions && { mode: runtime.permissions.engine.mode }),
+    starting: runtime.hosts.mcp?.starting() ?? [],
+  });
+  const editor = new LineEditor(out, {
+    complete: (text) => [...completeSlashCommand(text, extensionCommands(runtime)), ...completeFileMention(text, process.cwd())],
+    footer: (width) => statusLine("", statusFacts(), width, sink.color),
+  });
   /** What `!command` runs produced since the last prompt: the next prompt sent starts with it. */
   const shellRuns: string[] = [];
   const queue: Submission[] = [];
@@ -56,6 +67,18 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   let closed = false;
   let exitArmed = false;
   let wake: (() => void) | undefined;
+  /** The tool blocks of the last turn that had any, in the order their calls ended (what Ctrl-O / Alt-O show). */
+  let lastBlocks: readonly ToolBlockData[] = [];
+  let pendingExpand: "expand-last" | "expand-all" | undefined;
+  const expand = async (which: "expand-last" | "expand-all"): Promise<void> => {
+    const blocks = which === "expand-last" ? lastBlocks.slice(-1) : lastBlocks;
+    const text = await expandedBlocksText(blocks, runtime.agent.tools, columns(), sink.color);
+    if (editor.shown) editor.printAbove(text);
+    else {
+      sink.endLine();
+      sink.write(text);
+    }
+  };
   /** A list being chosen from (the session picker) takes the keys while it is open. */
   let picker: Picker<unknown> | undefined;
 
@@ -126,6 +149,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       case "search-history":
         if (!turn) void searchHistory();
         return;
+      case "expand-last":
+      case "expand-all":
+        // During a turn the output is live: the expansion comes once the turn is over.
+        if (turn) pendingExpand = action.type;
+        else void expand(action.type);
+        return;
       case "suspend": {
         const atPrompt = editor.shown;
         editor.leave();
@@ -146,7 +175,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       sink,
       true,
       { tools: runtime.agent.tools, redraw: true, elapsed: true },
-      { answerColumns: columns, asideColumns: columns, activity: true, status: () => runtime.usage.meter.snapshot(), mode: () => runtime.permissions?.engine.mode },
+      { answerColumns: columns, asideColumns: columns, activity: true, status: statusFacts },
     );
     const live = renderer;
     const undo = drawOnAbruptEnd(() => {
@@ -159,11 +188,15 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const { result } = await runtime.runTurn(text, renderer, turn.signal);
     turn = undefined;
     await renderer.finish();
+    if (renderer.endedBlocks.length > 0) lastBlocks = renderer.endedBlocks;
     undo();
     renderer = undefined;
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
     else if (note) writeNotice(process.stderr, note);
+    const asked = pendingExpand;
+    pendingExpand = undefined;
+    if (asked) await expand(asked);
   }
 
   function slashContext(): SlashContext {
@@ -285,6 +318,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     rememberPrompts();
   }
   out.on("resize", onResize);
+  // A server that became ready (or failed) leaves the status line's "starting" list.
+  const stopStatus = runtime.hosts.mcp?.onChange(() => editor.refreshFooter());
   if (firstPrompt.trim() !== "") {
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
@@ -308,6 +343,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     }
   } finally {
     stopListening?.();
+    stopStatus?.();
     editor.leave();
     out.off("resize", onResize);
     input.stop();

@@ -132,6 +132,7 @@ const KEYS: [string, string][] = [
   ["Ctrl-D", "exit (on an empty prompt)"],
   ["Up, Down", "move between lines; past the first or last line, the prompts sent before"],
   ["Tab", "complete a slash command"],
+  ["Ctrl-O, Alt-O", "print the last tool result expanded (Alt-O: all of the last turn's), again below the output"],
   ["Ctrl-Z", "suspend awl (fg brings it back)"],
 ];
 

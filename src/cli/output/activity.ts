@@ -3,9 +3,8 @@
  * working (between sending a request and its first token). Drawn as the sink's transient status, so any
  * other output erases it first; only used on a terminal.
  */
-import type { MeterSnapshot } from "../../usage/meter.js";
 import type { LineSink } from "./sink.js";
-import { statusLine } from "./status-line.js";
+import { statusLine, type StatusFacts } from "./status-line.js";
 
 const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
 const FRAME_MS = 100;
@@ -19,7 +18,7 @@ export class ActivityLine {
     private readonly sink: LineSink,
     private readonly label = "waiting for the model…",
     /** With it: the session's figures follow on the same line (status-line.ts), fitted to `columns`. */
-    private readonly status?: { snapshot: () => MeterSnapshot; columns: () => number; mode?: () => string | undefined },
+    private readonly status?: { facts: () => StatusFacts; columns: () => number },
   ) {}
 
   /** Shows the indicator (from now) unless it is showing already. */
@@ -43,7 +42,7 @@ export class ActivityLine {
   private draw(): void {
     const seconds = Math.floor((Date.now() - this.since) / 1000);
     const text = `${FRAMES[this.frame++ % FRAMES.length]} ${this.label}${seconds > 0 ? ` ${seconds}s` : ""}`;
-    if (this.status) return this.sink.showStatus(statusLine(text, this.status.snapshot(), this.status.columns(), this.sink.color, this.status.mode?.()));
+    if (this.status) return this.sink.showStatus(statusLine(text, this.status.facts(), this.status.columns(), this.sink.color));
     this.sink.showStatus(this.sink.color ? `\x1b[2m${text}\x1b[22m` : text);
   }
 }

@@ -15,7 +15,6 @@ import type { TurnReceiver } from "../../agent/agent.js";
 import type { ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
-import type { MeterSnapshot } from "../../usage/meter.js";
 import { ActivityLine } from "./activity.js";
 import { FlowText } from "./flow-text.js";
 import { markdownStream } from "./markdown/load.js";
@@ -24,7 +23,9 @@ import { compactionText, retryText } from "./notices.js";
 import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
+import type { StatusFacts } from "./status-line.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
+import type { ToolBlockData } from "./tool-block.js";
 import { wrapText } from "./wrap-text.js";
 
 /** How a renderer lays text out on terminals: the width of each stream's terminal, when it is one. */
@@ -38,9 +39,7 @@ export interface TerminalLayout {
   /** The answer's terminal height (for Markdown's live region); default the process's stdout, else 24. */
   answerRows?: () => number;
   /** With `activity`: the session's figures shown on the waiting line (status-line.ts). */
-  status?: () => MeterSnapshot;
-  /** With `status`: the permission mode, shown there unless it is the default one. */
-  mode?: () => string | undefined;
+  status?: () => StatusFacts;
 }
 
 const THINKING_MARK = "(thinking) ";
@@ -71,7 +70,7 @@ export class TerminalRenderer implements TurnReceiver {
     private readonly layout: TerminalLayout = {},
   ) {
     this.blocks = new ToolBlocks(aside, blocks);
-    const status = layout.status && layout.asideColumns && { snapshot: layout.status, columns: layout.asideColumns, ...(layout.mode && { mode: layout.mode }) };
+    const status = layout.status && layout.asideColumns && { facts: layout.status, columns: layout.asideColumns };
     if (layout.activity) this.activity = new ActivityLine(aside, undefined, status || undefined);
   }
 
@@ -178,6 +177,11 @@ export class TerminalRenderer implements TurnReceiver {
     this.blocks.end(call, outcome, result);
     // The results go back to the model: waiting for it again.
     if (--this.running === 0) this.activity?.start();
+  }
+
+  /** The tool blocks of this turn whose calls ended, in that order. */
+  get endedBlocks(): readonly ToolBlockData[] {
+    return this.blocks.ended;
   }
 
   /** The terminal was resized: live tool blocks are drawn again for the new width (streamed text wraps at it from the next word on). */

@@ -25,6 +25,8 @@ export interface ToolBlockData {
   elapsedMs?: number;
   /** Once ended: the summary, or the text the model got. */
   result?: string;
+  /** Once ended: the whole text the model got (shown when the block is drawn expanded). */
+  full?: string;
   /** What the call printed while its block was live: the last lines, and how many there were in all. */
   logs?: { lines: string[]; total: number };
 }
@@ -57,7 +59,10 @@ export async function renderBody(tools: ToolSet | undefined, block: ToolBlockDat
   }
 }
 
-/** The block as lines (no newlines), each cut to fit `view.width` plus the two-space indent. */
+/**
+ * The block as lines (no newlines), each cut to fit `view.width` plus the two-space indent; with `view.expand`,
+ * the body whole: every line of the render, else of the text the model got (those lines not cut).
+ */
 export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockView, color: boolean): string[] {
   const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
   const lineWidth = view.width + 2;
@@ -83,6 +88,9 @@ export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockV
     if ((block.status === "error" || block.status === "cancelled") && block.result) lines.push(dim(indent(oneLine(block.result, view.width))));
   } else if (block.status === "running") {
     if (block.shown) lines.push(dim(indent(oneLine(compactJSON(block.shown.state), view.width))));
+  } else if (view.expand && (block.full ?? block.result)) {
+    // Expanded: every line of what the model got, long lines left to the terminal to wrap.
+    lines.push(...plain(block.full ?? block.result!).replace(/\n+$/, "").split("\n").map((line) => `  ${line}`));
   } else if (block.result) {
     lines.push(dim(indent(oneLine(block.result, view.width))));
   }

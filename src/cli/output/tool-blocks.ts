@@ -64,6 +64,8 @@ interface Block {
 
 export class ToolBlocks {
   private readonly blocks = new Map<string, Block>();
+  /** The blocks whose calls ended, in that order (what an expand key shows again). */
+  readonly ended: ToolBlockData[] = [];
   /** Print-once mode: blocks in the order their calls started, waiting for their turn to be printed. */
   private printQueue: Block[] = [];
   /** Live blocks drawn together at the bottom of the output, and how many lines they took. */
@@ -181,7 +183,8 @@ export class ToolBlocks {
     this.blocks.delete(call.id);
     const snapshot = outcome.status === "result" && outcome.snapshot !== undefined && !block.data.shown ? { shown: { state: outcome.snapshot } } : {};
     const status = outcome.status === "cancelled" ? "cancelled" : result.is_error ? "error" : "ok";
-    block.data = { ...block.data, ...snapshot, status, result: resultText(outcome, result) };
+    block.data = { ...block.data, ...snapshot, status, result: resultText(outcome, result), full: result.content };
+    this.ended.push(block.data);
     block.dirty = true;
     if (!this.options.redraw) {
       block.done = true;

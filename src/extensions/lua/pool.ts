@@ -63,6 +63,8 @@ export class LuaPool {
   /** Worker starts and terminations in flight: `close()` waits for them, because a process that exits
    * while a worker isolate is starting or stopping aborts inside Node (a native assertion). */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Workers starting (not loaded yet). */
+  private readonly booting = new Set<WorkerSlot>();
   /** Reloads so far: a worker at an older generation catches up before it runs anything (see `release`). */
   private generation = 0;
   private readonly changes: { generation: number; load: ExtensionEntry[]; remove: string[] }[] = [];
@@ -132,10 +134,21 @@ export class LuaPool {
   private async startSlot(): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     if (this.closed) throw new Error("the Lua pool is closed");
     const generation = this.generation;
-    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost, this.options.sandbox).then((started) => {
-      started.slot.generation = generation; // it loaded the extensions as they were when it started
-      return started;
-    });
+    let booting: WorkerSlot | undefined;
+    const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost, this.options.sandbox, (slot) => {
+      booting = slot;
+      this.booting.add(slot);
+    }).then(
+      (started) => {
+        this.booting.delete(started.slot);
+        started.slot.generation = generation; // it loaded the extensions as they were when it started
+        return started;
+      },
+      (error: unknown) => {
+        if (booting) this.booting.delete(booting);
+        throw error;
+      },
+    );
     // A slot that finishes starting after close() is stopped at once.
     this.track(start.then(({ slot }) => (this.closed ? slot.terminate() : undefined), () => undefined));
     return start;
@@ -381,6 +394,18 @@ export class LuaPool {
     if (this.starting > 0 || (this.renderStart && !this.renderSlot)) return;
     const oldest = Math.min(...[...this.slots, ...(this.renderSlot ? [this.renderSlot] : [])].map((s) => s.generation));
     while (this.changes.length > 0 && this.changes[0]!.generation <= oldest) this.changes.shift();
+  }
+
+  /**
+   * Gives up, before awl exits, a start no call needed (a prewarm): true when no extension's code has run in any
+   * worker, none ever will, and nothing is owed at exit (no on_unload hook can have been registered), so the
+   * process may exit without waiting for the workers. False when code has run: then unload() as usual.
+   */
+  abandonStart(): boolean {
+    if (this.slots.size > 0 || this.renderStart) return false;
+    for (const slot of this.booting) if (!slot.abandon()) return false;
+    this.closed = true; // no worker starts from now on
+    return true;
   }
 
   /**

@@ -24,6 +24,8 @@ export const CONTROL_ABORT = 0; // written by the main thread: why the running c
 export const CONTROL_REPLY = 1; // 1 when the main thread answered a synchronous host request
 export const CONTROL_LOADING = 2; // written by the worker: 1 + index of the extension it is loading
 export const CONTROL_SIZE = 3;
+/** In CONTROL_LOADING, written by the main thread before any extension's code ran: the worker must run none. */
+export const CONTROL_ABANDONED = -1;
 
 export const ABORT_NONE = 0;
 export const ABORT_TIMEOUT = 1;

@@ -12,6 +12,7 @@ import {
   ABORT_NONE,
   ABORT_TIMEOUT,
   CONTROL_ABORT,
+  CONTROL_ABANDONED,
   CONTROL_LOADING,
   CONTROL_REPLY,
   CONTROL_SIZE,
@@ -123,9 +124,20 @@ export class WorkerSlot {
     log: LogSink,
     textHost?: TextHost,
     sandbox?: LuaPoolOptions["sandbox"],
+    created?: (slot: WorkerSlot) => void,
   ): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     const slot = new WorkerSlot(settings, log, textHost, sandbox);
+    created?.(slot);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
+  }
+
+  /**
+   * Gives up a start whose worker has not run any extension's code yet (it then runs none, and loads nothing):
+   * true when that is so, false when extension code has run or is running (its on_unload hooks are owed).
+   */
+  abandon(): boolean {
+    const was = Atomics.compareExchange(this.control, CONTROL_LOADING, 0, CONTROL_ABANDONED);
+    return was === 0 || was === CONTROL_ABANDONED;
   }
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {

@@ -6,7 +6,7 @@
  * other tools are offered.
  */
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../../tools/spill.js";
-import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../../tools/types.js";
+import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../../tools/types.js";
 import type { SecretScrubber } from "../../util/secrets.js";
 import type { McpServerConfig } from "./config.js";
 import { McpConnection, type McpServerState, type McpToolInfo } from "./connection.js";
@@ -92,6 +92,7 @@ export class McpToolSet implements ToolSet {
   private readonly reported = new Set<string>();
   private problemListener: ((text: string) => void) | undefined;
   private refreshed = false;
+  private readonly listeners = new Set<() => void>();
 
   private constructor(private readonly options: McpToolSetOptions) {
     this.problemListener = options.onProblem;
@@ -105,6 +106,7 @@ export class McpToolSet implements ToolSet {
         onChange: () => {
           this.reportProblems();
           options.onChange?.();
+          for (const listener of this.listeners) listener();
         },
         ...(cached && { cached }),
         ...(cache && { onListed: (tools, instructions) => cache.set(config, { tools, ...(instructions !== undefined && { instructions }) }) }),
@@ -141,9 +143,23 @@ export class McpToolSet implements ToolSet {
     for (const connection of this.connections) connection.start();
   }
 
-  /** A tool call may be coming: servers whose start was deferred start now. */
-  prewarm(): void {
-    this.startAll();
+  /** Names of the servers started and not yet ready or failed (a status line shows them). */
+  starting(): string[] {
+    return this.connections.filter((c) => c.state === "starting").map((c) => c.name);
+  }
+
+  /** Calls `listener` after any server changed state or tools; returns the function that stops it. */
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * A tool call may be coming: servers whose start was deferred start now; not merely because a request offering
+   * tools went out (`request`): starting a server is a process, and most replies need no tool.
+   */
+  prewarm(why?: PrewarmReason): void {
+    if (why !== "request") this.startAll();
   }
 
   /** The tools offered since the last `refresh()`, sorted by name. */

@@ -1,6 +1,6 @@
 // The pool (seed's LuaStatePool): slots created lazily, calls in parallel in separate states, a queue
 // beyond maxSlots, cancellation while queued, unknown tools, on_unload at close.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { call, context, contentOf, poolOf, tempDir } from "./helpers.js";
@@ -106,6 +106,23 @@ describe("LuaPool", () => {
     await new Promise((resolve) => setImmediate(resolve)); // lets the load's own callbacks run
     expect(loaded).toBe(true);
     expect(await call(pool, "slow", "hi")).toMatchObject({ status: "result", content: "hi" });
+  });
+
+  it("abandonStart() gives up a start before any extension code ran (the code then never runs), and not after", async () => {
+    const mark = join(tempDir(), "ran");
+    const marking = `io.open(${JSON.stringify(mark)}, "w"):close()\nawl.register_tool("hi", {}, function() return "hi" end)`;
+    const { pool } = poolOf({ m: marking });
+    const loading = pool.load(); // the worker takes tens of ms to start: nothing has run yet
+    expect(pool.abandonStart()).toBe(true);
+    await loading.catch(() => undefined);
+    await pool.quiesce();
+    expect(existsSync(mark)).toBe(false);
+
+    const { pool: used } = poolOf({ m: marking });
+    await used.load();
+    expect(existsSync(mark)).toBe(true);
+    expect(used.abandonStart()).toBe(false); // its code ran: its hooks are owed at exit
+    expect(await call(used, "m", "hi")).toMatchObject({ status: "result", content: "hi" });
   });
 
   it("runs on_unload hooks in every state at close, then refuses calls", async () => {

@@ -17,6 +17,7 @@ import {
   ABORT_NONE,
   ABORT_TIMEOUT,
   CONTROL_ABORT,
+  CONTROL_ABANDONED,
   CONTROL_LOADING,
   type CallRequest,
   type HostReplies,
@@ -371,6 +372,9 @@ export class LuaRuntime {
   loadExtensions(): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
     const tools: LuaToolRegistration[] = [];
     const errors: ExtensionLoadError[] = [];
+    // The main thread may give up a start it no longer needs (awl exiting) until the first extension's code runs:
+    // whoever changes CONTROL_LOADING from 0 first wins (see WorkerSlot.abandon).
+    if (Atomics.compareExchange(this.host.control, CONTROL_LOADING, 0, 1) === CONTROL_ABANDONED) return { tools, errors };
     for (const [index, ext] of this.init.extensions.entries()) {
       Atomics.store(this.host.control, CONTROL_LOADING, index + 1);
       const loaded = this.loadOne(ext, false);
