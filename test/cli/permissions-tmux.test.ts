@@ -80,7 +80,8 @@ describe("permission questions", () => {
     await tty.send("again");
     await tty.terminal.waitFor(/\? run wants to run[\s\S]*command: make/);
     await tty.terminal.type("a");
-    await tty.terminal.waitFor(/save to {2}p project/);
+    // The first ask's save line is still on screen: wait for the one below the second ask.
+    await tty.terminal.waitFor(/command: make[\s\S]*save to {2}p project/);
     await tty.terminal.type("u");
     await tty.terminal.waitFor(/Two\.\n>/);
     expect(JSON.parse(readFileSync(join(home, ".config", "awl", "config.json"), "utf8")).permissions).toEqual({ allow: ["run(make)"] });
@@ -179,7 +180,7 @@ describe("modes in the terminal", () => {
     await tty.send("/mode plan");
     await tty.terminal.waitFor(/mode: plan\n>/);
     await tty.send("think first");
-    await tty.terminal.waitFor(/waiting for the model….* · plan mode · /);
+    await tty.terminal.waitFor(/waiting for the model….* · mode plan · /);
     await tty.terminal.waitFor(/Planned\.\n>/);
     // The only tool is `run` (exec): plan mode offers none.
     expect(tty.server.requests[0]!.json().tools ?? []).toEqual([]);
