@@ -3,10 +3,10 @@
 // (text, images) sent back to each provider, progress in stream-json.
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
+import { describe, expect, it } from "vitest";
+import type { ReplayServer } from "../support/replay-server.js";
 import { EVERYTHING } from "../extensions/mcp/servers.js";
-import { anthropicText, anthropicToolCalls, installExamples, openaiText, openaiToolCalls, providerEnv, sandbox, type Sandbox, type ScriptedCall } from "./support.js";
+import { anthropicText, anthropicToolCalls, installExamples, openaiText, openaiToolCalls, providerEnv, toolNamesOffered, withServerAndSandbox, type Sandbox, type ScriptedCall } from "./support.js";
 
 type Provider = "openai" | "anthropic";
 const wire = {
@@ -14,20 +14,10 @@ const wire = {
   anthropic: { calls: anthropicToolCalls, text: anthropicText },
 } as const;
 
-function toolNamesOffered(provider: Provider, request: LoggedRequest): string[] {
-  return (request.json().tools ?? []).map((t: any) => (provider === "openai" ? t.function.name : t.name));
-}
 
 let server: ReplayServer;
 let box: Sandbox;
-beforeEach(async () => {
-  server = await startReplayServer();
-  box = sandbox();
-});
-afterEach(async () => {
-  await server.close();
-  box.remove();
-});
+withServerAndSandbox((made) => ({ server, box } = made));
 
 function userConfig(servers: Record<string, unknown>, extra: Record<string, unknown> = {}): void {
   const dir = join(box.home, ".config", "awl");

@@ -2,20 +2,13 @@
 // or flag allowing them, JSON output lists them, deny rules hide tools, and an untrusted folder's code never runs.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { openaiText, openaiToolCalls, providerEnv, sandbox, type Sandbox } from "./support.js";
+import { describe, expect, it } from "vitest";
+import type { ReplayServer } from "../support/replay-server.js";
+import { openaiText, openaiToolCalls, providerEnv, withServerAndSandbox, type Sandbox } from "./support.js";
 
 let server: ReplayServer;
 let box: Sandbox;
-beforeEach(async () => {
-  server = await startReplayServer();
-  box = sandbox();
-});
-afterEach(async () => {
-  await server.close();
-  box.remove();
-});
+withServerAndSandbox((made) => ({ server, box } = made));
 
 const RUN = `awl.register_tool("run", { type = "object", properties = { command = { type = "string" } }, required = { "command" } },
   function(input) return "ran " .. input.command end)\n`;

@@ -7,7 +7,8 @@ import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { sseData, sseEvents } from "../support/replay-server.js";
+import { afterEach, beforeEach } from "vitest";
+import { sseData, sseEvents, startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const AWL = join(REPO, "dist/cli/main.js");
@@ -17,6 +18,24 @@ export interface AwlRun {
   code: number | null;
   stdout: string;
   stderr: string;
+}
+
+/** A replay server and a sandbox for each test of the file: made before it (handed to `use`), removed after it. */
+export function withServerAndSandbox(use: (made: { server: ReplayServer; box: Sandbox }) => void): void {
+  let made: { server: ReplayServer; box: Sandbox } | undefined;
+  beforeEach(async () => {
+    made = { server: await startReplayServer(), box: sandbox() };
+    use(made);
+  });
+  afterEach(async () => {
+    await made?.server.close();
+    made?.box.remove();
+  });
+}
+
+/** The names of the tools a request offered, in the provider's wire shape. */
+export function toolNamesOffered(provider: "openai" | "anthropic", request: LoggedRequest): string[] {
+  return (request.json().tools ?? []).map((t: { name?: string; function?: { name: string } }) => (provider === "openai" ? t.function!.name : t.name!));
 }
 
 /** A throwaway project folder (`cwd`) and home (`HOME`, all XDG folders inside it). */

@@ -2,8 +2,8 @@
 // format: the tools offered, the calls run in Lua workers, and the results sent back in the model's order.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
+import { describe, expect, it } from "vitest";
+import type { LoggedRequest, ReplayServer } from "../support/replay-server.js";
 import { STD_TOOLS } from "../std/support.js";
 import {
   anthropicText,
@@ -12,7 +12,8 @@ import {
   openaiText,
   openaiToolCalls,
   providerEnv,
-  sandbox,
+  toolNamesOffered,
+  withServerAndSandbox,
   type Sandbox,
   type ScriptedCall,
 } from "./support.js";
@@ -84,21 +85,10 @@ function toolCallsSent(provider: Provider, request: LoggedRequest): { id: string
   return assistant.content.filter((b: any) => b.type === "tool_use").map((b: any) => ({ id: b.id, name: b.name, input: b.input }));
 }
 
-function toolNamesOffered(provider: Provider, request: LoggedRequest): string[] {
-  const tools = request.json().tools ?? [];
-  return tools.map((t: any) => (provider === "openai" ? t.function.name : t.name));
-}
 
 let server: ReplayServer;
 let box: Sandbox;
-beforeEach(async () => {
-  server = await startReplayServer();
-  box = sandbox();
-});
-afterEach(async () => {
-  await server.close();
-  box.remove();
-});
+withServerAndSandbox((made) => ({ server, box } = made));
 
 describe.each(["openai", "anthropic"] as const)("%s: tool turns through awl -p", (provider) => {
   // About the user's extensions: the bundled std tools (test/std/) are left out.

@@ -2,20 +2,13 @@
 // test/cli/hot-reload.test.ts), and a hook that errors or never returns does not keep awl from exiting.
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { openaiText, openaiToolCalls, providerEnv, sandbox, type Sandbox } from "./support.js";
+import { describe, expect, it } from "vitest";
+import type { ReplayServer } from "../support/replay-server.js";
+import { openaiText, openaiToolCalls, providerEnv, withServerAndSandbox, type Sandbox } from "./support.js";
 
 let server: ReplayServer;
 let box: Sandbox;
-beforeEach(async () => {
-  server = await startReplayServer();
-  box = sandbox();
-});
-afterEach(async () => {
-  await server.close();
-  box.remove();
-});
+withServerAndSandbox((made) => ({ server, box } = made));
 
 const hooked = (hook: string) => `
 awl.on_unload(function() ${hook} end)
