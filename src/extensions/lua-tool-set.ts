@@ -247,6 +247,9 @@ export class LuaToolSet implements ToolSet {
       await toolSet.wasmCompiled;
       const rest = loading.then(
         async (loaded) => {
+          // A start given up at exit (unload: only a prewarm asked for it) loads nothing: that is no registration
+          // to apply, and above all none to cache (the next run would offer no tools).
+          if (toolSet.closing) return;
           const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
           const snapshot = { ...loaded, tools, unavailable };
           toolSet.apply(snapshot);

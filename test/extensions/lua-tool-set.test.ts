@@ -49,6 +49,10 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
     async quiesce() {
       fake.quiesced++;
     }
+    abandonStart() {
+      return true; // no extension code ran in the fake's workers: a prewarmed start is given up at exit
+    }
+    async unload() {}
   },
 }));
 
@@ -282,6 +286,20 @@ describe("LuaToolSet", () => {
     expect(fake.options).toHaveLength(2);
     expect(fake.quiesced).toBe(1);
     expect(fake.closed).toBe(0);
+  });
+
+  it("a prewarmed start given up at exit leaves the registration cache as it was (the next run still has the tools)", async () => {
+    const open = await warmCache();
+    const cachePath = join(base, "cache.json");
+    const warm = await open();
+    const release = holdLoads();
+    await warm.prewarm();
+    await warm.unload(); // awl exits: only a prewarm started the worker, so the start is given up
+    fake.tools = []; // what a given-up worker reports: it loaded nothing
+    release();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(JSON.parse(readFileSync(cachePath, "utf8")).tools.map((t: { name: string }) => t.name)).toEqual(["say"]);
+    expect((await open()).definitions().map((t) => t.name)).toEqual(["say"]);
   });
 
   it("prewarm() resolves once the load is under way, not when it ends", async () => {
