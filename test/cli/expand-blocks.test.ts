@@ -70,7 +70,7 @@ describe("expanding tool results", () => {
     const gate = join(tempDir("awl-gate-"), "gate");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "gated", input: { gate } }]) }, openaiAnswer("Done."));
     await tty.send("run it");
-    await tty.terminal.waitFor(/… gated/);
+    await tty.terminal.waitFor(/[⠀-⣿] gated/);
     await tty.terminal.keys("C-o");
     writeFileSync(gate, "");
     await tty.terminal.waitFor(/Done\.\n\(the last tool result, expanded: printed again below\)\n✓ gated[^\n]*\n(  gated line \d+\n){30}>/);
