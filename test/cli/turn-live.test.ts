@@ -9,6 +9,7 @@ import { openaiToolCalls } from "../e2e/support.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
+import { WAIT_FOR_GATE } from "./lua-gate.js";
 
 const tty = tmuxTest();
 
@@ -17,12 +18,7 @@ const GATED = `
 awl.register_tool {
   name = "gated", description = "Waits for the file gate.",
   parameters = { type = "object", properties = { gate = { type = "string" } } },
-  run = function(args, ctx)
-    while true do
-      local f = io.open(args.gate)
-      if f then f:close() break end
-      os.execute("sleep 0.05")
-    end
+  run = function(args, ctx)${WAIT_FOR_GATE}
     return "opened"
   end,
 }`;
