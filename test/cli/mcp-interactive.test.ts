@@ -15,6 +15,18 @@ import { awlCommand, tmuxTest } from "./tmux-terminal.js";
 const tty = tmuxTest();
 const ODD = resolve(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
 
+/** Asks /extensions until it shows the server `name` ready (its tools listed). */
+async function untilReady(name: string): Promise<void> {
+  for (let tries = 0; ; tries++) {
+    await tty.terminal.type("/extensions");
+    await tty.terminal.keys("Enter");
+    const screen = await tty.terminal.waitFor(new RegExp(`mcp:${name} {2}(starting|ready)`));
+    if (new RegExp(`mcp:${name} {2}ready`).test(screen)) return;
+    if (tries > 60) throw new Error(`the server never got ready:\n${screen}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
 describe("a project's .mcp.json in the interactive mode", () => {
   it("asks once before starting its servers, remembers the answer, and offers their tools", async () => {
     const project = tempDir("awl-project-");
@@ -30,14 +42,7 @@ describe("a project's .mcp.json in the interactive mode", () => {
     await tty.terminal.type("y");
     await tty.terminal.waitFor(/\[y\/N\] yes\n(.|\n)*^>/m);
     // The first turn is sent once the server is ready enough to offer its tools: wait for /extensions to say so.
-    for (let tries = 0; ; tries++) {
-      await tty.terminal.type("/extensions");
-      await tty.terminal.keys("Enter");
-      const screen = await tty.terminal.waitFor(/mcp:proj {2}(starting|ready)/);
-      if (/mcp:proj {2}ready/.test(screen)) break;
-      if (tries > 60) throw new Error(`the server never got ready:\n${screen}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await untilReady("proj");
     expect(await tty.terminal.screen()).toMatch(/mcp:proj {2}ready {2}stdio .*\n(?: {10}.*\n)? {4}13 tools, schemas [\d.]+ KB ≈ [\d.]+k? tokens per request: proj_echo/);
     await tty.send("use the server");
     await tty.terminal.waitFor(/The server echoed\.\n>/);
@@ -76,14 +81,7 @@ describe("a project's .mcp.json in the interactive mode", () => {
     };
     // The first run lists the server's tools once it is ready (and keeps them in the tool-list cache).
     await start();
-    for (let tries = 0; ; tries++) {
-      await tty.terminal.type("/extensions");
-      await tty.terminal.keys("Enter");
-      const screen = await tty.terminal.waitFor(/mcp:cfg {2}(starting|ready)/);
-      if (/mcp:cfg {2}ready/.test(screen)) break;
-      if (tries > 60) throw new Error(`the server never got ready:\n${screen}`);
-      await new Promise((r) => setTimeout(r, 500));
-    }
+    await untilReady("cfg");
     await tty.terminal.keys("C-d");
     await tty.terminal.waitFor(/\[awl exited 0\]/);
 
