@@ -79,6 +79,33 @@ describe("--sandbox", () => {
     expect(connections()).toBe(1);
   });
 
+  it("a network rule lets a matching command reach a local port; a command it does not cover stays cut off", async () => {
+    const { port, connections } = await listener();
+    const dir = join(env.box.home, ".config", "awl");
+    mkdirSync(dir, { recursive: true });
+    const config = join(dir, "config.json");
+    const connect = `node -e 'require("net").connect(${port}, "127.0.0.1").on("data", (d) => process.stdout.write(d)).on("error", (e) => console.log(e.code))'`;
+    const command = (line: string) => ({ command: line });
+    try {
+      writeFileSync(config, JSON.stringify({ permissions: { allow: ["network(node -e:*)"] } }));
+      const allowed = textOf((await callTool(env.box, "bash", command(connect), ["--sandbox"])).outcome);
+      expect(allowed).toBe("hello\n[exit code 0]");
+      expect(connections()).toBe(1);
+      const uncovered = textOf((await callTool(env.box, "bash", command(`true && ${connect}`), ["--sandbox"])).outcome);
+      expect(uncovered).toContain("ECONNREFUSED");
+      expect(connections()).toBe(1);
+
+      writeFileSync(config, JSON.stringify({ permissions: { allow: ["network"], deny: ["network(node:*)"] } }));
+      expect(textOf((await callTool(env.box, "bash", command(connect), ["--sandbox"])).outcome)).toContain("ECONNREFUSED");
+      writeFileSync(config, JSON.stringify({ permissions: { allow: ["network"] } }));
+      const raw = textOf((await callTool(env.box, "bash", command(`exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`), ["--sandbox"])).outcome);
+      expect(raw).toBe("hello\n[exit code 0]");
+      expect(connections()).toBe(2);
+    } finally {
+      rmSync(config, { force: true });
+    }
+  });
+
   it("kills with the call a child that left the command's process group (setsid)", async () => {
     // Lengths of their own, so no other test's process is taken for these.
     const child = ["sleep", "871"];
