@@ -82,26 +82,26 @@ const anthropicCache = createAnthropicWireCache();
 openaiBody(openaiCache);
 anthropicBody(anthropicCache);
 const cachedOpenAI = await time(() => {
-  compactor.estimate(conversation, tools);
+  compactor.estimate(conversation, { tools });
   openaiBody(openaiCache);
 }, grow);
 const cachedAnthropic = await time(() => {
-  compactor.estimate(conversation, tools);
+  compactor.estimate(conversation, { tools });
   anthropicBody(anthropicCache);
 }, grow);
 // The cached bodies are the uncached ones, byte for byte (test/providers/wire-cache.test.ts proves it case by case).
 if (openaiBody(openaiCache) !== openaiBody() || anthropicBody(anthropicCache) !== anthropicBody()) throw new Error("a cached body differs from the uncached one");
 
 const floor = await time(() => JSON.stringify(conversation.messages));
-const estimate = await time(() => compactor.estimate(conversation, tools));
+const estimate = await time(() => compactor.estimate(conversation, { tools }));
 // Right after a compaction (or on a conversation no provider has counted yet) the estimate walks every message.
-const fullEstimate = await time(() => new Compactor({ provider: () => ({ name: "openai" }), contextWindow: () => 200_000 }).estimate(new Conversation(conversation.messages), tools));
+const fullEstimate = await time(() => new Compactor({ provider: () => ({ name: "openai" }), contextWindow: () => 200_000 }).estimate(new Conversation(conversation.messages), { tools }));
 const oldOpenAI = await time(() => {
-  compactor.estimate(conversation, tools);
+  compactor.estimate(conversation, { tools });
   openaiBody();
 });
 const oldAnthropic = await time(() => {
-  compactor.estimate(conversation, tools);
+  compactor.estimate(conversation, { tools });
   anthropicBody();
 });
 const body = openaiBody(openaiCache);

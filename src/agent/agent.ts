@@ -10,7 +10,7 @@ import type { Message, StopReason, Usage } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, Receiver, StepResult, ToolSpec } from "../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
-import type { CompactionOutcome, ContextLayer } from "./context-layer.js";
+import type { CompactionOutcome, ContextLayer, RequestShape } from "./context-layer.js";
 import { answerUnansweredToolUses } from "./invariant.js";
 import { runToolBatch } from "./tool-batch.js";
 
@@ -115,23 +115,23 @@ export class Agent {
       turn.steps++;
       await this.refreshTools();
       if (signal.aborted) return end("cancelled");
-      const tools: readonly ToolSpec[] = this.tools?.definitions() ?? [];
+      const request = this.requestShape();
       const compacted = (outcome: CompactionOutcome | undefined): boolean => {
         if (!outcome) return false;
         if (outcome.usage) turn.usage = addUsage(turn.usage, outcome.usage);
         receiver.onCompaction?.(outcome);
         return outcome.applied !== undefined;
       };
-      compacted(await this.context?.beforeRequest(conversation, tools, signal));
+      compacted(await this.context?.beforeRequest(conversation, request, signal));
       if (signal.aborted) return end("cancelled");
-      let step = await this.callModel(conversation, this.stepReceiver(receiver, turn), tools, signal);
+      let step = await this.callModel(conversation, this.stepReceiver(receiver, turn), request, signal);
       // A request refused as too long: one compaction, one retry (the retry's own refusal stands).
       if (!step.ok && step.error.kind === "context_length" && this.context) {
         const { usage: spent, ...refused } = step.error;
         if (spent) turn.usage = addUsage(turn.usage, spent);
-        const recovered = compacted(await this.context.afterOverflow(conversation, tools, refused, signal));
+        const recovered = compacted(await this.context.afterOverflow(conversation, request, refused, signal));
         if (signal.aborted) return end("cancelled");
-        step = recovered ? await this.callModel(conversation, this.stepReceiver(receiver, turn), tools, signal) : { ok: false, error: refused };
+        step = recovered ? await this.callModel(conversation, this.stepReceiver(receiver, turn), request, signal) : { ok: false, error: refused };
       }
       if (!step.ok) {
         // A failed or cancelled call may have been billed for what it streamed before it broke off.
@@ -168,14 +168,19 @@ export class Agent {
     }
   }
 
+  /** What the next model call sends besides the conversation: the tools offered now and the system prompt. */
+  requestShape(): RequestShape {
+    const system = systemPrompt(this.system, this.tools?.instructions?.() ?? []);
+    return { tools: this.tools?.definitions() ?? [], ...(system && { system }) };
+  }
+
   /**
    * One model call. Tools that can prewarm hear of it as soon as the request is on its way ("request": after the
    * provider has begun it, in the next turn of the event loop, so their start-up work never comes before the
    * request's own), again if it is slow to answer ("slow"), and at its first tool_use block ("tool_use").
    */
-  private async callModel(conversation: Conversation, receiver: Receiver, tools: readonly ToolSpec[], signal: AbortSignal): Promise<StepResult> {
+  private async callModel(conversation: Conversation, receiver: Receiver, { tools, system }: RequestShape, signal: AbortSignal): Promise<StepResult> {
     const toolSet = this.tools;
-    const system = systemPrompt(this.system, toolSet?.instructions?.() ?? []);
     const step = this.provider.streamStep(conversation, receiver, { tools, signal, ...(system && { system }) });
     const prewarming = toolSet?.prewarm && tools.length > 0;
     const soon = prewarming ? setImmediate(() => void toolSet.prewarm?.("request")) : undefined;

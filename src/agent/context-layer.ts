@@ -32,9 +32,18 @@ export interface CompactionOutcome {
   usage?: Usage;
 }
 
+/** What a request sends besides its messages: the tool definitions and the system prompt. */
+export interface RequestShape {
+  tools: readonly ToolSpec[];
+  system?: string;
+}
+
 export interface ContextLayer {
-  /** Before a model call: compacts when the request would pass the threshold. Undefined: nothing to do. */
-  beforeRequest(conversation: Conversation, tools: readonly ToolSpec[], signal: AbortSignal): Promise<CompactionOutcome | undefined>;
+  /**
+   * Before a model call: compacts when the request (its messages, and `request`'s tools and system prompt) would
+   * pass the threshold. Undefined: nothing to do.
+   */
+  beforeRequest(conversation: Conversation, request: RequestShape, signal: AbortSignal): Promise<CompactionOutcome | undefined>;
   /** After a refusal as too long: compacts what it can (undefined or no `applied`: the error stands). */
-  afterOverflow(conversation: Conversation, tools: readonly ToolSpec[], error: ProviderError, signal: AbortSignal): Promise<CompactionOutcome | undefined>;
+  afterOverflow(conversation: Conversation, request: RequestShape, error: ProviderError, signal: AbortSignal): Promise<CompactionOutcome | undefined>;
 }

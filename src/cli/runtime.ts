@@ -154,7 +154,7 @@ export class Runtime {
   /** `/compact [instructions]`: summarises the conversation now (the last turns kept); undefined without a compactor. */
   async compact(instructions?: string, signal: AbortSignal = new AbortController().signal): Promise<CompactionOutcome | undefined> {
     if (!this.compactor) return undefined;
-    const outcome = await this.compactor.compactNow(this.conversation, signal, instructions);
+    const outcome = await this.compactor.compactNow(this.conversation, signal, instructions, this.agent.requestShape());
     this.compacted(outcome);
     return outcome;
   }

@@ -5,14 +5,14 @@
  * messages, keeping the recent ones. After a refusal as too long it compacts harder, once. `/compact` runs it on
  * demand. It cuts only where no tool_use is separated from its tool_result (SPEC §5), and never throws.
  */
-import type { CompactionEvent, CompactionOutcome, CompactionReason, ContextLayer } from "../agent/context-layer.js";
+import type { CompactionEvent, CompactionOutcome, CompactionReason, ContextLayer, RequestShape } from "../agent/context-layer.js";
 import { applyCompaction, type CompactionChange } from "../model/compaction.js";
 import type { Conversation } from "../model/conversation.js";
 import { textOf } from "../model/conversation.js";
 import { addUsage, type Message, type Usage } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
-import type { Provider, Receiver, ToolSpec } from "../providers/types.js";
-import { estimateMessages, estimateRequest, estimateTools, messageChars, CHARS_PER_TOKEN } from "./estimate.js";
+import type { Provider, Receiver } from "../providers/types.js";
+import { estimateMessages, estimateRequest, estimateShape, messageChars, CHARS_PER_TOKEN } from "./estimate.js";
 import { summaryRequest } from "./summary-prompt.js";
 import { totalInputTokens } from "../usage/cost.js";
 import { conventionOf } from "../usage/meter.js";
@@ -42,6 +42,9 @@ export interface CompactorOptions {
   onUsage?(usage: Usage): void;
 }
 
+/** A request with no tools and no system prompt (the shape `estimate` assumes when given none). */
+const NO_TOOLS: RequestShape = { tools: [] };
+
 export class Compactor implements ContextLayer {
   /** Per conversation: messages from this index on carry usage that describes the conversation as it is now. */
   private readonly freshFrom = new WeakMap<Conversation, number>();
@@ -52,8 +55,8 @@ export class Compactor implements ContextLayer {
     return this.options.thresholdPercent ?? DEFAULT_THRESHOLD_PERCENT;
   }
 
-  /** The estimated tokens of the next request. */
-  estimate(conversation: Conversation, tools: readonly ToolSpec[] = []): number {
+  /** The estimated tokens of the next request: the conversation's messages, and `request`'s tools and system prompt. */
+  estimate(conversation: Conversation, request: RequestShape = NO_TOOLS): number {
     const messages = conversation.messages;
     if (!this.freshFrom.has(conversation)) this.freshFrom.set(conversation, messages.length);
     const from = this.freshFrom.get(conversation)!;
@@ -61,46 +64,46 @@ export class Compactor implements ContextLayer {
       const usage = messages[i]!.usage;
       if (messages[i]!.role !== "assistant" || !usage) continue;
       const input = totalInputTokens(usage, conventionOf(this.options.provider().name)) + usage.output_tokens;
-      if (input > 0) return estimateRequest(messages, tools, { index: i, tokens: input });
+      if (input > 0) return estimateRequest(messages, request, { index: i, tokens: input });
     }
-    return estimateRequest(messages, tools);
+    return estimateRequest(messages, request);
   }
 
-  async beforeRequest(conversation: Conversation, tools: readonly ToolSpec[], signal: AbortSignal): Promise<CompactionOutcome | undefined> {
+  async beforeRequest(conversation: Conversation, request: RequestShape, signal: AbortSignal): Promise<CompactionOutcome | undefined> {
     if (this.options.auto === false) return undefined;
-    const before = this.estimate(conversation, tools);
+    const before = this.estimate(conversation, request);
     if (before < MIN_TOKENS) return undefined;
     const window = await this.options.contextWindow();
     const limit = Math.floor((window * this.thresholdPercent) / 100);
     if (before <= limit) return undefined;
-    return this.compact(conversation, { reason: "threshold", tools, signal, window, target: limit, before });
+    return this.compact(conversation, { reason: "threshold", request, signal, window, target: limit, before });
   }
 
-  async afterOverflow(conversation: Conversation, tools: readonly ToolSpec[], _error: ProviderError, signal: AbortSignal): Promise<CompactionOutcome | undefined> {
-    const before = this.estimate(conversation, tools);
+  async afterOverflow(conversation: Conversation, request: RequestShape, _error: ProviderError, signal: AbortSignal): Promise<CompactionOutcome | undefined> {
+    const before = this.estimate(conversation, request);
     const window = await this.options.contextWindow();
     // The estimate fell short of what the server counted: aim well below both.
     const target = Math.min(Math.floor((window * this.thresholdPercent) / 100), Math.floor(before * 0.6));
-    return this.compact(conversation, { reason: "overflow", tools, signal, window, target, before });
+    return this.compact(conversation, { reason: "overflow", request, signal, window, target, before });
   }
 
   /** `/compact [instructions]`: a summary now, whatever the size (the last turns kept as they are). */
-  async compactNow(conversation: Conversation, signal: AbortSignal, instructions?: string): Promise<CompactionOutcome> {
-    const before = this.estimate(conversation);
+  async compactNow(conversation: Conversation, signal: AbortSignal, instructions?: string, request: RequestShape = NO_TOOLS): Promise<CompactionOutcome> {
+    const before = this.estimate(conversation, request);
     const window = await this.options.contextWindow();
-    return this.compact(conversation, { reason: "manual", tools: [], signal, window, target: 0, before, ...(instructions ? { instructions } : {}) });
+    return this.compact(conversation, { reason: "manual", request, signal, window, target: 0, before, ...(instructions ? { instructions } : {}) });
   }
 
   private async compact(
     conversation: Conversation,
-    job: { reason: CompactionReason; tools: readonly ToolSpec[]; signal: AbortSignal; window: number; target: number; before: number; instructions?: string },
+    job: { reason: CompactionReason; request: RequestShape; signal: AbortSignal; window: number; target: number; before: number; instructions?: string },
   ): Promise<CompactionOutcome> {
     const original = conversation.messages;
-    const toolTokens = estimateTools(job.tools);
+    const shapeTokens = estimateShape(job.request);
     // 1. Prune old tool outputs, oldest first, until the estimate is under the target.
     const pruned = job.reason === "manual" ? [] : pruneCandidates(original, job.before - job.target);
     let view = pruned.length > 0 ? applyCompaction(original, { replaces: 0, pruned }) : original;
-    const afterPrune = estimateMessages(view) + toolTokens;
+    const afterPrune = estimateMessages(view) + shapeTokens;
     const gain = job.before - afterPrune;
     if (pruned.length > 0 && afterPrune <= job.target)
       return { applied: this.apply(conversation, { replaces: 0, pruned }, job, view) };
@@ -131,10 +134,10 @@ export class Compactor implements ContextLayer {
     return { applied: this.apply(conversation, change, job, view), ...(asked.usage ? { usage: asked.usage } : {}) };
   }
 
-  private apply(conversation: Conversation, change: CompactionChange, job: { reason: CompactionReason; before: number; tools: readonly ToolSpec[] }, view: Message[]): CompactionEvent {
+  private apply(conversation: Conversation, change: CompactionChange, job: { reason: CompactionReason; before: number; request: RequestShape }, view: Message[]): CompactionEvent {
     conversation.messages.splice(0, conversation.messages.length, ...view);
     this.freshFrom.set(conversation, conversation.messages.length);
-    return { ...change, reason: job.reason, tokens_before: job.before, tokens_after: estimateMessages(view) + estimateTools(job.tools) };
+    return { ...change, reason: job.reason, tokens_before: job.before, tokens_after: estimateMessages(view) + estimateShape(job.request) };
   }
 
   /** One summary call; its usage is reported whatever happens. */

@@ -1,11 +1,12 @@
 /**
  * A token estimate of the next request, cheap enough to run before every model call (bench: 10 000 messages,
  * ~50 MB, well under 50 ms): about 4 characters a token for text, a fixed size per image and per message, plus the
- * tool definitions. When the provider reported the size of an earlier request of the same conversation, that
+ * system prompt and the tool definitions. When the provider reported the size of an earlier request of the same conversation, that
  * figure replaces the estimate of everything up to it (so the estimate is off only by the newest messages).
  */
 import type { Message } from "../model/message.js";
 import type { ToolSpec } from "../providers/types.js";
+import type { RequestShape } from "../agent/context-layer.js";
 
 /** Characters per token for English text and code with the models' tokenizers (bench/estimate: the measured ratio). */
 export const CHARS_PER_TOKEN = 4;
@@ -53,12 +54,17 @@ export function estimateTools(tools: readonly ToolSpec[]): number {
   return Math.ceil(chars / CHARS_PER_TOKEN);
 }
 
+/** The estimated tokens of what a request sends besides its messages. */
+export function estimateShape(shape: RequestShape): number {
+  return estimateTools(shape.tools) + Math.ceil((shape.system?.length ?? 0) / CHARS_PER_TOKEN);
+}
+
 /**
- * The estimated input tokens of a request holding `messages` and `tools`. `reported` is the provider's own count of
- * the request that ended with `messages[reported.index]` (its input and output tokens, the cache included): it
- * stands for everything up to that message.
+ * The estimated input tokens of a request holding `messages`, with `shape`'s tools and system prompt. `reported` is
+ * the provider's own count of the request that ended with `messages[reported.index]` (its input and output tokens,
+ * the cache included): it stands for everything up to that message, the tools and system prompt included.
  */
-export function estimateRequest(messages: readonly Message[], tools: readonly ToolSpec[], reported?: { index: number; tokens: number }): number {
+export function estimateRequest(messages: readonly Message[], shape: RequestShape, reported?: { index: number; tokens: number }): number {
   if (reported && reported.index < messages.length) return reported.tokens + estimateMessages(messages.slice(reported.index + 1));
-  return estimateMessages(messages) + estimateTools(tools);
+  return estimateMessages(messages) + estimateShape(shape);
 }

@@ -64,11 +64,11 @@ function history(turns = 2): Conversation {
   return c;
 }
 
-function run(wire: Wire, conversation: Conversation, window: number, options: { auto?: boolean; signal?: AbortSignal } = {}) {
+function run(wire: Wire, conversation: Conversation, window: number, options: { auto?: boolean; signal?: AbortSignal; system?: string } = {}) {
   return (async () => {
     const provider = await providerFor(wire);
     const compactor = new Compactor({ provider: () => provider, contextWindow: () => window, ...(options.auto !== undefined && { auto: options.auto }) });
-    const agent = new Agent({ provider, context: compactor });
+    const agent = new Agent({ provider, context: compactor, ...(options.system !== undefined && { system: options.system }) });
     const outcomes: CompactionOutcome[] = [];
     const receiver: TurnReceiver = { onCompaction: (o) => outcomes.push(o) };
     const result = await agent.runStep(conversation, receiver, options.signal ? { signal: options.signal } : {});
@@ -107,6 +107,22 @@ describe.each(["openai", "anthropic"] as const)("compaction on %s", (wire) => {
     expect(sent).toContain("2".repeat(19_990)); // the protected turn keeps its output
     expect(sent).toContain("was pruned to save context");
     expectPairsIntact(wire, shared.server.requests[0]!.json());
+  });
+
+  it("the system prompt counts towards the threshold: the same history compacts only when a long one is sent too", async () => {
+    // The history is ~10 300 tokens and the threshold 11 200: under it alone, over it with ~2 000 tokens of system prompt.
+    const system = `You are a careful assistant. ${"Server instructions: use the tools well. ".repeat(200)}`;
+    shared.server.enqueue(reply(wire, "Done."), reply(wire, "Done."));
+    const alone = await run(wire, history(2), 14_000);
+    expect(alone.outcomes).toHaveLength(0);
+    expect(shared.server.requests[0]!.body).toContain("1".repeat(1000));
+    const withSystem = await run(wire, history(2), 14_000, { system });
+    expect(withSystem.outcomes[0]!.applied).toMatchObject({ reason: "threshold", replaces: 0, pruned: ["toolu_1"] });
+    const sent = shared.server.requests[1]!.body;
+    expect(sent).not.toContain("1".repeat(1000));
+    expect(sent).toContain("Server instructions: use the tools well.");
+    // The estimate after it includes the system prompt it will send.
+    expect(withSystem.outcomes[0]!.applied!.tokens_after).toBeGreaterThan(Math.ceil(system.length / 4));
   });
 
   it("when pruning is not enough, a model-written summary replaces the older messages, the recent ones kept", async () => {
@@ -206,7 +222,7 @@ describe("what compaction never does", () => {
     const compactor = new Compactor({ provider: () => provider, contextWindow: () => (asked++, 4096) });
     const c = new Conversation();
     c.addUserMessage("hello");
-    expect(await compactor.beforeRequest(c, [], new AbortController().signal)).toBeUndefined();
+    expect(await compactor.beforeRequest(c, { tools: [] }, new AbortController().signal)).toBeUndefined();
     expect(asked).toBe(0);
   });
 });
