@@ -216,6 +216,7 @@ export class LuaToolSet implements ToolSet {
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     toolSet.cachePath = cachePath;
     const poolOptions: Omit<LuaPoolOptions, "extensions"> = {
+      cwd: options.cwd,
       defaultTimeoutMs,
       luaPath: [join(userConfigDir(options.env), "lua")],
       env: options.env,

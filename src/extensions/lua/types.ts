@@ -66,6 +66,8 @@ export interface ExtensionLoadError {
 
 export interface LuaPoolOptions {
   extensions: ExtensionEntry[];
+  /** The folder relative paths, programs and load-time code start from; default `process.cwd()`. */
+  cwd?: string;
   /** Most worker slots at once; default `os.availableParallelism()`. */
   maxSlots?: number;
   /** Memory cap per Lua state; default 256 MB. */
