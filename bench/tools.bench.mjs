@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { awl, choice, loadText, median, percentile, RUNS, sse, timeNode } from "./support.mjs";
 const ms = (n) => `${n.toFixed(0)} ms`;
 const TARGET_MS = 250;

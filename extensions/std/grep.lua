@@ -113,17 +113,30 @@ local function search_ripgrep(rg, dir, pattern, opts)
   return records, matches, files
 end
 
+-- The files the fallback did not search, as one line for the model (nil when it searched them all).
+local MAX_SKIPPED_SHOWN = 10
+local function skipped_note(skipped)
+  if not skipped or #skipped == 0 then return nil end
+  local parts = {}
+  for i = 1, math.min(#skipped, MAX_SKIPPED_SHOWN) do
+    parts[i] = text.printable(skipped[i].path) .. " (" .. skipped[i].reason .. ")"
+  end
+  if #skipped > MAX_SKIPPED_SHOWN then parts[#parts + 1] = string.format("and %d more", #skipped - MAX_SKIPPED_SHOWN) end
+  return "[not searched (ripgrep is not installed): " .. table.concat(parts, "; ") .. "]"
+end
+
 local function search_fallback(dir, pattern, opts)
-  local records, matches, files = awl.fs.grep(dir, pattern, {
+  local records, matches, files, _, skipped = awl.fs.grep(dir, pattern, {
     glob = opts.glob, ignore_case = opts.ignore_case, context = opts.context, limit = opts.limit,
   })
   if not records then return nil, matches end
+  local function where(path) return dir == "." and path or (path == "" and dir or dir .. "/" .. path) end
   local out = {}
   for i, r in ipairs(records) do
-    local path = dir == "." and r.path or (r.path == "" and dir or dir .. "/" .. r.path)
-    out[i] = { path = path, line = r.line, text = r.text, match = r.match }
+    out[i] = { path = where(r.path), line = r.line, text = r.text, match = r.match }
   end
-  return out, matches, files
+  for _, s in ipairs(skipped) do s.path = where(s.path) end
+  return out, matches, files, skipped
 end
 
 awl.register_tool {
@@ -161,13 +174,14 @@ awl.register_tool {
     local opts = { glob = glob, ignore_case = args.ignore_case == true, context = math.min(args.context or 0, 10),
       limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT) }
     local rg = find_ripgrep()
-    local records, matches, files
+    local records, matches, files, skipped
     if rg then records, matches, files = search_ripgrep(rg, dir, args.pattern, opts)
-    else records, matches, files = search_fallback(dir, args.pattern, opts) end
+    else records, matches, files, skipped = search_fallback(dir, args.pattern, opts) end
     if not records then return awl.tool_error(matches) end
+    local note = skipped_note(skipped)
     if matches == 0 then
       ctx:show { summary = "no matches" }
-      return { content = "No matches.", summary = "no matches" }
+      return { content = note and ("No matches in the files searched.\n" .. note) or "No matches.", summary = "no matches" }
     end
     local out, bytes, shown, last = {}, 0, 0, nil
     for _, r in ipairs(records) do
@@ -183,6 +197,7 @@ awl.register_tool {
       out[#out + 1] = string.format("[%d of %d matching lines shown, in %d files; narrow with path, glob or type, or raise limit]",
         shown, matches, files)
     end
+    if note then out[#out + 1] = note end
     local summary = string.format("%d matching lines in %d files", matches, files)
     ctx:show { summary = summary }
     return { content = table.concat(out, "\n"), summary = summary }

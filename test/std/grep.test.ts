@@ -1,7 +1,7 @@
 // std.grep and std.find, the bundled search tools: with ripgrep and without it (the same matches), .gitignore
 // respected, globs and types, caps with a count of what was left out, a regex that does not compile.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, utimesSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callTool, replayedCall, textOf, useSandbox } from "./support.js";
@@ -77,6 +77,19 @@ describe("std.grep", () => {
     if (hasRipgrep) expect((await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "(unclosed" })])).stderr).toContain("regex parse error");
     expect((await callTool(env.box, "grep", { pattern: "a", type: "cobol" })).outcome).toMatchObject({ is_error: true, content: expect.stringMatching(/^unknown file type "cobol"; the types are c, cpp, /) });
     expect((await callTool(env.box, "grep", { pattern: "a", path: "nope" })).outcome).toMatchObject({ is_error: true, content: "no such file or folder: nope" });
+  });
+
+  it("without ripgrep, names the files too large to search instead of answering a bare 'No matches.'", async () => {
+    tree({ "small.txt": "nothing here\n" });
+    // 65 MB (sparse: no time spent writing it) with the word at its end: ripgrep would find it, the fallback skips it.
+    const big = join(env.box.cwd, "big.txt");
+    writeFileSync(big, "");
+    truncateSync(big, 65 * 1024 * 1024);
+    appendFileSync(big, "hello\n");
+    const none = await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "hello" })], NO_RG);
+    expect(none.stdout).toBe("No matches in the files searched.\n[not searched (ripgrep is not installed): big.txt (65 MB, larger than the 64 MB searched)]\n");
+    const some = await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "nothing" })], NO_RG);
+    expect(some.stdout).toBe("small.txt:1:nothing here\n[not searched (ripgrep is not installed): big.txt (65 MB, larger than the 64 MB searched)]\n");
   });
 
   it("answers a model's call in a turn", async () => {

@@ -112,7 +112,8 @@ local GREP = { glob = "globs", gitignore = "boolean", hidden = "boolean", ignore
 
 --- Lines matching `pattern` (a JavaScript regular expression) in the files below `dir` (or the file `dir`):
 --- `{ path, line, text, match }` records (context lines have match = false), at most `opts.limit` matching lines;
---- then the number of matching lines in all, of files with a match, and whether it stopped early.
+--- then the number of matching lines in all, of files with a match, whether it stopped early, and the files it
+--- did not search as `{ path, reason }` records (over 64 MB, or unreadable).
 --- nil, message when the pattern does not compile or `dir` cannot be read.
 function fs.grep(dir, pattern, opts)
   check_path(dir, "grep")

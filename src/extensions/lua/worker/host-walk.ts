@@ -150,7 +150,7 @@ function compile(pattern: string, ignoreCase: boolean): RegExp | string {
   }
 }
 
-/** Files larger than this are not searched by the fallback (ripgrep searches them). */
+/** Files larger than this are not searched (ripgrep searches them): `awl.fs.grep` lists them as skipped. */
 const MAX_GREP_FILE_BYTES = 64 * 1024 * 1024;
 
 /** Whether the first bytes of a file hold a NUL (ripgrep's test for binary files, which it skips). */
@@ -169,8 +169,10 @@ function looksBinary(file: string): boolean {
  * `awl.fs.grep`: the lines of the files below `dir` (or the one file `dir`) that match `pattern` (a JavaScript
  * regular expression), in path order: `{ path, line, text, match }` records, context lines with `match = false`.
  * At most `limit` matching lines are returned (with their context); then the number of matching lines in all, the
- * number of files holding one, and whether the search was stopped early. A pattern that does not compile is
- * (nil, message).
+ * number of files holding one, whether the search was stopped early, and the files it did not search, each
+ * `{ path, reason }` (larger than {@link MAX_GREP_FILE_BYTES}, or unreadable), so a caller never takes "no match"
+ * for an answer about them. Binary files are skipped without a word, as ripgrep does. A pattern that does not
+ * compile is (nil, message).
  */
 export function grep(dir: string, pattern: string, options: GrepOptions, stop: () => boolean): HostValue[] {
   const regex = compile(pattern, options.ignore_case === true);
@@ -194,15 +196,22 @@ export function grep(dir: string, pattern: string, options: GrepOptions, stop: (
   const maxLine = options.max_line && options.max_line > 0 ? options.max_line : Infinity;
   const cut = (text: string) => (text.length > maxLine ? text.slice(0, maxLine) : text);
   const records: HostRecord[] = [];
+  const skipped: HostRecord[] = [];
   let matches = 0;
   let matchedFiles = 0;
   for (const file of files) {
     if (stopped || (stopped = stop())) break;
     let text: string;
     try {
-      if (statSync(file.abs).size > MAX_GREP_FILE_BYTES || looksBinary(file.abs)) continue;
+      const size = statSync(file.abs).size;
+      if (size > MAX_GREP_FILE_BYTES) {
+        skipped.push({ path: file.path, reason: `${megabytes(size)} MB, larger than the ${megabytes(MAX_GREP_FILE_BYTES)} MB searched` });
+        continue;
+      }
+      if (looksBinary(file.abs)) continue;
       text = readFileSync(file.abs, "utf8");
-    } catch {
+    } catch (err) {
+      skipped.push({ path: file.path, reason: String(fsFailure(err)[1]) });
       continue;
     }
     const lines = text.split("\n");
@@ -230,5 +239,9 @@ export function grep(dir: string, pattern: string, options: GrepOptions, stop: (
       }
     }
   }
-  return [records, matches, matchedFiles, stopped];
+  return [records, matches, matchedFiles, stopped, skipped];
+}
+
+function megabytes(bytes: number): string {
+  return String(Math.round(bytes / (1024 * 1024)));
 }
