@@ -88,7 +88,30 @@ describe("awl acp: sessions in several folders", () => {
     const dir = join(home, ".local", "share", "awl", "sessions");
     const headers = readdirSync(dir).filter((f) => f.endsWith(".jsonl")).map((f) => JSON.parse(readFileSync(join(dir, f), "utf8").split("\n")[0]!).cwd);
     expect(headers.sort()).toEqual([a, b]);
-  });
+  }, 120_000);
+
+  it("while one session's command runs in its folder, another session's turn runs in its own", async () => {
+    const a = folder("alpha");
+    const b = folder("beta");
+    await withAcp({ home, cwd: root, env: env(), handlers: { permission: () => selected("allow_once") } }, async (ctx, awl) => {
+      const sa = (await ctx.request("session/new", { cwd: a, mcpServers: [] })).sessionId;
+      const sb = (await ctx.request("session/new", { cwd: b, mcpServers: [] })).sessionId;
+      // alpha's command waits for a file the test makes once beta's whole turn is done.
+      server.enqueue(
+        toolCall("a1", "bash", { command: "while [ ! -f go ]; do sleep 0.05; done; pwd; cat note.txt" }),
+        toolCall("b1", "read", { path: "note.txt" }),
+        openaiAnswer("B done."),
+        openaiAnswer("A done."),
+      );
+      const first = ctx.request("session/prompt", { sessionId: sa, prompt: [{ type: "text", text: "wait, then look" }] });
+      await awl.waitForUpdate((n) => n.sessionId === sa && n.update.sessionUpdate === "tool_call_update" && n.update.status === "in_progress");
+      expect((await ctx.request("session/prompt", { sessionId: sb, prompt: [{ type: "text", text: "read the note" }] })).stopReason).toBe("end_turn");
+      writeFileSync(join(a, "go"), "");
+      expect((await first).stopReason).toBe("end_turn");
+      expect(resultOf(2, "b1")).toContain("note of beta");
+      expect(resultOf(3, "a1")).toMatch(new RegExp(`^${a}\\nnote of alpha\\n`));
+    });
+  }, 120_000);
 
   it("a session/new for a folder that does not exist, or a file, is refused naming it", async () => {
     const file = join(folder("gamma"), "note.txt");
@@ -96,7 +119,7 @@ describe("awl acp: sessions in several folders", () => {
       await expect(ctx.request("session/new", { cwd: join(root, "missing"), mcpServers: [] })).rejects.toThrow(`cannot work in ${join(root, "missing")}: no such folder`);
       await expect(ctx.request("session/new", { cwd: file, mcpServers: [] })).rejects.toThrow(`cannot work in ${file}: it is not a folder`);
     });
-  });
+  }, 120_000);
 });
 
 describe("awl acp: folder trust asked of the editor", () => {
@@ -156,7 +179,7 @@ describe("awl acp: folder trust asked of the editor", () => {
       // Offered (from the registration cache of the trusted run: its code runs when a worker starts).
       expect(offered(3)).toContain("hello");
     });
-  });
+  }, 120_000);
 
   it("an editor that cannot answer, or a prompt cancelled while it asks, leaves the folder untrusted", async () => {
     const { dir, marker } = untrusted("cloned");
@@ -186,5 +209,5 @@ describe("awl acp: folder trust asked of the editor", () => {
     expect(existsSync(marker)).toBe(false);
     expect(server.requests).toHaveLength(1);
     expect(trustedFolders()).toBeUndefined();
-  });
+  }, 120_000);
 });
