@@ -162,11 +162,15 @@ describe("awl acp: folder trust asked of the editor", () => {
       expect(offered(0)).not.toContain("hello");
       await awl.waitForUpdate((n) => n.sessionId === first && n.update.sessionUpdate === "tool_call_update" && n.update.status === "failed");
 
-      // For this session: it loads before the model is asked, and is not remembered.
-      await prompt();
+      // For this session: it loads before the model is asked, and is not remembered; the session goes on trusted.
+      const second = await prompt();
       expect(existsSync(marker)).toBe(true);
       expect(offered(1)).toContain("hello");
       expect(trustedFolders()).toBeUndefined();
+      server.enqueue(openaiAnswer("Again."));
+      expect((await ctx.request("session/prompt", { sessionId: second, prompt: [{ type: "text", text: "again" }] })).stopReason).toBe("end_turn");
+      expect(offered(2)).toContain("hello");
+      expect(questions).toHaveLength(2);
       rmSync(marker);
 
       // Always: remembered in the user config; the next session of the folder is not asked again.
@@ -177,7 +181,7 @@ describe("awl acp: folder trust asked of the editor", () => {
       await prompt();
       expect(questions).toHaveLength(3);
       // Offered (from the registration cache of the trusted run: its code runs when a worker starts).
-      expect(offered(3)).toContain("hello");
+      expect(offered(4)).toContain("hello");
     });
   }, 120_000);
 

@@ -35,7 +35,7 @@ import { describeProviderError } from "../error-text.js";
 import { settingsFlags, type CliOptions } from "../options.js";
 import { buildRuntime, type Runtime } from "../runtime.js";
 import { SessionHook } from "../session-hook.js";
-import { isPermissionMode } from "../../permissions/engine.js";
+import { isPermissionMode, type PermissionMode } from "../../permissions/engine.js";
 import { setupRunPermissions } from "../run-permissions.js";
 import { clientTextHost } from "./client-files.js";
 import { askClient, sessionModes } from "./permission-ask.js";
@@ -60,6 +60,8 @@ interface SessionPlan {
   resumed: boolean;
   /** Trusted for this session by the editor's answer. */
   trusted: boolean;
+  /** The mode the editor chose (`session/set_mode`), kept when the session is opened again. */
+  mode?: PermissionMode;
 }
 
 interface LiveSession extends SessionPlan {
@@ -108,6 +110,7 @@ export class AcpAgent {
         if (!isPermissionMode(params.modeId)) throw RequestError.invalidParams(undefined, `unknown mode "${params.modeId}": use ${sessionModes(engine.mode).availableModes.map((m) => m.id).join(", ")}`);
         // From the next tool call on; a call already asked about keeps its question.
         engine.mode = params.modeId;
+        live.mode = params.modeId;
         if (params.modeId === "bypass") this.options.warn(`session ${live.id}: bypass mode (session/set_mode): every tool call runs without asking; only deny rules still hold`);
         notify(client, live.id, { sessionUpdate: "current_mode_update", currentModeId: engine.mode });
         return {};
@@ -193,6 +196,7 @@ export class AcpAgent {
     const hook = runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook);
     if (hook && !resumed) hook.nextId = id;
     const setup = permissions.value;
+    if (plan.mode !== undefined) setup.engine.mode = plan.mode;
     const live: LiveSession = { ...plan, runtime, session: new AgentSession(runtime) };
     if (setup.untrustedParts.length > 0) {
       live.trustQuestion = { folder: setup.engine.workspace, parts: setup.untrustedParts, userConfig: setup.userConfigPath, ...(setup.offer.extensionsDir && { extensionsDir: setup.offer.extensionsDir }) };
@@ -221,8 +225,16 @@ export class AcpAgent {
       // The untrusted runtime goes (its Lua workers too); nothing of the folder ran in it.
       await live.session.close();
       await live.runtime.hosts.lua?.close();
-      const trusted = await this.build(client, { ...live, trusted: true });
-      this.sessions.set(live.id, trusted);
+      const { id, cwd, mcpServers, resumed, mode } = live;
+      const trusted = await this.build(client, { id, cwd, mcpServers, resumed, trusted: true, ...(mode !== undefined && { mode }) }).catch((error: unknown) => {
+        // The old runtime is closed: the session is gone, and the error says why.
+        this.sessions.delete(id);
+        throw error;
+      });
+      this.sessions.set(id, trusted);
+      // The folder's config may set another mode once trusted: the editor shows the one in force.
+      const now = trusted.runtime.permissions?.engine.mode;
+      if (now !== undefined && now !== live.runtime.permissions?.engine.mode) notify(client, live.id, { sessionUpdate: "current_mode_update", currentModeId: now });
       return trusted;
     } finally {
       signal.removeEventListener("abort", onAbort);
