@@ -238,6 +238,8 @@ export class LuaToolSet implements ToolSet {
         // The bundled extensions load last: the user's own come first (SPEC §4).
         const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
         pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)) });
+        // awl began to exit while the pool's module loaded, and only a prewarm wanted it: no worker starts.
+        if (toolSet.closing) return { rest: Promise.resolve() };
       } catch (error) {
         toolSet.apply(failedLoad(extensions, error));
         return { rest: Promise.resolve() };
@@ -721,6 +723,8 @@ export class LuaToolSet implements ToolSet {
    * stops watching, without stopping the workers: what awl does before it exits. Nothing to do when no Lua ran.
    */
   async unload(): Promise<void> {
+    // Only a prewarm asked for the workers and their pool is still being created: it starts none.
+    if (this.speculative && !this.pool) this.closing = true;
     await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
     if (pool && this.speculative && pool.abandonStart()) {

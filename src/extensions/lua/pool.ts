@@ -398,13 +398,16 @@ export class LuaPool {
 
   /**
    * Gives up, before awl exits, a start no call needed (a prewarm): true when no extension's code has run in any
-   * worker, none ever will, and nothing is owed at exit (no on_unload hook can have been registered), so the
-   * process may exit without waiting for the workers. False when code has run: then unload() as usual.
+   * worker, none ever will, and nothing is owed at exit (no on_unload hook can have been registered); the workers
+   * are then stopped once past Node's start of their thread, not left to boot the Lua runtime, so `quiesce()` ends
+   * soon after. False when code has run: then unload() as usual.
    */
   abandonStart(): boolean {
     if (this.slots.size > 0 || this.renderStart) return false;
     for (const slot of this.booting) if (!slot.abandon()) return false;
     this.closed = true; // no worker starts from now on
+    // Nothing to wait for in them: each is stopped as soon as that is safe (quiesce() waits for it).
+    for (const slot of this.booting) this.track(slot.stopAbandoned());
     return true;
   }
 
