@@ -108,16 +108,19 @@ describe("under the live output", () => {
     expect(tty.server.requests).toHaveLength(3);
   }, 60_000);
 
-  it("shows the prompts queued by Enter during a turn, then runs them in order", async () => {
-    tty.server.enqueue(slowAnswer(30, 60), openaiAnswer("Answer two."), openaiAnswer("Answer three."));
+  it("shows the prompts queued by Enter during a turn (past three, counted), then runs them in order", async () => {
+    tty.server.enqueue(slowAnswer(30, 60), ...["two", "three", "four", "five"].map((n) => openaiAnswer(`Answer ${n}.`)));
     await tty.start();
     await tty.send("one");
     await tty.terminal.waitFor(/word2 /);
     await tty.send("two");
     await tty.send("three");
     await tty.terminal.waitFor(/word\d+ [^\n]*\n\n↳ queued: two\n↳ queued: three\nopenai gpt-test/);
-    const screen = await tty.terminal.waitFor(/> three\nAnswer three\.\n>/);
-    expect(screen).toMatch(/END\.\n> two\nAnswer two\.\n> three\n/);
+    await tty.send("four");
+    await tty.send("five");
+    await tty.terminal.waitFor(/\n\n↳ queued: two\n↳ queued: three\n↳ queued: … and 2 more\nopenai gpt-test/);
+    const screen = await tty.terminal.waitFor(/> five\nAnswer five\.\n>/);
+    expect(screen).toMatch(/END\.\n> two\nAnswer two\.\n> three\nAnswer three\.\n> four\nAnswer four\.\n> five\n/);
     expect(screen).not.toContain("queued");
   }, 60_000);
 

@@ -46,6 +46,9 @@ interface Submission {
   shown: boolean;
 }
 
+/** Queued prompts listed under a turn's output. */
+const QUEUED_SHOWN = 3;
+
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
@@ -69,7 +72,9 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   // While a turn runs: what is typed for the next prompt (and the prompts queued) and the status line, under the output.
   const pane = new TurnPane(out, (width) => {
     const typed = editor.preview(width - 1, Math.max(1, Math.floor(rows() / 4)));
-    const queued = queue.map((q) => dimmed(oneLine(`↳ queued: ${q.text}`, width - 1)));
+    // The next prompts queued; past three, the rest counted.
+    const shown = queue.length > QUEUED_SHOWN ? [...queue.slice(0, QUEUED_SHOWN - 1).map((q) => q.text), `… and ${queue.length - QUEUED_SHOWN + 1} more`] : queue.map((q) => q.text);
+    const queued = shown.map((text) => dimmed(oneLine(`↳ queued: ${text}`, width - 1)));
     return [...queued, ...typed, statusLine(statusFacts(), width, sink.color)];
   });
   const dimmed = (text: string): string => (sink.color ? `\x1b[2m${text}\x1b[22m` : text);

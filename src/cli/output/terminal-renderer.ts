@@ -1,6 +1,7 @@
 /**
- * Renders a turn for a person: the answer streamed as it arrives, thinking streamed dimmed and apart from it,
- * tool calls as blocks (tool-blocks.ts). In print mode the answer goes to stdout and the rest to stderr; interactive
+ * Renders a turn for a person: the answer streamed as it arrives, thinking streamed dimmed and apart from it
+ * (in the interactive mode as a live region collapsed to one line once it ends: thinking-region.ts), tool calls
+ * as blocks (tool-blocks.ts). In print mode the answer goes to stdout and the rest to stderr; interactive
  * mode sends both to the terminal.
  *
  * An attempt that fails and is retried is void (SPEC §3 rule 7). Where the answer goes to a terminal it is
