@@ -5,8 +5,9 @@
  *
  * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs, and
  * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`, which
- * the agent calls as soon as a request offering tools is on its way (src/agent/agent.ts). A reply that needs no
- * tool does not wait for that start at exit: a start no extension code has run in yet is given up (`unload`).
+ * headless awl calls as soon as the tools are open (src/cli/chat-tools.ts) and the agent as soon as a request
+ * offering tools is on its way (src/agent/agent.ts). A reply that needs no tool does not wait for that start at
+ * exit: a start no extension code has run in yet is given up (`unload`), and not waited for (`quiesce`).
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
@@ -603,13 +604,17 @@ export class LuaToolSet implements ToolSet {
       }
       this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
       await this.spillReady;
-      if (tool.has_render) this.pool.prewarmRender();
-      const outcome = await this.pool.call(tool.extension, tool.name, call.input, this.context, {
+      const running = this.pool.call(tool.extension, tool.name, call.input, this.context, {
         signal,
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
         ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(tool.extension, text, call.id) }),
       });
+      // Its block will be drawn soon: the renders' worker starts, once the call is on its way (a thread's start
+      // holds this one for a few ms).
+      const pool = this.pool;
+      if (tool.has_render) setImmediate(() => pool.prewarmRender());
+      const outcome = await running;
       if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;
       const limited = await limitResult(outcome.content, call.name, call.id, {
@@ -733,7 +738,8 @@ export class LuaToolSet implements ToolSet {
 
   /**
    * Resolves once no Lua worker is starting or stopping, without stopping any: what awl waits for before it
-   * exits (a process that exits while a worker starts can abort inside Node), e.g. after a prewarm.
+   * exits (a process that exits while a worker starts can abort inside Node), e.g. after a prewarm; a start given
+   * up at `unload` is not waited for (see LuaPool.quiesce).
    */
   async quiesce(): Promise<void> {
     const pool = await this.poolReady?.catch(() => undefined);

@@ -57,6 +57,8 @@ export class LuaPool {
   private starting = 0;
   private readonly waiters: Waiter[] = [];
   private closed = false;
+  /** A start no call needed was given up (abandonStart): nothing is waited for at exit. */
+  private abandoned = false;
   /** The on_unload hooks ran already (`unload()`, before an exit). */
   private unloaded = false;
   private closing: Promise<void> | undefined;
@@ -405,14 +407,18 @@ export class LuaPool {
     if (this.slots.size > 0 || this.renderStart) return false;
     for (const slot of this.booting) if (!slot.abandon()) return false;
     this.closed = true; // no worker starts from now on
+    this.abandoned = true;
     return true;
   }
 
   /**
    * Resolves once no worker is starting or stopping (a start includes loading the extensions): a process that
-   * exits meanwhile can abort inside Node. Idle and busy workers do not count.
+   * exits meanwhile can abort inside Node. Idle and busy workers do not count, nor a start given up
+   * (abandonStart): such a worker runs nothing, and exiting while it boots was tried 300 times at random moments
+   * of its start without a failure (docs/benchmarks.md, "Std tools"), so a reply that needed no tool never waits.
    */
   async quiesce(): Promise<void> {
+    if (this.abandoned) return;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 
