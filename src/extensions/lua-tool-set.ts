@@ -52,6 +52,8 @@ const AVAILABLE_TIMEOUT_MS = 10_000;
 export const RENDER_TIMEOUT_MS = 1_000;
 /** ...and waits at most this long behind other renders (its worker's start not counted): the block falls back. */
 const RENDER_WAIT_MS = 3_000;
+/** A call of a tool with a render that runs longer than this starts the renders' worker (LuaPool.prewarmRender). */
+const RENDER_PREWARM_AFTER_MS = 50;
 
 export interface LuaToolSetOptions {
   cwd: string;
@@ -593,6 +595,8 @@ export class LuaToolSet implements ToolSet {
     const { signal, onProgress } = options;
     this.running++;
     try {
+      // The call's spill folder is made while the workers load (the first call of a run waits for both).
+      this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
       await this.loaded();
       const tool = this.registry.get(call.name);
       if (!tool || !this.pool) {
@@ -602,7 +606,6 @@ export class LuaToolSet implements ToolSet {
       if (unavailable !== undefined) {
         return { status: "result", content: `the tool "${call.name}" is not available here: ${unavailable}`, is_error: true };
       }
-      this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
       await this.spillReady;
       const running = this.pool.call(tool.extension, tool.name, call.input, this.context, {
         signal,
@@ -610,11 +613,11 @@ export class LuaToolSet implements ToolSet {
         ...(onProgress && { onProgress }),
         ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(tool.extension, text, call.id) }),
       });
-      // Its block will be drawn soon: the renders' worker starts, once the call is on its way (a thread's start
-      // holds this one for a few ms).
+      // A call that runs a while will have its block redrawn: the renders' worker starts meanwhile. Not for a quick
+      // call: a thread's start holds this one for a few ms (more on a busy machine), which its result would wait for.
       const pool = this.pool;
-      if (tool.has_render) setImmediate(() => pool.prewarmRender());
-      const outcome = await running;
+      const prewarmRender = tool.has_render ? setTimeout(() => pool.prewarmRender(), RENDER_PREWARM_AFTER_MS) : undefined;
+      const outcome = await running.finally(() => clearTimeout(prewarmRender));
       if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;
       const limited = await limitResult(outcome.content, call.name, call.id, {
