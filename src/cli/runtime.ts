@@ -267,7 +267,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   if (opened && !options.tools) runtime.hosts = { lua: opened.tools, ...(mcp && { mcp }) };
 
   // At exit the extensions' on_unload hooks run (time-limited), and workers still starting have started (one a
-  // prewarm started that the turn never needed is given up instead, and not waited for).
+  // prewarm started that the turn never needed is given up instead, and stopped as soon as that is safe).
   if (opened) {
     const lua = opened.tools;
     runtime.hooks.push({

@@ -2,8 +2,13 @@
  * Every conversation saved as it goes (SPEC §7): a turn hook that starts a session file at the first turn,
  * records each message and tool snapshot through a SessionRecorder, and fsyncs at every turn end.
  * `-c` / `-r ID` / `/resume` open an existing session instead and put its conversation in the runtime.
+ *
+ * A new session that the model never answered, its last turn having failed (a 401, a refused connection), is
+ * removed when it is left (awl ends, `/clear`, `/new`, `/resume`), so it never clutters `awl sessions` or the
+ * picker; meanwhile it is saved like any other (a kill mid-turn leaves it to resume). A resumed session, or one
+ * named ahead (`awl acp`), is always kept.
  */
-import type { TurnReceiver } from "../agent/agent.js";
+import type { TurnReceiver, TurnResult } from "../agent/agent.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { Message } from "../model/message.js";
 import type { CompactionOutcome } from "../agent/context-layer.js";
@@ -22,6 +27,8 @@ export class SessionHook implements TurnHook {
   resumed: LoadedSession | undefined;
   /** The id the next new session file gets (`awl acp` names a session before its first prompt creates the file). */
   nextId: string | undefined;
+  /** The current file is new (created by this run, not named ahead), the model has not answered in it, and its last turn failed. */
+  private unanswered = { created: false, answered: false, failed: false };
 
   constructor(
     readonly store: SessionStore,
@@ -34,8 +41,25 @@ export class SessionHook implements TurnHook {
     return this.recorder?.writer.id;
   }
 
+  /** The id of the session as it will stay saved: none while it is one that would be removed (see above). */
   sessionId(): string | undefined {
-    return this.id;
+    return this.kept ? this.id : undefined;
+  }
+
+  /** Whether the current session's file stays once it is left. */
+  private get kept(): boolean {
+    const { created, answered, failed } = this.unanswered;
+    return !(created && !answered && failed);
+  }
+
+  /** Closes the current session's file, removing it when it is not {@link kept}. */
+  private leave(): void {
+    const id = this.id;
+    this.recorder?.close();
+    this.recorder = undefined;
+    if (id === undefined || this.kept) return;
+    const removed = this.store.remove(id);
+    if (!removed.ok) this.warn(removed.error.message);
   }
 
   /** Opens a saved session to continue it; its conversation becomes `runtime.conversation`. */
@@ -57,8 +81,9 @@ export class SessionHook implements TurnHook {
             : "the file is named above";
       return { ok: false, error: { message: opened.error.message, hint } };
     }
-    this.recorder?.close();
+    this.leave();
     const { session, writer } = opened.value;
+    this.unanswered = { created: false, answered: false, failed: false };
     this.recorder = new SessionRecorder(writer, (e) => this.warn(`${e.message} (the conversation goes on; it is saved once writing works again)`));
     this.recorded = { provider: session.provider, model: session.model };
     for (const warning of session.warnings) this.warn(warning.message);
@@ -70,8 +95,7 @@ export class SessionHook implements TurnHook {
 
   /** Leaves the current session as it is saved; the next prompt starts a new file (`/clear`, `/new`). */
   startNew(): void {
-    this.recorder?.close();
-    this.recorder = undefined;
+    this.leave();
     this.recorded = undefined;
     this.resumed = undefined;
   }
@@ -86,6 +110,7 @@ export class SessionHook implements TurnHook {
       }
       this.recorder = new SessionRecorder(created.value, (e) => this.warn(`${e.message} (the conversation goes on; it is saved once writing works again)`));
       this.recorded = { provider, model };
+      this.unanswered = { created: this.nextId === undefined, answered: false, failed: false };
     }
     if (this.recorded?.provider !== provider || this.recorded.model !== model) {
       this.store.addSecrets([runtime.providerSettings.apiKey]);
@@ -109,12 +134,17 @@ export class SessionHook implements TurnHook {
     this.recorder?.event({ type: "compaction", ...(summary !== undefined ? { summary } : {}), replaces, ...(pruned?.length ? { pruned: [...pruned] } : {}), reason, tokens_before, tokens_after });
   }
 
-  onTurnEnd(): void {
+  onMessageAppended(message: Message): void {
+    if (message.role === "assistant") this.unanswered.answered = true;
+  }
+
+  onTurnEnd(result: TurnResult): void {
+    this.unanswered.failed = result.stop_reason === "error";
     this.recorder?.endTurn();
   }
 
   close(): void {
-    this.recorder?.close();
+    this.leave();
   }
 }
 

@@ -7,7 +7,7 @@
  * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`, which
  * headless awl calls as soon as the tools are open (src/cli/chat-tools.ts) and the agent as soon as a request
  * offering tools is on its way (src/agent/agent.ts). A reply that needs no tool does not wait for that start at
- * exit: a start no extension code has run in yet is given up (`unload`), and not waited for (`quiesce`).
+ * exit: a start no extension code has run in yet is given up (`unload`), its worker stopped as soon as that is safe.
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
@@ -240,6 +240,8 @@ export class LuaToolSet implements ToolSet {
         // The bundled extensions load last: the user's own come first (SPEC §4).
         const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
         pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)) });
+        // awl began to exit while the pool's module loaded, and only a prewarm wanted it: no worker starts.
+        if (toolSet.closing) return { rest: Promise.resolve() };
       } catch (error) {
         toolSet.apply(failedLoad(extensions, error));
         return { rest: Promise.resolve() };
@@ -728,6 +730,8 @@ export class LuaToolSet implements ToolSet {
    * stops watching, without stopping the workers: what awl does before it exits. Nothing to do when no Lua ran.
    */
   async unload(): Promise<void> {
+    // Only a prewarm asked for the workers and their pool is still being created: it starts none.
+    if (this.speculative && !this.pool) this.closing = true;
     await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
     if (pool && this.speculative && pool.abandonStart()) {
@@ -741,8 +745,8 @@ export class LuaToolSet implements ToolSet {
 
   /**
    * Resolves once no Lua worker is starting or stopping, without stopping any: what awl waits for before it
-   * exits (a process that exits while a worker starts can abort inside Node), e.g. after a prewarm; a start given
-   * up at `unload` is not waited for (see LuaPool.quiesce).
+   * exits (a process that exits while a worker starts can abort inside Node), e.g. after a prewarm; of a start
+   * given up at `unload`, only until its worker is stopped (see LuaPool.abandonStart).
    */
   async quiesce(): Promise<void> {
     const pool = await this.poolReady?.catch(() => undefined);

@@ -224,6 +224,20 @@ export class SessionStore {
     return ok({ session, writer: writer.value });
   }
 
+  /**
+   * Deletes session `id`: its file and its side files (a session nobody will resume: one the model never
+   * answered). Call with its writer closed.
+   */
+  remove(id: string): SessionResult<void> {
+    try {
+      fs.rmSync(this.path(id), { force: true });
+      fs.rmSync(sideDir(this.dir, id), { recursive: true, force: true });
+      return ok(undefined);
+    } catch (e) {
+      return ioFailure(e, "remove the session file", this.path(id));
+    }
+  }
+
   /** The file of session `id`. */
   path(id: string): string {
     return sessionFile(this.dir, id);

@@ -9,6 +9,7 @@ import { tempDir } from "./run-awl.js";
 import { openaiToolCalls } from "../e2e/support.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tmuxTest } from "./tmux-terminal.js";
+import { WAIT_FOR_GATE } from "./lua-gate.js";
 
 const tty = tmuxTest();
 
@@ -26,12 +27,7 @@ awl.register_tool {
 awl.register_tool {
   name = "gated", description = "Waits for the file gate, then returns 30 lines.",
   parameters = { type = "object", properties = { gate = { type = "string" } } },
-  run = function(args, ctx)
-    while true do
-      local f = io.open(args.gate)
-      if f then f:close() break end
-      os.execute("sleep 0.05")
-    end
+  run = function(args, ctx)${WAIT_FOR_GATE}
     local out = {}
     for i = 1, 30 do out[#out + 1] = "gated line " .. i end
     return table.concat(out, "\\n")
@@ -70,7 +66,7 @@ describe("expanding tool results", () => {
     const gate = join(tempDir("awl-gate-"), "gate");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "gated", input: { gate } }]) }, openaiAnswer("Done."));
     await tty.send("run it");
-    await tty.terminal.waitFor(/… gated/);
+    await tty.terminal.waitFor(/[⠀-⣿] gated/);
     await tty.terminal.keys("C-o");
     writeFileSync(gate, "");
     await tty.terminal.waitFor(/Done\.\n\(the last tool result, expanded: printed again below\)\n✓ gated[^\n]*\n(  gated line \d+\n){30}>/);

@@ -162,7 +162,7 @@ describe("tool blocks on the terminal", () => {
     await tty.start({ extensions: { "steps.lua": STEPS }, args: ["--lua-workers", "2", "--allow", "steps"] });
     await tty.send("go");
     // Both tool calls hold both workers until their gates open: every drawing below is a render done meanwhile.
-    await tty.terminal.waitFor(/… steps .*\n {2}RENDERED A step 1\n… steps .*\n {2}RENDERED B step 1\n/);
+    await tty.terminal.waitFor(/[⠀-⣿] steps .*\n {2}RENDERED A step 1\n[⠀-⣿] steps .*\n {2}RENDERED B step 1\n/);
     writeFileSync(`${gate}1`, "");
     await tty.terminal.waitFor(/RENDERED A step 2\n[\s\S]*RENDERED B step 2\n/);
     writeFileSync(`${gate}2`, "");
@@ -177,10 +177,10 @@ describe("tool blocks on the terminal", () => {
     await tty.start({ columns: 80, extensions: { "wide.lua": WIDE }, args: ["--allow", "wide"] });
     await tty.send("go");
     // Header and body each fit on one row: cut by columns, not characters.
-    await tty.terminal.waitFor(/… wide 漢字のタイトル長+…(?: \d+s)?\n {2}STEP two 界+…\n/);
-    await tty.terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n/);
+    await tty.terminal.waitFor(/[⠀-⣿] wide 漢字のタイトル長+…(?: \d+s)?\n {2}STEP two 界+…\n/);
+    await tty.terminal.waitFor(/[⠀-⣿] wide 漢字のタイトル長+… \d+s\n/);
     await tty.terminal.resize(50, 30);
-    await tty.terminal.waitFor(/… wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);
+    await tty.terminal.waitFor(/[⠀-⣿] wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);
     writeFileSync(gate, "");
     await tty.terminal.waitFor(/Done\.\n>/);
     // The lines above scrolled out of view when the terminal narrowed (tmux keeps the cursor's row): all of it.

@@ -194,7 +194,7 @@ describe("awl interactive", () => {
     await tty.terminal.type("go");
     await tty.terminal.keys("Enter");
     const running = await tty.terminal.waitFor(/LIVE-STEP waiting/);
-    expect(running).toMatch(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);
+    expect(running).toMatch(/[⠀-⣿] gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);
     writeFileSync(gate, "");
     const screen = await tty.terminal.waitFor(/Gate passed\.\n>/);
     expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
@@ -228,7 +228,7 @@ describe("awl interactive", () => {
     const home = await launch([], undefined, { "gated.lua": GATED }, { args: ["--allow", "gated"] });
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.send("go");
-    await tty.terminal.waitFor(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);
+    await tty.terminal.waitFor(/[⠀-⣿] gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n/);
     const dir = join(home, ".local", "share", "awl", "sessions");
     const lock = readdirSync(dir).find((f) => f.endsWith(".lock"))!;
     process.kill(Number(readFileSync(join(dir, lock), "utf8")), "SIGTERM");
@@ -247,7 +247,7 @@ describe("awl interactive", () => {
     await tty.terminal.keys("Enter");
     await tty.terminal.waitFor(/LIVE-STEP waiting/);
     writeFileSync(logGate, "");
-    await tty.terminal.waitFor(/… gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n {2}LOG-LINE\n/);
+    await tty.terminal.waitFor(/[⠀-⣿] gated gate(?: \d+s)?\n {2}LIVE-STEP waiting\n {2}LOG-LINE\n/);
     writeFileSync(gate, "");
     const screen = await tty.terminal.waitFor(/Gate passed\.\n>/);
     expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\n {2}LOG-LINE\nGate passed\.\n>/);

@@ -170,7 +170,7 @@ describe("exit codes and messages", () => {
       stop_reason: "error",
       usage: { input_tokens: 0, output_tokens: 0 },
       error: { kind: "auth", retryable: false, status: 401, retry_after_ms: null, message: "Incorrect API key provided" },
-      session_id: expect.stringMatching(SESSION_ID),
+      // No session_id: a new session the model never answered is not kept (docs/cli.md).
       cost_usd: 0,
       total_cost_usd: 0,
       context: { model: "replay", tokens: null, window: 128000, window_source: "default", percent: null },

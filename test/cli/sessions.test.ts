@@ -258,3 +258,53 @@ describe("awl sessions", () => {
     expect(loaded.ok && loaded.value.usage).toEqual(total);
   });
 });
+
+describe("a run the model never answered", () => {
+  const listed = async () => JSON.parse((await runAwl(["sessions", "--json"], { env: { HOME: home }, cwd: home })).stdout) as { id: string; messages: number }[];
+  const refused = { status: 401, headers: { "content-type": "application/json" }, body: '{"error":{"message":"Incorrect API key provided"}}' };
+
+  it("leaves no session behind (a 401, a refused connection), and its JSON names none", async () => {
+    server.enqueue(refused);
+    const run = await awl(["-p", "hi", "--output-format", "json"]);
+    expect(run.code).toBe(1);
+    const result = JSON.parse(run.stdout) as { error: { kind: string }; session_id?: string };
+    expect(result.error.kind).toBe("auth");
+    expect(result).not.toHaveProperty("session_id");
+    const closed = await startReplayServer();
+    await closed.close(); // nothing listens on its port any more: the connection is refused
+    const offline = await runAwl(["--provider", "openai", "--base-url", `${closed.url}/v1`, "--model", "m", "--max-retries", "0", "-p", "hi"], {
+      env: { HOME: home, AWL_API_KEY: KEY },
+      cwd: home,
+    });
+    expect(offline.code).not.toBe(0);
+    expect(offline.stderr).toContain("awl:");
+    expect(await listed()).toEqual([]);
+    expect(readdirSync(sessionsDir()).filter((name) => !name.startsWith("summaries."))).toEqual([]);
+  });
+
+  it("keeps a session killed mid-stream before any answer: its prompt is saved and -c sends it again", async () => {
+    server.enqueue({ body: sseData([{ choices: [{ index: 0, delta: { role: "assistant", content: "Partial" } }] }]), ending: "stall" }, textAnswer("Whole answer."));
+    const killed = await runAwl(["--provider", "openai", "--base-url", `${server.url}/v1`, "--model", "m", "-p", "first question", "--output-format", "stream-json"], {
+      env: { HOME: home, AWL_API_KEY: KEY },
+      cwd: home,
+      onOutput: { text: "Partial", then: (child) => child.kill("SIGKILL") },
+    });
+    expect(killed.code).toBeNull(); // killed
+    expect(await listed()).toMatchObject([{ messages: 1 }]);
+    const resumed = await awl(["-p", "-c", "second question"]);
+    expect(resumed.stdout).toBe("Whole answer.\n");
+    expect(JSON.stringify(messagesSent(1))).toMatch(/first question[\s\S]*second question/);
+  });
+
+  it("keeps a resumed session that then gets a 401, with the prompt it got no answer to", async () => {
+    server.enqueue(textAnswer("First answer."), refused);
+    expect((await awl(["-p", "first"])).code).toBe(0);
+    const [id] = (store().ids() as { ok: true; value: string[] }).value;
+    const run = await awl(["-p", "-c", "--output-format", "json", "second"]);
+    expect(run.code).toBe(1);
+    expect(JSON.parse(run.stdout)).toMatchObject({ session_id: id, error: { kind: "auth" } });
+    expect(store().ids()).toEqual({ ok: true, value: [id] });
+    const loaded = store().load(id!);
+    expect(loaded.ok && loaded.value.conversation.messages.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+  });
+});

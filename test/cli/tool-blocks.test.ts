@@ -4,6 +4,7 @@ import { outputOrder } from "../../src/cli/output/output-order.js";
 import { LineSink } from "../../src/cli/output/sink.js";
 import { ToolBlocks } from "../../src/cli/output/tool-blocks.js";
 import { screenRows } from "../../src/cli/output/width.js";
+import { SPIN_MS } from "../../src/cli/output/spinner.js";
 import type { ToolCall, ToolSet } from "../../src/tools/types.js";
 
 const call: ToolCall = { id: "t1", name: "tick", input: '{"n":1}' };
@@ -35,22 +36,30 @@ async function settle(): Promise<void> {
   await outputOrder.idle();
 }
 
-/** What the terminal shows after `text`: the cursor-up (`ESC[nF`) and clearing (`ESC[K`, `ESC[J`) escapes applied. */
+/**
+ * What the terminal shows after `text`: text (one cell a character), newlines and the cursor (`ESC[nF`, `ESC[nE`,
+ * `ESC[nG`) and clearing (`ESC[K`, `ESC[J`) escapes applied, styles ignored.
+ */
 function screenOf(text: string): string[] {
-  const rows: string[] = [];
+  const rows: string[][] = [];
   let row = 0;
-  let column0 = true; // at the start of a row: what is written next replaces the row (each line clears its rest)
-  for (const token of text.replace(/\x1b\[\?2026[hl]/g, "").split(/(\x1b\[\d*[FKJ]|\n)/)) {
-    if (token === "\n" || /^\x1b\[\d*F$/.test(token)) {
-      row += token === "\n" ? 1 : -Number(token.slice(2, -1) || 1);
-      column0 = true;
-    } else if (token === "\x1b[J") rows.length = row + 1;
-    else if (token !== "\x1b[K" && token !== "") {
-      rows[row] = (column0 ? "" : (rows[row] ?? "")) + token;
-      column0 = false;
-    }
+  let column = 0;
+  for (const token of text.replace(/\x1b\[\?2026[hl]|\x1b\[[0-9;]*m/g, "").split(/(\x1b\[\d*[FEGKJ]|\n|\r)/)) {
+    const csi = /^\x1b\[(\d*)([FEGKJ])$/.exec(token);
+    const n = Number(csi?.[1] || 1);
+    const line = (rows[row] ??= []);
+    if (token === "\n") [row, column] = [row + 1, 0];
+    else if (token === "\r") column = 0;
+    else if (csi?.[2] === "F") [row, column] = [row - n, 0];
+    else if (csi?.[2] === "E") [row, column] = [row + n, 0];
+    else if (csi?.[2] === "G") column = n - 1;
+    else if (csi?.[2] === "K") line.length = Math.min(line.length, column);
+    else if (csi?.[2] === "J") {
+      line.length = Math.min(line.length, column);
+      rows.length = row + 1;
+    } else for (const c of token) line[column++] = c;
   }
-  return rows.filter((r) => r !== undefined && r !== "");
+  return rows.map((r) => Array.from(r, (c) => c ?? " ").join("")).filter((r) => r !== "");
 }
 
 const SYNC = /^\x1b\[\?2026h[\s\S]*\x1b\[\?2026l$/;
@@ -75,7 +84,9 @@ describe("ToolBlocks (redraw)", () => {
     b.end(call, { status: "result", content: "done", is_error: false, summary: "ticked" }, { type: "tool_result", tool_use_id: "t1", content: "done" });
     await settle();
     expect(chunks).toHaveLength(3);
-    expect(chunks[2]).toBe("\x1b[?2026h\x1b[2F✓ tick ticking\x1b[K\n  LIVE 101\x1b[K\n\x1b[J\x1b[?2026l");
+    // The mark is the only cell that changed: only it is written (cursor up 2, to column 1, then down 2 again).
+    expect(chunks[2]).toBe("\x1b[?2026h\x1b[2F\x1b[1G✓\x1b[2E\x1b[?2026l");
+    expect(screenOf(chunks.join(""))).toEqual(["✓ tick ticking", "  LIVE 101"]);
     for (const chunk of chunks) expect(chunk).toMatch(SYNC);
   });
 
@@ -127,6 +138,37 @@ describe("ToolBlocks (redraw)", () => {
     b.update(call, { kind: "show", state: { i: 2 } });
     await settle();
     expect(chunks.slice(1)).toEqual(["something else\n", "\x1b[?2026h… tick {\"n\":1}\n  LIVE 2\n\x1b[?2026l"]);
+  });
+
+  it("turns a running block's spinner (with colour), writing only the cell of the mark each time", async () => {
+    const sink = new LineSink({ write: (t: string) => chunks.push(t) }, true);
+    const b = new ToolBlocks(sink, { tools, redraw: true, spinner: true, columns: 40, rows: 20 });
+    b.start(call);
+    b.update(call, { kind: "show", state: { i: 1 } });
+    await vi.advanceTimersByTimeAsync(60);
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]).toContain("\x1b[2m⠋\x1b[22m tick");
+    await vi.advanceTimersByTimeAsync(SPIN_MS);
+    await vi.advanceTimersByTimeAsync(SPIN_MS);
+    // Each turn: up to the header's row, to its first column, the next mark (dimmed), back below the block.
+    expect(chunks.slice(1, 3)).toEqual(["\x1b[?2026h\x1b[2F\x1b[1G\x1b[2m⠙\x1b[0m\x1b[2E\x1b[?2026l", "\x1b[?2026h\x1b[2F\x1b[1G\x1b[2m⠹\x1b[0m\x1b[2E\x1b[?2026l"]);
+    b.end(call, { status: "result", content: "done", is_error: false }, { type: "tool_result", tool_use_id: "t1", content: "done" });
+    await settle();
+    const frames = chunks.length;
+    await vi.advanceTimersByTimeAsync(5 * SPIN_MS);
+    expect(chunks).toHaveLength(frames); // an ended block no longer turns
+    expect(screenOf(chunks.join(""))).toEqual(['✓ tick {"n":1}', "  LIVE 1"]);
+  });
+
+  it("keeps a still mark without the spinner option (no colour), redrawn only as its elapsed second ticks", async () => {
+    const sink = new LineSink({ write: (t: string) => chunks.push(t) }, false);
+    const b = new ToolBlocks(sink, { tools, redraw: true, elapsed: true, columns: 40, rows: 20 });
+    b.start(call);
+    await vi.advanceTimersByTimeAsync(900);
+    expect(chunks).toEqual(['\x1b[?2026h… tick {"n":1}\n\x1b[?2026l']);
+    await vi.advanceTimersByTimeAsync(1200);
+    expect(screenOf(chunks.join(""))).toEqual(['… tick {"n":1} 2s']);
+    expect(chunks).toHaveLength(3);
   });
 
   it("shows the state as short JSON while running when the tool cannot render", async () => {

@@ -302,6 +302,16 @@ describe("LuaToolSet", () => {
     expect((await open()).definitions().map((t) => t.name)).toEqual(["say"]);
   });
 
+  it("a prewarm whose pool is still being created when awl exits starts no worker", async () => {
+    const open = await warmCache();
+    const warm = await open();
+    void warm.prewarm(); // the pool's module is loading...
+    await warm.unload(); // ...when the reply, which needed no tool, has ended
+    await warm.quiesce();
+    expect(fake.options).toHaveLength(2); // the pool exists...
+    expect(fake.loads).toBe(1); // ...but never loaded: only the warm-up run's load
+  });
+
   it("prewarm() resolves once the load is under way, not when it ends", async () => {
     const open = await warmCache();
     const warm = await open();

@@ -174,7 +174,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       sink,
       sink,
       true,
-      { tools: runtime.agent.tools, redraw: true, elapsed: true },
+      { tools: runtime.agent.tools, redraw: true, elapsed: true, spinner: sink.color },
       { answerColumns: columns, asideColumns: columns, activity: true, status: statusFacts },
     );
     const live = renderer;

@@ -1,13 +1,12 @@
 /**
- * A one-line "waiting for the model… 3s" indicator with a spinner, shown while nothing else shows that awl is
- * working (between sending a request and its first token). Drawn as the sink's transient status, so any
- * other output erases it first; only used on a terminal.
+ * A one-line "waiting for the model… 3s" indicator with a spinner (spinner.ts: turning with colour, a still `…`
+ * without, redrawn then only as the seconds change), shown while nothing else shows that awl is working
+ * (between sending a request and its first token). Drawn as the sink's transient status, so any other output
+ * erases it first; only used on a terminal.
  */
 import type { LineSink } from "./sink.js";
+import { SPIN_MS, spinnerMark } from "./spinner.js";
 import { statusLine, type StatusFacts } from "./status-line.js";
-
-const FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏";
-const FRAME_MS = 100;
 
 export class ActivityLine {
   private timer: NodeJS.Timeout | undefined;
@@ -27,7 +26,7 @@ export class ActivityLine {
     this.since = Date.now();
     this.frame = 0;
     this.draw();
-    this.timer = setInterval(() => this.draw(), FRAME_MS);
+    this.timer = setInterval(() => this.draw(), this.sink.color ? SPIN_MS : 1000);
     this.timer.unref();
   }
 
@@ -41,7 +40,7 @@ export class ActivityLine {
 
   private draw(): void {
     const seconds = Math.floor((Date.now() - this.since) / 1000);
-    const text = `${FRAMES[this.frame++ % FRAMES.length]} ${this.label}${seconds > 0 ? ` ${seconds}s` : ""}`;
+    const text = `${spinnerMark(this.frame++, this.sink.color)} ${this.label}${seconds > 0 ? ` ${seconds}s` : ""}`;
     if (this.status) return this.sink.showStatus(statusLine(text, this.status.facts(), this.status.columns(), this.sink.color));
     this.sink.showStatus(this.sink.color ? `\x1b[2m${text}\x1b[22m` : text);
   }

@@ -1,5 +1,7 @@
 import { outputOrder } from "./output-order.js";
+import { changedCells } from "./cell-diff.js";
 import { stripControls } from "./safe-text.js";
+import { displayWidth } from "./width.js";
 
 /** A text stream that remembers whether it sits at the start of a line, so renderers can separate parts cleanly. */
 export interface Writer {
@@ -9,8 +11,8 @@ export interface Writer {
 export class LineSink {
   private lineStart = true;
   private wroteAnything = false;
-  /** A transient status line is on screen (see `showStatus`). */
-  private statusShown = false;
+  /** The transient status line on screen (see `showStatus`), if any. */
+  private status: string | undefined;
 
   constructor(
     private readonly writer: Writer,
@@ -42,17 +44,19 @@ export class LineSink {
 
   /**
    * Shows `text` (one short line, no newline) on the current line while it is empty, e.g. "waiting for the
-   * model"; the next write, or `clearStatus`, erases it first. Showing another status replaces it.
+   * model"; the next write, or `clearStatus`, erases it first. Showing another status replaces it (only the
+   * cells that changed are written when the rest stays in place: a spinner that turned).
    */
   showStatus(text: string): void {
-    if (!this.lineStart) return;
-    outputOrder.write(this.writer, `\r\x1b[2K${text}`);
-    this.statusShown = true;
+    if (!this.lineStart || text === this.status) return;
+    const change = this.status !== undefined ? changedCells(this.status, text) : undefined;
+    outputOrder.write(this.writer, change ? `\x1b[${change.column + 1}G${change.text}\x1b[${displayWidth(text) + 1}G` : `\r\x1b[2K${text}`);
+    this.status = text;
   }
 
   clearStatus(): void {
-    if (!this.statusShown) return;
-    this.statusShown = false;
+    if (this.status === undefined) return;
+    this.status = undefined;
     outputOrder.write(this.writer, "\r\x1b[2K");
   }
 

@@ -6,6 +6,7 @@
  */
 import type { ToolRenderView, ToolSet } from "../../tools/types.js";
 import { stripControls } from "./safe-text.js";
+import { STILL_MARK } from "./spinner.js";
 import { displayWidth, fitWidth } from "./width.js";
 
 /** The space a block's body may take (handed to `render(state, view)` as is). */
@@ -23,6 +24,8 @@ export interface ToolBlockData {
   status: "running" | "ok" | "error" | "cancelled";
   /** While running on a live terminal: how long the call has run (shown from one second on). */
   elapsedMs?: number;
+  /** While running on a live terminal: the spinner's mark (default the still `…`). */
+  spinner?: string;
   /** Once ended: the summary, or the text the model got. */
   result?: string;
   /** Once ended: the whole text the model got (shown when the block is drawn expanded). */
@@ -40,7 +43,7 @@ export interface RenderedBody {
   note?: string;
 }
 
-const MARKS = { running: "…", ok: "✓", error: "✗", cancelled: "⊘" } as const;
+const MARKS = { ok: "✓", error: "✗", cancelled: "⊘" } as const;
 /** The marks' colours (SGR): green, red, yellow; a running block's mark is dimmed. */
 const MARK_COLORS = { running: "2", ok: "32", error: "31", cancelled: "33" } as const;
 
@@ -73,7 +76,7 @@ export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockV
     status += ` ${Math.round(fraction * 100)}%${detail ? ` ${oneLine(detail, 40)}` : ""}`;
   }
   if (block.status === "running" && block.elapsedMs !== undefined && block.elapsedMs >= 1000) status += ` ${Math.floor(block.elapsedMs / 1000)}s`;
-  const mark = MARKS[block.status];
+  const mark = block.status === "running" ? (block.spinner ?? STILL_MARK) : MARKS[block.status];
   const lead = `${mark} ${block.name} `;
   const room = Math.max(8, lineWidth - displayWidth(lead) - displayWidth(status));
   const label = block.title !== undefined ? oneLine(block.title, room) : oneLine(block.input, Math.min(100, room));

@@ -20,6 +20,8 @@ import { claimToolLogs } from "./tool-logs.js";
 import type { LineSink } from "./sink.js";
 import { drawBlock, LOG_LINES, renderBody, type BlockView, type RenderedBody, type ToolBlockData } from "./tool-block.js";
 import { displayWidth, screenRows } from "./width.js";
+import { changedCells } from "./cell-diff.js";
+import { SPIN_MS, spinnerMark } from "./spinner.js";
 
 /** Redraws of the live blocks happen at most this often. */
 export const REDRAW_INTERVAL_MS = 50;
@@ -37,6 +39,8 @@ export interface ToolBlockOptions {
   redraw?: boolean;
   /** With `redraw`: running blocks show how long they have run, updated every second. */
   elapsed?: boolean;
+  /** With `redraw`: running blocks' marks turn (spinner.ts; a terminal with colour). */
+  spinner?: boolean;
   /** The terminal's size; default the process's stdout (read at every drawing), else 100 × 24. */
   columns?: number;
   rows?: number;
@@ -79,8 +83,10 @@ export class ToolBlocks {
   private timer: NodeJS.Timeout | undefined;
   private flushing = 0;
   private lastFlush = 0;
-  /** Redraws the running blocks' elapsed time (option `elapsed`). */
+  /** Redraws the running blocks' elapsed time and spinner (options `elapsed`, `spinner`). */
   private ticker: NodeJS.Timeout | undefined;
+  /** The spinner's frame. */
+  private frame = 0;
   private closed = false;
   private view: BlockView;
   /** A body finished rendering since the last drawing. */
@@ -156,7 +162,7 @@ export class ToolBlocks {
   }
 
   start(call: ToolCall): void {
-    const data: ToolBlockData = { name: call.name, input: call.input, status: "running" };
+    const data: ToolBlockData = { name: call.name, input: call.input, status: "running", ...(this.options.spinner && { spinner: spinnerMark(this.frame, true) }) };
     const block: Block = { data, drawn: data, body: {}, bodyFor: { shown: undefined, status: "running", view: this.view }, dirty: false, done: false, started: Date.now() };
     this.blocks.set(call.id, block);
     if (!this.options.redraw) {
@@ -258,21 +264,26 @@ export class ToolBlocks {
     });
   }
 
-  /** With `elapsed`: the running blocks' headers are redrawn when their elapsed second changes. */
+  /**
+   * With `elapsed`: the running blocks' headers are redrawn when their elapsed second changes; with `spinner`,
+   * every time it turns (only the cells that changed are written: see `drawRegion`).
+   */
   private tickSoon(): void {
-    if (!this.options.elapsed || this.ticker || this.closed) return;
+    const { elapsed, spinner } = this.options;
+    if (!(elapsed || spinner) || this.ticker || this.closed) return;
     const running = this.region.filter((b) => b.data.status === "running");
     if (running.length === 0) return;
     this.ticker = setTimeout(() => {
       this.ticker = undefined;
       const now = Date.now();
+      const mark = spinnerMark(++this.frame, true);
       for (const block of running) {
         if (block.data.status !== "running") continue;
-        block.data = { ...block.data, elapsedMs: now - block.started };
+        block.data = { ...block.data, ...(elapsed && { elapsedMs: now - block.started }), ...(spinner && { spinner: mark }) };
         block.dirty = true;
       }
       this.flushSoon();
-    }, 1000 - ((Date.now() - running[0]!.started) % 1000));
+    }, spinner ? SPIN_MS : 1000 - ((Date.now() - running[0]!.started) % 1000));
     this.ticker.unref();
   }
 
@@ -297,8 +308,10 @@ export class ToolBlocks {
     // A drawing that was waiting for a running block's body may find the block ended meanwhile: it is drawn
     // with the body it has and stays in place until the drawing that waits for its final body.
     for (const b of this.region) b.done = hasEnded(b, this.view);
-    // Drawn again in place from the first line that changed (all of it when the width changed).
     const previous = this.regionLines;
+    // Only cells changed (a spinner turned, a second ticked): just those are written.
+    const cells = inPlace && columns === this.regionColumns ? cellChanges(previous, lines, this.regionWidths, columns) : undefined;
+    // Drawn again in place from the first line that changed (all of it when the width changed).
     let from = 0;
     if (inPlace && columns === this.regionColumns) while (from < lines.length && lines[from] === previous[from]) from++;
     const rowsUp = inPlace ? screenRows(this.regionWidths.slice(from), columns) : 0;
@@ -315,8 +328,34 @@ export class ToolBlocks {
     }
     // `+ 1`: the write of this text, which follows.
     this.regionWrites = final ? -1 : outputOrder.writes + 1;
+    if (cells !== undefined) return `${SYNC_START}${cells}${SYNC_END}`;
     return `${SYNC_START}${rowsUp > 0 ? overwrite(rowsUp, lines.slice(from)) : lineText(lines.slice(from))}${SYNC_END}`;
   }
+}
+
+/**
+ * The escape sequences that turn the region on screen (`before`, each line's display width in `widths`, the
+ * cursor on the row below it) into `after` by writing only the cells that changed, the cursor back below it;
+ * undefined when a line changed more than that (or the lines are not the same count).
+ */
+function cellChanges(before: readonly string[], after: readonly string[], widths: readonly number[], columns: number): string | undefined {
+  if (before.length !== after.length) return undefined;
+  let out = "";
+  // Rows from the line's first row to the row below the region.
+  let below = screenRows(widths, columns);
+  let up = 0; // rows the cursor stands above the row below the region
+  for (let i = 0; i < after.length; i++) {
+    const rows = screenRows([widths[i]!], columns);
+    if (before[i] !== after[i]) {
+      const change = changedCells(before[i]!, after[i]!);
+      if (!change || change.column >= columns) return undefined;
+      const move = below - up;
+      out += `${move > 0 ? `\x1b[${move}F` : move < 0 ? `\x1b[${-move}E` : ""}\x1b[${change.column + 1}G${change.text}`;
+      up = below;
+    }
+    below -= rows;
+  }
+  return out === "" ? undefined : `${out}\x1b[${up}E`;
 }
 
 /** The block's body was rendered from what it draws, at this view. */

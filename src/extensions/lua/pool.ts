@@ -57,8 +57,6 @@ export class LuaPool {
   private starting = 0;
   private readonly waiters: Waiter[] = [];
   private closed = false;
-  /** A start no call needed was given up (abandonStart): nothing is waited for at exit. */
-  private abandoned = false;
   /** The on_unload hooks ran already (`unload()`, before an exit). */
   private unloaded = false;
   private closing: Promise<void> | undefined;
@@ -402,25 +400,24 @@ export class LuaPool {
 
   /**
    * Gives up, before awl exits, a start no call needed (a prewarm): true when no extension's code has run in any
-   * worker, none ever will, and nothing is owed at exit (no on_unload hook can have been registered), so the
-   * process may exit without waiting for the workers. False when code has run: then unload() as usual.
+   * worker, none ever will, and nothing is owed at exit (no on_unload hook can have been registered); the workers
+   * are then stopped once past Node's start of their thread, not left to boot the Lua runtime, so `quiesce()` ends
+   * soon after. False when code has run: then unload() as usual.
    */
   abandonStart(): boolean {
     if (this.slots.size > 0 || this.renderStart) return false;
     for (const slot of this.booting) if (!slot.abandon()) return false;
     this.closed = true; // no worker starts from now on
-    this.abandoned = true;
+    // Nothing to wait for in them: each is stopped as soon as that is safe (quiesce() waits for it).
+    for (const slot of this.booting) this.track(slot.stopAbandoned());
     return true;
   }
 
   /**
    * Resolves once no worker is starting or stopping (a start includes loading the extensions): a process that
-   * exits meanwhile can abort inside Node. Idle and busy workers do not count, nor a start given up
-   * (abandonStart): such a worker runs nothing, and exiting while it boots was tried 300 times at random moments
-   * of its start without a failure (docs/benchmarks.md, "Std tools"), so a reply that needed no tool never waits.
+   * exits meanwhile can abort inside Node. Idle and busy workers do not count.
    */
   async quiesce(): Promise<void> {
-    if (this.abandoned) return;
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
   }
 

@@ -93,6 +93,8 @@ export class WorkerSlot {
   private readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_SIZE * 4));
   private readonly processes: ChildProcesses;
   private worker!: Worker;
+  /** Settles once the worker is past Node's own start of its thread ('online'), or gone. */
+  private online!: Promise<void>;
   private current: RunningCall | undefined;
   private graceTimer: NodeJS.Timeout | undefined;
   /** Terminated or failed: never used again. */
@@ -140,6 +142,16 @@ export class WorkerSlot {
     return was === 0 || was === CONTROL_ABANDONED;
   }
 
+  /**
+   * Stops a start given up (`abandon()` said yes) without waiting for the Lua runtime's boot: once the worker is
+   * past Node's own start of its thread (its 'online'; a stop during that start can abort the process inside
+   * Node), it is terminated. Resolves when the worker is gone.
+   */
+  async stopAbandoned(): Promise<void> {
+    await this.online;
+    await this.forceStop();
+  }
+
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
     compileWorkersSynchronously();
     const channel = new MessageChannel();
@@ -148,6 +160,11 @@ export class WorkerSlot {
       workerData: init,
       transferList: [channel.port2],
       resourceLimits: { maxYoungGenerationSizeMb: 2 }, // a worker holds little JS: keep its RSS small
+    });
+    const worker = this.worker;
+    this.online = new Promise((resolve) => {
+      worker.once("online", () => resolve());
+      worker.once("exit", () => resolve());
     });
     channel.port1.on("message", (req: HostRequest | HostNotice) => {
       if (req.op === "spawn") this.processes.spawn(req);
