@@ -30,18 +30,20 @@ export interface ChatMode {
 
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
 export async function openChatTools(
-  options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "warn" | "permissions">,
+  options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "cwd" | "warn" | "permissions">,
   mode: ChatMode = { interactive: false },
   /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
   textHost?: TextHost,
 ): Promise<ConfigResult<OpenedTools>> {
   const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
   const secrets = runSecrets(options);
+  const cwd = options.cwd ?? process.cwd();
   // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
-  const trusted = options.permissions?.trusted ?? await (await import("../permissions/setup.js")).isProjectTrusted(process.cwd(), process.env, options.cli.flags["trust-project"] === true);
+  const trusted = options.permissions?.trusted ?? await (await import("../permissions/setup.js")).isProjectTrusted(cwd, process.env, options.cli.flags["trust-project"] === true);
   const sandbox = options.permissions?.sandbox ? (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
   if (!sandbox.ok) return sandbox;
   const opened = await openToolsForChat(options.cli.flags, options.warn, {
+    cwd,
     ...(options.config && { config: options.config }),
     secrets,
     trustProject: trusted,
@@ -60,13 +62,13 @@ export async function openChatTools(
     // Once the tools are known: a rule naming none of them is said (a typo must not silently match nothing).
     const { engine } = options.permissions;
     const lua = opened.value.tools;
-    const servers = mcpServerNames(options);
+    const servers = mcpServerNames(options, cwd);
     opened.value.ready = opened.value.ready.then(async () => {
       const { unknownToolRules } = await import("../permissions/unknown-tools.js");
       for (const line of unknownToolRules(engine, lua.definitions().map((t) => t.name), servers)) options.warn(line);
     });
   }
-  if (!opened.ok || (!hasMcpConfig(options) && !mode.clientServers?.length)) return opened;
+  if (!opened.ok || (!hasMcpConfig(options, cwd) && !mode.clientServers?.length)) return opened;
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),
     mode.interactive ? import("./interactive/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
@@ -74,7 +76,7 @@ export async function openChatTools(
   const lua = opened.value.tools;
   const mcp = await openMcpTools({
     config: options.config,
-    cwd: process.cwd(),
+    cwd,
     env: process.env,
     ...(ask && { ask }),
     // A trusted folder's .mcp.json is approved with the rest of what it brings (docs/permissions.md, "Trust").
@@ -90,10 +92,10 @@ export async function openChatTools(
 }
 
 /** The MCP servers configured in the config files and the project's `.mcp.json` (their tools come later). */
-function mcpServerNames(options: Pick<RuntimeOptions, "config">): string[] {
+function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string): string[] {
   const names = Object.keys((options.config?.get("mcpServers")?.value as Record<string, unknown> | undefined) ?? {});
   try {
-    const project = JSON.parse(readFileSync(join(process.cwd(), ".mcp.json"), "utf8")) as { mcpServers?: Record<string, unknown> };
+    const project = JSON.parse(readFileSync(join(cwd, ".mcp.json"), "utf8")) as { mcpServers?: Record<string, unknown> };
     names.push(...Object.keys(project.mcpServers ?? {}));
   } catch {
     // none, or not readable: the MCP layer reports a broken file itself
@@ -102,6 +104,6 @@ function mcpServerNames(options: Pick<RuntimeOptions, "config">): string[] {
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
-function hasMcpConfig(options: Pick<RuntimeOptions, "config">): boolean {
-  return options.config?.get("mcpServers") !== undefined || existsSync(join(process.cwd(), ".mcp.json"));
+function hasMcpConfig(options: Pick<RuntimeOptions, "config">, cwd: string): boolean {
+  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json"));
 }

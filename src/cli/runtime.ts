@@ -55,6 +55,11 @@ export interface RuntimeOptions {
   /** The config files read at start-up, so each module reads its section (with sources) without reading them again. */
   config?: LoadedConfig;
   cli: CliOptions;
+  /**
+   * The folder the run works in: its tools, project extensions, instruction files, permissions and sessions
+   * (default `process.cwd()`). `awl acp` serves sessions of several folders in one process this way.
+   */
+  cwd?: string;
   /** Diagnostics (stderr): hooks' failures, warnings. */
   warn(text: string): void;
   /** Overrides for tests and embedders; built from the settings when absent. */
@@ -238,12 +243,13 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const inner = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
   const tools = permissions ?? inner;
-  const config = await configOf(options.config);
+  const cwd = options.cwd ?? process.cwd();
+  const config = await configOf(options.config, cwd);
   if (!config.ok) return config;
-  const prompt = systemPromptChoice(options.cli.flags, config.value, process.cwd());
+  const prompt = systemPromptChoice(options.cli.flags, config.value, cwd);
   if (!prompt.ok) return prompt;
   const system = systemPromptFor({
-    cwd: process.cwd(),
+    cwd,
     env: process.env,
     tools: (tools?.definitions() ?? []).map((t) => t.name),
     ...prompt.value,
@@ -289,8 +295,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 }
 
 /** The config files read at start-up, or read now when the caller did not. */
-async function configOf(config: LoadedConfig | undefined): Promise<ConfigResult<LoadedConfig>> {
-  return config ? { ok: true, value: config } : loadConfig({ env: process.env, cwd: process.cwd() });
+async function configOf(config: LoadedConfig | undefined, cwd: string): Promise<ConfigResult<LoadedConfig>> {
+  return config ? { ok: true, value: config } : loadConfig({ env: process.env, cwd });
 }
 
 /** The tools behind the permission layer; "always allow" saves to the project or user config file. */

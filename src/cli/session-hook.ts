@@ -159,7 +159,7 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
     return { ok: true, value: undefined };
   }
   if (flags.continue && flags.resume !== undefined) return usage("-c continues the latest session and -r a given one: use one of them");
-  const cwd = process.cwd();
+  const cwd = options.cwd ?? process.cwd();
   const hook = new SessionHook(new SessionStore(undefined, { secrets: runSecrets(options) }), cwd, options.warn);
   // `-r` alone: the interactive mode shows the picker (needs a terminal); print mode needs an id.
   let target = flags.resume === "" ? undefined : flags.resume;

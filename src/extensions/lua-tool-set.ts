@@ -88,8 +88,8 @@ export interface LuaToolSetOptions {
   /** Where `awl.fs.read_text` / `write_text` (the std file tools' text) go instead of the disk: e.g. an ACP client. */
   textHost?: TextHost;
   /**
-   * Runs every program the extensions start inside this sandbox (`--sandbox`, docs/permissions.md); a program a
-   * tool call starts may reach the network only when that tool declares the `network` kind.
+   * Runs every program the extensions start inside this sandbox (`--sandbox`, docs/permissions.md), which decides
+   * whether a program may reach the network (awl's: a `network` rule).
    */
   sandbox?: ProcessSandbox;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
@@ -219,6 +219,7 @@ export class LuaToolSet implements ToolSet {
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     toolSet.cachePath = cachePath;
     const poolOptions: Omit<LuaPoolOptions, "extensions"> = {
+      cwd: options.cwd,
       defaultTimeoutMs,
       luaPath: [join(userConfigDir(options.env), "lua")],
       env: options.env,
@@ -226,7 +227,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),
       ...(options.textHost && { textHost: options.textHost }),
-      ...(options.sandbox && { sandbox: sandboxedBy(options.sandbox, registry) }),
+      ...(options.sandbox && { sandbox: options.sandbox }),
     };
     let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {
@@ -801,11 +802,6 @@ export class LuaToolSet implements ToolSet {
       this.registry.setExtension(extension.name, tools.filter(isTool), claim(extension));
     }
   }
-}
-
-/** The pool's sandbox: network only for the programs of a tool that declares the `network` kind. */
-function sandboxedBy(sandbox: ProcessSandbox, registry: ToolRegistry): NonNullable<LuaPoolOptions["sandbox"]> {
-  return (argv, cwd, tool) => sandbox.wrap(argv, cwd, tool !== undefined && (registry.get(tool)?.kinds.includes("network") ?? false));
 }
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];

@@ -53,6 +53,9 @@ interface Subject {
 
 const PATH_KEYS = ["path", "cwd"] as const;
 
+/** The rule name that opens the exec sandbox's network (`network`, `network(curl:*)`); no tool's. */
+export const NETWORK_RULE = "network";
+
 export interface PermissionEngineOptions {
   /** The workspace folder (resolved through symlinks here). */
   workspace: string;
@@ -167,6 +170,27 @@ export class PermissionEngine {
     const kind = kinds.join("/");
     const what = outside.length > 0 ? `it touches ${outside.join(", ")}, outside the workspace` : `"${tool.name}" is ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} tool`;
     return decision("ask", what, { ...facts, allowRules: this.allowRulesFor(tool.name, split, paths) });
+  }
+
+  /**
+   * Whether a program started inside the exec sandbox may reach the network (docs/permissions.md, "Sandbox"):
+   * only rules naming `network` decide, never a tool's kinds, the mode or a `*` rule. `command` is the
+   * program's command line (a shell command as written). A deny or ask rule that matches any piece keeps the
+   * network closed (nobody can be asked while a program starts); `network` allows every program, `network(P)`
+   * the commands P matches, every part of a compound command covered, as for a command rule.
+   */
+  allowsNetwork(command: string): boolean {
+    const rules = this.byTool.get(NETWORK_RULE) ?? [];
+    if (rules.length === 0) return false;
+    const split = splitCommand(command);
+    const pieces = [...split.parts, ...split.bare];
+    const hits = (rule: Rule): boolean => rule.pattern === undefined || pieces.some((part) => rule.matchCommand!(part));
+    if (rules.some((r) => r.action !== "allow" && hits(r))) return false;
+    const allows = rules.filter((r) => r.action === "allow");
+    if (allows.some((r) => r.pattern === undefined)) return true;
+    // A bare `exec` runs nothing (std.bash starts its script with `exec 2>&1`).
+    const parts = split.parts.filter((part) => part !== "exec");
+    return !split.opaque && parts.length > 0 && parts.every((part) => allows.some((r) => r.matchCommand!(part)));
   }
 
   /** Rules that would allow such a call, most specific first: each piece of a command, each path. */

@@ -2,7 +2,7 @@
  * The exec sandbox (docs/permissions.md, "Sandbox"): with `--sandbox` (or `permissions.sandbox: true`) every
  * program a Lua extension starts — `std.bash`'s commands, `awl.exec`, `awl.spawn`, `io.popen`, `os.execute` —
  * runs inside bubblewrap (`bwrap`, Linux): the whole file system read-only except the workspace and the temp
- * folder, no network (unless the calling tool declares the `network` kind), its own process namespace (a
+ * folder, no network (unless a `network` rule allows the program, engine.ts), its own process namespace (a
  * process that left its group still dies with the call). awl never runs a program outside the sandbox when
  * the sandbox is on: a missing `bwrap`, or a kernel that refuses its namespaces, stops awl at start-up with a
  * message saying so.
@@ -23,6 +23,8 @@ export interface SandboxOptions {
   writable?: readonly string[];
   /** The `bwrap` program; default: found on PATH. */
   bwrap?: string;
+  /** Whether the program `argv` may reach the network; default: none may. */
+  network?: (argv: readonly string[]) => boolean;
 }
 
 /** A sandbox ready to wrap programs, or why there can be none here (a message for the user). */
@@ -35,12 +37,13 @@ export class BwrapSandbox implements ProcessSandbox {
   constructor(
     readonly bwrap: string,
     writable: readonly string[],
+    private readonly network: (argv: readonly string[]) => boolean = () => false,
   ) {
     this.writable = [...new Set(writable.map((dir) => realPathOf(dir)))];
   }
 
-  wrap(argv: readonly string[], cwd: string, network: boolean): string[] {
-    return [this.bwrap, ...this.arguments(cwd, network), "--", ...argv];
+  wrap(argv: readonly string[], cwd: string): string[] {
+    return [this.bwrap, ...this.arguments(cwd, this.network(argv)), "--", ...argv];
   }
 
   /** The bwrap options for a program that runs in `cwd`. */
@@ -64,7 +67,7 @@ export function openSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = pr
   if (!bwrap) {
     return { ok: false, message: "--sandbox needs bubblewrap (the bwrap program), which is not on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run without --sandbox" };
   }
-  const sandbox = new BwrapSandbox(bwrap, [options.workspace, tmpdir(), ...(options.writable ?? [])]);
+  const sandbox = new BwrapSandbox(bwrap, [options.workspace, tmpdir(), ...(options.writable ?? [])], options.network);
   const probe = spawnSync(bwrap, [...sandbox.arguments("/", false), "--", "true"], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
   if (probe.error || probe.status !== 0) {
     const why = probe.error?.message ?? (probe.stderr.trim().split("\n")[0] || `exit code ${probe.status}`);
@@ -79,9 +82,15 @@ export function openSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = pr
 /** The run's sandbox when its permissions ask for one (`--sandbox`, `permissions.sandbox`); an error when it cannot be had. */
 export function runSandbox(setup: Pick<PermissionSetup, "sandbox" | "engine">): ConfigResult<BwrapSandbox | undefined> {
   if (!setup.sandbox) return { ok: true, value: undefined };
-  const opened = openSandbox({ workspace: setup.engine.workspace });
+  const { engine } = setup;
+  const opened = openSandbox({ workspace: engine.workspace, network: (argv) => engine.allowsNetwork(commandLineOf(argv)) });
   if (!opened.ok) return { ok: false, error: { message: opened.message, hint: `the sandbox was asked for by ${setup.sandbox.source}` } };
   return { ok: true, value: opened.sandbox };
+}
+
+/** A program's command line as `network` rules match it: a shell's (`sh -c`, `bash -c`) command as written, else the words joined. */
+export function commandLineOf(argv: readonly string[]): string {
+  return argv.length === 3 && argv[1] === "-c" && /(?:^|\/)(?:ba|da|z)?sh$/.test(argv[0]!) ? argv[2]! : argv.join(" ");
 }
 
 function findOnPath(name: string, path: string): string | undefined {

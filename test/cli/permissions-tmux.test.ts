@@ -1,5 +1,5 @@
 /** Permission questions and the trust question in a real terminal (tmux), against the local replay server. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
@@ -163,6 +163,26 @@ awl.register_tool("project_tool", { type = "object" }, function() return "p" end
     expect(existsSync(marker)).toBe(true);
     expect(tty.server.requests[1]!.json().tools.map((t: any) => t.function.name)).toEqual(["project_tool", "run"]);
     expect(JSON.parse(readFileSync(join(home, ".config", "awl", "config.json"), "utf8")).trusted_folders).toHaveLength(1);
+  });
+});
+
+describe("/permissions in the terminal", () => {
+  it("lists every rule with where it comes from, removes one from its file, and untrust revokes the folder's trust", async () => {
+    const project = tempDir("awl-proj-");
+    const folder = realpathSync(project);
+    const configFile = `{\n  "trusted_folders": [${JSON.stringify(folder)}],\n  "permissions": {\n    "allow": ["run(ls)"],\n    "deny": ["run(rm:*)"]\n  }\n}\n`;
+    const home = await startIn(project, { configFile, args: ["--no-std-tools", "--allow", "run(make)"] });
+    const file = join(home, ".config", "awl", "config.json");
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.send("/permissions");
+    await tty.terminal.waitFor(/folder: .* — trusted \(\/permissions untrust revokes it\)/);
+    await tty.terminal.waitFor(/deny:\n\s+1  run\(rm:\*\)\s+\S+config\.json:5\nallow:\n\s+2  run\(ls\)\s+\S+config\.json:4\n\s+3  run\(make\)\s+--allow/);
+    await tty.send("/permissions remove 2");
+    await tty.terminal.waitFor(/removed allow rule "run\(ls\)"/);
+    expect(JSON.parse(readFileSync(file, "utf8")).permissions).toEqual({ allow: [], deny: ["run(rm:*)"] });
+    await tty.send("/permissions untrust");
+    await tty.terminal.waitFor(/is no longer trusted: from the next start/);
+    expect(JSON.parse(readFileSync(file, "utf8")).trusted_folders).toEqual([]);
   });
 });
 

@@ -26,6 +26,14 @@ function userConfig(value: unknown): void {
   writeFileSync(join(box.home, ".config", "awl", "config.json"), JSON.stringify(value, null, 2));
 }
 
+describe("kinds", () => {
+  it("every std tool declares what it does: read, grep, find and ls read; write and edit write; bash exec", async () => {
+    const listing = JSON.parse((await box.awl(["tools", "--json"])).stdout) as { tools: { name: string; kinds: string[] }[] };
+    const kinds = Object.fromEntries(listing.tools.map((t) => [t.name, t.kinds]));
+    expect(kinds).toEqual({ read: ["read"], grep: ["read"], find: ["read"], ls: ["read"], write: ["write"], edit: ["write"], bash: ["exec"] });
+  });
+});
+
 describe("headless asks", () => {
   it("a call that would ask is denied with the flag and rules that allow it, and the JSON lists it", async () => {
     userExtension("run.lua", RUN);

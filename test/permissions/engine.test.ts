@@ -188,6 +188,27 @@ describe("the sandbox", () => {
   });
 });
 
+describe("network rules (the sandbox's network)", () => {
+  it("only rules named network open it: none by default, nor a network kind, bypass or a * rule", () => {
+    expect(engine({}).allowsNetwork("curl http://x")).toBe(false);
+    expect(engine({ allow: ["*", "bash"] }, "bypass").allowsNetwork("curl http://x")).toBe(false);
+    expect(engine({ allow: ["network"] }).allowsNetwork("curl http://x && exec 3<>/dev/tcp/h/1")).toBe(true);
+  });
+
+  it("a pattern covers matching commands, every part of a compound one; deny and ask win; opaque needs the bare rule", () => {
+    const e = engine({ allow: ["network(npm install:*)", "network(git fetch)"] });
+    expect(e.allowsNetwork("npm install left-pad")).toBe(true);
+    expect(e.allowsNetwork("git fetch && npm install")).toBe(true);
+    expect(e.allowsNetwork("exec 2>&1\ngit fetch")).toBe(true);
+    expect(e.allowsNetwork("exec")).toBe(false);
+    expect(e.allowsNetwork("npm install && curl http://x")).toBe(false);
+    expect(e.allowsNetwork("npm install $(curl http://x)")).toBe(false);
+    expect(engine({ allow: ["network"], deny: ["network(curl:*)"] }).allowsNetwork("echo $(curl http://x)")).toBe(false);
+    expect(engine({ allow: ["network"], ask: ["network(nc:*)"] }).allowsNetwork("nc host 1")).toBe(false);
+    expect(engine({ allow: ["network"], ask: ["network(nc:*)"] }).allowsNetwork("curl http://x")).toBe(true);
+  });
+});
+
 describe("rule parsing", () => {
   const parse = (text: string) => parseRule(text, "allow", { kind: "session" }, ws, home);
   it("accepts tool, tool(pattern) and tool(*)", () => {

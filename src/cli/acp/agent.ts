@@ -1,8 +1,11 @@
 /**
  * `awl acp`: awl as an Agent Client Protocol agent (docs/acp.md). Each ACP session is an awl session with a
  * runtime of its own (the settings, tools and session file of the CLI), driven through the library session API;
- * its turns stream to the client as `session/update` notifications (updates.ts).
+ * its turns stream to the client as `session/update` notifications (updates.ts). Each session works in its own
+ * folder (its `cwd`): config, trust, permissions, tools, instruction files and MCP servers are resolved against
+ * it, never against the process's working directory, so one process serves sessions of several folders.
  */
+import { statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import {
   agent,
@@ -22,38 +25,52 @@ import {
 import { AgentSession } from "../../agent-session/agent-session.js";
 import type { TurnResult } from "../../agent/agent.js";
 import { crashReport } from "../../agent/agent.js";
-import type { ConfigResult } from "../../config/errors.js";
-import type { AwlSettings, LoadedSettings } from "../../config/index.js";
+import { loadSettings, type AwlSettings } from "../../config/index.js";
 import { newSessionId } from "../../session/paths.js";
 import type { MeterSnapshot } from "../../usage/meter.js";
 import { awlVersion } from "../../version.js";
 import { openChatTools } from "../chat-tools.js";
 import { clientMcpServers } from "./mcp-servers.js";
 import { describeProviderError } from "../error-text.js";
-import type { CliOptions } from "../options.js";
+import { settingsFlags, type CliOptions } from "../options.js";
 import { buildRuntime, type Runtime } from "../runtime.js";
 import { SessionHook } from "../session-hook.js";
-import { isPermissionMode } from "../../permissions/engine.js";
+import { isPermissionMode, type PermissionMode } from "../../permissions/engine.js";
 import { setupRunPermissions } from "../run-permissions.js";
 import { clientTextHost } from "./client-files.js";
 import { askClient, sessionModes } from "./permission-ask.js";
+import { askClientTrust, trustRequest, type TrustAnswer } from "./trust-ask.js";
 import { promptContent } from "./prompt-content.js";
 import { replaySession } from "./replay.js";
 import { TurnUpdates } from "./updates.js";
 
 export interface AcpAgentOptions {
   cli: CliOptions;
-  /** The settings as read at start-up; a failure is reported to every `session/new`. */
-  loaded: ConfigResult<LoadedSettings>;
   /** Diagnostics (stderr): stdout carries the protocol only. */
   warn(text: string): void;
 }
 
-interface LiveSession {
+/** What a session is opened from (and opened again from once its folder is trusted). */
+interface SessionPlan {
   id: string;
+  /** The session's folder (absolute, an existing directory). */
   cwd: string;
+  mcpServers: readonly McpServer[];
+  /** Opened by `session/load`: the saved session is resumed. */
+  resumed: boolean;
+  /** Trusted for this session by the editor's answer. */
+  trusted: boolean;
+  /** The mode the editor chose (`session/set_mode`), kept when the session is opened again. */
+  mode?: PermissionMode;
+}
+
+interface LiveSession extends SessionPlan {
   runtime: Runtime;
   session: AgentSession;
+  /** The folder is not trusted and brings code or settings of its own: asked at the first prompt. */
+  trustQuestion?: { folder: string; parts: string[]; extensionsDir?: string; userConfig: string };
+  /** A prompt is being prepared (the trust question): another is refused, `session/cancel` aborts it. */
+  preparing?: AbortController;
 }
 
 /** JSON-RPC error codes of ACP beyond the standard ones. */
@@ -63,6 +80,8 @@ const INTERNAL_ERROR = -32603;
 export class AcpAgent {
   private readonly sessions = new Map<string, LiveSession>();
   private clientCapabilities: ClientCapabilities = {};
+  /** Config warnings said already (each once, however many sessions read that file). */
+  private readonly warned = new Set<string>();
 
   constructor(private readonly options: AcpAgentOptions) {}
 
@@ -91,6 +110,7 @@ export class AcpAgent {
         if (!isPermissionMode(params.modeId)) throw RequestError.invalidParams(undefined, `unknown mode "${params.modeId}": use ${sessionModes(engine.mode).availableModes.map((m) => m.id).join(", ")}`);
         // From the next tool call on; a call already asked about keeps its question.
         engine.mode = params.modeId;
+        live.mode = params.modeId;
         if (params.modeId === "bypass") this.options.warn(`session ${live.id}: bypass mode (session/set_mode): every tool call runs without asking; only deny rules still hold`);
         notify(client, live.id, { sessionUpdate: "current_mode_update", currentModeId: engine.mode });
         return {};
@@ -98,13 +118,17 @@ export class AcpAgent {
       .onRequest("session/prompt", async ({ params, client, signal }) => {
         const live = this.sessions.get(params.sessionId);
         if (!live) throw RequestError.sessionNotFound(params.sessionId);
-        if (live.session.busy) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
+        if (live.session.busy || live.preparing) throw RequestError.invalidRequest(undefined, "a prompt is already running in this session");
         const content = promptContent(params.prompt);
         if (!content.ok) throw RequestError.invalidParams(undefined, content.message);
-        return this.prompt(live, content.content, client, signal);
+        const ready = live.trustQuestion ? await this.settleTrust(live, client, signal) : live;
+        if (!ready) return { stopReason: "cancelled" };
+        return this.prompt(ready, content.content, client, signal);
       })
       .onNotification("session/cancel", ({ params }) => {
-        this.sessions.get(params.sessionId)?.session.cancel();
+        const live = this.sessions.get(params.sessionId);
+        live?.preparing?.abort();
+        live?.session.cancel();
       });
     return app.connect(stream);
   }
@@ -132,41 +156,99 @@ export class AcpAgent {
 
   /** A new session in `cwd` with the client's MCP servers beside the configured ones, or the saved session `resume` continued there. */
   private async open(client: AgentContext, cwd: string, mcpServers: readonly McpServer[], resume?: string): Promise<LiveSession> {
-    if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path, got "${cwd}"`);
+    checkFolder(cwd);
     if (resume !== undefined) {
       const open = this.sessions.get(resume);
       if (open) return open;
     }
-    const loaded = this.options.loaded;
-    if (!loaded.ok) throw new RequestError(INTERNAL_ERROR, `${loaded.error.message}; ${loaded.error.hint}`);
-    try {
-      // Tools, project extensions and relative paths resolve against the session's folder.
-      process.chdir(cwd);
-    } catch (e) {
-      throw RequestError.invalidParams(undefined, `cannot work in ${cwd}: ${(e as Error).message}`);
-    }
-    const flags = { ...this.options.cli.flags, continue: false, ...(resume !== undefined && { resume }) };
-    const cli = { ...this.options.cli, flags };
-    // Never a terminal question here: an untrusted folder's code is skipped with a notice on stderr.
-    const permissions = await setupRunPermissions(cli, { interactive: false, cwd, warn: this.options.warn });
-    if (!permissions.ok) throw new RequestError(INTERNAL_ERROR, `${permissions.error.message}; ${permissions.error.hint}`);
-    const base = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn: this.options.warn, permissions: permissions.value };
     // A new session is named now; its file is created by its first prompt (no empty sessions are saved).
-    const id = resume ?? newSessionId();
-    const clientServers = clientMcpServers(mcpServers, cwd, process.env);
+    const live = await this.build(client, { id: resume ?? newSessionId(), cwd, mcpServers, resumed: resume !== undefined, trusted: false });
+    this.sessions.set(live.id, live);
+    return live;
+  }
+
+  /** The session's runtime, from the config files, trust and permissions of its own folder. */
+  private async build(client: AgentContext, plan: SessionPlan): Promise<LiveSession> {
+    const { id, cwd, resumed } = plan;
+    const flags = { ...this.options.cli.flags, continue: false, ...(resumed && { resume: id }), ...(plan.trusted && { "trust-project": true }) };
+    const cli = { ...this.options.cli, flags };
+    const warn = this.options.warn;
+    // Never a terminal question here: an untrusted folder's code is skipped (the editor is asked at the first prompt).
+    const permissions = await setupRunPermissions(cli, { interactive: false, cwd, warn });
+    if (!permissions.ok) throw new RequestError(INTERNAL_ERROR, `${permissions.error.message}; ${permissions.error.hint}`);
+    const loaded = await loadSettings(process.env, settingsFlags(flags), { config: permissions.value.files });
+    if (!loaded.ok) throw new RequestError(INTERNAL_ERROR, `${loaded.error.message}; ${loaded.error.hint}`);
+    for (const warning of loaded.value.config.warnings) {
+      if (this.warned.has(warning)) continue;
+      this.warned.add(warning);
+      warn(warning);
+    }
+    const base = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, cwd, warn, permissions: permissions.value };
+    const clientServers = clientMcpServers(plan.mcpServers, cwd, process.env);
     const tools = await openChatTools(base, { interactive: false, clientServers }, clientTextHost(this.clientCapabilities, client, id));
     if (!tools.ok) throw new RequestError(INTERNAL_ERROR, `${tools.error.message}; ${tools.error.hint}`);
     const built = await buildRuntime({ ...base, openedTools: tools.value });
     if (!built.ok) {
       await tools.value.tools.close();
-      throw new RequestError(resume !== undefined ? RESOURCE_NOT_FOUND : INTERNAL_ERROR, `${built.error.message}; ${built.error.hint}`, resume !== undefined ? { sessionId: resume } : undefined);
+      throw new RequestError(resumed ? RESOURCE_NOT_FOUND : INTERNAL_ERROR, `${built.error.message}; ${built.error.hint}`, resumed ? { sessionId: id } : undefined);
     }
     const runtime = built.value;
     const hook = runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook);
-    if (hook && resume === undefined) hook.nextId = id;
-    const live: LiveSession = { id, cwd, runtime, session: new AgentSession(runtime) };
-    this.sessions.set(id, live);
+    if (hook && !resumed) hook.nextId = id;
+    const setup = permissions.value;
+    if (plan.mode !== undefined) setup.engine.mode = plan.mode;
+    const live: LiveSession = { ...plan, runtime, session: new AgentSession(runtime) };
+    if (setup.untrustedParts.length > 0) {
+      live.trustQuestion = { folder: setup.engine.workspace, parts: setup.untrustedParts, userConfig: setup.userConfigPath, ...(setup.offer.extensionsDir && { extensionsDir: setup.offer.extensionsDir }) };
+    }
     return live;
+  }
+
+  /**
+   * The trust question, at the session's first prompt: the editor says whether to trust the folder; trusted, the
+   * session is opened again with what the folder brings. Undefined when the prompt was cancelled meanwhile.
+   */
+  private async settleTrust(live: LiveSession, client: AgentContext, signal: AbortSignal): Promise<LiveSession | undefined> {
+    const question = live.trustQuestion!;
+    const preparing = new AbortController();
+    live.preparing = preparing;
+    const onAbort = (): void => preparing.abort();
+    signal.addEventListener("abort", onAbort);
+    try {
+      const request = trustRequest(live.id, question.folder, question.parts, question.extensionsDir);
+      const answer = await askClientTrust(client, request, preparing.signal);
+      delete live.trustQuestion;
+      notify(client, live.id, { sessionUpdate: "tool_call_update", toolCallId: request.toolCall.toolCallId, status: answer === "no" ? "failed" : "completed", content: [{ type: "content", content: { type: "text", text: trustOutcome(answer, question.userConfig) } }] });
+      if (preparing.signal.aborted) return undefined;
+      if (answer === "no") return live;
+      if (answer === "always") await this.rememberTrust(question.folder, question.userConfig);
+      // The untrusted runtime goes (its Lua workers too); nothing of the folder ran in it.
+      await live.session.close();
+      await live.runtime.hosts.lua?.close();
+      const { id, cwd, mcpServers, resumed, mode } = live;
+      const trusted = await this.build(client, { id, cwd, mcpServers, resumed, trusted: true, ...(mode !== undefined && { mode }) }).catch((error: unknown) => {
+        // The old runtime is closed: the session is gone, and the error says why.
+        this.sessions.delete(id);
+        throw error;
+      });
+      this.sessions.set(id, trusted);
+      // The folder's config may set another mode once trusted: the editor shows the one in force.
+      const now = trusted.runtime.permissions?.engine.mode;
+      if (now !== undefined && now !== live.runtime.permissions?.engine.mode) notify(client, live.id, { sessionUpdate: "current_mode_update", currentModeId: now });
+      return trusted;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+      delete live.preparing;
+    }
+  }
+
+  private async rememberTrust(folder: string, userConfig: string): Promise<void> {
+    const { setFolderTrust } = await import("../../permissions/save.js");
+    try {
+      await setFolderTrust(userConfig, folder, true);
+    } catch (error) {
+      this.options.warn(`could not save the trust in ${userConfig}: ${(error as Error).message}; the folder is trusted for this session only`);
+    }
   }
 
   /** The session's permission modes, for `session/new` and `session/load`. */
@@ -195,6 +277,30 @@ export class AcpAgent {
     } finally {
       signal.removeEventListener("abort", onAbort);
     }
+  }
+}
+
+/** A session's folder must be an absolute path to an existing directory. */
+function checkFolder(cwd: string): void {
+  if (!isAbsolute(cwd)) throw RequestError.invalidParams(undefined, `cwd must be an absolute path, got "${cwd}"`);
+  let folder: boolean;
+  try {
+    folder = statSync(cwd).isDirectory();
+  } catch (e) {
+    throw RequestError.invalidParams(undefined, `cannot work in ${cwd}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such folder" : (e as Error).message}`);
+  }
+  if (!folder) throw RequestError.invalidParams(undefined, `cannot work in ${cwd}: it is not a folder`);
+}
+
+/** What the editor's trust answer did, for the question's tool call. */
+function trustOutcome(answer: TrustAnswer, userConfig: string): string {
+  switch (answer) {
+    case "always":
+      return `trusted: its extensions load now, and the folder is remembered in ${userConfig}`;
+    case "session":
+      return "trusted for this session: its extensions load now";
+    case "no":
+      return "not trusted: the session goes on without what the folder brings";
   }
 }
 

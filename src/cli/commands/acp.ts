@@ -3,9 +3,10 @@
  * command's model, limit, extension and session flags; runs until the client closes stdin, then cancels what
  * still runs, saves the sessions and exits 0.
  */
+import { resolve } from "node:path";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
-import { parseCliArgs, settingsFlags } from "../options.js";
+import { parseCliArgs } from "../options.js";
 
 export async function run(argv: readonly string[]): Promise<number> {
   const parsed = parseCliArgs(argv);
@@ -13,7 +14,10 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(formatUserMessage(parsed.error));
     return EXIT.usage;
   }
-  const cli = parsed.value;
+  const parsedCli = parsed.value;
+  // Sessions work in folders of their own: folders named on the command line are taken from where awl started.
+  const dirs = parsedCli.flags["extensions-dir"];
+  const cli = dirs ? { ...parsedCli, flags: { ...parsedCli.flags, "extensions-dir": dirs.map((dir) => resolve(dir)) } } : parsedCli;
   if (cli.flags.help) {
     process.stdout.write("Usage: awl acp [flags]\n\nServes the Agent Client Protocol on stdin/stdout (docs/acp.md); takes the flags of `awl` (awl --help).\n");
     return EXIT.ok;
@@ -22,13 +26,10 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(formatUserMessage({ message: `awl acp takes no prompt (got "${cli.prompt}")`, hint: "the client sends prompts over the protocol" }));
     return EXIT.usage;
   }
-  const [{ loadSettings }, { AcpAgent }, { stdioStream }] = await Promise.all([import("../../config/index.js"), import("../acp/agent.js"), import("../acp/stdio.js")]);
+  const [{ AcpAgent }, { stdioStream }] = await Promise.all([import("../acp/agent.js"), import("../acp/stdio.js")]);
   const warn = (text: string): void => void process.stderr.write(`awl: ${text}\n`);
-  const loaded = await loadSettings(process.env, settingsFlags(cli.flags), cli.flags["trust-project"] === true ? { trustProject: true } : {});
-  if (!loaded.ok) warn(`${loaded.error.message} (every session/new is refused with this message)`);
-  for (const warning of (loaded.ok && loaded.value.config.warnings) || []) warn(warning);
-
-  const acp = new AcpAgent({ cli, loaded, warn });
+  // Each session reads the configuration of its own folder (a problem is that session/new's error).
+  const acp = new AcpAgent({ cli, warn });
   const connection = acp.connect(stdioStream());
   await connection.closed;
   await acp.shutdown();

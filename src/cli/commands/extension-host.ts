@@ -124,6 +124,8 @@ export function usageError(io: CommandIO, command: string, message: string): num
 
 /** What else the main command's tools need to know. */
 export interface ChatToolOptions {
+  /** The folder the tools work in; default `process.cwd()`. */
+  cwd?: string;
   config?: LoadedConfig;
   /** The run's keys, scrubbed from spill files. */
   secrets?: readonly string[];
@@ -150,11 +152,11 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const { config, secrets = [], trustProject = false, textHost, sandbox } = options;
+  const { config, secrets = [], trustProject = false, textHost, sandbox, cwd = process.cwd() } = options;
   const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
-    cwd: process.cwd(),
+    cwd,
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
     trustProject,

@@ -1,7 +1,6 @@
 /** `/permissions` (list, remove, switch the mode, untrust) and `/mode` for the interactive mode (docs/permissions.md). */
 import { isPermissionMode, PERMISSION_MODES, type PermissionEngine } from "../../permissions/engine.js";
 import { permissionsText, removeListedRule } from "../../permissions/listing.js";
-import { realPathOf } from "../../permissions/paths.js";
 import { setFolderTrust } from "../../permissions/save.js";
 import type { SlashCommand } from "./slash-commands.js";
 
@@ -16,7 +15,7 @@ export const permissionCommands: SlashCommand[] = [
       if (!layer || !setup) return print("permissions: this run has no permission layer");
       const engine = layer.engine;
       const words = args.split(/\s+/).filter(Boolean);
-      const folder = realPathOf(process.cwd());
+      const folder = setup.engine.workspace;
       if (words.length === 0) {
         const trust = setup.trusted ? "trusted (/permissions untrust revokes it)" : "not trusted: its own extensions and allow rules are not loaded";
         return print(permissionsText(engine, { modeSource: engine.mode === setup.engine.mode ? setup.modeSource : "/mode", folder, trust }).trimEnd());

@@ -88,7 +88,7 @@ export class LuaPool {
       loadTimeoutMs: options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS,
       luaPath: options.luaPath ?? [],
       home: env.HOME ?? homedir(),
-      cwd: process.cwd(),
+      cwd: options.cwd ?? process.cwd(),
       ...(options.textHost && { textFromHost: true }),
     };
     const onLog = options.onLog;

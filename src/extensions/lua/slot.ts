@@ -111,8 +111,7 @@ export class WorkerSlot {
     private readonly textHost: TextHost | undefined,
     sandbox: LuaPoolOptions["sandbox"],
   ) {
-    // The slot runs one call at a time: a program started while a call runs belongs to that call's tool.
-    const wrap = sandbox && ((argv: readonly string[], cwd: string) => sandbox(argv, cwd, this.current?.tool));
+    const wrap = sandbox && ((argv: readonly string[], cwd: string) => sandbox.wrap(argv, cwd));
     this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text), wrap);
   }
 

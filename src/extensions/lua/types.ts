@@ -66,6 +66,8 @@ export interface ExtensionLoadError {
 
 export interface LuaPoolOptions {
   extensions: ExtensionEntry[];
+  /** The folder relative paths, programs and load-time code start from; default `process.cwd()`. */
+  cwd?: string;
   /** Most worker slots at once; default `os.availableParallelism()`. */
   maxSlots?: number;
   /** Memory cap per Lua state; default 256 MB. */
@@ -87,10 +89,9 @@ export interface LuaPoolOptions {
   textHost?: TextHost;
   /**
    * Runs every program the extensions start (handlers and top-level code: `io.popen`, `os.execute`, `awl.exec`,
-   * `awl.spawn`) through a sandbox: the command line to run instead of `argv` in `cwd`. `tool`: the tool whose
-   * call starts it (undefined while the extensions load).
+   * `awl.spawn`) through a sandbox.
    */
-  sandbox?: (argv: readonly string[], cwd: string, tool: string | undefined) => string[];
+  sandbox?: ProcessSandbox;
 }
 
 /**
@@ -98,8 +99,8 @@ export interface LuaPoolOptions {
  * src/permissions/sandbox.ts).
  */
 export interface ProcessSandbox {
-  /** The command line that runs `argv` in `cwd` inside the sandbox; `network`: whether it may reach the network. */
-  wrap(argv: readonly string[], cwd: string, network: boolean): string[];
+  /** The command line that runs `argv` in `cwd` inside the sandbox (which decides whether it may reach the network). */
+  wrap(argv: readonly string[], cwd: string): string[];
 }
 
 /**
