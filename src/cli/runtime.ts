@@ -288,8 +288,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     runtime.laterMcp = later;
   }
 
-  // At exit the extensions' on_unload hooks run (time-limited), and a worker a prewarm started that the turn
-  // never needed has finished starting.
+  // At exit the extensions' on_unload hooks run (time-limited), and workers still starting have started (one a
+  // prewarm started that the turn never needed is given up instead, and stopped as soon as that is safe).
   if (opened) {
     const lua = opened.tools;
     runtime.hooks.push({

@@ -5,8 +5,9 @@
  *
  * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs, and
  * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`, which
- * the agent calls as soon as a request offering tools is on its way (src/agent/agent.ts). A reply that needs no
- * tool does not wait for that start at exit: a start no extension code has run in yet is given up (`unload`).
+ * headless awl calls as soon as the tools are open (src/cli/chat-tools.ts) and the agent as soon as a request
+ * offering tools is on its way (src/agent/agent.ts). A reply that needs no tool does not wait for that start at
+ * exit: a start no extension code has run in yet is given up (`unload`), its worker stopped as soon as that is safe.
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
@@ -51,6 +52,8 @@ const AVAILABLE_TIMEOUT_MS = 10_000;
 export const RENDER_TIMEOUT_MS = 1_000;
 /** ...and waits at most this long behind other renders (its worker's start not counted): the block falls back. */
 const RENDER_WAIT_MS = 3_000;
+/** A call of a tool with a render that runs longer than this starts the renders' worker (LuaPool.prewarmRender). */
+const RENDER_PREWARM_AFTER_MS = 50;
 
 export interface LuaToolSetOptions {
   cwd: string;
@@ -595,6 +598,8 @@ export class LuaToolSet implements ToolSet {
     const { signal, onProgress } = options;
     this.running++;
     try {
+      // The call's spill folder is made while the workers load (the first call of a run waits for both).
+      this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
       await this.loaded();
       const tool = this.registry.get(call.name);
       if (!tool || !this.pool) {
@@ -604,15 +609,18 @@ export class LuaToolSet implements ToolSet {
       if (unavailable !== undefined) {
         return { status: "result", content: `the tool "${call.name}" is not available here: ${unavailable}`, is_error: true };
       }
-      this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
       await this.spillReady;
-      if (tool.has_render) this.pool.prewarmRender();
-      const outcome = await this.pool.call(tool.extension, tool.name, call.input, this.context, {
+      const running = this.pool.call(tool.extension, tool.name, call.input, this.context, {
         signal,
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
         ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(tool.extension, text, call.id) }),
       });
+      // A call that runs a while will have its block redrawn: the renders' worker starts meanwhile. Not for a quick
+      // call: a thread's start holds this one for a few ms (more on a busy machine), which its result would wait for.
+      const pool = this.pool;
+      const prewarmRender = tool.has_render ? setTimeout(() => pool.prewarmRender(), RENDER_PREWARM_AFTER_MS) : undefined;
+      const outcome = await running.finally(() => clearTimeout(prewarmRender));
       if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;
       const limited = await limitResult(outcome.content, call.name, call.id, {
@@ -738,7 +746,8 @@ export class LuaToolSet implements ToolSet {
 
   /**
    * Resolves once no Lua worker is starting or stopping, without stopping any: what awl waits for before it
-   * exits (a process that exits while a worker starts can abort inside Node), e.g. after a prewarm.
+   * exits (a process that exits while a worker starts can abort inside Node), e.g. after a prewarm; of a start
+   * given up at `unload`, only until its worker is stopped (see LuaPool.abandonStart).
    */
   async quiesce(): Promise<void> {
     const pool = await this.poolReady?.catch(() => undefined);

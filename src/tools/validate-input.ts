@@ -1,11 +1,12 @@
 /**
  * Validates a tool call's input against the tool's JSON Schema (SPEC §5), and checks that a schema is valid
- * JSON Schema at all. ajv is loaded on the first use, never on the start-up path, and each schema text is
- * compiled once. The check of a schema itself uses ajv's draft-07 meta-schema validator generated ahead of time
+ * JSON Schema at all. A plain schema (most tools') is checked without ajv (plain-validator.ts); ajv is loaded on
+ * the first use of any other, never on the start-up path, and each schema text is compiled once. The check of a schema itself uses ajv's draft-07 meta-schema validator generated ahead of time
  * (meta-validator.generated.ts): a start-up with a cold registration cache checks every schema, and would
  * otherwise pay for importing ajv and compiling the meta-schema (≈ 70 ms of CPU) before its first request.
  */
 import type { ValidateFunction } from "ajv";
+import { plainCheck, type PlainCheck } from "./plain-validator.js";
 
 type Check = { ok: true } | { ok: false; message: string };
 
@@ -21,7 +22,7 @@ interface AjvInstance {
 export const AJV_OPTIONS = { allErrors: true, strict: false, validateFormats: false } as const;
 
 let ajvInstance: Promise<AjvInstance> | undefined;
-const compiled = new Map<string, ValidateFunction | Error>();
+const compiled = new Map<string, PlainCheck | Error>();
 
 async function ajv(): Promise<AjvInstance> {
   ajvInstance ??= import("ajv").then((mod) => {
@@ -32,18 +33,23 @@ async function ajv(): Promise<AjvInstance> {
   return ajvInstance;
 }
 
-/** The compiled validator of `schemaText`, or the error ajv gave compiling it. */
-async function compile(schemaText: string): Promise<ValidateFunction | Error> {
-  let validate = compiled.get(schemaText);
-  if (validate === undefined) {
+/** The check of `schemaText` (without ajv where the schema is plain), or the error ajv gave compiling it. */
+async function compile(schemaText: string): Promise<PlainCheck | Error> {
+  let check = compiled.get(schemaText);
+  if (check === undefined) {
     try {
-      validate = (await ajv()).compile(JSON.parse(schemaText) as object);
+      const schema = JSON.parse(schemaText) as object;
+      check = plainCheck(schema) ?? ajvCheck((await ajv()).compile(schema));
     } catch (e) {
-      validate = e instanceof Error ? e : new Error(String(e));
+      check = e instanceof Error ? e : new Error(String(e));
     }
-    compiled.set(schemaText, validate);
+    compiled.set(schemaText, check);
   }
-  return validate;
+  return check;
+}
+
+function ajvCheck(validate: ValidateFunction): PlainCheck {
+  return (data) => (validate(data) ? [] : (validate.errors ?? []).map((e) => ({ instancePath: e.instancePath, message: e.message ?? "is invalid" })));
 }
 
 type MetaValidator = ((schema: unknown) => boolean) & { errors?: ValidateFunction["errors"] };
@@ -85,11 +91,12 @@ async function dialectSchemaProblem(schema: object): Promise<string | undefined>
 
 /** Checks `input` (already parsed) against `schemaText`. A schema ajv cannot compile is reported, not thrown. */
 export async function validateToolInput(toolName: string, schemaText: string, input: unknown): Promise<Check> {
-  const validate = await compile(schemaText);
-  if (validate instanceof Error) {
-    return { ok: false, message: `the tool "${toolName}" has a schema awl cannot use (${validate.message}); the tool's extension needs fixing` };
+  const check = await compile(schemaText);
+  if (check instanceof Error) {
+    return { ok: false, message: `the tool "${toolName}" has a schema awl cannot use (${check.message}); the tool's extension needs fixing` };
   }
-  if (validate(input)) return { ok: true };
-  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || "(input)"} ${e.message ?? "is invalid"}`);
+  const found = check(input);
+  if (found.length === 0) return { ok: true };
+  const problems = found.map((e) => `${e.instancePath || "(input)"} ${e.message}`);
   return { ok: false, message: `invalid input for tool "${toolName}": ${problems.join("; ")}. Fix the arguments and call it again.` };
 }

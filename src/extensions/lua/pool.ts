@@ -262,7 +262,9 @@ export class LuaPool {
   }
 
   private renderWorker(): Promise<WorkerSlot | null> {
-    this.renderStart ??= this.startSlot().then(
+    // In the next turn of the event loop: what the caller does next (e.g. the agent's next request, after the
+    // call whose block this draws) goes before the thread's start, which holds this thread for a few ms.
+    this.renderStart ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.startSlot()).then(
       ({ slot }) => {
         if (this.closed) return null; // startSlot stops it
         this.renderSlot = slot;
