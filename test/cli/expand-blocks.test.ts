@@ -37,6 +37,19 @@ awl.register_tool {
     for i = 1, state.n do out[#out + 1] = "row " .. i end
     return out
   end,
+}
+awl.register_tool {
+  name = "drawn", description = "Shows a state of 25 rows, returns one line.",
+  parameters = { type = "object", properties = {} },
+  run = function(args, ctx)
+    ctx:show({ n = 25 })
+    return "plain result"
+  end,
+  render = function(state, view)
+    local out = {}
+    for i = 1, state.n do out[#out + 1] = "drawn row " .. i .. (view.expand and " (expanded)" or "") end
+    return out
+  end,
 }`;
 
 describe("expanding tool results", () => {
@@ -58,10 +71,22 @@ describe("expanding tool results", () => {
     await tty.terminal.waitFor(/\(the last turn's 2 tool results, expanded: printed again below\)\n✓ long \{"first":true\}\n(  result line \d+\n){30}✓ long[^\n]*\n(  result line \d+\n){30}>/);
   }, 60_000);
 
+  it("a block whose body is the tool's render: collapsed to the render's first lines once ended, Ctrl-O every line of it", async () => {
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "d1", name: "drawn", input: {} }]) }, openaiAnswer("Drew it."));
+    await tty.start({ extensions: { "tools.lua": TOOLS }, args: ["--allow", "*"], rows: 60 });
+    await tty.send("draw");
+    const collapsed = await tty.terminal.waitFor(/Drew it\.\n>/);
+    expect(collapsed).toMatch(/✓ drawn \{\}\n(  drawn row \d+\n){9}  … 16 more lines\nDrew it\./);
+    expect(collapsed).not.toContain("plain result");
+    await tty.terminal.keys("C-o");
+    const expanded = await tty.terminal.waitFor(/\(the last tool result, expanded: printed again below\)\n✓ drawn \{\}\n(  drawn row \d+ \(expanded\)\n){25}>/);
+    expect(expanded).not.toContain("plain result");
+  }, 60_000);
+
   it("pressed during a turn, expands once the turn is over; with no result yet it says so", async () => {
     await tty.start({ extensions: { "tools.lua": TOOLS }, args: ["--allow", "*"], rows: 50 });
     await tty.terminal.keys("C-o");
-    await tty.terminal.waitFor(/\(no tool result to expand yet\)\n>/);
+    await tty.terminal.waitFor(/\(no tool result or thinking to expand yet\)\n>/);
 
     const gate = join(tempDir("awl-gate-"), "gate");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "gated", input: { gate } }]) }, openaiAnswer("Done."));

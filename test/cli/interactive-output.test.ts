@@ -115,12 +115,15 @@ describe("the model's text on the terminal", () => {
     expect(await tty.terminal.title()).not.toBe("PWNED");
   });
 
-  it("marks every line of thinking when there is no colour", async () => {
+  it("without colour, collapses the thinking to one plain line once it ends; Ctrl-O shows it whole", async () => {
     const chunk = (delta: object, finish: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason: finish }] });
     tty.server.enqueue({ body: sseData([chunk({ reasoning_content: "First thought,\nsecond" }), chunk({ reasoning_content: " thought." }), chunk({ content: "Answer." }), chunk({}, "stop"), "[DONE]"]) });
     await tty.start({ extraEnv: ["NO_COLOR=1"] });
     await tty.send("think");
-    await tty.terminal.waitFor(/> think\n\(thinking\) First thought,\n\(thinking\) second thought\.\nAnswer\.\n>/);
+    await tty.terminal.waitFor(/> think\n▸ thought for \d+s · ctrl-o to expand\nAnswer\.\n>/);
+    await tty.terminal.keys("C-o");
+    await tty.terminal.waitFor(/\(the last thinking, expanded: printed again below\)\n▾ thought for \d+s\nFirst thought,\nsecond thought\.\n>/);
+    expect(await tty.terminal.screen({ styled: true })).not.toMatch(/\x1b\[/);
   });
 
   it("shows a waiting line until the first token arrives, then removes it", async () => {
@@ -180,13 +183,19 @@ describe("tool blocks on the terminal", () => {
     await tty.terminal.waitFor(/[⠀-⣿] wide 漢字のタイトル長+…(?: \d+s)?\n {2}STEP two 界+…\n/);
     await tty.terminal.waitFor(/[⠀-⣿] wide 漢字のタイトル長+… \d+s\n/);
     await tty.terminal.resize(50, 30);
-    await tty.terminal.waitFor(/[⠀-⣿] wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\s*$/);
+    await tty.terminal.waitFor(/[⠀-⣿] wide 漢字のタイトル長+… \d+s\n {2}STEP two 界+…\n\nopenai gpt-test[^\n]*\s*$/);
     writeFileSync(gate, "");
     await tty.terminal.waitFor(/Done\.\n>/);
-    // The lines above scrolled out of view when the terminal narrowed (tmux keeps the cursor's row): all of it.
-    const screen = await tty.terminal.screen({ history: true });
+    // On the screen, one copy: the block as it ended.
+    const screen = await tty.terminal.screen();
     expect(screen.match(/wide 漢字/g)).toHaveLength(1);
     expect(screen.match(/STEP/g)).toHaveLength(1);
-    expect(screen).toMatch(/> go\n✓ wide 漢字のタイトル長+…\n {2}STEP done 界+…\nDone\./);
+    expect(screen).toMatch(/^✓ wide 漢字のタイトル長+…\n {2}STEP done 界+…\nDone\./m);
+    // tmux re-wraps a narrowed screen keeping its last non-empty row in place, so the status line under the
+    // output, re-wrapped too, pushed the block's first row into the scrollback, out of awl's reach: only that
+    // row of the old drawing may be left there.
+    const history = await tty.terminal.screen({ history: true });
+    expect(history.match(/STEP/g)).toHaveLength(1);
+    expect(history.match(/wide 漢字/g)!.length).toBeLessThanOrEqual(2);
   });
 });

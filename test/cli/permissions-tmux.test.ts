@@ -200,7 +200,7 @@ describe("modes in the terminal", () => {
     await tty.send("/mode plan");
     await tty.terminal.waitFor(/mode: plan\n>/);
     await tty.send("think first");
-    await tty.terminal.waitFor(/waiting for the model….* · mode plan · /);
+    await tty.terminal.waitFor(/waiting for the model…[\s\S]*\nmode plan · /);
     await tty.terminal.waitFor(/Planned\.\n>/);
     // The only tool is `run` (exec): plan mode offers none.
     expect(tty.server.requests[0]!.json().tools ?? []).toEqual([]);

@@ -1,6 +1,7 @@
 /**
  * What a running turn shows in a real terminal (tmux): the spinner of running tool blocks and of the waiting line
- * (turning with colour, a still `…` without).
+ * (turning with colour, a still `…` without); under the live output, what is typed for the next prompt (with its
+ * cursor, and the prompts queued) and the status line, updated as usage arrives.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
 import { WAIT_FOR_GATE } from "./lua-gate.js";
+import { sseData } from "../support/replay-server.js";
 
 const tty = tmuxTest();
 
@@ -66,4 +68,101 @@ describe("the spinner", () => {
     expect(await tty.terminal.screen()).not.toMatch(/[⠀-⣿]/);
     await tty.terminal.waitFor(/Later\.\n>/);
   });
+});
+
+/** An answer streamed one word every `delayMs`. */
+function slowAnswer(words: number, delayMs: number, usage = { prompt_tokens: 9, completion_tokens: words }): { body: { data: string; delayMs: number }[] } {
+  const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
+  const events = [chunk({ role: "assistant", content: "" }), ...Array.from({ length: words }, (_, i) => chunk({ content: `word${i + 1} ` })), chunk({ content: "END." }), chunk({}, "stop"), { choices: [], usage }, "[DONE]"];
+  return { body: sseData(events).split(/(?=data: )/).map((data) => ({ data, delayMs })) };
+}
+
+/** The screen's lines, trailing spaces cut. */
+const lines = (screen: string): string[] => screen.split("\n").map((l) => l.trimEnd());
+
+describe("under the live output", () => {
+  it("shows what is typed during a turn, with its cursor, while a tool runs and the answer streams; sent once the turn is over", async () => {
+    const gate = join(tempDir("awl-gate-"), "gate");
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, slowAnswer(60, 80), openaiAnswer("Second answer."));
+    await tty.start({ extensions: { "gated.lua": GATED }, args: ["--allow", "*"] });
+    await tty.send("first");
+    await tty.terminal.waitFor(/[⠀-⣿] gated/);
+    await tty.terminal.type("next questio");
+    await tty.terminal.keys("Left");
+    // Under the running block (past the output's own empty row), then the status line.
+    await tty.terminal.waitFor(/[⠀-⣿] gated[^\n]*\n\n> next questio\nopenai gpt-test/);
+    const styled = await tty.terminal.screen({ styled: true });
+    expect(styled).toMatch(/\n> next questi\x1b\[7mo\n/); // the cursor, on the "o" (after Left): reverse video
+    await tty.terminal.keys("End");
+    await tty.terminal.type("n");
+    writeFileSync(gate, "");
+    // The answer streams above it.
+    await tty.terminal.waitFor(/word\d+ [^\n]*\n\n> next question\nopenai gpt-test/);
+    const screen = await tty.terminal.waitFor(/END\.\n> next question\n/);
+    // Once the turn is over the text is at the prompt, unsent, the pane gone.
+    expect(lines(screen).filter((l) => l.includes("next question"))).toHaveLength(1);
+    expect(lines(screen).filter((l) => l.startsWith("openai gpt-test"))).toHaveLength(1);
+    expect(tty.server.requests).toHaveLength(2);
+    await tty.terminal.keys("Enter");
+    await tty.terminal.waitFor(/> next question\nSecond answer\.\n>/);
+    expect(tty.server.requests).toHaveLength(3);
+  }, 60_000);
+
+  it("shows the prompts queued by Enter during a turn (past three, counted), then runs them in order", async () => {
+    tty.server.enqueue(slowAnswer(30, 60), ...["two", "three", "four", "five"].map((n) => openaiAnswer(`Answer ${n}.`)));
+    await tty.start();
+    await tty.send("one");
+    await tty.terminal.waitFor(/word2 /);
+    await tty.send("two");
+    await tty.send("three");
+    await tty.terminal.waitFor(/word\d+ [^\n]*\n\n↳ queued: two\n↳ queued: three\nopenai gpt-test/);
+    await tty.send("four");
+    await tty.send("five");
+    await tty.terminal.waitFor(/\n\n↳ queued: two\n↳ queued: three\n↳ queued: … and 2 more\nopenai gpt-test/);
+    const screen = await tty.terminal.waitFor(/> five\nAnswer five\.\n>/);
+    expect(screen).toMatch(/END\.\n> two\nAnswer two\.\n> three\nAnswer three\.\n> four\nAnswer four\.\n> five\n/);
+    expect(screen).not.toContain("queued");
+  }, 60_000);
+
+  it("keeps the status line under the output while it streams and a tool runs, updated as each call's usage arrives", async () => {
+    const gate = join(tempDir("awl-gate-"), "gate");
+    const call = sseData([
+      { choices: [{ index: 0, delta: { role: "assistant", tool_calls: [{ index: 0, id: "g1", type: "function", function: { name: "gated", arguments: JSON.stringify({ gate }) } }] } }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] },
+      { choices: [], usage: { prompt_tokens: 1500, completion_tokens: 20 } },
+      "[DONE]",
+    ]);
+    tty.server.enqueue({ body: call }, slowAnswer(30, 60, { prompt_tokens: 2600, completion_tokens: 31 }));
+    await tty.start({ extensions: { "gated.lua": GATED }, args: ["--allow", "*"], rows: 20 });
+    await tty.send("go");
+    // While the tool runs: the first call's figures, on the screen's last line.
+    let screen = await tty.terminal.waitFor(/[⠀-⣿] gated[^\n]*\n\nopenai gpt-test · [^\n]*↑1\.5k ↓20/);
+    expect(lines(screen.trimEnd()).at(-1)).toMatch(/^openai gpt-test · .*↑1\.5k ↓20/);
+    writeFileSync(gate, "");
+    // While the answer streams (filling the screen: the status line stays last), then with both calls' usage.
+    screen = await tty.terminal.waitFor(/word25 /);
+    expect(lines(screen.trimEnd()).at(-1)).toMatch(/^openai gpt-test · .*↑1\.5k ↓20/);
+    screen = await tty.terminal.waitFor(/END\.\n>\nopenai gpt-test · .*↑4\.1k ↓51/);
+    const all = await tty.terminal.screen({ history: true });
+    expect(lines(all).filter((l) => l.startsWith("openai gpt-test"))).toHaveLength(1); // never scrolled into the history
+  }, 60_000);
+});
+
+describe("thinking", () => {
+  it("streams dimmed, collapses to one line once the answer starts, and Ctrl-O shows it whole", async () => {
+    const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
+    const thoughts = Array.from({ length: 30 }, (_, i) => chunk({ reasoning_content: `idea${i + 1} ` }));
+    const events = [chunk({ role: "assistant", content: "" }), ...thoughts, chunk({ content: "The answer." }), chunk({}, "stop"), "[DONE]"];
+    tty.server.enqueue({ body: sseData(events).split(/(?=data: )/).map((data) => ({ data, delayMs: 80 })) });
+    await tty.start();
+    await tty.send("think");
+    await tty.terminal.waitFor(/idea3 /);
+    expect(await tty.terminal.screen({ styled: true })).toMatch(/\x1b\[2mi?d?e?a?[^\n]*idea2 /); // dimmed
+    const screen = await tty.terminal.waitFor(/The answer\.\n>/);
+    expect(screen).toMatch(/> think\n▸ thought for \d+s · ctrl-o to expand\nThe answer\./);
+    expect(screen).not.toContain("idea");
+    await tty.terminal.keys("C-o");
+    const expanded = await tty.terminal.waitFor(/\(the last thinking, expanded: printed again below\)\n▾ thought for \d+s\nidea1 idea2 [\s\S]*idea30\n>/);
+    expect(expanded).toContain("idea30");
+  }, 60_000);
 });

@@ -4,8 +4,8 @@
  * bracketed paste is inserted whole, newlines kept. Up and Down move between lines, and through the history
  * from the first or last line; Tab completes what `complete` offers (slash commands).
  *
- * The editor keeps editing while hidden (a turn is running): keys typed then change the text without being
- * drawn, and it appears when the prompt is shown again. A `footer` (the status line) is drawn on the row under
+ * The editor keeps editing while hidden (a turn is running): keys typed then change the text, which the caller
+ * shows elsewhere meanwhile (`preview`, `onHiddenChange`), and it is at the prompt when the prompt is shown again. A `footer` (the status line) is drawn on the row under
  * the prompt while it is shown, and erased when the prompt is submitted or left, so it never scrolls into the
  * output. Ctrl-C, Ctrl-D on an empty prompt, Esc and Ctrl-Z are
  * actions for the caller (line-editor never exits, cancels or suspends by itself).
@@ -14,7 +14,7 @@ import { stripControls } from "../output/safe-text.js";
 import { EditBuffer } from "./edit-buffer.js";
 import type { KeyEvent, KeyName } from "./key-decoder.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";
-import { displayWidth, screenRows } from "../output/width.js";
+import { displayWidth, graphemes, screenRows } from "../output/width.js";
 
 export type EditorAction =
   | { type: "submit"; text: string }
@@ -40,6 +40,8 @@ export interface LineEditorOptions {
   historySize?: number;
   /** One line drawn under the prompt while it is shown (at most `columns - 1` wide, styling allowed). */
   footer?(columns: number): string;
+  /** The text, its cursor or the footer's content changed while the prompt is hidden (see `preview`). */
+  onHiddenChange?(): void;
 }
 
 const SYNC_START = "\x1b[?2026h";
@@ -88,6 +90,17 @@ export class LineEditor {
     this.drawn = undefined;
     this.historyIndex = this.history.length;
     this.render();
+  }
+
+  /**
+   * The prompt's rows at `width` with the cursor drawn in reverse video, at most `height` of them (those around
+   * the cursor): what is typed while the prompt is hidden, for the caller to show. None while the text is empty.
+   */
+  preview(width: number, height: number): string[] {
+    if (this.buffer.text === "") return [];
+    const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, width);
+    const top = Math.min(Math.max(0, layout.rows.length - height), Math.max(0, layout.cursorRow - height + 1));
+    return layout.rows.slice(top, top + height).map((row, i) => (top + i === layout.cursorRow ? withCursor(row, layout.cursorColumn) : row));
   }
 
   /** Writes `text` (whole lines) where the prompt is and draws the prompt again below it. */
@@ -205,12 +218,13 @@ export class LineEditor {
     const common = commonPrefix(choices);
     if (common.length > this.buffer.text.length) return this.edit(() => this.buffer.set(common));
     // Each choice by its last word: the part that differs (`/help`, `@src/cli/`).
-    if (choices.length > 1) this.printAbove(`${choices.map((c) => c.trim().split(/\s+/).at(-1)).join("  ")}\n`);
+    if (choices.length > 1 && this.drawn) this.printAbove(`${choices.map((c) => c.trim().split(/\s+/).at(-1)).join("  ")}\n`);
     return undefined;
   }
 
   private redraw(): void {
     if (this.drawn) this.render();
+    else this.options.onHiddenChange?.();
   }
 
   private render(): void {
@@ -306,6 +320,18 @@ const EDITS: Partial<Record<KeyName, (b: EditBuffer) => void>> = {
   "delete-to-start": (b) => b.deleteToStart(),
   "delete-to-end": (b) => b.deleteToEnd(),
 };
+
+/** `row` with the cell at display column `column` in reverse video (a space past its end): a drawn cursor. */
+function withCursor(row: string, column: number): string {
+  let at = 0;
+  let out = "";
+  for (const g of graphemes(row)) {
+    if (at === column) return `${out}\x1b[7m${g}\x1b[27m${row.slice(out.length + g.length)}`;
+    out += g;
+    at += displayWidth(g);
+  }
+  return `${row}\x1b[7m \x1b[27m`;
+}
 
 function commonPrefix(texts: string[]): string {
   let prefix = texts[0] ?? "";

@@ -2,8 +2,9 @@
  * The interactive mode: a `> ` prompt (line-editor.ts) on a raw-mode terminal (terminal-input.ts); each
  * prompt sent is one agent turn streamed to the terminal (docs/cli.md, "Interactive mode").
  *
- * - Keys typed during a turn are never echoed into the answer: they edit the prompt unseen, and Enter queues
- *   the text; a queued prompt is shown (`> text`) when its turn starts, after the running one.
+ * - Keys typed during a turn are never echoed into the answer: they edit the prompt, shown with the prompts
+ *   queued (Enter queues the text) and the status line in a pane under the live output (turn-pane.ts); a queued
+ *   prompt is shown (`> text`) when its turn starts, after the running one.
  * - Ctrl-C or Esc cancels the running turn (the agent answers every tool call, the conversation stays usable);
  *   prompts queued behind it come back into the prompt, unsent. At the prompt Ctrl-C clears the text, and
  *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
@@ -33,16 +34,20 @@ import { stripControls } from "../output/safe-text.js";
 import { Picker, type PickerItem } from "./picker.js";
 import { resumeCommand } from "../session-history.js";
 import { openHistory, userPrompts } from "./history-setup.js";
-import { oneLine, type ToolBlockData } from "../output/tool-block.js";
-import { expandedBlocksText } from "../output/expanded-blocks.js";
+import { oneLine } from "../output/tool-block.js";
+import { expandedBlocksText, type Expandable } from "../output/expanded-blocks.js";
 import type { Conversation } from "../../model/conversation.js";
 import { TerminalInput } from "./terminal-input.js";
+import { TurnPane } from "../output/turn-pane.js";
 
 interface Submission {
   text: string;
   /** Already on screen as typed (sent from the prompt, not queued during a turn). */
   shown: boolean;
 }
+
+/** Queued prompts listed under a turn's output. */
+const QUEUED_SHOWN = 3;
 
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
@@ -55,20 +60,31 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   });
   const editor = new LineEditor(out, {
     complete: (text) => [...completeSlashCommand(text, extensionCommands(runtime)), ...completeFileMention(text, process.cwd())],
-    footer: (width) => statusLine("", statusFacts(), width, sink.color),
+    footer: (width) => statusLine(statusFacts(), width, sink.color),
+    onHiddenChange: () => pane.refresh(),
   });
   /** What `!command` runs produced since the last prompt: the next prompt sent starts with it. */
   const shellRuns: string[] = [];
   const queue: Submission[] = [];
   // Asked of the terminal each time: the size at the last resize event can lag behind a resize in progress.
   const columns = (): number => (out.isTTY ? out.getWindowSize()[0] : 0) || out.columns || 80;
+  const rows = (): number => (out.isTTY ? out.getWindowSize()[1] : 0) || out.rows || 24;
+  // While a turn runs: what is typed for the next prompt (and the prompts queued) and the status line, under the output.
+  const pane = new TurnPane(out, (width) => {
+    const typed = editor.preview(width - 1, Math.max(1, Math.floor(rows() / 4)));
+    // The next prompts queued; past three, the rest counted.
+    const shown = queue.length > QUEUED_SHOWN ? [...queue.slice(0, QUEUED_SHOWN - 1).map((q) => q.text), `… and ${queue.length - QUEUED_SHOWN + 1} more`] : queue.map((q) => q.text);
+    const queued = shown.map((text) => dimmed(oneLine(`↳ queued: ${text}`, width - 1)));
+    return [...queued, ...typed, statusLine(statusFacts(), width, sink.color)];
+  });
+  const dimmed = (text: string): string => (sink.color ? `\x1b[2m${text}\x1b[22m` : text);
   let turn: AbortController | undefined;
   let renderer: TerminalRenderer | undefined;
   let closed = false;
   let exitArmed = false;
   let wake: (() => void) | undefined;
-  /** The tool blocks of the last turn that had any, in the order their calls ended (what Ctrl-O / Alt-O show). */
-  let lastBlocks: readonly ToolBlockData[] = [];
+  /** The tool blocks and thinking of the last turn that had any, in the order they ended (what Ctrl-O / Alt-O show). */
+  let lastBlocks: readonly Expandable[] = [];
   let pendingExpand: "expand-last" | "expand-all" | undefined;
   const expand = async (which: "expand-last" | "expand-all"): Promise<void> => {
     const blocks = which === "expand-last" ? lastBlocks.slice(-1) : lastBlocks;
@@ -129,6 +145,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         exitArmed = false;
         history?.add(action.text);
         queue.push({ text: action.text, shown: !turn });
+        pane.refresh();
         wake?.();
         return;
       case "escape":
@@ -170,25 +187,31 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     // Loaded by now unless the turn comes from the command line: then it is worth the wait.
     await Promise.all([loadDisplayWidth(), loadMarkdown()]);
     turn = new AbortController();
+    // The output has the screen less the pane's rows; thinking and awl's lines keep the last column free for it.
+    const outputRows = (): number => Math.max(3, rows() - pane.height);
     renderer = new TerminalRenderer(
       sink,
       sink,
       true,
-      { tools: runtime.agent.tools, redraw: true, elapsed: true, spinner: sink.color },
-      { answerColumns: columns, asideColumns: columns, activity: true, status: statusFacts },
+      { tools: runtime.agent.tools, redraw: true, elapsed: true, spinner: sink.color, rows: outputRows },
+      { answerColumns: columns, asideColumns: () => columns() - 1, answerRows: outputRows, activity: true, collapseThinking: true, onUsage: () => pane.refresh() },
     );
     const live = renderer;
     const undo = drawOnAbruptEnd(() => {
       // The screen stays as this leaves it: no prompt is drawn again while awl ends.
       closed = true;
+      leavePane();
       live.interrupt("stopped: awl was ended");
       outputOrder.end();
     });
+    outputOrder.frame = pane;
+    pane.attach();
     renderer.begin();
     const { result } = await runtime.runTurn(text, renderer, turn.signal);
     turn = undefined;
     await renderer.finish();
-    if (renderer.endedBlocks.length > 0) lastBlocks = renderer.endedBlocks;
+    leavePane();
+    if (renderer.ended.length > 0) lastBlocks = renderer.ended;
     undo();
     renderer = undefined;
     const note = turnEndText(result, runtime.settings);
@@ -197,6 +220,11 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const asked = pendingExpand;
     pendingExpand = undefined;
     if (asked) await expand(asked);
+  }
+
+  function leavePane(): void {
+    pane.detach();
+    outputOrder.frame = undefined;
   }
 
   function slashContext(): SlashContext {
@@ -285,6 +313,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   const input = new TerminalInput(process.stdin, out, { onKey, onEnd: close });
   const onResize = (): void => {
     editor.resize();
+    // The rows under a turn's output, as the terminal re-wrapped them, erased and drawn for the new width.
+    pane.refresh();
     renderer?.resize();
   };
   // Prompts of earlier runs here (Up/Down), every directory's for Ctrl-R; then a resumed session's own.

@@ -6,7 +6,6 @@
  */
 import type { LineSink } from "./sink.js";
 import { SPIN_MS, spinnerMark } from "./spinner.js";
-import { statusLine, type StatusFacts } from "./status-line.js";
 
 export class ActivityLine {
   private timer: NodeJS.Timeout | undefined;
@@ -16,8 +15,6 @@ export class ActivityLine {
   constructor(
     private readonly sink: LineSink,
     private readonly label = "waiting for the model…",
-    /** With it: the session's figures follow on the same line (status-line.ts), fitted to `columns`. */
-    private readonly status?: { facts: () => StatusFacts; columns: () => number },
   ) {}
 
   /** Shows the indicator (from now) unless it is showing already. */
@@ -41,7 +38,6 @@ export class ActivityLine {
   private draw(): void {
     const seconds = Math.floor((Date.now() - this.since) / 1000);
     const text = `${spinnerMark(this.frame++, this.sink.color)} ${this.label}${seconds > 0 ? ` ${seconds}s` : ""}`;
-    if (this.status) return this.sink.showStatus(statusLine(text, this.status.facts(), this.status.columns(), this.sink.color));
     this.sink.showStatus(this.sink.color ? `\x1b[2m${text}\x1b[22m` : text);
   }
 }

@@ -8,12 +8,19 @@ import type { Writer } from "./sink.js";
 
 type Step = { write: () => void } | { later: Promise<() => void> };
 
+/** What every write goes through while it is set: rows kept below the output (turn-pane.ts). */
+export interface OutputFrame {
+  write(writer: Writer, text: string): void;
+}
+
 export class OutputOrder {
   private readonly steps: Step[] = [];
   private draining: Promise<void> | undefined;
   /** Writes done so far: a live block redraws in place only when nothing else was written since it drew. */
   writes = 0;
   private ended = false;
+  /** Set while a turn runs in the interactive mode. */
+  frame: OutputFrame | undefined;
 
   write(writer: Writer, text: string): void {
     if (this.ended) return;
@@ -36,7 +43,8 @@ export class OutputOrder {
   /** Writes now, ahead of the queue (the queue's own steps). */
   direct(writer: Writer, text: string): void {
     if (this.ended) return;
-    writer.write(text);
+    if (this.frame) this.frame.write(writer, text);
+    else writer.write(text);
     this.writes++;
   }
 

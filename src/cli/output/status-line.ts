@@ -2,7 +2,7 @@
  * The session's status on one dimmed line: provider and model, the context used (yellow past 70 %, red past
  * 90 %), tokens in and out, cache reads, the cost when known ("cost unknown" when not, never guessed), what is
  * still starting (MCP servers) and the permission mode when it is not the default (`bypass` loud). Drawn under
- * the prompt (line-editor.ts `footer`) and beside the spinner of the waiting line (activity.ts); cut to the
+ * the prompt (line-editor.ts `footer`) and, while a turn runs, under its live output (turn-pane.ts); cut to the
  * terminal's width by display columns.
  */
 import { costText, tokensText, type MeterSnapshot } from "../../usage/meter.js";
@@ -19,11 +19,11 @@ export interface StatusFacts {
 
 const BYPASS = "BYPASS: no permission checks";
 
-/** `lead` (the spinner and its label, may be empty) and the status, on one line of at most `columns - 1` columns. */
-export function statusLine(lead: string, facts: StatusFacts, columns: number, color: boolean): string {
+/** The status on one line of at most `columns - 1` columns. */
+export function statusLine(facts: StatusFacts, columns: number, color: boolean): string {
   const { snapshot, mode, starting = [] } = facts;
   const usage = snapshot.session.usage;
-  const parts = lead === "" ? [] : [lead];
+  const parts: string[] = [];
   // The mode first: it changes what a prompt may do, so it is never the part cut off.
   const shownMode = mode === "bypass" ? BYPASS : mode && mode !== "default" ? `mode ${mode}` : "";
   if (shownMode) parts.push(shownMode);

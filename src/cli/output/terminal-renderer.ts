@@ -1,6 +1,7 @@
 /**
- * Renders a turn for a person: the answer streamed as it arrives, thinking streamed dimmed and apart from it,
- * tool calls as blocks (tool-blocks.ts). In print mode the answer goes to stdout and the rest to stderr; interactive
+ * Renders a turn for a person: the answer streamed as it arrives, thinking streamed dimmed and apart from it
+ * (in the interactive mode as a live region collapsed to one line once it ends: thinking-region.ts), tool calls
+ * as blocks (tool-blocks.ts). In print mode the answer goes to stdout and the rest to stderr; interactive
  * mode sends both to the terminal.
  *
  * An attempt that fails and is retried is void (SPEC §3 rule 7). Where the answer goes to a terminal it is
@@ -23,9 +24,9 @@ import { compactionText, retryText } from "./notices.js";
 import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
-import type { StatusFacts } from "./status-line.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
-import type { ToolBlockData } from "./tool-block.js";
+import type { Expandable } from "./expanded-blocks.js";
+import { ThinkingRegion } from "./thinking-region.js";
 import { wrapText } from "./wrap-text.js";
 
 /** How a renderer lays text out on terminals: the width of each stream's terminal, when it is one. */
@@ -36,10 +37,12 @@ export interface TerminalLayout {
   asideColumns?: () => number;
   /** Show a "waiting for the model" line on `aside` until the first token of each model call. */
   activity?: boolean;
-  /** The answer's terminal height (for Markdown's live region); default the process's stdout, else 24. */
+  /** The rows the answer may redraw (for Markdown's live region); default the process's stdout's height, else 24. */
   answerRows?: () => number;
-  /** With `activity`: the session's figures shown on the waiting line (status-line.ts). */
-  status?: () => StatusFacts;
+  /** Each model call's message (or a failed attempt) ended, its usage recorded: the figures shown may change. */
+  onUsage?: () => void;
+  /** With `asideColumns`: thinking is drawn as a live region and collapsed to one line once it ends (thinking-region.ts). */
+  collapseThinking?: boolean;
 }
 
 const THINKING_MARK = "(thinking) ";
@@ -56,6 +59,10 @@ export class TerminalRenderer implements TurnReceiver {
   /** The answer drawn as Markdown (instead of `answerFlow`), once the renderer is loaded. */
   private answerMarkdown: MarkdownStream | undefined;
   private thinkingFlow: FlowText | undefined;
+  /** With `collapseThinking`: the thinking being streamed. */
+  private thinking: ThinkingRegion | undefined;
+  /** The tool blocks and thinking of this turn that ended, in that order (what the expand keys show again). */
+  readonly ended: Expandable[] = [];
   private readonly activity: ActivityLine | undefined;
   /** Tool calls started and not ended yet. */
   private running = 0;
@@ -70,8 +77,7 @@ export class TerminalRenderer implements TurnReceiver {
     private readonly layout: TerminalLayout = {},
   ) {
     this.blocks = new ToolBlocks(aside, blocks);
-    const status = layout.status && layout.asideColumns && { facts: layout.status, columns: layout.asideColumns };
-    if (layout.activity) this.activity = new ActivityLine(aside, undefined, status || undefined);
+    if (layout.activity) this.activity = new ActivityLine(aside);
   }
 
   /** The turn's request is on its way: shows the waiting line (when asked for). */
@@ -92,7 +98,8 @@ export class TerminalRenderer implements TurnReceiver {
       this.endLines();
       const mark = this.aside.color ? "" : THINKING_MARK;
       const columns = this.layout.asideColumns;
-      this.thinkingFlow = columns ? new FlowText(columns, mark) : undefined;
+      if (columns && this.layout.collapseThinking) this.thinking = new ThinkingRegion(this.aside, { columns, rows: this.rows });
+      else this.thinkingFlow = columns ? new FlowText(columns, mark) : undefined;
     } else if (type === "text") {
       this.aside.endLine();
       const columns = this.layout.answerColumns;
@@ -100,8 +107,7 @@ export class TerminalRenderer implements TurnReceiver {
         // The layout counts columns from the start of a line.
         this.answer.endLine();
         const Markdown = this.live ? markdownStream() : undefined;
-        const rows = this.layout.answerRows ?? (() => (process.stdout.isTTY ? process.stdout.getWindowSize()[1] : 0) || 24);
-        if (Markdown) this.answerMarkdown = new Markdown(this.answer, { columns, rows });
+        if (Markdown) this.answerMarkdown = new Markdown(this.answer, { columns, rows: this.rows });
         else this.answerFlow = new FlowText(columns);
       }
     }
@@ -113,13 +119,24 @@ export class TerminalRenderer implements TurnReceiver {
       this.answerMarkdown.push(delta);
       if (delta !== "") this.shownThisAttempt = true;
     } else if (type === "text") this.writeAnswer(this.answerFlow ? this.answerFlow.push(delta) : delta);
+    else if (type === "thinking" && this.thinking) this.thinking.push(delta);
     else if (type === "thinking") this.writeThinking(delta);
+  }
+
+  /** The rows the output may redraw in. */
+  private readonly rows = (): number => this.layout.answerRows?.() ?? ((process.stdout.isTTY ? process.stdout.getWindowSize()[1] : 0) || 24);
+
+  /** Collapses the thinking being streamed, if any (it ended, or the turn did); kept for the expand keys. */
+  private endThinking(): void {
+    if (this.thinking) this.ended.push(this.thinking.end());
+    this.thinking = undefined;
   }
 
   onBlockComplete(index: number): void {
     const type = this.blockTypes.get(index);
     if (type === "text") this.endAnswerFlow();
     else if (type === "thinking") {
+      this.endThinking();
       if (this.thinkingFlow) this.aside.dim(this.thinkingFlow.end());
       this.thinkingFlow = undefined;
       // Whatever the text held, nothing it styled outlives its block.
@@ -129,6 +146,7 @@ export class TerminalRenderer implements TurnReceiver {
   }
 
   onMessageComplete(): void {
+    this.layout.onUsage?.();
     this.activity?.stop();
     this.endAnswerFlow();
     if (this.live) return;
@@ -137,10 +155,13 @@ export class TerminalRenderer implements TurnReceiver {
   }
 
   onRetry(notice: RetryNotice): void {
+    this.layout.onUsage?.();
     this.activity?.stop();
     this.held = [];
     this.endAnswerFlow();
     this.thinkingFlow = undefined;
+    this.thinking?.end();
+    this.thinking = undefined;
     this.endLines();
     if (this.shownThisAttempt) this.aside.dim(this.wrapped("awl: the answer above was cut off; it is discarded and asked for again\n"));
     this.shownThisAttempt = false;
@@ -174,14 +195,11 @@ export class TerminalRenderer implements TurnReceiver {
   }
 
   onToolEnd(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void {
+    const before = this.blocks.ended.length;
     this.blocks.end(call, outcome, result);
+    for (const block of this.blocks.ended.slice(before)) this.ended.push({ kind: "tool", block });
     // The results go back to the model: waiting for it again.
     if (--this.running === 0) this.activity?.start();
-  }
-
-  /** The tool blocks of this turn whose calls ended, in that order. */
-  get endedBlocks(): readonly ToolBlockData[] {
-    return this.blocks.ended;
   }
 
   /** The terminal was resized: live tool blocks are drawn again for the new width (streamed text wraps at it from the next word on). */
@@ -238,6 +256,8 @@ export class TerminalRenderer implements TurnReceiver {
     this.activity?.stop();
     this.answerMarkdown?.stop();
     this.answerMarkdown = undefined;
+    this.thinking?.stop();
+    this.thinking = undefined;
     // The blocks first: they are redrawn in place only while nothing was written below them.
     this.blocks.interrupt(note);
     const reset = this.aside.color ? "\x1b[0m" : "";
@@ -250,6 +270,7 @@ export class TerminalRenderer implements TurnReceiver {
    */
   finish(): Promise<void> {
     this.activity?.stop();
+    this.endThinking();
     this.blocks.close();
     this.endAnswerFlow();
     this.endLines();

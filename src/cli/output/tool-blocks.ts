@@ -43,7 +43,8 @@ export interface ToolBlockOptions {
   spinner?: boolean;
   /** The terminal's size; default the process's stdout (read at every drawing), else 100 × 24. */
   columns?: number;
-  rows?: number;
+  /** The rows the blocks may redraw in (a function: asked at every drawing). */
+  rows?: number | (() => number);
 }
 
 interface Block {
@@ -120,7 +121,8 @@ export class ToolBlocks {
   }
 
   private get rows(): number {
-    return this.options.rows ?? (process.stdout.isTTY ? process.stdout.rows : undefined) ?? 24;
+    const rows = this.options.rows;
+    return (typeof rows === "function" ? rows() : rows) ?? (process.stdout.isTTY ? process.stdout.rows : undefined) ?? 24;
   }
 
   private currentView(): BlockView {

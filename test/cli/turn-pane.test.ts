@@ -1,0 +1,57 @@
+/** The pane under a turn's live output (turn-pane.ts) and the cell diff that keeps spinner redraws small (cell-diff.ts). */
+import { beforeAll, describe, expect, it } from "vitest";
+import { changedCells } from "../../src/cli/output/cell-diff.js";
+import { TurnPane } from "../../src/cli/output/turn-pane.js";
+import { loadDisplayWidth } from "../../src/cli/output/width.js";
+
+beforeAll(() => loadDisplayWidth());
+
+describe("TurnPane", () => {
+  const setup = (rows: string[]) => {
+    const written: string[] = [];
+    const terminal = { columns: 40, write: (text: string) => written.push(text) };
+    return { written, terminal, pane: new TurnPane(terminal, () => rows) };
+  };
+
+  it("draws its rows below the cursor and puts the cursor back, making room first", () => {
+    const { written, pane } = setup(["> typed", "status"]);
+    pane.attach();
+    expect(written).toEqual(["\x1b[?2026h\x1bD\x1bD\x1b[2A\x1b7\r\n> typed\x1b[K\r\nstatus\x1b[K\x1b8\x1b[?2026l"]);
+    expect(pane.height).toBe(2);
+  });
+
+  it("leaves the pane alone for text on the cursor's row; erases and draws it again around a newline, in one frame", () => {
+    const { written, terminal, pane } = setup(["status"]);
+    pane.attach();
+    written.length = 0;
+    pane.write(terminal, "word ");
+    expect(written).toEqual(["word "]);
+    pane.write(terminal, "\x1b[?2026h\x1b[1Fline\x1b[K\n\x1b[?2026l");
+    expect(written[1]).toBe("\x1b[?2026h\x1b[J\x1b[1Fline\x1b[K\n\x1bD\x1b[1A\x1b7\r\nstatus\x1b[K\x1b8\x1b[?2026l");
+    pane.detach();
+    expect(written[2]).toBe("\x1b[J");
+    pane.write(terminal, "after\n");
+    expect(written[3]).toBe("after\n");
+  });
+
+  it("keeps another stream's writes (stderr) inside the same frame", () => {
+    const { written, pane } = setup(["status"]);
+    pane.attach();
+    written.length = 0;
+    pane.write({ write: (text: string) => written.push(`[stderr]${text}`) }, "[ext] log\n");
+    expect(written).toEqual(["\x1b[?2026h\x1b[J", "[stderr][ext] log\n", "\x1bD\x1b[1A\x1b7\r\nstatus\x1b[K\x1b8\x1b[?2026l"]);
+  });
+});
+
+describe("changedCells", () => {
+  it("gives the cells that changed, with the styles in force there set again", () => {
+    expect(changedCells("\x1b[2m⠋\x1b[22m tick 1s", "\x1b[2m⠙\x1b[22m tick 1s")).toEqual({ column: 0, text: "\x1b[2m⠙\x1b[0m" });
+    expect(changedCells("… tick 1s", "… tick 2s")).toEqual({ column: 7, text: "2" });
+    expect(changedCells("漢字 a", "漢字 b")).toEqual({ column: 5, text: "b" });
+  });
+
+  it("is undefined when nothing changed or the change moves what follows", () => {
+    expect(changedCells("same", "same")).toBeUndefined();
+    expect(changedCells("tick 9s", "tick 10s")).toBeUndefined();
+  });
+});
