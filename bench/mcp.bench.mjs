@@ -116,7 +116,8 @@ await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
 function home(servers) {
   const dir = mkdtempSync(join(tmpdir(), "awl-bench-mcp-"));
   mkdirSync(join(dir, ".config", "awl"), { recursive: true });
-  if (servers) writeFileSync(join(dir, ".config", "awl", "config.json"), JSON.stringify({ mcpServers: servers }));
+  // Both cases have a config file (its reading and check cost the same): only the servers differ.
+  writeFileSync(join(dir, ".config", "awl", "config.json"), JSON.stringify(servers ? { mcpServers: servers } : { max_retries: 3 }));
   mkdirSync(join(dir, "files"));
   return dir;
 }
@@ -145,7 +146,8 @@ function printTurn(dir) {
 function promptTime(dir) {
   return new Promise((resolve, reject) => {
     const start = performance.now();
-    const command = `${process.execPath} ${awl} --no-session`;
+    // A 100 x 30 terminal (as bench/tui.bench.mjs): `script` alone gives one of 0 columns, where no prompt is drawn.
+    const command = `stty cols 100 rows 30; ${process.execPath} ${awl} --no-session`;
     const child = spawn("script", ["-qfec", command, "/dev/null"], { env: envFor(dir), cwd: dir, stdio: ["pipe", "pipe", "pipe"], detached: true });
     let out = "";
     let done = false;
