@@ -9,6 +9,7 @@ import { join } from "node:path";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
+import { EVERYTHING } from "../extensions/mcp/servers.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { withAcp } from "./acp-client.js";
 import { openaiAnswer } from "./openai-answer.js";
@@ -111,6 +112,24 @@ describe("awl acp: sessions in several folders", () => {
       expect(resultOf(2, "b1")).toContain("note of beta");
       expect(resultOf(3, "a1")).toMatch(new RegExp(`^${a}\\nnote of alpha\\n`));
     });
+  }, 120_000);
+
+  it("a folder's .mcp.json servers run for the sessions of that folder only", async () => {
+    const a = folder("alpha");
+    const b = folder("beta");
+    writeFileSync(join(b, ".mcp.json"), JSON.stringify({ mcpServers: { everything: { command: EVERYTHING } } }));
+    // beta is trusted (which approves its .mcp.json, docs/permissions.md).
+    mkdirSync(join(home, ".config", "awl"), { recursive: true });
+    writeFileSync(join(home, ".config", "awl", "config.json"), JSON.stringify({ trusted_folders: [b] }));
+    await withAcp({ home, cwd: root, env: env() }, async (ctx) => {
+      const sb = (await ctx.request("session/new", { cwd: b, mcpServers: [] })).sessionId;
+      const sa = (await ctx.request("session/new", { cwd: a, mcpServers: [] })).sessionId;
+      server.enqueue(openaiAnswer("A."), openaiAnswer("B."));
+      await ctx.request("session/prompt", { sessionId: sa, prompt: [{ type: "text", text: "hi" }] });
+      await ctx.request("session/prompt", { sessionId: sb, prompt: [{ type: "text", text: "hi" }] });
+    });
+    expect(offered(0)).not.toContain("everything_echo");
+    expect(offered(1)).toContain("everything_echo");
   }, 120_000);
 
   it("a session/new for a folder that does not exist, or a file, is refused naming it", async () => {

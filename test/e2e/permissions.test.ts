@@ -94,9 +94,9 @@ describe("headless asks", () => {
     expect(offered(0)).toEqual([]);
   });
 
-  it("a rule naming a tool no extension offers is named with its file and line; one for an MCP server's tools is not", async () => {
+  it("a rule naming a tool no extension offers is named with its file and line; one for an MCP server's tools, or the sandbox's network, is not", async () => {
     userExtension("run.lua", RUN);
-    userConfig({ permissions: { allow: ["rnu(ls)"], deny: ["github_create_issue"] }, mcpServers: { github: { command: "/nonexistent/mcp-github" } } });
+    userConfig({ permissions: { allow: ["rnu(ls)", "network(npm install:*)"], deny: ["github_create_issue"] }, mcpServers: { github: { command: "/nonexistent/mcp-github" } } });
     server.enqueue({ body: openaiText("Hi.") });
     const result = await box.awl(["--no-std-tools", "-p", "hi", "--deny", "wirte"], { env: providerEnv("openai", server.url) });
     expect(result.code).toBe(0);
@@ -104,6 +104,7 @@ describe("headless asks", () => {
     expect(result.stderr).toContain(`awl: ${config}:4: the allow rule "rnu(ls)" names the tool "rnu", which no extension offers (tools: run); it matches nothing until such a tool exists`);
     expect(result.stderr).toContain('awl: --deny: the deny rule "wirte" names the tool "wirte"');
     expect(result.stderr).not.toContain("github_create_issue");
+    expect(result.stderr).not.toContain("network(npm install:*)");
   });
 
   it("a project config that is not JSON stops awl with its file, line and column", async () => {

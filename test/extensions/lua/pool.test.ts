@@ -1,6 +1,6 @@
 // The pool (seed's LuaStatePool): slots created lazily, calls in parallel in separate states, a queue
 // beyond maxSlots, cancellation while queued, unknown tools, on_unload at close.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { call, context, contentOf, poolOf, tempDir } from "./helpers.js";
@@ -136,6 +136,21 @@ describe("LuaPool", () => {
     await pool.close();
     expect(readFileSync(mark, "utf8")).toBe("unloaded\nunloaded\n");
     expect(await call(pool, "p", "whoami")).toMatchObject({ status: "crash", message: "the Lua pool is closed" });
+  });
+});
+
+describe("working folders", () => {
+  it("two pools in two folders, beside each other in one process: load-time code and each call see their own folder, never process.cwd()", async () => {
+    const source = `local f = io.open("loaded.txt", "w"); f:write("loaded"); f:close()
+awl.register_tool("where", { type = "object" }, function() local h = io.open("here.txt"); local t = h:read("a"); h:close(); return t end)`;
+    const folders = [tempDir(), tempDir()];
+    folders.forEach((dir, i) => writeFileSync(join(dir, "here.txt"), `folder ${i}`));
+    const pools = folders.map((cwd) => poolOf({ where: source }, { cwd }).pool);
+    await Promise.all(pools.map((pool) => pool.load()));
+    for (const dir of folders) expect(readFileSync(join(dir, "loaded.txt"), "utf8")).toBe("loaded");
+    expect(existsSync(join(process.cwd(), "loaded.txt"))).toBe(false);
+    const answers = await Promise.all(pools.map((pool, i) => call(pool, "where", "where", {}, { cwd: folders[i]! })));
+    expect(answers.map(contentOf)).toEqual(["folder 0", "folder 1"]);
   });
 });
 
