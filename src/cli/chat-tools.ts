@@ -11,14 +11,18 @@ import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { TextHost } from "../extensions/lua/types.js";
 import type { McpServerConfig } from "../extensions/mcp/config.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
+import type { McpToolsOptions } from "./mcp-tools.js";
+import type { LaterMcp } from "./later-mcp.js";
 import type { RuntimeOptions } from "./runtime.js";
 
 /** The tools, and when they are known (the first request needs them; see `openToolsForChat`). */
 export interface OpenedTools {
   tools: LuaToolSet;
   ready: Promise<void>;
-  /** The MCP servers, when any is configured. */
+  /** The MCP servers, when any is configured... */
   mcp?: McpToolSet;
+  /** ...or, in the interactive mode with nothing to ask about them, their set-up for once the prompt is drawn. */
+  laterMcp?: LaterMcp;
 }
 
 /** How the main command runs: the interactive mode asks about a project's `.mcp.json`; print mode waits for servers. */
@@ -69,16 +73,11 @@ export async function openChatTools(
     });
   }
   if (!opened.ok || (!hasMcpConfig(options, cwd) && !mode.clientServers?.length)) return opened;
-  const [{ openMcpTools }, ask] = await Promise.all([
-    import("./mcp-tools.js"),
-    mode.interactive ? import("./interactive/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
-  ]);
   const lua = opened.value.tools;
-  const mcp = await openMcpTools({
+  const mcpOptions: Omit<McpToolsOptions, "ask"> = {
     config: options.config,
     cwd,
     env: process.env,
-    ...(ask && { ask }),
     // A trusted folder's .mcp.json is approved with the rest of what it brings (docs/permissions.md, "Trust").
     approveProject: trusted || options.cli.flags["approve-mcp-json"] === true || options.config?.get("approve_mcp_json")?.value === true,
     waitForStart: !mode.interactive,
@@ -87,7 +86,18 @@ export async function openChatTools(
     reservedNames: () => lua.definitions().map((t) => t.name),
     secrets,
     ...(mode.clientServers && { clientServers: mode.clientServers }),
-  });
+  };
+  // Without a project .mcp.json there is nothing to ask before the prompt: the whole set-up waits for it to be drawn.
+  if (mode.interactive && !existsSync(join(cwd, ".mcp.json"))) {
+    const { LaterMcp } = await import("./later-mcp.js");
+    const laterMcp = new LaterMcp(async (warn) => (await import("./mcp-tools.js")).openMcpTools({ ...mcpOptions, warn }), options.warn);
+    return { ok: true, value: { ...opened.value, laterMcp } };
+  }
+  const [{ openMcpTools }, ask] = await Promise.all([
+    import("./mcp-tools.js"),
+    mode.interactive ? import("./interactive/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
+  ]);
+  const mcp = await openMcpTools({ ...mcpOptions, ...(ask && { ask }) });
   return { ok: true, value: { ...opened.value, ...(mcp && { mcp }) } };
 }
 

@@ -2,7 +2,7 @@
  * `awl --demo` (the README's main command) with no API key configured: one offline turn played by the
  * replay provider from the bundled script, so a fresh clone shows a real streamed turn without a network.
  */
-import { fileURLToPath } from "node:url";
+import { packagePath } from "../util/package-path.js";
 import { resolveSettings } from "../config/settings.js";
 import type { ConfigError } from "../config/errors.js";
 import { formatUserMessage } from "./error-text.js";
@@ -12,9 +12,9 @@ import { settingsFlags, type CliOptions } from "./options.js";
 import { runPrintMode } from "./print-mode.js";
 import { buildRuntime } from "./runtime.js";
 
-export const DEMO_SCRIPT = fileURLToPath(new URL("../../examples/replay/demo.jsonl", import.meta.url));
+export const DEMO_SCRIPT = packagePath("examples", "replay", "demo.jsonl");
 /** The example extensions the demo's tool calls use (echo, word_count). */
-export const DEMO_EXTENSIONS = fileURLToPath(new URL("../../examples/extensions", import.meta.url));
+export const DEMO_EXTENSIONS = packagePath("examples", "extensions");
 export const DEMO_PROMPT = "Hello! What is awl? Show me a tool, and tell me how to use a real model.";
 
 export async function runDemo(options: CliOptions, reason: ConfigError): Promise<number> {

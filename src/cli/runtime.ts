@@ -23,6 +23,7 @@ import type { PermissionSetup } from "../permissions/setup.js";
 import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
+import type { LaterMcp } from "./later-mcp.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
@@ -79,6 +80,8 @@ export class Runtime {
 
   /** The tool hosts behind the agent's ToolSet, for listings (`/extensions`): absent when the caller passed its own tools. */
   hosts: { lua?: LuaToolSet; mcp?: McpToolSet } = {};
+  /** The MCP servers' set-up when it waits for the interactive prompt to be drawn (later-mcp.ts). */
+  laterMcp: LaterMcp | undefined;
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -170,6 +173,14 @@ export class Runtime {
     for (const hook of this.hooks) this.guard(() => hook.onCompaction?.(outcome, this));
   }
 
+  /**
+   * The MCP servers, set up now when their set-up waited for the prompt (`report` then takes the problems it
+   * finds); undefined when none is configured.
+   */
+  async mcpServers(report?: (text: string) => void): Promise<McpToolSet | undefined> {
+    return this.laterMcp ? this.laterMcp.begin(report) : this.hosts.mcp;
+  }
+
   async close(): Promise<void> {
     await this.callHooks("close", (hook) => hook.close?.());
   }
@@ -240,7 +251,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     provider = created.provider;
   }
   const mcp = opened?.mcp;
-  const inner = options.tools ?? (opened && mcp ? new CompositeToolSet([opened.tools, mcp]) : opened?.tools);
+  const later = opened?.laterMcp;
+  const servers = mcp ?? later;
+  const inner = options.tools ?? (opened && servers ? new CompositeToolSet([opened.tools, servers]) : opened?.tools);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
   const tools = permissions ?? inner;
   const cwd = options.cwd ?? process.cwd();
@@ -270,7 +283,10 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     onUsage: (spent) => runtime.usage.meter.record(spent, { context: false }),
   });
   agent.context = runtime.compactor;
-  if (opened && !options.tools) runtime.hosts = { lua: opened.tools, ...(mcp && { mcp }) };
+  if (opened && !options.tools) {
+    runtime.hosts = later ? { lua: opened.tools, get mcp() { return later.current; } } : { lua: opened.tools, ...(mcp && { mcp }) };
+    runtime.laterMcp = later;
+  }
 
   // At exit the extensions' on_unload hooks run (time-limited), and workers still starting have started (one a
   // prewarm started that the turn never needed is given up instead, and stopped as soon as that is safe).
@@ -283,7 +299,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
       },
     });
   }
-  if (mcp) runtime.hooks.push({ close: () => mcp.close() });
+  if (servers) runtime.hooks.push({ close: () => servers.close() });
 
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;

@@ -4,6 +4,7 @@
  * The schema is read from the package only when a file has a problem.
  */
 import { readFileSync } from "node:fs";
+import { packagePath } from "../util/package-path.js";
 
 /** The fields of an ajv error this module reads. */
 export interface SchemaError {
@@ -23,11 +24,11 @@ export interface ConfigProblem {
 
 type SchemaNode = Record<string, unknown>;
 
-/** The config schema shipped in the package (src/config → schema/, and the same from dist/config). */
-export const CONFIG_SCHEMA_URL = new URL("../../schema/config.schema.json", import.meta.url);
+/** The config schema shipped in the package (schema/). */
+export const CONFIG_SCHEMA_FILE = packagePath("schema", "config.schema.json");
 let schema: SchemaNode | undefined;
 export function configSchema(): SchemaNode {
-  return (schema ??= JSON.parse(readFileSync(CONFIG_SCHEMA_URL, "utf8")) as SchemaNode);
+  return (schema ??= JSON.parse(readFileSync(CONFIG_SCHEMA_FILE, "utf8")) as SchemaNode);
 }
 
 /**

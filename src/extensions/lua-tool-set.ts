@@ -14,7 +14,6 @@
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
 import type { ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
@@ -37,10 +36,11 @@ import { readEnablement } from "./enablement.js";
 import { readMetadata, type CapabilityMetadata } from "./metadata.js";
 import type { FolderWatcher } from "./watch.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
+import { packagePath } from "../util/package-path.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
 /** The package's `extensions/` folder: awl's bundled `std.*` extensions. */
-export const BUNDLED_EXTENSIONS_DIR = fileURLToPath(new URL("../../extensions/", import.meta.url));
+export const BUNDLED_EXTENSIONS_DIR = packagePath("extensions", "/");
 
 /** Handler timeout for tools that declare none (`--tool-timeout`). */
 export const DEFAULT_TOOL_TIMEOUT_MS = 120_000;

@@ -5,11 +5,11 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { packagePath } from "../../util/package-path.js";
 import { userConfigDir } from "../../config/paths.js";
 
 /** The package's folder of LuaCATS declarations. */
-export const LUA_DECLARATIONS_DIR = fileURLToPath(new URL("../../../docs/lua/", import.meta.url));
+export const LUA_DECLARATIONS_DIR = packagePath("docs", "lua", "/");
 
 const NAME_PATTERN = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 

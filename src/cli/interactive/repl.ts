@@ -300,8 +300,6 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     else if (editor.shown) editor.printAbove(sink.color ? `\x1b[2m${text}\x1b[22m\n` : `${text}\n`);
     else print(text);
   };
-  // A server that fails from now on is reported the same way, never over the prompt line.
-  runtime.hosts.mcp?.reportProblemsTo((message) => notice(`awl: ${message}`));
   const lua = runtime.hosts.lua;
   const stopListening = lua?.onReload((report) => reloadLines(report).forEach(notice));
   // A save while no turn runs is applied at once (between model calls by definition); during a turn the agent
@@ -348,19 +346,28 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     rememberPrompts();
   }
   out.on("resize", onResize);
-  // A server that became ready (or failed) leaves the status line's "starting" list.
-  const stopStatus = runtime.hosts.mcp?.onChange(() => editor.refreshFooter());
+  let stopStatus: (() => void) | undefined;
   if (firstPrompt.trim() !== "") {
     editor.addHistory(firstPrompt);
     queue.push({ text: firstPrompt, shown: false });
   }
   // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds), and then
-  // the Markdown renderer; the watch of the extension folders starts then too, and MCP servers whose tools are
-  // known from an earlier run, never competing with the prompt for the CPU.
+  // the Markdown renderer; the watch of the extension folders starts then too, and the MCP servers (set up now when
+  // nothing had to be asked about them first) with those whose tools are known from an earlier run, never
+  // competing with the prompt for the CPU.
   setImmediate(() => {
     void loadDisplayWidth().then(loadMarkdown);
     void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
-    runtime.hosts.mcp?.startAll();
+    // A server that fails from now on is reported like a reload, never over the prompt line; one that became
+    // ready (or failed) leaves the status line's "starting" list.
+    const report = (message: string): void => notice(`awl: ${message}`);
+    void runtime.mcpServers(report).then((mcp) => {
+      if (!mcp || closed) return;
+      mcp.reportProblemsTo(report);
+      stopStatus = mcp.onChange(() => editor.refreshFooter());
+      editor.refreshFooter();
+      mcp.startAll();
+    });
   });
   try {
     for (let submission = await next(); submission; submission = await next()) {

@@ -101,8 +101,9 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     name: "extensions",
     summary: "list the Lua extensions and the MCP servers: state, tools, errors, schema cost",
     run: async (_args, { runtime, print }) => {
-      const [{ reportText }, { mcpServerText }] = await Promise.all([import("../commands/extensions.js"), import("../commands/mcp-report.js")]);
-      const { lua, mcp } = runtime.hosts;
+      // The MCP servers' set-up may still be under way (it waits for the prompt): the list waits for it.
+      const [{ reportText }, { mcpServerText }, mcp] = await Promise.all([import("../commands/extensions.js"), import("../commands/mcp-report.js"), runtime.mcpServers()]);
+      const lua = runtime.hosts.lua;
       const text = [...(lua ? lua.extensions().map((r) => reportText(r, lua)) : []), ...(mcp?.servers().map(mcpServerText) ?? [])].join("");
       print(text === "" ? "No extensions and no MCP servers." : text.trimEnd());
     },

@@ -1,34 +1,27 @@
 /**
  * Where the Lua runtime's files are, and the WebAssembly module compiled once per process.
  * The worker must be plain JavaScript: under the TypeScript sources (tests) the built copy in
- * dist/ is used.
+ * dist/ is used, and so it is from the CLI's bundle.
  */
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packagePath } from "../../util/package-path.js";
 import { wasmApi, type WasmModule } from "./protocol.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** The directory of the built module that sits where this one does (dist/... for src/...). */
-function builtDir(): string {
-  if (existsSync(join(here, "worker", "main.js"))) return here;
-  const marker = `${join("src", "extensions", "lua")}`;
-  const at = here.lastIndexOf(marker);
-  if (at < 0) return here;
-  return join(here.slice(0, at), "dist", "extensions", "lua");
-}
-
-/** The worker script (a .js file). */
+/** The worker script (a .js file), built from src/extensions/lua/worker/. */
 export function workerScriptPath(): string {
-  return join(builtDir(), "worker", "main.js");
+  return packagePath("dist", "extensions", "lua", "worker", "main.js");
 }
 
-/** The runtime's Lua files (boot.lua, json.lua, ...). */
+/** The runtime's Lua files (boot.lua, json.lua, ...): beside this module (the sources, tsc's dist/), else dist's copy. */
 export function runtimeDir(): string {
-  return join(here, "runtime");
+  const beside = join(here, "runtime");
+  return existsSync(beside) ? beside : packagePath("dist", "extensions", "lua", "runtime");
 }
 
 let compiled: Promise<WasmModule> | undefined;
