@@ -216,11 +216,15 @@ describe("awl acp: folder trust asked of the editor", () => {
     let asked: () => void = () => {};
     const shown = new Promise<void>((resolve) => (asked = resolve));
     let cancel: () => void = () => {};
-    const permission = () =>
-      new Promise<RequestPermissionResponse>((resolve) => {
+    let questions = 0;
+    const permission = () => {
+      // The first question stays open until the prompt is cancelled; the next prompt's is answered "no".
+      if (++questions > 1) return selected("dont_trust");
+      return new Promise<RequestPermissionResponse>((resolve) => {
         cancel = () => resolve({ outcome: { outcome: "cancelled" } });
         asked();
       });
+    };
     await withAcp({ home, cwd: dir, env: env(), handlers: { permission } }, async (ctx) => {
       const { sessionId } = await ctx.request("session/new", { cwd: dir, mcpServers: [] });
       const running = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] });
@@ -228,9 +232,13 @@ describe("awl acp: folder trust asked of the editor", () => {
       await ctx.notify("session/cancel", { sessionId });
       cancel();
       expect((await running).stopReason).toBe("cancelled");
+      server.enqueue(openaiAnswer("Hi."));
+      expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "hi" }] })).stopReason).toBe("end_turn");
+      expect(questions).toBe(2);
     });
     expect(existsSync(marker)).toBe(false);
-    expect(server.requests).toHaveLength(1);
+    expect(server.requests).toHaveLength(2);
+    expect(offered(1)).not.toContain("hello");
     expect(trustedFolders()).toBeUndefined();
   }, 120_000);
 });

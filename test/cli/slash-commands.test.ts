@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { openaiAnswer } from "./openai-answer.js";
+import { runAwl } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
 
 const tty = tmuxTest();
@@ -63,6 +64,28 @@ describe("slash commands", () => {
     await tty.terminal.keys("Enter");
     const resumed = await tty.terminal.waitFor(new RegExp(`resumed session ${id}[\\s\\S]*First answer\\.[\\s\\S]*continue below`));
     expect(resumed).not.toContain("search:");
+  });
+
+  it("/new after a prompt the model never answered (a 401) keeps no session of it; the answered one is listed", async () => {
+    const home = await tty.start();
+    tty.server.enqueue({ status: 401, headers: { "content-type": "application/json" }, body: '{"error":{"message":"Incorrect API key provided"}}' });
+    await tty.send("refused question");
+    await tty.terminal.waitFor(/the API key was refused[\s\S]*\n>/);
+    await tty.send("/new");
+    await tty.terminal.waitFor(/new conversation; the last one got no answer and is not kept\n>/);
+    tty.server.enqueue(openaiAnswer("Answered."));
+    await tty.send("answered question");
+    await tty.terminal.waitFor(/Answered\.\n>/);
+    await tty.send("/resume");
+    const picker = await tty.terminal.waitFor(/resume a session[\s\S]*answered question {2}\(current\)/);
+    expect(picker).not.toContain("refused question  ");
+    expect(picker.match(/question/g)).toHaveLength(1 + 2); // the picker's one row, and the two prompts still on screen above it
+    await tty.terminal.keys("Escape");
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.terminal.keys("C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
+    const listed = await runAwl(["sessions", "--json"], { env: { HOME: home }, cwd: home });
+    expect((JSON.parse(listed.stdout) as { first_prompt?: string }[]).map((s) => JSON.stringify(s))).toEqual([expect.stringContaining("answered question")]);
   });
 
   it("awl -r with no id opens the picker; Esc leaves it for a new conversation", async () => {

@@ -217,9 +217,12 @@ export class AcpAgent {
     try {
       const request = trustRequest(live.id, question.folder, question.parts, question.extensionsDir);
       const answer = await askClientTrust(client, request, preparing.signal);
+      // A prompt cancelled meanwhile trusts nothing; the next prompt asks again.
+      const cancelled = answer === "cancelled" || preparing.signal.aborted;
+      const text = cancelled ? trustOutcome("cancelled", question.userConfig) : trustOutcome(answer, question.userConfig);
+      notify(client, live.id, { sessionUpdate: "tool_call_update", toolCallId: request.toolCall.toolCallId, status: answer === "always" || answer === "session" ? "completed" : "failed", content: [{ type: "content", content: { type: "text", text } }] });
+      if (cancelled) return undefined;
       delete live.trustQuestion;
-      notify(client, live.id, { sessionUpdate: "tool_call_update", toolCallId: request.toolCall.toolCallId, status: answer === "no" ? "failed" : "completed", content: [{ type: "content", content: { type: "text", text: trustOutcome(answer, question.userConfig) } }] });
-      if (preparing.signal.aborted) return undefined;
       if (answer === "no") return live;
       if (answer === "always") await this.rememberTrust(question.folder, question.userConfig);
       // The untrusted runtime goes (its Lua workers too); nothing of the folder ran in it.
@@ -301,6 +304,8 @@ function trustOutcome(answer: TrustAnswer, userConfig: string): string {
       return "trusted for this session: its extensions load now";
     case "no":
       return "not trusted: the session goes on without what the folder brings";
+    case "cancelled":
+      return "not trusted: the prompt was cancelled; the next prompt asks again";
   }
 }
 

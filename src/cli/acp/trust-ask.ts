@@ -3,12 +3,13 @@
  * the folder brings (its `.awl/extensions/`, widening settings); at the session's first prompt awl asks the
  * editor, through `session/request_permission`, whether to trust it, showing what it would load. "Trust this
  * folder" is remembered in the user config as the terminal's `y` is; "for this session" trusts it until the
- * session ends; anything else (a refusal, a cancelled prompt, a request that fails) leaves it untrusted.
+ * session ends; a refusal or a request that fails leaves it untrusted; "cancelled" (the prompt was cancelled)
+ * too, and the next prompt asks again.
  */
 import type { AgentContext, PermissionOption, RequestPermissionRequest } from "@agentclientprotocol/sdk";
 
 /** What the editor answered. */
-export type TrustAnswer = "always" | "session" | "no";
+export type TrustAnswer = "always" | "session" | "no" | "cancelled";
 
 const OPTIONS: (PermissionOption & { answer: TrustAnswer })[] = [
   { optionId: "trust_always", name: "Trust this folder (remembered)", kind: "allow_always", answer: "always" },
@@ -36,14 +37,14 @@ export function trustRequest(sessionId: string, folder: string, parts: readonly 
   };
 }
 
-/** Asks the editor; never rejects (a failure is "no": fail closed). */
+/** Asks the editor; never rejects (a failure is "no": fail closed; one once `signal` aborted is "cancelled"). */
 export async function askClientTrust(client: AgentContext, request: RequestPermissionRequest, signal: AbortSignal): Promise<TrustAnswer> {
   try {
     const response = await client.request("session/request_permission", request, { cancellationSignal: signal, stopWaitingOnCancel: true });
-    if (response.outcome.outcome === "cancelled") return "no";
+    if (response.outcome.outcome === "cancelled") return "cancelled";
     const chosen = response.outcome.optionId;
     return OPTIONS.find((o) => o.optionId === chosen)?.answer ?? "no";
   } catch {
-    return "no";
+    return signal.aborted ? "cancelled" : "no";
   }
 }

@@ -6,13 +6,15 @@ import { exportSession } from "../../session/export.js";
 import { sessionHookOf } from "../session-history.js";
 import type { SlashCommand, SlashContext } from "./slash-commands.js";
 
-/** Starts a new conversation; the old one stays saved (`/resume` brings it back). */
+/** Starts a new conversation; the old one stays saved (`/resume` brings it back) unless the model never answered it. */
 function startNew({ runtime }: SlashContext): string {
   const hook = sessionHookOf(runtime);
-  const old = hook?.id;
+  const old = hook?.sessionId();
+  const dropped = hook?.id !== undefined && old === undefined;
   hook?.startNew();
   runtime.conversation = new Conversation();
-  return old ? `new conversation; the last one is saved as ${old} (/resume ${old} brings it back)` : "new conversation";
+  if (old) return `new conversation; the last one is saved as ${old} (/resume ${old} brings it back)`;
+  return dropped ? "new conversation; the last one got no answer and is not kept" : "new conversation";
 }
 
 export const clearCommand: SlashCommand = {
