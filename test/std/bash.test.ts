@@ -55,8 +55,10 @@ describe("std.bash", () => {
   });
 
   it("kills the command and its children when the call is cancelled (Ctrl-C)", async () => {
-    // A sleep of its own length, so no other process is taken for the command's child.
-    const child = spawn(process.execPath, [AWL, "tool", "call", "bash", JSON.stringify({ command: "sleep 73 & sleep 74" })], {
+    // A sleep of its own length (unique even beside another run of this suite), so no other process is taken for the
+    // command's child.
+    const length = `73.${process.pid}`;
+    const child = spawn(process.execPath, [AWL, "tool", "call", "bash", JSON.stringify({ command: `sleep ${length} & sleep 74` })], {
       cwd: env.box.cwd,
       env: env.box.env(),
       stdio: ["ignore", "pipe", "pipe"],
@@ -69,7 +71,7 @@ describe("std.bash", () => {
     for (let i = 0; i < 200 && pid === undefined; i++) {
       await new Promise((r) => setTimeout(r, 50));
       const ps = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" });
-      const line = ps.split("\n").find((l) => /^\s*\d+ sleep 73$/.test(l));
+      const line = ps.split("\n").find((l) => l.trim().replace(/^\d+\s+/, "") === `sleep ${length}`);
       if (line) pid = Number(line.trim().split(/\s+/)[0]);
     }
     expect(pid, `no sleep started:\n${stderr}`).toBeDefined();
