@@ -92,6 +92,20 @@ describe("LineEditor", () => {
     return { editor: e, screen };
   }
 
+  it.each([
+    ["reports no size (0 × 0: a pseudo-terminal nobody sized)", 0, 0],
+    ["is two rows high", 40, 2],
+  ])("draws the prompt and its footer on a terminal that %s", (_what, columns, rows) => {
+    const screen: string[] = [];
+    const e = new LineEditor({ write: (t: string) => screen.push(t), columns, rows }, { footer: () => "status" });
+    e.show();
+    e.handle({ kind: "text", text: "hello" });
+    const drawn = screen.join("");
+    expect(drawn).toContain("> ");
+    expect(drawn).toContain("hello");
+    expect(drawn).toContain("status");
+  });
+
   it("submits on Enter; a trailing backslash or Alt-Enter adds a line instead; a paste keeps its lines", () => {
     const { editor: e } = editor();
     e.handle({ kind: "text", text: "one\\" });

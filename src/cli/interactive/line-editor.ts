@@ -231,7 +231,7 @@ export class LineEditor {
     const layout = layoutPrompt(this.buffer.text, this.buffer.cursor, this.layoutWidth());
     const footer = this.options.footer?.(this.columns());
     // A prompt taller than the screen shows the rows around the cursor (the footer keeps its row).
-    const height = this.height() - (footer === undefined ? 0 : 1);
+    const height = Math.max(1, this.height() - (footer === undefined ? 0 : 1));
     const top = Math.min(Math.max(0, layout.rows.length - height), Math.max(0, layout.cursorRow - height + 1));
     const rows = layout.rows.slice(top, top + height);
     let out = `${SYNC_START}${this.toTop()}${this.overwrite(footer === undefined ? rows : [...rows, footer])}`;
@@ -278,11 +278,12 @@ export class LineEditor {
 
   /** The rows the drawn prompt may take (the screen's but one, and the footer's). */
   private promptHeight(): number {
-    return this.height() - (this.footerWidth === undefined ? 0 : 1);
+    return Math.max(1, this.height() - (this.footerWidth === undefined ? 0 : 1));
   }
 
+  /** The screen's rows but one; a terminal that reports 0 rows (a pseudo-terminal nobody sized) is taken as 24. */
   private height(): number {
-    return Math.max(1, (this.terminal.rows ?? 24) - 1);
+    return Math.max(1, (this.terminal.rows || 24) - 1);
   }
 
   /** Moves from the cursor to the end of the drawn prompt's last row on screen. */
