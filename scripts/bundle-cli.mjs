@@ -3,23 +3,94 @@
 // (dist/cli/chunks/), so a run loads a few files instead of a hundred or more (ESM resolves, reads and links each
 // module on its own: most of awl's start-up). Packages stay imports of node_modules. The library (dist/index.js)
 // and the Lua worker (scripts/bundle-lua-worker.mjs) stay tsc's output here.
+//
+// The modules the main command loads in turn (its settings and tools, then its runtime) each go into one chunk,
+// START_PHASES below: split the default way, they came as ~60 small chunks (every set of modules that two lazy
+// imports share becomes its own), and each file costs the loader a resolve, a read and a link. A module that the
+// entry, `--version` (cli/chat.js, cli/help.js) or the Lua thread's start-up (extensions/lua/) imports stays out of
+// them, so that those load no more than they need; a subcommand that imports a grouped module loads its phase's chunk.
 import { rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
 
-const cli = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "cli");
+const dist = join(dirname(fileURLToPath(import.meta.url)), "..", "dist");
+const cli = join(dist, "cli");
 const entry = join(cli, "main.js");
+
+/** The phases of the main command's start, in order: each the modules its lazy imports (paths in dist/) reach. */
+const START_PHASES = [
+  // awl opens its tools: the config files, permissions, the Lua extensions' tool set.
+  { name: "open", imports: ["config/index.js", "cli/chat-tools.js", "cli/run-permissions.js", "cli/commands/extension-host.js", "cli/run-secrets.js"] },
+  // awl builds what a turn needs, while a Lua worker may be starting: the runtime, sessions, print mode, permission layer.
+  { name: "turn", imports: ["cli/runtime.js", "cli/print-mode.js", "cli/session-hook.js", "permissions/tool-set.js", "permissions/save.js"] },
+];
+/** Never in a phase's chunk (nor what they import): the entry, `awl --version`'s path, the Lua thread's start. */
+const isOwnPath = (path) => ["cli/main.js", "cli/chat.js", "cli/help.js"].includes(path) || path.startsWith("extensions/lua/");
+
+const graph = new Map(); // module path in dist/ → the awl modules it imports statically
 const bundle = await rolldown({
   input: entry,
   platform: "node",
+  // Needed by the phases' groups (they add nothing to a set): the entry exports nothing, and nothing may import it
+  // (checked below: a chunk importing the entry would wait on its top-level await forever).
+  preserveEntrySignatures: "allow-extension",
   // Only awl's own modules are bundled: a bare specifier is Node's or a package's.
   external: (id) => !id.startsWith(".") && !id.startsWith("/"),
+  plugins: [{
+    name: "awl-module-graph",
+    buildEnd() {
+      for (const id of this.getModuleIds()) {
+        const info = this.getModuleInfo(id);
+        if (info && !info.isExternal) graph.set(relative(dist, id), info.importedIds.filter((d) => d.startsWith(dist)).map((d) => relative(dist, d)));
+      }
+    },
+  }],
   // rolldown warns of a lazy import whose module another imports statically (it loads with that one): expected here.
   onLog: (level, log, handler) => (log.code === "INEFFECTIVE_DYNAMIC_IMPORT" ? undefined : handler(level, log)),
 });
-const options = { dir: cli, format: "esm", entryFileNames: "main.js", chunkFileNames: "chunks/[name]-[hash].js" };
+
+/** `roots` and every module they import statically, except `skip`'s. */
+function reach(roots, skip = new Set()) {
+  const found = new Set();
+  const visit = (path) => {
+    if (found.has(path) || skip.has(path) || !graph.has(path)) return;
+    found.add(path);
+    for (const next of graph.get(path)) visit(next);
+  };
+  roots.forEach(visit);
+  return found;
+}
+
+/** Each grouped module's phase, worked out once the graph is known (rolldown builds it when output is asked for). */
+let phases;
+function phaseOf(id) {
+  if (!phases) {
+    const missing = START_PHASES.flatMap((p) => p.imports).filter((path) => !graph.has(path));
+    if (missing.length) throw new Error(`bundle-cli.mjs: START_PHASES names modules the CLI no longer has: ${missing.join(", ")}`);
+    phases = new Map();
+    const placed = reach([...graph.keys()].filter(isOwnPath));
+    for (const phase of START_PHASES) {
+      for (const path of reach(phase.imports, placed)) {
+        phases.set(path, phase.name);
+        placed.add(path);
+      }
+    }
+  }
+  return phases.get(relative(dist, id));
+}
+const options = {
+  dir: cli,
+  format: "esm",
+  entryFileNames: "main.js",
+  chunkFileNames: "chunks/[name]-[hash].js",
+  // Each phase's set already holds what its modules import (but the entry's, --version's and the Lua thread's,
+  // which must not move into it): rolldown adds nothing to it.
+  codeSplitting: { groups: START_PHASES.map(({ name }) => ({ name, test: (id) => phaseOf(id) === name, includeDependenciesRecursively: false })) },
+};
 const { output } = await bundle.generate(options);
+const importsEntry = output.filter((o) => o.type === "chunk" && o.imports.includes("main.js")).map((o) => o.fileName);
+if (importsEntry.length) throw new Error(`bundle-cli.mjs: ${importsEntry.join(", ")} import the entry, whose top-level await they would wait for`);
 // The chunks of an earlier build, and tsc's source map of the entry the bundle replaces, would only mislead.
 rmSync(join(cli, "chunks"), { recursive: true, force: true });
 rmSync(`${entry}.map`, { force: true });
