@@ -79,9 +79,11 @@ describe("MCP in print mode", () => {
     expect(result.code).toBe(0);
     const events = result.stdout.trim().split("\n").map((l) => JSON.parse(l));
     const progress = events.filter((e) => e.type === "tool_progress");
-    expect(progress.length).toBeGreaterThanOrEqual(2);
+    // All three the server sends before its result, in order, before the tool's end.
+    expect(progress.map((e) => Math.round(e.update.fraction * 3))).toEqual([1, 2, 3]);
     expect(progress[0]).toMatchObject({ tool_use_id: "c_long", name: "everything_trigger-long-running-operation", update: { kind: "progress" } });
     expect(progress[0].update.fraction).toBeCloseTo(1 / 3);
+    expect(events.findIndex((e) => e.type === "tool_end")).toBeGreaterThan(events.lastIndexOf(progress[2]));
   }, 60_000);
 
   it("starts a project's .mcp.json servers headless only with --approve-mcp-json", async () => {

@@ -10,7 +10,7 @@ import type { ExecReply, ExecRequest, ProcessEnd, ReadReply, SpawnRequest } from
 
 /** Captured output beyond this is dropped (the program keeps running). */
 const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
-/** After the program exits, how long to wait for its pipes (a background grandchild may hold them). */
+/** After the program exits, how long its pipes may stay silent before they are given up (a background grandchild may hold them). */
 const PIPE_GRACE_MS = 100;
 /** A spawned program's output waiting to be read beyond this pauses the program's pipes (it blocks on write). */
 const HIGH_WATER_BYTES = 4 * 1024 * 1024;
@@ -198,8 +198,9 @@ export class ChildProcesses {
 }
 
 /**
- * Calls `done` once, when the program has ended and its pipes are closed (or PIPE_GRACE_MS after it exited, when a
- * background grandchild still holds them); at `timeoutMs` the whole group is killed and the end is a timeout.
+ * Calls `done` once, when the program has ended and its pipes are closed (or, when a background grandchild still
+ * holds them, once they were silent for PIPE_GRACE_MS after it exited and all their output was taken); at
+ * `timeoutMs` the whole group is killed and the end is a timeout.
  */
 function watchEnd(child: ChildProcess, file: string, timeoutMs: number | undefined, done: (end: ProcessEnd) => void): void {
   let timedOut = false;
@@ -219,11 +220,28 @@ function watchEnd(child: ChildProcess, file: string, timeoutMs: number | undefin
   child.on("error", (e) => finish({ code: null, how: "error", detail: `cannot run ${file}: ${e.message}` }));
   child.on("exit", (code, signal) => {
     const end: ProcessEnd = signal ? { code: null, how: "signal", detail: constants.signals[signal] ?? signal } : { code: code ?? 0, how: "exit" };
-    const wait = setTimeout(() => {
-      child.stdout?.destroy();
-      child.stderr?.destroy();
-      finish(end);
-    }, PIPE_GRACE_MS);
+    // The pipes close once read to their end. Only pipes left silent for PIPE_GRACE_MS (a background program
+    // holds them) are given up: output still arriving, or waiting for a handler that reads behind (a paused
+    // stream, bytes in its buffer or in the pipe), is all delivered first.
+    const pipes = [child.stdout, child.stderr].filter((pipe) => pipe !== null);
+    let heard = 0;
+    for (const pipe of pipes) pipe.on("data", () => heard++); // a paused stream stays paused
+    let wait: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      if (settled) return;
+      const before = heard;
+      wait = setTimeout(() => {
+        const behind = pipes.some((pipe) => pipe.isPaused() || pipe.readableLength > 0);
+        if (!timedOut && (behind || heard !== before)) return arm();
+        // Timers run before the poll phase: output already in the pipes is read there, before this.
+        setImmediate(() => {
+          if (!timedOut && heard !== before) return arm();
+          for (const pipe of pipes) pipe.destroy();
+          finish(end);
+        });
+      }, PIPE_GRACE_MS);
+    };
+    arm();
     child.on("close", () => {
       clearTimeout(wait);
       finish(end);

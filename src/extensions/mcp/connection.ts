@@ -203,6 +203,7 @@ export class McpConnection {
     const timeout = this.options.startupTimeoutMs;
     await withTimeout(client.connect(transport, { timeout }), timeout, "did not answer initialize");
     client.onclose = () => this.onClosed(client);
+    responsesAfterNotifications(transport);
     return client;
   }
 
@@ -312,6 +313,22 @@ export class McpConnection {
     if (client) client.onclose = undefined;
     await (client ? client.close() : transport?.close())?.catch(() => undefined);
   }
+}
+
+/**
+ * Hands the SDK each response one microtask late. The SDK handles a notification in a microtask but a response at
+ * once, and a response drops its call's progress handler: progress notifications read in the same chunk as their
+ * call's result (a busy awl reads a server's pipe late) would arrive after it and be lost as "unknown token".
+ * Queued behind the notifications before it, the response comes after them, as the server sent it.
+ */
+function responsesAfterNotifications(transport: Transport): void {
+  const deliver = transport.onmessage;
+  if (!deliver) return;
+  transport.onmessage = (message, extra) => {
+    // JSON-RPC: a response has an id and no method (a request has both, a notification no id).
+    if ("id" in message && !("method" in message)) queueMicrotask(() => deliver(message, extra));
+    else deliver(message, extra);
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpToolSet, type McpToolSetOptions } from "../../../src/extensions/mcp/mcp-tool-set.js";
 import type { McpServerConfig } from "../../../src/extensions/mcp/config.js";
-import type { ToolCall } from "../../../src/tools/types.js";
+import type { ToolCall, ToolProgress } from "../../../src/tools/types.js";
 import { EVERYTHING, freePort, serverConfig, stdio, waitForPort } from "./servers.js";
 
 const ODD = resolve(import.meta.dirname, "../../fixtures/mcp/odd-server.mjs");
@@ -116,6 +116,18 @@ describe("MCP servers that misbehave", () => {
     await tools.refresh();
     expect(await tools.execute(call("odd_slow", { ms: 5_000 }), signal)).toEqual({ status: "timeout", timeout_ms: 300 });
     expect(await tools.execute(call("odd_slow", { ms: 1 }), signal)).toMatchObject({ content: "slow done" });
+  }, 60_000);
+
+  it("reports every progress notification that came in the same read as the result", async () => {
+    // A client busy elsewhere reads a server's pipe late and gets the notifications and the result together.
+    const tools = start([odd("odd", "normal")]);
+    await tools.waitForStart(30_000);
+    await tools.refresh();
+    const updates: ToolProgress[] = [];
+    const outcome = await tools.execute(call("odd_burst", { steps: 3 }), signal, (u) => updates.push(u));
+    expect(outcome).toMatchObject({ status: "result", content: "burst of 3 done" });
+    expect(updates.map((u) => (u.kind === "progress" ? Math.round(u.fraction * 3) : u.kind))).toEqual([1, 2, 3]);
+    expect(tools.servers()[0]!.error).toBeUndefined();
   }, 60_000);
 
   it("picks up list_changed at the next refresh, not before", async () => {
