@@ -23,7 +23,7 @@ const START_PHASES = [
   // awl opens its tools: the config files, permissions, the Lua extensions' tool set.
   { name: "open", imports: ["config/index.js", "cli/chat-tools.js", "cli/run-permissions.js", "cli/commands/extension-host.js", "cli/run-secrets.js"] },
   // awl builds what a turn needs, while a Lua worker may be starting: the runtime, sessions, print mode, permission layer.
-  { name: "turn", imports: ["cli/runtime.js", "cli/print-mode.js", "cli/session-hook.js", "permissions/tool-set.js", "permissions/save.js"] },
+  { name: "turn", imports: ["cli/runtime.js", "cli/print-mode.js", "cli/session-hook.js", "permissions/tool-set.js"] },
 ];
 /** Never in a phase's chunk (nor what they import): the entry, `awl --version`'s path, the Lua thread's start. */
 const isOwnPath = (path) => ["cli/main.js", "cli/chat.js", "cli/help.js"].includes(path) || path.startsWith("extensions/lua/");
