@@ -2,7 +2,7 @@
 // modules it imports into one entry file, which replaces it, and chunks for what it imports lazily
 // (dist/cli/chunks/), so a run loads a few files instead of a hundred or more (ESM resolves, reads and links each
 // module on its own: most of awl's start-up). Packages stay imports of node_modules. The library (dist/index.js)
-// and the Lua worker (dist/extensions/lua/worker/) stay tsc's output.
+// and the Lua worker (scripts/bundle-lua-worker.mjs) stay tsc's output here.
 //
 // The modules the main command loads in turn (its settings and tools, then its runtime) each go into one chunk,
 // START_PHASES below: split the default way, they came as ~60 small chunks (every set of modules that two lazy

@@ -7,7 +7,8 @@
  * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`, which
  * headless awl calls as soon as the tools are open (src/cli/chat-tools.ts) and the agent as soon as a request
  * offering tools is on its way (src/agent/agent.ts). A reply that needs no tool does not wait for that start at
- * exit: a start no extension code has run in yet is given up (`unload`), its worker stopped as soon as that is safe.
+ * exit: a start whose extensions are owed no on_unload hook is given up (`unload`), even while they load, its
+ * worker stopped as soon as that is safe.
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
@@ -35,7 +36,7 @@ import { readVersion, settledVersion, type ExtensionVersion } from "./versions.j
 import { readEnablement } from "./enablement.js";
 import { readMetadata, type CapabilityMetadata } from "./metadata.js";
 import type { FolderWatcher } from "./watch.js";
-import { awlDataDir, userConfigDir } from "../config/paths.js";
+import { awlDataDir } from "../config/paths.js";
 import { packagePath } from "../util/package-path.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
@@ -221,7 +222,6 @@ export class LuaToolSet implements ToolSet {
     const poolOptions: Omit<LuaPoolOptions, "extensions"> = {
       cwd: options.cwd,
       defaultTimeoutMs,
-      luaPath: [join(userConfigDir(options.env), "lua")],
       env: options.env,
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
@@ -322,8 +322,8 @@ export class LuaToolSet implements ToolSet {
   /**
    * Starts the Lua workers now (the agent does so as soon as it sends a request offering tools), so a call that
    * comes does not pay their start-up; resolves once the first worker is starting, not when it is ready. Calls
-   * start them anyway. A start that only a prewarm asked for is given up at exit if no extension's code has run
-   * yet (see unload), so a reply that needs no tool does not wait for it.
+   * start them anyway. A start that only a prewarm asked for is given up at exit if no extension registered an
+   * on_unload hook (see unload), so a reply that needs no tool does not wait for it.
    */
   prewarm(): Promise<void> {
     if (!this.loading) this.speculative = true;
@@ -736,7 +736,7 @@ export class LuaToolSet implements ToolSet {
     await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
     if (pool && this.speculative && pool.abandonStart()) {
-      // Only a prewarm started the workers and none has run an extension's code: none will, no hook is owed.
+      // Only a prewarm started the worker and its extensions registered no on_unload hook: none is owed.
       this.closing = true;
       return;
     }

@@ -16,21 +16,23 @@ awl.register_tool { name = "ping", run = function() return "pong" end }
 `;
 // The project's extensions load only in a trusted folder, and their tools (kinds undeclared: exec) run only when allowed.
 const TRUSTED = ["--trust-project", "--allow", "*"];
-const markHook = (file: string) => `local f = assert(io.open(${JSON.stringify(file)}, "a")); f:write("unloaded\\n"); f:close()`;
+const markLine = (file: string, line: string) => `local f = assert(io.open(${JSON.stringify(file)}, "a")); f:write("${line}\\n"); f:close()`;
+const markHook = (file: string) => markLine(file, "unloaded");
 
 describe("on_unload at exit", () => {
   it("runs the hooks when awl -p ends, after a tool turn and after a turn without tools", async () => {
     const mark = join(box.root, "mark");
-    box.extension("hooked.lua", hooked(markHook(mark)));
+    box.extension("hooked.lua", hooked(markHook(mark)).replace("awl.register_tool", `${markLine(mark, "loaded")}\nawl.register_tool`));
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "ping", input: {} }]) }, { body: openaiText("Done.") });
     const tool = await box.awl([...TRUSTED, "-p", "ping it"], { env: providerEnv("openai", server.url) });
     expect(tool.code).toBe(0);
-    expect(readFileSync(mark, "utf8")).toBe("unloaded\n");
-    // The cache now answers and no tool is called: no Lua runs at all, so there is nothing to unload.
+    expect(readFileSync(mark, "utf8")).toBe("loaded\nunloaded\n");
+    // No tool is called: the extension loads ahead (a headless run starts loading as it starts) or, when the reply
+    // comes first, is given up unloaded. Either way every state it loaded in has had its hook run, once.
     server.enqueue({ body: openaiText("Hi.") });
     const plain = await box.awl([...TRUSTED, "-p", "hi"], { env: providerEnv("openai", server.url) });
     expect(plain.code).toBe(0);
-    expect(readFileSync(mark, "utf8")).toBe("unloaded\n");
+    expect(readFileSync(mark, "utf8")).toMatch(/^loaded\nunloaded\n(loaded\nunloaded\n)?$/);
   });
 
   it("exits at once with a hook that errors and within seconds with one that never returns", async () => {

@@ -136,7 +136,6 @@ describe("LuaToolSet", () => {
       { name: "dir.thing", file: dirExt, root: dirname(dirExt), source: readFileSync(dirExt) },
       { name: "echo", file: echo, root: dirname(echo), source: readFileSync(echo) },
     ]);
-    expect(fake.options[0]!.luaPath).toEqual([join(base, "home/.config/awl/lua")]);
     expect(tools.definitions().map((t) => [t.name, t.timeout_ms])).toEqual([
       ["aa", 5],
       ["zz", 777],

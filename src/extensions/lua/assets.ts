@@ -13,9 +13,9 @@ import { wasmApi, type WasmModule } from "./protocol.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** The worker script (a .js file), built from src/extensions/lua/worker/. */
+/** The worker script: src/extensions/lua/worker/ as one CommonJS file (scripts/bundle-lua-worker.mjs). */
 export function workerScriptPath(): string {
-  return packagePath("dist", "extensions", "lua", "worker", "main.js");
+  return packagePath("dist", "extensions", "lua", "worker.cjs");
 }
 
 /** The runtime's Lua files (boot.lua, json.lua, ...): beside this module (the sources, tsc's dist/), else dist's copy. */

@@ -8,8 +8,9 @@
  * `maxSlots`, started at the first render: so a block is redrawn while every other slot runs a tool, and a
  * render never holds a slot a tool call is waiting for.
  */
-import { availableParallelism, homedir } from "node:os";
-import { luaWasmModule, runtimeDir } from "./assets.js";
+import { availableParallelism } from "node:os";
+import { luaWasmModule } from "./assets.js";
+import { threadBootFor } from "./thread.js";
 import { LoadHang, WorkerSlot, type Loaded, type SlotSettings } from "./slot.js";
 import { extensionLogText } from "./log-text.js";
 import type { LogSink } from "./processes.js";
@@ -78,18 +79,11 @@ export class LuaPool {
   constructor(private readonly options: LuaPoolOptions) {
     this.maxSlots = Math.max(1, options.maxSlots ?? availableParallelism());
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    const env: Record<string, string> = {};
-    for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
     this.settings = {
-      runtimeDir: runtimeDir(),
+      ...threadBootFor(options),
       extensions: options.extensions,
-      env,
       memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT,
       loadTimeoutMs: options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS,
-      luaPath: options.luaPath ?? [],
-      home: env.HOME ?? homedir(),
-      cwd: options.cwd ?? process.cwd(),
-      ...(options.textHost && { textFromHost: true }),
     };
     const onLog = options.onLog;
     this.log = onLog ? (extension, stream, text) => onLog(extension, text, stream) : defaultLog;
@@ -399,17 +393,20 @@ export class LuaPool {
   }
 
   /**
-   * Gives up, before awl exits, a start no call needed (a prewarm): true when no extension's code has run in any
-   * worker, none ever will, and nothing is owed at exit (no on_unload hook can have been registered); the workers
-   * are then stopped once past Node's start of their thread, not left to boot the Lua runtime, so `quiesce()` ends
-   * soon after. False when code has run: then unload() as usual.
+   * Gives up, before awl exits, the first worker when no call needed it (a prewarm started it): true when its
+   * extensions are owed nothing at exit (no on_unload hook registered; a load still running is cut short); it is
+   * then stopped as soon as that is safe, without waiting for its boot or load, so `quiesce()` ends soon after.
+   * False when a hook is owed, or more than that one worker runs: then unload() as usual.
    */
   abandonStart(): boolean {
-    if (this.slots.size > 0 || this.renderStart) return false;
-    for (const slot of this.booting) if (!slot.abandon()) return false;
+    const workers = [...this.booting, ...this.slots];
+    if (this.renderStart || workers.length !== 1 || this.idle.length !== this.slots.size) return false;
+    const [first] = workers;
+    if (!first!.abandon()) return false;
     this.closed = true; // no worker starts from now on
-    // Nothing to wait for in them: each is stopped as soon as that is safe (quiesce() waits for it).
-    for (const slot of this.booting) this.track(slot.stopAbandoned());
+    this.slots.clear();
+    this.idle.splice(0);
+    this.track(first!.stopAbandoned()); // quiesce() waits for it
     return true;
   }
 

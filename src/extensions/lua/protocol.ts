@@ -23,9 +23,14 @@ export const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAs
 export const CONTROL_ABORT = 0; // written by the main thread: why the running call must stop (ABORT_*)
 export const CONTROL_REPLY = 1; // 1 when the main thread answered a synchronous host request
 export const CONTROL_LOADING = 2; // written by the worker: 1 + index of the extension it is loading
-export const CONTROL_SIZE = 3;
-/** In CONTROL_LOADING, written by the main thread before any extension's code ran: the worker must run none. */
-export const CONTROL_ABANDONED = -1;
+export const CONTROL_OWED = 3; // what the worker's extensions are owed at exit (OWED_*), changed by compare-and-swap
+export const CONTROL_SIZE = 4;
+/** In CONTROL_OWED: nothing yet (a start no call needed can be given up, its worker stopped)... */
+export const OWED_NOTHING = 0;
+/** ...an extension registered an on_unload hook (it must run at exit)... */
+export const OWED_HOOKS = 1;
+/** ...or the main thread gave the worker up (it is being stopped): no hook may be registered from now on. */
+export const OWED_ABANDONED = -1;
 
 export const ABORT_NONE = 0;
 export const ABORT_TIMEOUT = 1;
@@ -33,20 +38,28 @@ export const ABORT_CANCEL = 2;
 /** Set inside the worker only: the handler called os.exit. */
 export const ABORT_EXIT = 3;
 
-/** What the worker needs to start (passed as `workerData`); the compiled WebAssembly module follows in a message. */
+/**
+ * What a worker needs to boot the Lua runtime (passed as `workerData`): nothing about the extensions it will
+ * load, so a worker can boot before they are known (head-start.ts). The compiled WebAssembly module follows in a
+ * message, then what to load (`LoadSettings`).
+ */
 export interface WorkerInit {
   control: SharedArrayBuffer;
   requestPort: MessagePort;
   runtimeDir: string;
-  extensions: ExtensionEntry[];
   env: Record<string, string>;
-  memoryLimitBytes: number;
-  loadTimeoutMs: number;
   luaPath: string[];
   home: string;
   cwd: string;
   /** `awl.fs.read_text` / `write_text` ask the main thread (its TextHost) instead of reading the disk. */
   textFromHost?: boolean;
+}
+
+/** The extensions a booted worker loads, and the limits they run under: the `load` message. */
+export interface LoadSettings {
+  extensions: ExtensionEntry[];
+  memoryLimitBytes: number;
+  loadTimeoutMs: number;
 }
 
 /** The Lua entry points a call can run (runtime/awl.lua). */
@@ -66,11 +79,14 @@ export interface CallRequest {
 }
 
 /**
- * `module`: the first message, with wasmoon's module as the main thread compiled it (the worker starts before
- * the compile ends). `exit`: close the ports so the thread ends on its own (see WorkerSlot.terminate).
+ * `module`: wasmoon's module as the main thread compiled it (the worker starts before the compile ends): the
+ * worker boots the Lua runtime with it. `load`: the extensions to load (answered by `loaded`). The rest wait for
+ * the boot and run in the order sent, except `exit`: close the ports now, so the thread ends on its own (see
+ * WorkerSlot.terminate), running nothing more.
  */
 export type ToWorker =
   | { type: "module"; module: WasmModule }
+  | ({ type: "load" } & LoadSettings)
   | CallRequest
   | { type: "unload"; timeoutMs: number }
   | ReloadRequest

@@ -5,30 +5,31 @@
  * not come back within a grace period it terminates the worker (the slot is then dead and the pool
  * replaces it).
  */
-import { setFlagsFromString } from "node:v8";
-import { MessageChannel, Worker } from "node:worker_threads";
+import type { MessageChannel, Worker } from "node:worker_threads";
 import {
   ABORT_CANCEL,
   ABORT_NONE,
   ABORT_TIMEOUT,
   CONTROL_ABORT,
-  CONTROL_ABANDONED,
   CONTROL_LOADING,
+  CONTROL_OWED,
+  OWED_ABANDONED,
+  OWED_NOTHING,
   CONTROL_REPLY,
-  CONTROL_SIZE,
   type CallRequest,
   type HostNotice,
   type HostRequest,
   type TextReply,
   type FromWorker,
   type ReloadResult,
+  type LoadSettings,
   type ToWorker,
-  type WorkerInit,
   type WasmModule,
   type WorkerOutcome,
 } from "./protocol.js";
 import { ChildProcesses, type LogSink } from "./processes.js";
-import { workerScriptPath } from "./assets.js";
+import { takeLuaThreadAhead } from "./head-start.js";
+import { LuaThread, type ThreadBoot } from "./thread.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaPoolOptions, LuaToolRegistration, TextHost, ToolOutcome, ToolProgress } from "./types.js";
 
 /** How long an idle worker may take to end its own thread before it is terminated. */
@@ -43,7 +44,7 @@ const WORKER_BOOT_TIMEOUT_MS = 30_000;
 /** How often the load watchdog looks at the worker's progress. */
 const WATCHDOG_TICK_MS = 250;
 
-export type SlotSettings = Omit<WorkerInit, "control" | "requestPort">;
+export type SlotSettings = ThreadBoot & LoadSettings;
 
 export interface Loaded {
   tools: LuaToolRegistration[];
@@ -74,23 +75,8 @@ interface RunningCall {
 
 let nextCallId = 1;
 
-let compilerConfigured = false;
-/**
- * Lua workers optimize their JavaScript on their own thread, never in V8's background compile jobs. A worker
- * whose event loop ends waits in `NodePlatform::DrainTasks` for every background task in the process; a
- * background TurboFan job of that same worker that needs a garbage collection waits for the worker's thread:
- * a deadlock (nodejs/node#54918) that then blocks every later worker exit and `process.exit()` itself. The
- * workers' small young generation makes such collections frequent. The flag is read when an isolate is
- * created, so only isolates created from now on (the workers) are affected, not the main thread's.
- */
-function compileWorkersSynchronously(): void {
-  if (compilerConfigured) return;
-  compilerConfigured = true;
-  setFlagsFromString("--no-concurrent-recompilation");
-}
-
 export class WorkerSlot {
-  private readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_SIZE * 4));
+  private control!: Int32Array;
   private readonly processes: ChildProcesses;
   private worker!: Worker;
   /** Settles once the worker is past Node's own start of its thread ('online'), or gone. */
@@ -116,8 +102,8 @@ export class WorkerSlot {
   }
 
   /**
-   * Starts a worker and waits until it has loaded every extension. The worker starts at once: Node's start of a
-   * thread and the worker's own modules take longer than compiling `module`, which it gets when it is ready.
+   * Starts a worker (or takes the one started ahead with the same boot, see head-start.ts) and waits until it has
+   * loaded every extension.
    */
   static start(
     module: Promise<WasmModule>,
@@ -133,18 +119,19 @@ export class WorkerSlot {
   }
 
   /**
-   * Gives up a start whose worker has not run any extension's code yet (it then runs none, and loads nothing):
-   * true when that is so, false when extension code has run or is running (its on_unload hooks are owed).
+   * Gives up a worker no call has needed (awl exits) whose extensions are owed nothing: no on_unload hook was
+   * registered, and none can be from now on (a load still running is cut short). True when that is so; false when a
+   * hook is owed (the load then ends and `unload` runs the hooks).
    */
   abandon(): boolean {
-    const was = Atomics.compareExchange(this.control, CONTROL_LOADING, 0, CONTROL_ABANDONED);
-    return was === 0 || was === CONTROL_ABANDONED;
+    const was = Atomics.compareExchange(this.control, CONTROL_OWED, OWED_NOTHING, OWED_ABANDONED);
+    return was === OWED_NOTHING || was === OWED_ABANDONED;
   }
 
   /**
-   * Stops a start given up (`abandon()` said yes) without waiting for the Lua runtime's boot: once the worker is
-   * past Node's own start of its thread (its 'online'; a stop during that start can abort the process inside
-   * Node), it is terminated. Resolves when the worker is gone.
+   * Stops a worker given up (`abandon()` said yes) without waiting for its boot or load: once it is past Node's own
+   * start of its thread (its 'online'; a stop during that start can abort the process inside Node), it is
+   * terminated, with the programs its extensions started. Resolves when the worker is gone.
    */
   async stopAbandoned(): Promise<void> {
     await this.online;
@@ -152,24 +139,17 @@ export class WorkerSlot {
   }
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
-    compileWorkersSynchronously();
-    const channel = new MessageChannel();
-    const init: WorkerInit = { ...this.settings, control: this.control.buffer as SharedArrayBuffer, requestPort: channel.port2 };
-    this.worker = new Worker(workerScriptPath(), {
-      workerData: init,
-      transferList: [channel.port2],
-      resourceLimits: { maxYoungGenerationSizeMb: 2 }, // a worker holds little JS: keep its RSS small
-    });
-    const worker = this.worker;
-    this.online = new Promise((resolve) => {
-      worker.once("online", () => resolve());
-      worker.once("exit", () => resolve());
-    });
-    channel.port1.on("message", (req: HostRequest | HostNotice) => {
+    const { extensions, memoryLimitBytes, loadTimeoutMs, ...boot } = this.settings;
+    const thread = takeLuaThreadAhead(boot) ?? new LuaThread(boot, module);
+    this.worker = thread.worker;
+    this.control = thread.control;
+    this.online = thread.online;
+    thread.requests.on("message", (req: HostRequest | HostNotice) => {
       if (req.op === "spawn") this.processes.spawn(req);
-      else void this.answer(channel.port1, req);
+      else void this.answer(thread.requests, req);
     });
-    channel.port1.unref();
+    thread.requests.unref();
+    this.worker.ref(); // until loaded
 
     return new Promise<Loaded>((resolve, reject) => {
       // The worker writes which extension it is loading into shared memory (a message per extension
@@ -212,18 +192,14 @@ export class WorkerSlot {
         this.onDeath(`the Lua worker failed: ${err.message}`);
       });
       this.worker.on("exit", (code) => {
-        stop(new Error(`the Lua worker exited (code ${code}) while loading ${loadingName() || "awl's runtime"}`));
+        stop(new Error(thread.fatal ?? `the Lua worker exited (code ${code}) while loading ${loadingName() || "awl's runtime"}`));
         this.onDeath(`the Lua worker exited (code ${code})`);
       });
-      module.then(
-        (compiled) => {
-          if (!this.dead) this.worker.postMessage({ type: "module", module: compiled } satisfies ToWorker);
-        },
-        (err: Error) => {
-          stop(err);
-          void this.terminate(); // asks the worker to end its own thread (it may still be starting)
-        },
-      );
+      thread.compiled.catch((err: Error) => {
+        stop(err);
+        void this.terminate(); // asks the worker to end its own thread (it may still be starting)
+      });
+      this.worker.postMessage({ type: "load", extensions, memoryLimitBytes, loadTimeoutMs } satisfies ToWorker);
     });
   }
 

@@ -2,7 +2,7 @@
 // beyond maxSlots, cancellation while queued, unknown tools, on_unload at close.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { call, context, contentOf, poolOf, tempDir } from "./helpers.js";
 import { luaSearchPaths } from "../../../src/extensions/lua/worker/lua-paths.js";
 
@@ -108,7 +108,7 @@ describe("LuaPool", () => {
     expect(await call(pool, "slow", "hi")).toMatchObject({ status: "result", content: "hi" });
   });
 
-  it("abandonStart() gives up a start before any extension code ran (the code then never runs), and not after", async () => {
+  it("abandonStart() gives up a worker whose extensions are owed no hook: before their code ran (it then never runs), and after it", async () => {
     const mark = join(tempDir(), "ran");
     const marking = `io.open(${JSON.stringify(mark)}, "w"):close()\nawl.register_tool("hi", {}, function() return "hi" end)`;
     const { pool } = poolOf({ m: marking });
@@ -118,11 +118,40 @@ describe("LuaPool", () => {
     await pool.quiesce();
     expect(existsSync(mark)).toBe(false);
 
-    const { pool: used } = poolOf({ m: marking });
-    await used.load();
+    const { pool: loaded } = poolOf({ m: marking });
+    await loaded.load();
     expect(existsSync(mark)).toBe(true);
-    expect(used.abandonStart()).toBe(false); // its code ran: its hooks are owed at exit
-    expect(await call(used, "m", "hi")).toMatchObject({ status: "result", content: "hi" });
+    expect(loaded.abandonStart()).toBe(true); // its code ran, but registered no on_unload hook: nothing is owed
+    await loaded.quiesce();
+    expect(await call(loaded, "m", "hi")).toMatchObject({ status: "crash", message: "the Lua pool is closed" });
+  });
+
+  it("abandonStart() cuts short a load that owes nothing yet", async () => {
+    const dir = tempDir();
+    const [started, finished] = [join(dir, "started"), join(dir, "finished")];
+    const slow = `io.open(${JSON.stringify(started)}, "w"):close()
+local t = os.clock() while os.clock() - t < 8 do end
+io.open(${JSON.stringify(finished)}, "w"):close()
+awl.register_tool("hi", {}, function() return "hi" end)`;
+    const { pool } = poolOf({ slow });
+    const loading = pool.load();
+    await vi.waitFor(() => expect(existsSync(started)).toBe(true), { timeout: 30_000, interval: 20 });
+    expect(pool.abandonStart()).toBe(true);
+    await pool.quiesce(); // the worker is gone without the 8 s of its load
+    await loading.catch(() => undefined);
+    expect(existsSync(finished)).toBe(false);
+  }, 60_000);
+
+  it("abandonStart() keeps a worker whose extension registered an on_unload hook: the hook runs at close", async () => {
+    const mark = join(tempDir(), "unload");
+    const hooked = `awl.on_unload(function() local f = io.open(${JSON.stringify(mark)}, "a"); f:write("unloaded\\n"); f:close() end)
+awl.register_tool("hi", {}, function() return "hi" end)`;
+    const { pool } = poolOf({ h: hooked });
+    await pool.load();
+    expect(pool.abandonStart()).toBe(false);
+    expect(await call(pool, "h", "hi")).toMatchObject({ status: "result", content: "hi" });
+    await pool.close();
+    expect(readFileSync(mark, "utf8")).toBe("unloaded\n");
   });
 
   it("runs on_unload hooks in every state at close, then refuses calls", async () => {

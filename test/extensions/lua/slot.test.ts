@@ -40,17 +40,18 @@ describe("WorkerSlot.start", () => {
 
   it("fails with the compile's error when the module cannot be compiled, and the worker ends", async () => {
     const dir = writeTree({ "hello.lua": `awl.register_tool("hi", {}, function() return "hello" end)` });
-    const told: Worker[] = [];
+    const told: { worker: Worker; type: string }[] = [];
     const post = Worker.prototype.postMessage;
     const spy = vi.spyOn(Worker.prototype, "postMessage").mockImplementation(function (this: Worker, ...args: Parameters<Worker["postMessage"]>) {
-      told.push(this);
+      told.push({ worker: this, type: (args[0] as { type: string }).type });
       return post.apply(this, args);
     });
     try {
       const broken = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("not a WebAssembly module")), 100));
       await expect(WorkerSlot.start(broken, settings(dir, ["hello"]), noLog)).rejects.toThrow("not a WebAssembly module");
-      expect(told).toHaveLength(1); // asked to end its own thread (never terminated while starting)
-      if (told[0]!.threadId !== -1) await once(told[0]!, "exit");
+      // what to load, then asked to end its own thread (never terminated while starting)
+      expect(told.map((t) => t.type)).toEqual(["load", "exit"]);
+      if (told[0]!.worker.threadId !== -1) await once(told[0]!.worker, "exit");
     } finally {
       spy.mockRestore();
     }

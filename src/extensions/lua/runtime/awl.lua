@@ -108,6 +108,8 @@ end
 function awl.on_unload(fn)
   if type(fn) ~= "function" then error("bad argument #1 to 'awl.on_unload' (function expected, got " .. type(fn) .. ")", 2) end
   if not loading then error("awl.on_unload can only be called while the extension loads", 2) end
+  -- false: awl gave this state up as it exits (nothing was owed): it is being stopped, and runs no more code
+  if not host.owe_unload() then error("awl is exiting: this Lua state is being discarded", 0) end
   loading.unload[#loading.unload + 1] = fn
 end
 

@@ -1,7 +1,8 @@
 /**
  * Entry point of a Lua worker thread (one pool slot). Instantiates wasmoon's WebAssembly module
- * from the one the main thread compiled, creates the Lua state, loads every extension, then runs
- * calls one at a time. Lua never runs on the main thread.
+ * from the one the main thread compiled and boots awl's Lua runtime, then loads the extensions it is
+ * sent (they need not be known when the thread starts), then runs calls one at a time. Lua never runs
+ * on the main thread.
  */
 import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
@@ -12,14 +13,6 @@ import type { LuaModule } from "./lua-c.js";
 const init = workerData as WorkerInit;
 const control = new Int32Array(init.control);
 const port = parentPort!;
-
-/** The module the main thread compiles once comes in the first message (this thread starts before it is compiled). */
-const compiledModule = new Promise<WasmModule>((resolve, reject) => {
-  port.once("message", (message: ToWorker) => {
-    if (message.type === "module") resolve(message.module);
-    else reject(new Error("asked to stop before the Lua runtime started"));
-  });
-});
 
 function post(message: FromWorker): void {
   port.postMessage(message);
@@ -42,10 +35,9 @@ function notify(notice: HostNotice): void {
 }
 
 /** wasmoon compiles its .wasm on every start; hand it the module the main thread compiled once. */
-async function loadLuaModule(): Promise<LuaModule> {
+async function loadLuaModule(compiled: WasmModule): Promise<LuaModule> {
   // require, not import(): ESM would scan wasmoon's 150 KB UMD bundle for exports on every start
   const { LuaFactory } = createRequire(import.meta.url)("wasmoon") as typeof import("wasmoon");
-  const compiled = await compiledModule;
   const original = wasmApi.instantiate;
   wasmApi.instantiate = (_bytes: unknown, imports: object) =>
     original(compiled, imports).then((instance) => ({ instance, module: compiled }));
@@ -62,31 +54,48 @@ function fatal(err: unknown): never {
   process.exit(1); // in a worker: ends this thread only
 }
 
-async function start(): Promise<void> {
-  let runtime: LuaRuntime;
+let runtime: LuaRuntime | undefined;
+let stopping = false;
+
+async function boot(module: WasmModule): Promise<void> {
+  if (stopping) return;
   try {
-    runtime = new LuaRuntime(await loadLuaModule(), init, { post, request, notify, control });
-    post({ type: "loaded", ...runtime.loadExtensions() });
+    runtime = new LuaRuntime(await loadLuaModule(module), init, { post, request, notify, control });
   } catch (err) {
     fatal(err);
   }
-  port.on("message", (message: ToWorker) => {
-    try {
-      if (message.type === "call") {
-        post({ type: "result", id: message.id, outcome: runtime.call(message) });
-      } else if (message.type === "unload") {
-        runtime.unload(message.timeoutMs);
-        post({ type: "unloaded" });
-      } else if (message.type === "reload") {
-        post({ type: "reloaded", results: runtime.reload(message) });
-      } else if (message.type === "exit") {
-        port.close();
-        init.requestPort.close();
-      }
-    } catch (err) {
-      fatal(err instanceof DamagedState ? err : new Error(`the Lua worker failed: ${String(err)}`));
-    }
-  });
 }
 
-void start();
+/** One message, once the runtime has booted. */
+function handle(message: Exclude<ToWorker, { type: "module" | "exit" }>): void {
+  if (stopping || !runtime) return;
+  try {
+    if (message.type === "load") {
+      post({ type: "loaded", ...runtime.loadExtensions(message) });
+    } else if (message.type === "call") {
+      post({ type: "result", id: message.id, outcome: runtime.call(message) });
+    } else if (message.type === "unload") {
+      runtime.unload(message.timeoutMs);
+      post({ type: "unloaded" });
+    } else if (message.type === "reload") {
+      post({ type: "reloaded", results: runtime.reload(message) });
+    }
+  } catch (err) {
+    fatal(message.type === "load" || err instanceof DamagedState ? err : new Error(`the Lua worker failed: ${String(err)}`));
+  }
+}
+
+// The module may come after what to load (it is sent once compiled): everything else waits for the boot, in order.
+let moduleCame!: (module: WasmModule) => void;
+let turn = new Promise<WasmModule>((resolve) => (moduleCame = resolve)).then(boot);
+port.on("message", (message: ToWorker) => {
+  if (message.type === "module") {
+    moduleCame(message.module);
+  } else if (message.type === "exit") {
+    stopping = true;
+    port.close();
+    init.requestPort.close();
+  } else {
+    turn = turn.then(() => handle(message));
+  }
+});

@@ -17,14 +17,18 @@ import {
   ABORT_NONE,
   ABORT_TIMEOUT,
   CONTROL_ABORT,
-  CONTROL_ABANDONED,
   CONTROL_LOADING,
+  CONTROL_OWED,
+  OWED_ABANDONED,
+  OWED_HOOKS,
+  OWED_NOTHING,
   type CallRequest,
   type HostReplies,
   type HostNotice,
   type HostRequest,
   type FromWorker,
   type ReloadRequest,
+  type LoadSettings,
   type ReloadResult,
   type WorkerInit,
   type WorkerOutcome,
@@ -78,6 +82,8 @@ export class LuaRuntime {
   private exitCode = 0;
   private deadline = Infinity;
   private memoryUsed = 0;
+  /** The limits `loadExtensions` was given: until then only awl's own runtime runs (its boot), uncapped. */
+  private limits: Omit<LoadSettings, "extensions"> = { memoryLimitBytes: Infinity, loadTimeoutMs: 0 };
   private memoryRefused = false;
   /** Where the handler ran when the first allocation was refused (its error gets no traceback of its own). */
   private memoryRefusedAt = "";
@@ -112,7 +118,6 @@ export class LuaRuntime {
 
   private createState(): number {
     const m = this.m;
-    const limit = this.init.memoryLimitBytes;
     const alloc = m.addFunction((_ud: number, ptr: number, oldSize: number, newSize: number) => {
       if (newSize === 0) {
         if (ptr) {
@@ -122,7 +127,7 @@ export class LuaRuntime {
         return 0;
       }
       const delta = ptr ? newSize - oldSize : newSize;
-      if (delta > 0 && this.memoryUsed + delta > limit) {
+      if (delta > 0 && this.memoryUsed + delta > this.limits.memoryLimitBytes) {
         if (!this.memoryRefused) this.memoryRefusedAt = this.stack.traceback(this.L);
         this.memoryRefused = true;
         return 0;
@@ -235,6 +240,8 @@ export class LuaRuntime {
     const num = (L: number, i: number) => c.number(L, i) ?? 0;
 
     this.hostFunction("read_source", (L) => files.readSource(str(L, 1)));
+    // An on_unload hook is owed at exit, unless the main thread gave this worker up first (see WorkerSlot.abandon).
+    this.hostFunction("owe_unload", () => [Atomics.compareExchange(this.host.control, CONTROL_OWED, OWED_NOTHING, OWED_HOOKS) !== OWED_ABANDONED]);
     this.hostFunction("is_file", (L) => [files.isFile(str(L, 1))]);
     this.hostFunction("fs_open", (L) => files.open(str(L, 1), str(L, 2)));
     this.hostFunction("fs_read", (L) => {
@@ -368,14 +375,14 @@ export class LuaRuntime {
     return [handle];
   }
 
-  /** Loads every extension in order; one failing never stops the others. */
-  loadExtensions(): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
+  /** Loads every extension in order, under the limits given; one failing never stops the others. */
+  loadExtensions(settings: LoadSettings): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
+    this.limits = { memoryLimitBytes: settings.memoryLimitBytes, loadTimeoutMs: settings.loadTimeoutMs };
     const tools: LuaToolRegistration[] = [];
     const errors: ExtensionLoadError[] = [];
-    // The main thread may give up a start it no longer needs (awl exiting) until the first extension's code runs:
-    // whoever changes CONTROL_LOADING from 0 first wins (see WorkerSlot.abandon).
-    if (Atomics.compareExchange(this.host.control, CONTROL_LOADING, 0, 1) === CONTROL_ABANDONED) return { tools, errors };
-    for (const [index, ext] of this.init.extensions.entries()) {
+    // A start the main thread gave up (awl exiting) loads nothing (see WorkerSlot.abandon).
+    if (Atomics.load(this.host.control, CONTROL_OWED) === OWED_ABANDONED) return { tools, errors };
+    for (const [index, ext] of settings.extensions.entries()) {
       Atomics.store(this.host.control, CONTROL_LOADING, index + 1);
       const loaded = this.loadOne(ext, false);
       if ("error" in loaded) errors.push(loaded.error);
@@ -414,7 +421,7 @@ export class LuaRuntime {
   /** Runs the hooks of the version of `name` serving, then swaps in the staged one (or drops it: none staged). */
   private retire(name: string, unloadTimeoutMs: number): void {
     this.runEntry("unload_extension", name, unloadTimeoutMs);
-    this.runEntry("commit_extension", name, this.init.loadTimeoutMs);
+    this.runEntry("commit_extension", name, this.limits.loadTimeoutMs);
   }
 
   /**
@@ -444,7 +451,7 @@ export class LuaRuntime {
   /** Loads one extension (`replace`: staged beside the version serving, see awl.lua). */
   private loadOne(ext: ExtensionEntry, replace: boolean): { tools: LuaToolRegistration[] } | { error: ExtensionLoadError } {
     const { L, m, c } = this;
-    this.begin(0, this.init.cwd, this.init.loadTimeoutMs);
+    this.begin(0, this.init.cwd, this.limits.loadTimeoutMs);
     m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry.load_extension));
     c.pushString(L, ext.name);
     c.pushString(L, ext.file);
@@ -470,7 +477,7 @@ export class LuaRuntime {
       result = fail(
         this.abort === ABORT_EXIT
           ? `${ext.file}: called os.exit(${this.exitCode}) while loading`
-          : `${ext.file}: did not finish loading within ${this.init.loadTimeoutMs / 1000} s`,
+          : `${ext.file}: did not finish loading within ${this.limits.loadTimeoutMs / 1000} s`,
       );
     } else if (status !== 0) {
       result = fail(`${ext.file}: ${c.string(L, -1) ?? "error while loading"}`);

@@ -1,0 +1,87 @@
+/**
+ * A Lua worker thread as it starts: the Worker, the memory it shares with the main thread, and the channel of
+ * its host requests. It boots awl's Lua runtime once wasmoon's module is compiled, before it is told which
+ * extensions to load, so it can start before they are known (head-start.ts). A WorkerSlot then drives it.
+ */
+import { homedir } from "node:os";
+import { setFlagsFromString } from "node:v8";
+import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
+import { runtimeDir, workerScriptPath } from "./assets.js";
+import { CONTROL_SIZE, type FromWorker, type ToWorker, type WasmModule, type WorkerInit } from "./protocol.js";
+import type { LuaPoolOptions } from "./types.js";
+
+/** What a thread boots with: everything a worker needs before its extensions. */
+export type ThreadBoot = Omit<WorkerInit, "control" | "requestPort">;
+
+/** The boot of a pool's workers for these options (the pool's defaults included). */
+export function threadBootFor(options: Pick<LuaPoolOptions, "env" | "cwd" | "luaPath" | "textHost">): ThreadBoot {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(options.env ?? process.env)) if (v !== undefined) env[k] = v;
+  return {
+    runtimeDir: runtimeDir(),
+    env,
+    luaPath: options.luaPath ?? [],
+    home: env.HOME ?? homedir(),
+    cwd: options.cwd ?? process.cwd(),
+    ...(options.textHost && { textFromHost: true }),
+  };
+}
+
+let compilerConfigured = false;
+/**
+ * Lua workers optimize their JavaScript on their own thread, never in V8's background compile jobs. A worker
+ * whose event loop ends waits in `NodePlatform::DrainTasks` for every background task in the process; a
+ * background TurboFan job of that same worker that needs a garbage collection waits for the worker's thread:
+ * a deadlock (nodejs/node#54918) that then blocks every later worker exit and `process.exit()` itself. The
+ * workers' small young generation makes such collections frequent. The flag is read when an isolate is
+ * created, so only isolates created from now on (the workers) are affected, not the main thread's.
+ */
+function compileWorkersSynchronously(): void {
+  if (compilerConfigured) return;
+  compilerConfigured = true;
+  setFlagsFromString("--no-concurrent-recompilation");
+}
+
+export class LuaThread {
+  readonly control = new Int32Array(new SharedArrayBuffer(CONTROL_SIZE * 4));
+  readonly worker: Worker;
+  /** The main thread's end of the channel the worker's host requests come on. */
+  readonly requests: MessagePort;
+  /** Settles once the worker is past Node's own start of its thread ('online'), or gone. */
+  readonly online: Promise<void>;
+  /** Settles once wasmoon's module went to the worker; rejects when it could not be compiled. */
+  readonly compiled: Promise<void>;
+  /** The thread has ended. */
+  exited = false;
+  /** Why the worker said it cannot go on, if it did (before anyone drove it, too). */
+  fatal: string | undefined;
+
+  /** Starts the worker now: Node's start of a thread and the worker's own modules take longer than compiling `module`. */
+  constructor(
+    readonly boot: ThreadBoot,
+    module: Promise<WasmModule>,
+  ) {
+    compileWorkersSynchronously();
+    const channel = new MessageChannel();
+    const init: WorkerInit = { ...boot, control: this.control.buffer as SharedArrayBuffer, requestPort: channel.port2 };
+    this.worker = new Worker(workerScriptPath(), {
+      workerData: init,
+      transferList: [channel.port2],
+      resourceLimits: { maxYoungGenerationSizeMb: 2 }, // a worker holds little JS: keep its RSS small
+    });
+    this.requests = channel.port1;
+    const worker = this.worker;
+    this.online = new Promise((resolve) => {
+      worker.once("online", () => resolve());
+      worker.once("exit", () => resolve());
+    });
+    worker.once("exit", () => (this.exited = true));
+    worker.on("message", (msg: FromWorker) => {
+      if (msg.type === "fatal") this.fatal = msg.message;
+    });
+    this.compiled = module.then((compiled) => {
+      if (!this.exited) worker.postMessage({ type: "module", module: compiled } satisfies ToWorker);
+    });
+    this.compiled.catch(() => undefined); // whoever drives the thread reports it
+  }
+}
