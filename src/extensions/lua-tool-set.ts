@@ -248,7 +248,9 @@ export class LuaToolSet implements ToolSet {
         return { rest: Promise.resolve() };
       }
       const loading = pool.load();
-      preloadSchemaChecker(); // after the worker's start was asked for: it is needed only once the load ends
+      // After the worker's start was asked for: it is needed only once the load ends. A start that only a prewarm
+      // asked for (the cached tools are offered meanwhile) leaves it to then: a reply needing no tool never loads it.
+      if (!toolSet.speculative) preloadSchemaChecker();
       // The starting worker gets wasmoon's module before whoever waits for this start holds the thread (ajv...).
       await toolSet.wasmCompiled;
       const rest = loading.then(

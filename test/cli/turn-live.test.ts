@@ -11,7 +11,7 @@ import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
 import { WAIT_FOR_GATE } from "./lua-gate.js";
-import { sseData } from "../support/replay-server.js";
+import { sseData, type ScriptedResponse } from "../support/replay-server.js";
 
 const tty = tmuxTest();
 
@@ -46,11 +46,13 @@ describe("the spinner", () => {
   });
 
   it("turns on the waiting line until the first token arrives", async () => {
-    tty.server.enqueue({ body: [{ data: Buffer.concat(openaiAnswer("Finally.").body), delayMs: 4000 }] });
+    const held = streamGate();
+    tty.server.enqueue({ body: [{ data: Buffer.concat(openaiAnswer("Finally.").body), after: held.until }] });
     await tty.start();
     await tty.send("wait");
     const first = /([⠀-⣿]) waiting for the model…/.exec(await tty.terminal.waitFor(/[⠀-⣿] waiting for the model…/))![1]!;
     await tty.terminal.waitFor(new RegExp(`(?!${first})[⠀-⣿] waiting for the model…`));
+    held.open();
     expect(await tty.terminal.waitFor(/Finally\.\n>/)).not.toContain("waiting for the model");
   });
 
@@ -62,19 +64,34 @@ describe("the spinner", () => {
     writeFileSync(gate, "");
     await tty.terminal.waitFor(/Opened\.\n>/);
 
-    tty.server.enqueue({ body: [{ data: Buffer.concat(openaiAnswer("Later.").body), delayMs: 2500 }] });
+    const held = streamGate();
+    tty.server.enqueue({ body: [{ data: Buffer.concat(openaiAnswer("Later.").body), after: held.until }] });
     await tty.send("wait");
     await tty.terminal.waitFor(/\n… waiting for the model… \d+s/);
     expect(await tty.terminal.screen()).not.toMatch(/[⠀-⣿]/);
+    held.open();
     await tty.terminal.waitFor(/Later\.\n>/);
   });
 });
 
-/** An answer streamed one word every `delayMs`. */
-function slowAnswer(words: number, delayMs: number, usage = { prompt_tokens: 9, completion_tokens: words }): { body: { data: string; delayMs: number }[] } {
+/** A gate for a streamed body: pieces after `until` wait for `open()`. */
+function streamGate(): { until: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const until = new Promise<void>((resolve) => (open = resolve));
+  return { until, open };
+}
+
+/**
+ * An answer streamed one word every `delayMs`, then held before its "END." until `release()`: the test sees the
+ * answer mid-way however slow the machine.
+ */
+function slowAnswer(words: number, delayMs: number, usage = { prompt_tokens: 9, completion_tokens: words }): { response: ScriptedResponse; release: () => void } {
   const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
-  const events = [chunk({ role: "assistant", content: "" }), ...Array.from({ length: words }, (_, i) => chunk({ content: `word${i + 1} ` })), chunk({ content: "END." }), chunk({}, "stop"), { choices: [], usage }, "[DONE]"];
-  return { body: sseData(events).split(/(?=data: )/).map((data) => ({ data, delayMs })) };
+  const streamed = [chunk({ role: "assistant", content: "" }), ...Array.from({ length: words }, (_, i) => chunk({ content: `word${i + 1} ` }))];
+  const end = sseData([chunk({ content: "END." }), chunk({}, "stop"), { choices: [], usage }, "[DONE]"]);
+  const held = streamGate();
+  const pieces = sseData(streamed).split(/(?=data: )/).map((data) => ({ data, delayMs }));
+  return { response: { body: [...pieces, { data: end, after: held.until }] }, release: held.open };
 }
 
 /** The screen's lines, trailing spaces cut. */
@@ -83,7 +100,8 @@ const lines = (screen: string): string[] => screen.split("\n").map((l) => l.trim
 describe("under the live output", () => {
   it("shows what is typed during a turn, with its cursor, while a tool runs and the answer streams; sent once the turn is over", async () => {
     const gate = join(tempDir("awl-gate-"), "gate");
-    tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, slowAnswer(60, 80), openaiAnswer("Second answer."));
+    const answer = slowAnswer(20, 30);
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "g1", name: "gated", input: { gate } }]) }, answer.response, openaiAnswer("Second answer."));
     await tty.start({ extensions: { "gated.lua": GATED }, args: ["--allow", "*"] });
     await tty.send("first");
     await tty.terminal.waitFor(/[⠀-⣿] gated/);
@@ -97,7 +115,8 @@ describe("under the live output", () => {
     await tty.terminal.type("n");
     writeFileSync(gate, "");
     // The answer streams above it.
-    await tty.terminal.waitFor(/word\d+ [^\n]*\n\n> next question\nopenai gpt-test/);
+    await tty.terminal.waitFor(/word20\n\n> next question\nopenai gpt-test/);
+    answer.release();
     const screen = await tty.terminal.waitFor(/END\.\n> next question\n/);
     // Once the turn is over the text is at the prompt, unsent, the pane gone.
     expect(lines(screen).filter((l) => l.includes("next question"))).toHaveLength(1);
@@ -109,7 +128,8 @@ describe("under the live output", () => {
   }, 60_000);
 
   it("shows the prompts queued by Enter during a turn (past three, counted), then runs them in order", async () => {
-    tty.server.enqueue(slowAnswer(30, 60), ...["two", "three", "four", "five"].map((n) => openaiAnswer(`Answer ${n}.`)));
+    const answer = slowAnswer(10, 30);
+    tty.server.enqueue(answer.response, ...["two", "three", "four", "five"].map((n) => openaiAnswer(`Answer ${n}.`)));
     await tty.start();
     await tty.send("one");
     await tty.terminal.waitFor(/word2 /);
@@ -119,6 +139,7 @@ describe("under the live output", () => {
     await tty.send("four");
     await tty.send("five");
     await tty.terminal.waitFor(/\n\n↳ queued: two\n↳ queued: three\n↳ queued: … and 2 more\nopenai gpt-test/);
+    answer.release();
     const screen = await tty.terminal.waitFor(/> five\nAnswer five\.\n>/);
     expect(screen).toMatch(/END\.\n> two\nAnswer two\.\n> three\nAnswer three\.\n> four\nAnswer four\.\n> five\n/);
     expect(screen).not.toContain("queued");
@@ -132,7 +153,8 @@ describe("under the live output", () => {
       { choices: [], usage: { prompt_tokens: 1500, completion_tokens: 20 } },
       "[DONE]",
     ]);
-    tty.server.enqueue({ body: call }, slowAnswer(30, 60, { prompt_tokens: 2600, completion_tokens: 31 }));
+    const answer = slowAnswer(30, 20, { prompt_tokens: 2600, completion_tokens: 31 });
+    tty.server.enqueue({ body: call }, answer.response);
     await tty.start({ extensions: { "gated.lua": GATED }, args: ["--allow", "*"], rows: 20 });
     await tty.send("go");
     // While the tool runs: the first call's figures, on the screen's last line.
@@ -140,8 +162,9 @@ describe("under the live output", () => {
     expect(lines(screen.trimEnd()).at(-1)).toMatch(/^openai gpt-test · .*↑1\.5k ↓20/);
     writeFileSync(gate, "");
     // While the answer streams (filling the screen: the status line stays last), then with both calls' usage.
-    screen = await tty.terminal.waitFor(/word25 /);
+    screen = await tty.terminal.waitFor(/word30\n/);
     expect(lines(screen.trimEnd()).at(-1)).toMatch(/^openai gpt-test · .*↑1\.5k ↓20/);
+    answer.release();
     screen = await tty.terminal.waitFor(/END\.\n>\nopenai gpt-test · .*↑4\.1k ↓51/);
     const all = await tty.terminal.screen({ history: true });
     expect(lines(all).filter((l) => l.startsWith("openai gpt-test"))).toHaveLength(1); // never scrolled into the history
@@ -152,12 +175,15 @@ describe("thinking", () => {
   it("streams dimmed, collapses to one line once the answer starts, and Ctrl-O shows it whole", async () => {
     const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
     const thoughts = Array.from({ length: 30 }, (_, i) => chunk({ reasoning_content: `idea${i + 1} ` }));
-    const events = [chunk({ role: "assistant", content: "" }), ...thoughts, chunk({ content: "The answer." }), chunk({}, "stop"), "[DONE]"];
-    tty.server.enqueue({ body: sseData(events).split(/(?=data: )/).map((data) => ({ data, delayMs: 80 })) });
+    const thinking = sseData([chunk({ role: "assistant", content: "" }), ...thoughts]).split(/(?=data: )/).map((data) => ({ data, delayMs: 30 }));
+    const answer = sseData([chunk({ content: "The answer." }), chunk({}, "stop"), "[DONE]"]);
+    const held = streamGate();
+    tty.server.enqueue({ body: [...thinking, { data: answer, after: held.until }] });
     await tty.start();
     await tty.send("think");
     await tty.terminal.waitFor(/idea3 /);
     expect(await tty.terminal.screen({ styled: true })).toMatch(/\x1b\[2mi?d?e?a?[^\n]*idea2 /); // dimmed
+    held.open();
     const screen = await tty.terminal.waitFor(/The answer\.\n>/);
     expect(screen).toMatch(/> think\n▸ thought for \d+s · ctrl-o to expand\nThe answer\./);
     expect(screen).not.toContain("idea");

@@ -39,7 +39,7 @@ describe("headless asks", () => {
     userExtension("run.lua", RUN);
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "git status && rm -rf x" } }]) }, { body: openaiText("Denied.") });
     const result = await box.awl(["--no-std-tools", "-p", "go", "--output-format", "json"], { env: providerEnv("openai", server.url) });
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     const sent = lastResult(1);
     expect(sent.role).toBe("tool");
     expect(sent.content).toContain("permission denied");
@@ -58,7 +58,7 @@ describe("headless asks", () => {
       { body: openaiText("Done.") },
     );
     const result = await box.awl(["--no-std-tools", "-p", "go", "--allow", "run(git status)"], { env: providerEnv("openai", server.url) });
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     const messages = server.requests[1]!.json().messages;
     expect(messages.at(-2)).toMatchObject({ role: "tool", tool_call_id: "c1", content: "ran git status" });
     expect(messages.at(-1).content).toContain("permission denied");
@@ -77,7 +77,7 @@ describe("headless asks", () => {
     userExtension("other.lua", RUN.replace('"run"', '"other"'));
     server.enqueue({ body: openaiText("Hi.") });
     const result = await box.awl(["--no-std-tools", "-p", "hi", "--deny", "run", "--allow", "*"], { env: providerEnv("openai", server.url) });
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     expect(offered(0)).toEqual(["other"]);
   });
 
@@ -86,7 +86,7 @@ describe("headless asks", () => {
     userConfig({ permissions: { allow: ["run(git status"], deny: ["run(rm"] } });
     server.enqueue({ body: openaiText("Hi.") });
     const result = await box.awl(["--no-std-tools", "-p", "hi"], { env: providerEnv("openai", server.url) });
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     const config = join(box.home, ".config", "awl", "config.json");
     expect(result.stderr).toContain(`${config}:4: the rule "run(git status" has a "(" that is never closed`);
     expect(result.stderr).toContain(`${config}:7: the rule "run(rm" has a "("`);
@@ -99,7 +99,7 @@ describe("headless asks", () => {
     userConfig({ permissions: { allow: ["rnu(ls)", "network(npm install:*)"], deny: ["github_create_issue"] }, mcpServers: { github: { command: "/nonexistent/mcp-github" } } });
     server.enqueue({ body: openaiText("Hi.") });
     const result = await box.awl(["--no-std-tools", "-p", "hi", "--deny", "wirte"], { env: providerEnv("openai", server.url) });
-    expect(result.code).toBe(0);
+    expect(result.code, result.stderr).toBe(0);
     const config = join(box.home, ".config", "awl", "config.json");
     expect(result.stderr).toContain(`awl: ${config}:4: the allow rule "rnu(ls)" names the tool "rnu", which no extension offers (tools: run); it matches nothing until such a tool exists`);
     expect(result.stderr).toContain('awl: --deny: the deny rule "wirte" names the tool "wirte"');
@@ -136,13 +136,13 @@ awl.register_tool("project_tool", { type = "object" }, function() return "projec
     box.extension("evil.lua", MARKER_EXTENSION(marker));
     server.enqueue({ body: openaiText("Hi.") }, { body: openaiText("Hi.") });
     const untrusted = await box.awl(["--no-std-tools", "-p", "say hi"], { env: providerEnv("openai", server.url) });
-    expect(untrusted.code).toBe(0);
+    expect(untrusted.code, untrusted.stderr).toBe(0);
     expect(existsSync(marker)).toBe(false);
     expect(untrusted.stderr).toContain("awl: this folder is not trusted, so its .awl/extensions/ (1 Lua file) was not loaded; run with --trust-project");
     expect(offered(0)).toEqual([]);
 
     const trusted = await box.awl(["--no-std-tools", "-p", "say hi", "--trust-project"], { env: providerEnv("openai", server.url) });
-    expect(trusted.code).toBe(0);
+    expect(trusted.code, trusted.stderr).toBe(0);
     expect(existsSync(marker)).toBe(true);
     expect(trusted.stderr).not.toContain("not trusted");
     expect(offered(1)).toEqual(["project_tool"]);
@@ -152,7 +152,7 @@ awl.register_tool("project_tool", { type = "object" }, function() return "projec
     const marker = join(box.root, "marker");
     box.extension("evil.lua", MARKER_EXTENSION(marker));
     const listed = await box.awl(["extensions", "--no-std-tools"]);
-    expect(listed.code).toBe(0);
+    expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toBe(
       `not loaded: this folder is not trusted, so its .awl/extensions/ (1 Lua file) did not load.
     awl permissions trust   trusts ${box.cwd} (saved in your config)
@@ -206,7 +206,7 @@ describe("awl permissions", () => {
     userConfig({ model: "gpt-test", permissions: { allow: ["run(git status)", "run(npm test)"], deny: ["run(rm:*)"] } });
     const config = join(box.home, ".config", "awl", "config.json");
     const listed = await box.awl(["permissions", "--allow", "run(ls)"]);
-    expect(listed.code).toBe(0);
+    expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).toContain("mode: default (default)");
     expect(listed.stdout).toContain("sandbox: off (--sandbox turns it on)");
     expect((await box.awl(["permissions", "--sandbox", "--json"])).stdout).toContain('"sandbox": {\n    "on": true,\n    "source": "--sandbox",\n    "auto_allow": false\n  }');

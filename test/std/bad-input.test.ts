@@ -6,7 +6,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AWL } from "../e2e/support.js";
-import { callTool, textOf, useSandbox } from "./support.js";
+import { callTool, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
 
 const env = useSandbox();
 const at = (...parts: string[]) => join(env.box.cwd, ...parts);
@@ -35,9 +35,6 @@ async function callMeasured(name: string, input: unknown): Promise<{ text: strin
   expect(peak, stderr).not.toBeNull();
   return { text: textOf(JSON.parse(stdout)), peakMb: Number(peak![1]) / 1024 };
 }
-
-/** Calls of `awl tool call` cost a second or more each on a busy machine: tests with several get room for them. */
-const SEVERAL_CALLS = { timeout: 120_000 };
 
 describe("std tools, paths that leave the workspace", () => {
   it("say where a write through `..` or a symlink really lands, and write nothing else", SEVERAL_CALLS, async () => {

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { appendFileSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callTool, replayedCall, textOf, useSandbox } from "./support.js";
+import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
 
 const env = useSandbox();
 const hasRipgrep = (() => {
@@ -68,7 +68,7 @@ describe("std.grep", () => {
     }
   });
 
-  it("says so for no match, a regex that does not compile, an unknown type and a missing path", async () => {
+  it("says so for no match, a regex that does not compile, an unknown type and a missing path", SEVERAL_CALLS, async () => {
     tree({ "a.txt": "abc\n" });
     expect(textOf((await callTool(env.box, "grep", { pattern: "zzz" })).outcome)).toBe("No matches.");
     const bad = await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "(unclosed" })], NO_RG);
@@ -100,7 +100,7 @@ describe("std.grep", () => {
 });
 
 describe("std.find", () => {
-  it("finds files by glob, respecting .gitignore, newest first or by path", async () => {
+  it("finds files by glob, respecting .gitignore, newest first or by path", SEVERAL_CALLS, async () => {
     tree(PROJECT);
     const old = new Date("2020-01-01");
     utimesSync(join(env.box.cwd, "src/app.ts"), old, old);

@@ -2,7 +2,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callTool, replayedCall, textOf, useSandbox } from "./support.js";
+import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
 
 const env = useSandbox();
 
@@ -26,7 +26,7 @@ describe("std.ls", () => {
     expect(text.split("\n")[10]).toBe("[10 of 12 entries shown (limit=10); use limit=12, or find/grep to narrow it down]");
   });
 
-  it("answers a file, a missing path and an empty folder clearly", async () => {
+  it("answers a file, a missing path and an empty folder clearly", SEVERAL_CALLS, async () => {
     writeFileSync(join(env.box.cwd, "a.txt"), "hi");
     mkdirSync(join(env.box.cwd, "empty"));
     const file = await callTool(env.box, "ls", { path: "a.txt" });

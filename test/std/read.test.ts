@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callTool, replayedCall, textOf, useSandbox } from "./support.js";
+import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
 
 const env = useSandbox();
 const write = (name: string, data: string | Buffer) => writeFileSync(join(env.box.cwd, name), data);
@@ -10,7 +10,7 @@ const numbered = (from: number, to: number) => Array.from({ length: to - from + 
 const lines = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}\n`).join("");
 
 describe("std.read", () => {
-  it("numbers the lines and pages a big file with offset and limit", async () => {
+  it("numbers the lines and pages a big file with offset and limit", SEVERAL_CALLS, async () => {
     write("big.txt", lines(5000));
     expect(textOf((await callTool(env.box, "read", { path: "big.txt", offset: 4998 })).outcome)).toBe(numbered(4998, 5000));
     expect(textOf((await callTool(env.box, "read", { path: "big.txt", offset: 10, limit: 3 })).outcome)).toBe(
@@ -22,7 +22,7 @@ describe("std.read", () => {
     expect(first[2000]).toBe("[lines 1-2000 of 5000; read on with offset=2001]");
   });
 
-  it("cuts long lines, stops at 40 KB, and shows CRLF text without the CR", async () => {
+  it("cuts long lines, stops at 40 KB, and shows CRLF text without the CR", SEVERAL_CALLS, async () => {
     write("wide.txt", `${"é".repeat(1500)}\nshort\n`);
     const wide = textOf((await callTool(env.box, "read", { path: "wide.txt" })).outcome).split("\n");
     expect(wide[0]).toBe(`1\t${"é".repeat(1000)} … [line cut at 2000 characters]`);
@@ -34,7 +34,7 @@ describe("std.read", () => {
     expect(textOf((await callTool(env.box, "read", { path: "crlf.txt" })).outcome)).toBe("1\ta\n2\tb");
   });
 
-  it("refuses a binary file, a directory, a FIFO and a missing file clearly", async () => {
+  it("refuses a binary file, a directory, a FIFO and a missing file clearly", SEVERAL_CALLS, async () => {
     write("blob.bin", Buffer.from([0x7f, 0x45, 0x4c, 0x46, 0, 0, 1, 2]));
     mkdirSync(join(env.box.cwd, "dir"));
     const { execFileSync } = await import("node:child_process");

@@ -14,6 +14,12 @@ export const STD_TOOLS: readonly string[] = readdirSync(new URL("../../extension
   .map((f) => f.slice(0, -".lua".length))
   .sort();
 
+/**
+ * Each `awl tool call` or `awl -p` costs a second or more on a busy machine (several at a load of 30): tests making
+ * several get room for them.
+ */
+export const SEVERAL_CALLS = { timeout: 120_000 };
+
 /** A fresh sandbox and replay server for each test of the file; read them through the getters. */
 export function useSandbox(): { readonly box: Sandbox; readonly server: ReplayServer } {
   let box: Sandbox | undefined;

@@ -14,14 +14,17 @@
  *
  * Responses are served in order, one per request; a request with nothing left in the queue gets a 500 whose
  * body says so (tests fail loudly instead of hanging). Each body piece is written with its own `write`, so the
- * client sees it as its own read (chunked transfer encoding keeps the boundaries), after its optional delay.
+ * client sees it as its own read (chunked transfer encoding keeps the boundaries), after its optional gate and delay.
  */
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { afterAll, beforeAll, beforeEach, expect } from "vitest";
 
-/** A piece of body: bytes or text (sent as UTF-8), optionally after a pause. */
-export type Piece = Buffer | string | { data: Buffer | string; delayMs?: number };
+/**
+ * A piece of body: bytes or text (sent as UTF-8), optionally after a pause, or once `after` settles (a gate the
+ * test opens when it has seen what it waits for: a stream held mid-way, however slow the machine).
+ */
+export type Piece = Buffer | string | { data: Buffer | string; delayMs?: number; after?: Promise<unknown> };
 
 /**
  * How a response ends:
@@ -125,7 +128,8 @@ async function play(scripted: ScriptedResponse, res: ServerResponse): Promise<vo
   res.flushHeaders();
   const pieces = scripted.body === undefined ? [] : Array.isArray(scripted.body) ? scripted.body : [scripted.body];
   for (const piece of pieces) {
-    const { data, delayMs } = typeof piece === "string" || Buffer.isBuffer(piece) ? { data: piece, delayMs: 0 } : piece;
+    const { data, delayMs, after } = typeof piece === "string" || Buffer.isBuffer(piece) ? { data: piece, delayMs: 0, after: undefined } : piece;
+    if (after) await after.catch(() => undefined);
     if (delayMs) await new Promise((resolve) => setTimeout(resolve, delayMs));
     if (res.destroyed) return;
     const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
