@@ -317,11 +317,12 @@ async function configOf(config: LoadedConfig | undefined, cwd: string): Promise<
 
 /** The tools behind the permission layer; "always allow" saves to the project or user config file. */
 async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (text: string) => void): Promise<PermissionToolSet> {
-  const [{ PermissionToolSet }, { saveAllowRules }] = await Promise.all([import("../permissions/tool-set.js"), import("../permissions/save.js")]);
+  const { PermissionToolSet } = await import("../permissions/tool-set.js");
   const { engine } = setup;
   return new PermissionToolSet(inner, engine, {
+    // The config writer loads only once an answer asks to save a rule (most runs never do).
     saveRules: async (rules, scope) =>
-      saveAllowRules(scope === "project" ? setup.projectConfigPath : setup.userConfigPath, scope, rules, engine.workspace, engine.home),
+      (await import("../permissions/save.js")).saveAllowRules(scope === "project" ? setup.projectConfigPath : setup.userConfigPath, scope, rules, engine.workspace, engine.home),
     warn,
   });
 }

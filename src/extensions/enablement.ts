@@ -14,7 +14,6 @@
 import { readFileSync } from "node:fs";
 import { configFilePath, projectConfigPath, type ConfigScope } from "../config/config-file.js";
 import type { ConfigResult } from "../config/errors.js";
-import { editConfigFile } from "../config/write.js";
 
 /** The config files that may switch extensions, lowest precedence first. */
 export function enablementFiles(cwd: string, env: NodeJS.ProcessEnv): { user: string; project: string } {
@@ -61,6 +60,8 @@ export function readEnablement(cwd: string, env: NodeJS.ProcessEnv): Enablement 
 
 /** Sets `extensions.NAME.enabled` in the config file of `scope`, keeping the rest of it (src/config/write.ts). */
 export async function setEnabled(file: string, scope: ConfigScope, name: string, enabled: boolean): Promise<ConfigResult<void>> {
+  // The writer loads only to write: every start reads the switches (readEnablement), few ever change one.
+  const { editConfigFile } = await import("../config/write.js");
   return editConfigFile(file, [{ key: ["extensions", name, "enabled"], value: enabled }], scope);
 }
 

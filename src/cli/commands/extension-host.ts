@@ -15,7 +15,6 @@ import { resolveLuaLimits } from "./lua-limits.js";
 import type { LoadedConfig } from "../../config/layers.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
-import { runSandbox } from "../../permissions/sandbox.js";
 import type { ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
@@ -77,7 +76,8 @@ export async function openExtensions(
   const setup = await setupPermissions({ cwd: process.cwd(), env: process.env, flags: { trustProject: values["trust-project"] === true, sandbox: values.sandbox === true } });
   if (!setup.ok) return setup;
   if (setup.value.untrustedParts.length > 0) onUntrusted(setup.value.untrustedParts);
-  const sandboxed = runSandbox(setup.value);
+  // Imported here: `awl -p` opens its tools through openToolsForChat, whose start-up needs no sandbox module.
+  const sandboxed = (await import("../../permissions/sandbox.js")).runSandbox(setup.value);
   if (!sandboxed.ok) return sandboxed;
   const sandbox = sandboxed.value;
   const tools = await LuaToolSet.open({
