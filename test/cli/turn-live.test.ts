@@ -102,8 +102,7 @@ describe("under the live output", () => {
     await tty.terminal.keys("Left");
     // Under the running block (past the output's own empty row), then the status line.
     await tty.terminal.waitFor(/[⠀-⣿] gated[^\n]*\n\n> next questio\nopenai gpt-test/);
-    const styled = await tty.terminal.screen({ styled: true });
-    expect(styled).toMatch(/\n> next questi\x1b\[7mo\n/); // the cursor, on the "o" (after Left): reverse video
+    await tty.terminal.waitForStyled(/\n> next questi\x1b\[7mo\n/); // the cursor, on the "o" (after Left): reverse video
     await tty.terminal.keys("End");
     await tty.terminal.type("n");
     writeFileSync(gate, "");
