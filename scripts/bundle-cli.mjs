@@ -4,9 +4,9 @@
 // module on its own: most of awl's start-up). Packages stay imports of node_modules. The library (dist/index.js)
 // and the Lua worker (scripts/bundle-lua-worker.mjs) stay tsc's output here.
 //
-// The modules the main command loads in turn (its settings and tools, then its runtime) each go into one chunk,
-// START_PHASES below: split the default way, they came as ~60 small chunks (every set of modules that two lazy
-// imports share becomes its own), and each file costs the loader a resolve, a read and a link. A module that the
+// The modules the main command loads in turn (its settings and tools, its runtime, the interactive mode's own)
+// each go into one chunk, START_PHASES below: split the default way, they came as ~60 small chunks (every set of
+// modules that two lazy imports share becomes its own), and each file costs the loader a resolve, a read and a link. A module that the
 // entry, `--version` (cli/chat.js, cli/help.js) or the Lua thread's start-up (extensions/lua/) imports stays out of
 // them, so that those load no more than they need; a subcommand that imports a grouped module loads its phase's chunk.
 import { rmSync } from "node:fs";
@@ -24,6 +24,8 @@ const START_PHASES = [
   { name: "open", imports: ["config/index.js", "cli/chat-tools.js", "cli/run-permissions.js", "cli/commands/extension-host.js", "cli/run-secrets.js"] },
   // awl builds what a turn needs, while a Lua worker may be starting: the runtime, sessions, print mode, permission layer.
   { name: "turn", imports: ["cli/runtime.js", "cli/print-mode.js", "cli/session-hook.js", "permissions/tool-set.js"] },
+  // The interactive mode's own modules, before its prompt is drawn.
+  { name: "interactive", imports: ["cli/interactive/repl.js"] },
 ];
 /** Never in a phase's chunk (nor what they import): the entry, `awl --version`'s path, the Lua thread's start. */
 const isOwnPath = (path) => ["cli/main.js", "cli/chat.js", "cli/help.js"].includes(path) || path.startsWith("extensions/lua/");
