@@ -6,7 +6,8 @@
 //   3. `bash` of `true`: overhead over child_process.spawn of the same shell, p50 (target ≤ 5 ms);
 //   4. request bytes of a text turn with the std tools and the default system prompt (target ≤ 5.5 KB);
 //   5. the tool step: from the model's tool-call reply to awl's next request, first call of an `awl -p` run with a
-//      warm registration cache (the Lua worker starts then), p50 (target ≤ 40 ms), with the one-reply turn beside.
+//      warm registration cache (the run's Lua worker starts as the run does), p50 (target ≤ 40 ms), with the
+//      one-reply turn beside (a reply that needs no tool must not get slower for it).
 // Run: npm run bench -- std-tools
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync, writeFileSync, fstatSync } from "node:fs";

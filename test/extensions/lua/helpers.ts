@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll } from "vitest";
+import { runtimeDir } from "../../../src/extensions/lua/assets.js";
 import { LuaPool, type LuaPoolOptions, type ToolContextData } from "../../../src/extensions/lua/pool.js";
+import type { SlotSettings } from "../../../src/extensions/lua/slot.js";
 import type { ToolOutcome, ToolProgress } from "../../../src/tools/types.js";
 
 const made: string[] = [];
@@ -68,4 +70,18 @@ export function call(
 export function contentOf(outcome: ToolOutcome): string {
   if (outcome.status !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
   return outcome.content;
+}
+
+/** What a single WorkerSlot needs to load the single-file extensions `names` of `dir` (HOME and cwd: `dir`). */
+export function slotSettings(dir: string, names: string[], runtime = runtimeDir()): SlotSettings {
+  return {
+    runtimeDir: runtime,
+    extensions: names.map((name) => ({ name, file: join(dir, `${name}.lua`), root: dir })),
+    env: { HOME: dir },
+    memoryLimitBytes: 64 * 1024 * 1024,
+    loadTimeoutMs: 10_000,
+    luaPath: [],
+    home: dir,
+    cwd: dir,
+  };
 }

@@ -1,24 +1,10 @@
 // One pool slot's start: the worker thread starts before wasmoon's module is compiled and gets it in a message.
 import { once } from "node:events";
-import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { describe, expect, it, vi } from "vitest";
-import { luaWasmModule, runtimeDir } from "../../../src/extensions/lua/assets.js";
-import { WorkerSlot, type SlotSettings } from "../../../src/extensions/lua/slot.js";
-import { writeTree } from "./helpers.js";
-
-function settings(dir: string, names: string[]): SlotSettings {
-  return {
-    runtimeDir: runtimeDir(),
-    extensions: names.map((name) => ({ name, file: join(dir, `${name}.lua`), root: dir })),
-    env: { HOME: dir },
-    memoryLimitBytes: 64 * 1024 * 1024,
-    loadTimeoutMs: 10_000,
-    luaPath: [],
-    home: dir,
-    cwd: dir,
-  };
-}
+import { luaWasmModule } from "../../../src/extensions/lua/assets.js";
+import { WorkerSlot } from "../../../src/extensions/lua/slot.js";
+import { slotSettings, writeTree } from "./helpers.js";
 
 const noLog = (): void => undefined;
 
@@ -26,7 +12,7 @@ describe("WorkerSlot.start", () => {
   it("loads the extensions once the module arrives, however late", async () => {
     const dir = writeTree({ "hello.lua": `awl.register_tool("hi", {}, function() return "hello" end)` });
     const late = new Promise((resolve) => setTimeout(resolve, 300)).then(() => luaWasmModule());
-    const { slot, loaded } = await WorkerSlot.start(late, settings(dir, ["hello"]), noLog);
+    const { slot, loaded } = await WorkerSlot.start(late, slotSettings(dir, ["hello"]), noLog);
     expect(loaded.errors).toEqual([]);
     expect(loaded.tools.map((t) => t.name)).toEqual(["hi"]);
     const ctx = JSON.stringify({ cwd: dir, workspace: dir, home: dir, spill_dir: dir, result_limit: 1000 });
@@ -48,7 +34,7 @@ describe("WorkerSlot.start", () => {
     });
     try {
       const broken = new Promise<never>((_, reject) => setTimeout(() => reject(new Error("not a WebAssembly module")), 100));
-      await expect(WorkerSlot.start(broken, settings(dir, ["hello"]), noLog)).rejects.toThrow("not a WebAssembly module");
+      await expect(WorkerSlot.start(broken, slotSettings(dir, ["hello"]), noLog)).rejects.toThrow("not a WebAssembly module");
       // what to load, then asked to end its own thread (never terminated while starting)
       expect(told.map((t) => t.type)).toEqual(["load", "exit"]);
       if (told[0]!.worker.threadId !== -1) await once(told[0]!.worker, "exit");

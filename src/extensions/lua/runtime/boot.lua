@@ -4,9 +4,16 @@
 local raw, config_json, dir = ...
 
 local function run(name, ...)
-  local src, err = raw.read_source(dir .. "/" .. name)
-  if not src then error(err, 0) end
-  return assert(load(src, "@" .. dir .. "/" .. name, "t"))(...)
+  local path = dir .. "/" .. name
+  -- The build's bytecode of the file when it has it (no parse: about half of a cold boot), else the text.
+  local compiled = raw.read_compiled(path)
+  local chunk = compiled and load(compiled, "@" .. path, "b")
+  if not chunk then
+    local src, err = raw.read_source(path)
+    if not src then error(err, 0) end
+    chunk = assert(load(src, "@" .. path, "t"))
+  end
+  return chunk(...)
 end
 
 local json = run("json.lua")

@@ -3,6 +3,7 @@
  * may block). Errors come back the Lua way: (nil, message, errno), with C's strerror wording.
  * Positions are kept here because Node has no lseek: reads and writes pass them explicitly.
  */
+import { chunkFromFolder } from "./compiled-chunk.js";
 import {
   closeSync,
   fstatSync,
@@ -197,6 +198,21 @@ export class HostFiles {
       return [readFileSync(p)];
     } catch (err) {
       return fsFailure(err, `cannot read ${p}: `).slice(0, 2);
+    }
+  }
+
+  /**
+   * The build's bytecode of one of awl's runtime files (`FILE.luac` beside `FILE`, see compiled-chunk.ts), naming
+   * `folder` as its source; null when there is none, it is older than the text (edited since the build), or it
+   * is not such a chunk.
+   */
+  readCompiled(path: string, folder: string): Uint8Array | null {
+    try {
+      const compiled = `${this.path(path)}c`;
+      if (statSync(compiled).mtimeMs < statSync(this.path(path)).mtimeMs) return null;
+      return chunkFromFolder(readFileSync(compiled), folder) ?? null;
+    } catch {
+      return null; // no bytecode: the text is loaded
     }
   }
 
