@@ -258,7 +258,7 @@ export class LuaToolSet implements ToolSet {
           // A start given up at exit (unload: only a prewarm asked for it) loads nothing: that is no registration
           // to apply, and above all none to cache (the next run would offer no tools).
           if (toolSet.closing) return;
-          const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools), toolSet.checkAvailability(loaded.tools)]);
+          const [tools, unavailable] = await Promise.all([withSchemaChecks(loaded.tools, checkedSchemas(cached)), toolSet.checkAvailability(loaded.tools)]);
           const snapshot = { ...loaded, tools, unavailable };
           toolSet.apply(snapshot);
           toolSet.noteVersions(extensions, versions);
@@ -855,17 +855,27 @@ function toEntry(extension: DiscoveredExtension): { name: string; file: string; 
 /**
  * The registrations, each schema checked against JSON Schema's meta-schema: a schema that is not valid JSON Schema
  * would make the provider refuse every request, so the tool is refused instead (the registry reports it). Runs when
- * the real load completes, never on the cached start-up path; the cache keeps the verdict.
+ * the real load completes, never on the cached start-up path; the cache keeps the verdict. A schema in `passed`
+ * (see checkedSchemas) is not checked again.
  */
-async function withSchemaChecks(tools: readonly LuaToolRegistration[]): Promise<LuaToolRegistration[]> {
-  if (tools.every((t) => t.schema_error !== undefined)) return [...tools];
+async function withSchemaChecks(tools: readonly LuaToolRegistration[], passed: ReadonlySet<string> = new Set()): Promise<LuaToolRegistration[]> {
+  if (tools.every((t) => t.schema_error !== undefined || passed.has(t.schema))) return [...tools];
   return Promise.all(
     tools.map(async (tool) => {
-      if (tool.schema_error !== undefined) return tool;
+      if (tool.schema_error !== undefined || passed.has(tool.schema)) return tool;
       const problem = await schemaProblem(tool.schema);
       return problem === undefined ? tool : { ...tool, schema_error: `is not a valid JSON Schema (${problem}); fix it in the extension` };
     }),
   );
+}
+
+/**
+ * The schemas the cached registrations hold as passed: the cache is written after the check, so a tool cached
+ * without a `schema_error` had its schema checked. A load that finds them again (the usual one, after a start
+ * from the cache) need not check them, nor load the check at all.
+ */
+function checkedSchemas(cached: LoadSnapshot | undefined): ReadonlySet<string> {
+  return new Set(cached?.tools.filter((t) => t.schema_error === undefined).map((t) => t.schema));
 }
 
 function failedLoad(extensions: readonly DiscoveredExtension[], error: unknown): LoadSnapshot {
