@@ -4,9 +4,9 @@ import { join } from "node:path";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
-import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { agentText, withAcp } from "./acp-client.js";
-import { openaiAnswer } from "./openai-answer.js";
+import { openaiAnswer, unfinishedAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
 import { PNG_1X1 } from "../support/images.js";
@@ -27,12 +27,6 @@ afterEach(() => server.close());
 const env = () => ({ AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test" });
 
 /** An answer whose first word comes at once and each next one 300 ms later. */
-function slowAnswer(words: string[]): { body: { data: string; delayMs: number }[] } {
-  const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
-  const events = [chunk({ role: "assistant", content: "" }), ...words.map((w) => chunk({ content: `${w} ` })), chunk({}, "stop"), "[DONE]"];
-  return { body: events.map((event, i) => ({ data: sseData([event]), delayMs: i > 1 ? 300 : 0 })) };
-}
-
 /** A project tool that writes files (the std names are reserved): it replaces a file's text, shows its path, renders a block. */
 function writeTool(): void {
   mkdirSync(join(cwd, ".awl/extensions"), { recursive: true });
@@ -177,7 +171,7 @@ describe("awl acp", () => {
   });
 
   it("session/cancel mid-stream ends the prompt cancelled; the next prompt works", async () => {
-    server.enqueue(slowAnswer(["one", "two", "three", "four", "five"]), openaiAnswer("Next answer."));
+    server.enqueue(unfinishedAnswer(["one", "two", "three", "four", "five"]), openaiAnswer("Next answer."));
     await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
       const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] });
@@ -193,7 +187,7 @@ describe("awl acp", () => {
 
 describe("awl acp: bad input", () => {
   it("answers malformed JSON-RPC, unknown methods and unknown sessions with errors; a client gone mid-turn: cancel, save, exit 0", async () => {
-    server.enqueue(slowAnswer(["never", "finished", "answer", "at", "all"]));
+    server.enqueue(unfinishedAnswer(["never", "finished", "answer", "at", "all"]));
     const { spawn } = await import("node:child_process");
     const { AWL } = await import("./run-awl.js");
     const child = spawn(process.execPath, [AWL, "acp", "--trust-project"], { cwd, env: { PATH: process.env.PATH ?? "", HOME: home, ...env() } });

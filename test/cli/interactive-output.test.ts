@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
-import { sseData } from "../support/replay-server.js";
+import { bodyGate, sseData } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
@@ -128,10 +128,12 @@ describe("the model's text on the terminal", () => {
 
   it("shows a waiting line until the first token arrives, then removes it", async () => {
     const slow = openaiAnswer("Finally here.");
-    tty.server.enqueue({ body: [{ data: Buffer.concat(slow.body), delayMs: 2500 }] });
+    const held = bodyGate();
+    tty.server.enqueue({ body: [{ data: Buffer.concat(slow.body), after: held.until }] });
     await tty.start();
     await tty.send("wait");
     await tty.terminal.waitFor(/> wait\n[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] waiting for the model…/);
+    held.open();
     const screen = await tty.terminal.waitFor(/Finally here\.\n>/);
     expect(screen).not.toContain("waiting for the model");
   });

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
+import { bodyGate } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { awlCommand, tmuxTest, type LaunchOptions } from "./tmux-terminal.js";
@@ -190,7 +191,8 @@ describe("modes in the terminal", () => {
   it("/mode shows and switches the mode; the waiting line names a mode that is not the default; plan offers no run tool", async () => {
     const project = tempDir("awl-proj-");
     const slow = openaiAnswer("Planned.");
-    tty.server.enqueue({ body: [{ data: Buffer.concat(slow.body), delayMs: 2500 }] });
+    const held = bodyGate();
+    tty.server.enqueue({ body: [{ data: Buffer.concat(slow.body), after: held.until }] });
     await startIn(project);
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.send("/mode");
@@ -201,6 +203,7 @@ describe("modes in the terminal", () => {
     await tty.terminal.waitFor(/mode: plan\n>/);
     await tty.send("think first");
     await tty.terminal.waitFor(/waiting for the model…[\s\S]*\nmode plan · /);
+    held.open();
     await tty.terminal.waitFor(/Planned\.\n>/);
     // The only tool is `run` (exec): plan mode offers none.
     expect(tty.server.requests[0]!.json().tools ?? []).toEqual([]);

@@ -1,7 +1,7 @@
 /** The built `awl -p` against the local replay server: real HTTP, real providers, every failure class. */
 import { readFileSync } from "node:fs";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sseData, splitEvery, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { bodyGate, sseData, splitEvery, startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { expectNoStackTrace, runAwl } from "./run-awl.js";
 
@@ -233,12 +233,16 @@ describe("error messages: what happened once, then what to do", () => {
 
 describe("Ctrl-C in print mode", () => {
   it("cancels the turn: exit 130, the result object says cancelled", async () => {
-    const slow = openaiAnswer("one two three four five six seven eight nine ten").body.map((data) => ({ data, delayMs: 30 }));
-    server.enqueue({ body: slow });
+    // The rest of the answer is held until awl has ended: the Ctrl-C lands mid-stream however slow the machine.
+    const body = Buffer.concat(openaiAnswer("one two three four five six seven eight nine ten").body);
+    const cut = body.indexOf("three");
+    const rest = bodyGate();
+    server.enqueue({ body: [...splitEvery(body.subarray(0, cut), 7).map((data) => ({ data, delayMs: 30 })), { data: body.subarray(cut), after: rest.until }] });
     const run = await runAwl(["-p", "hi", "--output-format", "stream-json"], {
       ...openai(),
       onOutput: { text: '"delta":"two ', then: (child) => child.kill("SIGINT") },
     });
+    rest.open();
     expect(run.code).toBe(130);
     const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
     expect(events.at(-1)).toMatchObject({ type: "result", stop_reason: "cancelled", messages: [{ role: "user" }] });

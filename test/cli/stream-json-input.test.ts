@@ -3,8 +3,8 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { openaiAnswer } from "./openai-answer.js";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { openaiAnswer, unfinishedAnswer } from "./openai-answer.js";
 import { AWL, expectNoStackTrace, runAwl, tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
 import { PNG_1X1 } from "../support/images.js";
@@ -21,12 +21,6 @@ const env = () => ({ AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", A
 const user = (content: unknown) => JSON.stringify({ type: "user", message: { role: "user", content } });
 
 /** An answer whose first word comes at once and each next one 300 ms later. */
-function slowAnswer(words: string[]): { body: { data: string; delayMs: number }[] } {
-  const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
-  const events = [chunk({ role: "assistant", content: "" }), ...words.map((w) => chunk({ content: `${w} ` })), chunk({}, "stop"), "[DONE]"];
-  return { body: events.map((event, i) => ({ data: sseData([event]), delayMs: i > 1 ? 300 : 0 })) };
-}
-
 interface Live {
   child: ChildProcessWithoutNullStreams;
   lines: any[];
@@ -76,7 +70,7 @@ function startAwl(args: string[]): Live {
 
 describe("--input-format stream-json", () => {
   it("holds three turns in one session; an interrupt cancels the running one; bad lines are input_error events", async () => {
-    server.enqueue(openaiAnswer("First answer."), slowAnswer(["slow", "second", "answer", "here"]), openaiAnswer("Third answer."));
+    server.enqueue(openaiAnswer("First answer."), unfinishedAnswer(["slow", "second", "answer", "here"]), openaiAnswer("Third answer."));
     const awl = startAwl(FLAGS);
 
     awl.send(user("one"));

@@ -51,10 +51,19 @@ export class Terminal {
   }
 
   /** Waits until the screen matches (a generous limit; no timing is asserted). */
-  async waitFor(pattern: RegExp, limitMs = 15_000): Promise<string> {
+  waitFor(pattern: RegExp, limitMs = 15_000): Promise<string> {
+    return this.waitForScreen(pattern, limitMs, {});
+  }
+
+  /** Waits until the screen with its styles (SGR sequences: colours, reverse video of the cursor) matches. */
+  waitForStyled(pattern: RegExp, limitMs = 15_000): Promise<string> {
+    return this.waitForScreen(pattern, limitMs, { styled: true });
+  }
+
+  private async waitForScreen(pattern: RegExp, limitMs: number, options: { styled?: boolean }): Promise<string> {
     const deadline = Date.now() + limitMs;
     for (;;) {
-      const screen = await this.screen();
+      const screen = await this.screen(options);
       if (pattern.test(screen)) return screen;
       if (Date.now() > deadline) throw new Error(`the terminal never showed ${pattern}; it shows:\n${screen}`);
       await new Promise((resolve) => setTimeout(resolve, 50));

@@ -11,7 +11,7 @@ import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
 import { WAIT_FOR_GATE } from "./lua-gate.js";
-import { sseData, type ScriptedResponse } from "../support/replay-server.js";
+import { bodyGate, sseData, type ScriptedResponse } from "../support/replay-server.js";
 
 const tty = tmuxTest();
 
@@ -46,7 +46,7 @@ describe("the spinner", () => {
   });
 
   it("turns on the waiting line until the first token arrives", async () => {
-    const held = streamGate();
+    const held = bodyGate();
     tty.server.enqueue({ body: [{ data: Buffer.concat(openaiAnswer("Finally.").body), after: held.until }] });
     await tty.start();
     await tty.send("wait");
@@ -64,7 +64,7 @@ describe("the spinner", () => {
     writeFileSync(gate, "");
     await tty.terminal.waitFor(/Opened\.\n>/);
 
-    const held = streamGate();
+    const held = bodyGate();
     tty.server.enqueue({ body: [{ data: Buffer.concat(openaiAnswer("Later.").body), after: held.until }] });
     await tty.send("wait");
     await tty.terminal.waitFor(/\n… waiting for the model… \d+s/);
@@ -74,13 +74,6 @@ describe("the spinner", () => {
   });
 });
 
-/** A gate for a streamed body: pieces after `until` wait for `open()`. */
-function streamGate(): { until: Promise<void>; open: () => void } {
-  let open!: () => void;
-  const until = new Promise<void>((resolve) => (open = resolve));
-  return { until, open };
-}
-
 /**
  * An answer streamed one word every `delayMs`, then held before its "END." until `release()`: the test sees the
  * answer mid-way however slow the machine.
@@ -89,7 +82,7 @@ function slowAnswer(words: number, delayMs: number, usage = { prompt_tokens: 9, 
   const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
   const streamed = [chunk({ role: "assistant", content: "" }), ...Array.from({ length: words }, (_, i) => chunk({ content: `word${i + 1} ` }))];
   const end = sseData([chunk({ content: "END." }), chunk({}, "stop"), { choices: [], usage }, "[DONE]"]);
-  const held = streamGate();
+  const held = bodyGate();
   const pieces = sseData(streamed).split(/(?=data: )/).map((data) => ({ data, delayMs }));
   return { response: { body: [...pieces, { data: end, after: held.until }] }, release: held.open };
 }
@@ -109,8 +102,7 @@ describe("under the live output", () => {
     await tty.terminal.keys("Left");
     // Under the running block (past the output's own empty row), then the status line.
     await tty.terminal.waitFor(/[⠀-⣿] gated[^\n]*\n\n> next questio\nopenai gpt-test/);
-    const styled = await tty.terminal.screen({ styled: true });
-    expect(styled).toMatch(/\n> next questi\x1b\[7mo\n/); // the cursor, on the "o" (after Left): reverse video
+    await tty.terminal.waitForStyled(/\n> next questi\x1b\[7mo\n/); // the cursor, on the "o" (after Left): reverse video
     await tty.terminal.keys("End");
     await tty.terminal.type("n");
     writeFileSync(gate, "");
@@ -177,7 +169,7 @@ describe("thinking", () => {
     const thoughts = Array.from({ length: 30 }, (_, i) => chunk({ reasoning_content: `idea${i + 1} ` }));
     const thinking = sseData([chunk({ role: "assistant", content: "" }), ...thoughts]).split(/(?=data: )/).map((data) => ({ data, delayMs: 30 }));
     const answer = sseData([chunk({ content: "The answer." }), chunk({}, "stop"), "[DONE]"]);
-    const held = streamGate();
+    const held = bodyGate();
     tty.server.enqueue({ body: [...thinking, { data: answer, after: held.until }] });
     await tty.start();
     await tty.send("think");

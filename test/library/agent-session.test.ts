@@ -4,17 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent, createAgentSession, createProvider, LuaToolSet, SessionStore, type TurnEvent } from "../../src/index.js";
-import { openaiAnswer } from "../cli/openai-answer.js";
+import { openaiAnswer, unfinishedAnswer } from "../cli/openai-answer.js";
 import { openaiToolCalls } from "../e2e/support.js";
-import { sseData, startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 
 /** An answer whose first word comes at once and each next one 300 ms later (time to cancel it mid-stream). */
-function slowAnswer(words: string[]): { body: { data: string; delayMs: number }[] } {
-  const chunk = (delta: object, finish_reason: string | null = null) => ({ choices: [{ index: 0, delta, finish_reason }] });
-  const events = [chunk({ role: "assistant", content: "" }), ...words.map((w) => chunk({ content: `${w} ` })), chunk({}, "stop"), "[DONE]"];
-  return { body: events.map((event, i) => ({ data: sseData([event]), delayMs: i > 1 ? 300 : 0 })) };
-}
-
 let server: ReplayServer;
 let dir: string;
 beforeEach(async () => {
@@ -66,7 +60,7 @@ describe("AgentSession", () => {
 
   it("runs prompts one after another, and cancel ends only the running turn", async () => {
     // The first answer is slow: it is cancelled after its first words; the second prompt then runs.
-    server.enqueue(slowAnswer(["one", "two", "three", "four"]), openaiAnswer("Second answer."));
+    server.enqueue(unfinishedAnswer(["one", "two", "three", "four"]), openaiAnswer("Second answer."));
     const session = await createAgentSession({ agent: new Agent({ provider: await provider() }) });
     const first = session.prompt("first");
     const second = session.prompt("second");
@@ -83,7 +77,7 @@ describe("AgentSession", () => {
   });
 
   it("leaving the loop early cancels the turn", async () => {
-    server.enqueue(slowAnswer(["a", "b", "c", "d"]));
+    server.enqueue(unfinishedAnswer(["a", "b", "c", "d"]));
     const session = await createAgentSession({ agent: new Agent({ provider: await provider() }) });
     const turn = session.prompt("go");
     for await (const event of turn) if (event.type === "text_delta") break;

@@ -26,6 +26,13 @@ import { afterAll, beforeAll, beforeEach, expect } from "vitest";
  */
 export type Piece = Buffer | string | { data: Buffer | string; delayMs?: number; after?: Promise<unknown> };
 
+/** A gate for a piece's `after`: the pieces behind it wait until the test calls `open()`. */
+export function bodyGate(): { until: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const until = new Promise<void>((resolve) => (open = resolve));
+  return { until, open };
+}
+
 /**
  * How a response ends:
  * - `"end"` (default): the body ends cleanly;
