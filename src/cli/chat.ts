@@ -39,11 +39,11 @@ export async function runChat(argv: readonly string[]): Promise<number> {
   const luaAhead = interactive || cli.flags["no-std-tools"] ? undefined : await import("../extensions/lua/head-start.js");
   if (!luaAhead) return await chat(cli, interactive);
   luaAhead.startLuaThreadAhead({ env: process.env, cwd: process.cwd() });
-  cleanUpOnTermination({ kill: () => undefined, close: luaAhead.stopLuaThreadAhead });
+  cleanUpOnTermination({ kill: () => undefined, close: luaAhead.stopLuaThreadsAhead });
   try {
     return await chat(cli, interactive);
   } finally {
-    await luaAhead.stopLuaThreadAhead();
+    await luaAhead.stopLuaThreadsAhead();
   }
 }
 

@@ -1,54 +1,51 @@
 /**
- * A Lua worker started ahead. In a headless run the first tool call can come with the model's first reply, and a
- * worker's own start (Node's thread, wasmoon, awl's Lua runtime) is most of the time such a call waits: so the
- * run starts one before it knows its extensions, beside the rest of its start-up. The pool's first worker with
- * the same boot takes it and sends it the extensions; a thread nobody took is stopped at exit.
+ * Lua workers started ahead. A worker's own start (Node's thread, wasmoon, awl's Lua runtime) is most of what a
+ * first tool call would wait for, and none of it depends on the extensions: so a headless run starts one as it
+ * starts, and opened tools start one (LuaToolSet.prewarm), before any extension is loaded. A pool's first worker
+ * with the same boot takes it and sends it the extensions when they are needed; a thread nobody took is stopped
+ * at exit. One thread per boot (folder, environment): an `awl acp` process serves several folders.
  */
 import { luaWasmModule } from "./assets.js";
 import { LuaThread, threadBootFor, type ThreadBoot } from "./thread.js";
 import type { LuaPoolOptions } from "./types.js";
 
-let ahead: { thread: LuaThread; key: string } | undefined;
+/** The threads waiting for a taker, by boot. */
+const ahead = new Map<string, LuaThread>();
 /** Every stop asked for so far: whoever waits for one waits for all (an exit must not cut one short). */
 let stopping: Promise<void> = Promise.resolve();
 
 const keyOf = (boot: ThreadBoot) => JSON.stringify(boot);
 
 /** Starts a worker booting the Lua runtime as a pool with these options would, unless one already is. */
-export function startLuaThreadAhead(options: Pick<LuaPoolOptions, "env" | "cwd">): void {
-  if (ahead) return;
+export function startLuaThreadAhead(options: Pick<LuaPoolOptions, "env" | "cwd" | "luaPath" | "textHost">): void {
   const boot = threadBootFor(options);
+  const key = keyOf(boot);
+  if (ahead.has(key)) return;
   const thread = new LuaThread(boot, luaWasmModule());
   thread.worker.unref(); // waiting for a taker keeps no process alive
-  ahead = { thread, key: keyOf(boot) };
+  ahead.set(key, thread);
 }
 
-/**
- * The thread started ahead, if it boots with `boot` and still runs; nobody else gets it after this. One that
- * boots otherwise (another folder, another environment) is of no use: it is stopped.
- */
+/** The thread started ahead for `boot`, if it still runs; nobody else gets it after this. */
 export function takeLuaThreadAhead(boot: ThreadBoot): LuaThread | undefined {
-  if (!ahead) return undefined;
-  if (ahead.thread.exited || ahead.key !== keyOf(boot)) {
-    void stopLuaThreadAhead();
-    return undefined;
-  }
-  const { thread } = ahead;
-  ahead = undefined;
+  const key = keyOf(boot);
+  const thread = ahead.get(key);
+  ahead.delete(key);
+  if (thread?.exited) return undefined;
   return thread;
 }
 
 /**
- * Stops the thread started ahead if nobody took it: it has loaded nothing (it was never sent any extension), so
- * it is terminated once past Node's own start of its thread (a process that exits during that start can abort
- * inside Node). Resolves when it is gone.
+ * Stops every thread started ahead that nobody took: none has loaded anything (they are never sent an extension
+ * before they are taken), so each is terminated once past Node's own start of its thread (a process that exits
+ * during that start can abort inside Node). Resolves when they are gone.
  */
-export function stopLuaThreadAhead(): Promise<void> {
-  const unused = ahead?.thread;
-  ahead = undefined;
-  if (unused) {
-    unused.worker.ref(); // the wait for its stop keeps the process alive
-    stopping = Promise.all([stopping, unused.online.then(() => unused.worker.terminate())]).then(() => undefined);
+export function stopLuaThreadsAhead(): Promise<void> {
+  const unused = [...ahead.values()];
+  ahead.clear();
+  for (const thread of unused) {
+    thread.worker.ref(); // the wait for its stop keeps the process alive
+    stopping = Promise.all([stopping, thread.online.then(() => thread.worker.terminate())]).then(() => undefined);
   }
   return stopping;
 }

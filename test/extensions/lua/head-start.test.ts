@@ -17,7 +17,7 @@ vi.mock("../../../src/extensions/lua/thread.js", async (importOriginal) => {
   return { ...real, LuaThread: CountedThread };
 });
 
-const { startLuaThreadAhead, stopLuaThreadAhead } = await import("../../../src/extensions/lua/head-start.js");
+const { startLuaThreadAhead, stopLuaThreadsAhead } = await import("../../../src/extensions/lua/head-start.js");
 const { call, contentOf, poolOf, tempDir } = await import("./helpers.js");
 
 const WHERE = `local f = io.open("loaded.txt", "w"); f:write("loaded"); f:close()
@@ -33,12 +33,12 @@ describe("a Lua worker started ahead", () => {
     expect(contentOf(await call(pool, "where", "where", {}, { cwd }))).toBe("this folder");
     expect(readFileSync(join(cwd, "loaded.txt"), "utf8")).toBe("loaded");
     expect(started.map((t) => t.cwd)).toEqual([cwd]); // no other worker was started
-    await stopLuaThreadAhead(); // nothing left to stop: the pool has it
+    await stopLuaThreadsAhead(); // nothing left to stop: the pool has it
     expect(started[0]!.exited()).toBe(false);
     await pool.close();
   });
 
-  it("is not used by a pool in another folder (whose code sees its own folder), and is stopped", async () => {
+  it("is not used by a pool in another folder (whose code sees its own folder), and is stopped at exit", async () => {
     started.length = 0;
     const [elsewhere, cwd] = [tempDir(), tempDir()];
     startLuaThreadAhead({ env: process.env, cwd: elsewhere });
@@ -47,7 +47,7 @@ describe("a Lua worker started ahead", () => {
     expect(existsSync(join(cwd, "loaded.txt"))).toBe(true);
     expect(existsSync(join(elsewhere, "loaded.txt"))).toBe(false);
     expect(started.map((t) => t.cwd)).toEqual([elsewhere, cwd]);
-    await stopLuaThreadAhead();
+    await stopLuaThreadsAhead();
     expect(started[0]!.exited()).toBe(true);
     await pool.close();
   });
@@ -55,7 +55,7 @@ describe("a Lua worker started ahead", () => {
   it("is stopped at exit when nobody took it", async () => {
     started.length = 0;
     startLuaThreadAhead({ env: process.env, cwd: tempDir() });
-    await stopLuaThreadAhead();
+    await stopLuaThreadsAhead();
     expect(started).toHaveLength(1);
     expect(started[0]!.exited()).toBe(true);
   });
