@@ -315,13 +315,19 @@ local staged = {} -- name -> a new version loaded beside the one serving, until 
 --- Loads one extension. Returns "ok", registrations JSON or "error", message. `source`: the entry point's
 --- text when the host read it already; `replace`: keep the version serving until commit_extension (a reload).
 local function load_extension(name, file, root, source, replace)
-  local src, err = source, nil
-  if src == nil then src, err = host.read_source(file) end
-  if not src then return "error", err end
-  if sub(src, 1, 1) == "#" then src = "--" .. src end
   local env = make_env(name, root)
-  local chunk, syntax = load(src, "@" .. file, "t", env)
-  if not chunk then return "error", syntax end
+  -- The build's bytecode of a bundled extension (no parse: most of a cold load), else the text.
+  local compiled = host.read_compiled(file)
+  local chunk = compiled and load(compiled, "@" .. file, "b", env)
+  if not chunk then
+    local src, err = source, nil
+    if src == nil then src, err = host.read_source(file) end
+    if not src then return "error", err end
+    if sub(src, 1, 1) == "#" then src = "--" .. src end
+    local syntax
+    chunk, syntax = load(src, "@" .. file, "t", env)
+    if not chunk then return "error", syntax end
+  end
   local ext = { name = name, file = file, root = root, env = env, tools = {}, order = {}, unload = {}, discover = {} }
   loading = ext
   host.set_extension(name)

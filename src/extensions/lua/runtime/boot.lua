@@ -5,7 +5,7 @@ local raw, config_json, dir = ...
 
 local function run(name, ...)
   local path = dir .. "/" .. name
-  -- The build's bytecode of the file when it has it (no parse: about half of a cold boot), else the text.
+  -- The build's bytecode of the file (no parse: about half of a cold boot), else the text.
   local compiled = raw.read_compiled(path)
   local chunk = compiled and load(compiled, "@" .. path, "b")
   if not chunk then

@@ -31,9 +31,14 @@ end
 package.searchpath = searchpath
 
 local function load_module(name, file, env)
-  local src, err = read_chunk(file)
-  local chunk
-  if src then chunk, err = load(src, "@" .. file, "t", env or _G) end
+  -- The build's bytecode of a bundled module, else the text.
+  local compiled = host.read_compiled(file)
+  local chunk = compiled and load(compiled, "@" .. file, "b", env or _G)
+  local src, err
+  if not chunk then
+    src, err = read_chunk(file)
+    if src then chunk, err = load(src, "@" .. file, "t", env or _G) end
+  end
   if not chunk then
     error(format("error loading module '%s' from file '%s':\n\t%s", name, file, err), 0)
   end

@@ -1,11 +1,8 @@
 /**
- * awl's runtime as bytecode (scripts/compile-lua-runtime.mjs dumps it at build time): the chunks name their
- * source with a mark, which is replaced here by the folder the runtime is in, so that Lua's messages and
+ * Lua bytecode the build made (scripts/compile-lua.mjs: awl's runtime and bundled extensions, dumped with
+ * their debug information): the chunk's source is set to the file it is loaded for, so that Lua's messages and
  * tracebacks name the real file wherever the package was built.
  */
-
-/** The folder a compiled chunk of the runtime names as its source (`@<awl-runtime>/awl.lua`). */
-export const RUNTIME_SOURCE_MARK = "<awl-runtime>";
 
 /** Lua 5.4's binary header on wasm32: signature, version 5.4, format 0, LUAC_DATA, then the sizes and checks. */
 const HEADER = [0x1b, 0x4c, 0x75, 0x61, 0x54, 0x00, 0x19, 0x93, 0x0d, 0x0a, 0x1a, 0x0a, 0x04, 0x08, 0x08];
@@ -13,10 +10,10 @@ const HEADER = [0x1b, 0x4c, 0x75, 0x61, 0x54, 0x00, 0x19, 0x93, 0x0d, 0x0a, 0x1a
 const SOURCE_AT = 31 + 1;
 
 /**
- * `chunk` with its source (`@<awl-runtime>/NAME`) naming `folder` instead, or undefined when it is not a chunk
- * dumped that way (another Lua, a damaged file): the caller then loads the text.
+ * `chunk` with its source naming `file` (`@FILE`, as a text chunk loaded from it would), or undefined when it is
+ * not a Lua 5.4 chunk with a source (another Lua, a stripped or damaged file): the caller then loads the text.
  */
-export function chunkFromFolder(chunk: Uint8Array, folder: string): Uint8Array | undefined {
+export function chunkNamed(chunk: Uint8Array, file: string): Uint8Array | undefined {
   if (chunk.length < SOURCE_AT + 2 || HEADER.some((byte, i) => chunk[i] !== byte)) return undefined;
   // A string is its length + 1 in 7-bit groups, most significant first, the last group marked with 0x80.
   let size = 0;
@@ -27,11 +24,9 @@ export function chunkFromFolder(chunk: Uint8Array, folder: string): Uint8Array |
     size = (size << 7) | (byte & 0x7f);
     if (byte & 0x80) break;
   }
-  const source = Buffer.from(chunk.subarray(at, at + size - 1)).toString("utf8");
-  const mark = `@${RUNTIME_SOURCE_MARK}/`;
-  if (size < 1 || !source.startsWith(mark)) return undefined;
-  const renamed = Buffer.from(`@${folder}/${source.slice(mark.length)}`, "utf8");
-  return Buffer.concat([chunk.subarray(0, SOURCE_AT), sizeBytes(renamed.length + 1), renamed, chunk.subarray(at + size - 1)]);
+  if (size < 1 || at + size - 1 > chunk.length) return undefined;
+  const source = Buffer.from(`@${file}`, "utf8");
+  return Buffer.concat([chunk.subarray(0, SOURCE_AT), sizeBytes(source.length + 1), source, chunk.subarray(at + size - 1)]);
 }
 
 function sizeBytes(size: number): Uint8Array {

@@ -3,7 +3,7 @@
  * may block). Errors come back the Lua way: (nil, message, errno), with C's strerror wording.
  * Positions are kept here because Node has no lseek: reads and writes pass them explicitly.
  */
-import { chunkFromFolder } from "./compiled-chunk.js";
+import { chunkNamed } from "./compiled-chunk.js";
 import {
   closeSync,
   fstatSync,
@@ -17,7 +17,7 @@ import {
   writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, resolve, sep } from "node:path";
 import type { HostValue } from "./lua-c.js";
 
 /** Lua source files (extensions, modules) larger than this are refused with a clear message. */
@@ -202,15 +202,17 @@ export class HostFiles {
   }
 
   /**
-   * The build's bytecode of one of awl's runtime files (`FILE.luac` beside `FILE`, see compiled-chunk.ts), naming
-   * `folder` as its source; null when there is none, it is older than the text (edited since the build), or it
-   * is not such a chunk.
+   * The build's bytecode of `path` (`PATH.luac` beside it: awl's runtime, its bundled extensions), naming `path`
+   * as its source; null when `path` is not in awl's own folder `own` (nobody else's .luac is ever loaded), there is
+   * none, it is older than the text (edited since the build), or it is not such a chunk.
    */
-  readCompiled(path: string, folder: string): Uint8Array | null {
+  readCompiled(path: string, own: string): Uint8Array | null {
     try {
-      const compiled = `${this.path(path)}c`;
-      if (statSync(compiled).mtimeMs < statSync(this.path(path)).mtimeMs) return null;
-      return chunkFromFolder(readFileSync(compiled), folder) ?? null;
+      const file = this.path(path);
+      if (!file.startsWith(own + sep)) return null;
+      const compiled = `${file}c`;
+      if (statSync(compiled).mtimeMs < statSync(file).mtimeMs) return null;
+      return chunkNamed(readFileSync(compiled), file) ?? null;
     } catch {
       return null; // no bytecode: the text is loaded
     }

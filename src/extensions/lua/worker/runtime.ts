@@ -40,6 +40,7 @@ import { readText, textOfBytes, writeText } from "./host-text.js";
 import { grep, walk, type GrepOptions, type WalkOptions } from "./host-walk.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
 import { StackWhere } from "./stack-where.js";
+import { packageRoot } from "../../../util/package-path.js";
 import { KNOWN_C_MODULES, luaSearchPaths } from "./lua-paths.js";
 
 /** Instructions between two checks of the deadline and abort flag (cheap: ~1 µs of Lua). */
@@ -240,7 +241,8 @@ export class LuaRuntime {
     const num = (L: number, i: number) => c.number(L, i) ?? 0;
 
     this.hostFunction("read_source", (L) => files.readSource(str(L, 1)));
-    this.hostFunction("read_compiled", (L) => [files.readCompiled(str(L, 1), this.init.runtimeDir)]);
+    const own = packageRoot();
+    this.hostFunction("read_compiled", (L) => [files.readCompiled(str(L, 1), own)]);
     // An on_unload hook is owed at exit, unless the main thread gave this worker up first (see WorkerSlot.abandon).
     this.hostFunction("owe_unload", () => [Atomics.compareExchange(this.host.control, CONTROL_OWED, OWED_NOTHING, OWED_HOOKS) !== OWED_ABANDONED]);
     this.hostFunction("is_file", (L) => [files.isFile(str(L, 1))]);
