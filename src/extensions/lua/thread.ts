@@ -53,7 +53,7 @@ export class LuaThread {
   readonly compiled: Promise<void>;
   /** The thread has ended. */
   exited = false;
-  /** Why the worker said it cannot go on, if it did (before anyone drove it, too). */
+  /** Why the worker said it cannot go on, if it did (its exit is then reported with it). */
   fatal: string | undefined;
 
   /** Starts the worker now: Node's start of a thread and the worker's own modules take longer than compiling `module`. */
