@@ -203,13 +203,13 @@ export class HostFiles {
 
   /**
    * The build's bytecode of `path` (`PATH.luac` beside it: awl's runtime, its bundled extensions), naming `path`
-   * as its source; null when `path` is not in awl's own folder `own` (nobody else's .luac is ever loaded), there is
-   * none, it is older than the text (edited since the build), or it is not such a chunk.
+   * as its source; null when `path` is in none of awl's own folders `own` (nobody else's .luac is ever loaded),
+   * there is none, it is older than the text (edited since the build), or it is not such a chunk.
    */
-  readCompiled(path: string, own: string): Uint8Array | null {
+  readCompiled(path: string, own: readonly string[]): Uint8Array | null {
     try {
       const file = this.path(path);
-      if (!file.startsWith(own + sep)) return null;
+      if (!own.some((folder) => file.startsWith(folder + sep))) return null;
       const compiled = `${file}c`;
       if (statSync(compiled).mtimeMs < statSync(file).mtimeMs) return null;
       return chunkNamed(readFileSync(compiled), file) ?? null;
