@@ -54,8 +54,9 @@ export async function openChatTools(
     ...(textHost && { textHost }),
     ...(sandbox.value && { sandbox: sandbox.value }),
   });
-  // Headless (awl -p, ACP), the first tool call may come as soon as the first reply does: the Lua worker starts
-  // now, beside the rest of awl's start-up, rather than with the request (a reply needing no tool gives it up).
+  // Headless (awl -p, ACP), the first tool call may come as soon as the first reply does: a Lua worker boots now,
+  // beside the rest of awl's start-up (for `awl -p` it already does, see chat.ts); the extensions load into it once
+  // a request offering tools is on its way (the agent's prewarm), so a reply needing no tool ends the run first.
   if (opened.ok && !mode.interactive) void opened.value.tools.prewarm();
   if (opened.ok && sandbox.value && options.permissions) {
     // Exec calls of the Lua tools run inside the sandbox: `permissions.sandbox_auto_allow` may let them run unasked.

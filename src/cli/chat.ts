@@ -9,6 +9,7 @@ import { EXIT } from "./exit-codes.js";
 import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
 import { composePrompt, readPipedStdin } from "./stdin.js";
 import { writeNotice } from "./output/wrap-text.js";
+import { cleanUpOnTermination } from "./termination.js";
 
 const stdout = process.stdout;
 const stderr = process.stderr;
@@ -33,6 +34,21 @@ export async function runChat(argv: readonly string[]): Promise<number> {
 
   // Interactive needs a terminal on both ends; without one awl never prompts.
   const interactive = !cli.flags.print && cli.outputFormat === "text" && isatty(0) && isatty(1);
+  // Headless, the first tool call can come with the model's first reply: a Lua worker boots beside the rest of
+  // awl's start-up, before the extensions are known (the pool's first worker takes it; otherwise it stops at exit).
+  const luaAhead = interactive || cli.flags["no-std-tools"] ? undefined : await import("../extensions/lua/head-start.js");
+  if (!luaAhead) return await chat(cli, interactive);
+  luaAhead.startLuaThreadAhead({ env: process.env, cwd: process.cwd() });
+  cleanUpOnTermination({ kill: () => undefined, close: luaAhead.stopLuaThreadsAhead });
+  try {
+    return await chat(cli, interactive);
+  } finally {
+    await luaAhead.stopLuaThreadsAhead();
+  }
+}
+
+/** The main command once its flags are read: stdin, configuration, the runtime, then the mode's own loop. */
+async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   // With stream-json input, stdin holds the conversation's prompts, read line by line as they come.
   const streamed = cli.inputFormat === "stream-json";
   const prompt = interactive || streamed ? cli.prompt : composePrompt(cli.prompt, await readPipedStdin());

@@ -17,7 +17,7 @@ import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
-import type { ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
+import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
 import {
@@ -168,6 +168,10 @@ export class LuaToolSet implements ToolSet {
   /** The registration cache (false: off) and the keys of the extensions as found. */
   private cachePath: string | false = false;
   private cacheKeys: ReturnType<typeof extensionKeys>;
+  /** A prewarm started a Lua worker ahead of the pool (head-start.ts). */
+  private startedAhead = false;
+  /** What the pool is created with (its extensions aside). */
+  private poolOptions: Omit<LuaPoolOptions, "extensions"> = {};
   /** Where what a tool call printed goes (`LuaToolSetOptions.onLog`). */
   private callLog: LuaToolSetOptions["onLog"];
 
@@ -219,7 +223,7 @@ export class LuaToolSet implements ToolSet {
     toolSet.callLog = options.onLog;
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     toolSet.cachePath = cachePath;
-    const poolOptions: Omit<LuaPoolOptions, "extensions"> = {
+    const poolOptions: Omit<LuaPoolOptions, "extensions"> = (toolSet.poolOptions = {
       cwd: options.cwd,
       defaultTimeoutMs,
       env: options.env,
@@ -228,7 +232,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.onLog && { onLog: options.onLog }),
       ...(options.textHost && { textHost: options.textHost }),
       ...(options.sandbox && { sandbox: options.sandbox }),
-    };
+    });
     let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {
       // The extensions as found when the load begins (a change seen before that is part of it).
@@ -322,13 +326,22 @@ export class LuaToolSet implements ToolSet {
   }
 
   /**
-   * Starts the Lua workers now (headless awl does so as soon as the tools are open, the agent as soon as it sends
-   * a request offering tools), so a call that comes does not pay their start-up; resolves once the first worker is
-   * starting, not when it is ready. Calls start them anyway. A start that only a prewarm asked for is given up at
-   * exit if no extension registered an on_unload hook (see unload), so a reply that needs no tool does not wait
-   * for it.
+   * Gets the Lua workers ready ahead of a call, so that it does not pay their start-up; resolves once the first
+   * worker is starting, not when it is ready. Without `why` (the tools were just opened: headless awl, an ACP
+   * session) only a worker's own start: it boots awl's Lua runtime and loads no extension (head-start.ts). With one
+   * (a request offering tools is on its way, see PrewarmReason) the extensions load too. Calls start it all anyway.
+   * A load that only a prewarm asked for is given up at exit if no extension registered an on_unload hook (see
+   * unload), so a reply that needs no tool does not wait for it.
    */
-  prewarm(): Promise<void> {
+  prewarm(why?: PrewarmReason): Promise<void> {
+    if (!why) {
+      if (!this.loading && this.discovery.extensions.length > 0) {
+        this.startedAhead = true;
+        const { cwd, env, textHost } = this.poolOptions;
+        void import("./lua/head-start.js").then((ahead) => ahead.startLuaThreadAhead({ cwd, env, ...(textHost && { textHost }) }));
+      }
+      return Promise.resolve();
+    }
     if (!this.loading) this.speculative = true;
     return this.startLoading().begun;
   }
@@ -755,6 +768,7 @@ export class LuaToolSet implements ToolSet {
   async quiesce(): Promise<void> {
     const pool = await this.poolReady?.catch(() => undefined);
     await pool?.quiesce();
+    if (this.startedAhead) await (await import("./lua/head-start.js")).stopLuaThreadsAhead(); // one no pool took
   }
 
   /** Kills, synchronously, the programs running handlers started (awl is being stopped by a signal). */

@@ -236,7 +236,7 @@ describe("LuaToolSet", () => {
     const warm = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(warm.definitions().map((t) => t.name)).toEqual(["first"]);
     expect(fake.loads).toBe(1); // no Lua yet: the workers start at the first call (or prewarm)
-    warm.prewarm();
+    warm.prewarm("request");
     await vi.waitFor(() => expect(fake.loads).toBe(2)); // once the pool's module is loaded
     const call = warm.execute({ id: "1", name: "first", input: "{}" }, signal);
     release();
@@ -280,7 +280,7 @@ describe("LuaToolSet", () => {
     expect(fake.options).toHaveLength(1);
     expect(fake.quiesced).toBe(0);
     const prewarmed = await open();
-    prewarmed.prewarm();
+    prewarmed.prewarm("request");
     await prewarmed.quiesce();
     expect(fake.options).toHaveLength(2);
     expect(fake.quiesced).toBe(1);
@@ -292,7 +292,7 @@ describe("LuaToolSet", () => {
     const cachePath = join(base, "cache.json");
     const warm = await open();
     const release = holdLoads();
-    await warm.prewarm();
+    await warm.prewarm("request");
     await warm.unload(); // awl exits: only a prewarm started the worker, so the start is given up
     fake.tools = []; // what a given-up worker reports: it loaded nothing
     release();
@@ -304,7 +304,7 @@ describe("LuaToolSet", () => {
   it("a prewarm whose pool is still being created when awl exits starts no worker", async () => {
     const open = await warmCache();
     const warm = await open();
-    void warm.prewarm(); // the pool's module is loading...
+    void warm.prewarm("request"); // the pool's module is loading...
     await warm.unload(); // ...when the reply, which needed no tool, has ended
     await warm.quiesce();
     expect(fake.options).toHaveLength(2); // the pool exists...
@@ -315,7 +315,7 @@ describe("LuaToolSet", () => {
     const open = await warmCache();
     const warm = await open();
     const release = holdLoads();
-    await warm.prewarm();
+    await warm.prewarm("request");
     expect(fake.loads).toBe(2); // the pool exists and its load started; it is still waiting for `release`
     expect(await settlesSoon(warm.loaded())).toBe(false);
     release();
@@ -333,17 +333,28 @@ describe("LuaToolSet", () => {
     expect(fake.loads).toBe(2);
   });
 
+  it("prewarm() without a reason (the tools just opened) loads no extension: it only starts a Lua worker ahead", async () => {
+    const open = await warmCache();
+    const warm = await open();
+    await warm.prewarm();
+    expect(fake.options).toHaveLength(1); // no pool: no extension's code runs before a request or a call
+    expect(fake.loads).toBe(1);
+    await warm.quiesce(); // stops the worker no pool took
+    expect(await warm.execute({ id: "1", name: "say", input: "{}" }, signal)).toMatchObject({ content: "ran say" });
+    expect(fake.loads).toBe(2);
+  });
+
   it("closes a pool that was still being created, and creates none after close()", async () => {
     const open = await warmCache();
     const first = await open();
-    first.prewarm(); // the pool's creation starts...
+    first.prewarm("request"); // the pool's creation starts...
     await first.close(); // ...and close() waits for it, then closes it
     expect(fake.options).toHaveLength(2);
     expect(fake.closed).toBe(1);
 
     const second = await open();
     await second.close();
-    second.prewarm();
+    second.prewarm("request");
     const outcome = await second.execute({ id: "1", name: "say", input: "{}" }, signal);
     expect(outcome).toMatchObject({ status: "result", is_error: true });
     expect(fake.options).toHaveLength(2); // no pool after close

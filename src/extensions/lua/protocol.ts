@@ -40,7 +40,8 @@ export const ABORT_EXIT = 3;
 
 /**
  * What a worker needs to boot the Lua runtime (passed as `workerData`): nothing about the extensions it will
- * load. The compiled WebAssembly module follows in a message, then what to load (`LoadSettings`).
+ * load, so a worker can boot before they are known (head-start.ts). The compiled WebAssembly module follows in a
+ * message, then what to load (`LoadSettings`).
  */
 export interface WorkerInit {
   control: SharedArrayBuffer;

@@ -28,6 +28,7 @@ import {
   type WorkerOutcome,
 } from "./protocol.js";
 import { ChildProcesses, type LogSink } from "./processes.js";
+import { takeLuaThreadAhead } from "./head-start.js";
 import { LuaThread, type ThreadBoot } from "./thread.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaPoolOptions, LuaToolRegistration, TextHost, ToolOutcome, ToolProgress } from "./types.js";
 
@@ -101,8 +102,8 @@ export class WorkerSlot {
   }
 
   /**
-   * Starts a worker and waits until it has loaded every extension. The worker starts at once: Node's start of a
-   * thread and the worker's own modules take longer than compiling `module`, which it gets when it is ready.
+   * Starts a worker (or takes the one started ahead with the same boot, see head-start.ts) and waits until it has
+   * loaded every extension.
    */
   static start(
     module: Promise<WasmModule>,
@@ -139,7 +140,7 @@ export class WorkerSlot {
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
     const { extensions, memoryLimitBytes, loadTimeoutMs, ...boot } = this.settings;
-    const thread = new LuaThread(boot, module);
+    const thread = takeLuaThreadAhead(boot) ?? new LuaThread(boot, module);
     this.worker = thread.worker;
     this.control = thread.control;
     this.online = thread.online;

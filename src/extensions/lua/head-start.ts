@@ -1,0 +1,51 @@
+/**
+ * Lua workers started ahead. A worker's own start (Node's thread, wasmoon, awl's Lua runtime) is most of what a
+ * first tool call would wait for, and none of it depends on the extensions: so a headless run starts one as it
+ * starts, and opened tools start one (LuaToolSet.prewarm), before any extension is loaded. A pool's first worker
+ * with the same boot takes it and sends it the extensions when they are needed; a thread nobody took is stopped
+ * at exit. One thread per boot (folder, environment): an `awl acp` process serves several folders.
+ */
+import { luaWasmModule } from "./assets.js";
+import { LuaThread, threadBootFor, type ThreadBoot } from "./thread.js";
+import type { LuaPoolOptions } from "./types.js";
+
+/** The threads waiting for a taker, by boot. */
+const ahead = new Map<string, LuaThread>();
+/** Every stop asked for so far: whoever waits for one waits for all (an exit must not cut one short). */
+let stopping: Promise<void> = Promise.resolve();
+
+const keyOf = (boot: ThreadBoot) => JSON.stringify(boot);
+
+/** Starts a worker booting the Lua runtime as a pool with these options would, unless one already is. */
+export function startLuaThreadAhead(options: Pick<LuaPoolOptions, "env" | "cwd" | "luaPath" | "textHost">): void {
+  const boot = threadBootFor(options);
+  const key = keyOf(boot);
+  if (ahead.has(key)) return;
+  const thread = new LuaThread(boot, luaWasmModule());
+  thread.worker.unref(); // waiting for a taker keeps no process alive
+  ahead.set(key, thread);
+}
+
+/** The thread started ahead for `boot`, if it still runs; nobody else gets it after this. */
+export function takeLuaThreadAhead(boot: ThreadBoot): LuaThread | undefined {
+  const key = keyOf(boot);
+  const thread = ahead.get(key);
+  ahead.delete(key);
+  if (thread?.exited) return undefined;
+  return thread;
+}
+
+/**
+ * Stops every thread started ahead that nobody took: none has loaded anything (they are never sent an extension
+ * before they are taken), so each is terminated once past Node's own start of its thread (a process that exits
+ * during that start can abort inside Node). Resolves when they are gone.
+ */
+export function stopLuaThreadsAhead(): Promise<void> {
+  const unused = [...ahead.values()];
+  ahead.clear();
+  for (const thread of unused) {
+    thread.worker.ref(); // the wait for its stop keeps the process alive
+    stopping = Promise.all([stopping, thread.online.then(() => thread.worker.terminate())]).then(() => undefined);
+  }
+  return stopping;
+}
