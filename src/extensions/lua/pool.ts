@@ -396,12 +396,14 @@ export class LuaPool {
    * Gives up, before awl exits, the first worker when no call needed it (a prewarm started it): true when its
    * extensions are owed nothing at exit (no on_unload hook registered; a load still running is cut short); it is
    * then stopped as soon as that is safe, without waiting for its boot or load, so `quiesce()` ends soon after.
-   * False when a hook is owed, or more than that one worker runs: then unload() as usual.
+   * True as well when no worker was started yet: none will be. False when a hook is owed, or more than that one
+   * worker runs: then unload() as usual.
    */
   abandonStart(): boolean {
     const workers = [...this.booting, ...this.slots];
-    if (this.renderStart || workers.length !== 1 || this.idle.length !== this.slots.size) return false;
+    if (this.renderStart || workers.length > 1 || this.idle.length !== this.slots.size) return false;
     const [first] = workers;
+    if (!first) return (this.closed = true);
     if (!first!.abandon()) return false;
     this.closed = true; // no worker starts from now on
     this.slots.clear();
