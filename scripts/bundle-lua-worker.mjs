@@ -1,18 +1,39 @@
-// The Lua worker's bundle (part of `npm run build`, after tsc): rolldown joins tsc's dist/extensions/lua/worker/main.js
-// and the awl modules it imports into one CommonJS file, dist/extensions/lua/worker.cjs, which every Lua worker
-// thread runs. A worker's own start is on the way of the first tool call: as CommonJS it needs none of Node's ESM
-// loader, and as one file it reads and compiles one script. Packages (wasmoon) stay require()s of node_modules.
+// The Lua worker's bundle (part of `npm run build`, after tsc): rolldown joins tsc's dist/extensions/lua/worker/main.js,
+// the awl modules it imports and wasmoon into one CommonJS file, dist/extensions/lua/worker-main.cjs, which every
+// Lua worker thread runs through its loader, worker.cjs (src/extensions/lua/worker/loader.ts: V8's code cache). A
+// worker's own start is on the way of the first tool call: as CommonJS it needs none of Node's ESM loader, and as
+// one file it reads and compiles one script.
+import { builtinModules } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
 
 const lua = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "extensions", "lua");
-const bundle = await rolldown({
-  input: join(lua, "worker", "main.js"),
-  platform: "node",
-  // Only awl's own modules are bundled: a bare specifier is Node's or a package's.
-  external: (id) => !id.startsWith(".") && !id.startsWith("/"),
-});
-await bundle.write({ file: join(lua, "worker.cjs"), format: "cjs" });
-await bundle.close();
-console.log("bundled the Lua worker: dist/extensions/lua/worker.cjs");
+const builtins = new Set(builtinModules);
+
+/**
+ * wasmoon's Emscripten glue gets `createRequire` through `await import('module')`, which starts Node's ESM loader in
+ * every worker (a few ms of its start); a CommonJS bundle has `require` already.
+ */
+const requireNotImport = {
+  name: "wasmoon-require-not-import",
+  transform(code, id) {
+    if (!id.includes("/node_modules/wasmoon/")) return null;
+    const dynamicImport = "await import('module')";
+    const count = code.split(dynamicImport).length - 1;
+    if (count !== 1) throw new Error(`${id}: expected one ${dynamicImport} in wasmoon's glue, found ${count} (is wasmoon still the pinned version?)`);
+    return code.replace(dynamicImport, "require('module')");
+  },
+};
+
+const external = (id) => id.startsWith("node:") || builtins.has(id);
+// worker.cjs, what a Worker starts, is the small loader that runs worker-main.cjs through V8's code cache.
+for (const [input, output] of [
+  ["main.js", "worker-main.cjs"],
+  ["loader.js", "worker.cjs"],
+]) {
+  const bundle = await rolldown({ input: join(lua, "worker", input), platform: "node", external, plugins: [requireNotImport] });
+  await bundle.write({ file: join(lua, output), format: "cjs" });
+  await bundle.close();
+}
+console.log("bundled the Lua worker: dist/extensions/lua/worker.cjs (its loader) and worker-main.cjs");

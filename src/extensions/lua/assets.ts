@@ -14,7 +14,7 @@ import { wasmApi, type WasmModule } from "./protocol.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** The worker script: src/extensions/lua/worker/ as one CommonJS file (scripts/bundle-lua-worker.mjs). */
+/** The worker script: its loader (worker/loader.ts), which runs src/extensions/lua/worker/ as one CommonJS file. */
 export function workerScriptPath(): string {
   return packagePath("dist", "extensions", "lua", "worker.cjs");
 }

@@ -53,7 +53,15 @@ export interface WorkerInit {
   cwd: string;
   /** `awl.fs.read_text` / `write_text` ask the main thread (its TextHost) instead of reading the disk. */
   textFromHost?: boolean;
+  /** Where the worker's script keeps its V8 code cache (worker/loader.ts); none without. */
+  codeCacheDir?: string;
 }
+
+/**
+ * A global the worker's loader sets when the code cache is to be written: the worker calls it once its extensions
+ * are loaded, when the functions its start needed are compiled.
+ */
+export const SAVE_CODE_CACHE = Symbol.for("awl.lua-worker.save-code-cache");
 
 /** The extensions a booted worker loads, and the limits they run under: the `load` message. */
 export interface LoadSettings {

@@ -6,6 +6,7 @@
 import { homedir } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
+import { userCacheDir } from "../../config/paths.js";
 import { runtimeDir, workerScriptPath } from "./assets.js";
 import { CONTROL_SIZE, type FromWorker, type ToWorker, type WasmModule, type WorkerInit } from "./protocol.js";
 import type { LuaPoolOptions } from "./types.js";
@@ -23,6 +24,7 @@ export function threadBootFor(options: Pick<LuaPoolOptions, "env" | "cwd" | "lua
     luaPath: options.luaPath ?? [],
     home: env.HOME ?? homedir(),
     cwd: options.cwd ?? process.cwd(),
+    codeCacheDir: userCacheDir(env),
     ...(options.textHost && { textFromHost: true }),
   };
 }

@@ -6,7 +6,8 @@
  */
 import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
-import { wasmApi, CONTROL_REPLY, type FromWorker, type HostNotice, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
+import { LuaFactory } from "wasmoon";
+import { wasmApi, CONTROL_REPLY, SAVE_CODE_CACHE, type FromWorker, type HostNotice, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
 import { DamagedState, LuaRuntime } from "./runtime.js";
 import type { LuaModule } from "./lua-c.js";
 
@@ -36,17 +37,24 @@ function notify(notice: HostNotice): void {
 
 /** wasmoon compiles its .wasm on every start; hand it the module the main thread compiled once. */
 async function loadLuaModule(compiled: WasmModule): Promise<LuaModule> {
-  // require, not import(): ESM would scan wasmoon's 150 KB UMD bundle for exports on every start
-  const { LuaFactory } = createRequire(import.meta.url)("wasmoon") as typeof import("wasmoon");
   const original = wasmApi.instantiate;
   wasmApi.instantiate = (_bytes: unknown, imports: object) =>
     original(compiled, imports).then((instance) => ({ instance, module: compiled }));
   try {
-    const wasm = await new LuaFactory().getLuaModule();
+    // wasmoon (bundled into this worker's script) looks for its .wasm beside the script: where it is instead
+    const wasm = await new LuaFactory(createRequire(import.meta.url).resolve("wasmoon/dist/glue.wasm")).getLuaModule();
     return wasm.module as unknown as LuaModule;
   } finally {
     wasmApi.instantiate = original;
   }
+}
+
+/** Once, after the first load: the worker's code cache, when its loader asked for one (see loader.ts). */
+function saveCodeCache(): void {
+  const globals = globalThis as Record<symbol, unknown>;
+  const save = globals[SAVE_CODE_CACHE] as (() => void) | undefined;
+  delete globals[SAVE_CODE_CACHE];
+  if (save) setImmediate(save); // after the loaded message has gone
 }
 
 function fatal(err: unknown): never {
@@ -72,6 +80,7 @@ function handle(message: Exclude<ToWorker, { type: "module" | "exit" }>): void {
   try {
     if (message.type === "load") {
       post({ type: "loaded", ...runtime.loadExtensions(message) });
+      saveCodeCache();
     } else if (message.type === "call") {
       post({ type: "result", id: message.id, outcome: runtime.call(message) });
     } else if (message.type === "unload") {

@@ -1,0 +1,50 @@
+// The Lua worker's V8 code cache ($XDG_CACHE_HOME/awl/lua-worker-*.v8, see worker/loader.ts): the first worker whose
+// extensions load writes it, the next one starts from it as it is, and one that is damaged or cannot be written
+// costs nothing but the compile: the worker starts and its tools answer every time.
+import { closeSync, openSync, readdirSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it, vi } from "vitest";
+import { call, contentOf, poolOf, tempDir } from "./helpers.js";
+
+const GREET = `awl.register_tool("greet", { type = "object" }, function(input) return "hello " .. input.name end)`;
+
+async function greets(env: NodeJS.ProcessEnv): Promise<void> {
+  const { pool } = poolOf({ greet: GREET }, { env });
+  expect(contentOf(await call(pool, "greet", "greet", { name: "ada" }))).toBe("hello ada");
+  // A second round trip: whatever the worker does right after its load (the cache's write) is done by now.
+  expect(contentOf(await call(pool, "greet", "greet", { name: "bob" }))).toBe("hello bob");
+  await pool.close();
+}
+
+describe("the Lua worker's code cache", () => {
+  it("is written once, used as it is by the next worker, and replaced when damaged", async () => {
+    const cacheHome = tempDir();
+    const env = { ...process.env, XDG_CACHE_HOME: cacheHome };
+    const dir = join(cacheHome, "awl");
+    const caches = () => readdirSync(dir).filter((name) => name.startsWith("lua-worker-"));
+
+    await greets(env);
+    await vi.waitFor(() => expect(caches()).toHaveLength(1), { timeout: 10_000 });
+    const file = join(dir, caches()[0]!);
+    const written = statSync(file);
+
+    await greets(env);
+    const after = statSync(file);
+    expect([after.ino, after.mtimeMs]).toEqual([written.ino, written.mtimeMs]); // taken, not written again
+
+    const fd = openSync(file, "r+");
+    writeSync(fd, Buffer.alloc(64, 0x5a), 0, 64, Math.floor(written.size / 2)); // V8's data damaged, its header intact
+    closeSync(fd);
+    const damaged = statSync(file);
+    await greets(env);
+    await vi.waitFor(() => expect(statSync(file).ino).not.toBe(damaged.ino), { timeout: 10_000 });
+    expect(statSync(file).size).toBe(written.size);
+    expect(caches()).toHaveLength(1);
+  });
+
+  it("that cannot be written leaves the worker as it is", async () => {
+    const notAFolder = join(tempDir(), "file");
+    writeFileSync(notAFolder, "");
+    await greets({ ...process.env, XDG_CACHE_HOME: notAFolder });
+  });
+});
