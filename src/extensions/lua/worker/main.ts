@@ -1,8 +1,8 @@
 /**
  * Entry point of a Lua worker thread (one pool slot). Instantiates wasmoon's WebAssembly module
- * from the one the main thread compiled and boots awl's Lua runtime, then loads the extensions it is
- * sent (they need not be known when the thread starts), then runs calls one at a time. Lua never runs
- * on the main thread.
+ * from the one the main thread compiled; with the first message it boots awl's Lua runtime and loads the
+ * extensions it is sent (they need not be known when the thread starts), then runs calls one at a time.
+ * Lua never runs on the main thread.
  */
 import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
@@ -65,18 +65,27 @@ function fatal(err: unknown): never {
 let runtime: LuaRuntime | undefined;
 let stopping = false;
 
-async function boot(module: WasmModule): Promise<void> {
-  if (stopping) return;
+async function instantiate(module: WasmModule): Promise<LuaModule | undefined> {
+  if (stopping) return undefined;
   try {
-    runtime = new LuaRuntime(await loadLuaModule(module), init, { post, request, notify, control });
+    return await loadLuaModule(module);
   } catch (err) {
     fatal(err);
   }
 }
 
-/** One message, once the runtime has booted. */
-function handle(message: Exclude<ToWorker, { type: "module" | "exit" }>): void {
-  if (stopping || !runtime) return;
+/**
+ * One message, once the runtime has booted. The runtime boots as the first message comes, not as wasmoon's module
+ * does: a worker started ahead (head-start.ts) only instantiates the module until it is given something to load.
+ * awl's Lua state is built then, when the main thread has sent its request and waits, rather than during its start.
+ */
+function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "module" | "exit" }>): void {
+  if (stopping || !lua) return;
+  try {
+    runtime ??= new LuaRuntime(lua, init, { post, request, notify, control });
+  } catch (err) {
+    fatal(err);
+  }
   try {
     if (message.type === "load") {
       post({ type: "loaded", ...runtime.loadExtensions(message) });
@@ -94,9 +103,10 @@ function handle(message: Exclude<ToWorker, { type: "module" | "exit" }>): void {
   }
 }
 
-// The module may come after what to load (it is sent once compiled): everything else waits for the boot, in order.
+// The module may come after what to load (it is sent once compiled): everything else waits for it, in order.
 let moduleCame!: (module: WasmModule) => void;
-let turn = new Promise<WasmModule>((resolve) => (moduleCame = resolve)).then(boot);
+const lua = new Promise<WasmModule>((resolve) => (moduleCame = resolve)).then(instantiate);
+let turn: Promise<unknown> = lua;
 port.on("message", (message: ToWorker) => {
   if (message.type === "module") {
     moduleCame(message.module);
@@ -105,6 +115,6 @@ port.on("message", (message: ToWorker) => {
     port.close();
     init.requestPort.close();
   } else {
-    turn = turn.then(() => handle(message));
+    turn = turn.then(() => lua).then((module) => handle(module, message));
   }
 });
