@@ -13,6 +13,10 @@ export interface LuaModule {
   _realloc(ptr: number, size: number): number;
   addFunction(fn: (...args: number[]) => number | void, signature: string): number;
   _lua_newstate(alloc: number, ud: number): number;
+  _luaL_newstate(): number;
+  _lua_setallocf(L: number, alloc: number, ud: number): void;
+  _lua_atpanic(L: number, panic: number): number;
+  _lua_setwarnf(L: number, warn: number, ud: number): void;
   _lua_close(L: number): void;
   _luaL_openlibs(L: number): void;
   _lua_gettop(L: number): number;

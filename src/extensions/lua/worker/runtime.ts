@@ -83,6 +83,8 @@ export class LuaRuntime {
   private exitCode = 0;
   private deadline = Infinity;
   private memoryUsed = 0;
+  /** The capped allocator (a JavaScript function), in use from the first load of extensions on. */
+  private cappedAlloc = 0;
   /** The limits `loadExtensions` was given: until then only awl's own runtime runs (its boot), uncapped. */
   private limits: Omit<LoadSettings, "extensions"> = { memoryLimitBytes: Infinity, loadTimeoutMs: 0 };
   private memoryRefused = false;
@@ -115,6 +117,7 @@ export class LuaRuntime {
     this.stack = new StackWhere(module, init.runtimeDir);
     this.L = this.createState();
     this.boot();
+    this.capMemory();
   }
 
   private createState(): number {
@@ -137,8 +140,13 @@ export class LuaRuntime {
       if (p) this.memoryUsed += delta;
       return p;
     }, "iiiii");
-    const L = m._lua_newstate(alloc, 0);
+    this.cappedAlloc = alloc;
+    // Lua's own allocator while awl's runtime boots (its thousands of allocations need no call into JavaScript);
+    // capMemory() puts the capped one in once it has. No panic or warning function, as with lua_newstate.
+    const L = m._luaL_newstate();
     if (!L) throw new Error("cannot create a Lua state (out of memory)");
+    m._lua_atpanic(L, 0);
+    m._lua_setwarnf(L, 0, 0);
     m._luaL_openlibs(L);
     this.hookPtr = m.addFunction((hookL: number) => this.onHook(hookL), "vii");
     m._lua_sethook(L, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
@@ -379,6 +387,17 @@ export class LuaRuntime {
   }
 
   /** Loads every extension in order, under the limits given; one failing never stops the others. */
+  /** Every allocation from now on is counted against the limit, starting from what the runtime's boot holds. */
+  private capMemory(): void {
+    const { L, m, c } = this;
+    if (c.load(L, "return collectgarbage('count')", "=awl") !== null || this.protectedCall(0, 1) !== 0) {
+      throw new Error(`cannot measure the Lua runtime's memory: ${c.string(L, -1)}`);
+    }
+    this.memoryUsed = Math.round((c.number(L, -1) ?? 0) * 1024);
+    m._lua_settop(L, 0);
+    m._lua_setallocf(L, this.cappedAlloc, 0);
+  }
+
   loadExtensions(settings: LoadSettings): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
     this.limits = { memoryLimitBytes: settings.memoryLimitBytes, loadTimeoutMs: settings.loadTimeoutMs };
     const tools: LuaToolRegistration[] = [];
