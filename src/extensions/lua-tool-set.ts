@@ -338,7 +338,11 @@ export class LuaToolSet implements ToolSet {
       if (!this.loading && this.discovery.extensions.length > 0) {
         this.startedAhead = true;
         const { cwd, env, textHost } = this.poolOptions;
-        void import("./lua/head-start.js").then((ahead) => ahead.startLuaThreadAhead({ cwd, env, ...(textHost && { textHost }) }));
+        void import("./lua/head-start.js").then((ahead) => {
+          const options = { cwd, env, ...(textHost && { textHost }) };
+          ahead.startLuaThreadAhead(options);
+          if (!process.env.X_NOBOOT) ahead.bootLuaThreadAhead(options);
+        });
       }
       return Promise.resolve();
     }

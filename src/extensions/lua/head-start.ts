@@ -6,6 +6,7 @@
  * at exit. One thread per boot (folder, environment): an `awl acp` process serves several folders.
  */
 import { luaWasmModule } from "./assets.js";
+import type { ToWorker } from "./protocol.js";
 import { LuaThread, threadBootFor, type ThreadBoot } from "./thread.js";
 import type { LuaPoolOptions } from "./types.js";
 
@@ -24,6 +25,15 @@ export function startLuaThreadAhead(options: Pick<LuaPoolOptions, "env" | "cwd" 
   const thread = new LuaThread(boot, luaWasmModule());
   thread.worker.unref(); // waiting for a taker keeps no process alive
   ahead.set(key, thread);
+}
+
+/**
+ * Has the thread started ahead with these options, if any, boot awl's Lua runtime now (it would with its first
+ * load): once awl's own start is past its busiest part, so that only the extensions' load is left for later.
+ */
+export function bootLuaThreadAhead(options: Pick<LuaPoolOptions, "env" | "cwd" | "luaPath" | "textHost">): void {
+  const thread = ahead.get(keyOf(threadBootFor(options)));
+  if (thread && !thread.exited) thread.worker.postMessage({ type: "boot" } satisfies ToWorker);
 }
 
 /** The thread started ahead for `boot`, if it still runs; nobody else gets it after this. */

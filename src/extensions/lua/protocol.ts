@@ -94,6 +94,8 @@ export interface CallRequest {
  */
 export type ToWorker =
   | { type: "module"; module: WasmModule }
+  /** Boot awl's Lua runtime now rather than with the first load (a worker started ahead: head-start.ts). */
+  | { type: "boot" }
   | ({ type: "load" } & LoadSettings)
   | CallRequest
   | { type: "unload"; timeoutMs: number }

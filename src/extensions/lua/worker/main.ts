@@ -87,7 +87,9 @@ function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "
     fatal(err);
   }
   try {
-    if (message.type === "load") {
+    if (message.type === "boot") {
+      // booted above
+    } else if (message.type === "load") {
       post({ type: "loaded", ...runtime.loadExtensions(message) });
       saveCodeCache();
     } else if (message.type === "call") {
