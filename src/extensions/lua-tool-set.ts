@@ -244,7 +244,10 @@ export class LuaToolSet implements ToolSet {
       try {
         // The bundled extensions load last: the user's own come first (SPEC §4).
         const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
-        pool = await toolSet.createPool({ ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)) });
+        const options = { ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)) };
+        // A thread started ahead loads them while the pool's own modules load (its first worker takes it).
+        if (toolSet.startedAhead) void import("./lua/head-start.js").then((ahead) => ahead.loadLuaThreadAhead(options));
+        pool = await toolSet.createPool(options);
         // awl began to exit while the pool's module loaded, and only a prewarm wanted it: no worker starts.
         if (toolSet.closing) return { rest: Promise.resolve() };
       } catch (error) {
@@ -328,10 +331,11 @@ export class LuaToolSet implements ToolSet {
   /**
    * Gets the Lua workers ready ahead of a call, so that it does not pay their start-up; resolves once the first
    * worker is starting, not when it is ready. Without `why` (the tools were just opened: headless awl, an ACP
-   * session) only a worker's own start: it boots awl's Lua runtime and loads no extension (head-start.ts). With one
-   * (a request offering tools is on its way, see PrewarmReason) the extensions load too. Calls start it all anyway.
-   * A load that only a prewarm asked for is given up at exit if no extension registered an on_unload hook (see
-   * unload), so a reply that needs no tool does not wait for it.
+   * session) a worker starts ahead and boots awl's Lua runtime, loading no extension (head-start.ts). With one (see
+   * PrewarmReason) the extensions load too; but a worker started ahead loads them only once a call is likely
+   * (`slow`, `tool_use`), not for every request. Calls start it all anyway. A load that only a prewarm asked for is
+   * given up at exit if no extension registered an on_unload hook (see unload), so a reply that needs no tool does
+   * not wait for it.
    */
   prewarm(why?: PrewarmReason): Promise<void> {
     if (!why) {
@@ -341,11 +345,14 @@ export class LuaToolSet implements ToolSet {
         void import("./lua/head-start.js").then((ahead) => {
           const options = { cwd, env, ...(textHost && { textHost }) };
           ahead.startLuaThreadAhead(options);
-          if (!process.env.X_NOBOOT) ahead.bootLuaThreadAhead(options);
+          ahead.bootLuaThreadAhead(options);
         });
       }
       return Promise.resolve();
     }
+    // Booted ahead, a worker loads the extensions only once a call is likely: a reply needing no tool, the most
+    // common one, then ends with no load sharing the machine with its last steps (see PrewarmReason).
+    if (why === "request" && this.startedAhead && !this.loading) return Promise.resolve();
     if (!this.loading) this.speculative = true;
     return this.startLoading().begun;
   }

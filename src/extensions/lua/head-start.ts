@@ -7,7 +7,7 @@
  */
 import { luaWasmModule } from "./assets.js";
 import type { ToWorker } from "./protocol.js";
-import { LuaThread, threadBootFor, type ThreadBoot } from "./thread.js";
+import { LuaThread, loadSettingsFor, threadBootFor, type ThreadBoot } from "./thread.js";
 import type { LuaPoolOptions } from "./types.js";
 
 /** The threads waiting for a taker, by boot. */
@@ -34,6 +34,16 @@ export function startLuaThreadAhead(options: Pick<LuaPoolOptions, "env" | "cwd" 
 export function bootLuaThreadAhead(options: Pick<LuaPoolOptions, "env" | "cwd" | "luaPath" | "textHost">): void {
   const thread = ahead.get(keyOf(threadBootFor(options)));
   if (thread && !thread.exited) thread.worker.postMessage({ type: "boot" } satisfies ToWorker);
+}
+
+/**
+ * Has the thread started ahead with these options, if any and if not told yet, load their extensions now, before
+ * the pool that will take it is there (its modules still load meanwhile): a tool call is coming. The pool's first
+ * worker takes it only if it still loads the same (see WorkerSlot).
+ */
+export function loadLuaThreadAhead(options: LuaPoolOptions): void {
+  const thread = ahead.get(keyOf(threadBootFor(options)));
+  if (thread && !thread.exited && thread.loadSent === undefined) thread.load(loadSettingsFor(options));
 }
 
 /** The thread started ahead for `boot`, if it still runs; nobody else gets it after this. */

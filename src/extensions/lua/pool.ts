@@ -10,7 +10,7 @@
  */
 import { availableParallelism } from "node:os";
 import { luaWasmModule } from "./assets.js";
-import { threadBootFor } from "./thread.js";
+import { loadSettingsFor, threadBootFor } from "./thread.js";
 import { LoadHang, WorkerSlot, type Loaded, type SlotSettings } from "./slot.js";
 import { extensionLogText } from "./log-text.js";
 import type { LogSink } from "./processes.js";
@@ -32,9 +32,7 @@ export type * from "./types.js";
 const CLOSE_DEADLINE_MS = 15_000;
 /** How long an extension's on_unload hooks may run, at a reload (per extension) or at exit (all of them). */
 export const UNLOAD_TIMEOUT_MS = 2_000;
-const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 const DEFAULT_TIMEOUT_MS = 120_000;
-const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
 /** setTimeout fires at once beyond this (about 24.8 days): longer timeouts mean "no timeout". */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -79,12 +77,7 @@ export class LuaPool {
   constructor(private readonly options: LuaPoolOptions) {
     this.maxSlots = Math.max(1, options.maxSlots ?? availableParallelism());
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.settings = {
-      ...threadBootFor(options),
-      extensions: options.extensions,
-      memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT,
-      loadTimeoutMs: options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS,
-    };
+    this.settings = { ...threadBootFor(options), ...loadSettingsFor(options) };
     const onLog = options.onLog;
     this.log = onLog ? (extension, stream, text) => onLog(extension, text, stream) : defaultLog;
   }

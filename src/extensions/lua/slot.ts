@@ -140,7 +140,13 @@ export class WorkerSlot {
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
     const { extensions, memoryLimitBytes, loadTimeoutMs, ...boot } = this.settings;
-    const thread = takeLuaThreadAhead(boot) ?? new LuaThread(boot, module);
+    const load = { extensions, memoryLimitBytes, loadTimeoutMs };
+    let thread = takeLuaThreadAhead(boot);
+    if (thread?.loadSent !== undefined && thread.loadSent !== JSON.stringify(load)) {
+      void thread.online.then(() => thread?.worker.terminate()); // it was sent other extensions (they changed since)
+      thread = undefined;
+    }
+    thread ??= new LuaThread(boot, module);
     this.worker = thread.worker;
     this.control = thread.control;
     this.online = thread.online;
@@ -175,7 +181,7 @@ export class WorkerSlot {
         this.dead = true;
         reject(err);
       };
-      this.worker.on("message", (msg: FromWorker) => {
+      thread.listen((msg: FromWorker) => {
         if (msg.type === "loaded") {
           clearInterval(watchdog);
           this.worker.unref();
@@ -199,7 +205,7 @@ export class WorkerSlot {
         stop(err);
         void this.terminate(); // asks the worker to end its own thread (it may still be starting)
       });
-      this.worker.postMessage({ type: "load", extensions, memoryLimitBytes, loadTimeoutMs } satisfies ToWorker);
+      if (thread.loadSent === undefined) thread.load(load); // else sent ahead (head-start.ts): its answer may be in
     });
   }
 

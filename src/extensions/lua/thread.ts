@@ -8,11 +8,23 @@ import { setFlagsFromString } from "node:v8";
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { userCacheDir } from "../../config/paths.js";
 import { runtimeDir, workerScriptPath } from "./assets.js";
-import { CONTROL_SIZE, type FromWorker, type ToWorker, type WasmModule, type WorkerInit } from "./protocol.js";
+import { CONTROL_SIZE, type FromWorker, type LoadSettings, type ToWorker, type WasmModule, type WorkerInit } from "./protocol.js";
 import type { LuaPoolOptions } from "./types.js";
 
 /** What a thread boots with: everything a worker needs before its extensions. */
 export type ThreadBoot = Omit<WorkerInit, "control" | "requestPort">;
+
+const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
+const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
+
+/** What a pool's workers load, under which limits, for these options (the pool's defaults included). */
+export function loadSettingsFor(options: Pick<LuaPoolOptions, "extensions" | "memoryLimitBytes" | "loadTimeoutMs">): LoadSettings {
+  return {
+    extensions: options.extensions,
+    memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT,
+    loadTimeoutMs: options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS,
+  };
+}
 
 /** The boot of a pool's workers for these options (the pool's defaults included). */
 export function threadBootFor(options: Pick<LuaPoolOptions, "env" | "cwd" | "luaPath" | "textHost">): ThreadBoot {
@@ -57,6 +69,10 @@ export class LuaThread {
   exited = false;
   /** Why the worker said it cannot go on, if it did (its exit is then reported with it). */
   fatal: string | undefined;
+  /** What the worker was told to load, as JSON (see `load`). */
+  loadSent: string | undefined;
+  /** What the worker said before anyone listened (`listen`): a load sent ahead may already be done. */
+  private unheard: FromWorker[] | undefined = [];
 
   /** Starts the worker now: Node's start of a thread and the worker's own modules take longer than compiling `module`. */
   constructor(
@@ -80,10 +96,26 @@ export class LuaThread {
     worker.once("exit", () => (this.exited = true));
     worker.on("message", (msg: FromWorker) => {
       if (msg.type === "fatal") this.fatal = msg.message;
+      this.unheard?.push(msg);
     });
     this.compiled = module.then((compiled) => {
       if (!this.exited) worker.postMessage({ type: "module", module: compiled } satisfies ToWorker);
     });
     this.compiled.catch(() => undefined); // whoever drives the thread reports it
+  }
+
+  /** Has the worker load these extensions (once: a worker loads once, then reloads). */
+  load(settings: LoadSettings): void {
+    if (this.loadSent !== undefined) throw new Error("this Lua worker was already told what to load");
+    this.loadSent = JSON.stringify(settings);
+    this.worker.postMessage({ type: "load", ...settings } satisfies ToWorker);
+  }
+
+  /** Hears every message of the worker from now on, after those it sent before (`loaded`, logs...), in order. */
+  listen(listener: (msg: FromWorker) => void): void {
+    const unheard = this.unheard ?? [];
+    this.unheard = undefined;
+    for (const msg of unheard) listener(msg);
+    this.worker.on("message", listener);
   }
 }
