@@ -142,8 +142,11 @@ export class WorkerSlot {
     const { extensions, memoryLimitBytes, loadTimeoutMs, ...boot } = this.settings;
     const load = { extensions, memoryLimitBytes, loadTimeoutMs };
     let thread = takeLuaThreadAhead(boot);
-    if (thread?.loadSent !== undefined && thread.loadSent !== JSON.stringify(load)) {
-      void thread.online.then(() => thread?.worker.terminate()); // it was sent other extensions (they changed since)
+    const sent = thread?.loadSent;
+    // The same extensions (the pool's own list: a change since makes a new one) under the same limits.
+    if (sent && (sent.extensions !== extensions || sent.memoryLimitBytes !== memoryLimitBytes || sent.loadTimeoutMs !== loadTimeoutMs)) {
+      const other = thread!;
+      void other.online.then(() => other.worker.terminate()); // it was sent other extensions (they changed since)
       thread = undefined;
     }
     thread ??= new LuaThread(boot, module);

@@ -69,8 +69,8 @@ export class LuaThread {
   exited = false;
   /** Why the worker said it cannot go on, if it did (its exit is then reported with it). */
   fatal: string | undefined;
-  /** What the worker was told to load, as JSON (see `load`). */
-  loadSent: string | undefined;
+  /** What the worker was told to load (see `load`). */
+  loadSent: LoadSettings | undefined;
   /** What the worker said before anyone listened (`listen`): a load sent ahead may already be done. */
   private unheard: FromWorker[] | undefined = [];
 
@@ -107,7 +107,7 @@ export class LuaThread {
   /** Has the worker load these extensions (once: a worker loads once, then reloads). */
   load(settings: LoadSettings): void {
     if (this.loadSent !== undefined) throw new Error("this Lua worker was already told what to load");
-    this.loadSent = JSON.stringify(settings);
+    this.loadSent = settings;
     this.worker.postMessage({ type: "load", ...settings } satisfies ToWorker);
   }
 
