@@ -344,6 +344,19 @@ describe("LuaToolSet", () => {
     expect(fake.loads).toBe(2);
   });
 
+  it("with a worker started ahead, a request on its way loads no extension; a tool call on its way does", async () => {
+    const open = await warmCache();
+    const warm = await open();
+    await warm.prewarm();
+    await warm.prewarm("request");
+    expect(fake.options).toHaveLength(1); // no pool: a reply that needs no tool ends with nothing loaded
+    await warm.prewarm("tool_use");
+    expect(fake.options).toHaveLength(2);
+    expect(fake.loads).toBe(2);
+    await warm.unload();
+    await warm.quiesce();
+  });
+
   it("closes a pool that was still being created, and creates none after close()", async () => {
     const open = await warmCache();
     const first = await open();

@@ -17,8 +17,9 @@ vi.mock("../../../src/extensions/lua/thread.js", async (importOriginal) => {
   return { ...real, LuaThread: CountedThread };
 });
 
-const { startLuaThreadAhead, stopLuaThreadsAhead } = await import("../../../src/extensions/lua/head-start.js");
-const { call, contentOf, poolOf, tempDir } = await import("./helpers.js");
+const { bootLuaThreadAhead, loadLuaThreadAhead, startLuaThreadAhead, stopLuaThreadsAhead } = await import("../../../src/extensions/lua/head-start.js");
+const { call, contentOf, poolOf, tempDir, writeTree } = await import("./helpers.js");
+const { LuaPool } = await import("../../../src/extensions/lua/pool.js");
 
 const WHERE = `local f = io.open("loaded.txt", "w"); f:write("loaded"); f:close()
 awl.register_tool("where", { type = "object" }, function() local h = io.open("here.txt"); local t = h:read("a"); h:close(); return t end)`;
@@ -35,6 +36,39 @@ describe("a Lua worker started ahead", () => {
     expect(started.map((t) => t.cwd)).toEqual([cwd]); // no other worker was started
     await stopLuaThreadsAhead(); // nothing left to stop: the pool has it
     expect(started[0]!.exited()).toBe(false);
+    await pool.close();
+  });
+
+  it("loads what it was sent ahead of its pool once: the pool's first worker is it, and calls run there", async () => {
+    started.length = 0;
+    const cwd = tempDir();
+    writeFileSync(join(cwd, "here.txt"), "this folder");
+    const COUNTED = `local f = io.open("loads.txt", "a"); f:write("x"); f:close()\n` + WHERE;
+    startLuaThreadAhead({ env: process.env, cwd });
+    bootLuaThreadAhead({ env: process.env, cwd });
+    const dir = writeTree({ "where.lua": COUNTED });
+    // What the tool set does as a call comes: the thread gets the pool's extensions before the pool is created.
+    const options = { extensions: [{ name: "where", file: join(dir, "where.lua"), root: dir }], cwd, env: process.env };
+    loadLuaThreadAhead(options);
+    const pool = new LuaPool(options);
+    expect(contentOf(await call(pool, "where", "where", {}, { cwd }))).toBe("this folder");
+    expect(readFileSync(join(cwd, "loads.txt"), "utf8")).toBe("x"); // loaded once, in the thread started ahead
+    expect(started.map((t) => t.cwd)).toEqual([cwd]);
+    await pool.close();
+  });
+
+  it("is not taken when it was sent other extensions than the pool's: the pool starts its own worker", async () => {
+    started.length = 0;
+    const cwd = tempDir();
+    writeFileSync(join(cwd, "here.txt"), "this folder");
+    startLuaThreadAhead({ env: process.env, cwd });
+    const { pool } = poolOf({ where: WHERE }, { cwd, env: process.env });
+    const other = tempDir();
+    writeFileSync(join(other, "other.lua"), `local f = io.open("other-loaded.txt", "w"); f:write("1"); f:close()`);
+    loadLuaThreadAhead({ extensions: [{ name: "other", file: join(other, "other.lua"), root: other }], cwd, env: process.env });
+    expect(contentOf(await call(pool, "where", "where", {}, { cwd }))).toBe("this folder");
+    expect(started.map((t) => t.cwd)).toEqual([cwd, cwd]); // a second worker, with the pool's own extensions
+    await vi.waitFor(() => expect(started[0]!.exited()).toBe(true)); // the one that loaded others is stopped
     await pool.close();
   });
 
