@@ -8,6 +8,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { packagePath } from "../../util/package-path.js";
 import { wasmApi, type WasmModule } from "./protocol.js";
 
@@ -24,12 +25,34 @@ export function runtimeDir(): string {
   return existsSync(beside) ? beside : packagePath("dist", "extensions", "lua", "runtime");
 }
 
+/** V8's default, which nothing but awl's own module is compiled away from. */
+const DEFAULT_TIERING_BUDGET = 1_800_000;
+/**
+ * How much a wasm function runs (V8's "bytes executed") before V8 recompiles it with TurboFan: ~550x V8's default,
+ * so only Lua that computes for a good while is optimized. With the default, a worker's start (awl's runtime and
+ * a few extensions) already makes 29 of the Lua VM's functions hot: ~150 ms of TurboFan work on V8's background
+ * threads, competing with the main thread for the cores, and an exit then waits for the compile under way.
+ */
+const LUA_TIERING_BUDGET = 1_000_000_000;
+
 let compiled: Promise<WasmModule> | undefined;
 
-/** wasmoon's Lua 5.4 WebAssembly module, compiled once and shared by every worker. */
+/**
+ * wasmoon's Lua 5.4 WebAssembly module, compiled once and shared by every worker. Compiled synchronously (~2 ms:
+ * V8 compiles each function at its first call) so that the tiering budget, which V8 reads as the module is
+ * compiled, applies to this module alone: the flag is back to its default before any other code runs (a
+ * changed flag would make V8 reject its code caches, e.g. Node's for its built-in modules in a new worker).
+ */
 export function luaWasmModule(): Promise<WasmModule> {
-  compiled ??= readFile(createRequire(import.meta.url).resolve("wasmoon/dist/glue.wasm")).then((bytes) =>
-    wasmApi.compile(bytes),
-  );
+  compiled ??= readFile(createRequire(import.meta.url).resolve("wasmoon/dist/glue.wasm")).then((bytes) => {
+    const ownBudget = [...process.execArgv, process.env.NODE_OPTIONS ?? ""].some((arg) => arg.includes("tiering-budget"));
+    if (ownBudget) return new wasmApi.Module(bytes); // whoever started Node chose
+    setFlagsFromString(`--wasm-tiering-budget=${LUA_TIERING_BUDGET}`);
+    try {
+      return new wasmApi.Module(bytes);
+    } finally {
+      setFlagsFromString(`--wasm-tiering-budget=${DEFAULT_TIERING_BUDGET}`);
+    }
+  });
   return compiled;
 }

@@ -13,7 +13,7 @@ export type WasmModule = object;
 
 /** The few WebAssembly functions awl calls. */
 export interface WasmApi {
-  compile(bytes: Uint8Array): Promise<WasmModule>;
+  Module: new (bytes: Uint8Array) => WasmModule;
   instantiate(module: WasmModule, imports: object): Promise<object>;
 }
 
