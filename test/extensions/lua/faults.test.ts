@@ -1,8 +1,9 @@
 // Runaway handlers (issue 4 item 8): timeouts through the instruction hook and, where the hook cannot
 // reach, worker termination; cancellation that kills child processes; the memory cap; os.exit.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { packageRoot } from "../../../src/util/package-path.js";
 import { call, contentOf, poolOf, tempDir } from "./helpers.js";
 
 const SOURCE = `
@@ -110,6 +111,35 @@ describe("memory cap", () => {
     expect(outcome).toMatchObject({ status: "crash", extension: "f" });
     expect(outcome.status === "crash" && outcome.message).toMatch(/not enough memory.*memory cap of 48 MB/);
     expect(contentOf(await call(pool, "f", "ok"))).toBe("ok");
+  });
+});
+
+describe("memory cap beside the bundled extensions", () => {
+  // The bundled extensions' top levels load on Lua's own allocator (awl's code); the cap is back for what follows.
+  it("still stops a handler that allocates past it, after the bundled extensions loaded", async () => {
+    const dir = tempDir();
+    writeFileSync(
+      join(dir, "big.lua"),
+      `awl.register_tool{ name = "big", run = function()
+        local t = {}
+        for i = 1, 100000 do t[i] = string.rep("y", 1024) .. i end -- about 100 MB, twice the cap
+        return "allocated " .. #t
+      end }`,
+    );
+    const std = join(packageRoot(), "extensions", "std");
+    const { pool: mixed } = poolOf({}, {
+      memoryLimitBytes: 48 * 1024 * 1024,
+      extensions: [
+        { name: "big", file: join(dir, "big.lua"), root: dir },
+        { name: "std.ls", file: join(std, "ls.lua"), root: std },
+      ],
+    });
+    const loaded = await mixed.load();
+    expect(loaded.errors).toEqual([]);
+    expect(loaded.tools.map((t) => t.name).sort()).toEqual(["big", "ls"]);
+    const outcome = await call(mixed, "big", "big", {}, { timeoutMs: 60_000 });
+    expect(outcome.status === "crash" && outcome.message).toMatch(/not enough memory.*memory cap of 48 MB/);
+    expect(contentOf(await call(mixed, "std.ls", "ls", { path: dir }, { cwd: dir }))).toContain("big.lua");
   });
 });
 

@@ -15,6 +15,7 @@ export interface LuaModule {
   _lua_newstate(alloc: number, ud: number): number;
   _luaL_newstate(): number;
   _lua_setallocf(L: number, alloc: number, ud: number): void;
+  _lua_getallocf(L: number, udOut: number): number;
   _lua_atpanic(L: number, panic: number): number;
   _lua_setwarnf(L: number, warn: number, ud: number): void;
   _lua_close(L: number): void;

@@ -10,7 +10,7 @@
  */
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import {
   ABORT_CANCEL,
   ABORT_EXIT,
@@ -83,8 +83,13 @@ export class LuaRuntime {
   private exitCode = 0;
   private deadline = Infinity;
   private memoryUsed = 0;
-  /** The capped allocator (a JavaScript function), in use from the first load of extensions on. */
+  /** The capped allocator (a JavaScript function), in use whenever code that is not awl's own runs. */
   private cappedAlloc = 0;
+  /** Lua's own allocator (luaL_newstate's), for awl's own code: the runtime's boot, the bundled extensions' loads. */
+  private luaAlloc = 0;
+  private capped = false;
+  /** Where awl's own Lua is: its runtime and its bundled extensions (their bytecode is trusted, see read_compiled). */
+  private readonly ownDirs: readonly string[];
   /** The limits `loadExtensions` was given: until then only awl's own runtime runs (its boot), uncapped. */
   private limits: Omit<LoadSettings, "extensions"> = { memoryLimitBytes: Infinity, loadTimeoutMs: 0 };
   private memoryRefused = false;
@@ -114,6 +119,7 @@ export class LuaRuntime {
     this.m = module;
     this.c = new LuaC(module);
     this.files = new HostFiles(init.cwd);
+    this.ownDirs = [init.runtimeDir, join(packageRoot(), "extensions")];
     this.stack = new StackWhere(module, init.runtimeDir);
     this.L = this.createState();
     this.boot();
@@ -145,6 +151,7 @@ export class LuaRuntime {
     // capMemory() puts the capped one in once it has. No panic or warning function, as with lua_newstate.
     const L = m._luaL_newstate();
     if (!L) throw new Error("cannot create a Lua state (out of memory)");
+    this.luaAlloc = m._lua_getallocf(L, 0);
     m._lua_atpanic(L, 0);
     m._lua_setwarnf(L, 0, 0);
     m._luaL_openlibs(L);
@@ -249,8 +256,7 @@ export class LuaRuntime {
     const num = (L: number, i: number) => c.number(L, i) ?? 0;
 
     this.hostFunction("read_source", (L) => files.readSource(str(L, 1)));
-    const own = [this.init.runtimeDir, join(packageRoot(), "extensions")]; // the runtime, the bundled extensions
-    this.hostFunction("read_compiled", (L) => [files.readCompiled(str(L, 1), own)]);
+    this.hostFunction("read_compiled", (L) => [files.readCompiled(str(L, 1), this.ownDirs)]);
     // An on_unload hook is owed at exit, unless the main thread gave this worker up first (see WorkerSlot.abandon).
     this.hostFunction("owe_unload", () => [Atomics.compareExchange(this.host.control, CONTROL_OWED, OWED_NOTHING, OWED_HOOKS) !== OWED_ABANDONED]);
     this.hostFunction("is_file", (L) => [files.isFile(str(L, 1))]);
@@ -386,17 +392,27 @@ export class LuaRuntime {
     return [handle];
   }
 
-  /** Loads every extension in order, under the limits given; one failing never stops the others. */
-  /** Every allocation from now on is counted against the limit, starting from what the runtime's boot holds. */
+  /** Every allocation from now on is counted against the limit, starting from what the state holds now. */
   private capMemory(): void {
+    if (this.capped) return;
     const { L, m, c } = this;
     if (c.load(L, "return collectgarbage('count')", "=awl") !== null || this.protectedCall(0, 1) !== 0) {
-      throw new Error(`cannot measure the Lua runtime's memory: ${c.string(L, -1)}`);
+      throw new Error(`cannot measure the Lua state's memory: ${c.string(L, -1)}`);
     }
     this.memoryUsed = Math.round((c.number(L, -1) ?? 0) * 1024);
     m._lua_settop(L, 0);
     m._lua_setallocf(L, this.cappedAlloc, 0);
+    this.capped = true;
   }
+
+  /** awl's own code runs next (a bundled extension's top level): on Lua's allocator, as the runtime's boot. */
+  private uncapMemory(): void {
+    if (!this.capped) return;
+    this.m._lua_setallocf(this.L, this.luaAlloc, 0);
+    this.capped = false;
+  }
+
+  /** Loads every extension in order, under the limits given; one failing never stops the others. */
 
   loadExtensions(settings: LoadSettings): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
     this.limits = { memoryLimitBytes: settings.memoryLimitBytes, loadTimeoutMs: settings.loadTimeoutMs };
@@ -406,6 +422,10 @@ export class LuaRuntime {
     if (Atomics.load(this.host.control, CONTROL_OWED) === OWED_ABANDONED) return { tools, errors };
     for (const [index, ext] of settings.extensions.entries()) {
       Atomics.store(this.host.control, CONTROL_LOADING, index + 1);
+      // The bundled extensions' top levels are awl's code, known not to hoard memory: their thousands of
+      // allocations need no call into JavaScript. Their handlers, like every extension's, run under the limit.
+      if (this.isOwn(ext.file)) this.uncapMemory();
+      else this.capMemory();
       const loaded = this.loadOne(ext, false);
       if ("error" in loaded) errors.push(loaded.error);
       else {
@@ -413,6 +433,7 @@ export class LuaRuntime {
         this.serving.push(ext.name);
       }
     }
+    this.capMemory();
     return { tools, errors };
   }
 
@@ -571,6 +592,10 @@ export class LuaRuntime {
     }
     this.end();
     return outcome;
+  }
+
+  private isOwn(file: string): boolean {
+    return this.ownDirs.some((dir) => file.startsWith(dir + sep));
   }
 
   get memoryInUse(): number {
