@@ -170,6 +170,8 @@ export class LuaToolSet implements ToolSet {
   private cacheKeys: ReturnType<typeof extensionKeys>;
   /** A prewarm started a Lua worker ahead of the pool (head-start.ts). */
   private startedAhead = false;
+  /** head-start.ts once imported: a call that comes sends that worker its load at once, not a microtask later. */
+  private ahead: typeof import("./lua/head-start.js") | undefined;
   /** What the pool is created with (its extensions aside). */
   private poolOptions: Omit<LuaPoolOptions, "extensions"> = {};
   /** Where what a tool call printed goes (`LuaToolSetOptions.onLog`). */
@@ -246,7 +248,7 @@ export class LuaToolSet implements ToolSet {
         const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
         const options = { ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)) };
         // A thread started ahead loads them while the pool's own modules load (its first worker takes it).
-        if (toolSet.startedAhead) void import("./lua/head-start.js").then((ahead) => ahead.loadLuaThreadAhead(options));
+        toolSet.ahead?.loadLuaThreadAhead(options);
         pool = await toolSet.createPool(options);
         // awl began to exit while the pool's module loaded, and only a prewarm wanted it: no worker starts.
         if (toolSet.closing) return { rest: Promise.resolve() };
@@ -343,6 +345,7 @@ export class LuaToolSet implements ToolSet {
         this.startedAhead = true;
         const { cwd, env, textHost } = this.poolOptions;
         void import("./lua/head-start.js").then((ahead) => {
+          this.ahead = ahead;
           const options = { cwd, env, ...(textHost && { textHost }) };
           ahead.startLuaThreadAhead(options);
           ahead.bootLuaThreadAhead(options);
