@@ -1,12 +1,13 @@
 /**
  * Lua workers started ahead. A worker's own start (Node's thread, wasmoon, awl's Lua runtime) is most of what a
  * first tool call would wait for, and none of it depends on the extensions: so a headless run starts one as it
- * starts, and opened tools start one (LuaToolSet.prewarm), before any extension is loaded. A pool's first worker
- * with the same boot takes it and sends it the extensions when they are needed; a thread nobody took is stopped
- * at exit. One thread per boot (folder, environment): an `awl acp` process serves several folders.
+ * starts, and opened tools start one (LuaToolSet.prewarm), before any extension is loaded; the opened tools then
+ * have it boot the runtime, and a call on its way has it load the extensions, before the pool is there. A pool's
+ * first worker with the same boot takes it; a thread nobody took is stopped at exit. One thread per boot (folder,
+ * environment): an `awl acp` process serves several folders.
  */
 import { luaWasmModule } from "./assets.js";
-import type { ToWorker } from "./protocol.js";
+import { CONTROL_OWED, OWED_HOOKS, OWED_NOTHING, OWED_ABANDONED, UNLOAD_TIMEOUT_MS, type FromWorker, type ToWorker } from "./protocol.js";
 import { LuaThread, loadSettingsFor, threadBootFor, type ThreadBoot } from "./thread.js";
 import type { LuaPoolOptions } from "./types.js";
 
@@ -56,16 +57,40 @@ export function takeLuaThreadAhead(boot: ThreadBoot): LuaThread | undefined {
 }
 
 /**
- * Stops every thread started ahead that nobody took: none has loaded anything (they are never sent an extension
- * before they are taken), so each is terminated once past Node's own start of its thread (a process that exits
- * during that start can abort inside Node). Resolves when they are gone.
+ * Stops every thread started ahead that nobody took, once past Node's own start of its thread (a process that
+ * exits during that start can abort inside Node). One sent a load whose extensions registered an on_unload hook
+ * runs their hooks first (time-limited), as a pool's worker would; the others are given up as they are. Resolves
+ * when they are gone.
  */
 export function stopLuaThreadsAhead(): Promise<void> {
   const unused = [...ahead.values()];
   ahead.clear();
   for (const thread of unused) {
     thread.worker.ref(); // the wait for its stop keeps the process alive
-    stopping = Promise.all([stopping, thread.online.then(() => thread.worker.terminate())]).then(() => undefined);
+    const stop = hooksOwed(thread) ? unloadThen(thread) : Promise.resolve();
+    stopping = Promise.all([stopping, stop.then(() => thread.online).then(() => thread.worker.terminate())]).then(() => undefined);
   }
   return stopping;
+}
+
+/** The thread's extensions registered an on_unload hook; else none can from now on (it is given up). */
+function hooksOwed(thread: LuaThread): boolean {
+  return Atomics.compareExchange(thread.control, CONTROL_OWED, OWED_NOTHING, OWED_ABANDONED) === OWED_HOOKS;
+}
+
+/** Has the worker run its extensions' on_unload hooks; resolves once it has, or could not in time. */
+function unloadThen(thread: LuaThread): Promise<void> {
+  if (thread.exited) return Promise.resolve();
+  return new Promise((resolve) => {
+    const deadline = setTimeout(resolve, UNLOAD_TIMEOUT_MS * 2); // its load, then the hooks' own limit
+    const done = () => {
+      clearTimeout(deadline);
+      resolve();
+    };
+    thread.worker.once("exit", done);
+    thread.listen((msg: FromWorker) => {
+      if (msg.type === "unloaded" || msg.type === "fatal") done();
+    });
+    thread.worker.postMessage({ type: "unload", timeoutMs: UNLOAD_TIMEOUT_MS } satisfies ToWorker);
+  });
 }

@@ -14,7 +14,7 @@ import { loadSettingsFor, threadBootFor } from "./thread.js";
 import { LoadHang, WorkerSlot, type Loaded, type SlotSettings } from "./slot.js";
 import { extensionLogText } from "./log-text.js";
 import type { LogSink } from "./processes.js";
-import type { LuaEntry, ReloadResult } from "./protocol.js";
+import { UNLOAD_TIMEOUT_MS, type LuaEntry, type ReloadResult } from "./protocol.js";
 import { abortableSleep } from "../../util/abortable-sleep.js";
 import type {
   ExtensionEntry,
@@ -30,8 +30,6 @@ export type * from "./types.js";
 
 /** How long close() waits for an orderly stop (on_unload hooks, workers ending) before terminating them. */
 const CLOSE_DEADLINE_MS = 15_000;
-/** How long an extension's on_unload hooks may run, at a reload (per extension) or at exit (all of them). */
-export const UNLOAD_TIMEOUT_MS = 2_000;
 const DEFAULT_TIMEOUT_MS = 120_000;
 /** setTimeout fires at once beyond this (about 24.8 days): longer timeouts mean "no timeout". */
 const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -19,6 +19,9 @@ export interface WasmApi {
 
 export const wasmApi = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
+/** How long an extension's on_unload hooks may run, at a reload (per extension) or at exit (all of them). */
+export const UNLOAD_TIMEOUT_MS = 2_000;
+
 /** Indexes into the shared Int32Array every slot has with its worker. */
 export const CONTROL_ABORT = 0; // written by the main thread: why the running call must stop (ABORT_*)
 export const CONTROL_REPLY = 1; // 1 when the main thread answered a synchronous host request

@@ -1,7 +1,8 @@
 /**
  * A Lua worker thread as it starts: the Worker, the memory it shares with the main thread, and the channel of
- * its host requests. It boots awl's Lua runtime once wasmoon's module is compiled, before it is told which
- * extensions to load, so it can start before they are known (head-start.ts). A WorkerSlot then drives it.
+ * its host requests. It instantiates wasmoon's module once it is compiled and boots awl's Lua runtime when told to
+ * (or with its first load), so it can start before the extensions are known (head-start.ts). A WorkerSlot then
+ * drives it.
  */
 import { homedir } from "node:os";
 import { setFlagsFromString } from "node:v8";

@@ -72,6 +72,19 @@ describe("a Lua worker started ahead", () => {
     await pool.close();
   });
 
+  it("sent a load but never taken, runs the on_unload hooks its extensions registered when stopped at exit", async () => {
+    const cwd = tempDir();
+    const dir = writeTree({
+      "hooked.lua": `awl.on_unload(function() local f = io.open("unloaded.txt", "w"); f:write("bye"); f:close() end)
+local f = io.open("loaded.txt", "w"); f:write("hi"); f:close()`,
+    });
+    startLuaThreadAhead({ env: process.env, cwd });
+    loadLuaThreadAhead({ extensions: [{ name: "hooked", file: join(dir, "hooked.lua"), root: dir }], cwd, env: process.env });
+    await vi.waitFor(() => expect(existsSync(join(cwd, "loaded.txt"))).toBe(true), { timeout: 10_000 });
+    await stopLuaThreadsAhead(); // awl exits before any pool took the thread
+    expect(readFileSync(join(cwd, "unloaded.txt"), "utf8")).toBe("bye");
+  });
+
   it("is not used by a pool in another folder (whose code sees its own folder), and is stopped at exit", async () => {
     started.length = 0;
     const [elsewhere, cwd] = [tempDir(), tempDir()];

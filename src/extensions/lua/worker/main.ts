@@ -75,9 +75,9 @@ async function instantiate(module: WasmModule): Promise<LuaModule | undefined> {
 }
 
 /**
- * One message, once the runtime has booted. The runtime boots as the first message comes, not as wasmoon's module
- * does: a worker started ahead (head-start.ts) only instantiates the module until it is given something to load.
- * awl's Lua state is built then, when the main thread has sent its request and waits, rather than during its start.
+ * One message, once the runtime has booted. The runtime boots as the first message comes (`boot`, or the first
+ * load), not as wasmoon's module does: a worker started ahead (head-start.ts) only instantiates the module until
+ * awl's own start is past its busiest part.
  */
 function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "module" | "exit" }>): void {
   if (stopping || !lua) return;
