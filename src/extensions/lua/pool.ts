@@ -5,8 +5,11 @@
  * state, memory cap) is dropped and a new one is started when needed. `close()` is the seed's deinit.
  *
  * Renders (`render(state, view)`, which draw live tool blocks) run in one slot of their own, outside
- * `maxSlots`, started at the first render: so a block is redrawn while every other slot runs a tool, and a
- * render never holds a slot a tool call is waiting for.
+ * `maxSlots`, started at the first render that finds no call slot idle (or ahead, for a call that runs a
+ * while): so a block is redrawn while every other slot runs a tool, and a render never holds a slot a tool
+ * call is waiting for. Until then a render runs in an idle call slot, given back as it ends, while there is
+ * room for another call slot: a run whose blocks are drawn only once their calls are done (`awl -p`) starts
+ * no second worker for them.
  */
 import { availableParallelism } from "node:os";
 import { luaWasmModule } from "./assets.js";
@@ -217,10 +220,20 @@ export class LuaPool {
     return slot.run({ entry, extension, tool, input, ctx: JSON.stringify(ctx), cwd: ctx.cwd, timeoutMs }, opts.signal, opts.onProgress, opts.onLog);
   }
 
-  /** A render, in the renders' slot, after the renders asked before it. */
+  /** A render, after the renders asked before it: in an idle call slot until the renders' own one is started. */
   private runRender(extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
     const turn = this.renderTurn.then(async (): Promise<ToolOutcome> => {
       if (opts.signal.aborted) return { status: "cancelled" };
+      // Only where a call that comes meanwhile can have a slot of its own started (a render may run away).
+      const room = this.slots.size + this.starting < this.maxSlots;
+      const idle = this.renderStart || !room ? undefined : this.takeIdle();
+      if (idle) {
+        try {
+          return await this.runIn(idle, "render", extension, tool, input, ctx, opts);
+        } finally {
+          this.release(idle);
+        }
+      }
       const slot = await this.renderWorker();
       if (!slot) return this.closed ? closedOutcome(extension) : { status: "cancelled" };
       // The worker's own start (slow on a busy machine) does not count against the render's wait.
@@ -264,12 +277,20 @@ export class LuaPool {
   }
 
   /** A free slot, a new one (below maxSlots), or a place in the queue. null: cancelled or closed. */
-  private acquire(signal: AbortSignal): Promise<WorkerSlot | null> {
-    if (this.closed) return Promise.resolve(null);
+  /** A call slot that is idle now, taken (give it back with `release`); none when the pool is closed. */
+  private takeIdle(): WorkerSlot | undefined {
+    if (this.closed) return undefined;
     for (let free = this.idle.pop(); free; free = this.idle.pop()) {
-      if (!free.dead) return Promise.resolve(free);
+      if (!free.dead) return free;
       this.slots.delete(free); // its worker died while idle
     }
+    return undefined;
+  }
+
+  private acquire(signal: AbortSignal): Promise<WorkerSlot | null> {
+    if (this.closed) return Promise.resolve(null);
+    const free = this.takeIdle();
+    if (free) return Promise.resolve(free);
     return new Promise((resolve) => {
       const waiter: Waiter = {
         resolve: (slot) => {
