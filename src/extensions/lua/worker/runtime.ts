@@ -597,10 +597,6 @@ export class LuaRuntime {
   private isOwn(file: string): boolean {
     return this.ownDirs.some((dir) => file.startsWith(dir + sep));
   }
-
-  get memoryInUse(): number {
-    return this.memoryUsed;
-  }
 }
 
 function decodeContent(bytes: Uint8Array | null): { text: string; invalid: boolean } {
