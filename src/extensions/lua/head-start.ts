@@ -7,7 +7,7 @@
  * environment): an `awl acp` process serves several folders.
  */
 import { luaWasmModule } from "./assets.js";
-import { CONTROL_OWED, OWED_HOOKS, OWED_NOTHING, OWED_ABANDONED, UNLOAD_TIMEOUT_MS, type FromWorker, type ToWorker } from "./protocol.js";
+import { UNLOAD_TIMEOUT_MS, type FromWorker, type ToWorker } from "./protocol.js";
 import { LuaThread, loadSettingsFor, threadBootFor, type ThreadBoot } from "./thread.js";
 import type { LuaPoolOptions } from "./types.js";
 
@@ -67,15 +67,10 @@ export function stopLuaThreadsAhead(): Promise<void> {
   ahead.clear();
   for (const thread of unused) {
     thread.worker.ref(); // the wait for its stop keeps the process alive
-    const stop = hooksOwed(thread) ? unloadThen(thread) : Promise.resolve();
+    const stop = thread.abandon() ? Promise.resolve() : unloadThen(thread);
     stopping = Promise.all([stopping, stop.then(() => thread.online).then(() => thread.worker.terminate())]).then(() => undefined);
   }
   return stopping;
-}
-
-/** The thread's extensions registered an on_unload hook; else none can from now on (it is given up). */
-function hooksOwed(thread: LuaThread): boolean {
-  return Atomics.compareExchange(thread.control, CONTROL_OWED, OWED_NOTHING, OWED_ABANDONED) === OWED_HOOKS;
 }
 
 /** Has the worker run its extensions' on_unload hooks; resolves once it has, or could not in time. */

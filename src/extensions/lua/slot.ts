@@ -12,9 +12,6 @@ import {
   ABORT_TIMEOUT,
   CONTROL_ABORT,
   CONTROL_LOADING,
-  CONTROL_OWED,
-  OWED_ABANDONED,
-  OWED_NOTHING,
   CONTROL_REPLY,
   type CallRequest,
   type HostNotice,
@@ -76,6 +73,7 @@ interface RunningCall {
 let nextCallId = 1;
 
 export class WorkerSlot {
+  private thread!: LuaThread;
   private control!: Int32Array;
   private readonly processes: ChildProcesses;
   private worker!: Worker;
@@ -124,8 +122,7 @@ export class WorkerSlot {
    * hook is owed (the load then ends and `unload` runs the hooks).
    */
   abandon(): boolean {
-    const was = Atomics.compareExchange(this.control, CONTROL_OWED, OWED_NOTHING, OWED_ABANDONED);
-    return was === OWED_NOTHING || was === OWED_ABANDONED;
+    return this.thread.abandon();
   }
 
   /**
@@ -150,6 +147,7 @@ export class WorkerSlot {
       thread = undefined;
     }
     thread ??= new LuaThread(boot, module);
+    this.thread = thread;
     this.worker = thread.worker;
     this.control = thread.control;
     this.online = thread.online;

@@ -9,7 +9,7 @@ import { setFlagsFromString } from "node:v8";
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { userCacheDir } from "../../config/paths.js";
 import { runtimeDir, workerScriptPath } from "./assets.js";
-import { CONTROL_SIZE, type FromWorker, type LoadSettings, type ToWorker, type WasmModule, type WorkerInit } from "./protocol.js";
+import { CONTROL_OWED, CONTROL_SIZE, OWED_ABANDONED, OWED_NOTHING, type FromWorker, type LoadSettings, type ToWorker, type WasmModule, type WorkerInit } from "./protocol.js";
 import type { LuaPoolOptions } from "./types.js";
 
 /** What a thread boots with: everything a worker needs before its extensions. */
@@ -103,6 +103,15 @@ export class LuaThread {
       if (!this.exited) worker.postMessage({ type: "module", module: compiled } satisfies ToWorker);
     });
     this.compiled.catch(() => undefined); // whoever drives the thread reports it
+  }
+
+  /**
+   * Gives the worker up (awl exits) if its extensions are owed nothing: true when no on_unload hook was registered,
+   * and then none can be from now on (a load still running is cut short); false when a hook is owed.
+   */
+  abandon(): boolean {
+    const was = Atomics.compareExchange(this.control, CONTROL_OWED, OWED_NOTHING, OWED_ABANDONED);
+    return was === OWED_NOTHING || was === OWED_ABANDONED;
   }
 
   /** Has the worker load these extensions (once: a worker loads once, then reloads). */

@@ -17,7 +17,7 @@ import {
   writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import type { HostValue } from "./lua-c.js";
 
 /** Lua source files (extensions, modules) larger than this are refused with a clear message. */
@@ -203,13 +203,13 @@ export class HostFiles {
 
   /**
    * The build's bytecode of `path` (`PATH.luac` beside it: awl's runtime, its bundled extensions), naming `path`
-   * as its source; null when `path` is in none of awl's own folders `own` (nobody else's .luac is ever loaded),
+   * as its source; null when `path` is not in awl's own folders (`isOwn`: nobody else's .luac is ever loaded),
    * there is none, it is older than the text (edited since the build), or it is not such a chunk.
    */
-  readCompiled(path: string, own: readonly string[]): Uint8Array | null {
+  readCompiled(path: string, isOwn: (file: string) => boolean): Uint8Array | null {
     try {
       const file = this.path(path);
-      if (!own.some((folder) => file.startsWith(folder + sep))) return null;
+      if (!isOwn(file)) return null;
       const compiled = `${file}c`;
       if (statSync(compiled).mtimeMs < statSync(file).mtimeMs) return null;
       return chunkNamed(readFileSync(compiled), file) ?? null;

@@ -256,7 +256,7 @@ export class LuaRuntime {
     const num = (L: number, i: number) => c.number(L, i) ?? 0;
 
     this.hostFunction("read_source", (L) => files.readSource(str(L, 1)));
-    this.hostFunction("read_compiled", (L) => [files.readCompiled(str(L, 1), this.ownDirs)]);
+    this.hostFunction("read_compiled", (L) => [files.readCompiled(str(L, 1), (file) => this.isOwn(file))]);
     // An on_unload hook is owed at exit, unless the main thread gave this worker up first (see WorkerSlot.abandon).
     this.hostFunction("owe_unload", () => [Atomics.compareExchange(this.host.control, CONTROL_OWED, OWED_NOTHING, OWED_HOOKS) !== OWED_ABANDONED]);
     this.hostFunction("is_file", (L) => [files.isFile(str(L, 1))]);
