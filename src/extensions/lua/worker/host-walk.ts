@@ -58,13 +58,31 @@ function direntType(entry: Dirent): string {
 }
 
 /**
+ * One matcher for a walk's globs: a glob with a `/` matches the path relative to the walk's folder (a leading `./`
+ * ignored), one without matches the name at any depth, as ripgrep's `--glob` does. (picomatch's own `basename`
+ * option also applies to globs with a `/` and then matches nothing: `src/*.ts` found no file.)
+ */
+function globMatcher(globs: string[]): Matcher {
+  const byPath: string[] = [];
+  const byName: string[] = [];
+  for (const glob of globs) {
+    const plain = glob.replace(/^(\.\/)+/, "");
+    (plain.includes("/") ? byPath : byName).push(plain);
+  }
+  const { picomatch } = libs();
+  const path = byPath.length > 0 ? picomatch(byPath, { dot: true }) : undefined;
+  const name = byName.length > 0 ? picomatch(byName, { dot: true }) : undefined;
+  return (rel) => (path !== undefined && path(rel)) || (name !== undefined && name(rel.slice(rel.lastIndexOf("/") + 1)));
+}
+
+/**
  * Every entry below `dir` that passes the filters, in walk order (unsorted), calling `visit` for each; stops when
  * `stop()` says so. Symlinks are listed but never followed (a link to a folder is not descended, as ripgrep does).
  */
 function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit: (found: Found) => void): boolean {
   const wantType = options.type ?? "file";
   const useIgnore = options.gitignore !== false;
-  const glob = options.glob && options.glob.length > 0 ? libs().picomatch(options.glob, { basename: true, dot: true }) : undefined;
+  const glob = options.glob && options.glob.length > 0 ? globMatcher(options.glob) : undefined;
   const maxDepth = options.max_depth && options.max_depth > 0 ? options.max_depth : Infinity;
   let stopped = false;
   const visitDir = (abs: string, rel: string, depth: number, layers: IgnoreLayer[]): void => {
