@@ -67,10 +67,11 @@ describe("std.read", () => {
     });
   });
 
-  it("answers a model's call in a turn", async () => {
+  it("answers a model's call in a turn, its block titled with the path and showing the lines read", async () => {
     write("notes.md", "# Notes\nbuy milk\n");
     const turn = await replayedCall(env.box, env.server, "read", { path: "notes.md", offset: 2 });
     expect(turn.code).toBe(0);
     expect(turn.content).toBe("2\tbuy milk");
+    expect(turn.stderr).toBe("✓ read notes.md\n  lines 2-2 of 2\n");
   });
 });
