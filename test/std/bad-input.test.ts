@@ -131,7 +131,7 @@ describe("std.bash, commands that flood or never stop", () => {
     expect(lines[0]).toBe("0123456789012345678901234567890123456789012345678");
     expect(lines.at(-1)).toBe("[exit code 0]");
     const notice = lines.find((l) => l.startsWith("[… "))!;
-    expect(notice).toMatch(/^\[… \d+ lines cut \(2000000 lines, 95\.4 MB in all\); all of it is in (\/.+\.txt)\]$/);
+    expect(notice).toMatch(/^\[… \d+ lines \([\d.]+ MB\) cut \(2000000 lines, 95\.4 MB in all\); all of it is in (\/.+\.txt)\]$/);
     const spill = /all of it is in (.+)\]$/.exec(notice)![1]!;
     expect(statSync(spill).size).toBe(100_000_000);
     expect(text.length).toBeLessThan(40_000);
@@ -143,7 +143,7 @@ describe("std.bash, commands that flood or never stop", () => {
     const { outcome } = await callTool(env.box, "bash", { command: "yes", timeout: 1 });
     const text = textOf(outcome);
     expect(text.split("\n")[0]).toBe("y");
-    expect(text).toMatch(/\n\[… \d+ lines cut \(\d+ lines, [\d.]+ [KMG]?B in all\); all of it is in .+\]\n(y\n)+\[timed out after 1 s: the command and everything it started were killed\]$/);
+    expect(text).toMatch(/\n\[… \d+ lines \([\d.]+ [KMG]?B\) cut \(\d+ lines, [\d.]+ [KMG]?B in all\); all of it is in .+\]\n(y\n)+\[timed out after 1 s: the command and everything it started were killed\]$/);
     expect(existsSync(at("nohup.out"))).toBe(false);
   });
 });
