@@ -396,6 +396,18 @@ describe("LuaToolSet", () => {
     expect(fake.loads).toBe(1);
   });
 
+  it("loads the bundled extensions after the project's and the user's own, whatever their names", async () => {
+    extension("zz_project.lua");
+    const user = join(env.HOME!, ".config/awl/extensions/zz_user.lua");
+    mkdirSync(dirname(user), { recursive: true });
+    writeFileSync(user, "-- user\n");
+    const bundled = join(base, "bundled");
+    mkdirSync(join(bundled, "std"), { recursive: true });
+    writeFileSync(join(bundled, "std/aa.lua"), "-- bundled\n");
+    await LuaToolSet.open({ cwd, env, trustProject: true, cachePath: false, bundledDir: bundled });
+    expect(fake.options.at(-1)!.extensions.map((e) => e.name)).toEqual(["zz_project", "zz_user", "std.aa"]);
+  });
+
   it("reports a bundled extension replaced by another, never silently", async () => {
     const mine = extension("std/read.lua");
     const bundled = join(base, "bundled");

@@ -3,6 +3,7 @@
 // config keys, `awl config` and `awl tools` figures.
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { arch, platform } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { anthropicText, AWL, openaiText, providerEnv, runNode } from "../e2e/support.js";
@@ -11,12 +12,12 @@ import { STD_TOOLS, useSandbox } from "./support.js";
 const env = useSandbox();
 
 /** One `awl -p hi` turn in `cwd` (default the project); the request body awl sent. */
-async function requestOf(args: string[] = [], options: { cwd?: string; provider?: "openai" | "anthropic" } = {}): Promise<string> {
+async function requestOf(args: string[] = [], options: { cwd?: string; provider?: "openai" | "anthropic"; env?: Record<string, string> } = {}): Promise<string> {
   const provider = options.provider ?? "openai";
   env.server.enqueue({ body: provider === "openai" ? openaiText("hello") : anthropicText("hello") });
   const run = await runNode([AWL, "-p", "hi", "--no-session", ...args], {
     cwd: options.cwd ?? env.box.cwd,
-    env: env.box.env(providerEnv(provider, env.server.url)),
+    env: env.box.env({ ...providerEnv(provider, env.server.url), ...options.env }),
     input: "",
     asNobody: false,
   });
@@ -27,12 +28,13 @@ async function requestOf(args: string[] = [], options: { cwd?: string; provider?
 const systemOf = (body: string): string => JSON.parse(body).messages[0].content;
 
 describe("the system prompt", () => {
-  it("with all seven std tools, a text turn's request is at most 5.5 KB", async () => {
-    const body = await requestOf();
+  it.each(["openai", "anthropic"] as const)("with all seven std tools, a text turn's request to %s is at most 5.5 KB", async (provider) => {
+    const body = await requestOf([], { provider });
     const request = JSON.parse(body);
-    expect(request.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(STD_TOOLS);
+    const names = request.tools.map((t: { name?: string; function?: { name: string } }) => t.function?.name ?? t.name);
+    expect(names).toEqual(STD_TOOLS);
     expect(STD_TOOLS).toEqual(["bash", "edit", "find", "grep", "ls", "read", "write"]);
-    expect(request.messages[0].role).toBe("system");
+    expect(provider === "openai" ? request.messages[0].content : request.system[0].text).toMatch(/^You are awl, a coding agent/);
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(5.5 * 1024);
   });
 
@@ -76,8 +78,11 @@ describe("the system prompt", () => {
         "Package rules.",
       ].join("\n"),
     );
-    const config = await env.box.awl(["config"], { env: providerEnv("openai", env.server.url) });
-    expect(config.stdout).toContain(`instruction files (in prompt order):\n  ${join(env.box.home, ".config", "awl", "AGENTS.md")}\n  ${join(env.box.cwd, "AGENTS.md")}\n`);
+    // `awl config` in the subfolder lists the same files, in the same order.
+    const listed = (await runNode([AWL, "config"], { cwd: sub, env: env.box.env(), input: "", asNobody: false })).stdout;
+    expect(listed).toContain(
+      `instruction files (in prompt order):\n  ${join(env.box.home, ".config", "awl", "AGENTS.md")}\n  ${join(env.box.cwd, "AGENTS.md")}\n  ${join(env.box.cwd, "pkg", "CLAUDE.md")}\n`,
+    );
   });
 
   it("is replaced by --system-prompt (text or @FILE), extended by --append-system-prompt, or by the config file", async () => {
@@ -94,9 +99,38 @@ describe("the system prompt", () => {
     expect(missing.stderr).toContain(`--system-prompt: cannot read ${join(env.box.cwd, "nope.txt")}: it does not exist`);
   });
 
-  it("goes into Anthropic's system field", async () => {
-    const body = JSON.parse(await requestOf([], { provider: "anthropic" }));
-    expect(body.system[0].text).toMatch(/^You are awl, a coding agent/);
+  it("takes both keys from the config file: the user file's @FILE from its own folder, ~/ from home; the flags win", async () => {
+    const userDir = join(env.box.home, ".config", "awl");
+    mkdirSync(userDir, { recursive: true });
+    writeFileSync(join(userDir, "prompt.md"), "You are terse.\n");
+    writeFileSync(join(env.box.home, "tail.md"), "End with a haiku.\n");
+    writeFileSync(join(userDir, "config.json"), JSON.stringify({ system_prompt: "@prompt.md", append_system_prompt: "@~/tail.md" }));
+    const sub = join(env.box.cwd, "deep", "er");
+    mkdirSync(sub, { recursive: true });
+    expect(systemOf(await requestOf([], { cwd: sub }))).toBe("You are terse.\n\nEnd with a haiku.");
+    expect(systemOf(await requestOf(["--append-system-prompt", "Flag."], { cwd: sub }))).toBe("You are terse.\n\nFlag.");
+    expect(systemOf(await requestOf(["--system-prompt", "Flag."], { cwd: sub }))).toBe("Flag.\n\nEnd with a haiku.");
+    const shown = (await env.box.awl(["config"])).stdout;
+    expect(shown).toContain("system prompt: replaced (--system-prompt or system_prompt), with appended text\n");
+
+    writeFileSync(join(userDir, "config.json"), '{\n  "append_system_prompt": "@gone.md"\n}\n');
+    const missing = await env.box.awl(["-p", "hi"], { env: providerEnv("openai", env.server.url) });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain(`${join(userDir, "config.json")}:2: append_system_prompt: cannot read ${join(userDir, "gone.md")}: it does not exist`);
+  });
+
+  it("reads a project file's @FILE only inside the project until the folder is trusted (it goes to the model)", async () => {
+    writeFileSync(join(env.box.home, "secret.txt"), "hunter2\n");
+    mkdirSync(join(env.box.cwd, ".awl"), { recursive: true });
+    writeFileSync(join(env.box.cwd, ".awl", "prompt.md"), "Project prompt.\n");
+    writeFileSync(join(env.box.cwd, ".awl", "config.json"), JSON.stringify({ system_prompt: "@.awl/prompt.md" }));
+    expect(systemOf(await requestOf())).toBe("Project prompt.");
+    writeFileSync(join(env.box.cwd, ".awl", "config.json"), JSON.stringify({ append_system_prompt: "@~/secret.txt" }));
+    const refused = await env.box.awl(["-p", "hi"], { env: providerEnv("openai", env.server.url) });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`append_system_prompt: cannot read ${join(env.box.home, "secret.txt")}: it is outside this project, and the folder is not trusted`);
+    expect(refused.stderr).toContain("awl permissions trust");
+    expect(systemOf(await requestOf(["--trust-project"]))).toMatch(/\n\nhunter2$/);
   });
 });
 

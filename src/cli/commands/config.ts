@@ -7,6 +7,7 @@ import { loadConfig, settingsSources, where, resolveSettings, type LoadedConfig 
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { parseCliArgs, settingsFlags, type FlagValues } from "../options.js";
+import { userConfigDir } from "../../config/paths.js";
 import { findInstructionFiles } from "../../prompt/instructions.js";
 import { systemPromptChoice } from "../system-prompt-option.js";
 
@@ -94,7 +95,7 @@ function promptLines(flags: FlagValues, config: LoadedConfig): string[] {
   return [
     `system prompt: ${how}`,
     files.length === 0
-      ? "instruction files: none (AGENTS.md, or CLAUDE.md, from the repository root down to here, and in ~/.config/awl/)"
+      ? `instruction files: none (AGENTS.md, or CLAUDE.md, from the repository root down to here, and in ${userConfigDir(process.env)}/)`
       : `instruction files (in prompt order):\n${files.map((f) => `  ${f.path}${f.truncated ? " (cut at 32 KB)" : ""}`).join("\n")}`,
   ];
 }
