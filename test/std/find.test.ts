@@ -1,21 +1,13 @@
 // std.find, the bundled `find` tool, and the globs of `awl.fs.walk` it shares with grep's fallback: globs with a
 // `/` match the path from the search's folder, hidden files only when the pattern names them; through `awl tool
 // call` and a replayed model turn (its block's title and render).
-import { mkdirSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
+import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox, writeTree } from "./support.js";
 
 const env = useSandbox();
 const NO_RG = { env: { PATH: "/nonexistent" } };
 
-function tree(files: Record<string, string>): void {
-  for (const [rel, text] of Object.entries(files)) {
-    const path = join(env.box.cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
-}
+const tree = (files: Record<string, string>) => writeTree(env.box.cwd, files);
 
 const PROJECT = {
   "src/b.ts": "hello\n",
