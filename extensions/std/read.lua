@@ -23,7 +23,8 @@ local CUT_MARK = " … [line cut at " .. MAX_LINE .. " characters]"
 
 local function read_image(file, path, info, media_type)
   if info.size > MAX_IMAGE_BYTES then
-    return awl.tool_error(string.format("%s is an image of %s, over the %s read returns", path, text_util.size(info.size), text_util.size(MAX_IMAGE_BYTES)))
+    return awl.tool_error(string.format("%s is an image of %s, over the %s read returns; read a smaller copy (scale it down with bash first)",
+      path, text_util.size(info.size), text_util.size(MAX_IMAGE_BYTES)))
   end
   local f, err = io.open(file, "rb")
   if not f then return awl.tool_error("cannot read " .. path .. ": " .. err) end

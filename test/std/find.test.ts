@@ -1,6 +1,8 @@
 // std.find, the bundled `find` tool, and the globs of `awl.fs.walk` it shares with grep's fallback: globs with a
 // `/` match the path from the search's folder, hidden files only when the pattern names them; through `awl tool
 // call` and a replayed model turn (its block's title and render).
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox, writeTree } from "./support.js";
 
@@ -48,6 +50,13 @@ describe("std.find globs", () => {
       is_error: true,
       content: "top.ts is not a folder; find searches folders",
     });
+  });
+
+  it("shows a name that is not UTF-8 with \\xNN escapes, which read takes back", SEVERAL_CALLS, async () => {
+    writeFileSync(Buffer.concat([Buffer.from(join(env.box.cwd, "n")), Buffer.from([0xff]), Buffer.from("ame.txt")]), "bytes\n");
+    tree({ "plain.txt": "x\n" });
+    expect(await found({ pattern: "*.txt" })).toBe("n\\xFFame.txt\nplain.txt");
+    expect(textOf((await callTool(env.box, "read", { path: "n\\xFFame.txt" })).outcome)).toBe("1\tbytes");
   });
 
   it("gives grep's fallback the same globs with a '/' as ripgrep", SEVERAL_CALLS, async () => {
