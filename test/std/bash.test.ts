@@ -1,7 +1,7 @@
 // std.bash, the bundled `bash` tool: output and exit code, streaming, head and tail, timeout and cancel killing
 // the whole process group, no stdin.
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AWL, openaiText, openaiToolCalls, providerEnv } from "../e2e/support.js";
@@ -42,6 +42,18 @@ describe("std.bash", () => {
     expect(lines.slice(498, 503)).toEqual(["499", "500", expect.stringMatching(/^\[… 3000 lines \(14\.2 KB\) cut \(5000 lines, 23\.3 KB in all\); all of it is in \/.+\.txt\]$/), "3501", "3502"]);
     const saved = readFileSync(/all of it is in (.+)\]$/.exec(lines[500]!)![1]!, "utf8");
     expect(saved).toBe(Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join(""));
+  });
+
+  it("saved outputs are kept a week: a later run removes older runs' folders", async () => {
+    const spill = join(env.box.home, ".local", "share", "awl", "spill");
+    const old = join(spill, "2020-01-01T00-00-00-000Z-4194999"); // no such pid
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, "bash-1.txt"), "old output\n");
+    const text = textOf((await callTool(env.box, "bash", { command: "seq 1 5000" })).outcome);
+    const saved = /all of it is in (.+)\]$/m.exec(text)![1]!;
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(saved)).toBe(true);
+    expect(saved.startsWith(`${spill}/`)).toBe(true);
   });
 
   it("cuts one very long line at characters, never inside one", async () => {
