@@ -1,6 +1,6 @@
 // std.bash, the bundled `bash` tool: output and exit code, streaming, head and tail, timeout and cancel killing
 // the whole process group, no stdin.
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -20,6 +20,14 @@ describe("std.bash", () => {
 
   it("gives the command no stdin: a read gets end of file", async () => {
     expect(textOf((await callTool(env.box, "bash", { command: "read line; echo \"status $? [$line]\"" })).outcome)).toBe("status 1 []\n[exit code 0]");
+  });
+
+  it("waits for no person: git opens no editor, pagers print", async () => {
+    execFileSync("git", ["init", "-q"], { cwd: env.box.cwd });
+    writeFileSync(join(env.box.cwd, "f.txt"), "x\n");
+    const command = "git -c user.name=t -c user.email=t@t add f.txt && git -c user.name=t -c user.email=t@t commit; echo \"editor=$GIT_EDITOR pager=$PAGER\"";
+    const { outcome } = await callTool(env.box, "bash", { command, timeout: 60 });
+    expect(textOf(outcome)).toBe("Aborting commit due to empty commit message.\neditor=true pager=cat\n[exit code 0]");
   });
 
   it("keeps the head and tail of a long output and saves all of it", async () => {
