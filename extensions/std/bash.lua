@@ -41,12 +41,26 @@ local function shell()
   return info and "/bin/bash" or "/bin/sh"
 end
 
+-- `n` and the noun, singular or plural: "1 line", "3 lines".
+local function count(n, noun)
+  return n .. " " .. noun .. (n == 1 and "" or "s")
+end
+
 -- Collects the output: all of it while small; past INLINE_BYTES the head, a bounded tail, and the whole in a file.
+-- Output that is cut (past INLINE_BYTES or INLINE_LINES) is always saved whole, so the model can read the rest.
 local function collector(ctx)
   local self = { parts = {}, size = 0, lines = 0, head = nil, tail = {}, tail_size = 0, file = nil, path = nil }
+  -- Opens the spill file with what came so far (without a spill folder, writes go nowhere: head and tail only).
+  local function spill(all)
+    self.path = string.format("%s/bash-%d-%d.txt", ctx.spill_dir, os.time(), math.random(1, 1 << 30))
+    self.file = io.open(self.path, "wb")
+    if not self.file then self.path, self.file = nil, io.open("/dev/null", "wb") end
+    self.file:write(all)
+  end
   function self.add(data)
     self.size = self.size + #data
     self.lines = self.lines + count_lines(data)
+    if #data > 0 then self.ends_line = data:sub(-1) == "\n" end
     if not self.file and self.size <= INLINE_BYTES then
       self.parts[#self.parts + 1] = data
       return
@@ -55,11 +69,8 @@ local function collector(ctx)
       self.parts[#self.parts + 1] = data
       local all = table.concat(self.parts)
       self.parts = nil
-      self.path = string.format("%s/bash-%d-%d.txt", ctx.spill_dir, os.time(), math.random(1, 1 << 30))
-      self.file = io.open(self.path, "wb")
-      if not self.file then self.path, self.file = nil, io.open("/dev/null", "wb") end -- no spill dir: head and tail only
-      self.file:write(all)
-      self.head = all:sub(1, HEAD_BYTES)
+      spill(all)
+      self.head = all:sub(1, HEAD_BYTES + 3) -- room to cut it at a character
       self.tail, self.tail_size = { all }, #all
       return
     end
@@ -75,21 +86,27 @@ local function collector(ctx)
     if not self.head then
       local all = table.concat(self.parts)
       if self.lines <= INLINE_LINES then return all end
+      spill(all) -- small in bytes but too many lines: cut too, so saved whole too
       self.head, self.tail = all, { all }
     end
     if self.file then self.file:close(); self.file = nil end
-    local head = head_lines(self.head:sub(1, HEAD_BYTES), HEAD_LINES)
+    -- The head: whole lines, unless its first line alone is longer than HEAD_BYTES (then cut at a character).
+    local head = head_lines(text_util.cut(self.head, HEAD_BYTES, ""), HEAD_LINES)
+    if head:sub(-1) ~= "\n" and head:find("\n", 1, true) then head = head:match("^(.*\n)") end
     local tail = table.concat(self.tail)
     if #tail > TAIL_BYTES then
       tail = tail:sub(-TAIL_BYTES)
       local nl = tail:find("\n", 1, true)
-      if nl then tail = tail:sub(nl + 1) end -- whole lines only
+      if nl and nl < #tail then tail = tail:sub(nl + 1) -- whole lines only
+      else tail = tail:gsub("^[\128-\191]+", "") end -- one long line: start at a character
     end
     tail = tail_lines(tail, TAIL_LINES)
     local where = self.path and ("; all of it is in " .. self.path) or ""
-    local cut_lines = self.lines - count_lines(head) - count_lines(tail)
-    return string.format("%s\n[… %d lines cut (%d lines, %s in all)%s]\n%s", head, math.max(cut_lines, 0), self.lines,
-      text_util.size(self.size), where, tail)
+    local cut_lines = math.max(self.lines - count_lines(head) - count_lines(tail), 0)
+    local cut_size = text_util.size(math.max(self.size - #head - #tail, 0))
+    local cut = cut_lines > 0 and (count(cut_lines, "line") .. " (" .. cut_size .. ")") or cut_size
+    return string.format("%s%s[… %s cut (%s, %s in all)%s]\n%s", head, head:sub(-1) == "\n" and "" or "\n", cut,
+      count(self.lines + (self.ends_line and 0 or 1), "line"), text_util.size(self.size), where, tail)
   end
   return self
 end
@@ -135,7 +152,8 @@ awl.register_tool {
     else
       status = "[" .. why .. "]"
     end
-    ctx:show { command = command, output = recent, running = false, status = status }
+    -- A failed call's block has its summary under the body already (docs/extension-api.md): no status line twice.
+    ctx:show { command = command, output = recent, running = false, status = status, failed = code ~= 0 or nil }
     local content = (text == "" and "" or (text:sub(-1) == "\n" and text or text .. "\n")) .. status
     return { content = content, is_error = code ~= 0, summary = status:sub(2, -2) }
   end,
@@ -143,10 +161,11 @@ awl.register_tool {
     local lines = {}
     for line in state.output:gmatch("[^\n]*") do lines[#lines + 1] = line end
     if lines[#lines] == "" then lines[#lines] = nil end
-    local keep = view.expand and #lines or math.max(1, view.height - (state.status and 1 or 0))
+    local status = not state.failed and state.status or nil
+    local keep = view.expand and #lines or math.max(1, view.height - (status and 1 or 0))
     local out = {}
     for i = math.max(1, #lines - keep + 1), #lines do out[#out + 1] = lines[i] end
-    if state.status then out[#out + 1] = state.status end
+    if status then out[#out + 1] = status end
     return out
   end,
 }

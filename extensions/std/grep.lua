@@ -40,10 +40,39 @@ local function text_of(field)
   return field.text or awl.base64.decode(field.bytes or "")
 end
 
+-- `n` and the noun, singular or plural: "1 file", "3 files".
+local function count(n, noun)
+  return n .. " " .. noun .. (n == 1 and "" or "s")
+end
+
+-- ripgrep's errors about single files ("./secret.txt: Permission denied (os error 13)", with "rg: " before it in
+-- newer versions) as the fallback's skipped records { path, reason }; and the rest of what it said (a bad regex).
+local function ripgrep_errors(stderr, prefix)
+  local skipped, other = {}, {}
+  for line in stderr:gmatch("[^\n]+") do
+    local path, reason = line:gsub("^rg: ", ""):match("^(.-): ([^:]+) %(os error %d+%)$")
+    if path then
+      if prefix and path:sub(1, 2) == prefix then path = path:sub(3) end
+      skipped[#skipped + 1] = { path = path, reason = reason }
+    else
+      other[#other + 1] = line
+    end
+  end
+  return skipped, table.concat(other, "\n")
+end
+
+-- ripgrep's message about a regex, for the model: its advice to pass --pcre2 (a flag the model cannot give) left out.
+local function regex_message(message)
+  message = message:gsub("%s*Consider enabling PCRE2 with the %-%-pcre2 flag.*$", "")
+  return "the regex does not compile: " .. message
+end
+
 -- Records { path, line, text, match } from ripgrep's JSON lines, at most `limit` matching lines; then the number
--- of matching lines and of files with a match. nil, message when ripgrep fails (a bad regex).
-local function search_ripgrep(rg, dir, pattern, opts)
+-- of matching lines, of files with a match, and the files ripgrep could not search ({ path, reason }). nil,
+-- message when ripgrep fails (a bad regex). `pcre2`: with ripgrep's PCRE2 engine (look-around, backreferences).
+local function search_ripgrep(rg, dir, pattern, opts, pcre2)
   local argv = { rg, "--json", "--no-config", "--no-require-git", "--no-ignore-dot", "--no-ignore-global", "--sort", "path" }
+  if pcre2 then argv[#argv + 1] = "--pcre2" end
   if opts.ignore_case then argv[#argv + 1] = "-i" end
   if opts.context > 0 then argv[#argv + 1] = "-C"; argv[#argv + 1] = tostring(opts.context) end
   for _, g in ipairs(opts.glob) do argv[#argv + 1] = "--glob"; argv[#argv + 1] = g end
@@ -105,24 +134,34 @@ local function search_ripgrep(rg, dir, pattern, opts)
     end
   end
   local code, why = proc:wait()
-  if code == 2 and matches == 0 then
-    local message = table.concat(errors):gsub("%s+$", "")
-    return nil, message ~= "" and message or "ripgrep failed"
-  end
   if code == nil then return nil, "ripgrep stopped: " .. tostring(why) end
-  return records, matches, files
+  local skipped, message = ripgrep_errors(table.concat(errors), prefix)
+  message = message:gsub("%s+$", "")
+  if code == 2 and matches == 0 and message ~= "" then
+    -- Look-around and backreferences need ripgrep's PCRE2 engine (the fallback's JavaScript regexes have them).
+    if not pcre2 and message:find("--pcre2", 1, true) then
+      local again, again_matches, again_files, again_skipped = search_ripgrep(rg, dir, pattern, opts, true)
+      if again then return again, again_matches, again_files, again_skipped end
+      if again_matches:find("PCRE2 is not available", 1, true) then
+        return nil, regex_message(message) .. "\n(this ripgrep has no PCRE2: write the regex without look-around or backreferences)"
+      end
+      return nil, again_matches
+    end
+    return nil, message:find("^regex parse error") and regex_message(message) or ("ripgrep failed: " .. message)
+  end
+  return records, matches, files, skipped
 end
 
--- The files the fallback did not search, as one line for the model (nil when it searched them all).
+-- The files not searched, as one line for the model (nil when all were searched); `why` says why they were not.
 local MAX_SKIPPED_SHOWN = 10
-local function skipped_note(skipped)
+local function skipped_note(skipped, why)
   if not skipped or #skipped == 0 then return nil end
   local parts = {}
   for i = 1, math.min(#skipped, MAX_SKIPPED_SHOWN) do
     parts[i] = text.printable(skipped[i].path) .. " (" .. skipped[i].reason .. ")"
   end
   if #skipped > MAX_SKIPPED_SHOWN then parts[#parts + 1] = string.format("and %d more", #skipped - MAX_SKIPPED_SHOWN) end
-  return "[not searched (ripgrep is not installed): " .. table.concat(parts, "; ") .. "]"
+  return "[not searched" .. why .. ": " .. table.concat(parts, "; ") .. "]"
 end
 
 local function search_fallback(dir, pattern, opts)
@@ -175,10 +214,10 @@ awl.register_tool {
       limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT) }
     local rg = find_ripgrep()
     local records, matches, files, skipped
-    if rg then records, matches, files = search_ripgrep(rg, dir, args.pattern, opts)
+    if rg then records, matches, files, skipped = search_ripgrep(rg, dir, args.pattern, opts)
     else records, matches, files, skipped = search_fallback(dir, args.pattern, opts) end
     if not records then return awl.tool_error(matches) end
-    local note = skipped_note(skipped)
+    local note = skipped_note(skipped, rg and "" or " (ripgrep is not installed)")
     if matches == 0 then
       ctx:show { summary = "no matches" }
       return { content = note and ("No matches in the files searched.\n" .. note) or "No matches.", summary = "no matches" }
@@ -194,11 +233,11 @@ awl.register_tool {
       last = r
     end
     if shown < matches then
-      out[#out + 1] = string.format("[%d of %d matching lines shown, in %d files; narrow with path, glob or type, or raise limit]",
-        shown, matches, files)
+      out[#out + 1] = string.format("[%d of %d matching lines shown, in %s; narrow with path, glob or type, or raise limit]",
+        shown, matches, count(files, "file"))
     end
     if note then out[#out + 1] = note end
-    local summary = string.format("%d matching lines in %d files", matches, files)
+    local summary = count(matches, "matching line") .. " in " .. count(files, "file")
     ctx:show { summary = summary }
     return { content = table.concat(out, "\n"), summary = summary }
   end,

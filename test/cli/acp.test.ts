@@ -11,6 +11,7 @@ import { tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
 import { PNG_1X1 } from "../support/images.js";
 import { EVERYTHING } from "../extensions/mcp/servers.js";
+import { allRunning, forkingCommand, noneLeft } from "../support/processes.js";
 
 let server: ReplayServer;
 let home: string;
@@ -181,6 +182,20 @@ describe("awl acp", () => {
       const mark = awl.updates.length;
       expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason).toBe("end_turn");
       expect(agentText(awl.updates.slice(mark))).toBe("Next answer.");
+    });
+  });
+  it("session/cancel while bash runs kills the command and every process it started; the next prompt works", async () => {
+    const { command, lengths } = forkingCommand();
+    server.enqueue({ body: openaiToolCalls([{ id: "b1", name: "bash", input: { command } }]) }, openaiAnswer("Next answer."));
+    const permission = () => ({ outcome: { outcome: "selected" as const, optionId: "allow_once" } });
+    await withAcp({ home, cwd, env: env(), handlers: { permission } }, async (ctx, awl) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      const prompt = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it" }] });
+      await allRunning(lengths);
+      await ctx.notify("session/cancel", { sessionId });
+      expect((await prompt).stopReason).toBe("cancelled");
+      await noneLeft(lengths);
+      expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "again" }] })).stopReason).toBe("end_turn");
     });
   });
 });

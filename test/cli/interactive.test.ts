@@ -8,6 +8,7 @@ import { tmuxTest } from "./tmux-terminal.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { openaiToolCalls } from "../e2e/support.js";
 import { conversationSent } from "../support/sent.js";
+import { allRunning, forkingCommand, noneLeft } from "../support/processes.js";
 
 const tty = tmuxTest();
 
@@ -200,6 +201,22 @@ describe("awl interactive", () => {
     expect(screen).toMatch(/> go\n✓ gated gate\n {2}LIVE-STEP released\nGate passed\.\n>/);
     // Redrawn in place: the running form is gone from the screen.
     expect(screen).not.toContain("LIVE-STEP waiting");
+  });
+
+  it("Esc while bash runs: its block live (first line as title, output), then the command and every process it started killed", async () => {
+    const { command, lengths } = forkingCommand();
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "b1", name: "bash", input: { command: `echo started\n${command}` } }]) }, openaiAnswer("Still here."));
+    await launch([], undefined, {}, { args: ["--allow", "bash"] });
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await tty.send("go");
+    await tty.terminal.waitFor(/[⠀-⣿] bash echo started(?: \d+s)?\n {2}started\n/);
+    await allRunning(lengths);
+    await tty.terminal.keys("Escape");
+    const screen = await tty.terminal.waitFor(/⊘ bash echo started(?: \d+s)?\n[^]*\n>/);
+    expect(screen).toMatch(/⊘ bash echo started(?: \d+s)?\n {2}started\n/);
+    await noneLeft(lengths);
+    await tty.send("again");
+    await tty.terminal.waitFor(/Still here\.\n>/);
   });
 
   it("awl -r redraws a saved tool block with the title the tool set live (ctx:title), not its input", async () => {

@@ -9,6 +9,8 @@ import { AWL, expectNoStackTrace, runAwl, tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
 import { PNG_1X1 } from "../support/images.js";
 import { fixture } from "../providers/anthropic/support.js";
+import { openaiToolCalls } from "../e2e/support.js";
+import { allRunning, forkingCommand, noneLeft } from "../support/processes.js";
 
 let server: ReplayServer;
 beforeEach(async () => {
@@ -109,6 +111,19 @@ describe("--input-format stream-json", () => {
     expect(awl.lines.at(-1)).toEqual(last);
     expect(awl.stderr()).toContain("stdin line 4: not JSON");
     expectNoStackTrace(awl.stderr());
+  });
+
+  it("an interrupt while bash runs kills the command and every process it started", async () => {
+    const { command, lengths } = forkingCommand();
+    server.enqueue({ body: openaiToolCalls([{ id: "b1", name: "bash", input: { command } }]) });
+    const awl = startAwl([...FLAGS, "--allow", "bash"]);
+    awl.send(user("run it"));
+    await allRunning(lengths);
+    awl.send(JSON.stringify({ type: "control_request", request_id: "req-1", request: { subtype: "interrupt" } }));
+    expect((await awl.waitFor((l) => l.type === "result")).stop_reason).toBe("cancelled");
+    await noneLeft(lengths);
+    awl.child.stdin.end();
+    await awl.exit;
   });
 
   it("at the end of stdin finishes the turns already sent, then exits", async () => {

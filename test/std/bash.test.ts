@@ -1,27 +1,14 @@
 // std.bash, the bundled `bash` tool: output and exit code, streaming, head and tail, timeout and cancel killing
 // the whole process group, no stdin.
 import { spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AWL, openaiText, openaiToolCalls, providerEnv } from "../e2e/support.js";
-import { callTool, textOf, useSandbox } from "./support.js";
+import { allRunning, forkingCommand, noneLeft } from "../support/processes.js";
+import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
 
 const env = useSandbox();
-
-/** Whether a process with this pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 50));
-  return !alive(pid);
-}
 
 describe("std.bash", () => {
   it("interleaves stdout and stderr in order, ends with the exit code, and marks a failure", async () => {
@@ -40,58 +27,107 @@ describe("std.bash", () => {
     const lines = text.split("\n");
     expect(lines.slice(0, 3)).toEqual(["1", "2", "3"]);
     expect(lines.slice(-3)).toEqual(["199999", "200000", "[exit code 0]"]);
-    const notice = lines.find((l) => l.startsWith("[… "))!;
-    expect(notice).toMatch(/^\[… \d+ lines cut \(200000 lines, [\d.]+ MB in all\); all of it is in (\/.+\.txt)\]$/);
-    const saved = readFileSync(/all of it is in (.+)\]$/.exec(notice)![1]!, "utf8");
+    // The head's last line, then the notice: no blank line between them.
+    const at = lines.findIndex((l) => l.startsWith("[… "));
+    expect(lines.slice(at - 1, at + 2)).toEqual(["500", expect.any(String), "198501"]);
+    expect(lines[at]).toMatch(/^\[… 198000 lines \([\d.]+ MB\) cut \(200000 lines, [\d.]+ MB in all\); all of it is in (\/.+\.txt)\]$/);
+    const saved = readFileSync(/all of it is in (.+)\]$/.exec(lines[at]!)![1]!, "utf8");
     expect(saved.split("\n")).toHaveLength(200001);
     expect(text.length).toBeLessThan(40_000);
   });
 
-  it("kills a timed-out command and the child it forked", async () => {
-    const { outcome } = await callTool(env.box, "bash", { command: "sleep 60 & echo child $!; sleep 60", timeout: 1 });
-    const content = outcome.status === "result" ? outcome.content : "";
-    expect(content).toMatch(/^child (\d+)\n\[timed out after 1 s: the command and everything it started were killed\]$/);
-    expect(await gone(Number(/child (\d+)/.exec(content)![1]))).toBe(true);
+  it("saves all of an output cut for its many lines, though it is small in bytes", async () => {
+    const text = textOf((await callTool(env.box, "bash", { command: "seq 1 5000" })).outcome);
+    const lines = text.split("\n");
+    expect(lines.slice(498, 503)).toEqual(["499", "500", expect.stringMatching(/^\[… 3000 lines \(14\.2 KB\) cut \(5000 lines, 23\.3 KB in all\); all of it is in \/.+\.txt\]$/), "3501", "3502"]);
+    const saved = readFileSync(/all of it is in (.+)\]$/.exec(lines[500]!)![1]!, "utf8");
+    expect(saved).toBe(Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join(""));
   });
 
-  it("kills the command and its children when the call is cancelled (Ctrl-C)", async () => {
-    // A sleep of its own length (unique even beside another run of this suite), so no other process is taken for the
-    // command's child.
-    const length = `73.${process.pid}`;
-    const child = spawn(process.execPath, [AWL, "tool", "call", "bash", JSON.stringify({ command: `sleep ${length} & sleep 74` })], {
+  it("cuts one very long line at characters, never inside one", async () => {
+    // "x", 60 000 two-byte "é", "z" and no newline: the head's and the tail's byte limits both fall inside an "é".
+    const text = textOf((await callTool(env.box, "bash", { command: "printf x; yes é | tr -d '\\n' | head -c 120000; printf z" })).outcome);
+    const [head, notice, tail, status] = text.split("\n");
+    expect(head).toBe("x" + "é".repeat(6143));
+    expect(notice).toMatch(/^\[… 81\.2 KB cut \(1 line, 117\.2 KB in all\); all of it is in \/.+\.txt\]$/);
+    expect(tail).toBe("é".repeat(12287) + "z");
+    expect(status).toBe("[exit code 0]");
+    expect(text).not.toContain("\uFFFD");
+  });
+
+  it("kills a timed-out command and every process it started, a double-forked grandchild too", async () => {
+    const pids = join(env.box.root, "pids");
+    const { command, lengths } = forkingCommand(pids);
+    const { outcome } = await callTool(env.box, "bash", { command, timeout: 2 });
+    expect(outcome).toMatchObject({ is_error: true, content: "[timed out after 2 s: the command and everything it started were killed]", summary: "timed out after 2 s: the command and everything it started were killed" });
+    // All three had started before the timeout (each wrote its pid); none is left.
+    expect(readFileSync(pids, "utf8").trim().split("\n")).toHaveLength(3);
+    await noneLeft(lengths);
+  });
+
+  it("refuses a timeout above the cap, saying the cap", async () => {
+    const run = await env.box.awl(["tool", "call", "bash", JSON.stringify({ command: "true", timeout: 601 })]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('invalid input for tool "bash": /timeout must be <= 600. Fix the arguments and call it again.');
+    const turn = await replayedCall(env.box, env.server, "bash", { command: "true", timeout: 601 });
+    expect(turn.content).toMatch(/^Error: .*\/timeout must be <= 600/);
+  });
+
+  it("kills the command and every process it started when the call is cancelled (Ctrl-C)", async () => {
+    const { command, lengths } = forkingCommand();
+    const child = spawn(process.execPath, [AWL, "tool", "call", "bash", JSON.stringify({ command })], {
       cwd: env.box.cwd,
       env: env.box.env(),
       stdio: ["ignore", "pipe", "pipe"],
     });
-    let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const closed = new Promise<number | null>((resolve) => child.on("close", resolve));
-    const { execFileSync } = await import("node:child_process");
-    let pid: number | undefined;
-    for (let i = 0; i < 200 && pid === undefined; i++) {
-      await new Promise((r) => setTimeout(r, 50));
-      const ps = execFileSync("ps", ["-eo", "pid,args"], { encoding: "utf8" });
-      const line = ps.split("\n").find((l) => l.trim().replace(/^\d+\s+/, "") === `sleep ${length}`);
-      if (line) pid = Number(line.trim().split(/\s+/)[0]);
-    }
-    expect(pid, `no sleep started:\n${stderr}`).toBeDefined();
+    await allRunning(lengths);
     child.kill("SIGINT");
     expect(await closed).toBe(130);
-    expect(await gone(pid!)).toBe(true);
+    await noneLeft(lengths);
   });
 
   it("streams the output to stream-json while the command runs", async () => {
+    // The command waits for a file the test makes only once stream-json has shown its first line: so that line
+    // was shown while the command ran, whatever the machine's speed.
+    const gate = join(env.box.root, "gate");
+    const command = `echo first; echo warning >&2; while [ ! -f '${gate}' ]; do sleep 0.05; done; echo second`;
+    env.server.enqueue({ body: openaiToolCalls([{ id: "call_1", name: "bash", input: { command } }]) }, { body: openaiText("done") });
+    const child = spawn(process.execPath, [AWL, "-p", "go", "--no-session", "--allow", "bash", "--output-format", "stream-json"], {
+      cwd: env.box.cwd,
+      env: env.box.env(providerEnv("openai", env.server.url)),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const events: any[] = [];
+    let buffer = "";
+    child.stdout.setEncoding("utf8").on("data", (data: string) => {
+      buffer += data;
+      for (let nl = buffer.indexOf("\n"); nl !== -1; nl = buffer.indexOf("\n")) {
+        const event = JSON.parse(buffer.slice(0, nl));
+        buffer = buffer.slice(nl + 1);
+        events.push(event);
+        if (event.type === "tool_progress" && event.update.kind === "show" && event.update.state.output === "first\nwarning\n") writeFileSync(gate, "");
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expect(code).toBe(0);
+    const shows = events.filter((e) => e.type === "tool_progress" && e.update.kind === "show").map((e) => e.update.state);
+    expect(shows).toContainEqual({ command, output: "first\nwarning\n", running: true });
+    expect(shows.at(-1)).toEqual({ command, output: "first\nwarning\nsecond\n", running: false, status: "[exit code 0]" });
+    const result = env.server.requests[1]!.json().messages.find((m: { role: string }) => m.role === "tool");
+    expect(result.content).toBe("first\nwarning\nsecond\n[exit code 0]");
+  });
+
+  it("draws its block: the command as the title, the output's last lines and the exit code", SEVERAL_CALLS, async () => {
     env.server.enqueue(
-      { body: openaiToolCalls([{ id: "call_1", name: "bash", input: { command: "echo first; sleep 1; echo second" } }]) },
+      { body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "seq 1 30\necho second line of the command" } }, { id: "c2", name: "bash", input: { command: "echo no; exit 4" } }]) },
       { body: openaiText("done") },
     );
-    const run = await env.box.awl(["-p", "go", "--no-session", "--allow", "bash", "--output-format", "stream-json"], { env: providerEnv("openai", env.server.url) });
+    const run = await env.box.awl(["-p", "go", "--no-session", "--allow", "bash"], { env: providerEnv("openai", env.server.url) });
     expect(run.code).toBe(0);
-    const events = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    const shows = events.filter((e) => e.type === "tool_progress" && e.update.kind === "show").map((e) => e.update.state);
-    expect(shows[0]).toMatchObject({ command: "echo first; sleep 1; echo second", output: "first\n", running: true });
-    expect(shows.at(-1)).toMatchObject({ output: "first\nsecond\n", running: false, status: "[exit code 0]" });
-    const result = env.server.requests[1]!.json().messages.find((m: { role: string }) => m.role === "tool");
-    expect(result.content).toBe("first\nsecond\n[exit code 0]");
+    // Print mode's view is 10 lines high: the last 9 lines of output, then the status; a failed call has its summary
+    // under the body instead (once).
+    const last9 = ["22", "23", "24", "25", "26", "27", "28", "29", "30"].map((l) => `  ${l}`);
+    expect(run.stderr).toBe(["✓ bash seq 1 30", ...last9.slice(1), "  second line of the command", "  [exit code 0]", "✗ bash echo no; exit 4", "  no", "  exit code 4", ""].join("\n"));
   });
 });

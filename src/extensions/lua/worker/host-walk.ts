@@ -64,7 +64,7 @@ function direntType(entry: Dirent): string {
 function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit: (found: Found) => void): boolean {
   const wantType = options.type ?? "file";
   const useIgnore = options.gitignore !== false;
-  const glob = options.glob && options.glob.length > 0 ? libs().picomatch(options.glob, { basename: true, dot: true }) : undefined;
+  const glob = options.glob && options.glob.length > 0 ? globMatcher(options.glob) : undefined;
   const maxDepth = options.max_depth && options.max_depth > 0 ? options.max_depth : Infinity;
   let stopped = false;
   const visitDir = (abs: string, rel: string, depth: number, layers: IgnoreLayer[]): void => {
@@ -92,6 +92,16 @@ function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit:
   };
   visitDir(dir, "", 1, useIgnore ? ancestorLayers(dir, makeIgnore) : []);
   return stopped;
+}
+
+/**
+ * A path matches when it matches one of the globs: one without a `/` is matched against the name at any depth
+ * (`*.ts`), one with a `/` against the whole relative path (`src/**\/*.ts`), as ripgrep's `--glob` and git do.
+ * (picomatch's `basename` option alone would match every glob against the name only.)
+ */
+function globMatcher(globs: readonly string[]): Matcher {
+  const matchers = globs.map((g) => libs().picomatch(g, { dot: true, ...(!g.includes("/") && { basename: true }) }));
+  return (path) => matchers.some((m) => m(path));
 }
 
 function compareBytes(a: string, b: string): number {
@@ -134,18 +144,76 @@ export interface GrepOptions extends Omit<WalkOptions, "type" | "sort"> {
   max_line?: number;
 }
 
+/** POSIX classes inside brackets (`[[:alpha:]_]`), ASCII as in ripgrep, as JavaScript class ranges. */
+const POSIX_CLASSES: Record<string, string> = {
+  alnum: "0-9A-Za-z", alpha: "A-Za-z", ascii: "\\x00-\\x7F", blank: "\\t ", cntrl: "\\x00-\\x1F\\x7F", digit: "0-9",
+  graph: "\\x21-\\x7E", lower: "a-z", print: "\\x20-\\x7E", punct: "\\x21-\\x2F\\x3A-\\x40\\x5B-\\x60\\x7B-\\x7E",
+  space: "\\t\\n\\v\\f\\r ", upper: "A-Z", word: "0-9A-Za-z_", xdigit: "0-9A-Fa-f",
+};
+
+/**
+ * The spellings of ripgrep's regex syntax (Rust's) that JavaScript lacks or reads otherwise, rewritten so the
+ * fallback finds what ripgrep would: leading inline flags (`(?i)` ignores case; `(?m)`, `(?s)`, `(?u)` change
+ * nothing line by line), named groups `(?P<name>...)`, and POSIX classes in brackets (`[[:digit:]]`), which
+ * JavaScript would read as a set of the characters `[:digt` and silently find the wrong lines.
+ */
+function fromRipgrepSyntax(pattern: string): { source: string; ignoreCase: boolean } {
+  let ignoreCase = false;
+  const flags = /^\(\?([imsu]+)\)/.exec(pattern);
+  if (flags) {
+    ignoreCase = flags[1]!.includes("i");
+    pattern = pattern.slice(flags[0].length);
+  }
+  let out = "";
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]!;
+    if (c === "\\") {
+      out += pattern.slice(i, i + 2);
+      i++;
+    } else if (!inClass && pattern.startsWith("(?P<", i)) {
+      out += "(?<";
+      i += 3;
+    } else if (!inClass && c === "[") {
+      inClass = true;
+      const negate = pattern[i + 1] === "^" ? "^" : "";
+      out += `[${negate}`;
+      i += negate.length;
+      if (pattern[i + 1] === "]") {
+        out += "\\]"; // a `]` first in a class is literal in both
+        i++;
+      }
+    } else if (inClass && c === "[") {
+      const posix = /^\[:([a-z]+):\]/.exec(pattern.slice(i));
+      const range = posix && POSIX_CLASSES[posix[1]!];
+      if (range) {
+        out += range;
+        i += posix[0].length - 1;
+      } else out += "\\[";
+    } else {
+      if (inClass && c === "]") inClass = false;
+      out += c;
+    }
+  }
+  return { source: out, ignoreCase };
+}
+
 /**
  * The pattern as a RegExp: with Unicode semantics where it compiles so (`\p{L}`), else without (ripgrep accepts
  * escapes like `\-` that Unicode mode refuses); or why it does not compile.
  */
 function compile(pattern: string, ignoreCase: boolean): RegExp | string {
+  const { source, ignoreCase: inline } = fromRipgrepSyntax(pattern);
+  const flags = ignoreCase || inline ? "i" : "";
   try {
-    return new RegExp(pattern, ignoreCase ? "iu" : "u");
+    return new RegExp(source, `${flags}u`);
   } catch {
     try {
-      return new RegExp(pattern, ignoreCase ? "i" : "");
+      return new RegExp(source, flags);
     } catch (err) {
-      return `the regex does not compile: ${(err as Error).message.replace(/^Invalid regular expression: /, "")}`;
+      const why = (err as Error).message.replace(/^Invalid regular expression: /, "");
+      const hint = /\(\?[a-zA-Z]/.test(source) ? " (inline flags such as (?i) work only at the regex's start; or set ignore_case)" : "";
+      return `the regex does not compile: ${why}${hint}`;
     }
   }
 }
