@@ -31,9 +31,11 @@ export interface AgentOptions {
   maxSteps?: number;
   /**
    * The system prompt sent with every model call (see `buildSystemPrompt`), followed by the tools' instructions
-   * (`ToolSet.instructions`, e.g. MCP servers'); not part of the conversation.
+   * (`ToolSet.instructions`, e.g. MCP servers'); not part of the conversation. A function is asked before each call
+   * with the names of the tools offered then, so advice about tools follows them when they change (hot reload, an
+   * extension switched off); it should return the same text for the same names, so prompt caches hit.
    */
-  system?: string;
+  system?: SystemPrompt;
   /** Keeps the conversation inside the window (compaction), called before each model call and after an overflow. */
   context?: ContextLayer;
 }
@@ -77,11 +79,14 @@ export function crashReport(crash: Pick<ToolCrash, "extension" | "message" | "tr
   return `the "${crash.extension}" extension crashed: ${crash.message}${trace ? `\n${trace}` : ""}`;
 }
 
+/** A system prompt, or one made for the tools offered (their names, sorted as offered). */
+export type SystemPrompt = string | ((toolNames: readonly string[]) => string);
+
 export class Agent {
   provider: Provider;
   tools: ToolSet | undefined;
   maxSteps: number;
-  system: string | undefined;
+  system: SystemPrompt | undefined;
   context: ContextLayer | undefined;
 
   constructor(options: AgentOptions) {
@@ -170,8 +175,10 @@ export class Agent {
 
   /** What the next model call sends besides the conversation: the tools offered now and the system prompt. */
   requestShape(): RequestShape {
-    const system = systemPrompt(this.system, this.tools?.instructions?.() ?? []);
-    return { tools: this.tools?.definitions() ?? [], ...(system && { system }) };
+    const tools = this.tools?.definitions() ?? [];
+    const own = typeof this.system === "function" ? this.system(tools.map((t) => t.name)) : this.system;
+    const system = systemPrompt(own, this.tools?.instructions?.() ?? []);
+    return { tools, ...(system && { system }) };
   }
 
   /**

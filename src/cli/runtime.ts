@@ -261,12 +261,13 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   if (!config.ok) return config;
   const prompt = systemPromptChoice(options.cli.flags, config.value, cwd);
   if (!prompt.ok) return prompt;
-  const system = systemPromptFor({
-    cwd,
-    env: process.env,
-    tools: (tools?.definitions() ?? []).map((t) => t.name),
-    ...prompt.value,
-  }).text;
+  // Made again only when the tools offered change (their advice follows them); the same tools, the same bytes.
+  let made: { names: string; text: string } | undefined;
+  const system = (toolNames: readonly string[]): string => {
+    const names = toolNames.join("\n");
+    if (made?.names !== names) made = { names, text: systemPromptFor({ cwd, env: process.env, tools: toolNames, ...prompt.value }).text };
+    return made.text;
+  };
   const agent = new Agent({ provider: provider!, maxSteps: options.settings.maxSteps, system, ...(tools ? { tools } : {}) });
   const models = config.value.get("models");
   const overrides = parseModelOverrides(models?.value, models ? where(models.source) : config.value.paths.user);

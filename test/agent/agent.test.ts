@@ -328,6 +328,29 @@ describe("Agent.runStep", () => {
     expect(result.stop_reason).toBe("end_turn");
   });
 
+  it("asks a system prompt function with the tools offered at each call, so its advice follows a change of tools", async () => {
+    const systems: (string | undefined)[] = [];
+    const provider: Provider = {
+      name: "p", model: "m",
+      async streamStep(conversation, _receiver, options) {
+        systems.push(options?.system);
+        return { ok: true, message: conversation.messages.length === 1 ? assistant(use("a", "sleep", { ms: 1 })) : assistant(text("done")) };
+      },
+    };
+    let names = ["sleep"];
+    const tools = new FakeTools([], sleepTool);
+    Object.assign(tools, {
+      definitions: () => names.map((name) => ({ name, description: "", schema: SCHEMA, extension: "e", file: "x.lua", parallel: true, timeout_ms: 1000 })),
+      refresh: async () => {
+        if (tools.started.length > 0) names = ["bash", "sleep"];
+      },
+    });
+    const conversation = new Conversation();
+    conversation.addUserMessage("go");
+    await new Agent({ provider, tools, system: (offered) => `tools: ${offered.join(", ")}` }).runStep(conversation);
+    expect(systems).toEqual(["tools: sleep", "tools: bash, sleep"]);
+  });
+
   it("prewarms the tools once the request is begun, again when it is slow to answer, never without tools", async () => {
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "setImmediate", "clearImmediate"] });
     try {

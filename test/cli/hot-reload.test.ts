@@ -3,11 +3,12 @@
  * edited between two turns changes the tools of the next request, a broken edit keeps the old tools and shows
  * file:line, the fix is picked up, /reload reruns discover_tools, and on_unload runs at reload and at exit.
  */
+import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { tempDir } from "./run-awl.js";
+import { AWL, tempDir } from "./run-awl.js";
 import { launchAwl, Terminal } from "./tmux-terminal.js";
 import { openaiAnswer } from "./openai-answer.js";
 
@@ -82,5 +83,25 @@ describe("hot reload in the interactive mode", () => {
       // v3 never got to discover_tools (its top level failed), and its hooks were never registered.
       "discover v1\ndiscover v2\nunload v1\ndiscover v4\nunload v2\ndiscover v4\nunload v4\nunload v4\n",
     );
+  });
+});
+
+describe("the system prompt in a running session", () => {
+  it("follows the tools: a bundled tool switched off leaves the next request with neither the tool nor its advice", { timeout: 90_000 }, async () => {
+    const cwd = tempDir("awl-project-");
+    const home = await launchAwl(terminal, server, { cwd, columns: 160, extensions: { "mine.lua": 'awl.register_tool { name = "mine", run = function() return "x" end }\n' } });
+    await terminal.waitFor(/^>\s*$/m);
+    await turn("first", "Answer one.");
+    const system = (request: number): string => server.requests[request]!.json().messages[0].content;
+    expect(toolNames(0)).toContain("bash");
+    expect(system(0)).toContain("\n- bash runs builds, tests, git");
+
+    const off = spawnSync(process.execPath, [AWL, "extensions", "disable", "std.bash"], { cwd, env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, encoding: "utf8" });
+    expect(off.stdout).toContain("std.bash: disabled");
+    await terminal.waitFor(/std\.bash/);
+    await turn("second", "Answer two.");
+    expect(toolNames(1)).not.toContain("bash");
+    expect(system(1)).not.toContain("bash runs");
+    expect(system(1)).toContain("\n- Read a file before you edit it");
   });
 });

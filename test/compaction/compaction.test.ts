@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { Agent, type TurnReceiver } from "../../src/agent/agent.js";
 import type { CompactionOutcome } from "../../src/agent/context-layer.js";
 import { Compactor } from "../../src/compaction/compactor.js";
-import { SUMMARY_INSTRUCTIONS } from "../../src/compaction/summary-prompt.js";
+import { SUMMARY_INSTRUCTIONS, summaryRequest } from "../../src/compaction/summary-prompt.js";
 import { summaryMessageText } from "../../src/model/compaction.js";
 import { Conversation, toolResult } from "../../src/model/conversation.js";
 import type { Message } from "../../src/model/message.js";
@@ -224,5 +224,18 @@ describe("what compaction never does", () => {
     c.addUserMessage("hello");
     expect(await compactor.beforeRequest(c, { tools: [] }, new AbortController().signal)).toBeUndefined();
     expect(asked).toBe(0);
+  });
+});
+
+describe("the summary request's transcript", () => {
+  it("marks a failed tool call's result as an error, and not one that worked", () => {
+    const messages: Message[] = [
+      { role: "user", content: [{ type: "text", text: "read both" }] },
+      { role: "assistant", content: [{ type: "tool_use", id: "c1", name: "read", input: '{"path":"nope"}' }, { type: "tool_use", id: "c2", name: "read", input: '{"path":"a"}' }] },
+      { role: "user", content: [toolResult("c1", "no such file: nope", true), toolResult("c2", "1\tfine", false)] },
+    ];
+    const text = JSON.stringify(summaryRequest(messages, 10_000).messages.at(-1));
+    expect(text).toContain("[result of c1 (error): no such file: nope]");
+    expect(text).toContain("[result of c2: 1\\tfine]");
   });
 });

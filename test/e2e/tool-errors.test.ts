@@ -1,5 +1,5 @@
-// A failed tool call reaches the model as a failure on every path awl sends it by: OpenAI-compatible tool messages
-// (no error flag: the text starts with "Error: "), Anthropic's is_error flag; from a Lua tool or an MCP tool's
+// A failed tool call reaches the model as a failure on every path awl sends it by: its text starts with "Error: "
+// (OpenAI-compatible tool messages have no error flag), and Anthropic's is_error is set too; from a Lua tool or an MCP tool's
 // isError; from `awl -p` and from a stream-json conversation. (ACP: test/cli/acp-permissions.test.ts; the
 // interactive terminal: test/cli/permissions-tmux.test.ts.)
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -44,7 +44,7 @@ describe.each(["openai", "anthropic"] as const)("%s", (provider) => {
       ]);
     else
       expect(sent).toMatchObject([
-        { type: "tool_result", tool_use_id: "c_bad", content: "no such file: nope.txt", is_error: true },
+        { type: "tool_result", tool_use_id: "c_bad", content: "Error: no such file: nope.txt", is_error: true },
         { type: "tool_result", tool_use_id: "c_good", content: "1\tfine" },
       ]);
     if (provider === "anthropic") expect(sent[1]).not.toHaveProperty("is_error");

@@ -12,6 +12,7 @@
 import type { ContentBlock, ImageData, ToolResultBlock } from "../../model/blocks.js";
 import { MessageMemo } from "../../model/message-memo.js";
 import type { Message } from "../../model/message.js";
+import { markedErrorText } from "../tool-error-text.js";
 import { RawJson, stringifyWithRaw } from "./raw-json.js";
 import { ToolIdMap } from "./tool-ids.js";
 
@@ -272,13 +273,15 @@ function toolInput(input: string): RawJson {
 
 function toolResult(block: ToolResultBlock, id: string): WireBlock {
   const wire: WireBlock = { type: "tool_result", tool_use_id: id };
+  // A failure is flagged and marked in its text (tool-error-text.ts says why both).
+  const text = block.is_error ? markedErrorText(block.content) : block.content;
   if (block.images && block.images.length > 0) {
     const content: WireBlock[] = [];
-    if (block.content !== "") content.push({ type: "text", text: block.content });
+    if (text !== "") content.push({ type: "text", text });
     for (const image of block.images) content.push(imageJSON(image));
     wire.content = content;
-  } else if (block.content !== "") {
-    wire.content = block.content;
+  } else if (text !== "") {
+    wire.content = text;
   }
   if (block.is_error) wire.is_error = true;
   return wire;

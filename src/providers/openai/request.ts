@@ -9,6 +9,7 @@ import type { Conversation } from "../../model/conversation.js";
 import type { Message } from "../../model/message.js";
 import { MessageMemo } from "../../model/message-memo.js";
 import { providerError, type ProviderError } from "../errors.js";
+import { markedErrorText } from "../tool-error-text.js";
 import type { ToolSpec } from "../types.js";
 import type { Compat } from "./compat.js";
 
@@ -20,9 +21,6 @@ export interface ChatRequestSettings {
 }
 
 type WireMessage = Record<string, unknown>;
-
-/** What a failed tool call's text starts with on the wire (OpenAI-compatible tool messages have no `is_error`). */
-export const TOOL_ERROR_PREFIX = "Error: ";
 
 /**
  * The wire JSON of each message, kept between requests of one provider (a conversation mostly grows at its end, so a
@@ -132,7 +130,7 @@ function convertMessage(message: Message, compat: Compat): ChatFragment {
       else content += `\n[${result.images.length} image(s) from this tool were left out: this endpoint does not accept images]`;
     }
     // Tool messages carry no error flag: a failed call says so in its text, or the model takes it for a result.
-    if (result.is_error) content = `${TOOL_ERROR_PREFIX}${content}`;
+    if (result.is_error) content = markedErrorText(content);
     out.push({ role: "tool", tool_call_id: result.tool_use_id, content });
   }
   // Tool messages take text only, so their images follow as one user message.

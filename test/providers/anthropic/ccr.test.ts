@@ -161,7 +161,7 @@ describe("claude-code-router 1.0.73 re-encoding an OpenAI-compatible stream as A
     const toolMessages = sent.messages.filter((m: { role: string }) => m.role === "tool");
     expect(toolMessages.map((m: { tool_call_id: string; content: string }) => [m.tool_call_id, m.content])).toEqual([
       ["call_read", "hello"],
-      ["call_ls", "no access"],
+      ["call_ls", "Error: no access"], // ccr drops is_error on the way: the text still says the call failed
     ]);
   });
 

@@ -143,7 +143,7 @@ describe("Anthropic request", () => {
             { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } },
           ],
         },
-        { type: "tool_result", tool_use_id: "toolu_2", content: "no such directory", is_error: true, cache_control: EPHEMERAL },
+        { type: "tool_result", tool_use_id: "toolu_2", content: "Error: no such directory", is_error: true, cache_control: EPHEMERAL },
       ],
     });
   });
