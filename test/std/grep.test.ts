@@ -3,20 +3,14 @@
 // be searched, a regex that does not compile, and grep's block.
 import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, chmodSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiText, openaiToolCalls, openSandboxToNobody, providerEnv } from "../e2e/support.js";
-import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
+import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox, writeTree } from "./support.js";
 
 const env = useSandbox();
 
-function tree(files: Record<string, string>): void {
-  for (const [rel, text] of Object.entries(files)) {
-    const path = join(env.box.cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
-}
+const tree = (files: Record<string, string>) => writeTree(env.box.cwd, files);
 
 const PROJECT = {
   ".gitignore": "build/\n*.log\n",
