@@ -133,7 +133,9 @@ awl.register_tool {
     ctx:title(command:match("^[^\n]*"))
     -- One stream, in the order the command wrote it: the shell sends its stderr to its stdout.
     local proc = awl.spawn { shell(), "-c", "exec 2>&1\n" .. command, timeout = seconds,
-      env = { PAGER = "cat", GIT_PAGER = "cat", GIT_TERMINAL_PROMPT = "0" } }
+      -- Nothing waits for a person: pagers print, git asks no password and opens no editor (`git commit` without
+      -- -m ends at once, "Aborting commit due to empty commit message", instead of a vi that never ends).
+      env = { PAGER = "cat", GIT_PAGER = "cat", GIT_TERMINAL_PROMPT = "0", GIT_EDITOR = "true" } }
     local out, recent = collector(ctx), ""
     while true do
       local data = proc:read()

@@ -16,7 +16,7 @@ import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
-import { DEFAULT_RESULT_LIMIT, limitResult } from "../tools/spill.js";
+import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
@@ -138,6 +138,8 @@ export class LuaToolSet implements ToolSet {
   private unavailable: Record<string, string> = {};
   private offered: { from: readonly RegisteredTool[]; tools: readonly RegisteredTool[] } | undefined;
   private spillReady: Promise<unknown> | undefined;
+  /** `<data>/spill/` when the spill folder is awl's own (not one the library was given): old runs' are pruned. */
+  private ownSpillRoot: string | undefined;
   /** The pool, once its load has started (its module is imported only then); `poolReady` settles when it exists. */
   private pool: LuaPool | undefined;
   private poolReady: Promise<LuaPool> | undefined;
@@ -213,7 +215,7 @@ export class LuaToolSet implements ToolSet {
       cwd: options.cwd,
       workspace: options.cwd,
       home,
-      spill_dir: options.spillDir ?? join(home, "spill", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}`),
+      spill_dir: options.spillDir ?? runSpillDir(home),
       result_limit: options.resultLimit ?? DEFAULT_RESULT_LIMIT,
     };
     const registry = new ToolRegistry({ defaultTimeoutMs });
@@ -222,6 +224,7 @@ export class LuaToolSet implements ToolSet {
     toolSet.disabled = disabled;
     toolSet.enablementProblems = problems;
     toolSet.env = options.env;
+    if (options.spillDir === undefined) toolSet.ownSpillRoot = dirname(context.spill_dir);
     toolSet.callLog = options.onLog;
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     toolSet.cachePath = cachePath;
@@ -628,8 +631,12 @@ export class LuaToolSet implements ToolSet {
     const { signal, onProgress } = options;
     this.running++;
     try {
-      // The call's spill folder is made while the workers load (the first call of a run waits for both).
-      this.spillReady ??= mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined);
+      // The call's spill folder is made while the workers load (the first call of a run waits for both); old runs'
+      // folders are removed meanwhile (only from awl's own spill folder, not from one the library was given).
+      this.spillReady ??= Promise.all([
+        mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined),
+        this.ownSpillRoot !== undefined ? pruneSpillDirs(this.ownSpillRoot) : undefined,
+      ]);
       await this.loaded();
       const tool = this.registry.get(call.name);
       if (!tool || !this.pool) {

@@ -3,7 +3,7 @@
  * `spill_dir` (with every known API key replaced by `[REDACTED]`, as in session files), and the model is told
  * where it is so it can read the rest with a tool.
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { SecretScrubber } from "../util/secrets.js";
 
@@ -20,6 +20,51 @@ export interface LimitedResult {
   content: string;
   /** The file holding the whole text, when the result was cut and saved. */
   spill_file?: string;
+}
+
+/** A run's spill folders are kept this long (by the time in their name), then removed by a later run. */
+export const SPILL_KEEP_DAYS = 7;
+
+/** A run folder's name: the run's start, `-` for `:` and `.`, its pid, and a kind (`-mcp`, src/cli/mcp-tools.ts). */
+const RUN_FOLDER = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)-(\d{3})Z-(\d+)(?:-[a-z]+)?$/;
+
+/** `<data>/spill/<run start>-<pid>`: the spill folder of this run's Lua tools. */
+export function runSpillDir(dataDir: string, now = new Date()): string {
+  return join(dataDir, "spill", `${now.toISOString().replace(/[:.]/g, "-")}-${process.pid}`);
+}
+
+/**
+ * Removes the run folders in `root` (`<data>/spill/`) older than {@link SPILL_KEEP_DAYS}, so saved outputs (a
+ * command that printed 100 MB) do not pile up for ever. Only folders named as awl names them, and none whose
+ * process still runs. Never throws.
+ */
+export async function pruneSpillDirs(root: string, now = Date.now()): Promise<void> {
+  let names: string[];
+  try {
+    names = await readdir(root);
+  } catch {
+    return;
+  }
+  const cutoff = now - SPILL_KEEP_DAYS * 24 * 60 * 60 * 1000;
+  await Promise.all(
+    names.map(async (name) => {
+      const m = RUN_FOLDER.exec(name);
+      if (!m) return;
+      const started = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`);
+      if (!(started < cutoff) || running(Number(m[6]))) return;
+      await rm(join(root, name), { recursive: true, force: true }).catch(() => undefined);
+    }),
+  );
+}
+
+/** Whether a process with this pid runs (a long session's folder is kept however old). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /** Default `result_limit`: about 10k tokens of text, enough for a long file, small next to a context window. */

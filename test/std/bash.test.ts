@@ -1,7 +1,7 @@
 // std.bash, the bundled `bash` tool: output and exit code, streaming, head and tail, timeout and cancel killing
 // the whole process group, no stdin.
-import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AWL, openaiText, openaiToolCalls, providerEnv } from "../e2e/support.js";
@@ -20,6 +20,14 @@ describe("std.bash", () => {
 
   it("gives the command no stdin: a read gets end of file", async () => {
     expect(textOf((await callTool(env.box, "bash", { command: "read line; echo \"status $? [$line]\"" })).outcome)).toBe("status 1 []\n[exit code 0]");
+  });
+
+  it("waits for no person: git opens no editor, pagers print", async () => {
+    execFileSync("git", ["init", "-q"], { cwd: env.box.cwd });
+    writeFileSync(join(env.box.cwd, "f.txt"), "x\n");
+    const command = "git -c user.name=t -c user.email=t@t add f.txt && git -c user.name=t -c user.email=t@t commit; echo \"editor=$GIT_EDITOR pager=$PAGER\"";
+    const { outcome } = await callTool(env.box, "bash", { command, timeout: 60 });
+    expect(textOf(outcome)).toBe("Aborting commit due to empty commit message.\neditor=true pager=cat\n[exit code 0]");
   });
 
   it("keeps the head and tail of a long output and saves all of it", async () => {
@@ -42,6 +50,18 @@ describe("std.bash", () => {
     expect(lines.slice(498, 503)).toEqual(["499", "500", expect.stringMatching(/^\[… 3000 lines \(14\.2 KB\) cut \(5000 lines, 23\.3 KB in all\); all of it is in \/.+\.txt\]$/), "3501", "3502"]);
     const saved = readFileSync(/all of it is in (.+)\]$/.exec(lines[500]!)![1]!, "utf8");
     expect(saved).toBe(Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join(""));
+  });
+
+  it("saved outputs are kept a week: a later run removes older runs' folders", async () => {
+    const spill = join(env.box.home, ".local", "share", "awl", "spill");
+    const old = join(spill, "2020-01-01T00-00-00-000Z-4194999"); // no such pid
+    mkdirSync(old, { recursive: true });
+    writeFileSync(join(old, "bash-1.txt"), "old output\n");
+    const text = textOf((await callTool(env.box, "bash", { command: "seq 1 5000" })).outcome);
+    const saved = /all of it is in (.+)\]$/m.exec(text)![1]!;
+    expect(existsSync(old)).toBe(false);
+    expect(existsSync(saved)).toBe(true);
+    expect(saved.startsWith(`${spill}/`)).toBe(true);
   });
 
   it("cuts one very long line at characters, never inside one", async () => {

@@ -152,10 +152,10 @@ exit 2
     expect(some.stdout).toBe("small.txt:1:nothing here\n[not searched (ripgrep is not installed): big.txt (65 MB, larger than the 64 MB searched)]\n");
   });
 
-  it("answers a model's call in a turn", async () => {
+  it("answers a model's call in a turn, with ripgrep and without", SEVERAL_CALLS, async () => {
     tree({ "notes.txt": "one\ntwo\n" });
-    const turn = await replayedCall(env.box, env.server, "grep", { pattern: "tw" });
-    expect(turn.content).toBe("notes.txt:2:two");
+    expect((await replayedCall(env.box, env.server, "grep", { pattern: "tw" })).content).toBe("notes.txt:2:two");
+    expect((await replayedCall(env.box, env.server, "grep", { pattern: "tw" }, [], NO_RG.env)).content).toBe("notes.txt:2:two");
   });
 
   it("draws its block: the pattern (and folder) as the title, the count as the body; a bad regex's error", SEVERAL_CALLS, async () => {

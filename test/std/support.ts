@@ -63,7 +63,7 @@ export function textOf(outcome: ToolOutcome): string {
 /**
  * A turn in which the model (OpenAI-compatible) calls `name` with `input` (allowed with `--allow NAME`: these tests are about
  * the tool, not about permissions), then answers "done": returns the tool
- * message awl sent back, and the whole run.
+ * message awl sent back, and the whole run. `env`: variables added to awl's (e.g. a PATH without ripgrep).
  */
 export async function replayedCall(
   box: Sandbox,
@@ -71,9 +71,10 @@ export async function replayedCall(
   name: string,
   input: unknown,
   args: string[] = [],
+  env: Record<string, string> = {},
 ): Promise<{ content: string; stdout: string; stderr: string; code: number | null }> {
   server.enqueue({ body: openaiToolCalls([{ id: "call_1", name, input }]) }, { body: openaiText("done") });
-  const run = await box.awl(["-p", "go", "--no-session", "--allow", name, ...args], { env: providerEnv("openai", server.url) });
+  const run = await box.awl(["-p", "go", "--no-session", "--allow", name, ...args], { env: { ...providerEnv("openai", server.url), ...env } });
   const answer = server.requests.at(-1)!.json();
   const message = answer.messages.find((m: { role: string }) => m.role === "tool");
   expect(message, `no tool result was sent back:\n${run.stderr}`).toBeDefined();

@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { limitResult } from "../../src/tools/spill.js";
+import { limitResult, pruneSpillDirs, runSpillDir, SPILL_KEEP_DAYS } from "../../src/tools/spill.js";
 import { SecretScrubber } from "../../src/util/secrets.js";
 
 let dir: string;
@@ -58,5 +58,33 @@ describe("limitResult", () => {
     const result = await limitResult("0123456789", "t", "i", { limit: 4, spillDir: join(blocker, "sub") });
     expect(result.spill_file).toBeUndefined();
     expect(result.content).toMatch(/^0123\n\n\[awl: output cut to the first 4 of 10 characters; the whole output could not be saved: .+\]$/);
+  });
+});
+
+describe("pruneSpillDirs", () => {
+  it("removes the run folders older than the days kept, and nothing else", async () => {
+    const day = 24 * 60 * 60 * 1000;
+    const now = Date.parse("2026-12-20T12:00:00.000Z");
+    const gone = 2 ** 22 + 12345; // above Linux's largest pid: no such process
+    const folder = (at: number, pid: number, suffix = "") => {
+      const path = `${runSpillDir(dir, new Date(at))}${suffix}`.replace(`-${process.pid}`, `-${pid}`);
+      mkdirSync(path, { recursive: true });
+      writeFileSync(join(path, "bash-1.txt"), "output\n");
+      return path.slice(join(dir, "spill").length + 1);
+    };
+    const old = folder(now - (SPILL_KEEP_DAYS + 1) * day, gone);
+    const oldMcp = folder(now - (SPILL_KEEP_DAYS + 1) * day, gone, "-mcp");
+    const recent = folder(now - (SPILL_KEEP_DAYS - 1) * day, gone);
+    const stillRunning = folder(now - (SPILL_KEEP_DAYS + 1) * day, process.pid); // a session open for days
+    mkdirSync(join(dir, "spill", "notes-of-mine"));
+    await pruneSpillDirs(join(dir, "spill"), now);
+    const left = readdirSync(join(dir, "spill")).sort();
+    expect(left).toEqual([recent, stillRunning, "notes-of-mine"].sort());
+    expect(left).not.toContain(old);
+    expect(left).not.toContain(oldMcp);
+  });
+
+  it("does nothing when there is no spill folder yet", async () => {
+    await expect(pruneSpillDirs(join(dir, "none"))).resolves.toBeUndefined();
   });
 });
