@@ -218,7 +218,7 @@ function awl.fs.list(dir, opts) end
 --- The text of a regular file, byte for byte (`opts.offset`, 1-based, and `opts.limit` return only those lines,
 --- each with its line ending). Files over 64 MB are read by lines only. The host may route this to an editor.
 ---@param path string
----@param opts? { offset?: integer, limit?: integer }
+---@param opts? { offset?: integer, limit?: integer, max_line?: integer } max_line: each line's text cut to that many bytes
 ---@return string? text
 ---@return awl.TextInfo|string info_or_message
 ---@return integer? errno
@@ -240,7 +240,7 @@ function awl.fs.write_text(path, text) end
 ---@field mtime number
 
 ---@class awl.WalkOptions
----@field glob? string|string[] Paths must match one; a glob without `/` matches names at any depth.
+---@field glob? string|string[] Paths must match one; a glob without `/` matches names at any depth, one with a `/` the path relative to the folder.
 ---@field gitignore? boolean Respect .gitignore files and .git/info/exclude (default true).
 ---@field hidden? boolean Include names starting with "." (default false; .git never).
 ---@field type? "file"|"directory"|"any" Default "file".

@@ -3,12 +3,27 @@
 local text = require "_text"
 local M = {}
 
---- A path the model gave, as the bytes of the file it means: the tools write names that are not UTF-8 with
---- \xNN escapes (text.printable), so a path that does not exist as written but does with them decoded is that one.
+--- A path the model gave, as the bytes of the file it means: `~` and `~/...` are in the home folder (unless a
+--- file named `~` is here), and the tools write names that are not UTF-8 with \xNN escapes (text.printable), so a
+--- path that does not exist as written but does with them decoded is that one.
 function M.arg(path)
+  if path == "~" or path:sub(1, 2) == "~/" then
+    local home = os.getenv("HOME")
+    if home and home ~= "" and not awl.fs.stat("~") then path = home .. path:sub(2) end
+  end
   if not path:find("\\x%x%x") or awl.fs.stat(path) then return path end
   local decoded = path:gsub("\\x(%x%x)", function(h) return string.char(tonumber(h, 16)) end)
   return awl.fs.stat(decoded) and decoded or path
+end
+
+--- The file argument of read, write and edit as M.arg gives it; or nil and a tool error for a path no file can
+--- have (empty, or holding a NUL byte).
+function M.file_arg(path)
+  if path == "" then return nil, awl.tool_error("path is empty: give the path of a file") end
+  if path:find("\0", 1, true) then
+    return nil, awl.tool_error("path " .. text.printable((path:gsub("\0", "\\0"))) .. " holds a NUL byte (\\0), which no file name can")
+  end
+  return M.arg(path)
 end
 
 --- The folder argument of a search or a listing: "." when absent or empty, without trailing slashes.
@@ -20,6 +35,9 @@ end
 --- `path`'s metadata, or nil and a tool error: `missing` names what is missing ("no such file: x"), `verb` what
 --- could not be done ("cannot read x: ...").
 function M.stat(path, missing, verb)
+  if path:find("\0", 1, true) then
+    return nil, awl.tool_error(verb .. " " .. text.printable((path:gsub("\0", "\\0"))) .. ": the path holds a NUL byte (\\0), which no file name can")
+  end
   local info, err = awl.fs.stat(path)
   if info then return info end
   if err:find("No such file", 1, true) then return nil, awl.tool_error(missing .. ": " .. text.printable(path)) end

@@ -6,7 +6,8 @@ local paths = require "_paths"
 
 awl.register_tool {
   name = "find",
-  description = "Find files by glob (e.g. '*.ts', 'src/**/*.py'); respects .gitignore, skips hidden files. "
+  description = "Find files by glob (e.g. '*.ts', 'src/**/*.py'); respects .gitignore, skips hidden files unless the "
+    .. "pattern names them ('.github/**'). "
     .. "Newest first unless sort is path; at most " .. DEFAULT_LIMIT .. " (raise with limit).",
   parameters = {
     type = "object",
@@ -26,8 +27,12 @@ awl.register_tool {
     local info, err = paths.stat(dir, "no such folder", "cannot search")
     if not info then return err end
     if info.type ~= "directory" then return awl.tool_error(dir .. " is not a folder; find searches folders") end
+    if args.pattern == "" then return awl.tool_error("pattern is empty: give a glob such as '*.ts' or 'src/**/*.py'") end
     local limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT)
-    local entries, total, stopped = awl.fs.walk(dir, { glob = args.pattern, sort = args.sort or "mtime", limit = limit })
+    -- Hidden files are skipped unless the pattern names one ('.env', '.github/**/*.yml').
+    local hidden = (args.pattern:gsub("^%./", "")):find("^%.[^./]") or args.pattern:find("/%.[^./]")
+    local entries, total, stopped = awl.fs.walk(dir, { glob = args.pattern, sort = args.sort or "mtime", limit = limit,
+      hidden = hidden ~= nil })
     if not entries then return awl.tool_error("cannot search " .. dir .. ": " .. total) end
     if total == 0 then
       ctx:show { summary = "no files" }

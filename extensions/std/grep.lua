@@ -69,7 +69,8 @@ end
 
 -- Records { path, line, text, match } from ripgrep's JSON lines, at most `limit` matching lines; then the number
 -- of matching lines, of files with a match, and the files ripgrep could not search ({ path, reason }). nil,
--- message when ripgrep fails (a bad regex). `pcre2`: with ripgrep's PCRE2 engine (look-around, backreferences).
+-- message when ripgrep fails (a bad regex); nil, nil when it cannot run at all. `pcre2`: with ripgrep's PCRE2
+-- engine (look-around, backreferences).
 local function search_ripgrep(rg, dir, pattern, opts, pcre2)
   local argv = { rg, "--json", "--no-config", "--no-require-git", "--no-ignore-dot", "--no-ignore-global", "--sort", "path" }
   if pcre2 then argv[#argv + 1] = "--pcre2" end
@@ -134,6 +135,7 @@ local function search_ripgrep(rg, dir, pattern, opts, pcre2)
     end
   end
   local code, why = proc:wait()
+  if code == nil and tostring(why):find("^cannot run") then return nil, nil end -- not runnable: the fallback searches
   if code == nil then return nil, "ripgrep stopped: " .. tostring(why) end
   local skipped, message = ripgrep_errors(table.concat(errors), prefix)
   message = message:gsub("%s+$", "")
@@ -142,7 +144,7 @@ local function search_ripgrep(rg, dir, pattern, opts, pcre2)
     if not pcre2 and message:find("--pcre2", 1, true) then
       local again, again_matches, again_files, again_skipped = search_ripgrep(rg, dir, pattern, opts, true)
       if again then return again, again_matches, again_files, again_skipped end
-      if again_matches:find("PCRE2 is not available", 1, true) then
+      if again_matches == nil or again_matches:find("PCRE2 is not available", 1, true) then
         return nil, regex_message(message) .. "\n(this ripgrep has no PCRE2: write the regex without look-around or backreferences)"
       end
       return nil, again_matches
@@ -214,8 +216,11 @@ awl.register_tool {
       limit = math.min(args.limit or DEFAULT_LIMIT, MAX_LIMIT) }
     local rg = find_ripgrep()
     local records, matches, files, skipped
-    if rg then records, matches, files, skipped = search_ripgrep(rg, dir, args.pattern, opts)
-    else records, matches, files, skipped = search_fallback(dir, args.pattern, opts) end
+    if rg then
+      records, matches, files, skipped = search_ripgrep(rg, dir, args.pattern, opts)
+      if not records and not matches then rg, ripgrep = false, false end -- an `rg` that cannot run: as if absent
+    end
+    if not rg then records, matches, files, skipped = search_fallback(dir, args.pattern, opts) end
     if not records then return awl.tool_error(matches) end
     local note = skipped_note(skipped, rg and "" or " (ripgrep is not installed)")
     if matches == 0 then

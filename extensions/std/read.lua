@@ -23,7 +23,8 @@ local CUT_MARK = " … [line cut at " .. MAX_LINE .. " characters]"
 
 local function read_image(file, path, info, media_type)
   if info.size > MAX_IMAGE_BYTES then
-    return awl.tool_error(string.format("%s is an image of %s, over the %s read returns", path, text_util.size(info.size), text_util.size(MAX_IMAGE_BYTES)))
+    return awl.tool_error(string.format("%s is an image of %s, over the %s read returns; read a smaller copy (scale it down with bash first)",
+      path, text_util.size(info.size), text_util.size(MAX_IMAGE_BYTES)))
   end
   local f, err = io.open(file, "rb")
   if not f then return awl.tool_error("cannot read " .. path .. ": " .. err) end
@@ -54,8 +55,9 @@ awl.register_tool {
     local budget = text_util.budget(ctx, MAX_BYTES)
     -- `path` as the model wrote it (in messages), `file` the bytes it names (paths.arg).
     local path = args.path
-    local file = paths.arg(path)
     ctx:title(path)
+    local file, bad = paths.file_arg(path)
+    if not file then return bad end
     local info, err = paths.stat(file, "no such file", "cannot read")
     if not info then return err end
     if info.type == "directory" then return awl.tool_error(path .. " is a directory; use ls to list it") end
@@ -70,7 +72,8 @@ awl.register_tool {
 
     local offset = args.offset or 1
     local limit = math.min(args.limit or MAX_LINES, MAX_LINES)
-    local text, meta = awl.fs.read_text(file, { offset = offset, limit = limit })
+    -- Lines come cut a little past MAX_LINE (so the cut below still shows): a file that is one 2 GB line costs no more.
+    local text, meta = awl.fs.read_text(file, { offset = offset, limit = limit, max_line = MAX_LINE + 4 })
     if not text then return awl.tool_error("cannot read " .. path .. ": " .. meta) end
     if meta.binary then
       return awl.tool_error(string.format("%s is a binary file (%s); read shows text files and images (png, jpeg, gif, webp)", path, text_util.size(info.size)))

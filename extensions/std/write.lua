@@ -20,8 +20,9 @@ awl.register_tool {
   run = function(args, ctx)
     -- `path` as the model wrote it (in messages), `file` the bytes it names (paths.arg).
     local path, content = args.path, args.content
-    local file = paths.arg(path)
     ctx:title(path)
+    local file, bad = paths.file_arg(path)
+    if not file then return bad end
     local info = awl.fs.stat(file)
     if info and info.type == "directory" then return awl.tool_error(path .. " is a directory; give a file path") end
     if info and info.type ~= "file" then

@@ -100,6 +100,12 @@ describe("std tools, huge and special files", () => {
     expect(textOf((await callTool(env.box, "read", { path: "huge.log", offset: 500, limit: 3 })).outcome)).toBe(
       "500\tentry 500\n501\tentry 501\n502\tentry 502\n[lines 500-502; read on with offset=503]",
     );
+    // From its start: the last line is 2 GB long and comes cut, never whole.
+    const start = textOf((await callTool(env.box, "read", { path: "huge.log" })).outcome).split("\n");
+    expect(start.slice(0, 2)).toEqual(["1\tentry 1", "2\tentry 2"]);
+    expect(start[999]).toBe("1000\tentry 1000");
+    expect(start[1000]).toBe(`1001\t${"\0".repeat(2000)} … [line cut at 2000 characters]`);
+    expect(start[1001]).toBe("[lines 1-1001; read on with offset=1002]");
     expect(textOf((await callTool(env.box, "ls", {})).outcome)).toBe("huge.log  2.0 GB");
   });
 

@@ -68,16 +68,42 @@ describe("std.edit", () => {
     expect(readFileSync(file("g.py"), "utf8")).toBe("  a = 1\n\tb = 2\n    a = 1\n");
   });
 
+  it("cuts a long diff to the block's height and says how much is left", async () => {
+    writeFileSync(file("long.txt"), Array.from({ length: 30 }, (_, i) => `l${i}\n`).join(""));
+    const turn = await replayedCall(env.box, env.server, "edit", { path: "long.txt", old_string: "l", new_string: "L", replace_all: true });
+    expect(turn.content).toBe("Edited long.txt: 30 replacements");
+    // Print mode's blocks are 10 lines high: the hunk header, 8 lines of the diff, and what is left of its 61 lines.
+    expect(turn.stderr).toBe(["✓ edit long.txt", "  @@ -1,30 +1,30 @@", "  -l0", "  +L0", "  -l1", "  +L1", "  -l2", "  +L2", "  -l3", "  +L3", "  … 52 more lines", ""].join("\n"));
+  });
+
   it("edits a CRLF file with a BOM without damage", async () => {
     writeFileSync(file("w.txt"), Buffer.from("\ufeffone\r\ntwo\r\nthree\r\n"));
-    await callTool(env.box, "edit", { path: "w.txt", old_string: "one\ntwo", new_string: "one\n2\n2b" });
+    const { outcome } = await callTool(env.box, "edit", { path: "w.txt", old_string: "one\ntwo", new_string: "one\n2\n2b" });
+    expect(outcome).toMatchObject({ is_error: false, content: "Edited w.txt: 1 replacement at line 1", details: { diff: "--- w.txt\n+++ w.txt\n@@ -1,3 +1,4 @@\n one\n-two\n+2\n+2b\n three" } });
     expect(readFileSync(file("w.txt")).toString("binary")).toBe(Buffer.from("\ufeffone\r\n2\r\n2b\r\nthree\r\n").toString("binary"));
   });
 
-  it("answers a model's call in a turn", async () => {
+  it("edits a file of mixed line endings as it is, its diff free of carriage returns", async () => {
+    writeFileSync(file("m.txt"), "one\r\ntwo\nthree\r\n");
+    const { outcome } = await callTool(env.box, "edit", { path: "m.txt", old_string: "two\nthree", new_string: "2\n3" });
+    expect(outcome).toMatchObject({ is_error: false, details: { diff: "--- m.txt\n+++ m.txt\n@@ -1,3 +1,3 @@\n one\n-two\n-three\n+2\n+3" } });
+    expect(readFileSync(file("m.txt"), "utf8")).toBe("one\r\n2\n3\r\n");
+  });
+
+  it("says why text shown with U+FFFD cannot be matched in a file that is not UTF-8, and edits around it", async () => {
+    writeFileSync(file("latin.txt"), Buffer.from("caf\xe9 au lait\nsecond\n", "latin1"));
+    expect(await errorOf({ path: "latin.txt", old_string: "caf\uFFFD au lait", new_string: "coffee" })).toMatch(
+      /^old_string was not found in latin.txt; the closest is line 1: .*\. old_string holds U\+FFFD \(\uFFFD\) where the file has bytes that are not UTF-8, which edit cannot match: edit around those bytes \(old_string without them\)/,
+    );
+    expect(textOf((await callTool(env.box, "edit", { path: "latin.txt", old_string: " au lait", new_string: " noir" })).outcome)).toBe("Edited latin.txt: 1 replacement at line 1");
+    expect(readFileSync(file("latin.txt")).toString("latin1")).toBe("caf\xe9 noir\nsecond\n");
+  });
+
+  it("answers a model's call in a turn, its block titled with the path and rendering the diff", async () => {
     writeFileSync(file("d.md"), "# Title\n");
     const turn = await replayedCall(env.box, env.server, "edit", { path: "d.md", old_string: "# Title", new_string: "# Better title" });
     expect(turn.content).toBe("Edited d.md: 1 replacement at line 1");
+    expect(turn.stderr).toBe(["✓ edit d.md", "  @@ -1,1 +1,1 @@", "  -# Title", "  +# Better title", ""].join("\n"));
     expect(readFileSync(file("d.md"), "utf8")).toBe("# Better title\n");
   });
 });

@@ -3,20 +3,14 @@
 // be searched, a regex that does not compile, and grep's block.
 import { execFileSync, spawnSync } from "node:child_process";
 import { appendFileSync, chmodSync, mkdirSync, truncateSync, utimesSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiText, openaiToolCalls, openSandboxToNobody, providerEnv } from "../e2e/support.js";
-import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
+import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox, writeTree } from "./support.js";
 
 const env = useSandbox();
 
-function tree(files: Record<string, string>): void {
-  for (const [rel, text] of Object.entries(files)) {
-    const path = join(env.box.cwd, rel);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
-}
+const tree = (files: Record<string, string>) => writeTree(env.box.cwd, files);
 
 const PROJECT = {
   ".gitignore": "build/\n*.log\n",
@@ -83,14 +77,25 @@ describe("std.grep", () => {
     }
   });
 
-  it("shows context lines, caps the matches and counts what it left out", async () => {
-    tree({ "a.txt": Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? `match ${i}` : `other ${i}`)).join("\n") + "\n" });
+  it("shows context lines, caps the matches and counts what it left out, cuts long lines", SEVERAL_CALLS, async () => {
+    tree({ "a.txt": Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? `match ${i}` : `other ${i}`)).join("\n") + "\n", "b.txt": `long ${"é".repeat(600)}\n` });
     for (const extra of [{}, NO_RG]) {
       const result = await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "^match", limit: 2, context: 1 })], extra);
       expect(result.stdout).toBe(
         ["a.txt:1:match 0", "a.txt-2-other 1", "a.txt-3-other 2", "a.txt:4:match 3", "a.txt-5-other 4", "[2 of 10 matching lines shown, in 1 file; narrow with path, glob or type, or raise limit]", ""].join("\n"),
       );
+      // Cut at 500 bytes, at a character: "long " and 247 whole "é".
+      expect((await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "^long" })], extra)).stdout).toBe(`b.txt:1:long ${"é".repeat(247)} …\n`);
     }
+  });
+
+  it("searches without ripgrep when the rg on PATH cannot run", async () => {
+    tree({ "a.txt": "needle\n" });
+    const bin = join(env.box.root, "bin");
+    mkdirSync(bin);
+    writeFileSync(join(bin, "rg"), "not a program\n", { mode: 0o644 });
+    const run = await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "needle" })], { env: { PATH: `${bin}:${process.env.PATH}` } });
+    expect(run.stdout).toBe("a.txt:1:needle\n");
   });
 
   it("says so for no match, a regex that does not compile, an unknown type and a missing path", SEVERAL_CALLS, async () => {

@@ -46,12 +46,13 @@ describe("std.ls", () => {
     expect(JSON.parse((await env.box.awl(["tools", "--json", "--no-std-tools"])).stdout).tools).toEqual([]);
   });
 
-  it("answers a model's call in a turn", async () => {
+  it("answers a model's call in a turn, its block titled with the path and showing the entries", async () => {
     mkdirSync(join(env.box.cwd, "docs"));
     writeFileSync(join(env.box.cwd, "docs", "a.md"), "# a\n");
     const turn = await replayedCall(env.box, env.server, "ls", { path: "docs" });
     expect(turn.code).toBe(0);
     expect(turn.content).toBe("a.md  4 B");
+    expect(turn.stderr).toBe("✓ ls docs\n  a.md  4 B\n");
     expect(env.server.requests[0]!.json().tools.map((t: { function: { name: string } }) => t.function.name)).toContain("ls");
   });
 });

@@ -67,10 +67,32 @@ describe("std.read", () => {
     });
   });
 
-  it("answers a model's call in a turn", async () => {
+  it("knows jpeg, gif and webp by their first bytes, whatever the name, and refuses an image over 5 MB", SEVERAL_CALLS, async () => {
+    const kinds: [string, Buffer, string][] = [
+      ["photo.bin", Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46]), "image/jpeg"],
+      ["anim", Buffer.from("GIF89a\x01\x00\x01\x00", "latin1"), "image/gif"],
+      ["pic.webp", Buffer.concat([Buffer.from("RIFF"), Buffer.from([4, 0, 0, 0]), Buffer.from("WEBPVP8 ")]), "image/webp"],
+    ];
+    for (const [name, bytes, type] of kinds) {
+      write(name, bytes);
+      expect((await callTool(env.box, "read", { path: name })).outcome).toMatchObject({
+        is_error: false,
+        content: `${name}: ${type}, ${bytes.length} B`,
+        images: [{ media_type: type, data: bytes.toString("base64") }],
+      });
+    }
+    write("huge.png", Buffer.concat([Buffer.from("\x89PNG\r\n\x1a\n", "latin1"), Buffer.alloc(6 * 1024 * 1024)]));
+    expect((await callTool(env.box, "read", { path: "huge.png" })).outcome).toMatchObject({
+      is_error: true,
+      content: "huge.png is an image of 6.0 MB, over the 5.0 MB read returns; read a smaller copy (scale it down with bash first)",
+    });
+  });
+
+  it("answers a model's call in a turn, its block titled with the path and showing the lines read", async () => {
     write("notes.md", "# Notes\nbuy milk\n");
     const turn = await replayedCall(env.box, env.server, "read", { path: "notes.md", offset: 2 });
     expect(turn.code).toBe(0);
     expect(turn.content).toBe("2\tbuy milk");
+    expect(turn.stderr).toBe("✓ read notes.md\n  lines 2-2 of 2\n");
   });
 });

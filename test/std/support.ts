@@ -2,7 +2,8 @@
  * Helpers for the bundled std tools' tests: one call through `awl tool call --json`, and one replayed model turn
  * (the model calls the tool, awl runs it and sends the result back) through `awl -p` against the replay server.
  */
-import { readdirSync } from "node:fs";
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { afterEach, beforeEach, expect } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { openaiText, openaiToolCalls, providerEnv, sandbox, type Sandbox } from "../e2e/support.js";
@@ -79,4 +80,13 @@ export async function replayedCall(
   const message = answer.messages.find((m: { role: string }) => m.role === "tool");
   expect(message, `no tool result was sent back:\n${run.stderr}`).toBeDefined();
   return { content: message.content as string, stdout: run.stdout, stderr: run.stderr, code: run.code };
+}
+
+/** Writes `files` (relative path → text) below `root`, with the folders they need. */
+export function writeTree(root: string, files: Record<string, string>): void {
+  for (const [rel, text] of Object.entries(files)) {
+    const path = join(root, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text);
+  }
 }

@@ -64,12 +64,14 @@ local function check_options(opts, fname, arg, known)
 end
 
 --- The text of a file, its bytes unchanged, and `{ size, total_lines, first_line, last_line, binary, more }`;
---- `opts.offset` (1-based) and `opts.limit` read only those lines. nil, message, errno when it cannot be read.
+--- `opts.offset` (1-based) and `opts.limit` read only those lines, `opts.max_line` cuts each line's text to that
+--- many bytes. nil, message, errno when it cannot be read.
 function fs.read_text(path, opts)
   check_path(path, "read_text")
-  opts = check_options(opts, "read_text", 2, { offset = "integer", limit = "integer" })
+  opts = check_options(opts, "read_text", 2, { offset = "integer", limit = "integer", max_line = "integer" })
   if opts.offset == 0 then error("bad argument #2 to 'awl.fs.read_text' (offset counts from 1)", 2) end
-  return host.fs_read_text(path, opts.offset, opts.limit)
+  if opts.max_line == 0 then error("bad argument #2 to 'awl.fs.read_text' (max_line must be at least 1)", 2) end
+  return host.fs_read_text(path, opts.offset, opts.limit, opts.max_line)
 end
 
 --- Writes `text` to `path` atomically (old content or new, never a mix), creating parent folders and keeping

@@ -3,7 +3,8 @@
  * bundled file tools read and write text, so another host (an editor speaking ACP) can serve it instead.
  *
  * Reading lines (`offset`/`limit`) streams the file in chunks and copies only the lines asked for: the 200 lines
- * near the end of a 10 MB file cost one pass of `indexOf` over its bytes, never a 10 MB Lua string. Writing is
+ * near the end of a 10 MB file cost one pass of `indexOf` over its bytes, never a 10 MB Lua string; with
+ * `maxLine` a line is copied only up to that many bytes, so a file that is one 2 GB line costs no more. Writing is
  * atomic (a temp file in the same folder, then rename), keeps an existing file's permission bits, writes through
  * a symlink to its target, and creates missing parent folders.
  */
@@ -43,6 +44,8 @@ export interface ReadTextOptions {
   offset?: number;
   /** Most lines to return. */
   limit?: number;
+  /** Longest line text returned, in bytes: a longer line is cut there (its `\n` kept). */
+  maxLine?: number;
 }
 
 const describe = (path: string | Buffer) => String(path);
@@ -69,7 +72,7 @@ export function readText(path: string | Buffer, options: ReadTextOptions): HostV
     const stat = fstatSync(fd);
     const refused = notRegular(stat, path);
     if (refused) return refused;
-    if (options.offset === undefined && options.limit === undefined) {
+    if (options.offset === undefined && options.limit === undefined && options.maxLine === undefined) {
       if (stat.size > MAX_WHOLE_READ_BYTES) {
         return [null, `${describe(path)}: the file is ${mb(stat.size)}, over the ${mb(MAX_WHOLE_READ_BYTES)} awl reads at once; read it by lines (offset, limit)`, 27];
       }
@@ -77,7 +80,7 @@ export function readText(path: string | Buffer, options: ReadTextOptions): HostV
       const lines = countLines(bytes, 0, bytes.length) + (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE ? 1 : 0);
       return [bytes, { size: bytes.length, total_lines: lines, first_line: 1, last_line: lines, binary: hasNul(bytes) }];
     }
-    return readLines(fd, stat.size, Math.max(1, options.offset ?? 1), options.limit ?? Number.MAX_SAFE_INTEGER);
+    return readLines(fd, stat.size, Math.max(1, options.offset ?? 1), options.limit ?? Number.MAX_SAFE_INTEGER, options.maxLine ?? Infinity);
   } catch (err) {
     return fsFailure(err, `${describe(path)}: `);
   } finally {
@@ -89,7 +92,9 @@ export function readText(path: string | Buffer, options: ReadTextOptions): HostV
 export function textOfBytes(bytes: Buffer, options: ReadTextOptions): HostValue[] {
   const total = countLines(bytes, 0, bytes.length) + (bytes.length > 0 && bytes[bytes.length - 1] !== NEWLINE ? 1 : 0);
   const binary = hasNul(bytes);
-  if (options.offset === undefined && options.limit === undefined) return [bytes, { size: bytes.length, total_lines: total, first_line: 1, last_line: total, binary }];
+  if (options.offset === undefined && options.limit === undefined && options.maxLine === undefined) {
+    return [bytes, { size: bytes.length, total_lines: total, first_line: 1, last_line: total, binary }];
+  }
   const first = Math.max(1, options.offset ?? 1);
   const last = first + (options.limit ?? Number.MAX_SAFE_INTEGER) - 1;
   const startOf = (line: number): number => {
@@ -103,7 +108,24 @@ export function textOfBytes(bytes: Buffer, options: ReadTextOptions): HostValue[
   };
   const start = startOf(first);
   const end = last >= total ? bytes.length : startOf(last + 1);
-  return [bytes.subarray(start, Math.max(start, end)), { size: bytes.length, total_lines: total, first_line: first, last_line: Math.min(last, total), binary }];
+  const lines = bytes.subarray(start, Math.max(start, end));
+  return [options.maxLine === undefined ? lines : cutLines(lines, options.maxLine), { size: bytes.length, total_lines: total, first_line: first, last_line: Math.min(last, total), binary }];
+}
+
+const NEWLINE_BYTES = Buffer.from("\n");
+
+/** `text` with each line's text cut to at most `max` bytes (line endings kept). */
+function cutLines(text: Buffer, max: number): Buffer {
+  const parts: Buffer[] = [];
+  let start = 0;
+  while (start < text.length) {
+    const nl = text.indexOf(NEWLINE, start);
+    const end = nl < 0 ? text.length : nl;
+    if (end - start <= max) parts.push(text.subarray(start, nl < 0 ? end : end + 1));
+    else parts.push(text.subarray(start, start + max), ...(nl < 0 ? [] : [NEWLINE_BYTES]));
+    start = end + 1;
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
 function readAll(fd: number, size: number): Buffer {
@@ -137,11 +159,15 @@ function hasNul(bytes: Uint8Array): boolean {
   return bytes.subarray(0, SNIFF_BYTES).includes(0);
 }
 
-/** Lines [first, first + limit) of an open file, read in chunks; the line count goes on to the end (up to a cap). */
-function readLines(fd: number, size: number, first: number, limit: number): HostValue[] {
+/**
+ * Lines [first, first + limit) of an open file, read in chunks, each line's text cut to `maxLine` bytes; the line
+ * count goes on to the end (up to a cap).
+ */
+function readLines(fd: number, size: number, first: number, limit: number, maxLine: number): HostValue[] {
   const last = first + limit - 1;
   const picked: Buffer[] = [];
   let line = 1; // the line the next byte belongs to
+  let lineBytes = 0; // bytes of that line's text before this chunk
   let position = 0;
   let binary = false;
   let endsWithNewline = true;
@@ -156,14 +182,25 @@ function readLines(fd: number, size: number, first: number, limit: number): Host
     while (start < count) {
       const nl = chunk.indexOf(NEWLINE, start);
       const end = nl < 0 ? count : nl + 1;
-      if (line >= first && line <= last) picked.push(Buffer.from(chunk.subarray(start, end)));
+      if (line >= first && line <= last) {
+        const textEnd = nl < 0 ? count : nl;
+        const room = maxLine - lineBytes;
+        if (textEnd - start <= room) picked.push(Buffer.from(chunk.subarray(start, end)));
+        else {
+          if (room > 0) picked.push(Buffer.from(chunk.subarray(start, start + room)));
+          if (nl >= 0) picked.push(NEWLINE_BYTES);
+        }
+        lineBytes += textEnd - start;
+      }
       if (nl < 0) break;
       line++;
+      lineBytes = 0;
       start = end;
     }
     endsWithNewline = chunk[count - 1] === NEWLINE;
     position += count;
-    if (line > last && position > MAX_COUNT_BYTES) {
+    // Past the cap, stop once nothing more is picked: past the last line, or inside a line already cut.
+    if (position > MAX_COUNT_BYTES && (line > last || (line >= first && lineBytes > maxLine))) {
       counting = false;
       break;
     }
@@ -199,6 +236,17 @@ function writeTarget(path: string): string {
   }
 }
 
+/** The nearest existing ancestor of the folder `dir` (or `dir` itself) when it is not a folder, or undefined. */
+function fileOnTheWay(dir: string): string | undefined {
+  for (let at = dir; ; at = dirname(at)) {
+    try {
+      return statSync(at).isDirectory() ? undefined : at;
+    } catch {
+      if (dirname(at) === at) return undefined;
+    }
+  }
+}
+
 /**
  * Writes `bytes` to `path` atomically: a temp file beside it, flushed, then renamed over it, so a reader (or a
  * crash) sees the old content or the new, never a mix. Parent folders are created; an existing file keeps its
@@ -213,6 +261,8 @@ export function writeText(path: string, bytes: Uint8Array): HostValue[] {
     existing = undefined;
   }
   if (existing && !existing.isFile()) return notRegular(existing, path)!;
+  const blocker = existing ? undefined : fileOnTheWay(dirname(target));
+  if (blocker) return [null, `${path}: ${blocker} is a file, not a folder`, 20];
   const temp = join(dirname(target), `.${basename(target)}.awl-${process.pid}-${Math.random().toString(36).slice(2, 8)}.tmp`);
   let fd: number | undefined;
   try {

@@ -41,11 +41,46 @@ export interface WalkOptions {
 }
 
 interface Found {
+  /** The path relative to the walk's folder; a name that is not UTF-8 written with `\xNN` escapes. */
   path: string;
   abs: string;
+  /** For a name that is not UTF-8: its path's bytes, relative (`rel`) and absolute (`abs`). */
+  bytes?: { rel: Buffer; abs: Buffer };
   type: string;
   mtime?: number;
   size?: number;
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * A name that is not UTF-8 as the std tools show it: every byte from 0x80 up as `\xNN`, as
+ * extensions/std/_text.lua's `printable` writes it (and `_paths.lua` reads it back).
+ */
+function printableName(raw: Buffer): string {
+  let out = "";
+  for (const byte of raw) out += byte < 0x80 ? String.fromCharCode(byte) : `\\x${byte.toString(16).toUpperCase().padStart(2, "0")}`;
+  return out;
+}
+
+/**
+ * The names in `abs` that are not UTF-8 (readdir gave them with U+FFFD in place of their bytes), by the name
+ * readdir gave: each one's bytes.
+ */
+function rawNames(abs: string): Map<string, Buffer> {
+  const byLossy = new Map<string, Buffer>();
+  try {
+    for (const raw of readdirSync(abs, { encoding: "buffer" })) {
+      try {
+        strictUtf8.decode(raw);
+      } catch {
+        byLossy.set(raw.toString("utf8"), raw);
+      }
+    }
+  } catch {
+    // gone since the listing: nothing to add
+  }
+  return byLossy;
 }
 
 const makeIgnore = (): Ignore => libs().ignore({ allowRelativePaths: true });
@@ -76,8 +111,11 @@ function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit:
       return; // unreadable folder: skipped, like ripgrep does
     }
     const here = useIgnore ? withOwnLayer(layers, abs, makeIgnore) : layers;
+    // Names that are not UTF-8 are rare: their bytes are looked up only in a folder that has one.
+    const raws = entries.some((e) => e.name.includes("\uFFFD")) ? rawNames(abs) : undefined;
     for (const entry of entries) {
-      const name = entry.name;
+      const raw = raws?.get(entry.name);
+      const name = raw ? printableName(raw) : entry.name;
       if (name === ".git" || (!options.hidden && name.startsWith("."))) continue;
       const childAbs = join(abs, name);
       const childRel = rel ? `${rel}/${name}` : name;
@@ -85,8 +123,10 @@ function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit:
       const isDir = type === "directory";
       if (useIgnore && ignoredBy(here, childAbs, isDir)) continue;
       const wanted = wantType === "any" || (wantType === "directory" ? isDir : !isDir);
-      if (wanted && (!glob || glob(childRel))) visit({ path: childRel, abs: childAbs, type });
-      if (isDir && depth < maxDepth) visitDir(childAbs, childRel, depth + 1, here);
+      const bytes = raw && { rel: Buffer.concat([Buffer.from(rel ? `${rel}/` : ""), raw]), abs: Buffer.concat([Buffer.from(`${abs}/`), raw]) };
+      if (wanted && (!glob || glob(childRel))) visit({ path: childRel, abs: childAbs, type, ...(bytes && { bytes }) });
+      // A folder whose name is not UTF-8 is listed, not entered.
+      if (isDir && !raw && depth < maxDepth) visitDir(childAbs, childRel, depth + 1, here);
       if (stopped) return;
     }
   };
@@ -96,11 +136,14 @@ function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit:
 
 /**
  * A path matches when it matches one of the globs: one without a `/` is matched against the name at any depth
- * (`*.ts`), one with a `/` against the whole relative path (`src/**\/*.ts`), as ripgrep's `--glob` and git do.
+ * (`*.ts`), one with a `/` against the whole relative path (`src/**\/*.ts`, a leading `./` ignored), as ripgrep's
+ * `--glob` and git do.
  * (picomatch's `basename` option alone would match every glob against the name only.)
  */
 function globMatcher(globs: readonly string[]): Matcher {
-  const matchers = globs.map((g) => libs().picomatch(g, { dot: true, ...(!g.includes("/") && { basename: true }) }));
+  const matchers = globs
+    .map((g) => g.replace(/^(\.\/)+/, "")) // `./src/*.ts` is `src/*.ts`
+    .map((g) => libs().picomatch(g, { dot: true, ...(!g.includes("/") && { basename: true }) }));
   return (path) => matchers.some((m) => m(path));
 }
 
@@ -122,7 +165,7 @@ export function walk(dir: string, options: WalkOptions, stop: () => boolean): Ho
   const stopped = walkTree(dir, options, stop, (f) => found.push(f));
   for (const f of found) {
     try {
-      const stat = lstatSync(f.abs);
+      const stat = lstatSync(f.bytes?.abs ?? f.abs);
       f.mtime = stat.mtimeMs / 1000;
       f.size = stat.size;
     } catch {
@@ -132,7 +175,7 @@ export function walk(dir: string, options: WalkOptions, stop: () => boolean): Ho
   if (options.sort === "mtime") found.sort((a, b) => b.mtime! - a.mtime! || compareBytes(a.path, b.path));
   else found.sort((a, b) => compareBytes(a.path, b.path));
   const limit = options.limit && options.limit > 0 ? options.limit : found.length;
-  const records: HostRecord[] = found.slice(0, limit).map((f) => ({ path: f.path, type: f.type, size: f.size ?? 0, mtime: f.mtime ?? 0 }));
+  const records: HostRecord[] = found.slice(0, limit).map((f) => ({ path: f.bytes?.rel ?? f.path, type: f.type, size: f.size ?? 0, mtime: f.mtime ?? 0 }));
   return [records, found.length, stopped];
 }
 
@@ -252,7 +295,8 @@ export function grep(dir: string, pattern: string, options: GrepOptions, stop: (
     if (stat.isDirectory()) {
       const found: Found[] = [];
       stopped = walkTree(dir, { ...options, type: "file" }, stop, (f) => found.push(f));
-      files = found.filter((f) => f.type === "file").sort((a, b) => compareBytes(a.path, b.path));
+      // Files whose names are not UTF-8 are not searched without ripgrep (their text would come with a wrong path).
+      files = found.filter((f) => f.type === "file" && !f.bytes).sort((a, b) => compareBytes(a.path, b.path));
     } else {
       files = [{ path: "", abs: dir }]; // the file itself: its path is the one the caller gave
     }

@@ -286,7 +286,8 @@ export class LuaRuntime {
     this.hostFunction("fs_read_text", (L) => {
       const offset = c.number(L, 2);
       const limit = c.number(L, 3);
-      const options = { ...(offset !== null && { offset }), ...(limit !== null && { limit }) };
+      const maxLine = c.number(L, 4);
+      const options = { ...(offset !== null && { offset }), ...(limit !== null && { limit }), ...(maxLine !== null && { maxLine }) };
       const path = pathArg(L, 1);
       if (!this.init.textFromHost) return readText(path, options);
       // The host serves the whole text (an editor's buffer); the lines asked for are cut here, as from a file.
