@@ -38,16 +38,18 @@ awl.register_tool {
       ctx:show { summary = "no files" }
       return { content = "No files match " .. args.pattern .. (dir ~= "." and (" in " .. dir) or "") .. ".", summary = "no files" }
     end
-    local out, bytes = {}, 0
+    local out, bytes, cut = {}, 0, false
     for _, e in ipairs(entries) do
       local path = text.printable(dir == "." and e.path or dir .. "/" .. e.path)
       bytes = bytes + #path + 1
-      if bytes > budget then break end
+      if bytes > budget then cut = true; break end
       out[#out + 1] = path
     end
     if #out < total then
-      out[#out + 1] = string.format("[%d of %d files shown%s; narrow the pattern or path, or raise limit]", #out, total,
-        stopped and " (the search stopped early)" or "")
+      -- A higher limit helps only when the limit cut the list, not the 40 KB a result may fill.
+      local why = stopped and " (the search stopped early)" or cut and " (the 40 KB limit)" or ""
+      out[#out + 1] = string.format("[%d of %d files shown%s; narrow the pattern or path%s]", #out, total, why,
+        (not cut and limit < MAX_LIMIT) and ", or raise limit" or "")
     end
     local summary = total .. (total == 1 and " file" or " files")
     ctx:show { summary = summary }

@@ -51,9 +51,11 @@ awl.register_tool {
     end
     local text = table.concat(lines, "\n")
     if #lines < total then
-      local why = cut and "the 40 KB limit" or ("limit=" .. limit)
-      text = text .. string.format("\n[%d of %d entries shown (%s); use limit=%d, or find/grep to narrow it down]",
-        #lines, total, why, math.min(total, MAX_LIMIT))
+      -- A higher limit helps only when the limit cut the listing, not the 40 KB a result may fill.
+      local room = not cut and limit < MAX_LIMIT
+      text = text .. string.format("\n[%d of %d entries shown (%s); %sfind with a glob, or grep, to narrow it down]",
+        #lines, total, cut and "the 40 KB limit" or ("limit=" .. limit),
+        room and string.format("use limit=%d, or ", math.min(total, MAX_LIMIT)) or "use ")
     end
     ctx:show { path = path, lines = { table.unpack(lines, 1, math.min(#lines, 50)) }, total = total }
     return { content = text, summary = total .. (total == 1 and " entry" or " entries") }

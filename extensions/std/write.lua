@@ -1,5 +1,6 @@
 -- std.write: the `write` tool. Creates or overwrites a file atomically (old content or new, never a mix),
 -- parent folders created, an existing file's mode kept. Bundled with awl (docs/std-tools.md).
+local HEAD_LINES, HEAD_WIDTH = 50, 300
 local text = require "_text"
 local paths = require "_paths"
 
@@ -35,9 +36,25 @@ awl.register_tool {
     local what = created_or_err and "Created" or "Overwrote"
     local summary = string.format("%s, %s (%s)", created_or_err and "created" or "overwritten", lines, text.size(#content))
     local landing = paths.landing(file, ctx, info and info.link)
-    ctx:show { path = path, summary = summary }
+    -- The block shows the summary, then the start of what was written (HEAD_LINES at most, each cut).
+    local head, at = {}, 1
+    while at <= #content and #head < HEAD_LINES do
+      local nl = content:find("\n", at, true) or #content + 1
+      head[#head + 1] = text.cut((text.utf8_clean(content:sub(at, nl - 1)):gsub("\r$", "")), HEAD_WIDTH, " …")
+      at = nl + 1
+    end
+    ctx:show { path = path, summary = summary, head = head, lines = n }
     return { content = string.format("%s %s%s: %s (%s)", what, path, landing and (" (" .. landing .. ")") or "", lines,
       text.size(#content)), summary = summary }
   end,
-  render = function(state) return state.summary end,
+  -- The summary, then the start of the content as far as the block's height allows (expanded: what was kept).
+  render = function(state, view)
+    local out = { state.summary }
+    local room = view.expand and HEAD_LINES or view.height - 1
+    local shown = math.max(0, math.min(state.lines <= room and state.lines or room - 1, #state.head))
+    for i = 1, shown do out[#out + 1] = state.head[i] end
+    local left = state.lines - shown
+    if left > 0 then out[#out + 1] = string.format("… %d more line%s", left, left == 1 and "" or "s") end
+    return out
+  end,
 }

@@ -177,7 +177,7 @@ export class Agent {
   requestShape(): RequestShape {
     const tools = this.tools?.definitions() ?? [];
     const own = typeof this.system === "function" ? this.system(tools.map((t) => t.name)) : this.system;
-    const system = systemPrompt(own, this.tools?.instructions?.() ?? []);
+    const system = systemPromptWith(own, this.tools?.instructions?.() ?? []);
     return { tools, ...(system && { system }) };
   }
 
@@ -225,7 +225,7 @@ export class Agent {
 }
 
 /** The agent's system prompt, then what the tools' hosts add (MCP servers' instructions), a blank line between. */
-function systemPrompt(own: string | undefined, added: readonly string[]): string | undefined {
+export function systemPromptWith(own: string | undefined, added: readonly string[]): string | undefined {
   if (added.length === 0) return own;
   return [own ?? "", ...added].filter((text) => text !== "").join("\n\n");
 }

@@ -5,6 +5,7 @@
  * editor's temp file and rename, a formatter, `git checkout`) give one notice, after QUIET_MS without events.
  */
 import { existsSync } from "node:fs";
+import { basename, dirname, sep } from "node:path";
 import type { FSWatcher } from "chokidar";
 
 /** The quiet time that ends a burst of file events: short enough to feel immediate, long enough for a rename dance. */
@@ -23,27 +24,30 @@ export interface WatchOptions {
 }
 
 /**
- * Watches `folders` recursively; resolves once the watch is in place. A folder that does not exist yet is watched
- * for its creation, but only once the others are watched: chokidar, given a missing path beside existing ones,
- * reports itself ready before the existing ones are watched, and a save made right then was lost.
+ * Watches `folders` recursively; resolves once the watch is in place. A folder that does not exist yet (a new
+ * user's `~/.config/awl`) is watched through its nearest existing parent, along the path to it only, so it is seen
+ * when it appears, with whatever is written into it (chokidar does not watch a path that does not exist).
  */
 export async function watchFolders(folders: readonly string[], options: WatchOptions): Promise<FolderWatcher> {
   const { watch } = await import("chokidar");
   const quietMs = options.quietMs ?? QUIET_MS;
   let timer: NodeJS.Timeout | undefined;
   let reported = false;
-  // The folders themselves may be hidden (`.awl`); what is hidden below them is not watched.
-  const watched = new Set(folders);
-  const existing = folders.filter((folder) => existsSync(folder));
-  const missing = folders.filter((folder) => !existing.includes(folder));
-  const watcher: FSWatcher = watch(existing.length > 0 ? existing : missing, {
+  const roots = [...new Set(folders.map(nearestExisting))];
+  const watcher: FSWatcher = watch(roots, {
     ignoreInitial: true,
     persistent: false,
     depth: 16,
-    // Hidden entries are never extensions (discover.ts); other files than Lua are the extensions' own data.
-    // config.json: extensions switched on and off (enablement.ts).
-    ignored: (path, stats) =>
-      (!watched.has(path) && /(^|\/)\.[^/]*$/.test(path)) || (stats?.isFile() === true && !path.endsWith(".lua") && !path.endsWith("/config.json")),
+    ignored: (path, stats) => {
+      const folder = folders.find((f) => path === f || path.startsWith(f + sep));
+      // Above a folder: only the way down to it (a parent of a folder yet to be made).
+      if (folder === undefined) return !folders.some((f) => f.startsWith(path + sep));
+      // The folders themselves may be hidden (`.awl`); what is hidden below them is not watched. Hidden entries are
+      // never extensions (discover.ts); other files than Lua are the extensions' own data. config.json: extensions
+      // switched on and off (enablement.ts).
+      if (path === folder) return false;
+      return basename(path).startsWith(".") || (stats?.isFile() === true && !path.endsWith(".lua") && !path.endsWith("/config.json"));
+    },
   });
   watcher.on("all", () => {
     clearTimeout(timer);
@@ -55,13 +59,19 @@ export async function watchFolders(folders: readonly string[], options: WatchOpt
     options.onProblem(describeWatchError(error as NodeJS.ErrnoException));
   });
   await new Promise<void>((resolve) => watcher.once("ready", resolve));
-  if (existing.length > 0 && missing.length > 0) watcher.add(missing);
   return {
     close: async () => {
       clearTimeout(timer);
       await watcher.close();
     },
   };
+}
+
+/** `path` if it exists, else its nearest parent that does. */
+function nearestExisting(path: string): string {
+  let at = path;
+  while (!existsSync(at) && dirname(at) !== at) at = dirname(at);
+  return at;
 }
 
 function describeWatchError(error: NodeJS.ErrnoException): string {

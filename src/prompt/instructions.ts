@@ -55,7 +55,9 @@ function readInstruction(dir: string, scope: InstructionFile["scope"]): Instruct
       continue; // unreadable: as if absent
     }
     const truncated = bytes.length > MAX_INSTRUCTION_BYTES;
-    const text = (truncated ? bytes.subarray(0, MAX_INSTRUCTION_BYTES) : bytes).toString("utf8").replace(/^\ufeff/, "").trimEnd();
+    let text = (truncated ? bytes.subarray(0, MAX_INSTRUCTION_BYTES) : bytes).toString("utf8").replace(/^\ufeff/, "");
+    if (truncated) text = text.replace(/\ufffd{1,3}$/, ""); // a character the cut went through
+    text = text.trimEnd();
     return { path, scope, text, truncated };
   }
   return undefined;

@@ -89,7 +89,7 @@ describe("hot reload in the interactive mode", () => {
 describe("the system prompt in a running session", () => {
   it("follows the tools: a bundled tool switched off leaves the next request with neither the tool nor its advice", { timeout: 90_000 }, async () => {
     const cwd = tempDir("awl-project-");
-    const home = await launchAwl(terminal, server, { cwd, columns: 160, extensions: { "mine.lua": 'awl.register_tool { name = "mine", run = function() return "x" end }\n' } });
+    const home = await launchAwl(terminal, server, { cwd, columns: 160 }); // a new user's: no ~/.config/awl yet
     await terminal.waitFor(/^>\s*$/m);
     await turn("first", "Answer one.");
     const system = (request: number): string => server.requests[request]!.json().messages[0].content;

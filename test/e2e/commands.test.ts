@@ -29,7 +29,11 @@ describe("awl tools", () => {
     const result = await box.awl(["tools", "--trust-project", NO_STD]);
     expect(result.stderr).toBe("");
     expect(result.code).toBe(0);
-    expect(result.stdout).toBe(
+    // The system prompt's figure depends on the folder's path (test/std/system-prompt.test.ts checks it).
+    const system = /^the system prompt \(awl's default, no instruction file\): (\d+) B ≈ \d+ tokens; with the tools (\d+) B ≈ \d+ tokens$/m;
+    const [, alone, both] = system.exec(result.stdout) ?? [];
+    expect(Number(both) - Number(alone)).toBe(914);
+    expect(result.stdout.replace(system, "the system prompt")).toBe(
       [
         `echo  ·  extension "echo"  ·  .awl/extensions/echo.lua:3  ·  exec  ·  266 B ≈ 67 tokens`,
         "    Echo a message back, unchanged. Use it to check that tools work.",
@@ -41,6 +45,7 @@ describe("awl tools", () => {
         "    (no description)",
         "",
         "4 tools offered to the model: 914 B ≈ 229 tokens in every request",
+        "the system prompt",
         "",
       ].join("\n"),
     );

@@ -213,6 +213,19 @@ ${tool("lazy", "v2")}`,
     expect(await run(tools, "b_tool")).toBe("b");
   });
 
+  it("follows a config file made while it runs, when awl's config folder did not exist at the start", { timeout: 60_000 }, async () => {
+    writeFileSync(join(dir, "a.lua"), tool("a_tool", "a"));
+    writeFileSync(join(dir, "b.lua"), tool("b_tool", "b"));
+    mkdirSync(join(root, "home", ".config"), { recursive: true }); // a new user's: ~/.config, no awl folder in it
+    const { tools } = await openWatched();
+    const config = join(root, "home", ".config", "awl", "config.json");
+    mkdirSync(join(config, ".."));
+    writeFileSync(config, JSON.stringify({ extensions: { b: { enabled: false } } }));
+    await until(() => tools.hasPendingChanges, "the new config file was seen");
+    await tools.refresh();
+    expect(names(tools)).toEqual(["a_tool"]);
+  });
+
   it("never reloads an extension that writes files into its own folder", { timeout: 60_000 }, async () => {
     mkdirSync(join(dir, "writer"));
     writeFileSync(

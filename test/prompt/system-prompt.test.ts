@@ -111,6 +111,12 @@ describe("the instruction files", () => {
     expect(text.endsWith("x\n[awl: this file is cut here; it is longer than awl sends]")).toBe(true);
   });
 
+  it("are cut between characters, never through one", () => {
+    write("p/AGENTS.md", "x" + "é".repeat(MAX_INSTRUCTION_BYTES)); // the cut falls inside an é
+    const [file] = findInstructionFiles(join(root, "p"), env);
+    expect(file!.text).toBe("x" + "é".repeat((MAX_INSTRUCTION_BYTES - 2) / 2));
+  });
+
   it("skip a folder named AGENTS.md, and then take CLAUDE.md", () => {
     mkdirSync(join(root, "p/AGENTS.md"), { recursive: true });
     const claude = write("p/CLAUDE.md", "c\n");

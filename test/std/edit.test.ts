@@ -1,8 +1,8 @@
 // std.edit, the bundled `edit` tool: exact, unique replacements that keep line endings and BOM; a diff for the UI.
-import { readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { callTool, replayedCall, textOf, useSandbox } from "./support.js";
+import { callTool, replayedCall, SEVERAL_CALLS, textOf, useSandbox } from "./support.js";
 
 const env = useSandbox();
 const file = (name: string) => join(env.box.cwd, name);
@@ -12,12 +12,47 @@ const errorOf = async (input: unknown) => {
   return outcome.status === "result" && outcome.is_error ? outcome.content : `not an error: ${JSON.stringify(outcome)}`;
 };
 
+/** `old` with a unified diff applied, checking each hunk's context, removed lines and counts against it. */
+function applyDiff(old: string, diff: string): string {
+  const lines = old.split("\n");
+  const out: string[] = [];
+  let at = 0;
+  const body = diff.split("\n");
+  expect(body.slice(0, 2)).toEqual([expect.stringMatching(/^--- /), expect.stringMatching(/^\+\+\+ /)]);
+  let i = 2;
+  while (i < body.length) {
+    const hunk = /^@@ -(\d+),(\d+) \+(\d+),(\d+) @@$/.exec(body[i]!);
+    expect(hunk, `not a hunk header: ${body[i]}`).not.toBeNull();
+    const [oldStart, oldCount, newCount] = [Number(hunk![1]), Number(hunk![2]), Number(hunk![4])];
+    while (at < oldStart - 1) out.push(lines[at++]!);
+    let olds = 0;
+    let news = 0;
+    for (i++; i < body.length && !body[i]!.startsWith("@@"); i++) {
+      const [kind, text] = [body[i]![0], body[i]!.slice(1)];
+      if (kind !== "+") {
+        expect(lines[at], `diff line ${i}`).toBe(text);
+        at++;
+        olds++;
+      }
+      if (kind !== "-") {
+        out.push(text);
+        news++;
+      }
+    }
+    expect([olds, news]).toEqual([oldCount, newCount]);
+  }
+  while (at < lines.length) out.push(lines[at++]!);
+  return out.join("\n");
+}
+
 describe("std.edit", () => {
-  it("replaces a unique string, and gives the UI a unified diff", async () => {
+  it("replaces a unique string keeping the file's mode, and gives the UI a unified diff", async () => {
     writeFileSync(file("a.py"), "def f():\n    return 1\n\n\ndef g():\n    return 2\n");
+    chmodSync(file("a.py"), 0o751);
     const { outcome } = await callTool(env.box, "edit", { path: "a.py", old_string: "    return 2", new_string: "    x = 2\n    return x" });
     expect(outcome).toMatchObject({ status: "result", is_error: false, content: "Edited a.py: 1 replacement at line 6", summary: "+2 -1" });
     expect(readFileSync(file("a.py"), "utf8")).toBe("def f():\n    return 1\n\n\ndef g():\n    x = 2\n    return x\n");
+    expect(statSync(file("a.py")).mode & 0o777).toBe(0o751);
     expect(outcome.status === "result" && (outcome.details as { diff: string }).diff).toBe(
       ["--- a.py", "+++ a.py", "@@ -3,4 +3,5 @@", " ", " ", " def g():", "-    return 2", "+    x = 2", "+    return x"].join("\n"),
     );
@@ -66,6 +101,27 @@ describe("std.edit", () => {
       "old_string was not found in g.py; ignoring indentation and trailing whitespace it occurs 2 times (lines 1, 3): copy the text exactly from the file, with surrounding lines to make it unique",
     );
     expect(readFileSync(file("g.py"), "utf8")).toBe("  a = 1\n\tb = 2\n    a = 1\n");
+  });
+
+  it("gives a diff that turns the old file into the new one, for edits of any shape", SEVERAL_CALLS, async () => {
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+    const words = ["alpha", "beta", "", "  gamma", "delta()", "}"];
+    for (let round = 0; round < 8; round++) {
+      const text = Array.from({ length: 30 }, (_, i) => `${words[random(words.length)]}${i % 4 === 0 ? "" : ` ${i}`}`).join("\n") + (round % 3 ? "\n" : "");
+      // old_string: from a random place to a random later one (mid-line or not), unique in the file.
+      let old = "";
+      while (old.trim() === "" || text.indexOf(old) !== text.lastIndexOf(old)) {
+        const from = random(text.length - 10);
+        old = text.slice(from, from + 1 + random(60));
+      }
+      const fresh = ["X", "X\nY", "", "\n", `${old}\nZ`, old.toUpperCase() + "!"][round % 6]!;
+      writeFileSync(file("r.txt"), text);
+      const { outcome } = await callTool(env.box, "edit", { path: "r.txt", old_string: old, new_string: fresh });
+      const after = readFileSync(file("r.txt"), "utf8");
+      expect(after, `round ${round}`).toBe(text.replace(old, fresh));
+      expect(outcome.status === "result" && applyDiff(text, (outcome.details as { diff: string }).diff), `round ${round}`).toBe(after);
+    }
   });
 
   it("cuts a long diff to the block's height and says how much is left", async () => {

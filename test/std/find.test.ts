@@ -40,6 +40,14 @@ describe("std.find globs", () => {
     expect(await found({ pattern: ".env" })).toBe(".env");
   });
 
+  it("stops at 40 KB, saying a higher limit would not help", async () => {
+    tree(Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`d/file_with_a_rather_long_name_number_${String(i).padStart(4, "0")}.txt`, ""])));
+    const lines = (await found({ pattern: "*.txt", limit: 5000 })).split("\n");
+    expect(lines.join("\n").length).toBeLessThan(40_000);
+    expect(lines.at(-1)).toBe(`[${lines.length - 1} of 3000 files shown (the 40 KB limit); narrow the pattern or path]`);
+    expect(lines.at(-2)).toBe(`d/file_with_a_rather_long_name_number_${String(lines.length - 2).padStart(4, "0")}.txt`);
+  });
+
   it("refuses an empty pattern, and a file given as the folder, saying what to give", SEVERAL_CALLS, async () => {
     tree(PROJECT);
     expect((await callTool(env.box, "find", { pattern: "" })).outcome).toMatchObject({

@@ -23,7 +23,17 @@ describe("std.ls", () => {
     for (let i = 0; i < 12; i++) writeFileSync(join(env.box.cwd, `f${String(i).padStart(2, "0")}`), "");
     const text = textOf((await callTool(env.box, "ls", { limit: 10 })).outcome);
     expect(text.split("\n").slice(0, 10)).toEqual(Array.from({ length: 10 }, (_, i) => `f${String(i).padStart(2, "0")}  0 B`));
-    expect(text.split("\n")[10]).toBe("[10 of 12 entries shown (limit=10); use limit=12, or find/grep to narrow it down]");
+    expect(text.split("\n")[10]).toBe("[10 of 12 entries shown (limit=10); use limit=12, or find with a glob, or grep, to narrow it down]");
+  });
+
+  it("stops at 40 KB, saying a higher limit would not help", async () => {
+    mkdirSync(join(env.box.cwd, "d"));
+    for (let i = 0; i < 3000; i++) writeFileSync(join(env.box.cwd, "d", `file_with_a_rather_long_name_number_${String(i).padStart(4, "0")}.txt`), "");
+    const text = textOf((await callTool(env.box, "ls", { path: "d", limit: 5000 })).outcome);
+    expect(text.length).toBeLessThan(40_000);
+    const lines = text.split("\n");
+    expect(lines.at(-1)).toBe(`[${lines.length - 1} of 3000 entries shown (the 40 KB limit); use find with a glob, or grep, to narrow it down]`);
+    expect(lines.at(-2)).toBe(`file_with_a_rather_long_name_number_${String(lines.length - 2).padStart(4, "0")}.txt  0 B`);
   });
 
   it("answers a file, a missing path and an empty folder clearly", SEVERAL_CALLS, async () => {

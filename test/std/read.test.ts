@@ -48,6 +48,9 @@ describe("std.read", () => {
     expect(await error("dir")).toBe("dir is a directory; use ls to list it");
     expect(await error("pipe")).toBe("pipe is a fifo, not a regular file; read only reads files");
     expect(await error("nope.txt")).toBe("no such file: nope.txt");
+    write("three.txt", "a\nb\nc");
+    const past = await callTool(env.box, "read", { path: "three.txt", offset: 9 });
+    expect(past).toMatchObject({ code: 1, outcome: { is_error: true, content: "offset 9 is past the end of three.txt (3 lines)" } });
     write("empty.txt", "");
     expect(textOf((await callTool(env.box, "read", { path: "empty.txt" })).outcome)).toBe("(empty file)");
   });
@@ -64,6 +67,24 @@ describe("std.read", () => {
       is_error: false,
       content: "dot.png: image/png, 70 B",
       images: [{ media_type: "image/png", data: png.toString("base64") }],
+    });
+  });
+
+  it("shows an image to the model in a turn (OpenAI-compatible: in a user message after the tool's)", async () => {
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    write("dot.png", png);
+    const turn = await replayedCall(env.box, env.server, "read", { path: "dot.png" });
+    expect(turn.content).toBe("dot.png: image/png, 70 B");
+    expect(turn.stderr).toBe("✓ read dot.png\n  image/png, 70 B\n");
+    expect(env.server.requests.at(-1)!.json().messages.at(-1)).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "Images returned by the tool calls above:" },
+        { type: "image_url", image_url: { url: `data:image/png;base64,${png.toString("base64")}` } },
+      ],
     });
   });
 

@@ -7,7 +7,7 @@ import { arch, platform } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { anthropicText, AWL, openaiText, providerEnv, runNode } from "../e2e/support.js";
-import { STD_TOOLS, useSandbox } from "./support.js";
+import { SEVERAL_CALLS, STD_TOOLS, useSandbox } from "./support.js";
 
 const env = useSandbox();
 
@@ -135,7 +135,7 @@ describe("the system prompt", () => {
 });
 
 describe("awl tools", () => {
-  it("shows what each tool costs in every request, and the total, matching the real request bytes", async () => {
+  it("shows what each tool and the system prompt cost in every request, and the total, matching the real request bytes", SEVERAL_CALLS, async () => {
     const listing = JSON.parse((await env.box.awl(["tools", "--json"])).stdout);
     const body = JSON.parse(await requestOf());
     for (const tool of listing.tools) {
@@ -145,7 +145,16 @@ describe("awl tools", () => {
     }
     const total = listing.tools.reduce((sum: number, t: { request_bytes: number }) => sum + t.request_bytes, 0);
     expect(listing.total).toEqual({ request_bytes: total, estimated_tokens: Math.round(total / 4) });
+    // The system prompt's figure is its entry in the same request (an instruction file found, too).
+    const system = Buffer.byteLength(JSON.stringify(body.messages[0])) + 1;
+    expect(listing.system_prompt).toEqual({ request_bytes: system, estimated_tokens: Math.round(system / 4), instruction_files: [] });
     const text = (await env.box.awl(["tools"])).stdout;
     expect(text).toContain(`\n7 tools offered to the model: ${total} B ≈ ${Math.round(total / 4)} tokens in every request\n`);
+    const both = system + total;
+    expect(text).toContain(`\nthe system prompt (awl's default, no instruction file): ${system} B ≈ ${Math.round(system / 4)} tokens; with the tools ${both} B ≈ ${Math.round(both / 4)} tokens\n`);
+    writeFileSync(join(env.box.cwd, "AGENTS.md"), "Rules.\n");
+    const withFile = JSON.parse((await env.box.awl(["tools", "--json"])).stdout);
+    const sent = JSON.parse(await requestOf());
+    expect(withFile.system_prompt).toMatchObject({ request_bytes: Buffer.byteLength(JSON.stringify(sent.messages[0])) + 1, instruction_files: [join(env.box.cwd, "AGENTS.md")] });
   });
 });

@@ -65,11 +65,15 @@ describe("std.write", () => {
     expect(caughtWriting).toBeGreaterThan(0);
   });
 
-  it("answers a model's call in a turn, its block titled with the path and saying what was written", async () => {
+  it("answers a model's call in a turn, its block titled with the path and showing what was written", async () => {
     const turn = await replayedCall(env.box, env.server, "write", { path: "hello.txt", content: "hi\n" });
     expect(turn.code).toBe(0);
     expect(turn.content).toBe("Created hello.txt: 1 line (3 B)");
-    expect(turn.stderr).toBe("✓ write hello.txt\n  created, 1 line (3 B)\n");
+    expect(turn.stderr).toBe("✓ write hello.txt\n  created, 1 line (3 B)\n  hi\n");
+    // Longer content: its first lines, as many as the block's 10 lines hold, and how many more.
+    const long = Array.from({ length: 20 }, (_, i) => `line ${i + 1}`).join("\n");
+    const second = await replayedCall(env.box, env.server, "write", { path: "long.txt", content: long });
+    expect(second.stderr).toBe(["✓ write long.txt", "  created, 20 lines (150 B)", ...Array.from({ length: 8 }, (_, i) => `  line ${i + 1}`), "  … 12 more lines", ""].join("\n"));
     expect(readFileSync(join(env.box.cwd, "hello.txt"), "utf8")).toBe("hi\n");
   });
 });

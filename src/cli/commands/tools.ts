@@ -2,7 +2,11 @@
  * `awl tools`: every tool the extensions offer, with its extension, file:line and description, then the tools of
  * the MCP servers (started for the listing), then any problems.
  */
+import { systemPromptWith } from "../../agent/agent.js";
+import { loadConfig } from "../../config/layers.js";
+import { systemPromptFor } from "../../prompt/for-cwd.js";
 import { EXIT } from "../exit-codes.js";
+import { systemPromptChoice } from "../system-prompt-option.js";
 import type { McpToolDefinition, McpToolSet } from "../../extensions/mcp/mcp-tool-set.js";
 import { compareCodeUnits, type RegisteredTool } from "../../tools/registry.js";
 import type { ToolSpec } from "../../providers/types.js";
@@ -17,7 +21,8 @@ Lists every tool the extensions register: name, extension, file:line, kinds, wha
 schema costs in every request (bytes of request JSON, estimated tokens), description;
 then the tools of every MCP server configured (docs/mcp.md), started for the listing
 (a project's .mcp.json servers only once approved, or with --approve-mcp-json); the
-total; then every problem found (extensions that failed to load, refused registrations,
+total; what the system prompt adds to every request (awl's default or the config file's,
+with the instruction files found here); then every problem found (extensions that failed to load, refused registrations,
 MCP servers that failed, wait for approval or were still starting).
 `;
 
@@ -52,11 +57,13 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
     const offered = definitions.filter((t) => tools.unavailableReason(t) === undefined);
     const total = [...offered, ...mcpTools].reduce((sum, t) => sum + requestBytes(t), 0);
     const count = offered.length + mcpTools.length;
+    const prompt = await promptCost([...offered, ...mcpTools].map((t) => t.name).sort(compareCodeUnits), mcp?.instructions() ?? [], parsed.values["trust-project"] === true);
     if (parsed.values.json) {
       const listing = {
         tools: [...definitions.map((t) => toolJSON(t, tools.unavailableReason(t))), ...mcpTools.map(mcpToolJSON)],
         total: { request_bytes: total, estimated_tokens: estimatedTokens(total) },
-        problems,
+        ...(prompt.ok && { system_prompt: { request_bytes: prompt.bytes, estimated_tokens: estimatedTokens(prompt.bytes), instruction_files: prompt.files } }),
+        problems: prompt.ok ? problems : [...problems, prompt.error],
       };
       io.stdout(`${JSON.stringify(listing, null, 2)}\n`);
     } else {
@@ -64,12 +71,36 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
       io.stdout(definitions.map((t) => toolText(t, tools.unavailableReason(t))).join(""));
       if (mcpTools.length > 0) io.stdout(`${definitions.length > 0 ? "\n" : ""}${mcpTools.map(mcpToolText).join("")}`);
       if (count > 0) io.stdout(`\n${count} ${count === 1 ? "tool" : "tools"} offered to the model: ${cost(total)} in every request\n`);
+      if (prompt.ok && count > 0) {
+        const files = prompt.files.length === 0 ? "no instruction file" : `${prompt.files.length} instruction ${prompt.files.length === 1 ? "file" : "files"}`;
+        io.stdout(`the system prompt (${prompt.how}, ${files}): ${cost(prompt.bytes)}; with the tools ${cost(prompt.bytes + total)}\n`);
+      } else if (!prompt.ok) problems.push(prompt.error);
       if (problems.length > 0) io.stdout(`\n${problems.length} ${problems.length === 1 ? "problem" : "problems"}:\n${problems.map((p) => `  ${p}\n`).join("")}`);
     }
     return EXIT.ok;
   } finally {
     await Promise.all([tools.close(), mcp?.close()]);
   }
+}
+
+/**
+ * What the system prompt adds to every request, as `awl -p` here would send it with these tools (the config file's
+ * system_prompt and append_system_prompt, the instruction files, the MCP servers' instructions): its entry in an
+ * OpenAI-compatible `messages` array.
+ */
+async function promptCost(
+  toolNames: readonly string[],
+  added: readonly string[],
+  trustProject: boolean,
+): Promise<{ ok: true; bytes: number; how: string; files: string[] } | { ok: false; error: string }> {
+  const cwd = process.cwd();
+  const config = await loadConfig({ env: process.env, cwd, ...(trustProject && { trustProject }) });
+  const choice = systemPromptChoice({}, config.ok ? config.value : undefined, cwd);
+  if (!choice.ok) return { ok: false, error: choice.error.message };
+  const own = systemPromptFor({ cwd, env: process.env, tools: toolNames, ...choice.value });
+  const text = systemPromptWith(own.text, added) ?? "";
+  const how = choice.value.replace !== undefined ? "system_prompt of the config file" : "awl's default";
+  return { ok: true, bytes: Buffer.byteLength(JSON.stringify({ role: "system", content: text })) + 1, how, files: own.instructions.map((f) => f.path) };
 }
 
 /** The servers' problems, and those still starting when the listing gave up waiting (their tools are missing). */
