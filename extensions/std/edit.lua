@@ -5,6 +5,7 @@ local CONTEXT = 3
 local BOM = "\239\187\191"
 local REPLACEMENT_CHAR = "\239\191\189" -- U+FFFD, what the model sees for bytes that are not UTF-8
 local MAX_BYTES = 64 * 1024 * 1024 -- awl.fs.read_text's whole-file limit
+local MAX_DIFF_LINES = 2000 -- kept in the result's details (and the session), not counting what follows
 local paths = require "_paths"
 local text_util = require "_text"
 
@@ -284,12 +285,19 @@ local function edit_file(path, file, info, old, new, replace_all, ctx)
   text, result, out, parts, starts = nil, nil, nil, nil, nil
   local summary = "edited"
   if made then
-    local added, removed = 0, 0
+    local added, removed, lines = 0, 0, 0
     for line in diff:gmatch("[^\n]+") do
       local c = line:sub(1, 1)
       if c == "+" and line:sub(1, 4) ~= "+++ " then added = added + 1 elseif c == "-" and line:sub(1, 4) ~= "--- " then removed = removed + 1 end
+      lines = lines + 1
     end
     summary = string.format("+%d -%d", added, removed)
+    -- A diff too long to keep (replace_all over a whole file) keeps its start, saying how much is left out.
+    if lines > MAX_DIFF_LINES then
+      local at, n = 0, 0
+      while n < MAX_DIFF_LINES do at = diff:find("\n", at + 1, true); n = n + 1 end
+      diff = diff:sub(1, at) .. string.format("… %d more lines of the diff", lines - MAX_DIFF_LINES)
+    end
   elseif not tostring(diff):find("not enough memory", 1, true) then
     error(diff, 0)
   else

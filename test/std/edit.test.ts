@@ -132,6 +132,18 @@ describe("std.edit", () => {
     expect(turn.stderr).toBe(["✓ edit long.txt", "  @@ -1,30 +1,30 @@", "  -l0", "  +L0", "  -l1", "  +L1", "  -l2", "  +L2", "  -l3", "  +L3", "  … 52 more lines", ""].join("\n"));
   });
 
+  it("keeps the first 2000 lines of a very long diff, counting the rest, and the whole count in the summary", async () => {
+    writeFileSync(file("many.txt"), Array.from({ length: 3000 }, (_, i) => `x ${i}\n`).join(""));
+    const { outcome } = await callTool(env.box, "edit", { path: "many.txt", old_string: "x", new_string: "y", replace_all: true });
+    expect(outcome).toMatchObject({ is_error: false, content: "Edited many.txt: 3000 replacements", summary: "+3000 -3000" });
+    const diff = (outcome.status === "result" && (outcome.details as { diff: string }).diff) || "";
+    const lines = diff.split("\n");
+    expect(lines).toHaveLength(2001);
+    expect(lines.slice(0, 5)).toEqual(["--- many.txt", "+++ many.txt", "@@ -1,3000 +1,3000 @@", "-x 0", "+y 0"]);
+    expect(lines.at(-1)).toBe("… 4003 more lines of the diff"); // 2 + 1 + 6000 lines in all
+    expect(readFileSync(file("many.txt"), "utf8")).toBe(Array.from({ length: 3000 }, (_, i) => `y ${i}\n`).join(""));
+  });
+
   it("edits a CRLF file with a BOM without damage", async () => {
     writeFileSync(file("w.txt"), Buffer.from("\ufeffone\r\ntwo\r\nthree\r\n"));
     const { outcome } = await callTool(env.box, "edit", { path: "w.txt", old_string: "one\ntwo", new_string: "one\n2\n2b" });
