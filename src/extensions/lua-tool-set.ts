@@ -635,7 +635,7 @@ export class LuaToolSet implements ToolSet {
       // The call's spill folder is made while the workers load (the first call of a run waits for both); old runs'
       // folders are removed meanwhile (only from awl's own spill folder, not from one the library was given).
       this.spillReady ??= Promise.all([
-        mkdir(this.context.spill_dir, { recursive: true }).catch(() => undefined),
+        mkdir(this.context.spill_dir, { recursive: true, mode: 0o700 }).catch(() => undefined), // private, as sessions are
         this.ownSpillRoot !== undefined ? pruneSpillDirs(this.ownSpillRoot) : undefined,
       ]);
       await this.loaded();

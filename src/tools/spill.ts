@@ -97,11 +97,11 @@ function cutAt(text: string, limit: number): string {
 
 /** Writes with `wx` so two results with the same call id (replayed scripts reuse ids) never overwrite each other. */
 async function writeSpillFile(dir: string, base: string, content: string): Promise<string> {
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 }); // outputs may hold anything a tool read: private, as sessions are
   for (let attempt = 1; ; attempt++) {
     const file = join(dir, attempt === 1 ? `${base}.txt` : `${base}-${attempt}.txt`);
     try {
-      await writeFile(file, content, { flag: "wx" });
+      await writeFile(file, content, { flag: "wx", mode: 0o600 });
       return file;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 1000) throw error;

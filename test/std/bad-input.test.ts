@@ -83,7 +83,9 @@ describe("std tools, names and contents that are not UTF-8", () => {
     const file = Buffer.from(`${at("n")}\xffame.txt`, "latin1");
     writeFileSync(file, "caf\xe9 au lait\n", "latin1");
     expect(textOf((await callTool(env.box, "ls", {})).outcome)).toBe("n\\xFFame.txt  13 B");
-    expect((await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "lait" })])).stdout).toBe("n\\xFFame.txt:1:caf\uFFFD au lait\n");
+    for (const extra of [{}, NO_RG]) {
+      expect((await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "lait" })], extra)).stdout).toBe("n\\xFFame.txt:1:caf\uFFFD au lait\n");
+    }
     expect(textOf((await callTool(env.box, "read", { path: "n\\xFFame.txt" })).outcome)).toMatch(/^1\tcaf\uFFFD au lait\n\[awl: /);
     // Writing to such a name is refused (awl writes to UTF-8 paths only), clearly, and the file stays as it was.
     expect(await errorOf("edit", { path: "n\\xFFame.txt", old_string: "lait", new_string: "the" })).toBe(

@@ -1,8 +1,8 @@
 // std.bash, the bundled `bash` tool: output and exit code, streaming, head and tail, timeout and cancel killing
 // the whole process group, no stdin.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AWL, openaiText, openaiToolCalls, providerEnv } from "../e2e/support.js";
 import { allRunning, forkingCommand, noneLeft } from "../support/processes.js";
@@ -48,8 +48,10 @@ describe("std.bash", () => {
     const text = textOf((await callTool(env.box, "bash", { command: "seq 1 5000" })).outcome);
     const lines = text.split("\n");
     expect(lines.slice(498, 503)).toEqual(["499", "500", expect.stringMatching(/^\[… 3000 lines \(14\.2 KB\) cut \(5000 lines, 23\.3 KB in all\); all of it is in \/.+\.txt\]$/), "3501", "3502"]);
-    const saved = readFileSync(/all of it is in (.+)\]$/.exec(lines[500]!)![1]!, "utf8");
-    expect(saved).toBe(Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join(""));
+    const file = /all of it is in (.+)\]$/.exec(lines[500]!)![1]!;
+    expect(readFileSync(file, "utf8")).toBe(Array.from({ length: 5000 }, (_, i) => `${i + 1}\n`).join(""));
+    // The run's spill folder is private (outputs may hold anything), as session folders are.
+    expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
   });
 
   it("saved outputs are kept a week: a later run removes older runs' folders", async () => {

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -28,6 +28,8 @@ describe("limitResult", () => {
     expect(result.spill_file).toBe(file);
     expect(result.content).toBe(`${text.slice(0, 25)}\n\n[awl: output cut to the first 25 of 100 characters; the whole output is in ${file}]`);
     expect(readFileSync(file, "utf8")).toBe(text);
+    expect(statSync(spillDir).mode & 0o777).toBe(0o700);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
   });
 
   it("replaces every known key with [REDACTED] in the spill file; the model's text is cut as before", async () => {

@@ -265,7 +265,7 @@ function compile(pattern: string, ignoreCase: boolean): RegExp | string {
 const MAX_GREP_FILE_BYTES = 64 * 1024 * 1024;
 
 /** Whether the first bytes of a file hold a NUL (ripgrep's test for binary files, which it skips). */
-function looksBinary(file: string): boolean {
+function looksBinary(file: string | Buffer): boolean {
   const fd = openSync(file, "r");
   try {
     const head = Buffer.alloc(8192);
@@ -288,15 +288,17 @@ function looksBinary(file: string): boolean {
 export function grep(dir: string, pattern: string, options: GrepOptions, stop: () => boolean): HostValue[] {
   const regex = compile(pattern, options.ignore_case === true);
   if (typeof regex === "string") return [null, regex];
-  let files: { path: string; abs: string }[];
+  let files: { path: string; abs: string | Buffer }[];
   let stopped = false;
   try {
     const stat = statSync(dir);
     if (stat.isDirectory()) {
       const found: Found[] = [];
       stopped = walkTree(dir, { ...options, type: "file" }, stop, (f) => found.push(f));
-      // Files whose names are not UTF-8 are not searched without ripgrep (their text would come with a wrong path).
-      files = found.filter((f) => f.type === "file" && !f.bytes).sort((a, b) => compareBytes(a.path, b.path));
+      // A name that is not UTF-8 is read by its bytes and shown `\xNN`-escaped, as the grep tool shows ripgrep's;
+      // files are in the byte order of their paths, as ripgrep's `--sort path` gives them.
+      const keyed = found.filter((f) => f.type === "file").map((f) => ({ path: f.path, abs: f.bytes?.abs ?? f.abs, key: f.bytes?.rel ?? Buffer.from(f.path) }));
+      files = keyed.sort((a, b) => Buffer.compare(a.key, b.key));
     } else {
       files = [{ path: "", abs: dir }]; // the file itself: its path is the one the caller gave
     }
