@@ -123,7 +123,7 @@ describe("--input-format stream-json", () => {
     expect((await awl.waitFor((l) => l.type === "result")).stop_reason).toBe("cancelled");
     await noneLeft(lengths);
     awl.child.stdin.end();
-    await awl.exit;
+    expect(await awl.exit).toBe(130); // the last turn's exit code: cancelled (docs/cli.md)
   });
 
   it("at the end of stdin finishes the turns already sent, then exits", async () => {
