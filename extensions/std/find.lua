@@ -36,7 +36,13 @@ awl.register_tool {
     if not entries then return awl.tool_error("cannot search " .. dir .. ": " .. total) end
     if total == 0 then
       ctx:show { summary = "no files" }
-      return { content = "No files match " .. args.pattern .. (dir ~= "." and (" in " .. dir) or "") .. ".", summary = "no files" }
+      -- A pattern that repeats the folder (`src/**/*.ts` in src) is matched from inside it: say what was meant.
+      local plain = args.pattern:gsub("^%./", "")
+      local hint = ""
+      if dir ~= "." and plain:sub(1, #dir + 1) == dir .. "/" then
+        hint = string.format(" (the pattern is matched from inside %s: try %s)", dir, plain:sub(#dir + 2))
+      end
+      return { content = "No files match " .. args.pattern .. (dir ~= "." and (" in " .. dir) or "") .. "." .. hint, summary = "no files" }
     end
     local out, bytes, cut = {}, 0, false
     for _, e in ipairs(entries) do

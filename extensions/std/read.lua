@@ -21,6 +21,15 @@ end
 
 local CUT_MARK = " … [line cut at " .. MAX_LINE .. " characters]"
 
+-- `line` cut after MAX_LINE characters (UTF-8 sequences, or single bytes where it is not UTF-8), with CUT_MARK.
+local function cut_line(line)
+  if #line <= MAX_LINE then return line end
+  local after = MAX_LINE + 1
+  if utf8.len(line) then after = utf8.offset(line, MAX_LINE + 1) end
+  if not after or after > #line then return line end
+  return line:sub(1, after - 1) .. CUT_MARK
+end
+
 local function read_image(file, path, info, media_type)
   if info.size > MAX_IMAGE_BYTES then
     return awl.tool_error(string.format("%s is an image of %s, over the %s read returns; read a smaller copy (scale it down with bash first)",
@@ -72,8 +81,9 @@ awl.register_tool {
 
     local offset = args.offset or 1
     local limit = math.min(args.limit or MAX_LINES, MAX_LINES)
-    -- Lines come cut a little past MAX_LINE (so the cut below still shows): a file that is one 2 GB line costs no more.
-    local text, meta = awl.fs.read_text(file, { offset = offset, limit = limit, max_line = MAX_LINE + 4 })
+    -- Lines come cut past MAX_LINE characters of 4 bytes (so the cut below still shows): a file that is one 2 GB
+    -- line costs no more.
+    local text, meta = awl.fs.read_text(file, { offset = offset, limit = limit, max_line = MAX_LINE * 4 + 4 })
     if not text then return awl.tool_error("cannot read " .. path .. ": " .. meta) end
     if meta.binary then
       return awl.tool_error(string.format("%s is a binary file (%s); read shows text files and images (png, jpeg, gif, webp)", path, text_util.size(info.size)))
@@ -89,7 +99,7 @@ awl.register_tool {
       local line = text:sub(pos, (nl or #text + 1) - 1)
       pos = (nl or #text) + 1
       if line:sub(-1) == "\r" then line = line:sub(1, -2) end
-      local numbered = (n + 1) .. "\t" .. text_util.cut(line, MAX_LINE, CUT_MARK)
+      local numbered = (n + 1) .. "\t" .. cut_line(line)
       bytes = bytes + #numbered + 1
       if bytes > budget and #out > 0 then cut_at = true; break end
       n = n + 1

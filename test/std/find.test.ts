@@ -29,6 +29,8 @@ describe("std.find globs", () => {
     expect(await found({ pattern: "./src/*.ts" })).toBe("src/b.ts");
     expect(await found({ pattern: "src/**/*.ts" })).toBe("src/a/x.ts\nsrc/b.ts");
     expect(await found({ pattern: "a/*", path: "src" })).toBe("src/a/x.ts\nsrc/a/y.py");
+    // The folder repeated in the pattern: no match, and what to write instead.
+    expect(await found({ pattern: "src/**/*.ts", path: "src" })).toBe("No files match src/**/*.ts in src. (the pattern is matched from inside src: try **/*.ts)");
     // Without a '/', the name at any depth.
     expect(await found({ pattern: "*.ts" })).toBe("src/a/x.ts\nsrc/b.ts\ntop.ts");
   });

@@ -23,10 +23,12 @@ describe("std.read", () => {
   });
 
   it("cuts long lines, stops at 40 KB, and shows CRLF text without the CR", SEVERAL_CALLS, async () => {
-    write("wide.txt", `${"é".repeat(1500)}\nshort\n`);
+    // Characters, not bytes: 2000 of the 2500 two-byte é, and all 1500 three-byte 語 (4500 bytes) of a line.
+    write("wide.txt", `${"é".repeat(2500)}\nshort\n${"語".repeat(1500)}\n`);
     const wide = textOf((await callTool(env.box, "read", { path: "wide.txt" })).outcome).split("\n");
-    expect(wide[0]).toBe(`1\t${"é".repeat(1000)} … [line cut at 2000 characters]`);
+    expect(wide[0]).toBe(`1\t${"é".repeat(2000)} … [line cut at 2000 characters]`);
     expect(wide[1]).toBe("2\tshort");
+    expect(wide[2]).toBe(`3\t${"語".repeat(1500)}`);
     write("heavy.txt", `${"x".repeat(1000)}\n`.repeat(100));
     const heavy = textOf((await callTool(env.box, "read", { path: "heavy.txt" })).outcome).split("\n");
     expect(heavy.at(-1)).toBe("[lines 1-39 of 100 (40 KB limit); read on with offset=40]");
