@@ -233,6 +233,32 @@ function awl.fs.read_text(path, opts) end
 ---@return integer? errno
 function awl.fs.write_text(path, text) end
 
+---@class awl.SpillFile
+---@field path string The path it was opened with.
+local SpillFile = {}
+
+--- Appends `data` (bytes). Known API keys become `[REDACTED]` on their way to the file.
+---@param data string
+---@return boolean? ok
+---@return string? message
+---@return integer? errno
+function SpillFile:write(data) end
+
+--- Writes what is held back (the start of what could be a key) and closes the file.
+---@return boolean? ok
+---@return string? message
+---@return integer? errno
+function SpillFile:close() end
+
+--- A new file, readable by its owner only, for an output saved whole (in `ctx.spill_dir`): every API key awl knows
+--- of is replaced by `[REDACTED]` as it is written, a key split between two writes too. Closed when the call ends.
+--- An existing file is an error.
+---@param path string
+---@return awl.SpillFile? file
+---@return string? message
+---@return integer? errno
+function awl.fs.open_spill(path) end
+
 ---@class awl.WalkEntry
 ---@field path string Relative to the walked folder, `/`-separated.
 ---@field type "file"|"directory"|"symlink"|"other"

@@ -51,10 +51,11 @@ end
 local function collector(ctx)
   local self = { parts = {}, size = 0, lines = 0, head = nil, tail = {}, tail_size = 0, file = nil, path = nil }
   -- Opens the spill file with what came so far (without a spill folder, writes go nowhere: head and tail only).
+  -- awl.fs.open_spill keeps API keys out of it (`env`, a config file printed).
   local function spill(all)
     self.path = string.format("%s/bash-%d-%d.txt", ctx.spill_dir, os.time(), math.random(1, 1 << 30))
-    self.file = io.open(self.path, "wb")
-    if not self.file then self.path, self.file = nil, io.open("/dev/null", "wb") end
+    self.file = awl.fs.open_spill(self.path)
+    if not self.file then self.path, self.file = nil, { write = function() end, close = function() end } end
     self.file:write(all)
   end
   function self.add(data)

@@ -232,6 +232,7 @@ export class LuaToolSet implements ToolSet {
       cwd: options.cwd,
       defaultTimeoutMs,
       env: options.env,
+      secrets: scrub.known,
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
       ...(options.onLog && { onLog: options.onLog }),

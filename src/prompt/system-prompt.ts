@@ -18,7 +18,7 @@ export interface SystemPromptInputs {
   /** Names of the tools offered: only their advice is given. */
   tools: readonly string[];
   instructions: readonly InstructionFile[];
-  /** Replaces the default text (`--system-prompt`); the instruction files still follow. */
+  /** Replaces the default text (`--system-prompt`; `""` sends none of it); the instruction files still follow. */
   replace?: string | undefined;
   /** Added at the end (`--append-system-prompt`). */
   append?: string | undefined;
@@ -39,7 +39,9 @@ export function localDate(date: Date): string {
 }
 
 export function buildSystemPrompt(inputs: SystemPromptInputs): string {
-  const parts: string[] = [inputs.replace?.trim() || defaultPrompt(inputs)];
+  const parts: string[] = [];
+  const own = inputs.replace !== undefined ? inputs.replace.trim() : defaultPrompt(inputs);
+  if (own !== "") parts.push(own);
   if (inputs.instructions.length > 0) {
     const files = inputs.instructions.map((file) => {
       const cut = file.truncated ? "\n[awl: this file is cut here; it is longer than awl sends]" : "";

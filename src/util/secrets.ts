@@ -62,6 +62,11 @@ export class SecretScrubber {
     this.escaped.sort((a, b) => b.length - a.length);
   }
 
+  /** The secrets it replaces in plain text, longest first (for a scrubber elsewhere: a Lua worker's StreamScrubber). */
+  get known(): readonly string[] {
+    return this.raw;
+  }
+
   /** Scrubs JSON text (a line of a session file). */
   json(text: string): string {
     return scrubAll(text, this.escaped);
@@ -76,4 +81,56 @@ export class SecretScrubber {
 function scrubAll(text: string, secrets: readonly string[]): string {
   for (const secret of secrets) if (text.includes(secret)) text = text.replaceAll(secret, REDACTED);
   return text;
+}
+
+const REDACTED_BYTES = Buffer.from(REDACTED);
+
+/**
+ * Scrubs bytes written piece by piece (a command's output saved whole as it comes, src/extensions/lua): a key
+ * split between two pieces is replaced too, because the bytes that could begin one are held back until the next
+ * piece or the end.
+ */
+export class StreamScrubber {
+  private readonly secrets: Buffer[];
+  private readonly hold: number;
+  private pending: Uint8Array = Buffer.alloc(0);
+
+  constructor(secrets: readonly string[]) {
+    this.secrets = [...new Set(secrets)]
+      .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
+      .map((secret) => Buffer.from(secret))
+      .sort((a, b) => b.length - a.length);
+    this.hold = this.secrets.length > 0 ? this.secrets[0]!.length - 1 : 0;
+  }
+
+  /** What can be written now of what was held back and `piece`, scrubbed (`piece` itself when there is no key). */
+  push(piece: Uint8Array): Uint8Array {
+    if (this.secrets.length === 0) return piece;
+    let bytes: Buffer = Buffer.concat([this.pending, piece]);
+    for (const secret of this.secrets) bytes = replaceBytes(bytes, secret);
+    const cut = Math.max(0, bytes.length - this.hold);
+    this.pending = Buffer.from(bytes.subarray(cut));
+    return bytes.subarray(0, cut);
+  }
+
+  /** The bytes still held back (already scrubbed): the end of the stream. */
+  end(): Uint8Array {
+    const rest = this.pending;
+    this.pending = Buffer.alloc(0);
+    return rest;
+  }
+}
+
+function replaceBytes(bytes: Buffer, secret: Uint8Array): Buffer {
+  let at = bytes.indexOf(secret);
+  if (at < 0) return bytes;
+  const parts: Uint8Array[] = [];
+  let from = 0;
+  while (at >= 0) {
+    parts.push(bytes.subarray(from, at), REDACTED_BYTES);
+    from = at + secret.length;
+    at = bytes.indexOf(secret, from);
+  }
+  parts.push(bytes.subarray(from));
+  return Buffer.concat(parts);
 }

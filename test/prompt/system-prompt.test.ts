@@ -59,6 +59,14 @@ describe("the system prompt's bytes", () => {
     const text = buildSystemPrompt({ cwd: "/p", platform: "x", shell: "sh", date: "d", tools: STD, instructions: [file], replace: "Mine.\n", append: "\nLast.\n" });
     expect(text).toBe("Mine.\n\n# Instructions (from these files; a later one wins over an earlier one)\n\n## /p/AGENTS.md\n\nRules.\n\nLast.");
   });
+
+  it("with an empty --system-prompt send no default text: only what follows it, or nothing", () => {
+    const file = { path: "/p/AGENTS.md", scope: "project" as const, text: "Rules.", truncated: false };
+    const base = { cwd: "/p", platform: "x", shell: "sh", date: "d", tools: STD, replace: " \n" };
+    expect(buildSystemPrompt({ ...base, instructions: [file] })).toBe("# Instructions (from these files; a later one wins over an earlier one)\n\n## /p/AGENTS.md\n\nRules.");
+    expect(buildSystemPrompt({ ...base, instructions: [], append: "Last." })).toBe("Last.");
+    expect(buildSystemPrompt({ ...base, instructions: [] })).toBe("");
+  });
 });
 
 describe("the instruction files", () => {

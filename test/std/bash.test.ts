@@ -54,6 +54,31 @@ describe("std.bash", () => {
     expect(statSync(dirname(file)).mode & 0o777).toBe(0o700);
   });
 
+  it("keeps API keys out of a saved output: the environment's and the config file's become [REDACTED]", async () => {
+    const envKey = "sk-proj-env0123456789abcdef";
+    const fileKey = "cfg-key-0123456789abcdef";
+    const userDir = join(env.box.home, ".config", "awl");
+    mkdirSync(userDir, { recursive: true });
+    writeFileSync(join(userDir, "config.json"), JSON.stringify({ api_key: fileKey }));
+    // The keys in the middle of an output too long to give whole, one printed in two halves a moment apart.
+    const command = `seq 1 3000; env | grep MY_API_KEY; printf '${fileKey.slice(0, 9)}'; sleep 0.2; echo '${fileKey.slice(9)}'; cat ${join(userDir, "config.json")}; echo; seq 1 3000`;
+    const run = await env.box.awl(["tool", "call", "bash", JSON.stringify({ command }), "--json"], { env: { MY_API_KEY: envKey } });
+    const direct = /all of it is in (.+)\]$/m.exec(textOf(JSON.parse(run.stdout)))![1]!;
+    // Through a model's turn, where the config file's key is known too (awl tool call knows the environment's).
+    const { content } = await replayedCall(env.box, env.server, "bash", { command }, [], { MY_API_KEY: envKey });
+    const turn = /all of it is in (.+)\]$/m.exec(content)![1]!;
+    expect(readFileSync(direct, "utf8")).toContain("MY_API_KEY=[REDACTED]\n");
+    const saved = readFileSync(turn, "utf8");
+    expect(saved).toContain(`MY_API_KEY=[REDACTED]\n[REDACTED]\n{"api_key":"[REDACTED]"}\n1\n2\n`);
+    for (const file of [direct, turn]) {
+      const text = readFileSync(file, "utf8");
+      expect(text).not.toContain(envKey);
+      expect(text.split("\n")).toHaveLength(6004); // 6003 lines, each ended
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+    }
+    expect(saved).not.toContain(fileKey);
+  });
+
   it("saved outputs are kept a week: a later run removes older runs' folders", async () => {
     const spill = join(env.box.home, ".local", "share", "awl", "spill");
     const old = join(spill, "2020-01-01T00-00-00-000Z-4194999"); // no such pid

@@ -2,7 +2,7 @@
 // AGENTS.md/CLAUDE.md found from a subfolder, deterministic bytes, --system-prompt/--append-system-prompt and the
 // config keys, `awl config` and `awl tools` figures.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { arch, platform } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -94,6 +94,10 @@ describe("the system prompt", () => {
     mkdirSync(join(env.box.home, ".config", "awl"), { recursive: true });
     writeFileSync(join(env.box.home, ".config", "awl", "config.json"), JSON.stringify({ system_prompt: "From the config." }));
     expect(systemOf(await requestOf())).toMatch(/^From the config\.\n\n# Instructions/);
+    // An empty one sends none of awl's default: the instruction files alone, or no system message at all.
+    expect(systemOf(await requestOf(["--system-prompt", ""]))).toMatch(/^# Instructions \(from these files/);
+    rmSync(join(env.box.cwd, "AGENTS.md"));
+    expect(JSON.parse(await requestOf(["--system-prompt", ""])).messages).toEqual([{ role: "user", content: "hi" }]);
     const missing = await env.box.awl(["-p", "hi", "--system-prompt", "@nope.txt"], { env: providerEnv("openai", env.server.url) });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain(`--system-prompt: cannot read ${join(env.box.cwd, "nope.txt")}: it does not exist`);

@@ -78,7 +78,7 @@ export class LuaPool {
   constructor(private readonly options: LuaPoolOptions) {
     this.maxSlots = Math.max(1, options.maxSlots ?? availableParallelism());
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.settings = { ...threadBootFor(options), ...loadSettingsFor(options) };
+    this.settings = { ...threadBootFor(options), ...loadSettingsFor(options), secrets: options.secrets ?? [] };
     const onLog = options.onLog;
     this.log = onLog ? (extension, stream, text) => onLog(extension, text, stream) : defaultLog;
   }

@@ -100,6 +100,8 @@ export type ToWorker =
   /** Boot awl's Lua runtime now rather than with the first load (a worker started ahead: head-start.ts). */
   | { type: "boot" }
   | ({ type: "load" } & LoadSettings)
+  /** API keys to scrub from spill files (`awl.fs.open_spill`) besides those of the worker's environment. */
+  | { type: "secrets"; secrets: string[] }
   | CallRequest
   | { type: "unload"; timeoutMs: number }
   | ReloadRequest

@@ -41,7 +41,8 @@ const WORKER_BOOT_TIMEOUT_MS = 30_000;
 /** How often the load watchdog looks at the worker's progress. */
 const WATCHDOG_TICK_MS = 250;
 
-export type SlotSettings = ThreadBoot & LoadSettings;
+/** A slot's worker: its boot, what it loads, and the API keys it scrubs from spill files besides its environment's. */
+export type SlotSettings = ThreadBoot & LoadSettings & { secrets: readonly string[] };
 
 export interface Loaded {
   tools: LuaToolRegistration[];
@@ -136,7 +137,7 @@ export class WorkerSlot {
   }
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
-    const { extensions, memoryLimitBytes, loadTimeoutMs, ...boot } = this.settings;
+    const { extensions, memoryLimitBytes, loadTimeoutMs, secrets, ...boot } = this.settings;
     const load = { extensions, memoryLimitBytes, loadTimeoutMs };
     let thread = takeLuaThreadAhead(boot);
     const sent = thread?.loadSent;
@@ -207,6 +208,7 @@ export class WorkerSlot {
         void this.terminate(); // asks the worker to end its own thread (it may still be starting)
       });
       if (thread.loadSent === undefined) thread.load(load); // else sent ahead (head-start.ts): its answer may be in
+      if (secrets.length > 0) this.worker.postMessage({ type: "secrets", secrets: [...secrets] } satisfies ToWorker);
     });
   }
 

@@ -81,6 +81,11 @@ export interface LuaPoolOptions {
   /** The environment handlers see (`os.getenv`, child processes); default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /**
+   * API keys replaced by `[REDACTED]` in what `awl.fs.open_spill` writes, besides those of `env` (its `*_API_KEY`
+   * variables and awl's own), which always are.
+   */
+  secrets?: readonly string[];
+  /**
    * Where `print`, `io.write`, `awl.log` and the output of programs a handler runs go; default: stderr,
    * each line prefixed with `[extension]`. `stream`: "stdout", "stderr", "log" or "warn".
    */

@@ -80,6 +80,7 @@ export function slotSettings(dir: string, names: string[], runtime = runtimeDir(
     env: { HOME: dir },
     memoryLimitBytes: 64 * 1024 * 1024,
     loadTimeoutMs: 10_000,
+    secrets: [],
     luaPath: [],
     home: dir,
     cwd: dir,

@@ -3,6 +3,7 @@
 local host, json = ...
 
 local type, error, format, next, tostring = type, error, string.format, next, tostring
+local setmetatable, getmetatable = setmetatable, getmetatable
 
 local fs = {}
 
@@ -80,6 +81,35 @@ function fs.write_text(path, text)
   check_path(path, "write_text")
   if type(text) ~= "string" then error("bad argument #2 to 'awl.fs.write_text' (string expected, got " .. type(text) .. ")", 2) end
   return host.fs_write_text(path, text)
+end
+
+local SPILL = { __name = "awl.spill" }
+SPILL.__index = SPILL
+
+--- A new file for an output saved whole (`ctx.spill_dir/...`): `f:write(bytes)`, `f:close()`, `f.path`. Every API
+--- key awl knows of is replaced by [REDACTED] on its way to the file, as in awl's own spill files; only its owner
+--- may read it. Closed when the call ends, if not before. nil, message, errno when it cannot be made (it exists).
+function fs.open_spill(path)
+  check_path(path, "open_spill")
+  local fd, err, code = host.fs_open_spill(path)
+  if not fd then return nil, path .. ": " .. err, code end
+  return setmetatable({ fd = fd, path = path }, SPILL)
+end
+
+--- Appends `data` to the file. true, or nil, message, errno.
+function SPILL:write(data)
+  if getmetatable(self) ~= SPILL then error("bad self to 'write' (use f:write(data))", 2) end
+  if type(data) ~= "string" then error("bad argument #1 to 'write' (string expected, got " .. type(data) .. ")", 2) end
+  if self.closed then return nil, self.path .. ": the file is closed", 9 end
+  return host.fs_write(self.fd, data)
+end
+
+--- Writes what is held back and closes the file. true, or nil, message, errno.
+function SPILL:close()
+  if getmetatable(self) ~= SPILL then error("bad self to 'close' (use f:close())", 2) end
+  if self.closed then return true end
+  self.closed = true
+  return host.fs_close(self.fd)
 end
 
 local WALK = { glob = "globs", gitignore = "boolean", hidden = "boolean", type = "string", sort = "string", limit = "integer", max_depth = "integer" }

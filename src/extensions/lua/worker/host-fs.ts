@@ -18,6 +18,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import type { StreamScrubber } from "../../../util/secrets.js";
 import type { HostValue } from "./lua-c.js";
 
 /** Lua source files (extensions, modules) larger than this are refused with a clear message. */
@@ -58,6 +59,8 @@ interface OpenFile {
   pos: number;
   append: boolean;
   seekable: boolean;
+  /** What is written goes through it (`awl.fs.open_spill`): known API keys replaced. */
+  scrub?: StreamScrubber;
 }
 
 export class HostFiles {
@@ -74,10 +77,22 @@ export class HostFiles {
   }
 
   open(path: string, mode: string): HostValue[] {
+    return this.openFile(path, mode);
+  }
+
+  /**
+   * A new file, readable by its owner only, whose writes go through `scrub` (`awl.fs.open_spill`: an output saved
+   * whole may hold anything a command printed). An existing file is an error.
+   */
+  openScrubbed(path: string, scrub: StreamScrubber): HostValue[] {
+    return this.openFile(path, "wx", 0o600, scrub);
+  }
+
+  private openFile(path: string, mode: string, permissions?: number, scrub?: StreamScrubber): HostValue[] {
     try {
-      const fd = openSync(this.path(path), mode);
+      const fd = openSync(this.path(path), mode, permissions);
       const stat = fstatSync(fd);
-      this.files.set(fd, { fd, pos: 0, append: mode.startsWith("a"), seekable: stat.isFile() || stat.isBlockDevice() });
+      this.files.set(fd, { fd, pos: 0, append: mode.startsWith("a"), seekable: stat.isFile() || stat.isBlockDevice(), ...(scrub && { scrub }) });
       return [fd];
     } catch (err) {
       return fsFailure(err);
@@ -98,9 +113,10 @@ export class HostFiles {
     return count;
   }
 
-  write(fd: number, data: Uint8Array): HostValue[] {
+  write(fd: number, bytes: Uint8Array): HostValue[] {
     try {
       const f = this.file(fd);
+      const data = f.scrub ? f.scrub.push(bytes) : bytes;
       let done = 0;
       while (done < data.length) {
         done += writeSync(f.fd, data, done, data.length - done, f.append || !f.seekable ? null : f.pos + done);
@@ -128,7 +144,17 @@ export class HostFiles {
 
   close(fd: number): HostValue[] {
     try {
-      this.file(fd);
+      const f = this.file(fd);
+      const rest = f.scrub?.end();
+      if (rest && rest.length > 0) {
+        delete f.scrub;
+        const written = this.write(fd, rest);
+        if (written[0] !== true) {
+          this.files.delete(fd);
+          closeSync(fd);
+          return written;
+        }
+      }
       this.files.delete(fd);
       closeSync(fd);
       return [true];
@@ -218,15 +244,8 @@ export class HostFiles {
     }
   }
 
-  /** Closes every file still open (the state is going away). */
-  closeAll(): void {
-    for (const fd of this.files.keys()) {
-      try {
-        closeSync(fd);
-      } catch {
-        // already gone
-      }
-    }
-    this.files.clear();
+  /** Closes the scrubbed files still open, with what they held back (their call has ended). */
+  closeScrubbed(): void {
+    for (const f of [...this.files.values()]) if (f.scrub) this.close(f.fd);
   }
 }

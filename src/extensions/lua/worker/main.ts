@@ -89,6 +89,8 @@ function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "
   try {
     if (message.type === "boot") {
       // booted above
+    } else if (message.type === "secrets") {
+      runtime.knowSecrets(message.secrets);
     } else if (message.type === "load") {
       post({ type: "loaded", ...runtime.loadExtensions(message) });
       saveCodeCache();

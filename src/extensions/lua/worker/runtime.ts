@@ -41,6 +41,7 @@ import { grep, walk, type GrepOptions, type WalkOptions } from "./host-walk.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
 import { StackWhere } from "./stack-where.js";
 import { packageRoot } from "../../../util/package-path.js";
+import { knownSecrets, StreamScrubber } from "../../../util/secrets.js";
 import { KNOWN_C_MODULES, luaSearchPaths } from "./lua-paths.js";
 
 /** Instructions between two checks of the deadline and abort flag (cheap: ~1 µs of Lua). */
@@ -102,6 +103,8 @@ export class LuaRuntime {
   private nextHandle = 1;
   /** The extensions loaded, in load order (on_unload hooks run in it). */
   private serving: string[] = [];
+  /** API keys the main thread knows of besides the environment's (`secrets` message): scrubbed from spill files. */
+  private secrets: readonly string[] = [];
   private entry: Record<"load_extension" | "call" | "available" | "render" | "unload_extension" | "commit_extension", number> = {
     unload_extension: 0,
     commit_extension: 0,
@@ -295,6 +298,11 @@ export class LuaRuntime {
       const reply = this.host.request({ op: "read_text", path });
       return reply.ok ? textOfBytes(Buffer.from(reply.data ?? new Uint8Array()), options) : [null, `${path}: ${reply.message}`, 5];
     });
+    this.hostFunction("fs_open_spill", (L) => {
+      const path = pathArg(L, 1);
+      if (typeof path !== "string") return [null, "awl writes only to paths that are valid UTF-8", 22];
+      return files.openScrubbed(path, new StreamScrubber([...knownSecrets(this.init.env), ...this.secrets]));
+    });
     this.hostFunction("fs_write_text", (L) => {
       const path = pathArg(L, 1);
       if (typeof path !== "string") return [null, "awl writes only to paths that are valid UTF-8", 22];
@@ -414,6 +422,11 @@ export class LuaRuntime {
   }
 
   /** Loads every extension in order, under the limits given; one failing never stops the others. */
+
+  /** Keys to scrub from spill files besides the environment's (the config file's, one the user gave). */
+  knowSecrets(secrets: readonly string[]): void {
+    this.secrets = secrets;
+  }
 
   loadExtensions(settings: LoadSettings): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
     this.limits = { memoryLimitBytes: settings.memoryLimitBytes, loadTimeoutMs: settings.loadTimeoutMs };
@@ -547,6 +560,7 @@ export class LuaRuntime {
   }
 
   private end(): void {
+    this.files.closeScrubbed();
     this.m._lua_settop(this.L, 0);
     this.m._lua_sethook(this.L, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
     this.abort = ABORT_NONE;
