@@ -26,8 +26,29 @@ awl.register_tool {
   end,
 }`;
 
+// Keeps a spill file from one call to the next, and opens another file with io.open in the second.
+const KEEPER = `
+local kept
+awl.register_tool {
+  name = "keep",
+  description = "keeps a spill file past its call",
+  parameters = { type = "object", properties = { path = { type = "string" }, other = { type = "string" } } },
+  run = function(args)
+    if not kept then
+      kept = assert(awl.fs.open_spill(args.path))
+      assert(kept:write("first call\\n"))
+      return "kept"
+    end
+    local other = assert(io.open(args.other, "w"))
+    local ok, message = kept:write("second call\\n")
+    other:write("the other file\\n")
+    other:close()
+    return tostring(ok) .. " " .. tostring(message)
+  end,
+}`;
+
 function spillPool() {
-  return poolOf({ spiller: SPILLER }, { env: { HOME: tempDir(), MY_API_KEY: ENV_KEY }, secrets: [FILE_KEY] });
+  return poolOf({ spiller: SPILLER, keeper: KEEPER }, { env: { HOME: tempDir(), MY_API_KEY: ENV_KEY }, secrets: [FILE_KEY], maxSlots: 1 });
 }
 
 describe("awl.fs.open_spill", () => {
@@ -58,6 +79,16 @@ describe("awl.fs.open_spill", () => {
     const text = `output\n${ENV_KEY}\nlast ${FILE_KEY.slice(0, 5)}`;
     expect(contentOf(await call(pool, "spiller", "spill", { path, pieces: [text] }))).toBe("open");
     expect(readFileSync(path, "utf8")).toBe(`output\n[REDACTED]\nlast ${FILE_KEY.slice(0, 5)}`);
+  });
+
+  it("a file kept past its call is closed: a later write says so and reaches no other file", async () => {
+    const { pool } = spillPool();
+    const dir = tempDir();
+    const [path, other] = [join(dir, "kept.txt"), join(dir, "other.txt")];
+    expect(contentOf(await call(pool, "keeper", "keep", { path, other }))).toBe("kept");
+    expect(contentOf(await call(pool, "keeper", "keep", { path, other }))).toBe(`nil ${path}: the file is closed`);
+    expect(readFileSync(path, "utf8")).toBe("first call\n");
+    expect(readFileSync(other, "utf8")).toBe("the other file\n");
   });
 
   it("never overwrites a file: an existing one is an error naming it, and keeps its content", async () => {

@@ -91,17 +91,18 @@ SPILL.__index = SPILL
 --- may read it. Closed when the call ends, if not before. nil, message, errno when it cannot be made (it exists).
 function fs.open_spill(path)
   check_path(path, "open_spill")
-  local fd, err, code = host.fs_open_spill(path)
-  if not fd then return nil, path .. ": " .. err, code end
-  return setmetatable({ fd = fd, path = path }, SPILL)
+  local handle, err, code = host.fs_open_spill(path)
+  if not handle then return nil, path .. ": " .. err, code end
+  return setmetatable({ handle = handle, path = path }, SPILL)
 end
 
 --- Appends `data` to the file. true, or nil, message, errno.
 function SPILL:write(data)
   if getmetatable(self) ~= SPILL then error("bad self to 'write' (use f:write(data))", 2) end
   if type(data) ~= "string" then error("bad argument #1 to 'write' (string expected, got " .. type(data) .. ")", 2) end
-  if self.closed then return nil, self.path .. ": the file is closed", 9 end
-  return host.fs_write(self.fd, data)
+  local ok, err, code = host.fs_spill_write(self.handle, data)
+  if not ok then return nil, self.path .. ": " .. err, code end
+  return true
 end
 
 --- Writes what is held back and closes the file. true, or nil, message, errno.
@@ -109,7 +110,9 @@ function SPILL:close()
   if getmetatable(self) ~= SPILL then error("bad self to 'close' (use f:close())", 2) end
   if self.closed then return true end
   self.closed = true
-  return host.fs_close(self.fd)
+  local ok, err, code = host.fs_spill_close(self.handle)
+  if not ok then return nil, self.path .. ": " .. err, code end
+  return true
 end
 
 local WALK = { glob = "globs", gitignore = "boolean", hidden = "boolean", type = "string", sort = "string", limit = "integer", max_depth = "integer" }

@@ -59,12 +59,21 @@ interface OpenFile {
   pos: number;
   append: boolean;
   seekable: boolean;
-  /** What is written goes through it (`awl.fs.open_spill`): known API keys replaced. */
-  scrub?: StreamScrubber;
+}
+
+/** A file of `awl.fs.open_spill`: what is written goes through its scrubber (known API keys replaced). */
+interface SpillFile extends OpenFile {
+  scrub: StreamScrubber;
 }
 
 export class HostFiles {
   private readonly files = new Map<number, OpenFile>();
+  /**
+   * Spill files by a handle of their own, never reused: one is closed when its call ends, and a handle kept past
+   * that must not reach whatever file got its descriptor next.
+   */
+  private readonly spills = new Map<number, SpillFile>();
+  private nextSpill = 1;
   /** Relative paths resolve against the running call's cwd (workers cannot chdir). */
   cwd: string;
 
@@ -77,26 +86,53 @@ export class HostFiles {
   }
 
   open(path: string, mode: string): HostValue[] {
-    return this.openFile(path, mode);
-  }
-
-  /**
-   * A new file, readable by its owner only, whose writes go through `scrub` (`awl.fs.open_spill`: an output saved
-   * whole may hold anything a command printed). An existing file is an error.
-   */
-  openScrubbed(path: string, scrub: StreamScrubber): HostValue[] {
-    return this.openFile(path, "wx", 0o600, scrub);
-  }
-
-  private openFile(path: string, mode: string, permissions?: number, scrub?: StreamScrubber): HostValue[] {
     try {
-      const fd = openSync(this.path(path), mode, permissions);
+      const fd = openSync(this.path(path), mode);
       const stat = fstatSync(fd);
-      this.files.set(fd, { fd, pos: 0, append: mode.startsWith("a"), seekable: stat.isFile() || stat.isBlockDevice(), ...(scrub && { scrub }) });
+      this.files.set(fd, { fd, pos: 0, append: mode.startsWith("a"), seekable: stat.isFile() || stat.isBlockDevice() });
       return [fd];
     } catch (err) {
       return fsFailure(err);
     }
+  }
+
+  /**
+   * A new file, readable by its owner only, whose writes go through `scrub` (`awl.fs.open_spill`: an output saved
+   * whole may hold anything a command printed); its handle. An existing file is an error.
+   */
+  openSpill(path: string, scrub: StreamScrubber): HostValue[] {
+    try {
+      const fd = openSync(this.path(path), "wx", 0o600);
+      const handle = this.nextSpill++;
+      this.spills.set(handle, { fd, pos: 0, append: false, seekable: true, scrub });
+      return [handle];
+    } catch (err) {
+      return fsFailure(err);
+    }
+  }
+
+  writeSpill(handle: number, bytes: Uint8Array): HostValue[] {
+    const f = this.spills.get(handle);
+    return f ? this.writeTo(f, f.scrub.push(bytes)) : [null, "the file is closed", 9];
+  }
+
+  /** Writes what the scrubber held back and closes the file. */
+  closeSpill(handle: number): HostValue[] {
+    const f = this.spills.get(handle);
+    if (!f) return [null, "the file is closed", 9];
+    this.spills.delete(handle);
+    const written = this.writeTo(f, f.scrub.end());
+    try {
+      closeSync(f.fd);
+    } catch (err) {
+      return fsFailure(err);
+    }
+    return written;
+  }
+
+  /** Closes the spill files still open (their call has ended), with what they held back. */
+  closeSpills(): void {
+    for (const handle of [...this.spills.keys()]) this.closeSpill(handle);
   }
 
   private file(fd: number): OpenFile {
@@ -113,10 +149,16 @@ export class HostFiles {
     return count;
   }
 
-  write(fd: number, bytes: Uint8Array): HostValue[] {
+  write(fd: number, data: Uint8Array): HostValue[] {
     try {
-      const f = this.file(fd);
-      const data = f.scrub ? f.scrub.push(bytes) : bytes;
+      return this.writeTo(this.file(fd), data);
+    } catch (err) {
+      return fsFailure(err);
+    }
+  }
+
+  private writeTo(f: OpenFile, data: Uint8Array): HostValue[] {
+    try {
       let done = 0;
       while (done < data.length) {
         done += writeSync(f.fd, data, done, data.length - done, f.append || !f.seekable ? null : f.pos + done);
@@ -144,17 +186,7 @@ export class HostFiles {
 
   close(fd: number): HostValue[] {
     try {
-      const f = this.file(fd);
-      const rest = f.scrub?.end();
-      if (rest && rest.length > 0) {
-        delete f.scrub;
-        const written = this.write(fd, rest);
-        if (written[0] !== true) {
-          this.files.delete(fd);
-          closeSync(fd);
-          return written;
-        }
-      }
+      this.file(fd);
       this.files.delete(fd);
       closeSync(fd);
       return [true];
@@ -244,8 +276,4 @@ export class HostFiles {
     }
   }
 
-  /** Closes the scrubbed files still open, with what they held back (their call has ended). */
-  closeScrubbed(): void {
-    for (const f of [...this.files.values()]) if (f.scrub) this.close(f.fd);
-  }
 }

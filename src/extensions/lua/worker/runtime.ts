@@ -301,8 +301,10 @@ export class LuaRuntime {
     this.hostFunction("fs_open_spill", (L) => {
       const path = pathArg(L, 1);
       if (typeof path !== "string") return [null, "awl writes only to paths that are valid UTF-8", 22];
-      return files.openScrubbed(path, new StreamScrubber([...knownSecrets(this.init.env), ...this.secrets]));
+      return files.openSpill(path, new StreamScrubber([...knownSecrets(this.init.env), ...this.secrets]));
     });
+    this.hostFunction("fs_spill_write", (L) => files.writeSpill(num(L, 1), bytes(L, 2)));
+    this.hostFunction("fs_spill_close", (L) => files.closeSpill(num(L, 1)));
     this.hostFunction("fs_write_text", (L) => {
       const path = pathArg(L, 1);
       if (typeof path !== "string") return [null, "awl writes only to paths that are valid UTF-8", 22];
@@ -560,7 +562,7 @@ export class LuaRuntime {
   }
 
   private end(): void {
-    this.files.closeScrubbed();
+    this.files.closeSpills();
     this.m._lua_settop(this.L, 0);
     this.m._lua_sethook(this.L, this.hookPtr, LUA_MASKCOUNT, HOOK_COUNT);
     this.abort = ABORT_NONE;
