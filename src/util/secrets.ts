@@ -87,50 +87,58 @@ const REDACTED_BYTES = Buffer.from(REDACTED);
 
 /**
  * Scrubs bytes written piece by piece (a command's output saved whole as it comes, src/extensions/lua): a key
- * split between two pieces is replaced too, because the bytes that could begin one are held back until the next
- * piece or the end.
+ * split between two pieces is replaced too, because the bytes where a key could still begin wait for the next
+ * piece or the end. At each place the longest key that matches is replaced.
  */
 export class StreamScrubber {
   private readonly secrets: Buffer[];
   private readonly hold: number;
-  private pending: Uint8Array = Buffer.alloc(0);
+  private pending: Buffer = Buffer.alloc(0);
 
   constructor(secrets: readonly string[]) {
-    this.secrets = [...new Set(secrets)]
-      .filter((secret) => secret.length >= MIN_SECRET_LENGTH)
-      .map((secret) => Buffer.from(secret))
-      .sort((a, b) => b.length - a.length);
-    this.hold = this.secrets.length > 0 ? this.secrets[0]!.length - 1 : 0;
+    this.secrets = [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH).map((secret) => Buffer.from(secret));
+    this.hold = Math.max(0, ...this.secrets.map((secret) => secret.length - 1));
   }
 
   /** What can be written now of what was held back and `piece`, scrubbed (`piece` itself when there is no key). */
   push(piece: Uint8Array): Uint8Array {
     if (this.secrets.length === 0) return piece;
-    let bytes: Buffer = Buffer.concat([this.pending, piece]);
-    for (const secret of this.secrets) bytes = replaceBytes(bytes, secret);
-    const cut = Math.max(0, bytes.length - this.hold);
-    this.pending = Buffer.from(bytes.subarray(cut));
-    return bytes.subarray(0, cut);
+    const bytes = Buffer.concat([this.pending, piece]);
+    const { done, rest } = this.scrub(bytes, bytes.length - this.hold);
+    this.pending = Buffer.from(rest);
+    return done;
   }
 
-  /** The bytes still held back (already scrubbed): the end of the stream. */
+  /** What is still held back, scrubbed: the end of the stream. */
   end(): Uint8Array {
-    const rest = this.pending;
+    const { done } = this.scrub(this.pending, this.pending.length);
     this.pending = Buffer.alloc(0);
-    return rest;
+    return done;
   }
-}
 
-function replaceBytes(bytes: Buffer, secret: Uint8Array): Buffer {
-  let at = bytes.indexOf(secret);
-  if (at < 0) return bytes;
-  const parts: Uint8Array[] = [];
-  let from = 0;
-  while (at >= 0) {
-    parts.push(bytes.subarray(from, at), REDACTED_BYTES);
-    from = at + secret.length;
-    at = bytes.indexOf(secret, from);
+  /**
+   * `bytes` up to `before` (or past it, to the end of a key that begins before it) with the keys that begin there
+   * replaced, and the rest. A key that begins before `before` lies whole in `bytes`: none is longer than the hold.
+   */
+  private scrub(bytes: Buffer, before: number): { done: Buffer; rest: Buffer } {
+    const parts: Uint8Array[] = [];
+    let from = 0;
+    for (;;) {
+      let at = -1;
+      let length = 0;
+      for (const secret of this.secrets) {
+        const found = bytes.indexOf(secret, from);
+        if (found >= 0 && found < before && (at < 0 || found < at || (found === at && secret.length > length))) {
+          at = found;
+          length = secret.length;
+        }
+      }
+      if (at < 0) break;
+      parts.push(bytes.subarray(from, at), REDACTED_BYTES);
+      from = at + length;
+    }
+    const end = Math.max(from, before);
+    parts.push(bytes.subarray(from, end));
+    return { done: Buffer.concat(parts), rest: bytes.subarray(end) };
   }
-  parts.push(bytes.subarray(from));
-  return Buffer.concat(parts);
 }
