@@ -140,12 +140,12 @@ function report(io: CommandIO, name: string, outcome: ToolOutcome, json: boolean
   }
 }
 
+/** Progress is worth a line on stderr; a block's title and state are for the UI's block, noise here. */
 function progressText(update: ToolProgress): string {
   switch (update.kind) {
     case "progress":
       return `awl: progress ${Math.round(update.fraction * 100)}%${update.detail ? ` ${update.detail}` : ""}\n`;
     case "title":
-      return `awl: title ${update.text}\n`;
     case "show":
       return "";
   }
