@@ -56,7 +56,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
       return EXIT.error;
     }
     if (!tool) {
-      mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
+      mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, trustProject: parsed.values["trust-project"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
       const mcpTool = mcp?.definitions().find((t) => t.name === name);
       if (mcp && mcpTool) return await callMcpTool(io, mcp, mcpTool, input, value, timeout, parsed.values.json === true);
       const known = [...tools.definitions(), ...(mcp?.definitions() ?? [])].map((t) => t.name).sort(compareCodeUnits);
