@@ -2,6 +2,8 @@
  * The slash commands as a person sees them: the built `awl` in tmux against a local replay server, asserted on
  * the screen (and on what the server was sent).
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiAnswer } from "./openai-answer.js";
 import { runAwl } from "./run-awl.js";
@@ -99,5 +101,19 @@ describe("slash commands", () => {
     await tty.terminal.keys("Escape");
     const screen = await tty.terminal.waitFor(/^>\s*$/m);
     expect(screen).not.toContain("search:");
+  });
+
+  it("/export writes the conversation held in memory under --no-session (nothing saved, something to export)", async () => {
+    const home = await tty.start({ args: ["--no-session"] });
+    tty.server.enqueue(openaiAnswer("Kept in memory."));
+    await tty.send("an unsaved question");
+    await tty.terminal.waitFor(/Kept in memory\.\n>/);
+    const file = join(home, "out.md");
+    await tty.send(`/export ${file}`);
+    await tty.terminal.waitFor(/wrote \S+out\.md \(Markdown, 2 messages\)/);
+    const markdown = readFileSync(file, "utf8");
+    expect(markdown).toContain("## User\n\nan unsaved question");
+    expect(markdown).toContain("## Assistant\n\nKept in memory.");
+    expect(existsSync(join(home, ".local/share/awl/sessions"))).toBe(false);
   });
 });
