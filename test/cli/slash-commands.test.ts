@@ -116,4 +116,16 @@ describe("slash commands", () => {
     expect(markdown).toContain("## Assistant\n\nKept in memory.");
     expect(existsSync(join(home, ".local/share/awl/sessions"))).toBe(false);
   });
+
+  it("/tools lines up its three columns and cuts descriptions to the terminal's width", async () => {
+    await tty.start({ columns: 90, rows: 40, extensions: { "x.lua": 'awl.register_tool { name = "z", description = "a tool from an extension with a long name", parameters = { type = "object" }, kinds = { "read" }, run = function() return "" end }' } });
+    await tty.send("/tools");
+    const screen = await tty.terminal.waitFor(/tools \(\d+\):[\s\S]*\n  z +x +a tool/);
+    const rows = screen.split("\n").filter((line) => /^  \S+ +std\.|^  z +x /.test(line));
+    expect(rows.length).toBeGreaterThan(5);
+    // The descriptions (the third column) start at one place on every row.
+    const descriptionColumn = (line: string) => /^ {2}\S+ +\S+ +/.exec(line)![0].length;
+    expect(new Set(rows.map(descriptionColumn)).size).toBe(1);
+    for (const line of screen.split("\n")) expect(line.length, line).toBeLessThanOrEqual(89);
+  });
 });
