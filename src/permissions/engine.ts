@@ -7,10 +7,12 @@
  * mode, bypass included.
  *
  * What a call touches comes from its arguments by name (docs/permissions.md, "Which argument"): `command` is a
- * shell command, `path` a path, `paths` a list of them, `cwd` the folder a command runs in.
+ * shell command; `path`, `paths`, `cwd` and the other path names of path-args.ts are paths. The decision carries
+ * the arguments with those paths resolved, for the tool (no second reading of them).
  */
 import { homedir } from "node:os";
 import { relative } from "node:path";
+import { handOff, pathArgsOf, type PathArg } from "./path-args.js";
 import { isInside, realPathOf, resolveToolPath } from "./paths.js";
 import type { Rule, RuleAction } from "./rules.js";
 import { splitCommand } from "./shell-split.js";
@@ -28,6 +30,8 @@ export interface PermissionTool {
   name: string;
   /** None declared: `exec`. */
   kinds?: readonly string[];
+  /** The owning extension; `mcp:NAME` is an MCP server's, handed absolute paths (it runs in a folder of its own). */
+  extension?: string;
 }
 
 export interface Decision {
@@ -42,16 +46,16 @@ export interface Decision {
   paths: string[];
   /** The simple commands of its `command`, if it has one. */
   commands: string[];
+  /** The arguments to run the tool with, when they name paths: each replaced by its resolved form (path-args.ts). */
+  input?: Record<string, unknown>;
 }
 
 /** What a call touches, read from its arguments; `error` when an argument cannot be read safely. */
 interface Subject {
   command?: string;
-  paths: string[];
+  paths: PathArg[];
   error?: string;
 }
-
-const PATH_KEYS = ["path", "cwd"] as const;
 
 /** The rule name that opens the exec sandbox's network (`network`, `network(curl:*)`); no tool's. */
 export const NETWORK_RULE = "network";
@@ -126,13 +130,15 @@ export class PermissionEngine {
     });
     if (subject.error) return decision("deny", subject.error);
     const paths: string[] = [];
-    for (const path of subject.paths) {
-      const resolved = resolveToolPath(path, this.workspace, this.home);
-      if (!resolved.ok) return decision("deny", `${resolved.reason}: ${JSON.stringify(path)}`);
+    for (const arg of subject.paths) {
+      const resolved = resolveToolPath(arg.text, this.workspace, this.home);
+      if (!resolved.ok) return decision("deny", `${resolved.reason}: ${JSON.stringify(arg.text)}`);
       paths.push(resolved.path);
     }
+    const handed = handOff(input as Record<string, unknown>, subject.paths, paths, this.workspace, tool.extension?.startsWith("mcp:") === true);
+    if (handed && "error" in handed) return decision("deny", handed.error);
     const split = subject.command === undefined ? undefined : splitCommand(subject.command);
-    const facts = { paths, commands: split?.parts ?? [] };
+    const facts = { paths, commands: split?.parts ?? [], ...(handed && { input: handed.input }) };
     const rules = this.rulesFor(tool.name);
     const pieces = split ? [...split.parts, ...split.bare] : [];
 
@@ -234,14 +240,8 @@ function subjectOf(input: unknown): Subject {
     if (typeof args.command !== "string") return bad("command", "a string");
     subject.command = args.command;
   }
-  for (const key of PATH_KEYS) {
-    if (args[key] === undefined) continue;
-    if (typeof args[key] !== "string") return bad(key, "a string");
-    subject.paths.push(args[key] as string);
-  }
-  if (args.paths !== undefined) {
-    if (!Array.isArray(args.paths) || !args.paths.every((p) => typeof p === "string")) return bad("paths", "a list of strings");
-    subject.paths.push(...(args.paths as string[]));
-  }
+  const paths = pathArgsOf(args);
+  if ("error" in paths) return { paths: [], error: paths.error };
+  subject.paths = paths.paths;
   return subject;
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -235,5 +235,41 @@ describe("rule parsing", () => {
     const deny = parseRule("edit(src/[abc)", "deny", { kind: "session" }, ws, home);
     if (!deny.ok) throw new Error("parsed");
     expect(new PermissionEngine({ workspace: ws, home, rules: [deny.rule] }).decide(edit, { path: "src/a" }).action).toBe("deny");
+  });
+});
+
+describe("paths as the tool opens them", () => {
+  it("decodes only escapes of bytes 80 to FF: \\x2e\\x2e is a name inside the workspace, \\x2eenv is not .env", () => {
+    const e = engine({ deny: ["read(.env)"] });
+    expect(e.decide(read, { path: "\\x2e\\x2e/x" }).paths).toEqual([join(realpathSync(ws), "\\x2e\\x2e", "x")]);
+    expect(e.decide(read, { path: "\\x2eenv" }).action).toBe("allow");
+    expect(e.decide(read, { path: ".env" }).action).toBe("deny");
+    expect(e.decide(read, { path: "n\\xFFame" }).paths).toEqual([join(realpathSync(ws), "n\\xFFame")]);
+  });
+
+  it("hands the tool the resolved path: relative inside the workspace, absolute outside, a file: URI kept a URI", () => {
+    const e = engine({});
+    expect(e.decide(read, { path: "src/../src/./a.ts", offset: 2 }).input).toEqual({ path: "src/a.ts", offset: 2 });
+    expect(e.decide(read, { path: "link-to-etc/passwd" }).input).toEqual({ path: join(realpathSync(root), "etc", "passwd") });
+    expect(e.decide(read, { paths: ["src", "~/notes"] }).input).toEqual({ paths: ["src", join(realpathSync(home), "notes")] });
+    expect(e.decide({ ...read, extension: "mcp:fs" }, { path: "src" }).input).toEqual({ path: join(realpathSync(ws), "src") });
+    expect(e.decide(read, { uri: `file://${ws}/link-to-etc/passwd` }).input).toEqual({ uri: `file://${realpathSync(root)}/etc/passwd` });
+    expect(e.decide(read, { uri: "https://example.com/x" }).input).toBeUndefined();
+  });
+
+  it("reads the path names models and servers use, for every kind of tool", () => {
+    const e = engine({});
+    for (const key of ["file_path", "filePath", "file", "filename", "directory", "dir"]) {
+      expect(e.decide(read, { [key]: "~/notes/x" }).action, key).toBe("ask");
+      expect(e.decide(read, { [key]: "src/x" }).action, key).toBe("allow");
+    }
+    expect(e.decide(read, { uri: `file://${home}/notes/x` }).action).toBe("ask");
+    expect(e.decide(read, { uri: "file:///a%00b" }).action).toBe("deny");
+    expect(e.decide(read, { file: { name: "x", bytes: 3 } }).action).toBe("allow");
+  });
+
+  it("follows a dangling symlink to the target a write would create", () => {
+    symlinkSync(join(home, "missing", "evil"), join(ws, "dangling"));
+    expect(engine({}, "accept-edits").decide(edit, { path: "dangling" }).action).toBe("ask");
   });
 });
