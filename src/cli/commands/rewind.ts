@@ -19,11 +19,10 @@ import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { oneLine } from "../output/tool-block.js";
 
-export const REWIND_USAGE = `usage: awl rewind [SESSION] [--to N (--code | --conversation | --both)] [--yes] [--overwrite-changed]
+export const REWIND_USAGE = `usage: awl rewind [SESSION] [--to N --code] [--yes] [--overwrite-changed]
 
 Without --to: lists the session's prompts, each with the files added, modified and deleted since.
-With --to N: restores the files as they were before prompt N (--code), the conversation to just before it
-(--conversation: a new branch, nothing is deleted), or both. The changes are shown; --yes makes them.
+With --to N --code: restores the files as they were before prompt N. The changes are shown; --yes makes them.
 A file changed outside awl since its last checkpoint is named and left alone: nothing is restored unless
 --overwrite-changed is given too. SESSION is an id or a unique prefix (default: the latest session of this
 directory). Reference: docs/checkpoints.md.
