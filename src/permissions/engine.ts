@@ -1,8 +1,8 @@
 /**
  * The permission decision for one tool call (SPEC §9, docs/permissions.md): deny, ask or allow.
  *
- * Order: a deny rule that matches wins; then an ask rule; then allow rules (every piece of the call must be
- * covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
+ * Order: a deny rule that matches wins; then a write to a protected path (protected.ts) asks; then an ask rule;
+ * then allow rules (every piece of the call must be covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
  * inside it, `bypass` runs everything; the rest asks. `plan` offers read tools only. Deny rules hold in every
  * mode, bypass included.
  *
@@ -13,7 +13,8 @@
 import { homedir } from "node:os";
 import { relative } from "node:path";
 import { handOff, pathArgsOf, type PathArg } from "./path-args.js";
-import { isInside, realPathOf, resolveToolPath } from "./paths.js";
+import { escapeGlob, isInside, realPathOf, resolveToolPath } from "./paths.js";
+import { protectionOf } from "./protected.js";
 import type { Rule, RuleAction } from "./rules.js";
 import { splitCommand } from "./shell-split.js";
 
@@ -68,6 +69,8 @@ export interface PermissionEngineOptions {
   rules?: readonly Rule[];
   /** `permissions.sandbox_auto_allow` with the sandbox on: exec calls of sandboxed tools inside the workspace run unasked. */
   sandboxAutoAllow?: boolean;
+  /** awl's own config and data folders: writes there always ask (protected.ts). */
+  protectedFolders?: readonly string[];
 }
 
 export class PermissionEngine {
@@ -75,6 +78,7 @@ export class PermissionEngine {
   readonly home: string;
   mode: PermissionMode;
   readonly sandboxAutoAllow: boolean;
+  readonly protectedFolders: readonly string[];
   /** Whether a tool's programs run inside the exec sandbox (set once the tools are open; none until then). */
   sandboxed: (tool: PermissionTool) => boolean = () => false;
   private rules: Rule[] = [];
@@ -87,6 +91,7 @@ export class PermissionEngine {
     this.home = options.home ?? homedir();
     this.mode = options.mode ?? "default";
     this.sandboxAutoAllow = options.sandboxAutoAllow === true;
+    this.protectedFolders = (options.protectedFolders ?? []).map(realPathOf);
     for (const rule of options.rules ?? []) this.addRule(rule);
   }
 
@@ -139,7 +144,7 @@ export class PermissionEngine {
     if (handed && "error" in handed) return decision("deny", handed.error);
     const split = subject.command === undefined ? undefined : splitCommand(subject.command);
     const facts = { paths, commands: split?.parts ?? [], ...(handed && { input: handed.input }) };
-    const rules = this.rulesFor(tool.name);
+    const rules = split || paths.length === 0 ? this.rulesFor(tool.name) : [...this.rulesFor(tool.name), ...this.kindRulesFor(tool)];
     const pieces = split ? [...split.parts, ...split.bare] : [];
 
     const hits = (rule: Rule): boolean => {
@@ -152,6 +157,13 @@ export class PermissionEngine {
     if (deny) return decision("deny", `the rule "${deny.text}" denies it`, { rule: deny, ...facts });
     if (this.mode === "plan" && !isReadOnly(tool)) return decision("deny", "plan mode runs read tools only", facts);
     if (this.mode === "bypass") return decision("allow", "bypass mode", facts);
+    if (!isReadOnly(tool)) {
+      for (const path of paths) {
+        const protection = protectionOf(path, this.protectedFolders);
+        // No rule can allow it, so none is offered: only an answer (or bypass mode) lets it run.
+        if (protection) return decision("ask", `it writes ${path}, in ${protection}: awl asks before every write there`, facts);
+      }
+    }
     const ask = rules.find((r) => r.action === "ask" && hits(r));
     if (ask) return decision("ask", `the rule "${ask.text}" asks`, { rule: ask, ...facts });
 
@@ -202,7 +214,7 @@ export class PermissionEngine {
   /** Rules that would allow such a call, most specific first: each piece of a command, each path. */
   private allowRulesFor(tool: string, split: ReturnType<typeof splitCommand> | undefined, paths: readonly string[]): string[] {
     if (split && !split.opaque && split.parts.length > 0) return [...new Set(split.parts.map((part) => `${tool}(${part})`))];
-    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.displayPath(path)})`))];
+    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.rulePath(path)})`))];
     return [tool];
   }
 
@@ -212,6 +224,29 @@ export class PermissionEngine {
     const home = realPathOf(this.home);
     if (isInside(path, home) && path !== home) return `~/${relative(home, path)}`;
     return path;
+  }
+
+  /**
+   * The path rules another tool of the same kind names (docs/permissions.md, "Rules"): `read(P)` for every tool
+   * that reads, `edit(P)` and `write(P)` for every tool that writes. Their deny and ask rules hold for any tool of
+   * the kind; their allow rules only for a tool that does nothing else (a `read(P)` never allows a write).
+   */
+  private kindRulesFor(tool: PermissionTool): Rule[] {
+    const kinds = kindsOf(tool);
+    const named = [...(kinds.includes("read") ? ["read"] : []), ...(kinds.includes("write") ? ["edit", "write"] : [])].filter((n) => n !== tool.name);
+    const allowing = kinds.every((k) => k === "read") ? ["read"] : kinds.every((k) => k === "read" || k === "write") ? ["edit", "write"] : [];
+    return named.flatMap((name) => this.byTool.get(name) ?? []).filter((r) => r.pattern !== undefined && (r.action !== "allow" || allowing.includes(r.tool)));
+  }
+
+  /**
+   * A path as a rule pattern matching it alone (displayPath, its `* ? [ {` escaped): a literal `~/.ssh/*` must not
+   * become a glob of every key; a name `~` inside the workspace is `./~`, not home.
+   */
+  private rulePath(path: string): string {
+    const shown = this.displayPath(path);
+    if (shown.startsWith("~/")) return `~/${escapeGlob(shown.slice(2))}`;
+    const escaped = escapeGlob(shown);
+    return escaped.startsWith("~") ? `./${escaped}` : escaped;
   }
 
   private rulesFor(tool: string): Rule[] {

@@ -189,6 +189,9 @@ function refusal(content: string): ToolOutcome {
 
 /** The headless deny: why, and the exact rule or flag that would allow the call. */
 export function headlessDenial(decision: Decision): string {
+  if (decision.allowRules.length === 0) {
+    return `permission denied: this call needs approval (${decision.reason}) and awl has no terminal to ask; no rule allows it, only an answer or bypass mode (--dangerously-skip-permissions).`;
+  }
   const quoted = decision.allowRules.map((r) => `--allow '${r.replace(/'/g, "'\\''")}'`).join(" ");
   const listed = decision.allowRules.map((r) => JSON.stringify(r)).join(", ");
   return (
