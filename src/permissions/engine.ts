@@ -1,17 +1,20 @@
 /**
  * The permission decision for one tool call (SPEC §9, docs/permissions.md): deny, ask or allow.
  *
- * Order: a deny rule that matches wins; then an ask rule; then allow rules (every piece of the call must be
- * covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
+ * Order: a deny rule that matches wins; then a write to a protected path (protected.ts) asks; then an ask rule;
+ * then allow rules (every piece of the call must be covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
  * inside it, `bypass` runs everything; the rest asks. `plan` offers read tools only. Deny rules hold in every
  * mode, bypass included.
  *
  * What a call touches comes from its arguments by name (docs/permissions.md, "Which argument"): `command` is a
- * shell command, `path` a path, `paths` a list of them, `cwd` the folder a command runs in.
+ * shell command; `path`, `paths`, `cwd` and the other path names of path-args.ts are paths. The decision carries
+ * the arguments with those paths resolved, for the tool (no second reading of them).
  */
 import { homedir } from "node:os";
 import { relative } from "node:path";
-import { isInside, realPathOf, resolveToolPath } from "./paths.js";
+import { handOff, pathArgsOf, type PathArg } from "./path-args.js";
+import { escapeGlob, isInside, realPathOf, resolveToolPath } from "./paths.js";
+import { protectionOf } from "./protected.js";
 import type { Rule, RuleAction } from "./rules.js";
 import { commandHits, commandRuleReason, coveringRule, offeredCommandRules } from "./command-rules.js";
 import { invalidCommandText, parseCommand, type ParsedCommand } from "./shell-commands.js";
@@ -29,6 +32,8 @@ export interface PermissionTool {
   name: string;
   /** None declared: `exec`. */
   kinds?: readonly string[];
+  /** The owning extension; `mcp:NAME` is an MCP server's, handed absolute paths (it runs in a folder of its own). */
+  extension?: string;
 }
 
 export interface Decision {
@@ -43,16 +48,16 @@ export interface Decision {
   paths: string[];
   /** The simple commands of its `command`, if it has one. */
   commands: string[];
+  /** The arguments to run the tool with, when they name paths: each replaced by its resolved form (path-args.ts). */
+  input?: Record<string, unknown>;
 }
 
 /** What a call touches, read from its arguments; `error` when an argument cannot be read safely. */
 interface Subject {
   command?: string;
-  paths: string[];
+  paths: PathArg[];
   error?: string;
 }
-
-const PATH_KEYS = ["path", "cwd"] as const;
 
 /** The rule name that opens the exec sandbox's network (`network`, `network(curl:*)`); no tool's. */
 export const NETWORK_RULE = "network";
@@ -65,6 +70,8 @@ export interface PermissionEngineOptions {
   rules?: readonly Rule[];
   /** `permissions.sandbox_auto_allow` with the sandbox on: exec calls of sandboxed tools inside the workspace run unasked. */
   sandboxAutoAllow?: boolean;
+  /** awl's own config and data folders: writes there always ask (protected.ts). */
+  protectedFolders?: readonly string[];
 }
 
 export class PermissionEngine {
@@ -72,6 +79,7 @@ export class PermissionEngine {
   readonly home: string;
   mode: PermissionMode;
   readonly sandboxAutoAllow: boolean;
+  readonly protectedFolders: readonly string[];
   /** Whether a tool's programs run inside the exec sandbox (set once the tools are open; none until then). */
   sandboxed: (tool: PermissionTool) => boolean = () => false;
   private rules: Rule[] = [];
@@ -84,6 +92,7 @@ export class PermissionEngine {
     this.home = options.home ?? homedir();
     this.mode = options.mode ?? "default";
     this.sandboxAutoAllow = options.sandboxAutoAllow === true;
+    this.protectedFolders = (options.protectedFolders ?? []).map(realPathOf);
     for (const rule of options.rules ?? []) this.addRule(rule);
   }
 
@@ -127,16 +136,18 @@ export class PermissionEngine {
     });
     if (subject.error) return decision("deny", subject.error);
     const paths: string[] = [];
-    for (const path of subject.paths) {
-      const resolved = resolveToolPath(path, this.workspace, this.home);
-      if (!resolved.ok) return decision("deny", `${resolved.reason}: ${JSON.stringify(path)}`);
+    for (const arg of subject.paths) {
+      const resolved = resolveToolPath(arg.text, this.workspace, this.home);
+      if (!resolved.ok) return decision("deny", `${resolved.reason}: ${JSON.stringify(arg.text)}`);
       paths.push(resolved.path);
     }
+    const handed = handOff(input as Record<string, unknown>, subject.paths, paths, this.workspace, tool.extension?.startsWith("mcp:") === true);
+    if (handed && "error" in handed) return decision("deny", handed.error);
     const invalid = subject.command === undefined ? undefined : invalidCommandText(subject.command);
     if (invalid) return decision("deny", invalid);
     const split = subject.command === undefined ? undefined : parseCommand(subject.command);
-    const facts = { paths, commands: split?.commands.map((c) => c.text) ?? [] };
-    const rules = this.rulesFor(tool.name);
+    const facts = { paths, commands: split?.commands.map((c) => c.text) ?? [], ...(handed && { input: handed.input }) };
+    const rules = split || paths.length === 0 ? this.rulesFor(tool.name) : [...this.rulesFor(tool.name), ...this.kindRulesFor(tool)];
 
     const hits = (rule: Rule): boolean => {
       if (rule.pattern === undefined) return true;
@@ -149,6 +160,13 @@ export class PermissionEngine {
     if (deny) return decision("deny", ruleReason(deny, "denies"), { rule: deny, ...facts });
     if (this.mode === "plan" && !isReadOnly(tool)) return decision("deny", "plan mode runs read tools only", facts);
     if (this.mode === "bypass") return decision("allow", "bypass mode", facts);
+    if (!isReadOnly(tool)) {
+      for (const path of paths) {
+        const protection = protectionOf(path, this.protectedFolders);
+        // No rule can allow it, so none is offered: only an answer (or bypass mode) lets it run.
+        if (protection) return decision("ask", `it writes ${path}, in ${protection}: awl asks before every write there`, facts);
+      }
+    }
     const ask = rules.find((r) => r.action === "ask" && hits(r));
     if (ask) return decision("ask", ruleReason(ask, "asks"), { rule: ask, ...facts });
 
@@ -198,7 +216,7 @@ export class PermissionEngine {
   /** Rules that would allow such a call, most specific first: each piece of a command, each path. */
   private allowRulesFor(tool: string, split: ParsedCommand | undefined, paths: readonly string[]): string[] {
     if (split) return offeredCommandRules(tool, split);
-    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.displayPath(path)})`))];
+    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.rulePath(path)})`))];
     return [tool];
   }
 
@@ -208,6 +226,29 @@ export class PermissionEngine {
     const home = realPathOf(this.home);
     if (isInside(path, home) && path !== home) return `~/${relative(home, path)}`;
     return path;
+  }
+
+  /**
+   * The path rules another tool of the same kind names (docs/permissions.md, "Rules"): `read(P)` for every tool
+   * that reads, `edit(P)` and `write(P)` for every tool that writes. Their deny and ask rules hold for any tool of
+   * the kind; their allow rules only for a tool that does nothing else (a `read(P)` never allows a write).
+   */
+  private kindRulesFor(tool: PermissionTool): Rule[] {
+    const kinds = kindsOf(tool);
+    const named = [...(kinds.includes("read") ? ["read"] : []), ...(kinds.includes("write") ? ["edit", "write"] : [])].filter((n) => n !== tool.name);
+    const allowing = kinds.every((k) => k === "read") ? ["read"] : kinds.every((k) => k === "read" || k === "write") ? ["edit", "write"] : [];
+    return named.flatMap((name) => this.byTool.get(name) ?? []).filter((r) => r.pattern !== undefined && (r.action !== "allow" || allowing.includes(r.tool)));
+  }
+
+  /**
+   * A path as a rule pattern matching it alone (displayPath, its `* ? [ {` escaped): a literal `~/.ssh/*` must not
+   * become a glob of every key; a name `~` inside the workspace is `./~`, not home.
+   */
+  private rulePath(path: string): string {
+    const shown = this.displayPath(path);
+    if (shown.startsWith("~/")) return `~/${escapeGlob(shown.slice(2))}`;
+    const escaped = escapeGlob(shown);
+    return escaped.startsWith("~") ? `./${escaped}` : escaped;
   }
 
   private rulesFor(tool: string): Rule[] {
@@ -236,14 +277,8 @@ function subjectOf(input: unknown): Subject {
     if (typeof args.command !== "string") return bad("command", "a string");
     subject.command = args.command;
   }
-  for (const key of PATH_KEYS) {
-    if (args[key] === undefined) continue;
-    if (typeof args[key] !== "string") return bad(key, "a string");
-    subject.paths.push(args[key] as string);
-  }
-  if (args.paths !== undefined) {
-    if (!Array.isArray(args.paths) || !args.paths.every((p) => typeof p === "string")) return bad("paths", "a list of strings");
-    subject.paths.push(...(args.paths as string[]));
-  }
+  const paths = pathArgsOf(args);
+  if ("error" in paths) return { paths: [], error: paths.error };
+  subject.paths = paths.paths;
   return subject;
 }

@@ -43,6 +43,8 @@ export interface ToolBlockOptions {
   spinner?: boolean;
   /** The terminal's size; default the process's stdout (read at every drawing), else 100 × 24. */
   columns?: number;
+  /** The sink is not a terminal: lines are written whole, never cut to a width. */
+  whole?: boolean;
   /** The rows the blocks may redraw in (a function: asked at every drawing). */
   rows?: number | (() => number);
 }
@@ -198,7 +200,7 @@ export class ToolBlocks {
       block.done = true;
       const data = block.data;
       const body = renderBody(this.options.tools, data, this.view);
-      block.final = body.then((rendered) => () => lineText(drawBlock(data, rendered, this.view, this.sink.color)));
+      block.final = body.then((rendered) => () => lineText(drawBlock(data, rendered, this.view, this.sink.color, this.options.whole)));
       while (this.printQueue[0]?.final) this.sink.writeLater(this.printQueue.shift()!.final!);
       return;
     }
@@ -298,14 +300,14 @@ export class ToolBlocks {
       this.region = this.region.filter((b) => !b.done);
     }
     if (this.region.length === 0) return "";
-    const lines = this.region.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color));
+    const lines = this.region.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color, this.options.whole));
     if (lines.length >= this.rows) {
       // Too tall to redraw in place: the screen stays as it is; blocks that ended are printed once.
       const ended = this.region.filter((b) => hasEnded(b, this.view));
       for (const b of ended) b.done = true;
       this.region = this.region.filter((b) => !b.done);
       this.regionWrites = -1;
-      return lineText(ended.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color)));
+      return lineText(ended.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color, this.options.whole)));
     }
     // A drawing that was waiting for a running block's body may find the block ended meanwhile: it is drawn
     // with the body it has and stays in place until the drawing that waits for its final body.
