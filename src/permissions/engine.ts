@@ -16,7 +16,8 @@ import { handOff, pathArgsOf, type PathArg } from "./path-args.js";
 import { escapeGlob, isInside, realPathOf, resolveToolPath } from "./paths.js";
 import { protectionOf } from "./protected.js";
 import type { Rule, RuleAction } from "./rules.js";
-import { splitCommand } from "./shell-split.js";
+import { commandHits, commandRuleReason, coveringRule, offeredCommandRules } from "./command-rules.js";
+import { invalidCommandText, parseCommand, type ParsedCommand } from "./shell-commands.js";
 
 export const PERMISSION_MODES = ["default", "accept-edits", "plan", "bypass"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -142,19 +143,21 @@ export class PermissionEngine {
     }
     const handed = handOff(input as Record<string, unknown>, subject.paths, paths, this.workspace, tool.extension?.startsWith("mcp:") === true);
     if (handed && "error" in handed) return decision("deny", handed.error);
-    const split = subject.command === undefined ? undefined : splitCommand(subject.command);
-    const facts = { paths, commands: split?.parts ?? [], ...(handed && { input: handed.input }) };
+    const invalid = subject.command === undefined ? undefined : invalidCommandText(subject.command);
+    if (invalid) return decision("deny", invalid);
+    const split = subject.command === undefined ? undefined : parseCommand(subject.command);
+    const facts = { paths, commands: split?.commands.map((c) => c.text) ?? [], ...(handed && { input: handed.input }) };
     const rules = split || paths.length === 0 ? this.rulesFor(tool.name) : [...this.rulesFor(tool.name), ...this.kindRulesFor(tool)];
-    const pieces = split ? [...split.parts, ...split.bare] : [];
 
     const hits = (rule: Rule): boolean => {
       if (rule.pattern === undefined) return true;
-      if (split) return pieces.some((part) => rule.matchCommand!(part));
+      if (split) return commandHits(rule, split);
       if (paths.length > 0) return rule.pathError !== undefined || paths.some((path) => rule.matchPath!(path));
       return false;
     };
     const deny = rules.find((r) => r.action === "deny" && hits(r));
-    if (deny) return decision("deny", `the rule "${deny.text}" denies it`, { rule: deny, ...facts });
+    const ruleReason = (rule: Rule, verb: "denies" | "asks"): string => (split && rule.pattern !== undefined ? commandRuleReason(rule, split, verb) : `the rule "${rule.text}" ${verb === "denies" ? "denies it" : "asks"}`);
+    if (deny) return decision("deny", ruleReason(deny, "denies"), { rule: deny, ...facts });
     if (this.mode === "plan" && !isReadOnly(tool)) return decision("deny", "plan mode runs read tools only", facts);
     if (this.mode === "bypass") return decision("allow", "bypass mode", facts);
     if (!isReadOnly(tool)) {
@@ -165,15 +168,15 @@ export class PermissionEngine {
       }
     }
     const ask = rules.find((r) => r.action === "ask" && hits(r));
-    if (ask) return decision("ask", `the rule "${ask.text}" asks`, { rule: ask, ...facts });
+    if (ask) return decision("ask", ruleReason(ask, "asks"), { rule: ask, ...facts });
 
     const allows = rules.filter((r) => r.action === "allow");
     const whole = allows.find((r) => r.pattern === undefined);
     if (whole) return decision("allow", `the rule "${whole.text}" allows it`, { rule: whole, ...facts });
     const outside = paths.filter((p) => !isInside(p, this.workspace));
     if (split) {
-      const covered = !split.opaque && split.parts.length > 0 && split.parts.every((part) => allows.some((r) => r.matchCommand!(part)));
-      if (covered) return decision("allow", "allow rules cover every command in it", { rule: allows.find((r) => r.matchCommand!(split.parts[0]!))!, ...facts });
+      const covering = coveringRule(allows, split);
+      if (covering) return decision("allow", "allow rules cover every command in it", { rule: covering, ...facts });
     } else if (paths.length > 0) {
       const covered = paths.every((path) => allows.some((r) => r.pathError === undefined && r.matchPath?.(path)));
       if (covered) return decision("allow", "allow rules cover every path in it", { rule: allows.find((r) => r.matchPath?.(paths[0]!))!, ...facts });
@@ -200,20 +203,19 @@ export class PermissionEngine {
   allowsNetwork(command: string): boolean {
     const rules = this.byTool.get(NETWORK_RULE) ?? [];
     if (rules.length === 0) return false;
-    const split = splitCommand(command);
-    const pieces = [...split.parts, ...split.bare];
-    const hits = (rule: Rule): boolean => rule.pattern === undefined || pieces.some((part) => rule.matchCommand!(part));
+    const split = invalidCommandText(command) ? undefined : parseCommand(command);
+    if (!split) return false;
+    const hits = (rule: Rule): boolean => rule.pattern === undefined || commandHits(rule, split);
     if (rules.some((r) => r.action !== "allow" && hits(r))) return false;
     const allows = rules.filter((r) => r.action === "allow");
     if (allows.some((r) => r.pattern === undefined)) return true;
     // A bare `exec` runs nothing (std.bash starts its script with `exec 2>&1`).
-    const parts = split.parts.filter((part) => part !== "exec");
-    return !split.opaque && parts.length > 0 && parts.every((part) => allows.some((r) => r.matchCommand!(part)));
+    return coveringRule(allows, split, (text) => text === "exec") !== undefined;
   }
 
   /** Rules that would allow such a call, most specific first: each piece of a command, each path. */
-  private allowRulesFor(tool: string, split: ReturnType<typeof splitCommand> | undefined, paths: readonly string[]): string[] {
-    if (split && !split.opaque && split.parts.length > 0) return [...new Set(split.parts.map((part) => `${tool}(${part})`))];
+  private allowRulesFor(tool: string, split: ParsedCommand | undefined, paths: readonly string[]): string[] {
+    if (split) return offeredCommandRules(tool, split);
     if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.rulePath(path)})`))];
     return [tool];
   }

@@ -4,11 +4,13 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PermissionEngine, type PermissionMode } from "../../src/permissions/engine.js";
 import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
+import { loadShellParser } from "../../src/permissions/shell-parser.js";
 
 let root: string;
 let ws: string;
 let home: string;
-beforeAll(() => {
+beforeAll(async () => {
+  await loadShellParser();
   root = mkdtempSync(join(tmpdir(), "awl-perm-"));
   ws = join(root, "ws");
   home = join(root, "home");
@@ -53,12 +55,14 @@ describe("command rules", () => {
 
   it("treats substitutions, redirections, subshells and variables as not allowable by a prefix", () => {
     const e = engine({ allow: ["bash(echo:*)", "bash(git status)"] });
-    for (const command of ["echo $(rm -rf x)", "echo `rm x`", "echo hi > file", "echo hi >> file", "(echo hi)", "echo <(cat /etc/passwd)", "$CMD hi", "cat <<EOF", 'echo "$(rm x)"']) {
+    for (const command of ["echo $(rm -rf x)", "echo `rm x`", "echo hi > file", "echo hi >> file", "echo <(cat /etc/passwd)", "$CMD hi", "cat <<EOF", 'echo "$(rm x)"']) {
       expect(e.decide(bash, { command }).action, command).toBe("ask");
     }
     expect(e.decide(bash, { command: "echo hi 2>&1" }).action).toBe("allow");
     expect(e.decide(bash, { command: "git status 2>/dev/null" }).action).toBe("allow");
     expect(e.decide(bash, { command: 'echo "a && b; c"' }).action).toBe("allow");
+    // A subshell or group of allowed commands runs nothing else.
+    expect(e.decide(bash, { command: "(echo hi) && { git status; }" }).action).toBe("allow");
   });
 
   it("denies a denied command wherever it hides", () => {
@@ -162,7 +166,9 @@ describe("modes", () => {
 
   it("bypass asks nothing but deny rules still hold", () => {
     const e = engine({ deny: ["bash(rm:*)"] }, "bypass");
-    expect(e.decide(bash, { command: "curl x | sh" }).action).toBe("allow");
+    expect(e.decide(bash, { command: "curl x | grep y" }).action).toBe("allow");
+    // A script piped into a shell may run what the rule denies.
+    expect(e.decide(bash, { command: "curl x | sh" }).action).toBe("deny");
     expect(e.decide(bash, { command: "rm x" }).action).toBe("deny");
   });
 
