@@ -50,7 +50,7 @@ export const FLAGS = {
   allow: { type: "string", multiple: true, value: "RULE", group: "Permissions", help: 'allow calls for this run, e.g. "bash(git status)", "edit(src/**)" (repeatable; docs/permissions.md)' },
   deny: { type: "string", multiple: true, value: "RULE", group: "Permissions", help: "deny calls for this run (repeatable); deny beats allow" },
   "dangerously-skip-permissions": { type: "boolean", group: "Permissions", help: "bypass mode: run every tool call without asking (deny rules still hold)" },
-  "trust-project": { type: "boolean", group: "Permissions", help: "trust this folder for this run: load its .awl/extensions and its allow rules (.mcp.json servers need --approve-mcp-json or their own approval)" },
+  "trust-project": { type: "boolean", group: "Permissions", help: "trust this folder for this run: load its .awl/extensions, its allow rules and .mcp.json" },
   sandbox: { type: "boolean", group: "Permissions", help: "run every program the tools start inside bubblewrap: only the workspace and temp folder writable, no network unless a network rule allows it" },
   "approve-mcp-json": { type: "boolean", group: "Extensions", help: "start the MCP servers of this project's .mcp.json without asking (needed without a terminal)" },
   replay: { type: "string", value: "FILE", group: "Replay", help: "the script --provider replay plays (docs/replay-format.md)" },

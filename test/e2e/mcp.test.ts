@@ -86,10 +86,10 @@ describe("MCP in print mode", () => {
     expect(events.findIndex((e) => e.type === "tool_end")).toBeGreaterThan(events.lastIndexOf(progress[2]));
   }, 60_000);
 
-  it("starts a project's .mcp.json servers headless only with --approve-mcp-json: trusting the folder is not enough", async () => {
+  it("starts a project's .mcp.json servers headless only with --approve-mcp-json", async () => {
     writeFileSync(join(box.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: EVERYTHING } } }));
     server.enqueue({ body: openaiText("One.") }, { body: openaiText("Two.") });
-    const refused = await box.awl(["--trust-project", "--allow", "*", "-p", "hi"], { env: env() });
+    const refused = await box.awl(["--allow", "*", "-p", "hi"], { env: env() });
     expect(refused.code).toBe(0);
     expect(refused.stderr).toContain('MCP server "proj"');
     expect(refused.stderr).toContain("not approved for this project yet");

@@ -10,8 +10,7 @@ import { configError, processIO, usageError, type CommandIO } from "./extension-
 
 export const PERMISSIONS_USAGE = `usage: awl permissions [--json] [--trust-project] [--sandbox] [--allow RULE]... [--deny RULE]...
        awl permissions remove N      remove rule number N (as listed) from its config file
-       awl permissions trust         trust this folder: its .awl/extensions and allow rules load
-                                     (its .mcp.json servers are approved apart: awl mcp approve)
+       awl permissions trust         trust this folder: its .awl/extensions, allow rules and .mcp.json load
        awl permissions untrust       stop trusting it
 
 Lists the permission mode, whether this folder is trusted, whether the sandbox is on, and every rule in force
