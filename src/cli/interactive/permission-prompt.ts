@@ -124,7 +124,8 @@ export class PermissionPrompt {
 /** The question's text: what runs, its arguments, then the answers. */
 export function questionText(request: AskRequest, color: boolean): string {
   const bold = (s: string): string => (color ? `\x1b[1m${s}\x1b[22m` : s);
-  const lines = [`${bold(`? ${request.tool.name}`)} wants to run (${request.decision.reason}):`];
+  const who = request.call.agent === undefined ? "" : ` (sub-agent ${request.call.agent.replace(/[\x00-\x1f\x7f]/g, "?")})`;
+  const lines = [`${bold(`? ${request.tool.name}`)}${who} wants to run (${request.decision.reason}):`];
   const input = request.input;
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
     for (const [key, value] of Object.entries(input as Record<string, unknown>)) lines.push(...argumentLines(key, value, request.tool.name));
