@@ -69,5 +69,6 @@ export type { Rule, RuleAction, RuleSource, ParsedRule } from "./permissions/rul
 export { PermissionToolSet, headlessDenial } from "./permissions/tool-set.js";
 export { CompositeToolSet } from "./tools/composite.js";
 export type { AskFunction, AskRequest, AskAnswer, DeniedCall, PermissionToolSetOptions } from "./permissions/tool-set.js";
-export { splitCommand } from "./permissions/shell-split.js";
-export type { SplitCommand } from "./permissions/shell-split.js";
+export { parseCommand } from "./permissions/shell-commands.js";
+export type { ParsedCommand, ShellCommand, CommandPart } from "./permissions/shell-commands.js";
+export { loadShellParser } from "./permissions/shell-parser.js";

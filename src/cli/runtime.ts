@@ -314,6 +314,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     subAgents.attach(runtime, sessions.value);
     runtime.hosts.agents = subAgents.tools;
   }
+  // After the session hook: a checkpoint belongs to the session that hook has just started.
+  const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, config.value, cwd, options.warn) : undefined;
+  if (checkpoints) runtime.hooks.push(checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
