@@ -1,51 +1,87 @@
 /**
- * YAML front matter of a Markdown file (skills, prompt commands, agent definitions): a first line `---`, YAML up
- * to the next `---` line, then the body. Parsed with the `yaml` package; an error names the file and the line.
+ * YAML front matter of a Markdown file (Agent Skills `SKILL.md`, prompt commands, agent definitions): a first
+ * line `---`, YAML, a line `---`, then the body. A file without that first line has no front matter: its whole
+ * text is the body. Any fault (YAML that does not parse, a block never closed, YAML that is not a mapping) is a
+ * {@link FrontMatterError} naming `file:line`.
  */
-import { parse, YAMLParseError } from "yaml";
+import { LineCounter, parseDocument } from "yaml";
 
-/** A file's front matter and what follows it. */
-export interface FrontMatter {
-  /** The YAML mapping (`{}` when the file has no front matter). */
-  data: Record<string, unknown>;
-  /** The Markdown after the closing `---` (the whole text when there is no front matter). */
-  body: string;
-  /** The 1-based line of `file` where the body starts. */
-  bodyLine: number;
-}
-
-/** Thrown for front matter that is not closed, not YAML, or not a mapping; the message names `file` and the line. */
+/** A front-matter fault: `message` reads `file:line: what is wrong`. */
 export class FrontMatterError extends Error {
   constructor(
-    message: string,
+    /** The file as the caller named it. */
     readonly file: string,
+    /** 1-based line in the file. */
     readonly line: number,
+    /** What is wrong, without the place. */
+    readonly reason: string,
   ) {
-    super(message);
+    super(`${file}:${line}: ${reason}`);
     this.name = "FrontMatterError";
   }
 }
 
+/** What {@link parseFrontMatter} returns. */
+export interface FrontMatter {
+  /** The front matter's keys (empty when the file has none). */
+  data: Record<string, unknown>;
+  /** The text after the closing `---` line (the whole text when there is no front matter). */
+  body: string;
+  /** The 1-based line of the file where `body` starts. */
+  bodyLine: number;
+}
+
 const FENCE = /^---[ \t]*$/;
 
-/** Splits `text` (the contents of `file`) into its front matter and body. Throws a {@link FrontMatterError}. */
+/**
+ * Splits `text` into its front matter and body. `file` only names the place in errors.
+ * @throws FrontMatterError when the front matter is not closed, is not YAML, or is not a mapping.
+ */
 export function parseFrontMatter(text: string, file: string): FrontMatter {
-  const source = text.startsWith("\uFEFF") ? text.slice(1) : text;
-  const lines = source.split(/\r?\n/);
-  if (lines.length === 0 || !FENCE.test(lines[0]!)) return { data: {}, body: source, bodyLine: 1 };
-  const end = lines.findIndex((line, i) => i > 0 && FENCE.test(line));
-  if (end < 0) throw new FrontMatterError(`${file}:1: the front matter opened with "---" is never closed by a "---" line`, file, 1);
-  const yamlText = lines.slice(1, end).join("\n");
-  let data: unknown;
-  try {
-    data = parse(yamlText, { uniqueKeys: true });
-  } catch (e) {
-    const line = e instanceof YAMLParseError && e.linePos ? e.linePos[0].line + 1 : 2;
-    // The message's first line, without its "at line N, column M:" (the line of the file is given instead).
-    const reason = (e instanceof Error ? e.message : String(e)).split("\n")[0]!.replace(/ at line \d+, column \d+:$/, "");
-    throw new FrontMatterError(`${file}:${line}: the front matter is not valid YAML: ${reason}`, file, line);
+  const start = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const firstEnd = lineEnd(text, start);
+  if (!FENCE.test(text.slice(start, firstEnd).replace(/\r$/, ""))) return { data: {}, body: text.slice(start), bodyLine: 1 };
+  let at = nextLine(text, firstEnd);
+  const yamlStart = at;
+  let line = 2;
+  while (at < text.length) {
+    const end = lineEnd(text, at);
+    if (FENCE.test(text.slice(at, end).replace(/\r$/, ""))) {
+      const data = parseYaml(text.slice(yamlStart, at), file);
+      return { data, body: text.slice(nextLine(text, end)), bodyLine: line + 1 };
+    }
+    at = nextLine(text, end);
+    line++;
   }
-  if (data === null || data === undefined) data = {};
-  if (typeof data !== "object" || Array.isArray(data)) throw new FrontMatterError(`${file}:2: the front matter should be a YAML mapping (key: value lines)`, file, 2);
-  return { data: data as Record<string, unknown>, body: lines.slice(end + 1).join("\n"), bodyLine: end + 2 };
+  throw new FrontMatterError(file, 1, "the front matter that starts here is never closed by a line `---`");
+}
+
+function lineEnd(text: string, from: number): number {
+  const end = text.indexOf("\n", from);
+  return end === -1 ? text.length : end;
+}
+
+function nextLine(text: string, end: number): number {
+  return end < text.length ? end + 1 : end;
+}
+
+/** The YAML between the fences (which starts on the file's line 2) as a mapping. */
+function parseYaml(yaml: string, file: string): Record<string, unknown> {
+  const lines = new LineCounter();
+  const doc = parseDocument(yaml, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  const error = doc.errors[0];
+  if (error) {
+    const line = lines.linePos(error.pos[0]).line + 1;
+    throw new FrontMatterError(file, line, `front matter is not valid YAML: ${firstLine(error.message)}`);
+  }
+  const value: unknown = doc.toJS();
+  if (value === null || value === undefined) return {};
+  if (typeof value !== "object" || Array.isArray(value)) {
+    throw new FrontMatterError(file, 2, "front matter must be YAML keys and values (`key: value` lines)");
+  }
+  return value as Record<string, unknown>;
+}
+
+function firstLine(message: string): string {
+  return message.split("\n")[0]!.replace(/ at line \d+, column \d+:?$/, "");
 }

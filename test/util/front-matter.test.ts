@@ -1,30 +1,55 @@
+// parseFrontMatter: the YAML block of SKILL.md, prompt commands and agent definitions, with file:line on every fault.
 import { describe, expect, it } from "vitest";
 import { FrontMatterError, parseFrontMatter } from "../../src/util/front-matter.js";
 
+/** The error parseFrontMatter throws for `text`. */
+function fault(text: string): FrontMatterError {
+  try {
+    parseFrontMatter(text, "skills/x/SKILL.md");
+  } catch (error) {
+    if (error instanceof FrontMatterError) return error;
+    throw error;
+  }
+  throw new Error("no error thrown");
+}
+
 describe("parseFrontMatter", () => {
-  it("splits the YAML mapping from the body and says where the body starts", () => {
-    const parsed = parseFrontMatter("---\nname: a\ntools: [read, grep]\n---\nBody line.\n", "a.md");
-    expect(parsed).toEqual({ data: { name: "a", tools: ["read", "grep"] }, body: "Body line.\n", bodyLine: 5 });
+  it("splits the keys from the body and says where the body starts", () => {
+    const parsed = parseFrontMatter("---\nname: pdf\ndescription: Reads PDFs.\nmetadata:\n  author: me\n---\n# Body\nline\n", "f.md");
+    expect(parsed.data).toEqual({ name: "pdf", description: "Reads PDFs.", metadata: { author: "me" } });
+    expect(parsed.body).toBe("# Body\nline\n");
+    expect(parsed.bodyLine).toBe(7);
   });
 
-  it("takes a file without front matter as all body; a BOM and CRLF line ends are read too", () => {
-    expect(parseFrontMatter("Just text.", "a.md")).toEqual({ data: {}, body: "Just text.", bodyLine: 1 });
-    expect(parseFrontMatter("\uFEFF---\r\nname: a\r\n---\r\nBody", "a.md").data).toEqual({ name: "a" });
-    expect(parseFrontMatter("---\n---\nBody", "a.md").data).toEqual({});
+  it("reads CRLF files and a byte order mark", () => {
+    const parsed = parseFrontMatter("\uFEFF---\r\nname: a\r\n---\r\nbody\r\n", "f.md");
+    expect(parsed.data).toEqual({ name: "a" });
+    expect(parsed.body).toBe("body\r\n");
+    expect(parsed.bodyLine).toBe(4);
   });
 
-  it("names the file and line of front matter that is not YAML, not closed, not a mapping, or has a key twice", () => {
-    const error = (text: string): FrontMatterError => {
-      try {
-        parseFrontMatter(text, "/x/a.md");
-      } catch (e) {
-        return e as FrontMatterError;
-      }
-      throw new Error("no error");
-    };
-    expect(error("---\nname: a\ndescription: [unclosed\n---\n").message).toMatch(/^\/x\/a\.md:3: the front matter is not valid YAML: Flow sequence .* end with a \]$/);
-    expect(error("---\nname: a\nbody without end\n").message).toBe('/x/a.md:1: the front matter opened with "---" is never closed by a "---" line');
-    expect(error("---\n- a\n- b\n---\n").message).toBe("/x/a.md:2: the front matter should be a YAML mapping (key: value lines)");
-    expect(error("---\nname: a\nname: b\n---\n").message).toMatch(/^\/x\/a\.md:3: the front matter is not valid YAML: Map keys must be unique$/);
+  it("takes a file without a first `---` line as all body", () => {
+    expect(parseFrontMatter("# Title\n---\nx: 1\n", "f.md")).toEqual({ data: {}, body: "# Title\n---\nx: 1\n", bodyLine: 1 });
+    expect(parseFrontMatter("", "f.md")).toEqual({ data: {}, body: "", bodyLine: 1 });
+  });
+
+  it("takes an empty block as no keys, and a closing fence at the end of the file as an empty body", () => {
+    expect(parseFrontMatter("---\n---\nhi", "f.md")).toEqual({ data: {}, body: "hi", bodyLine: 3 });
+    expect(parseFrontMatter("---\na: 1\n---", "f.md")).toEqual({ data: { a: 1 }, body: "", bodyLine: 4 });
+  });
+
+  it("names the file and the line of the YAML that does not parse", () => {
+    const error = fault("---\nname: x\ndescription: Use when: the user asks\n---\nbody\n");
+    expect(error.message).toMatch(/^skills\/x\/SKILL\.md:3: front matter is not valid YAML: Nested mappings/);
+    expect(error.line).toBe(3);
+    expect(fault("---\nname: x\nname: y\n---\n").message).toMatch(/^skills\/x\/SKILL\.md:3: .*unique/);
+  });
+
+  it("refuses a block never closed, and YAML that is not keys and values", () => {
+    expect(fault("---\nname: x\nbody without an end\n").message).toBe(
+      "skills/x/SKILL.md:1: the front matter that starts here is never closed by a line `---`",
+    );
+    expect(fault("---\n- a\n- b\n---\n").message).toMatch(/^skills\/x\/SKILL\.md:2: front matter must be YAML keys and values/);
+    expect(fault("---\njust text\n---\n").message).toMatch(/:2: front matter must be YAML keys/);
   });
 });
