@@ -38,7 +38,7 @@ export interface ParsedCommand {
 
 /** Anything at all: what an unresolved piece may run. */
 const ANYTHING: CommandPart = { text: "", open: true };
-/** Scripts inside scripts (`bash -c "eval '…'"`) read at most this deep. */
+/** Scripts inside scripts (`bash -c "eval '…'"`), and wrappers inside wrappers (`env nice …`), read at most this deep. */
 const MAX_NESTING = 8;
 /** Bash's reserved words but `time` and `coproc` (which the grammar reads as commands, and shell-wrappers.ts sees through). */
 const RESERVED = new Set(["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "{", "}", "!", "[[", "]]"]);
@@ -181,9 +181,10 @@ class CommandReader {
   }
 
   /** A command's other forms for deny and ask rules, and the commands it runs. */
-  private seeThrough(words: Word[], depth: number, prefixed: boolean): void {
+  private seeThrough(words: Word[], depth: number, prefixed: boolean, level = 0): void {
     const name = words[0];
     if (!name) return;
+    if (level > MAX_NESTING) return this.unresolve(`it nests wrappers in wrappers more than ${MAX_NESTING} deep`);
     if (prefixed) this.checked.push(partOf(words));
     if (name.open) return this.unresolve("the name of a command it runs is known only when it runs");
     const base = commandName(name.text);
@@ -193,7 +194,7 @@ class CommandReader {
     for (const inner of innerCommands(named)) {
       if (inner.kind === "command") {
         this.checked.push(partOf(inner.words));
-        this.seeThrough(inner.words, depth, false);
+        this.seeThrough(inner.words, depth, false, level + 1);
       } else if (inner.kind === "script") {
         this.script(inner.source, depth + 1, true);
       } else {
