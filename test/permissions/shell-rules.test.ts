@@ -76,6 +76,16 @@ describe("deny rules see through shell syntax", () => {
     expect(offered('echo "a  b"')).toEqual(["bash"]);
   });
 
+  it("arithmetic that can run commands is unresolved; plain arithmetic and printf of brackets are not", () => {
+    const e = engine({ deny: ["bash(rm:*)"] });
+    for (const command of ["x='a[$(rm v)]'; (( x ))", "printf -v 'a[$(rm v)]' x", "read 'a[$(rm v)]' <<< x", "declare -i n; n=$1", "let 'a[$(rm v)]'", "echo $(( 'a[$(rm v)]' ))", "for x in 'a[1]'; do echo $((x)); done"]) {
+      expect(e.decide(bash, { command }).action, command).toBe("deny");
+    }
+    for (const command of ["n=5; echo $((n * 2))", "for ((i = 0; i < 3; i++)); do echo $i; done", "printf '[%s]\\n' x", "[[ $# -gt 0 ]] && echo args", "export PS1='[x]'", "[ \"$x\" -eq 1 ]"]) {
+      expect(e.decide(bash, { command }).action, command).toBe("ask");
+    }
+  });
+
   it("a command rule matches a command whose words are only partly known when it may match it", () => {
     const e = engine({ deny: ["bash(git push --force:*)"] });
     expect(e.decide(bash, { command: "git push $flag" }).action).toBe("deny");
