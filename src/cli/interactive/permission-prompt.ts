@@ -10,6 +10,7 @@
  */
 import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
 import { showControls } from "../output/safe-text.js";
+import { wrapText } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 
 /** Where the question is drawn: whole lines. */
@@ -28,7 +29,11 @@ type Stage = { kind: "choose" } | { kind: "scope" } | { kind: "reason"; text: st
 export class PermissionPrompt {
   private open: { request: AskRequest; stage: Stage; resolve: (answer: AskAnswer) => void } | undefined;
 
-  constructor(private readonly out: PromptOutput) {}
+  constructor(
+    private readonly out: PromptOutput,
+    /** The terminal's width: the question wraps at words within it. */
+    private readonly columns: () => number = () => 80,
+  ) {}
 
   /** A question is waiting for its answer: keys belong to it. */
   get active(): boolean {
@@ -51,7 +56,7 @@ export class PermissionPrompt {
       signal.addEventListener("abort", onAbort, { once: true });
       this.open = { request, stage: { kind: "choose" }, resolve: done };
       this.out.endLine();
-      this.out.write(questionText(request, this.out.color));
+      this.out.write(wrapText(questionText(request, this.out.color), this.columns()));
     });
   }
 
