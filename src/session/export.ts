@@ -1,21 +1,43 @@
 /** `awl sessions export`: a session as a Markdown transcript or as the documented conversation JSON form. */
 import { parseToolInput, type ContentBlock, type ImageData } from "../model/blocks.js";
 import { Conversation } from "../model/conversation.js";
-import { conversationToJSON } from "../model/json.js";
+import { conversationToJSON, messageToJSON } from "../model/json.js";
 import type { Message } from "../model/message.js";
 import type { LoadedSession } from "./reader.js";
+import { branchTo, leavesOf } from "./tree.js";
 
 export type ExportFormat = "md" | "json";
 
-/** The whole saved transcript (compacted messages included), as text ending in a newline. */
-export function exportSession(session: LoadedSession, format: ExportFormat): string {
-  return format === "json" ? exportJSON(session) : exportMarkdown(session);
+/**
+ * The saved transcript of the branch in use (compacted messages included), as text ending in a newline; with
+ * `allBranches`, every branch of the session too (docs/sessions.md, "Export").
+ */
+export function exportSession(session: LoadedSession, format: ExportFormat, options: { allBranches?: boolean } = {}): string {
+  if (format === "json") return exportJSON(session, options.allBranches === true);
+  if (!options.allBranches) return exportMarkdown(session);
+  const leaves = leavesOf(session.tree);
+  const parts = [exportMarkdown(session)];
+  leaves.forEach((leaf, i) => {
+    if (leaf.id === session.leaf) return;
+    const messages = branchTo(session.tree, leaf.id).map((n) => n.message);
+    parts.push(`# Branch ${i + 1} of ${leaves.length} (not in use), ending at ${leaf.time}\n` + messagesMarkdown(messages).join("\n") + "\n");
+  });
+  return parts.join("\n");
 }
 
-/** `{ session: header, version, messages, tools }`: the conversation JSON form plus the header and tool snapshots. */
-function exportJSON(session: LoadedSession): string {
+/**
+ * `{ session: header, version, messages, tools }`: the conversation JSON form plus the header and tool snapshots; with
+ * every branch, also `tree` (every message with its `id`, `parent` and `time`, in file order) and `leaf` (the last
+ * message of the branch in use).
+ */
+function exportJSON(session: LoadedSession, allBranches: boolean): string {
   const conversation = conversationToJSON(new Conversation(session.transcript));
-  return JSON.stringify({ session: session.header, ...conversation, tools: Object.fromEntries(session.snapshots) }, null, 2) + "\n";
+  const tree = allBranches ? { leaf: session.leaf, tree: [...session.tree.values()].map((n) => ({ id: n.id, parent: n.parent, time: n.time, message: messageToJSON(n.message) })) } : {};
+  return JSON.stringify({ session: session.header, ...conversation, tools: Object.fromEntries(session.snapshots), ...tree }, null, 2) + "\n";
+}
+
+function messagesMarkdown(messages: readonly Message[]): string[] {
+  return messages.flatMap((message) => ["", `## ${heading(message)}`, ...message.content.flatMap(blockMarkdown), ...usageLine(message)]);
 }
 
 function exportMarkdown(session: LoadedSession): string {
@@ -28,7 +50,7 @@ function exportMarkdown(session: LoadedSession): string {
     `- Model: ${h.provider} / ${h.model}`,
     `- awl: ${h.awl_version}`,
   ];
-  for (const message of session.transcript) out.push("", `## ${heading(message)}`, ...message.content.flatMap(blockMarkdown), ...usageLine(message));
+  out.push(...messagesMarkdown(session.transcript));
   return out.join("\n") + "\n";
 }
 
