@@ -1,8 +1,8 @@
 /**
  * The permission decision for one tool call (SPEC §9, docs/permissions.md): deny, ask or allow.
  *
- * Order: a deny rule that matches wins; then an ask rule; then allow rules (every piece of the call must be
- * covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
+ * Order: a deny rule that matches wins; then a write to a protected path (protected.ts) asks; then an ask rule;
+ * then allow rules (every piece of the call must be covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
  * inside it, `bypass` runs everything; the rest asks. `plan` offers read tools only. Deny rules hold in every
  * mode, bypass included.
  *
@@ -13,9 +13,11 @@
 import { homedir } from "node:os";
 import { relative } from "node:path";
 import { handOff, pathArgsOf, type PathArg } from "./path-args.js";
-import { isInside, realPathOf, resolveToolPath } from "./paths.js";
+import { escapeGlob, isInside, realPathOf, resolveToolPath } from "./paths.js";
+import { protectionOf } from "./protected.js";
 import type { Rule, RuleAction } from "./rules.js";
-import { splitCommand } from "./shell-split.js";
+import { commandHits, commandRuleReason, coveringRule, offeredCommandRules } from "./command-rules.js";
+import { invalidCommandText, parseCommand, type ParsedCommand } from "./shell-commands.js";
 
 export const PERMISSION_MODES = ["default", "accept-edits", "plan", "bypass"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -68,6 +70,8 @@ export interface PermissionEngineOptions {
   rules?: readonly Rule[];
   /** `permissions.sandbox_auto_allow` with the sandbox on: exec calls of sandboxed tools inside the workspace run unasked. */
   sandboxAutoAllow?: boolean;
+  /** awl's own config and data folders: writes there always ask (protected.ts). */
+  protectedFolders?: readonly string[];
 }
 
 export class PermissionEngine {
@@ -75,6 +79,7 @@ export class PermissionEngine {
   readonly home: string;
   mode: PermissionMode;
   readonly sandboxAutoAllow: boolean;
+  readonly protectedFolders: readonly string[];
   /** Whether a tool's programs run inside the exec sandbox (set once the tools are open; none until then). */
   sandboxed: (tool: PermissionTool) => boolean = () => false;
   private rules: Rule[] = [];
@@ -87,6 +92,7 @@ export class PermissionEngine {
     this.home = options.home ?? homedir();
     this.mode = options.mode ?? "default";
     this.sandboxAutoAllow = options.sandboxAutoAllow === true;
+    this.protectedFolders = (options.protectedFolders ?? []).map(realPathOf);
     for (const rule of options.rules ?? []) this.addRule(rule);
   }
 
@@ -137,31 +143,40 @@ export class PermissionEngine {
     }
     const handed = handOff(input as Record<string, unknown>, subject.paths, paths, this.workspace, tool.extension?.startsWith("mcp:") === true);
     if (handed && "error" in handed) return decision("deny", handed.error);
-    const split = subject.command === undefined ? undefined : splitCommand(subject.command);
-    const facts = { paths, commands: split?.parts ?? [], ...(handed && { input: handed.input }) };
-    const rules = this.rulesFor(tool.name);
-    const pieces = split ? [...split.parts, ...split.bare] : [];
+    const invalid = subject.command === undefined ? undefined : invalidCommandText(subject.command);
+    if (invalid) return decision("deny", invalid);
+    const split = subject.command === undefined ? undefined : parseCommand(subject.command);
+    const facts = { paths, commands: split?.commands.map((c) => c.text) ?? [], ...(handed && { input: handed.input }) };
+    const rules = split || paths.length === 0 ? this.rulesFor(tool.name) : [...this.rulesFor(tool.name), ...this.kindRulesFor(tool)];
 
     const hits = (rule: Rule): boolean => {
       if (rule.pattern === undefined) return true;
-      if (split) return pieces.some((part) => rule.matchCommand!(part));
+      if (split) return commandHits(rule, split);
       if (paths.length > 0) return rule.pathError !== undefined || paths.some((path) => rule.matchPath!(path));
       return false;
     };
     const deny = rules.find((r) => r.action === "deny" && hits(r));
-    if (deny) return decision("deny", `the rule "${deny.text}" denies it`, { rule: deny, ...facts });
+    const ruleReason = (rule: Rule, verb: "denies" | "asks"): string => (split && rule.pattern !== undefined ? commandRuleReason(rule, split, verb) : `the rule "${rule.text}" ${verb === "denies" ? "denies it" : "asks"}`);
+    if (deny) return decision("deny", ruleReason(deny, "denies"), { rule: deny, ...facts });
     if (this.mode === "plan" && !isReadOnly(tool)) return decision("deny", "plan mode runs read tools only", facts);
     if (this.mode === "bypass") return decision("allow", "bypass mode", facts);
+    if (!isReadOnly(tool)) {
+      for (const path of paths) {
+        const protection = protectionOf(path, this.protectedFolders);
+        // No rule can allow it, so none is offered: only an answer (or bypass mode) lets it run.
+        if (protection) return decision("ask", `it writes ${path}, in ${protection}: awl asks before every write there`, facts);
+      }
+    }
     const ask = rules.find((r) => r.action === "ask" && hits(r));
-    if (ask) return decision("ask", `the rule "${ask.text}" asks`, { rule: ask, ...facts });
+    if (ask) return decision("ask", ruleReason(ask, "asks"), { rule: ask, ...facts });
 
     const allows = rules.filter((r) => r.action === "allow");
     const whole = allows.find((r) => r.pattern === undefined);
     if (whole) return decision("allow", `the rule "${whole.text}" allows it`, { rule: whole, ...facts });
     const outside = paths.filter((p) => !isInside(p, this.workspace));
     if (split) {
-      const covered = !split.opaque && split.parts.length > 0 && split.parts.every((part) => allows.some((r) => r.matchCommand!(part)));
-      if (covered) return decision("allow", "allow rules cover every command in it", { rule: allows.find((r) => r.matchCommand!(split.parts[0]!))!, ...facts });
+      const covering = coveringRule(allows, split);
+      if (covering) return decision("allow", "allow rules cover every command in it", { rule: covering, ...facts });
     } else if (paths.length > 0) {
       const covered = paths.every((path) => allows.some((r) => r.pathError === undefined && r.matchPath?.(path)));
       if (covered) return decision("allow", "allow rules cover every path in it", { rule: allows.find((r) => r.matchPath?.(paths[0]!))!, ...facts });
@@ -188,21 +203,20 @@ export class PermissionEngine {
   allowsNetwork(command: string): boolean {
     const rules = this.byTool.get(NETWORK_RULE) ?? [];
     if (rules.length === 0) return false;
-    const split = splitCommand(command);
-    const pieces = [...split.parts, ...split.bare];
-    const hits = (rule: Rule): boolean => rule.pattern === undefined || pieces.some((part) => rule.matchCommand!(part));
+    const split = invalidCommandText(command) ? undefined : parseCommand(command);
+    if (!split) return false;
+    const hits = (rule: Rule): boolean => rule.pattern === undefined || commandHits(rule, split);
     if (rules.some((r) => r.action !== "allow" && hits(r))) return false;
     const allows = rules.filter((r) => r.action === "allow");
     if (allows.some((r) => r.pattern === undefined)) return true;
     // A bare `exec` runs nothing (std.bash starts its script with `exec 2>&1`).
-    const parts = split.parts.filter((part) => part !== "exec");
-    return !split.opaque && parts.length > 0 && parts.every((part) => allows.some((r) => r.matchCommand!(part)));
+    return coveringRule(allows, split, (text) => text === "exec") !== undefined;
   }
 
   /** Rules that would allow such a call, most specific first: each piece of a command, each path. */
-  private allowRulesFor(tool: string, split: ReturnType<typeof splitCommand> | undefined, paths: readonly string[]): string[] {
-    if (split && !split.opaque && split.parts.length > 0) return [...new Set(split.parts.map((part) => `${tool}(${part})`))];
-    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.displayPath(path)})`))];
+  private allowRulesFor(tool: string, split: ParsedCommand | undefined, paths: readonly string[]): string[] {
+    if (split) return offeredCommandRules(tool, split);
+    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.rulePath(path)})`))];
     return [tool];
   }
 
@@ -212,6 +226,29 @@ export class PermissionEngine {
     const home = realPathOf(this.home);
     if (isInside(path, home) && path !== home) return `~/${relative(home, path)}`;
     return path;
+  }
+
+  /**
+   * The path rules another tool of the same kind names (docs/permissions.md, "Rules"): `read(P)` for every tool
+   * that reads, `edit(P)` and `write(P)` for every tool that writes. Their deny and ask rules hold for any tool of
+   * the kind; their allow rules only for a tool that does nothing else (a `read(P)` never allows a write).
+   */
+  private kindRulesFor(tool: PermissionTool): Rule[] {
+    const kinds = kindsOf(tool);
+    const named = [...(kinds.includes("read") ? ["read"] : []), ...(kinds.includes("write") ? ["edit", "write"] : [])].filter((n) => n !== tool.name);
+    const allowing = kinds.every((k) => k === "read") ? ["read"] : kinds.every((k) => k === "read" || k === "write") ? ["edit", "write"] : [];
+    return named.flatMap((name) => this.byTool.get(name) ?? []).filter((r) => r.pattern !== undefined && (r.action !== "allow" || allowing.includes(r.tool)));
+  }
+
+  /**
+   * A path as a rule pattern matching it alone (displayPath, its `* ? [ {` escaped): a literal `~/.ssh/*` must not
+   * become a glob of every key; a name `~` inside the workspace is `./~`, not home.
+   */
+  private rulePath(path: string): string {
+    const shown = this.displayPath(path);
+    if (shown.startsWith("~/")) return `~/${escapeGlob(shown.slice(2))}`;
+    const escaped = escapeGlob(shown);
+    return escaped.startsWith("~") ? `./${escaped}` : escaped;
   }
 
   private rulesFor(tool: string): Rule[] {

@@ -183,6 +183,11 @@ function globBody(glob: string): string {
   return out;
 }
 
+/** A literal path as a glob that matches only it: each `*`, `?`, `[` and `{` in a class of its own (`[*]`). */
+export function escapeGlob(path: string): string {
+  return path.replace(/[*?[{]/g, "[$&]");
+}
+
 export function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }

@@ -11,6 +11,7 @@ import { parseToolInput } from "../model/blocks.js";
 import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import type { Decision, PermissionEngine } from "./engine.js";
 import { parseRule, type Rule } from "./rules.js";
+import { loadShellParser } from "./shell-parser.js";
 import { TRUST_FLAG } from "./trust.js";
 
 /** What the user is asked about. */
@@ -113,6 +114,8 @@ export class PermissionToolSet implements ToolSet {
     // The agent checked the call against the offered tools; one not offered (denied, plan mode) still ends here.
     if (!tool || !this.engine.offers(tool)) return refusal(`permission denied: the tool "${call.name}" is not available${this.engine.mode === "plan" ? " in plan mode (read tools only)" : ""}`);
     const input = parseToolInput(call.input);
+    // The engine reads a command with the shell parser, loaded the first time one is checked.
+    if (typeof (input as { command?: unknown } | null)?.command === "string") await loadShellParser();
     let decision = this.engine.decide(tool, input);
     if (decision.action === "deny") return refusal(`permission denied: ${decision.reason}`);
     if (decision.action === "ask") {
@@ -189,6 +192,9 @@ function refusal(content: string): ToolOutcome {
 
 /** The headless deny: why, and the exact rule or flag that would allow the call. */
 export function headlessDenial(decision: Decision): string {
+  if (decision.allowRules.length === 0) {
+    return `permission denied: this call needs approval (${decision.reason}) and awl has no terminal to ask; no rule allows it, only an answer or bypass mode (--dangerously-skip-permissions).`;
+  }
   const quoted = decision.allowRules.map((r) => `--allow '${r.replace(/'/g, "'\\''")}'`).join(" ");
   const listed = decision.allowRules.map((r) => JSON.stringify(r)).join(", ");
   return (

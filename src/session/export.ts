@@ -9,17 +9,24 @@ import { branchTo, leavesOf } from "./tree.js";
 export type ExportFormat = "md" | "json";
 
 /**
- * The saved transcript of the branch in use (compacted messages included), as text ending in a newline; with
- * `allBranches`, every branch of the session too (docs/sessions.md, "Export").
+ * What an export shows: a saved session's header, transcript and tool snapshots (or a conversation held in memory),
+ * and for every branch its tree.
  */
-export function exportSession(session: LoadedSession, format: ExportFormat, options: { allBranches?: boolean } = {}): string {
-  if (format === "json") return exportJSON(session, options.allBranches === true);
-  if (!options.allBranches) return exportMarkdown(session);
-  const leaves = leavesOf(session.tree);
+export type ExportedSession = Pick<LoadedSession, "header" | "transcript" | "snapshots"> & Partial<Pick<LoadedSession, "tree" | "leaf">>;
+
+/**
+ * The saved transcript of the branch in use (compacted messages included), as text ending in a newline; with
+ * `allBranches`, every branch of the session too (docs/sessions.md, "Branches").
+ */
+export function exportSession(session: ExportedSession, format: ExportFormat, options: { allBranches?: boolean } = {}): string {
+  const tree = options.allBranches ? session.tree : undefined;
+  if (format === "json") return exportJSON(session, tree);
+  if (!tree) return exportMarkdown(session);
+  const leaves = leavesOf(tree);
   const parts = [exportMarkdown(session)];
   leaves.forEach((leaf, i) => {
     if (leaf.id === session.leaf) return;
-    const messages = branchTo(session.tree, leaf.id).map((n) => n.message);
+    const messages = branchTo(tree, leaf.id).map((n) => n.message);
     parts.push(`# Branch ${i + 1} of ${leaves.length} (not in use), ending at ${leaf.time}\n` + messagesMarkdown(messages).join("\n") + "\n");
   });
   return parts.join("\n");
@@ -30,17 +37,17 @@ export function exportSession(session: LoadedSession, format: ExportFormat, opti
  * every branch, also `tree` (every message with its `id`, `parent` and `time`, in file order) and `leaf` (the last
  * message of the branch in use).
  */
-function exportJSON(session: LoadedSession, allBranches: boolean): string {
+function exportJSON(session: ExportedSession, tree: LoadedSession["tree"] | undefined): string {
   const conversation = conversationToJSON(new Conversation(session.transcript));
-  const tree = allBranches ? { leaf: session.leaf, tree: [...session.tree.values()].map((n) => ({ id: n.id, parent: n.parent, time: n.time, message: messageToJSON(n.message) })) } : {};
-  return JSON.stringify({ session: session.header, ...conversation, tools: Object.fromEntries(session.snapshots), ...tree }, null, 2) + "\n";
+  const branches = tree ? { leaf: session.leaf ?? null, tree: [...tree.values()].map((n) => ({ id: n.id, parent: n.parent, time: n.time, message: messageToJSON(n.message) })) } : {};
+  return JSON.stringify({ session: session.header, ...conversation, tools: Object.fromEntries(session.snapshots), ...branches }, null, 2) + "\n";
 }
 
 function messagesMarkdown(messages: readonly Message[]): string[] {
   return messages.flatMap((message) => ["", `## ${heading(message)}`, ...message.content.flatMap(blockMarkdown), ...usageLine(message)]);
 }
 
-function exportMarkdown(session: LoadedSession): string {
+function exportMarkdown(session: ExportedSession): string {
   const h = session.header;
   const out = [
     `# awl session ${h.id}`,

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ReplayServer } from "../support/replay-server.js";
-import { openaiText, openaiToolCalls, providerEnv, withServerAndSandbox, type Sandbox, type ScriptedCall } from "./support.js";
+import { runToolBatch, withServerAndSandbox, type Sandbox, type ScriptedCall } from "./support.js";
 
 let server: ReplayServer;
 let box: Sandbox;
@@ -21,14 +21,7 @@ function plant(): void {
   writeFileSync(join(box.cwd, ".env"), `ENV-${KEY}\n`);
 }
 
-/** Runs one scripted batch of calls; the results the model got back, by call id. */
-async function run(calls: ScriptedCall[], flags: string[]): Promise<Record<string, string>> {
-  server.enqueue({ body: openaiToolCalls(calls) }, { body: openaiText("done") });
-  const result = await box.awl(["-p", "go", ...flags], { env: providerEnv("openai", server.url) });
-  expect(result.code, result.stderr).toBe(0);
-  const messages = server.requests.at(-1)!.json().messages as { role: string; tool_call_id?: string; content: string }[];
-  return Object.fromEntries(messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id!, m.content]));
-}
+const run = (calls: ScriptedCall[], flags: string[]) => runToolBatch(server, box, calls, flags);
 
 /** Every std tool, each path spelled with escapes that once decoded to `..`, `/` or `.env`. */
 function escapedCalls(): ScriptedCall[] {

@@ -133,7 +133,7 @@ export function questionText(request: AskRequest, color: boolean): string {
   }
   lines.push(
     `  y allow once · s allow for this session · a always allow · n deny · t deny and say why · Esc deny and stop`,
-    `  (s and a add: ${request.rules.join(", ")})`,
+    request.rules.length > 0 ? `  (s and a add: ${request.rules.join(", ")})` : "  (no rule can allow this: s and a allow it once)",
   );
   return `${lines.join("\n")}\n`;
 }
