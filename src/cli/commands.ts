@@ -27,8 +27,8 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     load: () => import("./commands/sessions.js"),
   },
   rewind: {
-    usage: "rewind [SESSION] [--to N --code] [--yes]",
-    summary: "restore the files as they were before one of a session's prompts (docs/checkpoints.md)",
+    usage: "rewind [SESSION] [--to N --code|--conversation|--both] [--yes]",
+    summary: "restore the files and/or the conversation as they were before one of a session's prompts (docs/checkpoints.md)",
     load: () => import("./commands/rewind.js"),
   },
   tools: { usage: "tools [--json]", summary: "list every tool: its extension, file:line and description; then problems", load: () => import("./commands/tools.js") },
