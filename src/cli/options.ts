@@ -39,6 +39,8 @@ export const FLAGS = {
   continue: { type: "boolean", short: "c", group: "Sessions", help: "continue the latest session of this directory" },
   resume: { type: "string", short: "r", value: "[ID]", group: "Sessions", help: "continue a saved session (an id or a unique prefix); alone, pick one from a list" },
   "no-session": { type: "boolean", group: "Sessions", help: "do not save this conversation" },
+  fork: { type: "boolean", group: "Sessions", help: "with -r or -c: continue a copy of the session (its branch in use) under a new id" },
+  "fork-session": { type: "boolean", group: "Sessions", help: "the same as --fork" },
   "extensions-dir": { type: "string", multiple: true, value: "DIR", group: "Extensions", help: "also load extensions from DIR (repeatable; before .awl/extensions and ~/.config/awl/extensions)" },
   "system-prompt": { type: "string", value: "TEXT|@FILE", group: "Model", help: "replace awl's default system prompt (AGENTS.md files are still added)" },
   "append-system-prompt": { type: "string", value: "TEXT|@FILE", group: "Model", help: "add text at the end of the system prompt" },

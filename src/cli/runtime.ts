@@ -315,7 +315,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     runtime.hosts.agents = subAgents.tools;
   }
   // After the session hook: a checkpoint belongs to the session that hook has just started.
-  const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, config.value, cwd, options.warn) : undefined;
+  const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, sessions.value, config.value, cwd, options.warn) : undefined;
   if (checkpoints) runtime.hooks.push(checkpoints);
 
   const recordFile = options.cli.flags.record;

@@ -201,7 +201,7 @@ export class SessionStore {
       return read;
     }
     const { session, tail, goodSize, fileSize } = read.value;
-    const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated" }, this.writerOptions, lock.value);
+    const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated", leaf: session.leaf, ids: session.ids }, this.writerOptions, lock.value);
     if (!writer.ok) return writer;
     const conversation = session.conversation;
     const batch = resultsOfCutBatch(conversation, session.results);

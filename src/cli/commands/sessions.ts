@@ -16,11 +16,12 @@ import { bucketsCost, formatUsd, usdToPico } from "../../usage/cost.js";
 import { parseModelOverrides } from "../../usage/model-overrides.js";
 
 export const SESSIONS_USAGE = `usage: awl sessions [--here] [--json]
-       awl sessions export ID [--format md|json]
+       awl sessions export ID [--format md|json] [--all-branches]
 
 Lists the saved sessions, most recent first: id, last update, messages, tokens, cost, directory and first
 prompt (--here: this directory's only; --json: an array of objects). \`export\` prints one session (an id or
-a unique prefix) as a Markdown transcript (md, the default) or as JSON. Continue one with awl -r ID, or
+a unique prefix) as a Markdown transcript (md, the default) or as JSON: its branch in use, or every branch
+with --all-branches. Continue one with awl -r ID, or
 pick one with awl -r alone. Reference: docs/sessions.md.
 `;
 
@@ -74,7 +75,7 @@ async function listCommand(argv: readonly string[]): Promise<number> {
 }
 
 function exportCommand(argv: readonly string[]): number {
-  const parsed = parse(argv, { format: { type: "string" } });
+  const parsed = parse(argv, { format: { type: "string" }, "all-branches": { type: "boolean" } });
   if (!parsed) return EXIT.usage;
   const format = (parsed.values.format as string | undefined) ?? "md";
   if (format !== "md" && format !== "json") return usage(`--format expects md or json, got "${format}"`);
@@ -87,7 +88,7 @@ function exportCommand(argv: readonly string[]): number {
     return missing ? EXIT.usage : EXIT.error;
   }
   for (const warning of loaded.value.warnings) process.stderr.write(`awl: ${warning.message}\n`);
-  process.stdout.write(exportSession(loaded.value, format as ExportFormat));
+  process.stdout.write(exportSession(loaded.value, format as ExportFormat, { allBranches: parsed.values["all-branches"] === true }));
   return EXIT.ok;
 }
 
