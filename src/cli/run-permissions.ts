@@ -43,7 +43,7 @@ export async function setupRunPermissions(cli: CliOptions, options: RunPermissio
     ]);
     const folder = realPathOf(cwd);
     const userConfig = result.value.userConfigPath;
-    if (await askFolderTrust(folder, result.value.untrustedParts)) {
+    if (await askFolderTrust(folder, result.value.untrustedParts, result.value.untrustedBrings)) {
       try {
         await setFolderTrust(userConfig, folder, true);
       } catch (error) {

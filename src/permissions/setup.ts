@@ -37,6 +37,8 @@ export interface PermissionSetup {
   offer: ProjectOffer;
   /** That, in words, when the folder is not trusted; empty when it is, or brings nothing. */
   untrustedParts: string[];
+  /** Which of the two an untrusted folder brings (the trust question names only what is there). */
+  untrustedBrings: { code: boolean; widening: boolean };
   config: PermissionConfig;
   /** Bad rules and keys (file:line each), for stderr. */
   problems: string[];
@@ -109,6 +111,7 @@ export async function setupPermissions(options: PermissionSetupOptions): Promise
       ...(sandbox && { sandbox }),
       offer,
       untrustedParts,
+      untrustedBrings: { code: !trusted && Boolean(offer.extensionsDir), widening: !trusted && config.skipped.length > 0 },
       config,
       problems: config.problems,
       userConfigPath,

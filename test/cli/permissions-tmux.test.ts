@@ -201,6 +201,30 @@ describe("permission questions", () => {
 });
 
 describe("the trust question", () => {
+  it("the trust question names only what the folder brings, wrapped at words", async () => {
+    const code = tempDir("awl-proj-");
+    mkdirSync(join(code, ".awl", "extensions"), { recursive: true });
+    writeFileSync(join(code, ".awl", "extensions", "x.lua"), `awl.register_tool("x", { type = "object" }, function() return "" end)\n`);
+    const { command } = awlCommand(tty.server, { extensions: { "run.lua": RUN }, args: ["--no-std-tools"] });
+    await tty.terminal.start(`cd ${code} && ${command}; sleep 60`, 60, 30);
+    const screen = await tty.terminal.waitFor(/not now/);
+    const joined = screen.replace(/\n\s*/g, " ");
+    expect(joined).toContain("code that runs as you.");
+    expect(joined).not.toContain("rules that widen");
+    for (const line of screen.split("\n")) expect(line.length, line).toBeLessThan(60);
+    await tty.terminal.type("n");
+    await tty.terminal.waitFor(/^>\s*$/m);
+
+    await tty.reopen();
+    const rules = tempDir("awl-proj-");
+    mkdirSync(join(rules, ".awl"), { recursive: true });
+    writeFileSync(join(rules, ".awl", "config.json"), JSON.stringify({ permissions: { allow: ["run(ls)"] } }));
+    await tty.terminal.start(`cd ${rules} && ${command}; sleep 60`, 60, 30);
+    const second = (await tty.terminal.waitFor(/not now/)).replace(/\n\s*/g, " ");
+    expect(second).toContain("rules that widen what tools may do.");
+    expect(second).not.toContain("code that runs as you");
+  });
+
   it("nothing of the folder runs before it is trusted; n starts without it, y loads it and remembers", async () => {
     const project = tempDir("awl-proj-");
     const marker = join(project, "marker");
