@@ -336,6 +336,8 @@ async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (te
     // The config writer loads only once an answer asks to save a rule (most runs never do).
     saveRules: async (rules, scope) =>
       (await import("../permissions/save.js")).saveAllowRules(scope === "project" ? setup.projectConfigPath : setup.userConfigPath, scope, rules, engine.workspace, engine.home),
+    // An untrusted folder's own rules do not count: a rule saved there would only make the next start ask for trust.
+    projectRulesCount: setup.trusted,
     warn,
   });
 }

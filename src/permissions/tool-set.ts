@@ -23,6 +23,8 @@ export interface AskRequest {
   decision: Decision;
   /** Rules the "allow for the session" and "always allow" answers add. */
   rules: string[];
+  /** Rules saved in the project's config count (the folder is trusted); false: offer the user's config only. */
+  projectRulesCount: boolean;
 }
 
 /** The five answers (and Esc). */
@@ -59,6 +61,8 @@ export interface PermissionToolSetOptions {
   onCancelTurn?: () => void;
   /** Told about a failure to save, e.g. a read-only config file. */
   warn?: (text: string) => void;
+  /** The folder is trusted, so rules saved in its config count (default true). */
+  projectRulesCount?: boolean;
 }
 
 export class PermissionToolSet implements ToolSet {
@@ -142,7 +146,7 @@ export class PermissionToolSet implements ToolSet {
       if (again.action === "allow") return again;
       if (again.action === "deny") return refusal(`permission denied: ${again.reason}`);
       try {
-        return await ask({ call, tool, input, decision, rules: decision.allowRules }, signal);
+        return await ask({ call, tool, input, decision, rules: decision.allowRules, projectRulesCount: this.options.projectRulesCount ?? true }, signal);
       } catch {
         return { kind: "deny" };
       }

@@ -11,6 +11,7 @@ function request(tool: string, input: Record<string, unknown>, rules: string[]):
     input,
     decision: { action: "ask", reason: `"${tool}" is a write tool`, allowRules: rules, paths: [], commands: [] },
     rules,
+    projectRulesCount: true,
   };
 }
 

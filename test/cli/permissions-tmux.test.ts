@@ -145,6 +145,28 @@ describe("permission questions", () => {
     expect(resultOf(3, "c2")).toBe("ran make");
   });
 
+  it("in a folder not trusted, always allow saves only to your config: the next start asks no trust for your own rule", async () => {
+    const project = tempDir("awl-proj-");
+    tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "npm test" } }]) }, openaiAnswer("One."));
+    const home = await startIn(project);
+    await tty.terminal.waitFor(/^>\s*$/m);
+    await askAbout("npm test");
+    await tty.terminal.type("a");
+    const screen = await tty.terminal.waitFor(/save to {2}u user/);
+    expect(screen).not.toContain("p project");
+    await tty.terminal.type("p"); // not an answer here
+    await tty.terminal.type("u");
+    await tty.terminal.waitFor(/One\.\n>/);
+    expect(existsSync(join(project, ".awl"))).toBe(false);
+    expect(JSON.parse(readFileSync(join(home, ".config", "awl", "config.json"), "utf8")).permissions).toEqual({ allow: ["run(npm test)"] });
+    await tty.terminal.keys("C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
+    await tty.reopen();
+    await startIn(project, { home });
+    const next = await tty.terminal.waitFor(/^>\s*$/m);
+    expect(next).not.toContain("Trust ");
+  });
+
   it("t denies and tells the model why; Esc denies and cancels the turn, the conversation goes on", async () => {
     const project = tempDir("awl-proj-");
     tty.server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "rm -rf build" } }]) }, openaiAnswer("Understood."));

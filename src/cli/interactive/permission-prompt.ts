@@ -90,7 +90,7 @@ export class PermissionPrompt {
     }
     const choice = text.toLowerCase();
     if (stage.kind === "scope") {
-      if (choice === "p" || choice === "u") {
+      if (choice === "u" || (choice === "p" && open.request.projectRulesCount)) {
         const scope = choice === "p" ? "project" : "user";
         this.line(`always allowed: ${rulesText(open.request.rules)} (saved in the ${scope} config)`);
         return open.resolve({ kind: "allow_always", scope });
@@ -109,7 +109,11 @@ export class PermissionPrompt {
       case "a":
       case "3":
         open.stage = { kind: "scope" };
-        return this.out.write("save to  p project (.awl/config.json)  u user (~/.config/awl/config.json): ");
+        return this.out.write(
+          open.request.projectRulesCount
+            ? "save to  p project (.awl/config.json)  u user (~/.config/awl/config.json): "
+            : "save to  u user (~/.config/awl/config.json; this folder is not trusted, so its own rules would not count): ",
+        );
       case "n":
       case "4":
         this.line("denied");
