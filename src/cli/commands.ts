@@ -26,6 +26,11 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list saved sessions; `sessions export ID --format md|json` prints one",
     load: () => import("./commands/sessions.js"),
   },
+  checkpoints: {
+    usage: "checkpoints [--json] | prune",
+    summary: "show the checkpoint store's size and sessions; prune old sessions' checkpoints (docs/checkpoints.md)",
+    load: () => import("./commands/checkpoints.js"),
+  },
   rewind: {
     usage: "rewind [SESSION] [--to N --code|--conversation|--both] [--yes]",
     summary: "restore the files and/or the conversation as they were before one of a session's prompts (docs/checkpoints.md)",
