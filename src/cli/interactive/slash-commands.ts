@@ -109,6 +109,15 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   {
+    name: "skills",
+    summary: "list the Agent Skills and prompt commands: source, size, state, why one is refused",
+    run: async (_args, { runtime, print }) => {
+      const { skillsText, commandsText } = await import("../commands/skills.js");
+      const commands = runtime.promptCommands;
+      print(`${skillsText(runtime.skills?.skills ?? [])}${commands ? await commandsText(commands) : ""}`.trimEnd());
+    },
+  },
+  {
     name: "cost",
     summary: "tokens, cost and context use of this session and of the last turn",
     run: async (_args, { runtime, print }) => {
