@@ -26,9 +26,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list saved sessions; `sessions export ID --format md|json` prints one",
     load: () => import("./commands/sessions.js"),
   },
+  agents: { usage: "agents [--json]", summary: "list the sub-agents the task tool can start, and definition files not used (docs/agents.md)", load: () => import("./commands/agents.js") },
   rewind: {
-    usage: "rewind [SESSION] [--to N --code] [--yes]",
-    summary: "restore the files as they were before one of a session's prompts (docs/checkpoints.md)",
+    usage: "rewind [SESSION] [--to N --code|--conversation|--both] [--yes]",
+    summary: "restore the files and/or the conversation as they were before one of a session's prompts (docs/checkpoints.md)",
     load: () => import("./commands/rewind.js"),
   },
   tools: { usage: "tools [--json]", summary: "list every tool: its extension, file:line and description; then problems", load: () => import("./commands/tools.js") },

@@ -24,6 +24,7 @@ import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { LaterMcp } from "./later-mcp.js";
+import type { SubAgentToolSet } from "../agents/task-tool.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
@@ -81,7 +82,7 @@ export class Runtime {
   permissions: PermissionToolSet | undefined;
 
   /** The tool hosts behind the agent's ToolSet, for listings (`/extensions`): absent when the caller passed its own tools. */
-  hosts: { lua?: LuaToolSet; mcp?: McpToolSet } = {};
+  hosts: { lua?: LuaToolSet; mcp?: McpToolSet; agents?: SubAgentToolSet } = {};
   /** The MCP servers' set-up when it waits for the interactive prompt to be drawn (later-mcp.ts). */
   laterMcp: LaterMcp | undefined;
   /** The Agent Skills found (docs/skills.md): the `skill` tool and the system prompt's listing. */
@@ -261,12 +262,16 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const servers = mcp ?? later;
   const cwd = options.cwd ?? process.cwd();
   const reach = opened && !options.tools ? await (await import("./extension-reach.js")).openExtensionReach(cwd, options.permissions?.trusted === true) : undefined;
-  const parts = opened ? [opened.tools, ...(reach?.skills.definitions().length ? [reach.skills] : []), ...(servers ? [servers] : [])] : [];
+  const config = await configOf(options.config, cwd);
+  if (!config.ok) return config;
+  // The `task` tool (docs/agents.md) sits beside the extensions' tools, under the permission layer.
+  const subAgents = opened && !options.tools ? await (await import("./sub-agents.js")).openSubAgents(options, config.value, cwd) : undefined;
+  const parts: ToolSet[] = [];
+  const skills = reach?.skills.definitions().length ? reach.skills : undefined;
+  for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
   const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
   const tools = permissions ?? inner;
-  const config = await configOf(options.config, cwd);
-  if (!config.ok) return config;
   const prompt = systemPromptChoice(options.cli.flags, config.value, cwd);
   if (!prompt.ok) return prompt;
   // Made again only when the tools offered change (their advice follows them); the same tools, the same bytes.
@@ -315,8 +320,12 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
   if (sessions.value) runtime.hooks.push(sessions.value);
+  if (subAgents) {
+    subAgents.attach(runtime, sessions.value);
+    runtime.hosts.agents = subAgents.tools;
+  }
   // After the session hook: a checkpoint belongs to the session that hook has just started.
-  const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, config.value, cwd, options.warn) : undefined;
+  const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, sessions.value, config.value, cwd, options.warn) : undefined;
   if (checkpoints) runtime.hooks.push(checkpoints);
 
   const recordFile = options.cli.flags.record;

@@ -1,11 +1,11 @@
 // An untrusted folder can only narrow what the user set (issue 22 item 3): its `permissions.mode` counts only
 // when narrower, its `enabled: true` never switches on what the user switched off, and `awl permissions` says
 // what was ignored and why. Through the built awl with a scripted model.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ReplayServer } from "../support/replay-server.js";
-import { runToolBatch, withServerAndSandbox, type Sandbox } from "./support.js";
+import { openaiText, providerEnv, runToolBatch, withServerAndSandbox, type Sandbox } from "./support.js";
 
 let server: ReplayServer;
 let box: Sandbox;
@@ -52,5 +52,21 @@ describe("an untrusted folder", () => {
     }
     const listing = await box.awl(["permissions"]);
     expect(listing.stdout).toContain(`${join(box.cwd, ".awl", "config.json")}: extensions."std.bash".enabled true (ignored: ${join(box.home, ".config", "awl", "config.json")} switches it off, and a project can only switch extensions off)`);
+  });
+});
+
+describe("instruction files", () => {
+  it("an AGENTS.md or CLAUDE.md symlinked out of the project is not sent (the CLAUDE.md beside it is)", async () => {
+    mkdirSync(join(box.home, ".ssh"), { recursive: true });
+    writeFileSync(join(box.home, ".ssh", "id_rsa"), "PRIVATE-KEY-MATERIAL\n");
+    mkdirSync(join(box.cwd, ".git"));
+    symlinkSync(join(box.home, ".ssh", "id_rsa"), join(box.cwd, "AGENTS.md"));
+    writeFileSync(join(box.cwd, "CLAUDE.md"), "Use tabs.\n");
+    server.enqueue({ body: openaiText("hi") });
+    const result = await box.awl(["-p", "hi"], { env: { ...providerEnv("openai", server.url) } });
+    expect(result.code, result.stderr).toBe(0);
+    const system = JSON.stringify(server.requests[0]!.json().messages[0]);
+    expect(system).not.toContain("PRIVATE-KEY");
+    expect(system).toContain("Use tabs.");
   });
 });
