@@ -142,7 +142,10 @@ const KEYS: [string, string][] = [
   ["Ctrl-C, Esc", "cancel the running turn; at the prompt Ctrl-C clears the line, twice on an empty line exits"],
   ["Ctrl-D", "exit (on an empty prompt)"],
   ["Up, Down", "move between lines; past the first or last line, the prompts sent before"],
-  ["Tab", "complete a slash command"],
+  ["Ctrl-R", "search the prompts sent before, in every directory: a list narrowed as you type, Enter puts one in"],
+  ["Tab", "complete a slash command, or a file after @"],
+  ["@path", "in a prompt: the file's text (an image: the image) goes with it"],
+  ["!command", "a prompt starting with ! runs the rest in the shell; its output goes with the next prompt"],
   ["Ctrl-O, Alt-O", "print the last tool result expanded (Alt-O: all of the last turn's), again below the output"],
   ["Ctrl-Z", "suspend awl (fg brings it back)"],
 ];
