@@ -39,5 +39,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list every extension and MCP server (state, metadata, tools, errors); switch one on or off; write a new one",
     load: () => import("./commands/extensions.js"),
   },
+  skills: {
+    usage: "skills [--json]",
+    summary: "list the Agent Skills and prompt commands found: source, size, state, why one is refused (docs/skills.md)",
+    load: () => import("./commands/skills.js"),
+  },
   mcp: { usage: "mcp list|add|remove|approve", summary: "list the MCP servers, add or remove one in the config (docs/mcp.md)", load: () => import("./commands/mcp.js") },
 };
