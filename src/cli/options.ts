@@ -44,7 +44,7 @@ export const FLAGS = {
   "extensions-dir": { type: "string", multiple: true, value: "DIR", group: "Extensions", help: "also load extensions from DIR (repeatable; before .awl/extensions and ~/.config/awl/extensions)" },
   "system-prompt": { type: "string", value: "TEXT|@FILE", group: "Model", help: "replace awl's default system prompt (AGENTS.md files are still added)" },
   "append-system-prompt": { type: "string", value: "TEXT|@FILE", group: "Model", help: "add text at the end of the system prompt" },
-  "no-std-tools": { type: "boolean", group: "Extensions", help: "offer none of awl's bundled tools (read, write, edit, bash, grep, find, ls): only your extensions'" },
+  "no-std-tools": { type: "boolean", group: "Extensions", help: "offer none of awl's bundled tools (read, write, edit, bash, grep, find, ls, task): only your extensions'" },
   "tool-timeout": { type: "string", value: "MS", group: "Extensions", help: "default handler timeout for tools that declare none (default 120000)" },
   "lua-workers": { type: "string", value: "N", group: "Extensions", help: "most Lua worker threads running tool calls at once (default: the CPU count)" },
   "lua-memory-mb": { type: "string", value: "MB", group: "Extensions", help: "memory cap of each Lua state (default 256)" },

@@ -17,6 +17,7 @@ import { mkdir, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
+import type { ImageData } from "../model/blocks.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
@@ -593,7 +594,7 @@ export class LuaToolSet implements ToolSet {
    * (`error`, naming file and line: a Lua error's message carries them), or why it stopped (`stopped`: Esc, the
    * timeout). Never throws.
    */
-  async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<{ outcome: "ok" | "error" | "stopped"; text: string }> {
+  async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<CommandOutcome> {
     this.running++;
     try {
       await this.loaded();
@@ -606,8 +607,12 @@ export class LuaToolSet implements ToolSet {
         ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(command.extension, text, `/${command.name}`) }),
       });
       switch (outcome.status) {
-        case "result":
-          return { outcome: outcome.is_error ? "error" : "ok", text: this.scrub.text(outcome.content) };
+        case "result": {
+          // A handler's `{ prompt = ..., attachments = ..., images = ... }` (awl.lua's `extras`): a prompt for the model.
+          const { prompt, attachments } = outcome as { prompt?: string; attachments?: string[] };
+          const send = !outcome.is_error && typeof prompt === "string" ? { prompt: { text: this.scrub.text(prompt), files: attachments ?? [], images: outcome.images ?? [] } } : {};
+          return { outcome: outcome.is_error ? "error" : "ok", text: this.scrub.text(outcome.content), ...send };
+        }
         case "crash":
           return { outcome: "error", text: this.scrub.text(outcome.message) };
         case "timeout":
@@ -851,6 +856,16 @@ export class LuaToolSet implements ToolSet {
 }
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
+
+/**
+ * How a slash command's handler ended: what it returned to print (`ok`), what went wrong (`error`), or why it
+ * stopped; `prompt` when it returned one for the model (with files to attach and images).
+ */
+export interface CommandOutcome {
+  outcome: "ok" | "error" | "stopped";
+  text: string;
+  prompt?: { text: string; files: string[]; images: ImageData[] };
+}
 
 /** A registration of a tool (not of a slash command). */
 function isTool(registration: LuaToolRegistration): boolean {

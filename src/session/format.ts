@@ -27,6 +27,15 @@ export interface SessionHeader {
   provider: string;
   model: string;
   awl_version: string;
+  /** Set on a sub-agent's side session: the session and `task` call that started it (docs/sessions.md). */
+  parent?: SessionParent;
+}
+
+/** Where a side session comes from: the parent session's id, the `task` tool_use that started it, the agent's name. */
+export interface SessionParent {
+  session: string;
+  tool_use_id: string;
+  agent: string;
 }
 
 /** One message in its documented JSON form (src/model/json.ts); large outputs may be in side files (`content_file`, `data_file`). */

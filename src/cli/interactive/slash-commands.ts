@@ -11,7 +11,7 @@ import type { PickerItem } from "./picker.js";
 import { costReport } from "../../usage/meter.js";
 import { displayWidth } from "../output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
-import { toolsCommand } from "./info-commands.js";
+import { agentsCommand, toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../output/notices.js";
 
@@ -75,6 +75,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   sessionsCommand,
   exportCommand,
   toolsCommand,
+  agentsCommand,
   ...permissionCommands,
   {
     name: "reload",
@@ -109,6 +110,15 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   {
+    name: "skills",
+    summary: "list the Agent Skills and prompt commands: source, size, state, why one is refused",
+    run: async (_args, { runtime, print }) => {
+      const { skillsText, commandsText } = await import("../commands/skills.js");
+      const commands = runtime.promptCommands;
+      print(`${skillsText(runtime.skills?.skills ?? [])}${commands ? await commandsText(commands) : ""}`.trimEnd());
+    },
+  },
+  {
     name: "cost",
     summary: "tokens, cost and context use of this session and of the last turn",
     run: async (_args, { runtime, print }) => {
@@ -132,7 +142,10 @@ const KEYS: [string, string][] = [
   ["Ctrl-C, Esc", "cancel the running turn; at the prompt Ctrl-C clears the line, twice on an empty line exits"],
   ["Ctrl-D", "exit (on an empty prompt)"],
   ["Up, Down", "move between lines; past the first or last line, the prompts sent before"],
-  ["Tab", "complete a slash command"],
+  ["Ctrl-R", "search the prompts sent before, in every directory: a list narrowed as you type, Enter puts one in"],
+  ["Tab", "complete a slash command, or a file after @"],
+  ["@path", "in a prompt: the file's text (an image: the image) goes with it"],
+  ["!command", "a prompt starting with ! runs the rest in the shell; its output goes with the next prompt"],
   ["Ctrl-O, Alt-O", "print the last tool result expanded (Alt-O: all of the last turn's), again below the output"],
   ["Ctrl-Z", "suspend awl (fg brings it back)"],
 ];
