@@ -26,6 +26,11 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list saved sessions; `sessions export ID --format md|json` prints one",
     load: () => import("./commands/sessions.js"),
   },
+  checkpoints: {
+    usage: "checkpoints [--json] | prune",
+    summary: "show the checkpoint store's size and sessions; prune old sessions' checkpoints (docs/checkpoints.md)",
+    load: () => import("./commands/checkpoints.js"),
+  },
   agents: { usage: "agents [--json]", summary: "list the sub-agents the task tool can start, and definition files not used (docs/agents.md)", load: () => import("./commands/agents.js") },
   rewind: {
     usage: "rewind [SESSION] [--to N --code|--conversation|--both] [--yes]",

@@ -27,7 +27,7 @@ import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { layoutPrompt } from "./prompt-layout.js";
-import { completeSlashCommand, extensionCommands, findSlashCommand, type SlashContext } from "./slash-commands.js";
+import { completeSlashCommand, findSlashCommand, invocableCommands, type SlashContext } from "./slash-commands.js";
 import { invokePrompt } from "../prompt-invocation.js";
 import type { ContentBlock } from "../../model/blocks.js";
 import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
@@ -61,7 +61,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     starting: runtime.hosts.mcp?.starting() ?? [],
   });
   const editor = new LineEditor(out, {
-    complete: (text) => [...completeSlashCommand(text, extensionCommands(runtime)), ...completeFileMention(text, process.cwd())],
+    complete: (text) => [...completeSlashCommand(text, invocableCommands(runtime)), ...completeFileMention(text, process.cwd())],
     footer: (width) => statusLine(statusFacts(), width, sink.color),
     onHiddenChange: () => pane.refresh(),
   });
@@ -286,8 +286,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     // awl's own commands first; then prompt commands, skills and the extensions' commands.
     const found = findSlashCommand(text);
     if ("unknown" in found) return sendInvoked([{ type: "text", text: text.trim() }], found.unknown);
-    if (!found.command.cancellable) return found.command.run(found.args, slashContext());
-    await cancellable((signal) => Promise.resolve(found.command.run(found.args, { ...slashContext(), signal })));
+    return found.command.run(found.args, slashContext());
   }
 
   async function runShell(command: string): Promise<void> {
