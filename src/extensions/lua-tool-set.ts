@@ -67,6 +67,8 @@ export interface LuaToolSetOptions {
    * until the user trusted it (docs/permissions.md, "Trust"); the CLI passes true for a trusted folder.
    */
   trustProject?: boolean;
+  /** Project extensions changed since the folder was trusted (src/trust/pin.ts): not loaded, listed as disabled. */
+  unpinnedExtensions?: ReadonlySet<string>;
   /**
    * Bundled `std.*` extensions (the core tools); default: the package's `extensions/` folder. `false` offers
    * none of them (an embedder with tools of its own, a test about something else).
@@ -166,6 +168,7 @@ export class LuaToolSet implements ToolSet {
   private idleWaiters: (() => void)[] = [];
   /** Extensions switched off in a config file (never run), each with that file; what was wrong with those files. */
   private disabled: (DiscoveredExtension & { disabled_by: string })[] = [];
+  private unpinned: ReadonlySet<string> | undefined;
   private enablementProblems: string[] = [];
   private env: NodeJS.ProcessEnv = {};
   /** The registration cache (false: off) and the keys of the extensions as found. */
@@ -210,7 +213,7 @@ export class LuaToolSet implements ToolSet {
       project: options.trustProject === true,
       ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
-    const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env);
+    const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env, options.unpinnedExtensions);
     const home = awlDataDir(options.env);
     const context: ToolContextData = {
       cwd: options.cwd,
@@ -223,6 +226,7 @@ export class LuaToolSet implements ToolSet {
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
     const toolSet = new LuaToolSet(discovery, roots, registry, context, defaultTimeoutMs, scrub);
     toolSet.disabled = disabled;
+    toolSet.unpinned = options.unpinnedExtensions;
     toolSet.enablementProblems = problems;
     toolSet.env = options.env;
     if (options.spillDir === undefined) toolSet.ownSpillRoot = dirname(context.spill_dir);
@@ -470,7 +474,7 @@ export class LuaToolSet implements ToolSet {
 
   /** One round of hot reload: finds the extensions again and loads those that changed (`all`: every one). */
   private async applyChanges(all: boolean): Promise<ReloadReport> {
-    const found = findEnabled(this.roots, this.context.cwd, this.env);
+    const found = findEnabled(this.roots, this.context.cwd, this.env, this.unpinned);
     const discovery = found.discovery;
     this.disabled = found.disabled;
     this.enablementProblems = found.problems;
@@ -881,13 +885,14 @@ function claim(extension: DiscoveredExtension | undefined): { rank: number; bund
  * The extensions found in `roots`, without those a config file switches off (their code never runs; with a
  * bundled one off, its tool names are free for the user's own).
  */
-function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.ProcessEnv): {
+function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.ProcessEnv, unpinned?: ReadonlySet<string>): {
   discovery: DiscoveryResult;
   disabled: (DiscoveredExtension & { disabled_by: string })[];
   problems: string[];
 } {
   const found = discoverExtensions(roots);
   const enablement = readEnablement(cwd, env);
+  for (const e of found.extensions) if (e.source === "project" && unpinned?.has(e.name)) enablement.disabled.set(e.name, "changed since the folder was trusted");
   if (enablement.disabled.size === 0) return { discovery: found, disabled: [], problems: enablement.problems };
   const disabled = found.extensions.filter((e) => enablement.disabled.has(e.name)).map((e) => ({ ...e, disabled_by: enablement.disabled.get(e.name)! }));
   const discovery = { ...found, extensions: found.extensions.filter((e) => !enablement.disabled.has(e.name)) };
