@@ -13,6 +13,8 @@ export interface RewindCodeRequest {
   root: string;
   /** The prompt (1-based) whose turn's start is restored. */
   prompt: number;
+  /** That prompt's message id in the session. */
+  message?: string;
   /** The prompt the session is at now (recorded with the checkpoint of the present state). */
   current: number;
   /** Overwrite files changed outside awl since its newest checkpoint. */
@@ -28,9 +30,13 @@ export type RewindCodeOutcome =
   | { status: "conflicts"; plan: RestorePlan; checkpoint: CheckpointRecord; finishedEarlier: boolean }
   | { status: "error"; message: string; finishedEarlier: boolean };
 
-/** The checkpoint taken before prompt `prompt`'s turn, or why there is none to use. */
-export function checkpointBefore(records: readonly CheckpointRecord[], prompt: number, root: string): CheckpointRecord | string {
-  const at = records.filter((r) => r.prompt === prompt && r.when === "turn" && r.root === resolve(root));
+/**
+ * The checkpoint taken before prompt number `prompt`'s turn, or why there is none to use. `message` (the prompt's
+ * id in the session) picks it on its branch; records without one are matched by number.
+ */
+export function checkpointBefore(records: readonly CheckpointRecord[], prompt: number, root: string, message?: string): CheckpointRecord | string {
+  const dir = resolve(root);
+  const at = records.filter((r) => r.when === "turn" && r.root === dir && (r.message !== undefined && message !== undefined ? r.message === message : r.prompt === prompt));
   const usable = at.find((r) => r.complete && r.tree);
   if (usable) return usable;
   if (at.length > 0) return `the checkpoint before prompt ${prompt} is incomplete (${at[0]!.error ?? "not every file was recorded"}), so it cannot be used for a restore`;
@@ -70,7 +76,7 @@ export function rewindCode(store: CheckpointStore, request: RewindCodeRequest): 
     return { status: "error", message: `could not finish the restore that was interrupted: ${String(e)}`, finishedEarlier: false };
   }
   const records = store.records(request.session);
-  const target = checkpointBefore(records, request.prompt, root);
+  const target = checkpointBefore(records, request.prompt, root, request.message);
   if (typeof target === "string") return { status: "error", message: target, finishedEarlier };
   const baseline = baselineOf(records, root);
   const now = store.take({ session: request.session, root, prompt: request.current, when: "rewind", ...(request.limits && { limits: request.limits }) });

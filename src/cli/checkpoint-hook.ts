@@ -10,23 +10,28 @@ import { Checkpointer } from "../checkpoints/checkpointer.js";
 import type { CheckpointRecord, CheckpointWhen } from "../checkpoints/store.js";
 import { defaultCheckpointDir } from "../checkpoints/store.js";
 import type { ScanLimits } from "../checkpoints/scan.js";
+import { DEFAULT_RETENTION_DAYS } from "../checkpoints/prune.js";
 import type { LoadedConfig } from "../config/layers.js";
 import type { ToolUseBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
 import { defaultSessionDir } from "../session/paths.js";
 import { promptNumber } from "../checkpoints/prompts.js";
 import type { Runtime, TurnHook } from "./runtime.js";
+import type { SessionHook } from "./session-hook.js";
 
 /** The config files' `checkpoints` key. */
 export interface CheckpointSettings {
   enabled?: boolean;
   max_files?: number;
   max_file_size?: number;
+  retention_days?: number;
 }
 
 export class CheckpointHook implements TurnHook {
   private pending: Promise<unknown> = Promise.resolve();
   private wrote = false;
+  /** The prompt of the turn under way. */
+  private prompt: Message | undefined;
   private warned = new Set<string>();
   /** The checkpoints of this run, newest last (`stream-json` reports their ids). */
   readonly taken: CheckpointRecord[] = [];
@@ -39,12 +44,15 @@ export class CheckpointHook implements TurnHook {
     private readonly limits: Partial<ScanLimits>,
     private readonly warn: (text: string) => void,
     private readonly runtime: Runtime,
+    /** The id the session saved a message with. */
+    private readonly messageId: (message: Message) => string | undefined,
   ) {}
 
   onTurnStart(prompt: Message): void {
     this.wrote = false;
+    this.prompt = prompt;
     // Not awaited: the request goes out while the worker records.
-    void this.take("turn", prompt);
+    void this.take("turn");
   }
 
   wrapReceiver(receiver: TurnReceiver): TurnReceiver {
@@ -86,11 +94,13 @@ export class CheckpointHook implements TurnHook {
     });
   }
 
-  private take(when: CheckpointWhen, prompt?: Message): Promise<unknown> {
+  private take(when: CheckpointWhen): Promise<unknown> {
     const session = this.runtime.sessionId;
     if (session === undefined) return this.pending;
-    const number = promptNumber(this.runtime.conversation.messages, prompt);
-    const taken = this.checkpointer.take({ session, root: this.root, prompt: number, when, limits: this.limits }).then((record) => {
+    const number = promptNumber(this.runtime.conversation.messages, this.prompt);
+    const message = this.prompt && this.messageId(this.prompt);
+    const request = { session, root: this.root, prompt: number, when, limits: this.limits, ...(message !== undefined && { message }) };
+    const taken = this.checkpointer.take(request).then((record) => {
       this.taken.push(record);
       this.report(record);
       this.onCheckpoint?.(record);
@@ -113,7 +123,13 @@ export class CheckpointHook implements TurnHook {
 }
 
 /** The checkpoint hook for this run, unless the config turns checkpoints off. */
-export function setupCheckpoints(runtime: Runtime, config: LoadedConfig | undefined, cwd: string, warn: (text: string) => void): CheckpointHook | undefined {
+export function setupCheckpoints(
+  runtime: Runtime,
+  sessions: SessionHook,
+  config: LoadedConfig | undefined,
+  cwd: string,
+  warn: (text: string) => void,
+): CheckpointHook | undefined {
   const settings = config?.get<CheckpointSettings>("checkpoints")?.value ?? {};
   if (settings.enabled === false) return undefined;
   const dir = defaultCheckpointDir();
@@ -121,6 +137,6 @@ export function setupCheckpoints(runtime: Runtime, config: LoadedConfig | undefi
     ...(settings.max_files !== undefined && { maxFiles: settings.max_files }),
     ...(settings.max_file_size !== undefined && { maxFileSize: settings.max_file_size }),
   };
-  const checkpointer = new Checkpointer(dir, [dir, defaultSessionDir()]);
-  return new CheckpointHook(checkpointer, resolve(cwd), limits, warn, runtime);
+  const checkpointer = new Checkpointer(dir, [dir, defaultSessionDir()], { sessionDir: defaultSessionDir(), days: settings.retention_days ?? DEFAULT_RETENTION_DAYS });
+  return new CheckpointHook(checkpointer, resolve(cwd), limits, warn, runtime, (message) => sessions.messageId(message));
 }

@@ -38,7 +38,7 @@ export interface ParsedCommand {
 
 /** Anything at all: what an unresolved piece may run. */
 const ANYTHING: CommandPart = { text: "", open: true };
-/** Scripts inside scripts (`bash -c "eval '…'"`) read at most this deep. */
+/** Scripts inside scripts (`bash -c "eval '…'"`), and wrappers inside wrappers (`env nice …`), read at most this deep. */
 const MAX_NESTING = 8;
 /** Bash's reserved words but `time` and `coproc` (which the grammar reads as commands, and shell-wrappers.ts sees through). */
 const RESERVED = new Set(["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "{", "}", "!", "[[", "]]"]);
@@ -181,9 +181,10 @@ class CommandReader {
   }
 
   /** A command's other forms for deny and ask rules, and the commands it runs. */
-  private seeThrough(words: Word[], depth: number, prefixed: boolean): void {
+  private seeThrough(words: Word[], depth: number, prefixed: boolean, level = 0): void {
     const name = words[0];
     if (!name) return;
+    if (level > MAX_NESTING) return this.unresolve(`it nests wrappers in wrappers more than ${MAX_NESTING} deep`);
     if (prefixed) this.checked.push(partOf(words));
     if (name.open) return this.unresolve("the name of a command it runs is known only when it runs");
     const base = commandName(name.text);
@@ -193,7 +194,7 @@ class CommandReader {
     for (const inner of innerCommands(named)) {
       if (inner.kind === "command") {
         this.checked.push(partOf(inner.words));
-        this.seeThrough(inner.words, depth, false);
+        this.seeThrough(inner.words, depth, false, level + 1);
       } else if (inner.kind === "script") {
         this.script(inner.source, depth + 1, true);
       } else {
@@ -225,20 +226,24 @@ class CommandReader {
   }
 
   /** Variables a builtin sets (`read x`, `printf -v x`), and arithmetic it does (`let`, `declare -i`). */
-  private taintNames(name: string, args: readonly Word[]): void {
-    if (name === "source" || name === ".") this.taintedAll = true;
-    if (!NAME_SETTERS.has(name)) return;
-    for (const name of ["REPLY", "MAPFILE", "OPTARG"]) this.tainted.add(name);
-    const hazard = args.some((a) => a.text.includes("[") || (name === "let" && a.open)) || (/^(?:declare|typeset|local|export|readonly)$/.test(name) && args.some((a) => /^[-+][a-zA-Z]*[in]/.test(a.text)));
+  private taintNames(command: string, args: readonly Word[]): void {
+    if (command === "source" || command === ".") this.taintedAll = true;
+    if (!NAME_SETTERS.has(command)) return;
+    for (const variable of ["REPLY", "MAPFILE", "OPTARG"]) this.tainted.add(variable);
+    // printf sets only the variable after -v; the others may name one in any argument (`name=value` for declare).
+    const at = args.findIndex((a) => a.text.startsWith("-v"));
+    const named = command !== "printf" ? args : at < 0 ? [] : args[at]!.text.length > 2 ? [{ ...args[at]!, text: args[at]!.text.slice(2) }] : args.slice(at + 1, at + 2);
+    const intOrRef = /^(?:declare|typeset|local|export|readonly)$/.test(command) && args.some((a) => /^[-+][a-zA-Z]*[in]/.test(a.text));
+    const hazard = intOrRef || named.some((a) => a.text.split("=")[0]!.includes("[") || (command === "let" && a.open));
     const names = new Set<string>();
-    for (const arg of args) {
+    for (const arg of named) {
       if (arg.open) this.taintedAll = true;
       for (const id of arg.text.match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []) {
-        if (name === "let") names.add(id);
+        if (command === "let") names.add(id);
         else this.tainted.add(id);
       }
     }
-    if (hazard || name === "let") this.arithmetic.push({ names, hazard });
+    if (hazard || command === "let") this.arithmetic.push({ names, hazard });
   }
 
   private taintAssignment(node: ShellNode, source: string): void {

@@ -15,7 +15,7 @@ export interface ShellNode {
   isNamed: boolean;
   /** Put in by the parser where the text lacks it (a missing `fi`): the text is no valid bash. */
   isMissing: boolean;
-  /** The node's field in its parent (`name`, `value`, `destination`), if any. */
+  /** The node's field in its parent (`name`, `value`, `destination`), if any; read for FIELD_PARENTS' children only. */
   field: string | null;
   /** Offsets in the parsed string (UTF-16 code units, as JavaScript indexes strings). */
   startIndex: number;
@@ -52,6 +52,9 @@ export function loadShellParser(): Promise<void> {
   return loading;
 }
 
+/** The nodes whose children's fields are read (shell-commands.ts): asking every node for its field costs a call each. */
+const FIELD_PARENTS = new Set(["variable_assignment", "for_statement", "subscript", "file_redirect"]);
+
 /** A parsed command's syntax tree, or why there is none. */
 export type ShellParse = { ok: true; root: ShellNode } | { ok: false; reason: string };
 
@@ -80,7 +83,7 @@ function copyTree(cursor: TreeCursor, { types, named, fields }: NonNullable<type
       type: types[id] ?? "ERROR",
       isNamed: named[id] ?? true,
       isMissing: false,
-      field: fields[cursor.currentFieldId] ?? null,
+      field: parent && FIELD_PARENTS.has(parent.type) ? (fields[cursor.currentFieldId] ?? null) : null,
       startIndex: cursor.startIndex,
       endIndex: cursor.endIndex,
       children: [],

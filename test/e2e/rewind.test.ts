@@ -126,3 +126,73 @@ describe("awl rewind --code", () => {
     expect(readFileSync(join(box.cwd, "a.txt"), "utf8")).toBe("alpha\nbeta\n");
   });
 });
+
+describe("awl rewind --conversation, branches and forks", () => {
+  const sessionsDir = (): string => join(box.home, ".local", "share", "awl", "sessions");
+  const userTexts = (body: { messages: { role: string; content: unknown }[] }): string[] =>
+    body.messages.filter((m) => m.role === "user").map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+
+  it("--both restores the files and starts a branch; the next prompt continues it and the old answer is kept", async () => {
+    seed(box.cwd);
+    scriptFourFileTurn();
+    const ran = await turn();
+    expect(ran.code, ran.stderr).toBe(0);
+    const id = JSON.parse(ran.stdout).session_id as string;
+    const done = await box.awl(["rewind", id, "--to", "1", "--both", "--yes"]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain("The conversation is back to just before prompt 1");
+    expect(done.stdout).toContain("change the files");
+    expect(existsSync(join(box.cwd, "c.txt"))).toBe(true);
+
+    server.enqueue({ body: openaiText("A second answer.") });
+    const next = await box.awl(["-c", "-p", "only talk this time", "--output-format", "json"], { env: providerEnv("openai", server.url) });
+    expect(next.code, next.stderr).toBe(0);
+    expect(JSON.parse(next.stdout).session_id).toBe(id);
+    const sent = server.requests[server.requests.length - 1]!.json();
+    expect(sent.messages.filter((m: { role: string }) => m.role !== "system")).toHaveLength(1);
+    expect(userTexts(sent).join()).toContain("only talk this time");
+
+    const exported = await box.awl(["sessions", "export", id, "--format", "json", "--all-branches"]);
+    expect(exported.code, exported.stderr).toBe(0);
+    const all = JSON.parse(exported.stdout);
+    expect(all.messages.map((m: { role: string }) => m.role)).toEqual(["user", "assistant"]);
+    expect(JSON.stringify(all.messages)).toContain("A second answer.");
+    expect(JSON.stringify(all.tree)).toContain("Done.");
+    expect(all.tree.filter((n: { parent: string | null }) => n.parent === null)).toHaveLength(2);
+  });
+
+  it("--fork-session continues a copy under a new id with the same history; the original is left as it was", async () => {
+    server.enqueue({ body: openaiText("First answer.") });
+    const first = await box.awl(["-p", "hello", "--output-format", "json"], { env: providerEnv("openai", server.url) });
+    expect(first.code, first.stderr).toBe(0);
+    const id = JSON.parse(first.stdout).session_id as string;
+    const original = readFileSync(join(sessionsDir(), `${id}.jsonl`));
+    server.enqueue({ body: openaiText("Forked answer.") });
+    const forked = await box.awl(["-r", id, "--fork-session", "-p", "and then?", "--output-format", "json"], { env: providerEnv("openai", server.url) });
+    expect(forked.code, forked.stderr).toBe(0);
+    const forkId = JSON.parse(forked.stdout).session_id as string;
+    expect(forkId).not.toBe(id);
+    const sent = server.requests[1]!.json();
+    expect(userTexts(sent)).toHaveLength(2);
+    expect(JSON.stringify(sent.messages)).toContain("First answer.");
+    expect(readFileSync(join(sessionsDir(), `${id}.jsonl`)).equals(original)).toBe(true);
+  });
+
+  it("a session file of format version 1 resumes with its history", async () => {
+    mkdirSync(sessionsDir(), { recursive: true });
+    const id = "20250101-000000-000-abc123";
+    const lines = [
+      { type: "session", version: 1, id, created: "2025-01-01T00:00:00.000Z", cwd: box.cwd, provider: "openai", model: "test-model", awl_version: "0.1.0" },
+      { type: "message", time: "2025-01-01T00:00:01.000Z", message: { role: "user", content: [{ type: "text", text: "old question" }] } },
+      { type: "message", time: "2025-01-01T00:00:02.000Z", message: { role: "assistant", content: [{ type: "text", text: "old answer" }], stop_reason: "end_turn", stop_reason_raw: "stop", usage: { input_tokens: 1, output_tokens: 1 } } },
+    ];
+    writeFileSync(join(sessionsDir(), `${id}.jsonl`), lines.map((l) => JSON.stringify(l)).join("\n") + "\n", { mode: 0o600 });
+    server.enqueue({ body: openaiText("New answer.") });
+    const resumed = await box.awl(["-r", id, "-p", "new question", "--output-format", "json"], { env: providerEnv("openai", server.url) });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const sent = server.requests[0]!.json();
+    expect(JSON.stringify(sent.messages)).toContain("old answer");
+    expect(userTexts(sent).join()).toContain("new question");
+    expect(readFileSync(join(sessionsDir(), `${id}.jsonl`), "utf8").split("\n")[0]).toContain('"version":1');
+  });
+});

@@ -26,7 +26,7 @@ export async function askClient(client: AgentContext, sessionId: string, request
     sessionId,
     toolCall: {
       toolCallId: request.call.id,
-      title: view.title,
+      title: request.call.agent === undefined ? view.title : `${view.title} (sub-agent ${request.call.agent})`,
       kind: view.kind,
       status: "pending",
       locations: view.locations,

@@ -1,5 +1,5 @@
 /**
- * `awl rewind [SESSION] [--to N --code] [--yes] [--overwrite-changed]` (docs/checkpoints.md):
+ * `awl rewind [SESSION] [--to N --code|--conversation|--both] [--yes] [--overwrite-changed]` (docs/checkpoints.md):
  * without `--to`, the session's prompts with what restoring each would change; with it, the restore, shown first
  * and done with `--yes`. SESSION defaults to the latest session of this directory.
  */
@@ -19,10 +19,11 @@ import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { oneLine } from "../output/tool-block.js";
 
-export const REWIND_USAGE = `usage: awl rewind [SESSION] [--to N --code] [--yes] [--overwrite-changed]
+export const REWIND_USAGE = `usage: awl rewind [SESSION] [--to N (--code | --conversation | --both)] [--yes] [--overwrite-changed]
 
 Without --to: lists the session's prompts, each with the files added, modified and deleted since.
-With --to N --code: restores the files as they were before prompt N. The changes are shown; --yes makes them.
+With --to N: restores the files as they were before prompt N (--code), the conversation to just before it
+(--conversation: a new branch, the old one is kept), or both. The changes are shown; --yes makes them.
 A file changed outside awl since its last checkpoint is named and left alone: nothing is restored unless
 --overwrite-changed is given too. SESSION is an id or a unique prefix (default: the latest session of this
 directory). Reference: docs/checkpoints.md.
@@ -42,6 +43,8 @@ export async function run(argv: readonly string[]): Promise<number> {
       options: {
         to: { type: "string" },
         code: { type: "boolean" },
+        conversation: { type: "boolean" },
+        both: { type: "boolean" },
         yes: { type: "boolean", short: "y" },
         "overwrite-changed": { type: "boolean" },
       },
@@ -61,25 +64,71 @@ export async function run(argv: readonly string[]): Promise<number> {
   const root = session.header.cwd;
   const store = new CheckpointStore();
   if (values.to === undefined) {
-    if (values.code || values.yes) return usage("--to N says which prompt to rewind to");
-    listPrompts(store, id.value, root, prompts);
+    if (values.code || values.conversation || values.both || values.yes) return usage("--to N says which prompt to rewind to");
+    listPrompts(store, id.value, root, prompts, session.ids);
     return EXIT.ok;
   }
   const n = Number(values.to);
   if (!Number.isInteger(n) || n < 1 || n > prompts.length) return usage(`--to takes a prompt number from 1 to ${prompts.length} (got "${values.to}")`);
-  if (!values.code) return usage("say what to restore: --code");
-  const lock = acquireSessionLock(lockFile(sessions.dir, id.value), id.value);
+  if ([values.code, values.conversation, values.both].filter(Boolean).length !== 1) return usage("say what to restore: --code, --conversation or --both");
+  const prompt = prompts[n - 1]!;
+  const message = session.ids.get(prompt);
+  const code = values.code || values.both;
+  const conversation = values.conversation || values.both;
+  if (!values.yes) {
+    if (code) {
+      const status = await withLock(sessions, id.value, () => restoreCode(store, id.value, root, n, message, promptNumber(session.transcript), false, values["overwrite-changed"] === true));
+      if (status !== EXIT.ok) return status;
+    }
+    if (conversation) process.stdout.write(`The conversation would go back to just before prompt ${n} (a new branch; the current one is kept).\n`);
+    process.stdout.write("Nothing was changed: run again with --yes to restore.\n");
+    return EXIT.ok;
+  }
+  if (code) {
+    const status = await withLock(sessions, id.value, () => restoreCode(store, id.value, root, n, message, promptNumber(session.transcript), true, values["overwrite-changed"] === true));
+    if (status !== EXIT.ok) return status;
+  }
+  if (conversation) {
+    const opened = sessions.open(id.value);
+    if (!opened.ok) return failure(opened.error.message, "rewind once that awl has ended");
+    const { writer } = opened.value;
+    const node = message === undefined ? undefined : opened.value.session.tree.get(message);
+    const saved = writer.appendBranch(node?.parent ?? null, "rewind");
+    const closed = writer.close();
+    if (!saved.ok) return failure(saved.error.message, "the conversation is left as it was");
+    if (!closed.ok) return failure(closed.error.message, "the conversation is left as it was");
+    process.stdout.write(`The conversation is back to just before prompt ${n} (a new branch; the old one is kept: /tree shows both). The prompt was:\n${promptText(prompt)}\n`);
+  }
+  return EXIT.ok;
+}
+
+/** Runs `work` holding the session's lock (no other awl appends to it meanwhile). */
+async function withLock(sessions: SessionStore, id: string, work: () => Promise<number>): Promise<number> {
+  const lock = acquireSessionLock(lockFile(sessions.dir, id), id);
   if (!lock.ok) return failure(lock.error.message, "rewind once that awl has ended");
   try {
-    return await restoreCode(store, id.value, root, n, promptNumber(session.transcript), values.yes === true, values["overwrite-changed"] === true);
+    return await work();
   } finally {
     lock.value.release();
   }
 }
 
-async function restoreCode(store: CheckpointStore, session: string, root: string, n: number, current: number, yes: boolean, overwrite: boolean): Promise<number> {
+function promptText(prompt: Message): string {
+  return prompt.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
+}
+
+async function restoreCode(
+  store: CheckpointStore,
+  session: string,
+  root: string,
+  n: number,
+  message: string | undefined,
+  current: number,
+  yes: boolean,
+  overwrite: boolean,
+): Promise<number> {
   const limits = await limitsOf(root);
-  const outcome = rewindCode(store, { session, root, prompt: n, current, overwriteChanged: overwrite, dryRun: !yes, limits });
+  const outcome = rewindCode(store, { session, root, prompt: n, ...(message !== undefined && { message }), current, overwriteChanged: overwrite, dryRun: !yes, limits });
   if (outcome.finishedEarlier) process.stderr.write("awl: finished a rewind that had been interrupted\n");
   if (outcome.status === "error") return failure(outcome.message, "awl rewind SESSION lists the prompts that have checkpoints");
   const { plan } = outcome;
@@ -97,7 +146,6 @@ async function restoreCode(store: CheckpointStore, session: string, root: string
   }
   if (outcome.status === "planned") {
     printPlan(plan, root, n, "would");
-    out.write("Nothing was changed: run again with --yes to restore.\n");
     return EXIT.ok;
   }
   printPlan(plan, root, n, "did");
@@ -112,13 +160,13 @@ function printPlan(plan: RestorePlan, root: string, n: number, mood: "would" | "
   process.stdout.write(lines.join("\n") + "\n");
 }
 
-function listPrompts(store: CheckpointStore, session: string, root: string, prompts: readonly Message[]): void {
+function listPrompts(store: CheckpointStore, session: string, root: string, prompts: readonly Message[], ids: ReadonlyMap<Message, string>): void {
   const records = store.records(session);
   const newest = baselineOf(records, root);
   const lines: string[] = [];
   prompts.forEach((prompt, i) => {
     const text = oneLine(prompt.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join(" "), 60);
-    const target = checkpointBefore(records, i + 1, root);
+    const target = checkpointBefore(records, i + 1, root, ids.get(prompt));
     let changes = "no checkpoint";
     if (typeof target !== "string" && newest?.tree) {
       try {

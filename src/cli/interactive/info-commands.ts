@@ -15,3 +15,15 @@ export const toolsCommand: SlashCommand = {
     print([`tools (${tools.length}):`, ...tools.map((t) => `  ${t.name.padEnd(names)}  ${t.extension.padEnd(extensions)}  ${oneLine(t.description ?? "", room)}`)].join("\n"));
   },
 };
+
+/** `/agents`: the sub-agents the task tool can start (read again, so an edited definition shows), then files not used. */
+export const agentsCommand: SlashCommand = {
+  name: "agents",
+  summary: "list the sub-agents the task tool can start, and definition files not used",
+  run: async (_args, { runtime, print }) => {
+    const host = runtime.hosts.agents;
+    if (!host) return print("sub-agents are off here (agents.max_depth is 0, or the tools are the embedder's own)");
+    const { agentsText } = await import("../commands/agents.js");
+    print(agentsText(host.reload()).trimEnd());
+  },
+};

@@ -134,7 +134,8 @@ export class PermissionPrompt {
  */
 export function questionText(request: AskRequest, color: boolean): string {
   const bold = (s: string): string => (color ? `\x1b[1m${s}\x1b[22m` : s);
-  const lines = [`${bold(`? ${showControls(request.tool.name)}`)} wants to run (${showControls(request.decision.reason)}):`];
+  const who = request.call.agent === undefined ? "" : ` (sub-agent ${showControls(request.call.agent)})`;
+  const lines = [`${bold(`? ${showControls(request.tool.name)}`)}${who} wants to run (${showControls(request.decision.reason)}):`];
   const input = request.input;
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
     for (const [key, value] of Object.entries(input as Record<string, unknown>)) lines.push(...argumentLines(key, value, request.tool.name));
