@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import type { ConfigResult } from "../config/errors.js";
 import { loadConfig, withoutProjectKeys, type LoadedConfig } from "../config/layers.js";
 import { checkPin, namesOf, type PinCheck } from "../trust/pin.js";
+import { dropHooks } from "../trust/content.js";
 import { realPathOf } from "./paths.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { permissionConfig, permissionLayer, type PermissionConfig } from "./config.js";
@@ -82,7 +83,11 @@ export async function setupPermissions(options: PermissionSetupOptions): Promise
   const unpinned = pin && pin.unpinned.size > 0
     ? { keys: pin.unpinned, extensions: namesOf(pin.unpinned, "extension"), mcpServers: namesOf(pin.unpinned, "mcp") }
     : undefined;
-  if (unpinned) files = withoutProjectKeys(files, [...namesOf(unpinned.keys, "setting")].filter((key) => !key.startsWith("permissions.")));
+  if (unpinned) {
+    const hooks = namesOf(unpinned.keys, "hook");
+    if (hooks.size > 0) for (const layer of files.layers) if (layer.scope === "project") dropHooks(layer.values.hooks, hooks);
+    files = withoutProjectKeys(files, [...namesOf(unpinned.keys, "setting")].filter((key) => !key.startsWith("permissions.")));
+  }
   const projectConfigPath = files.paths.project;
   const layers = files.layers.map(permissionLayer);
   const trusted = files.trusted;

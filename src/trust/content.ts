@@ -128,24 +128,39 @@ function settingItems(config: Record<string, unknown> | undefined): ContentItem[
 
 /** Claude Code's `hooks` format: event → [{ matcher, hooks: [{ type, command, timeout }] }]; one item per hook. */
 function hookItems(hooks: unknown): ContentItem[] {
-  if (!isObject(hooks)) return [];
   const out: ContentItem[] = [];
+  eachHook(hooks, (name, digest) => {
+    out.push({ kind: "hook", name, digest });
+    return true;
+  });
+  return out;
+}
+
+/** Removes the hooks with these names (unpinned ones) from a `hooks` value, in place. */
+export function dropHooks(hooks: unknown, names: ReadonlySet<string>): void {
+  eachHook(hooks, (name) => !names.has(name));
+}
+
+/** Calls `keep` for each hook with its item name and digest; a hook it returns false for is removed. */
+function eachHook(hooks: unknown, keep: (name: string, digest: string) => boolean): void {
+  if (!isObject(hooks)) return;
   const seen = new Map<string, number>();
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const group of groups) {
       const matcher = isObject(group) && typeof group.matcher === "string" && group.matcher !== "" ? ` (${group.matcher})` : "";
-      const list = isObject(group) && Array.isArray(group.hooks) ? group.hooks : [group];
-      for (const hook of list) {
+      const list: unknown[] = isObject(group) && Array.isArray(group.hooks) ? group.hooks : [group];
+      for (let i = 0; i < list.length; i++) {
+        const hook = list[i];
         const what = isObject(hook) && typeof hook.command === "string" ? hook.command : JSON.stringify(hook);
         const base = `${event}${matcher}: ${what}`;
         const n = (seen.get(base) ?? 0) + 1;
         seen.set(base, n);
-        out.push({ kind: "hook", name: n === 1 ? base : `${base} #${n}`, digest: jsonDigest({ matcher, hook }) });
+        if (keep(n === 1 ? base : `${base} #${n}`, jsonDigest({ matcher, hook })) || list !== (group as Record<string, unknown>).hooks) continue;
+        list.splice(i--, 1);
       }
     }
   }
-  return out;
 }
 
 /**

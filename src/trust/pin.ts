@@ -3,7 +3,8 @@
  * of each item of what it brings (src/trust/content.ts) in a pin record beside the user's config file
  * (`trusted/<sha256 of the folder's path>.json` next to `config.json`, where `trusted_folders` lives). At each start
  * a trusted folder's items are compared with the record: new and changed items are not loaded until the user
- * says yes again; removed items are dropped from the record (a removal runs nothing new). A trusted folder
+ * says yes again; removed items are dropped from the record once nothing waits for an answer (a removal runs
+ * nothing new). A trusted folder
  * without a record (trusted before pins existed, or through a trusted parent folder) gets one of what it holds
  * now, said once.
  *
@@ -73,8 +74,9 @@ export function checkPin(folder: string, userConfigPath: string): PinCheck {
       changes.removed.push({ kind: key.slice(0, at), name: key.slice(at + 1) });
     }
   }
-  // Unchanged and removed items need no answer: the record keeps the pinned digests of what is still there.
-  const kept = Object.fromEntries(Object.entries(old?.items ?? currentDigests).filter(([key]) => current.has(key)));
+  // A removal runs nothing new: the record forgets removed items, once no change waits for an answer (until then
+  // it stays as the user trusted it, so putting the old content back is no change).
+  const kept = !old ? currentDigests : unpinned.size > 0 ? old.items : Object.fromEntries(Object.entries(old.items).filter(([key]) => current.has(key)));
   const record = (items: Record<string, string>): PinRecord => ({ version: PIN_VERSION, folder, items, files: files.stamps() });
   const next = record(kept);
   if (!old || JSON.stringify(next) !== JSON.stringify(old)) writeRecord(path, next);

@@ -1,7 +1,7 @@
 // One view for the check and the open (SPEC §13, issue 22 item 1): a path the model spells with escapes, `..`,
 // symlinks (dangling, or swapped after the check) or `~` is decided on as the tool will open it, and the tool is
 // handed that resolved path. Through the built `awl -p` with a scripted model: no terminal, so an ask is a deny.
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ReplayServer } from "../support/replay-server.js";
@@ -80,5 +80,28 @@ describe("escaped paths", () => {
     );
     const results = await run([{ id: "s", name: "swapread", input: { path: "here/id_rsa" } }], ["--trust-project"]);
     expect(results.s).toBe("docs/id_rsa: harmless\n");
+  });
+});
+
+describe("an MCP server's read-only tool whose path argument is named file_path", () => {
+  it("asks for a key outside the workspace, and is handed the absolute path it was allowed to read", { timeout: 60_000 }, async () => {
+    plant();
+    writeFileSync(join(box.cwd, "notes.txt"), "the notes\n");
+    writeFileSync(join(box.root, "notes.txt"), "a decoy in the server's own folder\n");
+    mkdirSync(join(box.home, ".config", "awl"), { recursive: true });
+    const odd = join(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
+    writeFileSync(join(box.home, ".config", "awl", "config.json"), JSON.stringify({ mcpServers: { odd: { command: process.execPath, args: [odd, "reader"], cwd: box.root } }, mcp_startup_timeout_ms: 60_000 }));
+    const results = await run(
+      [
+        { id: "key", name: "odd_peek", input: { file_path: "~/.ssh/id_rsa" } },
+        { id: "escaped", name: "odd_peek", input: { file_path: "\\x2e\\x2e/home/.ssh/id_rsa" } },
+        { id: "uri", name: "odd_peek", input: { file_path: "notes.txt", uri: `file://${box.home}/.ssh/id_rsa` } },
+        { id: "notes", name: "odd_peek", input: { file_path: "notes.txt" } },
+      ],
+      [],
+    );
+    for (const id of ["key", "uri"]) expect(results[id], id).toContain("outside the workspace");
+    for (const [id, content] of Object.entries(results)) expect(content, id).not.toContain(KEY);
+    expect(results.notes).toBe(`${join(realpathSync(box.cwd), "notes.txt")}: the notes\n`);
   });
 });
