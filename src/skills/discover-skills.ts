@@ -156,8 +156,8 @@ async function frontMatterOf(file: string, folder: Folder, cache: ReturnType<typ
   return result;
 }
 
-/** The first `bytes` of a file as text. */
-function readHead(file: string, bytes: number): string {
+/** The first `bytes` of a file as text (a character cut at the end shows as U+FFFD). */
+export function readHead(file: string, bytes: number): string {
   const fd = openSync(file, "r");
   try {
     const buffer = Buffer.alloc(bytes);

@@ -28,7 +28,7 @@ function lastUser(n: number): string {
 
 const GREET = "---\ndescription: Greet someone\nargument-hint: NAME\n---\nSay hello to $ARGUMENTS (first word: $1). The shell said: !`echo hi-from-$1`\n";
 
-describe("prompt commands", () => {
+describe("prompt commands", { timeout: 90_000 }, () => {
   it("awl -p \"/greet Bob\" sends the expanded prompt: $ARGUMENTS, $1 and !`echo` output (allowed by a rule)", async () => {
     const { cwd, home, env } = setUp();
     write(join(home, ".config", "awl", "commands", "greet.md"), GREET);

@@ -31,7 +31,7 @@ function sent(n: number): string {
   return live.server.requests[n]!.body;
 }
 
-describe("Agent Skills", () => {
+describe("Agent Skills", { timeout: 90_000 }, () => {
   it("lists a skill's description in the first request without its body; the model's skill call loads the body with the folder", async () => {
     const { cwd, home, env } = setUp();
     const dir = skill(join(home, ".config", "awl", "skills"), "pdf-tools", PDF);

@@ -261,7 +261,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   /** Sends `content` as a command or skill makes it (prompt-invocation.ts), after the `!command` runs' output. */
   async function sendInvoked(content: ContentBlock[], named?: string): Promise<void> {
     const invoked = await cancellable((signal) => invokePrompt(content, runtime, process.cwd(), signal));
-    if (invoked.kind === "printed") return print(invoked.text.replace(/\n+$/, ""));
+    if (invoked.kind === "printed") return invoked.text === "" ? undefined : print(invoked.text.replace(/\n+$/, ""));
     if (invoked.kind === "refused") return print(invoked.message);
     if (named !== undefined && invoked.named === undefined) return print(`unknown command /${named}; /help lists them`);
     for (const note of invoked.notes) sink.dim(`(${note})\n`);
