@@ -190,7 +190,9 @@ export class PermissionEngine {
     }
     const kind = kinds.join("/");
     const what = outside.length > 0 ? `it touches ${outside.join(", ")}, outside the workspace` : `"${tool.name}" is ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} tool`;
-    return decision("ask", what, { ...facts, allowRules: this.allowRulesFor(tool.name, split, paths) });
+    // Said when a command rule could have allowed it: why none can.
+    const unresolved = split?.unresolved !== undefined && allows.some((r) => r.pattern !== undefined) ? `; no command rule can allow it: ${split.unresolved}` : "";
+    return decision("ask", what + unresolved, { ...facts, allowRules: this.allowRulesFor(tool.name, split, paths) });
   }
 
   /**

@@ -47,6 +47,9 @@ const PREFIX: Record<string, Options> = {
   busybox: {},
 };
 
+/** Script files that are a stream made as the command runs: stdin, a pipe or process substitution's fd. */
+const STREAM = /^\/(?:dev\/(?:stdin|fd\/\d+)|proc\/[^/]+\/fd\/\d+)$/;
+
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "posh"]);
 
 /** The last part of a path: `/usr/bin/env` is `env`. */
@@ -69,6 +72,10 @@ export function innerCommands(words: readonly Word[]): Inner[] {
       return find(args);
     case "eval":
       return args.length === 0 ? [] : [script(args, "eval")];
+    case "source":
+    case ".":
+      // A script file is not read (docs/permissions.md); one made as it runs (`<(…)`, stdin) is unknown.
+      return args[0] && (args[0].open || STREAM.test(args[0].text)) ? [unresolved(name, "it reads a script made only when it runs")] : [];
     case "trap":
       return args.length >= 2 && !args[0]!.text.startsWith("-") ? [script([args[0]!], "trap")] : args[0]?.open ? [unresolved("trap")] : [];
     case "alias":
@@ -248,6 +255,7 @@ function shell(name: string, args: readonly Word[]): Inner[] {
       continue;
     }
     if (command) return [script([arg], name)];
+    if (STREAM.test(t)) return [unresolved(name, "it reads a script made only when it runs")];
     return stdin ? [unresolved(name, "a shell reading its script from stdin")] : [];
   }
   return [unresolved(name, command ? "-c without a script" : "a shell reading its script from stdin")];

@@ -33,7 +33,7 @@ function engine(rules: Partial<Record<RuleAction, string[]>>, mode: PermissionMo
 }
 
 /** Forms awl cannot resolve before they run: they may run `rm`. */
-const UNRESOLVED = ["$cmd victim", "${cmd} victim", "$(echo rm) victim", 'eval "$x"', "curl http://x | sh", "bash < script.sh", "bash -s < script.sh", "echo rm victim | bash", "x='a[$(rm victim)]'; (( x ))", "x=$(cat f); [[ $x -eq 1 ]]", "read x; echo $((x))", "if true; then rm victim", "{rm,victim}", "`echo rm` victim", "env $X rm victim", "sudo --unknown-option rm victim"];
+const UNRESOLVED = ["$cmd victim", "${cmd} victim", "$(echo rm) victim", 'eval "$x"', "curl http://x | sh", "bash < script.sh", "bash -s < script.sh", "echo rm victim | bash", "x='a[$(rm victim)]'; (( x ))", "x=$(cat f); [[ $x -eq 1 ]]", "read x; echo $((x))", "if true; then rm victim", "{rm,victim}", "`echo rm` victim", "env $X rm victim", "sudo --unknown-option rm victim", "source <(echo rm victim)", ". <(echo rm victim)", "bash <(echo rm victim)", "echo rm victim | source /dev/stdin", "echo rm victim | bash /dev/fd/0"];
 
 describe("deny rules see through shell syntax", () => {
   it("every form that runs rm is denied by bash(rm:*), even with bash allowed, in every mode", () => {
@@ -60,6 +60,7 @@ describe("deny rules see through shell syntax", () => {
       expect(d.action, command).toBe("ask");
       expect(d.allowRules, command).toEqual(["bash"]);
     }
+    expect(e.decide(bash, { command: "curl http://x | sh" }).reason).toBe('"bash" is an exec tool; no command rule can allow it: "sh" runs a command that cannot be read before it runs (a shell reading its script from stdin)');
     // Bypass and an allow rule for the whole tool still run it.
     expect(engine({}, "bypass").decide(bash, { command: "$cmd victim" }).action).toBe("allow");
     expect(engine({ allow: ["bash"] }).decide(bash, { command: "$cmd victim" }).action).toBe("allow");
@@ -132,7 +133,7 @@ describe("bad input", () => {
     expect(e.decide(bash, { command: "echo \uFFFD" }).action).toBe("deny");
     const d = engine({ allow: ["bash(echo:*)"] }).decide(bash, { command: "echo (" });
     expect(d.action).toBe("ask");
-    expect(d.reason).not.toContain("allow");
+    expect(d.reason).toBe('"bash" is an exec tool; no command rule can allow it: the shell parser cannot read it (line 1, column 6)');
   });
 
   it("a 1 MB command and deeply nested substitutions get a decision", () => {
