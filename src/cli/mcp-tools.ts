@@ -4,7 +4,7 @@
  * headless only with `--approve-mcp-json` or `"approve_mcp_json": true`). Nothing here waits for a server.
  */
 import { join } from "node:path";
-import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
+import { loadConfig, where, withoutProjectKeys, type LoadedConfig } from "../config/layers.js";
 import { awlDataDir } from "../config/paths.js";
 import { approvalOf, rememberApproval } from "../extensions/mcp/approvals.js";
 import { mergeServers, parseMcpServers, readMcpJson, type McpServerConfig } from "../extensions/mcp/config.js";
@@ -113,8 +113,18 @@ function positive(value: unknown): number | undefined {
  */
 export async function openMcpForListing(options: { approveProject: boolean; trustProject?: boolean; reservedNames?: () => Iterable<string> }): Promise<McpToolSet | undefined> {
   const read = await loadConfig({ env: process.env, cwd: process.cwd(), ...(options.trustProject && { trustProject: true }) });
+  let config = read.ok ? read.value : undefined;
+  let unpinnedServers: ReadonlySet<string> | undefined;
+  if (config?.trusted && !options.trustProject) {
+    // Trusted as the content it had then: servers changed since start only once that change is trusted.
+    const [{ checkPin, namesOf }, { realPathOf }] = await Promise.all([import("../trust/pin.js"), import("../permissions/paths.js")]);
+    const pin = checkPin(realPathOf(process.cwd()), config.paths.user);
+    if (!options.approveProject) unpinnedServers = namesOf(pin.unpinned, "mcp");
+    if (pin.unpinned.has("setting:mcpServers")) config = withoutProjectKeys(config, ["mcpServers"]);
+  }
   const tools = await openMcpTools({
-    config: read.ok ? read.value : undefined,
+    config,
+    ...(unpinnedServers && { unpinnedServers }),
     cwd: process.cwd(),
     env: process.env,
     // A trusted folder's .mcp.json is approved with the rest of what it brings, as in a run (chat-tools.ts).

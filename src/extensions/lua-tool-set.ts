@@ -881,6 +881,9 @@ function claim(extension: DiscoveredExtension | undefined): { rank: number; bund
   return { rank: SOURCES.indexOf(extension?.source ?? "user"), bundled: extension?.source === "bundled" };
 }
 
+/** The `disabled_by` of a project extension changed since the folder was trusted (src/trust/pin.ts). */
+export const UNPINNED = "changed since the folder was trusted";
+
 /**
  * The extensions found in `roots`, without those a config file switches off (their code never runs; with a
  * bundled one off, its tool names are free for the user's own).
@@ -892,7 +895,7 @@ function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.P
 } {
   const found = discoverExtensions(roots);
   const enablement = readEnablement(cwd, env);
-  for (const e of found.extensions) if (e.source === "project" && unpinned?.has(e.name)) enablement.disabled.set(e.name, "changed since the folder was trusted");
+  for (const e of found.extensions) if (e.source === "project" && unpinned?.has(e.name)) enablement.disabled.set(e.name, UNPINNED);
   if (enablement.disabled.size === 0) return { discovery: found, disabled: [], problems: enablement.problems };
   const disabled = found.extensions.filter((e) => enablement.disabled.has(e.name)).map((e) => ({ ...e, disabled_by: enablement.disabled.get(e.name)! }));
   const discovery = { ...found, extensions: found.extensions.filter((e) => !enablement.disabled.has(e.name)) };

@@ -44,6 +44,10 @@ describe("extensions", () => {
       `awl: ${box.cwd} changed since you trusted it, so its new content was not loaded: added extension "evil"; run with --trust-project to load it once, or awl here interactively to review and trust it`,
     ]);
 
+    const listing = await box.awl(["extensions", "--no-std-tools"]);
+    expect(listing.stdout).toContain("evil  disabled  .awl/extensions/evil.lua  (project)\n    not loaded: changed since the folder was trusted (run awl here");
+    expect(ran("evil")).toBe(false);
+
     await run(["--trust-project"]);
     expect(ran("evil")).toBe(true);
     expect(offered(1)).toEqual(["evil", "old"]);
@@ -104,6 +108,9 @@ describe("the config file and .mcp.json", () => {
     expect(existsSync(started)).toBe(false);
     expect(result.stderr).toContain('added MCP server "sneaky"');
     expect(result.stderr).toContain("changed since the folder was trusted");
+    const listed = await box.awl(["mcp", "list"]);
+    expect(listed.stdout).toContain("changed since the folder was trusted");
+    expect(existsSync(started)).toBe(false);
 
     // Removing it again runs nothing new: no question, no notice.
     writeFileSync(join(box.cwd, ".mcp.json"), JSON.stringify({ mcpServers: {} }));
