@@ -118,6 +118,23 @@ describe("the task tool", () => {
     expect(out.total_cost_usd).toBeCloseTo(out.cost_usd, 12);
   });
 
+  it("stream-json carries the sub-agent's progress as the task call's tool_progress (its title)", async () => {
+    const env = await serve((r) => {
+      if (isParent(r)) return answered(r) ? openaiText("parent done") : openaiToolCalls([{ id: "t1", name: "task", input: { description: "list it", prompt: "list" } }]);
+      return answered(r) ? openaiText("listed") : openaiToolCalls([{ id: "l1", name: "ls", input: {} }]);
+    });
+    const run = await box.awl(["-p", "go", "--output-format", "stream-json"], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const titles = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === "tool_progress" && e.tool_use_id === "t1" && e.update.kind === "title")
+      .map((e) => e.update.text);
+    expect(titles).toContain("general-purpose: list it · step 1 · 15 tokens · running ls");
+    expect(titles.at(-1)).toBe("general-purpose: list it · step 2 · 15 tokens · done");
+  });
+
   it("a side session can be opened with -r and continued (as a conversation of the main agent)", async () => {
     agentFile("alpha", "---\nname: alpha\ndescription: Looks things up.\n---\nYou are ALPHA.\n");
     const env = await serve((r) => {
