@@ -113,7 +113,8 @@ export async function openMcpForListing(options: { approveProject: boolean; trus
     config: read.ok ? read.value : undefined,
     cwd: process.cwd(),
     env: process.env,
-    approveProject: options.approveProject,
+    // A trusted folder's .mcp.json is approved with the rest of what it brings, as in a run (chat-tools.ts).
+    approveProject: options.approveProject || (read.ok && read.value.trusted),
     waitForStart: true,
     useCache: false,
     warn: () => undefined,

@@ -305,9 +305,11 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   // Hot reload: what awl says about a reload goes above the prompt, or into the turn between its model calls.
   const notice = (text: string): void => {
-    if (renderer) renderer.notice(text);
-    else if (editor.shown) editor.printAbove(sink.color ? `\x1b[2m${text}\x1b[22m\n` : `${text}\n`);
-    else print(text);
+    if (renderer) return renderer.notice(text);
+    if (!editor.shown) return print(text);
+    // Wrapped at words, as awl's other lines are (the terminal would break it mid-word).
+    const wrapped = wrapText(text, columns() - 1);
+    editor.printAbove(sink.color ? `\x1b[2m${wrapped}\x1b[22m\n` : `${wrapped}\n`);
   };
   const lua = runtime.hosts.lua;
   const stopListening = lua?.onReload((report) => reloadLines(report).forEach(notice));
