@@ -111,7 +111,7 @@ describe("awl acp: modes", () => {
       await ctx.request("session/set_mode", { sessionId, modeId: "plan" });
       await awl.waitForUpdate((u) => u.update.sessionUpdate === "current_mode_update" && u.update.currentModeId === "plan");
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] });
-      expect(offered(1).sort()).toEqual(["find", "grep", "ls", "read"]);
+      expect(offered(1).sort()).toEqual(["find", "grep", "ls", "read", "task"]);
       await expect(ctx.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toThrow(/unknown mode "yolo": use default, accept-edits, plan, bypass/);
     });
   });

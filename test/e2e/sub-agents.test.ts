@@ -76,7 +76,7 @@ describe("the task tool", () => {
     expect(beta.tools).toEqual(["grep", "ls"]);
     expect(contentText(alpha.messages[0])).toBe("find A");
     // The tool the definition names that does not exist is reported; the rest is used.
-    expect(run.stderr).toContain('the agent "alpha" names tools that do not exist here: "nope"; it runs with the rest');
+    expect(run.stderr).toContain('the agent "alpha" names tools not available here (none by that name, or denied): "nope"; it runs with the rest');
     const last = requests.filter(isParent).at(-1)!;
     const results = toolResults(last);
     expect(results.map((x) => x.id)).toEqual(["t1", "t2"]);
