@@ -19,6 +19,7 @@ export { runStream } from "./providers/stream-driver.js";
 export type { WireAdapter, WireRequest, StreamAssembler, EventVerdict, DriverSettings } from "./providers/stream-driver.js";
 export type { SseEvent } from "./providers/sse.js";
 export * from "./session/index.js";
+export * from "./checkpoints/index.js";
 export { ReplayProvider, ReplayRecorder, createReplayProvider, readReplayScript, parseReplayScript, REPLAY_FORMAT_VERSION } from "./providers/replay/index.js";
 export type { ReplayScript, ReplayStep, Pacing } from "./providers/replay/index.js";
 export { loadSettings, resolveSettings, readConfigFile, configFilePath, projectConfigPath, loadConfig, LoadedConfig, where } from "./config/index.js";

@@ -14,6 +14,8 @@ export class Checkpointer {
   constructor(
     readonly dir: string,
     private readonly excluded: readonly string[],
+    /** Where the sessions are, and how many days old sessions' checkpoints are kept (pruning). */
+    private readonly retention: { sessionDir: string; days: number },
   ) {}
 
   /** Records the workspace; resolves with the checkpoint (`complete: false` and its `error` when it could not be taken). */
@@ -42,7 +44,9 @@ export class Checkpointer {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const worker = new Worker(packagePath("dist", "checkpoints", "worker.js"), { workerData: { dir: this.dir, excluded: [...this.excluded] } });
+    const worker = new Worker(packagePath("dist", "checkpoints", "worker.js"), {
+      workerData: { dir: this.dir, excluded: [...this.excluded], sessionDir: this.retention.sessionDir, retentionDays: this.retention.days },
+    });
     worker.unref();
     worker.on("message", (message: { id: number; record?: CheckpointRecord }) => {
       this.waiting.get(message.id)?.(message.record);

@@ -144,6 +144,25 @@ export class CheckpointStore {
     fs.rmSync(this.sessionFile(session), { force: true });
   }
 
+  /** Every object the saved scan indexes of all workspaces name (pruning keeps them). */
+  *indexedObjects(): Generator<string> {
+    const dir = join(this.dir, "workspaces");
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      try {
+        const saved = JSON.parse(fs.readFileSync(join(dir, name, "index.json"), "utf8")) as { entries: unknown[][] };
+        for (const entry of saved.entries) if (typeof entry[6] === "string") yield entry[6];
+      } catch {
+        // no index, or damaged: nothing of it to keep
+      }
+    }
+  }
+
   /** The folder of a workspace's own files (scan index, rewind journal). */
   workspaceDir(root: string): string {
     return join(this.dir, "workspaces", createHash("sha256").update(resolve(root)).digest("hex").slice(0, 24));

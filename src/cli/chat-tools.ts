@@ -51,6 +51,7 @@ export async function openChatTools(
     ...(options.config && { config: options.config }),
     secrets,
     trustProject: trusted,
+    ...(options.permissions?.unpinned && { unpinnedExtensions: options.permissions.unpinned.extensions }),
     ...(textHost && { textHost }),
     ...(sandbox.value && { sandbox: sandbox.value }),
   });
@@ -81,6 +82,7 @@ export async function openChatTools(
     env: process.env,
     // A trusted folder's .mcp.json is approved with the rest of what it brings (docs/permissions.md, "Trust").
     approveProject: trusted || options.cli.flags["approve-mcp-json"] === true || options.config?.get("approve_mcp_json")?.value === true,
+    ...(options.permissions?.unpinned && options.cli.flags["approve-mcp-json"] !== true && { unpinnedServers: options.permissions.unpinned.mcpServers }),
     waitForStart: !mode.interactive,
     useCache: true,
     warn: options.warn,

@@ -10,6 +10,7 @@ import { Checkpointer } from "../checkpoints/checkpointer.js";
 import type { CheckpointRecord, CheckpointWhen } from "../checkpoints/store.js";
 import { defaultCheckpointDir } from "../checkpoints/store.js";
 import type { ScanLimits } from "../checkpoints/scan.js";
+import { DEFAULT_RETENTION_DAYS } from "../checkpoints/prune.js";
 import type { LoadedConfig } from "../config/layers.js";
 import type { ToolUseBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
@@ -23,6 +24,7 @@ export interface CheckpointSettings {
   enabled?: boolean;
   max_files?: number;
   max_file_size?: number;
+  retention_days?: number;
 }
 
 export class CheckpointHook implements TurnHook {
@@ -135,6 +137,6 @@ export function setupCheckpoints(
     ...(settings.max_files !== undefined && { maxFiles: settings.max_files }),
     ...(settings.max_file_size !== undefined && { maxFileSize: settings.max_file_size }),
   };
-  const checkpointer = new Checkpointer(dir, [dir, defaultSessionDir()]);
+  const checkpointer = new Checkpointer(dir, [dir, defaultSessionDir()], { sessionDir: defaultSessionDir(), days: settings.retention_days ?? DEFAULT_RETENTION_DAYS });
   return new CheckpointHook(checkpointer, resolve(cwd), limits, warn, runtime, (message) => sessions.messageId(message));
 }

@@ -21,6 +21,8 @@ export interface McpToolsOptions {
   ask?: (servers: readonly McpServerConfig[], file: string) => Promise<boolean>;
   /** `--approve-mcp-json` (or the config key): approve the project's servers for this run without asking. */
   approveProject: boolean;
+  /** Servers of a trusted folder's `.mcp.json` changed since it was trusted: not approved by that trust (src/trust/pin.ts). */
+  unpinnedServers?: ReadonlySet<string>;
   /** Print mode: the first model call waits for servers still starting, up to the start-up timeout. */
   waitForStart: boolean;
   /** Offer the tools servers listed last time before they are ready (the main command); listings want the real state. */
@@ -34,7 +36,7 @@ export interface McpToolsOptions {
 }
 
 /** The configured servers, the project's ones marked when not approved (asking first when it can). */
-export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject" | "clientServers">): Promise<McpServerConfig[]> {
+export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject" | "unpinnedServers" | "clientServers">): Promise<McpServerConfig[]> {
   const { config, cwd, env } = options;
   // From the config files (a project's .awl/config.json only when the folder is trusted: src/config/layers.ts).
   const configured = config?.get("mcpServers");
@@ -57,11 +59,13 @@ export async function configuredServers(options: Pick<McpToolsOptions, "config" 
     if (unknown.length > 0 && options.ask) rememberApproval(unknown, await options.ask(unknown, project.file), cwd, env);
   }
   const servers = project.servers.map((server): McpServerConfig => {
-    if (!runnable.includes(server) || options.approveProject) return server;
+    const unpinned = options.unpinnedServers?.has(server.name) === true;
+    if (!runnable.includes(server) || (options.approveProject && !unpinned)) return server;
     const answer = approvalOf(server, cwd, env);
     if (answer === "approved") return server;
-    const why =
-      answer === "refused"
+    const why = unpinned
+      ? `from ${project.file}, changed since the folder was trusted: run awl here to review the change, or pass --trust-project`
+      : answer === "refused"
         ? `refused for this project (${project.file}); \`awl mcp approve ${server.name}\` approves it`
         : `from ${project.file}, not approved for this project yet: run awl here to be asked, or pass --approve-mcp-json`;
     return { ...server, unapproved: why };

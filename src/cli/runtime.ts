@@ -32,6 +32,8 @@ import type { CompactionOutcome } from "../agent/context-layer.js";
 import { Compactor } from "../compaction/compactor.js";
 import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
+import type { SkillToolSet } from "../skills/skill-tool-set.js";
+import type { PromptCommands } from "../prompt-commands/discover-commands.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -83,6 +85,10 @@ export class Runtime {
   hosts: { lua?: LuaToolSet; mcp?: McpToolSet; agents?: SubAgentToolSet } = {};
   /** The MCP servers' set-up when it waits for the interactive prompt to be drawn (later-mcp.ts). */
   laterMcp: LaterMcp | undefined;
+  /** The Agent Skills found (docs/skills.md): the `skill` tool and the system prompt's listing. */
+  skills: SkillToolSet | undefined;
+  /** The Markdown prompt commands found (docs/commands.md). */
+  promptCommands: PromptCommands | undefined;
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -255,12 +261,14 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const later = opened?.laterMcp;
   const servers = mcp ?? later;
   const cwd = options.cwd ?? process.cwd();
+  const reach = opened && !options.tools ? await (await import("./extension-reach.js")).openExtensionReach(cwd, options.permissions?.trusted === true) : undefined;
   const config = await configOf(options.config, cwd);
   if (!config.ok) return config;
   // The `task` tool (docs/agents.md) sits beside the extensions' tools, under the permission layer.
   const subAgents = opened && !options.tools ? await (await import("./sub-agents.js")).openSubAgents(options, config.value, cwd) : undefined;
   const parts: ToolSet[] = [];
-  for (const part of [opened?.tools, servers, subAgents?.tools]) if (part) parts.push(part);
+  const skills = reach?.skills.definitions().length ? reach.skills : undefined;
+  for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
   const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
   const tools = permissions ?? inner;
@@ -281,6 +289,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
+  runtime.skills = reach?.skills;
+  runtime.promptCommands = reach?.commands;
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,

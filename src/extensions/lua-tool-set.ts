@@ -17,6 +17,7 @@ import { mkdir, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
+import type { ImageData } from "../model/blocks.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
@@ -66,6 +67,8 @@ export interface LuaToolSetOptions {
    * until the user trusted it (docs/permissions.md, "Trust"); the CLI passes true for a trusted folder.
    */
   trustProject?: boolean;
+  /** Project extensions changed since the folder was trusted (src/trust/pin.ts): not loaded, listed as disabled. */
+  unpinnedExtensions?: ReadonlySet<string>;
   /**
    * Bundled `std.*` extensions (the core tools); default: the package's `extensions/` folder. `false` offers
    * none of them (an embedder with tools of its own, a test about something else).
@@ -165,6 +168,7 @@ export class LuaToolSet implements ToolSet {
   private idleWaiters: (() => void)[] = [];
   /** Extensions switched off in a config file (never run), each with that file; what was wrong with those files. */
   private disabled: (DiscoveredExtension & { disabled_by: string })[] = [];
+  private unpinned: ReadonlySet<string> | undefined;
   private enablementProblems: string[] = [];
   private env: NodeJS.ProcessEnv = {};
   /** The registration cache (false: off) and the keys of the extensions as found. */
@@ -209,7 +213,7 @@ export class LuaToolSet implements ToolSet {
       project: options.trustProject === true,
       ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
-    const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env);
+    const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env, options.unpinnedExtensions);
     const home = awlDataDir(options.env);
     const context: ToolContextData = {
       cwd: options.cwd,
@@ -222,6 +226,7 @@ export class LuaToolSet implements ToolSet {
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
     const toolSet = new LuaToolSet(discovery, roots, registry, context, defaultTimeoutMs, scrub);
     toolSet.disabled = disabled;
+    toolSet.unpinned = options.unpinnedExtensions;
     toolSet.enablementProblems = problems;
     toolSet.env = options.env;
     if (options.spillDir === undefined) toolSet.ownSpillRoot = dirname(context.spill_dir);
@@ -469,7 +474,7 @@ export class LuaToolSet implements ToolSet {
 
   /** One round of hot reload: finds the extensions again and loads those that changed (`all`: every one). */
   private async applyChanges(all: boolean): Promise<ReloadReport> {
-    const found = findEnabled(this.roots, this.context.cwd, this.env);
+    const found = findEnabled(this.roots, this.context.cwd, this.env, this.unpinned);
     const discovery = found.discovery;
     this.disabled = found.disabled;
     this.enablementProblems = found.problems;
@@ -593,7 +598,7 @@ export class LuaToolSet implements ToolSet {
    * (`error`, naming file and line: a Lua error's message carries them), or why it stopped (`stopped`: Esc, the
    * timeout). Never throws.
    */
-  async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<{ outcome: "ok" | "error" | "stopped"; text: string }> {
+  async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<CommandOutcome> {
     this.running++;
     try {
       await this.loaded();
@@ -606,8 +611,12 @@ export class LuaToolSet implements ToolSet {
         ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(command.extension, text, `/${command.name}`) }),
       });
       switch (outcome.status) {
-        case "result":
-          return { outcome: outcome.is_error ? "error" : "ok", text: this.scrub.text(outcome.content) };
+        case "result": {
+          // A handler's `{ prompt = ..., attachments = ..., images = ... }` (awl.lua's `extras`): a prompt for the model.
+          const { prompt, attachments } = outcome as { prompt?: string; attachments?: string[] };
+          const send = !outcome.is_error && typeof prompt === "string" ? { prompt: { text: this.scrub.text(prompt), files: attachments ?? [], images: outcome.images ?? [] } } : {};
+          return { outcome: outcome.is_error ? "error" : "ok", text: this.scrub.text(outcome.content), ...send };
+        }
         case "crash":
           return { outcome: "error", text: this.scrub.text(outcome.message) };
         case "timeout":
@@ -852,6 +861,16 @@ export class LuaToolSet implements ToolSet {
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
 
+/**
+ * How a slash command's handler ended: what it returned to print (`ok`), what went wrong (`error`), or why it
+ * stopped; `prompt` when it returned one for the model (with files to attach and images).
+ */
+export interface CommandOutcome {
+  outcome: "ok" | "error" | "stopped";
+  text: string;
+  prompt?: { text: string; files: string[]; images: ImageData[] };
+}
+
 /** A registration of a tool (not of a slash command). */
 function isTool(registration: LuaToolRegistration): boolean {
   return registration.command !== true;
@@ -866,13 +885,14 @@ function claim(extension: DiscoveredExtension | undefined): { rank: number; bund
  * The extensions found in `roots`, without those a config file switches off (their code never runs; with a
  * bundled one off, its tool names are free for the user's own).
  */
-function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.ProcessEnv): {
+function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.ProcessEnv, unpinned?: ReadonlySet<string>): {
   discovery: DiscoveryResult;
   disabled: (DiscoveredExtension & { disabled_by: string })[];
   problems: string[];
 } {
   const found = discoverExtensions(roots);
   const enablement = readEnablement(cwd, env);
+  for (const e of found.extensions) if (e.source === "project" && unpinned?.has(e.name)) enablement.disabled.set(e.name, "changed since the folder was trusted");
   if (enablement.disabled.size === 0) return { discovery: found, disabled: [], problems: enablement.problems };
   const disabled = found.extensions.filter((e) => enablement.disabled.has(e.name)).map((e) => ({ ...e, disabled_by: enablement.disabled.get(e.name)! }));
   const discovery = { ...found, extensions: found.extensions.filter((e) => !enablement.disabled.has(e.name)) };

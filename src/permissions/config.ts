@@ -53,6 +53,8 @@ export interface PermissionConfigOptions {
   home: string;
   /** Whether the project file may widen what is allowed. */
   projectTrusted: boolean;
+  /** `kind:name` keys (src/trust/content.ts) of a trusted project's allow rules and settings changed since it was trusted: not applied. */
+  unpinned?: ReadonlySet<string>;
 }
 
 /** The permission settings of the files, lowest first (user, then project). */
@@ -83,7 +85,7 @@ export function permissionConfig(layers: readonly PermissionLayer[], options: Pe
       list.forEach((text: unknown, index) => {
         const line = layer.lineOf(["permissions", action, index]);
         const at = `${layer.path}:${line}`;
-        if (widens && action === "allow") {
+        if (action === "allow" && (widens || (layer.scope === "project" && options.unpinned?.has(`allow:${String(text)}`)))) {
           out.skipped.push(`allow rule ${JSON.stringify(text)} (${at}): ${UNTRUSTED}`);
           return;
         }
@@ -110,7 +112,7 @@ export function permissionConfig(layers: readonly PermissionLayer[], options: Pe
         out.problems.push(`${where(["permissions", key])}: "permissions.${key}" must be ${expected}, got ${JSON.stringify(value)} (ignored)`);
         return undefined;
       }
-      const wider = widens && widening(value);
+      const wider = (widens || (layer.scope === "project" && options.unpinned?.has(`setting:permissions.${key}`))) && widening(value);
       if (wider) {
         out.skipped.push(`"permissions.${key}": ${JSON.stringify(value)} (${where(["permissions", key])}): ${wider}; ${UNTRUSTED}`);
         return undefined;

@@ -7,6 +7,7 @@ import { readConfigFile, type ConfigScope } from "../config/config-file.js";
 import { editConfigFile } from "../config/write.js";
 import { permissionLayer } from "./config.js";
 import { parseRule, type Rule } from "./rules.js";
+import { pinFolder, unpinFolder } from "../trust/pin.js";
 
 /** The file's values (a missing file: none); a file that cannot be read or checked is an error. */
 async function valuesOf(path: string, scope: ConfigScope): Promise<Record<string, unknown>> {
@@ -51,7 +52,11 @@ export async function removeSavedRule(path: string, scope: ConfigScope, action: 
   return true;
 }
 
-/** Adds (or removes) a folder in the user file's `trusted_folders`, keeping what others add at the same time. */
+/**
+ * Adds (or removes) a folder in the user file's `trusted_folders`, keeping what others add at the same time; with
+ * the pin of what it holds now (or without it): trust covers the content the folder had when the user said yes
+ * (src/trust/pin.ts).
+ */
 export async function setFolderTrust(userConfigPath: string, folder: string, trusted: boolean): Promise<void> {
   await write(userConfigPath, "user", [
     {
@@ -62,4 +67,6 @@ export async function setFolderTrust(userConfigPath: string, folder: string, tru
       },
     },
   ]);
+  if (trusted) pinFolder(folder, userConfigPath);
+  else unpinFolder(folder, userConfigPath);
 }

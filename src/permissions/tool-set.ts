@@ -186,8 +186,18 @@ export class PermissionToolSet implements ToolSet {
   }
 }
 
+/** The outcomes this layer made itself (a deny, the user's no): the call never ran. */
+const refusals = new WeakSet<ToolOutcome>();
+
+/** Whether `outcome` is a refusal of this layer rather than the tool's own result. */
+export function isRefusal(outcome: ToolOutcome): boolean {
+  return refusals.has(outcome);
+}
+
 function refusal(content: string): ToolOutcome {
-  return { status: "result", content, is_error: true };
+  const outcome: ToolOutcome = { status: "result", content, is_error: true };
+  refusals.add(outcome);
+  return outcome;
 }
 
 /** The headless deny: why, and the exact rule or flag that would allow the call. */

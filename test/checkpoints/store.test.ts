@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,6 +7,7 @@ import { CheckpointStore } from "../../src/checkpoints/store.js";
 import { flattenTree } from "../../src/checkpoints/tree.js";
 import { applyJournal, planRestore, readJournal, writeJournal } from "../../src/checkpoints/restore.js";
 import { journalFile, rewindCode } from "../../src/checkpoints/rewind.js";
+import { pruneCheckpoints } from "../../src/checkpoints/prune.js";
 
 const SESSION = "20260101-000000-000-abcdef";
 
@@ -171,5 +172,36 @@ describe("checkpoint store", () => {
     expect(ck.complete).toBe(false);
     expect(ck.error).toContain("could not write the checkpoint store");
     expect(store.records(SESSION)).toEqual([expect.objectContaining({ id: ck.id, complete: false })]);
+  });
+});
+
+describe("pruning", () => {
+  it("drops the checkpoints of sessions gone or past the retention, and only the objects nothing else needs", () => {
+    const { root, store } = setup();
+    const sessions = join(store.dir, "..", "sessions");
+    mkdirSync(sessions);
+    const kept = "20260101-000000-000-aaaaaa";
+    const old = "20250101-000000-000-bbbbbb";
+    const gone = "20250101-000000-000-cccccc";
+    writeFileSync(join(sessions, `${kept}.jsonl`), "");
+    writeFileSync(join(sessions, `${old}.jsonl`), "");
+    const longAgo = Date.now() / 1000 - 40 * 86_400;
+    utimesSync(join(sessions, `${old}.jsonl`), longAgo, longAgo);
+    writeFileSync(join(root, "shared.txt"), "in every checkpoint");
+    writeFileSync(join(root, "a.txt"), "only the old session saw this");
+    store.take({ session: old, root, prompt: 1, when: "turn" });
+    store.take({ session: gone, root, prompt: 1, when: "turn" });
+    rmSync(join(root, "a.txt"));
+    const live = store.take({ session: kept, root, prompt: 1, when: "turn" });
+    // The scan index still names what the last scan read: pruning keeps it (a running awl may reuse it).
+    rmSync(join(store.workspaceDir(root), "index.json"));
+    const outcome = pruneCheckpoints(store, sessions, 30);
+    expect(outcome.sessions).toBe(2);
+    expect(store.sessions()).toEqual([kept]);
+    expect(outcome.objects).toBeGreaterThan(0);
+    expect(flattenTree(store.objects, live.tree!).get("shared.txt")).toBeDefined();
+    writeFileSync(join(root, "shared.txt"), "changed");
+    expect(rewindCode(store, { session: kept, root, prompt: 1, current: 1, overwriteChanged: true }).status).toBe("restored");
+    expect(readFileSync(join(root, "shared.txt"), "utf8")).toBe("in every checkpoint");
   });
 });

@@ -277,7 +277,7 @@ describe("awl config", () => {
     expect(envOnly.stdout).toContain("  model: env-model (from AWL_MODEL)\n");
     const withFile = await runAwl(["config"], { env, configFile });
     expect(withFile.stdout).toMatch(/\n {2}model: file-model \(from "model" in \/.*\/awl\/config\.json:1\)\n/);
-    expect(withFile.stdout).toContain("  base URL: http://env.example/v1\n");
+    expect(withFile.stdout).toContain("  base URL: http://env.example/v1 (from AWL_BASE_URL)\n");
     expect(withFile.stdout).toContain("  max retries: 7\n");
     const withFlags = await runAwl(["config", "--model", "flag-model", "--max-retries", "0"], { env, configFile });
     expect(withFlags.stdout).toContain("  model: flag-model (from --model)\n");
@@ -335,6 +335,9 @@ describe("awl config", () => {
   it("shows the resolved settings without the key", async () => {
     const run = await runAwl(["config", "--model", "m1"], { env: { OPENAI_API_KEY: "sk-test-secret" } });
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain("base URL: https://api.openai.com/v1 (from openai's default)");
+    const flagged = await runAwl(["config", "--model", "m1", "--base-url", "http://127.0.0.1:9/v1"], { env: { OPENAI_API_KEY: "k" } });
+    expect(flagged.stdout).toContain("base URL: http://127.0.0.1:9/v1 (from --base-url)");
     expect(run.stdout).toContain("model: m1");
     expect(run.stdout).toContain("API key: set");
     expect(run.stdout).not.toContain("sk-test-secret");

@@ -26,6 +26,8 @@ describe("slash commands", () => {
     expect(lines[at + 1]!.slice(0, column).trim()).toBe("");
     expect(lines[at + 1]![column]).toMatch(/\S/);
     expect(screen).toContain("/exit, /quit");
+    // Every key and prompt form the UI takes is listed, and every command.
+    for (const key of ["Ctrl-R", "@path", "!command", "/permissions", "/mode"]) expect(screen).toMatch(new RegExp(`^  ${key.replace("/", "\\/")}`, "m"));
   });
 
   it("/model alone lists the models the server offers, the current one marked; /quit leaves", async () => {

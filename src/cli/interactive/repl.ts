@@ -27,7 +27,9 @@ import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { layoutPrompt } from "./prompt-layout.js";
-import { completeSlashCommand, extensionCommands, findSlashCommand, type SlashContext } from "./slash-commands.js";
+import { completeSlashCommand, findSlashCommand, invocableCommands, type SlashContext } from "./slash-commands.js";
+import { invokePrompt } from "../prompt-invocation.js";
+import type { ContentBlock } from "../../model/blocks.js";
 import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
 import { runShellCommand, shellRunText } from "./shell-command.js";
 import { stripControls } from "../output/safe-text.js";
@@ -59,7 +61,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     starting: runtime.hosts.mcp?.starting() ?? [],
   });
   const editor = new LineEditor(out, {
-    complete: (text) => [...completeSlashCommand(text, extensionCommands(runtime)), ...completeFileMention(text, process.cwd())],
+    complete: (text) => [...completeSlashCommand(text, invocableCommands(runtime)), ...completeFileMention(text, process.cwd())],
     footer: (width) => statusLine(statusFacts(), width, sink.color),
     onHiddenChange: () => pane.refresh(),
   });
@@ -252,26 +254,39 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const attachments = attachMentionedFiles(text, process.cwd());
     if (attachments.attached.length > 0) sink.dim(`(attached ${attachments.attached.join(", ")})\n`);
     for (const note of attachments.notes) sink.dim(`(${note})\n`);
-    const ran = shellRuns.splice(0);
-    const prompt = [...ran, attachments.text].join("\n\n");
-    await runTurn(attachments.images.length === 0 ? prompt : [{ type: "text", text: prompt }, ...attachments.images]);
+    // `$skill-name` in the prompt adds that skill's instructions.
+    await sendInvoked([{ type: "text", text: attachments.text }, ...attachments.images]);
   }
 
-  async function runSlash(text: string): Promise<void> {
-    let found = findSlashCommand(text, extensionCommands(runtime));
-    // An extension's command may be known only once the extensions have loaded (no registration cache yet).
-    if ("unknown" in found && runtime.hosts.lua) {
-      await runtime.hosts.lua.ready();
-      found = findSlashCommand(text, extensionCommands(runtime));
-    }
-    if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
-    if (!found.command.cancellable) return found.command.run(found.args, slashContext());
+  /** Sends `content` as a command or skill makes it (prompt-invocation.ts), after the `!command` runs' output. */
+  async function sendInvoked(content: ContentBlock[], named?: string): Promise<void> {
+    const invoked = await cancellable((signal) => invokePrompt(content, runtime, process.cwd(), signal));
+    if (invoked.kind === "printed") return print(invoked.text.replace(/\n+$/, ""));
+    if (invoked.kind === "refused") return print(invoked.message);
+    if (named !== undefined && invoked.named === undefined) return print(`unknown command /${named}; /help lists them`);
+    for (const note of invoked.notes) sink.dim(`(${note})\n`);
+    const ran = shellRuns.splice(0);
+    const blocks: ContentBlock[] = typeof invoked.content === "string" ? [{ type: "text", text: invoked.content }] : [...invoked.content];
+    const first = blocks[0];
+    if (first?.type === "text") blocks[0] = { type: "text", text: [...ran, first.text].join("\n\n") };
+    await runTurn(blocks.length === 1 && blocks[0]!.type === "text" ? blocks[0]!.text : blocks);
+  }
+
+  /** Runs `work` with a signal that Esc and Ctrl-C abort. */
+  async function cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     turn = new AbortController();
     try {
-      await found.command.run(found.args, { ...slashContext(), signal: turn.signal });
+      return await work(turn.signal);
     } finally {
       turn = undefined;
     }
+  }
+
+  async function runSlash(text: string): Promise<void> {
+    // awl's own commands first; then prompt commands, skills and the extensions' commands.
+    const found = findSlashCommand(text);
+    if ("unknown" in found) return sendInvoked([{ type: "text", text: text.trim() }], found.unknown);
+    return found.command.run(found.args, slashContext());
   }
 
   async function runShell(command: string): Promise<void> {

@@ -1,0 +1,43 @@
+/**
+ * A skill's body as it goes into the conversation when the model or the user invokes it: the instructions
+ * after the front matter, wrapped with the skill's name and folder (its `scripts/`, `references/` and `assets/`
+ * are read and run from there with the ordinary tools, under the ordinary permissions). A body longer than
+ * {@link MAX_SKILL_BODY} bytes is cut, with a note saying where the rest is.
+ */
+import { readFileSync } from "node:fs";
+import type { SkillEntry } from "./discover-skills.js";
+
+/** The most of a body sent. */
+export const MAX_SKILL_BODY = 64 * 1024;
+
+/** The text for the conversation, or an error naming the file (it changed or went away since discovery). */
+export async function skillBodyText(skill: SkillEntry): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+  let text: string;
+  try {
+    text = readFileSync(skill.file, "utf8");
+  } catch (error) {
+    return { ok: false, message: `cannot read ${skill.file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
+  }
+  const { FrontMatterError, parseFrontMatter } = await import("../util/front-matter.js");
+  let body: string;
+  try {
+    body = parseFrontMatter(text, skill.file).body;
+  } catch (error) {
+    if (error instanceof FrontMatterError) return { ok: false, message: error.message };
+    throw error;
+  }
+  const bytes = Buffer.from(body.trim());
+  const cut = bytes.length > MAX_SKILL_BODY;
+  const shown = cut ? bytes.subarray(0, MAX_SKILL_BODY).toString("utf8").replace(/\uFFFD$/, "") : bytes.toString("utf8");
+  const note = cut
+    ? `\n[awl: the skill is cut here: its SKILL.md is ${kb(Buffer.byteLength(text))} and awl sends the first ${kb(MAX_SKILL_BODY)} of its instructions; read the rest from ${skill.file} if you need it]`
+    : "";
+  return {
+    ok: true,
+    text: `<skill name="${skill.name}" folder="${skill.dir}">\n${shown}${note}\n</skill>\nThe skill's files (scripts/, references/, assets/) are in ${skill.dir}: read and run them there by path with your tools.`,
+  };
+}
+
+function kb(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${(bytes / 1024 / 1024).toFixed(1)} MB` : `${Math.round(bytes / 1024)} KB`;
+}
