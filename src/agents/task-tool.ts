@@ -143,7 +143,7 @@ export class SubAgentToolSet implements ToolSet {
     if (this.warned.has(definition.name)) return;
     this.warned.add(definition.name);
     const names = unknown.map((n) => `"${n}"`).join(", ");
-    this.options.warn?.(`${definition.file}: the agent "${definition.name}" names tools that do not exist here: ${names}; it runs with the rest`);
+    this.options.warn?.(`${definition.file}: the agent "${definition.name}" names tools not available here (none by that name, or denied): ${names}; it runs with the rest`);
   }
 }
 

@@ -76,7 +76,7 @@ describe("the task tool", () => {
     expect(beta.tools).toEqual(["grep", "ls"]);
     expect(contentText(alpha.messages[0])).toBe("find A");
     // The tool the definition names that does not exist is reported; the rest is used.
-    expect(run.stderr).toContain('the agent "alpha" names tools that do not exist here: "nope"; it runs with the rest');
+    expect(run.stderr).toContain('the agent "alpha" names tools not available here (none by that name, or denied): "nope"; it runs with the rest');
     const last = requests.filter(isParent).at(-1)!;
     const results = toolResults(last);
     expect(results.map((x) => x.id)).toEqual(["t1", "t2"]);
@@ -116,6 +116,23 @@ describe("the task tool", () => {
     const out = JSON.parse(run.stdout);
     expect(out.cost_usd).toBeCloseTo(2 * (10 * 2.5 + 5 * 10) / 1e6, 12);
     expect(out.total_cost_usd).toBeCloseTo(out.cost_usd, 12);
+  });
+
+  it("stream-json carries the sub-agent's progress as the task call's tool_progress (its title)", async () => {
+    const env = await serve((r) => {
+      if (isParent(r)) return answered(r) ? openaiText("parent done") : openaiToolCalls([{ id: "t1", name: "task", input: { description: "list it", prompt: "list" } }]);
+      return answered(r) ? openaiText("listed") : openaiToolCalls([{ id: "l1", name: "ls", input: {} }]);
+    });
+    const run = await box.awl(["-p", "go", "--output-format", "stream-json"], { env });
+    expect(run.code, run.stderr).toBe(0);
+    const titles = run.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l))
+      .filter((e) => e.type === "tool_progress" && e.tool_use_id === "t1" && e.update.kind === "title")
+      .map((e) => e.update.text);
+    expect(titles).toContain("general-purpose: list it · step 1 · 15 tokens · running ls");
+    expect(titles.at(-1)).toBe("general-purpose: list it · step 2 · 15 tokens · done");
   });
 
   it("a side session can be opened with -r and continued (as a conversation of the main agent)", async () => {
