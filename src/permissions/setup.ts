@@ -8,6 +8,7 @@ import type { ConfigResult } from "../config/errors.js";
 import { loadConfig, type LoadedConfig } from "../config/layers.js";
 import { permissionConfig, permissionLayer, type PermissionConfig } from "./config.js";
 import { isPermissionMode, PERMISSION_MODES, PermissionEngine, type PermissionMode } from "./engine.js";
+import { expandHome } from "./paths.js";
 import { parseRule, type Rule } from "./rules.js";
 import { offerParts, projectOffer, type ProjectOffer } from "./trust.js";
 
@@ -31,7 +32,7 @@ export interface PermissionSetup {
   /** Whether the folder's own code and widening settings load. */
   trusted: boolean;
   /** Present when the programs of the extensions run in the exec sandbox: who asked for it (a flag, a file:line). */
-  sandbox?: { source: string };
+  sandbox?: { source: string; open?: string[] };
   /** What the folder would load once trusted (empty parts: nothing to trust). */
   offer: ProjectOffer;
   /** That, in words, when the folder is not trusted; empty when it is, or brings nothing. */
@@ -89,7 +90,8 @@ export async function setupPermissions(options: PermissionSetupOptions): Promise
     mode = "bypass";
     modeSource = "--dangerously-skip-permissions";
   }
-  const sandbox = flags.sandbox ? { source: "--sandbox" } : config.sandbox?.value ? { source: config.sandbox.source } : undefined;
+  const asked = flags.sandbox ? "--sandbox" : config.sandbox?.value ? config.sandbox.source : undefined;
+  const sandbox = asked === undefined ? undefined : { source: asked, ...(config.sandboxOpen && { open: config.sandboxOpen.value.map((path) => expandHome(path, home)) }) };
   const offer = projectOffer(options.cwd);
   const untrustedParts = trusted ? [] : offerParts(offer, config.skipped);
   return {
