@@ -65,5 +65,6 @@ export { parseRule, describeSource } from "./permissions/rules.js";
 export type { Rule, RuleAction, RuleSource, ParsedRule } from "./permissions/rules.js";
 export { PermissionToolSet, headlessDenial } from "./permissions/tool-set.js";
 export type { AskFunction, AskRequest, AskAnswer, DeniedCall, PermissionToolSetOptions } from "./permissions/tool-set.js";
-export { splitCommand } from "./permissions/shell-split.js";
-export type { SplitCommand } from "./permissions/shell-split.js";
+export { parseCommand } from "./permissions/shell-commands.js";
+export type { ParsedCommand, ShellCommand, CommandPart } from "./permissions/shell-commands.js";
+export { loadShellParser } from "./permissions/shell-parser.js";

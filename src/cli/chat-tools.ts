@@ -44,7 +44,7 @@ export async function openChatTools(
   const cwd = options.cwd ?? process.cwd();
   // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
   const trusted = options.permissions?.trusted ?? await (await import("../permissions/setup.js")).isProjectTrusted(cwd, process.env, options.cli.flags["trust-project"] === true);
-  const sandbox = options.permissions?.sandbox ? (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
+  const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
   if (!sandbox.ok) return sandbox;
   const opened = await openToolsForChat(options.cli.flags, options.warn, {
     cwd,

@@ -26,6 +26,11 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list saved sessions; `sessions export ID --format md|json` prints one",
     load: () => import("./commands/sessions.js"),
   },
+  rewind: {
+    usage: "rewind [SESSION] [--to N --code] [--yes]",
+    summary: "restore the files as they were before one of a session's prompts (docs/checkpoints.md)",
+    load: () => import("./commands/rewind.js"),
+  },
   tools: { usage: "tools [--json]", summary: "list every tool: its extension, file:line and description; then problems", load: () => import("./commands/tools.js") },
   tool: { usage: "tool call NAME 'JSON'", summary: "run one tool handler directly, no model (docs/extension-api.md)", load: () => import("./commands/tool.js") },
   extensions: {

@@ -38,7 +38,16 @@ export async function configuredServers(options: Pick<McpToolsOptions, "config" 
   const { config, cwd, env } = options;
   // From the config files (a project's .awl/config.json only when the folder is trusted: src/config/layers.ts).
   const configured = config?.get("mcpServers");
-  const user = parseMcpServers(configured?.value, { source: "user", file: configured ? where(configured.source) : (config?.paths.user ?? "the config file"), baseDir: cwd, env });
+  const user = parseMcpServers(configured?.value, {
+    source: "user",
+    file: configured ? where(configured.source) : (config?.paths.user ?? "the config file"),
+    fileOf: (name) => {
+      const entry = config?.get(["mcpServers", name]);
+      return entry && where(entry.source);
+    },
+    baseDir: cwd,
+    env,
+  });
   const client = options.clientServers ?? [];
   const project = readMcpJson(cwd, env);
   if (!project) return mergeServers(user, [], client);
@@ -98,8 +107,8 @@ function positive(value: unknown): number | undefined {
  * The servers for a listing command (`awl extensions`, `awl mcp list`, `awl tools`): started, and waited for up
  * to the start-up limit; a project's `.mcp.json` servers are only listed as unapproved unless approved.
  */
-export async function openMcpForListing(options: { approveProject: boolean; reservedNames?: () => Iterable<string> }): Promise<McpToolSet | undefined> {
-  const read = await loadConfig({ env: process.env, cwd: process.cwd() });
+export async function openMcpForListing(options: { approveProject: boolean; trustProject?: boolean; reservedNames?: () => Iterable<string> }): Promise<McpToolSet | undefined> {
+  const read = await loadConfig({ env: process.env, cwd: process.cwd(), ...(options.trustProject && { trustProject: true }) });
   const tools = await openMcpTools({
     config: read.ok ? read.value : undefined,
     cwd: process.cwd(),

@@ -32,6 +32,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
     const layout = { ...(io.stdoutColumns && { answerColumns: io.stdoutColumns }), ...(io.stderrColumns && { asideColumns: io.stderrColumns }) };
     renderer = new TerminalRenderer(new LineSink(io.stdout, io.stdoutColor ?? false), new LineSink(io.stderr, io.stderrColor), io.stdoutIsTerminal, {
       tools: runtime.agent.tools,
+      whole: !io.stderrColumns,
     }, layout);
     receiver = renderer;
   } else if (format === "stream-json") {

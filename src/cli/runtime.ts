@@ -305,6 +305,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
   if (sessions.value) runtime.hooks.push(sessions.value);
+  // After the session hook: a checkpoint belongs to the session that hook has just started.
+  const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, config.value, cwd, options.warn) : undefined;
+  if (checkpoints) runtime.hooks.push(checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));

@@ -13,7 +13,7 @@
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
 import { readFileSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
@@ -762,6 +762,12 @@ export class LuaToolSet implements ToolSet {
     await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
     await pool?.close();
+    await this.removeEmptySpillDir();
+  }
+
+  /** This run's own spill folder goes when nothing was spilled into it (no empty folder left per run). */
+  private async removeEmptySpillDir(): Promise<void> {
+    if (this.ownSpillRoot !== undefined && this.spillReady) await rmdir(this.context.spill_dir).catch(() => undefined);
   }
 
   /**
@@ -780,6 +786,7 @@ export class LuaToolSet implements ToolSet {
     }
     await pool?.load();
     await pool?.unload();
+    await this.removeEmptySpillDir();
   }
 
   /**

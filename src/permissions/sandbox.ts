@@ -17,8 +17,10 @@ import { awlDataDir, userConfigDir } from "../config/paths.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
 import type { PermissionSetup } from "./setup.js";
+import { NETWORK_RULE } from "./engine.js";
 import { realPathOf } from "./paths.js";
 import { unixSocketFilter } from "./seccomp.js";
+import { loadShellParser } from "./shell-parser.js";
 
 /** Folders (and files) in the home folder that hold credentials: hidden inside the sandbox unless opened. */
 const CREDENTIAL_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker", ".kube", ".gnupg", ".azure", ".npmrc", ".pypirc", ".git-credentials", ".config/gh"];
@@ -162,10 +164,14 @@ function probe(sandbox: BwrapSandbox, filtered: boolean): string | undefined {
   }
 }
 
-/** The run's sandbox when its permissions ask for one (`--sandbox`, `permissions.sandbox`); an error when it cannot be had. */
-export function runSandbox(setup: Pick<PermissionSetup, "sandbox" | "engine">): ConfigResult<BwrapSandbox | undefined> {
+/**
+ * The run's sandbox when its permissions ask for one (`--sandbox`, `permissions.sandbox`); an error when it cannot
+ * be had. With `network` rules the shell parser is loaded first: they match the commands programs run.
+ */
+export async function runSandbox(setup: Pick<PermissionSetup, "sandbox" | "engine">): Promise<ConfigResult<BwrapSandbox | undefined>> {
   if (!setup.sandbox) return { ok: true, value: undefined };
   const { engine } = setup;
+  if (engine.list().some((rule) => rule.tool === NETWORK_RULE)) await loadShellParser();
   const opened = openSandbox({ workspace: engine.workspace, network: (argv) => engine.allowsNetwork(commandLineOf(argv)), ...(setup.sandbox.open && { open: setup.sandbox.open }) });
   if (!opened.ok) return { ok: false, error: { message: opened.message, hint: `the sandbox was asked for by ${setup.sandbox.source}` } };
   return { ok: true, value: opened.sandbox };

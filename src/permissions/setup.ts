@@ -6,6 +6,7 @@
 import { homedir } from "node:os";
 import type { ConfigResult } from "../config/errors.js";
 import { loadConfig, type LoadedConfig } from "../config/layers.js";
+import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { permissionConfig, permissionLayer, type PermissionConfig } from "./config.js";
 import { isPermissionMode, PERMISSION_MODES, PermissionEngine, type PermissionMode } from "./engine.js";
 import { expandHome } from "./paths.js";
@@ -97,7 +98,14 @@ export async function setupPermissions(options: PermissionSetupOptions): Promise
   return {
     ok: true,
     value: {
-      engine: new PermissionEngine({ workspace: options.cwd, home, mode, rules, sandboxAutoAllow: sandbox !== undefined && config.sandboxAutoAllow?.value === true }),
+      engine: new PermissionEngine({
+        workspace: options.cwd,
+        home,
+        mode,
+        rules,
+        sandboxAutoAllow: sandbox !== undefined && config.sandboxAutoAllow?.value === true,
+        protectedFolders: [userConfigDir(options.env), awlDataDir(options.env)],
+      }),
       modeSource,
       trusted,
       ...(sandbox && { sandbox }),

@@ -7,18 +7,21 @@ import type { LoadedSession } from "./reader.js";
 
 export type ExportFormat = "md" | "json";
 
+/** What an export shows: a saved session's header, transcript and tool snapshots (or a conversation held in memory). */
+export type ExportedSession = Pick<LoadedSession, "header" | "transcript" | "snapshots">;
+
 /** The whole saved transcript (compacted messages included), as text ending in a newline. */
-export function exportSession(session: LoadedSession, format: ExportFormat): string {
+export function exportSession(session: ExportedSession, format: ExportFormat): string {
   return format === "json" ? exportJSON(session) : exportMarkdown(session);
 }
 
 /** `{ session: header, version, messages, tools }`: the conversation JSON form plus the header and tool snapshots. */
-function exportJSON(session: LoadedSession): string {
+function exportJSON(session: ExportedSession): string {
   const conversation = conversationToJSON(new Conversation(session.transcript));
   return JSON.stringify({ session: session.header, ...conversation, tools: Object.fromEntries(session.snapshots) }, null, 2) + "\n";
 }
 
-function exportMarkdown(session: LoadedSession): string {
+function exportMarkdown(session: ExportedSession): string {
   const h = session.header;
   const out = [
     `# awl session ${h.id}`,

@@ -321,6 +321,17 @@ describe("awl config", () => {
     expect(typo.stderr).toMatch(/awl: \S+config\.json:3: unknown key "max_step" \(did you mean "max_steps"\?\) \(ignored\)\n/);
   });
 
+  it("an unknown key is still said when the run stops: beside a wrong value, and before a missing API key", async () => {
+    const both = await runAwl(["-p", "hi"], { env: { AWL_API_KEY: "k", AWL_MODEL: "m" }, configFile: '{\n  "max_steps": "ten",\n  "colour": true\n}' });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/config\.json:2: key "max_steps" expects a whole number ≥ 1, got "ten"\n/);
+    expect(both.stderr).toMatch(/also \S+config\.json:3: unknown key "colour" .*\(ignored\)\n/);
+    const noKey = await runAwl(["-p", "hi"], { configFile: '{\n  "colour": true\n}' });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/awl: \S+config\.json:2: unknown key "colour" .*\(ignored\)\n/);
+    expect(noKey.stderr).toContain("no API key");
+  });
+
   it("shows the resolved settings without the key", async () => {
     const run = await runAwl(["config", "--model", "m1"], { env: { OPENAI_API_KEY: "sk-test-secret" } });
     expect(run.code).toBe(0);

@@ -77,7 +77,7 @@ export async function openExtensions(
   if (!setup.ok) return setup;
   if (setup.value.untrustedParts.length > 0) onUntrusted(setup.value.untrustedParts);
   // Imported here: `awl -p` opens its tools through openToolsForChat, whose start-up needs no sandbox module.
-  const sandboxed = (await import("../../permissions/sandbox.js")).runSandbox(setup.value);
+  const sandboxed = await (await import("../../permissions/sandbox.js")).runSandbox(setup.value);
   if (!sandboxed.ok) return sandboxed;
   const sandbox = sandboxed.value;
   const tools = await LuaToolSet.open({

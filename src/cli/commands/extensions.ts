@@ -47,7 +47,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   const opened = await openExtensions(parsed.values, io, (parts) => (untrusted = parts));
   if (!opened.ok) return configError(io, opened.error);
   const tools = opened.value;
-  const mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
+  const mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, trustProject: parsed.values["trust-project"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
   try {
     const reports = tools.extensions();
     const skipped = tools.discovery.problems.map((p) => p.message);

@@ -129,8 +129,17 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   };
 
   // Permission questions take the keys while one is open (the permission layer asks one at a time).
-  const permissionPrompt = new PermissionPrompt(sink);
-  runtime.permissions?.setAsk((request, signal) => permissionPrompt.ask(request, signal), () => cancelTurn());
+  const permissionPrompt = new PermissionPrompt(sink, () => columns() - 1);
+  runtime.permissions?.setAsk(async (request, signal) => {
+    // The running blocks leave the screen while the question is open: nothing animates over what the user types.
+    const asking = renderer;
+    asking?.holdBlocks();
+    try {
+      return await permissionPrompt.ask(request, signal);
+    } finally {
+      asking?.releaseBlocks();
+    }
+  }, () => cancelTurn());
 
   const onKey = (event: KeyEvent): void => {
     if (permissionPrompt.active) return permissionPrompt.handle(event);
