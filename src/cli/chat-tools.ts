@@ -54,6 +54,7 @@ export async function openChatTools(
     ...(options.permissions?.unpinned && { unpinnedExtensions: options.permissions.unpinned.extensions }),
     ...(textHost && { textHost }),
     ...(sandbox.value && { sandbox: sandbox.value }),
+    ...(options.permissions?.config.passEnv && { passEnv: options.permissions.config.passEnv.value }),
   });
   // Headless (awl -p, ACP), the first tool call may come as soon as the first reply does: a Lua worker boots now,
   // beside the rest of awl's start-up (for `awl -p` it already does, see chat.ts); the extensions load into it once

@@ -13,7 +13,7 @@ export const REDACTED = "[REDACTED]";
 export const MIN_SECRET_LENGTH = 8;
 
 /** Environment variables that hold a key by awl's own conventions, whatever their name ends with. */
-const KNOWN_KEY_VARIABLES = ["AWL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+export const KNOWN_KEY_VARIABLES: readonly string[] = ["AWL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
 /** Any variable named like an API key (`GROQ_API_KEY`, `MY_API_KEY_2`). */
 const KEY_NAME = /(^|_)API_KEY($|_)/i;
@@ -34,6 +34,24 @@ export function knownSecrets(env: NodeJS.ProcessEnv, file: ConfigFileValues = {}
   }
   if (file.api_key) secrets.push(file.api_key);
   return secrets;
+}
+
+/**
+ * The variables holding awl's own credentials, which the programs tools start never get (docs/permissions.md,
+ * "Credentials"): `AWL_API_KEY`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` and every `providers.*.api_key_env` of the
+ * config, less those the user's `permissions.pass_env` names.
+ */
+export function withheldVariables(file: ConfigFileValues = {}, pass: readonly string[] = []): string[] {
+  const names = new Set(KNOWN_KEY_VARIABLES);
+  for (const entry of Object.values(file.providers ?? {})) if (entry.api_key_env) names.add(entry.api_key_env);
+  return [...names].filter((name) => !pass.includes(name));
+}
+
+/** `env` without the variables `names` (a copy). */
+export function withoutVariables(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of names) delete out[name];
+  return out;
 }
 
 /**
