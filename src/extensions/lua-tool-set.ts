@@ -12,17 +12,15 @@
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
-import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
-import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
+import { preloadSchemaChecker } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
 import {
   defaultExtensionRoots,
-  discoverExtensions,
   type DiscoveredExtension,
   type DiscoveryResult,
   type ExtensionRoot,
@@ -33,8 +31,9 @@ import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistratio
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
-import { readEnablement } from "./enablement.js";
-import { readMetadata, type CapabilityMetadata } from "./metadata.js";
+import type { CapabilityMetadata } from "./metadata.js";
+import { findEnabled, metadataOf } from "./enabled-extensions.js";
+import { checkedSchemas, failedLoad, sameSnapshot, withSchemaChecks } from "./load-snapshot.js";
 import type { FolderWatcher } from "./watch.js";
 import { awlDataDir } from "../config/paths.js";
 import { packagePath } from "../util/package-path.js";
@@ -855,76 +854,11 @@ function claim(extension: DiscoveredExtension | undefined): { rank: number; bund
   return { rank: SOURCES.indexOf(extension?.source ?? "user"), bundled: extension?.source === "bundled" };
 }
 
-/**
- * The extensions found in `roots`, without those a config file switches off (their code never runs; with a
- * bundled one off, its tool names are free for the user's own).
- */
-function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.ProcessEnv): {
-  discovery: DiscoveryResult;
-  disabled: (DiscoveredExtension & { disabled_by: string })[];
-  problems: string[];
-} {
-  const found = discoverExtensions(roots);
-  const enablement = readEnablement(cwd, env);
-  if (enablement.disabled.size === 0) return { discovery: found, disabled: [], problems: enablement.problems };
-  const disabled = found.extensions.filter((e) => enablement.disabled.has(e.name)).map((e) => ({ ...e, disabled_by: enablement.disabled.get(e.name)! }));
-  const discovery = { ...found, extensions: found.extensions.filter((e) => !enablement.disabled.has(e.name)) };
-  return { discovery, disabled, problems: enablement.problems };
-}
-
-/** An extension's metadata from its entry point's text (never run), or what is wrong with it. */
-function metadataOf(file: string): { metadata?: CapabilityMetadata; error?: string } {
-  let source: string;
-  try {
-    source = readFileSync(file, "utf8");
-  } catch {
-    return {}; // its load reports an unreadable file
-  }
-  const read = readMetadata(source);
-  if (!read.ok) return { error: `${file}:${read.line}: ${read.message}` };
-  return read.metadata ? { metadata: read.metadata } : {};
-}
-
 function toEntry(extension: DiscoveredExtension): { name: string; file: string; root: string } {
   return { name: extension.name, file: extension.file, root: join(extension.file, "..") };
-}
-
-/**
- * The registrations, each schema checked against JSON Schema's meta-schema: a schema that is not valid JSON Schema
- * would make the provider refuse every request, so the tool is refused instead (the registry reports it). Runs when
- * the real load completes, never on the cached start-up path; the cache keeps the verdict. A schema in `passed`
- * (see checkedSchemas) is not checked again.
- */
-async function withSchemaChecks(tools: readonly LuaToolRegistration[], passed: ReadonlySet<string> = new Set()): Promise<LuaToolRegistration[]> {
-  if (tools.every((t) => t.schema_error !== undefined || passed.has(t.schema))) return [...tools];
-  return Promise.all(
-    tools.map(async (tool) => {
-      if (tool.schema_error !== undefined || passed.has(tool.schema)) return tool;
-      const problem = await schemaProblem(tool.schema);
-      return problem === undefined ? tool : { ...tool, schema_error: `is not a valid JSON Schema (${problem}); fix it in the extension` };
-    }),
-  );
-}
-
-/**
- * The schemas the cached registrations hold as passed: the cache is written after the check, so a tool cached
- * without a `schema_error` had its schema checked. A load that finds them again (the usual one, after a start
- * from the cache) need not check them, nor load the check at all.
- */
-function checkedSchemas(cached: LoadSnapshot | undefined): ReadonlySet<string> {
-  return new Set(cached?.tools.filter((t) => t.schema_error === undefined).map((t) => t.schema));
-}
-
-function failedLoad(extensions: readonly DiscoveredExtension[], error: unknown): LoadSnapshot {
-  const message = `the Lua runtime failed to start: ${(error as Error).message ?? String(error)}`;
-  return { tools: [], errors: extensions.map((e) => ({ extension: e.name, file: e.file, message })), unavailable: {} };
 }
 
 /** Lua's `debug.traceback(message)` repeats the message above the stack; the crash report already shows it. */
 function tracebackOnly(traceback: string, message: string): string {
   return traceback.startsWith(message) ? traceback.slice(message.length).replace(/^\n/, "") : traceback;
-}
-
-function sameSnapshot(a: LoadSnapshot, b: LoadSnapshot | undefined): boolean {
-  return b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }
