@@ -593,29 +593,54 @@ export class LuaToolSet implements ToolSet {
    * timeout). Never throws.
    */
   async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<{ outcome: "ok" | "error" | "stopped"; text: string }> {
+    if (!(await this.loadedWith(() => this.commands().some((c) => c.extension === command.extension && c.name === command.name)))) {
+      return { outcome: "error", text: `the command is gone (its extension ${command.extension} no longer registers it)` };
+    }
+    const outcome = await this.callHandler(command.extension, `/${command.name}`, JSON.stringify({ args }), { signal, timeoutMs: this.defaultTimeoutMs });
+    switch (outcome.status) {
+      case "result":
+        return { outcome: outcome.is_error ? "error" : "ok", text: outcome.content };
+      case "crash":
+        return { outcome: "error", text: outcome.message };
+      case "timeout":
+        return { outcome: "stopped", text: `/${command.name} did not finish within ${outcome.timeout_ms / 1000} s and was stopped` };
+      default:
+        return { outcome: "stopped", text: `/${command.name} was cancelled` };
+    }
+  }
+
+  /**
+   * The event hooks the extensions registered (`awl.on`), each with its extension's source, in the extensions'
+   * order (discovery's); current after each reload.
+   */
+  hooks(): (LuaToolRegistration & { source: ExtensionSource })[] {
+    return this.discovery.extensions.flatMap((e) => (this.registrations.get(e.name) ?? []).filter((r) => r.hook !== undefined).map((r) => ({ ...r, source: e.source })));
+  }
+
+  /** Waits for the real load, then whether `check` holds and the pool is there. */
+  private async loadedWith(check: () => boolean): Promise<boolean> {
+    await this.loaded().catch(() => undefined);
+    return this.pool !== undefined && check();
+  }
+
+  /**
+   * Runs a registered handler that is no tool (a slash command, an event hook) in the pool, its input as JSON:
+   * its outcome, texts scrubbed of API keys; what it prints goes to the log as `logId`'s. Never throws.
+   */
+  async callHandler(extension: string, name: string, input: string, options: { signal: AbortSignal; timeoutMs: number }): Promise<ToolOutcome> {
     this.running++;
     try {
       await this.loaded();
-      if (!this.pool || !this.commands().some((c) => c.extension === command.extension && c.name === command.name)) {
-        return { outcome: "error", text: `the command is gone (its extension ${command.extension} no longer registers it)` };
-      }
-      const outcome = await this.pool.call(command.extension, `/${command.name}`, JSON.stringify({ args }), this.context, {
-        signal,
-        timeoutMs: this.defaultTimeoutMs,
-        ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(command.extension, text, `/${command.name}`) }),
+      if (!this.pool) return { status: "result", content: `the extension ${extension} is not loaded`, is_error: true };
+      const outcome = await this.pool.call(extension, name, input, this.context, {
+        ...options,
+        ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(extension, text, name) }),
       });
-      switch (outcome.status) {
-        case "result":
-          return { outcome: outcome.is_error ? "error" : "ok", text: this.scrub.text(outcome.content) };
-        case "crash":
-          return { outcome: "error", text: this.scrub.text(outcome.message) };
-        case "timeout":
-          return { outcome: "stopped", text: `/${command.name} did not finish within ${outcome.timeout_ms / 1000} s and was stopped` };
-        default:
-          return { outcome: "stopped", text: `/${command.name} was cancelled` };
-      }
+      if (outcome.status === "result") return { ...outcome, content: this.scrub.text(outcome.content) };
+      if (outcome.status === "crash") return { ...outcome, message: this.scrub.text(outcome.message) };
+      return outcome;
     } catch (error) {
-      return { outcome: "error", text: `awl could not run it: ${(error as Error).message ?? String(error)}` };
+      return { status: "result", content: `awl could not run it: ${(error as Error).message ?? String(error)}`, is_error: true };
     } finally {
       if (--this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
@@ -844,9 +869,9 @@ export class LuaToolSet implements ToolSet {
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
 
-/** A registration of a tool (not of a slash command). */
+/** A registration of a tool (not of a slash command or an event hook). */
 function isTool(registration: LuaToolRegistration): boolean {
-  return registration.command !== true;
+  return registration.command !== true && registration.hook === undefined;
 }
 
 /** An extension's claim on tool names: bundled ones' are reserved, then --extensions-dir, project, user. */
