@@ -9,6 +9,9 @@ export type * from "./tools/types.js";
 export * from "./agent/index.js";
 /** Sessions driven prompt by prompt, each turn a stream of events (what `awl acp` and stream-json input use). */
 export * from "./agent-session/index.js";
+/** Sub-agents (docs/agents.md): the `task` tool beside an `Agent`'s tools, and the definitions it starts. */
+export * from "./agents/index.js";
+export { parseFrontMatter, FrontMatterError, type FrontMatter } from "./util/front-matter.js";
 export { LuaPool } from "./extensions/lua/pool.js";
 export type * from "./extensions/lua/types.js";
 export { createProvider, PROVIDER_NAMES } from "./providers/create.js";
@@ -16,6 +19,7 @@ export { runStream } from "./providers/stream-driver.js";
 export type { WireAdapter, WireRequest, StreamAssembler, EventVerdict, DriverSettings } from "./providers/stream-driver.js";
 export type { SseEvent } from "./providers/sse.js";
 export * from "./session/index.js";
+export * from "./checkpoints/index.js";
 export { ReplayProvider, ReplayRecorder, createReplayProvider, readReplayScript, parseReplayScript, REPLAY_FORMAT_VERSION } from "./providers/replay/index.js";
 export type { ReplayScript, ReplayStep, Pacing } from "./providers/replay/index.js";
 export { loadSettings, resolveSettings, readConfigFile, configFilePath, projectConfigPath, loadConfig, LoadedConfig, where } from "./config/index.js";
@@ -64,6 +68,8 @@ export type { PermissionMode, PermissionTool, Decision, PermissionEngineOptions 
 export { parseRule, describeSource } from "./permissions/rules.js";
 export type { Rule, RuleAction, RuleSource, ParsedRule } from "./permissions/rules.js";
 export { PermissionToolSet, headlessDenial } from "./permissions/tool-set.js";
+export { CompositeToolSet } from "./tools/composite.js";
 export type { AskFunction, AskRequest, AskAnswer, DeniedCall, PermissionToolSetOptions } from "./permissions/tool-set.js";
-export { splitCommand } from "./permissions/shell-split.js";
-export type { SplitCommand } from "./permissions/shell-split.js";
+export { parseCommand } from "./permissions/shell-commands.js";
+export type { ParsedCommand, ShellCommand, CommandPart } from "./permissions/shell-commands.js";
+export { loadShellParser } from "./permissions/shell-parser.js";

@@ -35,6 +35,8 @@ awl = {}
 ---@field summary? string One line for the interface.
 ---@field details? any JSON-able data for the interface.
 ---@field images? { media_type: string, data: string }[] Base64 images the model sees.
+---@field prompt? string A command's only: the prompt sent to the model (docs/commands.md).
+---@field attachments? string[] A command's only: files attached to `prompt`, as `@path` attaches them.
 
 ---@class awl.ToolError
 ---@field message string

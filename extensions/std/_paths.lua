@@ -3,17 +3,16 @@
 local text = require "_text"
 local M = {}
 
---- A path the model gave, as the bytes of the file it means: `~` and `~/...` are in the home folder (unless a
---- file named `~` is here), and the tools write names that are not UTF-8 with \xNN escapes (text.printable), so a
---- path that does not exist as written but does with them decoded is that one.
+--- A path the model gave, as the bytes of the file it means, read exactly as awl's permission check reads it
+--- (docs/permissions.md, "Paths"): `~` and `~/...` are in the home folder, and \xNN with NN from 80 to FF is that
+--- byte (the tools write names that are not UTF-8 so, text.printable); no other escape means anything (`\x2e` is
+--- four characters). Nothing here depends on what exists, so the check and the open cannot differ.
 function M.arg(path)
   if path == "~" or path:sub(1, 2) == "~/" then
     local home = os.getenv("HOME")
-    if home and home ~= "" and not awl.fs.stat("~") then path = home .. path:sub(2) end
+    if home and home ~= "" then path = home .. path:sub(2) end
   end
-  if not path:find("\\x%x%x") or awl.fs.stat(path) then return path end
-  local decoded = path:gsub("\\x(%x%x)", function(h) return string.char(tonumber(h, 16)) end)
-  return awl.fs.stat(decoded) and decoded or path
+  return (path:gsub("\\x([89A-Fa-f]%x)", function(h) return string.char(tonumber(h, 16)) end))
 end
 
 --- The file argument of read, write and edit as M.arg gives it; or nil and a tool error for a path no file can
@@ -44,16 +43,16 @@ function M.stat(path, missing, verb)
   return nil, awl.tool_error(verb .. " " .. text.printable(path) .. ": " .. err)
 end
 
---- Where a write to `path` really lands, when that is not what the path says plainly: behind a symlink, or
---- outside the workspace (`..`, an absolute path). nil otherwise. The permission rules decide whether such a
---- write may happen; this only makes the result say what happened.
-function M.landing(path, ctx, was_link)
-  local real = awl.fs.real_path(path)
+--- Where a write to `file` (the bytes `path` names, M.arg) really lands, when that is not what `path` says
+--- plainly: behind a symlink, or outside the workspace (`..`, an absolute path). nil otherwise. The permission
+--- rules decide whether such a write may happen; this only makes the result say what happened.
+function M.landing(path, file, ctx, was_link)
+  local real = awl.fs.real_path(file)
   if not real then return nil end
   local root = awl.fs.real_path(ctx.workspace) or ctx.workspace
   local inside = real == root or real:sub(1, #root + 1) == root .. "/"
   if was_link then return "a symlink to " .. text.printable(real) .. (inside and "" or ", outside the workspace") end
-  if not inside then return text.printable(real) .. ", outside the workspace" end
+  if not inside then return (real == path and "" or text.printable(real) .. ", ") .. "outside the workspace" end
 end
 
 return M

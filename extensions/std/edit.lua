@@ -305,7 +305,7 @@ local function edit_file(path, file, info, old, new, replace_all, ctx)
   end
   ctx:show { path = path, diff = diff }
   local what = #found == 1 and ("1 replacement at line " .. first_line) or (#found .. " replacements")
-  local landing = paths.landing(file, ctx, info.link)
+  local landing = paths.landing(path, file, ctx, info.link)
   local notes = {}
   if landing then notes[#notes + 1] = landing end
   if loosely then notes[#notes + 1] = loosely end

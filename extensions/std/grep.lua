@@ -229,7 +229,7 @@ awl.register_tool {
     end
     local out, bytes, shown, last = {}, 0, 0, nil
     for _, r in ipairs(records) do
-      if last and (r.path ~= last.path or r.line > last.line + 1) then out[#out + 1] = "--" end
+      if opts.context > 0 and last and (r.path ~= last.path or r.line > last.line + 1) then out[#out + 1] = "--" end
       local line = text.printable(r.path) .. (r.match and ":" or "-") .. r.line .. (r.match and ":" or "-") .. text.cut(r.text, MAX_LINE, " …")
       bytes = bytes + #line + 1
       if bytes > budget then break end

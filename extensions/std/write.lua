@@ -35,7 +35,7 @@ awl.register_tool {
     local lines = n .. (n == 1 and " line" or " lines")
     local what = created_or_err and "Created" or "Overwrote"
     local summary = string.format("%s, %s (%s)", created_or_err and "created" or "overwritten", lines, text.size(#content))
-    local landing = paths.landing(file, ctx, info and info.link)
+    local landing = paths.landing(path, file, ctx, info and info.link)
     -- The block shows the summary, then the start of what was written (HEAD_LINES at most, each cut).
     local head, at = {}, 1
     while at <= #content and #head < HEAD_LINES do

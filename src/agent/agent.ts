@@ -43,6 +43,8 @@ export interface AgentOptions {
 /** The Receiver calls for each model response, plus what happens to tools and the conversation during a turn. */
 export interface TurnReceiver extends Receiver {
   onToolStart?(call: ToolCall): void;
+  /** A batch of calls is about to run (checkpoints are taken here before tools that can write); awaited. */
+  onToolBatchStart?(calls: readonly ToolUseBlock[]): void | Promise<void>;
   onToolProgress?(call: ToolCall, update: ToolProgress): void;
   onToolEnd?(call: ToolCall, outcome: ToolOutcome, result: ToolResultBlock): void;
   /** Each message appended to the conversation during the turn, in order. */
@@ -154,6 +156,7 @@ export class Agent {
       // calls loads ajv, which holds this thread for tens of ms.
       await this.tools?.prewarm?.("tool_use");
 
+      await receiver.onToolBatchStart?.(uses);
       const records = await runToolBatch(uses, this.tools, signal, receiver);
       append({ role: "user", content: records.map((r) => r.result) });
       for (const { call, outcome } of records) {

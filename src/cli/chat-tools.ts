@@ -44,13 +44,14 @@ export async function openChatTools(
   const cwd = options.cwd ?? process.cwd();
   // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
   const trusted = options.permissions?.trusted ?? await (await import("../permissions/setup.js")).isProjectTrusted(cwd, process.env, options.cli.flags["trust-project"] === true);
-  const sandbox = options.permissions?.sandbox ? (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
+  const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
   if (!sandbox.ok) return sandbox;
   const opened = await openToolsForChat(options.cli.flags, options.warn, {
     cwd,
     ...(options.config && { config: options.config }),
     secrets,
     trustProject: trusted,
+    ...(options.permissions?.unpinned && { unpinnedExtensions: options.permissions.unpinned.extensions }),
     ...(textHost && { textHost }),
     ...(sandbox.value && { sandbox: sandbox.value }),
   });
@@ -81,6 +82,7 @@ export async function openChatTools(
     env: process.env,
     // A trusted folder's .mcp.json is approved with the rest of what it brings (docs/permissions.md, "Trust").
     approveProject: trusted || options.cli.flags["approve-mcp-json"] === true || options.config?.get("approve_mcp_json")?.value === true,
+    ...(options.permissions?.unpinned && options.cli.flags["approve-mcp-json"] !== true && { unpinnedServers: options.permissions.unpinned.mcpServers }),
     waitForStart: !mode.interactive,
     useCache: true,
     warn: options.warn,

@@ -67,9 +67,10 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   const unconfigured = async (error: ConfigError): Promise<number> => (cli.flags.demo ? (await import("./demo.js")).runDemo(cli, error) : fail(cli, error, EXIT.usage));
   const permissions = await setupRunPermissions(cli, { interactive, cwd: process.cwd(), warn });
   if (!permissions.ok) return unconfigured(permissions.error);
+  // Said before anything else can stop the run: an unknown key is news even when a later step fails.
+  for (const warning of permissions.value.files.warnings) warn(warning);
   const loaded = await loadSettings(process.env, settingsFlags(cli.flags), { config: permissions.value.files });
   if (!loaded.ok) return unconfigured(loaded.error);
-  for (const warning of loaded.value.config.warnings) writeNotice(stderr, `awl: ${warning}\n`);
 
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).

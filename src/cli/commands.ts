@@ -26,12 +26,28 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list saved sessions; `sessions export ID --format md|json` prints one",
     load: () => import("./commands/sessions.js"),
   },
+  checkpoints: {
+    usage: "checkpoints [--json] | prune",
+    summary: "show the checkpoint store's size and sessions; prune old sessions' checkpoints (docs/checkpoints.md)",
+    load: () => import("./commands/checkpoints.js"),
+  },
+  agents: { usage: "agents [--json]", summary: "list the sub-agents the task tool can start, and definition files not used (docs/agents.md)", load: () => import("./commands/agents.js") },
+  rewind: {
+    usage: "rewind [SESSION] [--to N --code|--conversation|--both] [--yes]",
+    summary: "restore the files and/or the conversation as they were before one of a session's prompts (docs/checkpoints.md)",
+    load: () => import("./commands/rewind.js"),
+  },
   tools: { usage: "tools [--json]", summary: "list every tool: its extension, file:line and description; then problems", load: () => import("./commands/tools.js") },
   tool: { usage: "tool call NAME 'JSON'", summary: "run one tool handler directly, no model (docs/extension-api.md)", load: () => import("./commands/tool.js") },
   extensions: {
     usage: "extensions [--json] | enable|disable NAME | new NAME",
     summary: "list every extension and MCP server (state, metadata, tools, errors); switch one on or off; write a new one",
     load: () => import("./commands/extensions.js"),
+  },
+  skills: {
+    usage: "skills [--json]",
+    summary: "list the Agent Skills and prompt commands found: source, size, state, why one is refused (docs/skills.md)",
+    load: () => import("./commands/skills.js"),
   },
   mcp: { usage: "mcp list|add|remove|approve", summary: "list the MCP servers, add or remove one in the config (docs/mcp.md)", load: () => import("./commands/mcp.js") },
 };

@@ -4,7 +4,7 @@
  * headless only with `--approve-mcp-json` or `"approve_mcp_json": true`). Nothing here waits for a server.
  */
 import { join } from "node:path";
-import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
+import { loadConfig, where, withoutProjectKeys, type LoadedConfig } from "../config/layers.js";
 import { awlDataDir } from "../config/paths.js";
 import { approvalOf, rememberApproval } from "../extensions/mcp/approvals.js";
 import { mergeServers, parseMcpServers, readMcpJson, type McpServerConfig } from "../extensions/mcp/config.js";
@@ -21,6 +21,8 @@ export interface McpToolsOptions {
   ask?: (servers: readonly McpServerConfig[], file: string) => Promise<boolean>;
   /** `--approve-mcp-json` (or the config key): approve the project's servers for this run without asking. */
   approveProject: boolean;
+  /** Servers of a trusted folder's `.mcp.json` changed since it was trusted: not approved by that trust (src/trust/pin.ts). */
+  unpinnedServers?: ReadonlySet<string>;
   /** Print mode: the first model call waits for servers still starting, up to the start-up timeout. */
   waitForStart: boolean;
   /** Offer the tools servers listed last time before they are ready (the main command); listings want the real state. */
@@ -34,11 +36,20 @@ export interface McpToolsOptions {
 }
 
 /** The configured servers, the project's ones marked when not approved (asking first when it can). */
-export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject" | "clientServers">): Promise<McpServerConfig[]> {
+export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject" | "unpinnedServers" | "clientServers">): Promise<McpServerConfig[]> {
   const { config, cwd, env } = options;
   // From the config files (a project's .awl/config.json only when the folder is trusted: src/config/layers.ts).
   const configured = config?.get("mcpServers");
-  const user = parseMcpServers(configured?.value, { source: "user", file: configured ? where(configured.source) : (config?.paths.user ?? "the config file"), baseDir: cwd, env });
+  const user = parseMcpServers(configured?.value, {
+    source: "user",
+    file: configured ? where(configured.source) : (config?.paths.user ?? "the config file"),
+    fileOf: (name) => {
+      const entry = config?.get(["mcpServers", name]);
+      return entry && where(entry.source);
+    },
+    baseDir: cwd,
+    env,
+  });
   const client = options.clientServers ?? [];
   const project = readMcpJson(cwd, env);
   if (!project) return mergeServers(user, [], client);
@@ -48,11 +59,13 @@ export async function configuredServers(options: Pick<McpToolsOptions, "config" 
     if (unknown.length > 0 && options.ask) rememberApproval(unknown, await options.ask(unknown, project.file), cwd, env);
   }
   const servers = project.servers.map((server): McpServerConfig => {
-    if (!runnable.includes(server) || options.approveProject) return server;
+    const unpinned = options.unpinnedServers?.has(server.name) === true;
+    if (!runnable.includes(server) || (options.approveProject && !unpinned)) return server;
     const answer = approvalOf(server, cwd, env);
     if (answer === "approved") return server;
-    const why =
-      answer === "refused"
+    const why = unpinned
+      ? `from ${project.file}, changed since the folder was trusted: run awl here to review the change, or pass --trust-project`
+      : answer === "refused"
         ? `refused for this project (${project.file}); \`awl mcp approve ${server.name}\` approves it`
         : `from ${project.file}, not approved for this project yet: run awl here to be asked, or pass --approve-mcp-json`;
     return { ...server, unapproved: why };
@@ -98,13 +111,24 @@ function positive(value: unknown): number | undefined {
  * The servers for a listing command (`awl extensions`, `awl mcp list`, `awl tools`): started, and waited for up
  * to the start-up limit; a project's `.mcp.json` servers are only listed as unapproved unless approved.
  */
-export async function openMcpForListing(options: { approveProject: boolean; reservedNames?: () => Iterable<string> }): Promise<McpToolSet | undefined> {
-  const read = await loadConfig({ env: process.env, cwd: process.cwd() });
+export async function openMcpForListing(options: { approveProject: boolean; trustProject?: boolean; reservedNames?: () => Iterable<string> }): Promise<McpToolSet | undefined> {
+  const read = await loadConfig({ env: process.env, cwd: process.cwd(), ...(options.trustProject && { trustProject: true }) });
+  let config = read.ok ? read.value : undefined;
+  let unpinnedServers: ReadonlySet<string> | undefined;
+  if (config?.trusted && !options.trustProject) {
+    // Trusted as the content it had then: servers changed since start only once that change is trusted.
+    const [{ checkPin, namesOf }, { realPathOf }] = await Promise.all([import("../trust/pin.js"), import("../permissions/paths.js")]);
+    const pin = checkPin(realPathOf(process.cwd()), config.paths.user);
+    if (!options.approveProject) unpinnedServers = namesOf(pin.unpinned, "mcp");
+    if (pin.unpinned.has("setting:mcpServers")) config = withoutProjectKeys(config, ["mcpServers"]);
+  }
   const tools = await openMcpTools({
-    config: read.ok ? read.value : undefined,
+    config,
+    ...(unpinnedServers && { unpinnedServers }),
     cwd: process.cwd(),
     env: process.env,
-    approveProject: options.approveProject,
+    // A trusted folder's .mcp.json is approved with the rest of what it brings, as in a run (chat-tools.ts).
+    approveProject: options.approveProject || (read.ok && read.value.trusted),
     waitForStart: true,
     useCache: false,
     warn: () => undefined,

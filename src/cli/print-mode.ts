@@ -2,7 +2,9 @@
 import type { TurnReceiver } from "../agent/agent.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import type { CliOptions, OutputFormat } from "./options.js";
-import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js";
+import { StreamJsonWriter, failureJSON, jsonLine, resultJSON } from "./output/json-output.js";
+import { providerError } from "../providers/errors.js";
+import { invokePrompt, type Invocation } from "./prompt-invocation.js";
 import { compactionText, retryText, turnEndText } from "./output/notices.js";
 import { LineSink, wantsColor, type Writer } from "./output/sink.js";
 import { TerminalRenderer } from "./output/terminal-renderer.js";
@@ -32,6 +34,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
     const layout = { ...(io.stdoutColumns && { answerColumns: io.stdoutColumns }), ...(io.stderrColumns && { asideColumns: io.stderrColumns }) };
     renderer = new TerminalRenderer(new LineSink(io.stdout, io.stdoutColor ?? false), new LineSink(io.stderr, io.stderrColor), io.stdoutIsTerminal, {
       tools: runtime.agent.tools,
+      whole: !io.stderrColumns,
     }, layout);
     receiver = renderer;
   } else if (format === "stream-json") {
@@ -41,12 +44,27 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
     receiver = { onRetry: (notice) => io.stderr.write(retryText(notice)), onCompaction: (outcome) => io.stderr.write(compactionText(outcome)) };
   }
 
-  const { prompt: promptMessage, result } = await runtime.runTurn(prompt, receiver, signal);
+  // `/command ARGS`, `/skill-name`, `$skill-name` (prompt-invocation.ts): what the prompt becomes.
+  const invoked = await invokePrompt(prompt, runtime, runtime.options.cwd ?? process.cwd(), signal ?? new AbortController().signal);
+  if (invoked.kind !== "send") return notSent(invoked, format, io);
+  for (const note of invoked.notes) io.stderr.write(`awl: ${note}\n`);
+  const { prompt: promptMessage, result } = await runtime.runTurn(invoked.content, receiver, signal);
   await renderer?.finish();
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot(), runtime.permissions?.takeDenied())));
   const note = turnEndText(result, runtime.settings);
   io.stderr.write(io.stderrColumns ? wrapText(note, io.stderrColumns()) : note);
   return exitCodeFor(result.stop_reason, result.error?.kind);
+}
+
+/** A command that printed text (exit 0), or was refused (exit 2, the reason on stderr and in the JSON result). */
+function notSent(invoked: Exclude<Invocation, { kind: "send" }>, format: OutputFormat, io: PrintIO): number {
+  if (invoked.kind === "printed") {
+    (format === "text" ? io.stdout : io.stderr).write(invoked.text.replace(/\n*$/, "\n"));
+    return EXIT.ok;
+  }
+  io.stderr.write(`awl: ${invoked.message}\n`);
+  if (format !== "text") io.stdout.write(jsonLine(failureJSON(providerError("config", invoked.message))));
+  return EXIT.usage;
 }
 
 /** One print-mode turn on the process's stdio; the first Ctrl-C cancels it (exit 130), a second exits at once. */

@@ -7,6 +7,7 @@
 import type { ConfigResult } from "../config/errors.js";
 import { bypassNotice, setupPermissions, type PermissionSetup } from "../permissions/setup.js";
 import { untrustedNotice } from "../permissions/trust.js";
+import { changeList, firstPinNotice, unpinnedNotice } from "../trust/pin.js";
 import type { CliOptions } from "./options.js";
 
 export interface RunPermissionOptions {
@@ -43,7 +44,7 @@ export async function setupRunPermissions(cli: CliOptions, options: RunPermissio
     ]);
     const folder = realPathOf(cwd);
     const userConfig = result.value.userConfigPath;
-    if (await askFolderTrust(folder, result.value.untrustedParts)) {
+    if (await askFolderTrust(folder, result.value.untrustedParts, result.value.untrustedBrings)) {
       try {
         await setFolderTrust(userConfig, folder, true);
       } catch (error) {
@@ -54,6 +55,16 @@ export async function setupRunPermissions(cli: CliOptions, options: RunPermissio
     }
   } else if (result.value.untrustedParts.length > 0) {
     warn(untrustedNotice(cwd, result.value.untrustedParts));
+  }
+  const pin = result.value.pin;
+  if (pin?.firstPin) warn(firstPinNotice(pin));
+  if (pin && pin.unpinned.size > 0) {
+    // A trusted folder changed since: the new content loads only once the user trusts the change.
+    if (options.interactive && (await (await import("./interactive/trust-prompt.js")).askChangedTrust(pin.folder, changeList(pin.changes)))) {
+      pin.accept();
+      result = await setup();
+      if (!result.ok) return result;
+    } else if (!options.interactive) warn(unpinnedNotice(pin));
   }
   for (const problem of result.value.problems) warn(problem);
   if (result.value.engine.mode === "bypass") warn(bypassNotice(result.value.modeSource));

@@ -25,6 +25,7 @@ import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { LaterMcp } from "./later-mcp.js";
+import type { SubAgentToolSet } from "../agents/task-tool.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
@@ -32,6 +33,8 @@ import type { CompactionOutcome } from "../agent/context-layer.js";
 import { Compactor } from "../compaction/compactor.js";
 import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
+import type { SkillToolSet } from "../skills/skill-tool-set.js";
+import type { PromptCommands } from "../prompt-commands/discover-commands.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -80,9 +83,13 @@ export class Runtime {
   permissions: PermissionToolSet | undefined;
 
   /** The tool hosts behind the agent's ToolSet, for listings (`/extensions`): absent when the caller passed its own tools. */
-  hosts: { lua?: LuaToolSet; mcp?: McpToolSet } = {};
+  hosts: { lua?: LuaToolSet; mcp?: McpToolSet; agents?: SubAgentToolSet } = {};
   /** The MCP servers' set-up when it waits for the interactive prompt to be drawn (later-mcp.ts). */
   laterMcp: LaterMcp | undefined;
+  /** The Agent Skills found (docs/skills.md): the `skill` tool and the system prompt's listing. */
+  skills: SkillToolSet | undefined;
+  /** The Markdown prompt commands found (docs/commands.md). */
+  promptCommands: PromptCommands | undefined;
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -280,11 +287,17 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const mcp = opened?.mcp;
   const later = opened?.laterMcp;
   const servers = mcp ?? later;
-  const inner = options.tools ?? (opened && servers ? new CompositeToolSet([opened.tools, servers]) : opened?.tools);
-  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
   const cwd = options.cwd ?? process.cwd();
+  const reach = opened && !options.tools ? await (await import("./extension-reach.js")).openExtensionReach(cwd, options.permissions?.trusted === true) : undefined;
   const config = await configOf(options.config, cwd);
   if (!config.ok) return config;
+  // The `task` tool (docs/agents.md) sits beside the extensions' tools, under the permission layer.
+  const subAgents = opened && !options.tools ? await (await import("./sub-agents.js")).openSubAgents(options, config.value, cwd) : undefined;
+  const parts: ToolSet[] = [];
+  const skills = reach?.skills.definitions().length ? reach.skills : undefined;
+  for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
+  const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
+  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
   const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
   const tools = eventHooks && (permissions ?? inner) ? new (await import("../hooks/hook-tool-set.js")).HookToolSet((permissions ?? inner)!, eventHooks, permissions) : (permissions ?? inner);
   const prompt = systemPromptChoice(options.cli.flags, config.value, cwd);
@@ -305,6 +318,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
   runtime.eventHooks = eventHooks;
+  runtime.skills = reach?.skills;
+  runtime.promptCommands = reach?.commands;
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
@@ -334,6 +349,13 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
   if (sessions.value) runtime.hooks.push(sessions.value);
+  if (subAgents) {
+    subAgents.attach(runtime, sessions.value);
+    runtime.hosts.agents = subAgents.tools;
+  }
+  // After the session hook: a checkpoint belongs to the session that hook has just started.
+  const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, sessions.value, config.value, cwd, options.warn) : undefined;
+  if (checkpoints) runtime.hooks.push(checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
@@ -343,7 +365,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 /** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */
 async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, config: LoadedConfig, cwd: string, runtime: () => Runtime): Promise<Hooks | undefined> {
   const [{ setupHooks }, { runSecrets }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js")]);
-  const sandbox = options.permissions?.sandbox ? (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
+  const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
   return setupHooks({
     ...(lua && { lua }),
     config,
@@ -369,6 +391,8 @@ async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (te
     // The config writer loads only once an answer asks to save a rule (most runs never do).
     saveRules: async (rules, scope) =>
       (await import("../permissions/save.js")).saveAllowRules(scope === "project" ? setup.projectConfigPath : setup.userConfigPath, scope, rules, engine.workspace, engine.home),
+    // An untrusted folder's own rules do not count: a rule saved there would only make the next start ask for trust.
+    projectRulesCount: setup.trusted,
     warn,
   });
 }

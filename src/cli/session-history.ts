@@ -15,6 +15,7 @@ import { TerminalRenderer } from "./output/terminal-renderer.js";
 import { oneLine } from "./output/tool-block.js";
 import { timeAgo } from "./output/time-text.js";
 import { loadDisplayWidth } from "./output/width.js";
+import { loadMarkdown } from "./output/markdown/load.js";
 import { stripControls } from "./output/safe-text.js";
 import { isUnansweredNote } from "./unanswered-note.js";
 import type { Runtime } from "./runtime.js";
@@ -25,8 +26,9 @@ const SHOWN_MESSAGES = 40;
 
 /** Draws the session on `sink`; `tools` renders the tool blocks. Resolves once everything is written. */
 export async function showHistory(session: LoadedSession, sink: LineSink, tools?: ToolSet): Promise<void> {
-  // Blocks and text are fitted to the screen by display width: measured exactly from the start.
-  await loadDisplayWidth();
+  // Blocks and text are fitted to the screen by display width, and answers drawn as Markdown exactly as live: both
+  // loaded before the first line (at start-up, `-c` / `-r`, they may not be yet).
+  await Promise.all([loadDisplayWidth(), loadMarkdown()]);
   const messages = session.transcript;
   const skipped = Math.max(0, messages.length - SHOWN_MESSAGES);
   sink.dim(`resumed session ${session.header.id} (${session.header.cwd}, ${messages.length} messages${skipped ? `; the first ${skipped} not shown` : ""})\n`);

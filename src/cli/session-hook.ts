@@ -15,6 +15,7 @@ import type { CompactionOutcome } from "../agent/context-layer.js";
 import { SessionRecorder } from "../session/recorder.js";
 import type { LoadedSession } from "../session/reader.js";
 import { SessionStore } from "../session/store.js";
+import { forkSession } from "../session/fork.js";
 import type { FlagValues } from "./options.js";
 import { runSecrets } from "./run-secrets.js";
 import type { Runtime, RuntimeOptions, TurnHook } from "./runtime.js";
@@ -91,6 +92,23 @@ export class SessionHook implements TurnHook {
     runtime.usage.resumed(session.calls);
     this.resumed = session;
     return { ok: true, value: session };
+  }
+
+  /**
+   * Makes the branch ending at message `leaf` the one in use (null: back to before the first prompt): saved as a
+   * `branch` entry (docs/sessions.md, "Branches"), nothing deleted; the conversation is read again from the file.
+   */
+  switchBranch(leaf: string | null, reason: "rewind" | "switch", runtime: Runtime): ConfigResult<LoadedSession> {
+    const id = this.id;
+    if (!this.recorder || id === undefined) return { ok: false, error: { message: "this conversation is not saved, so it has no branches", hint: "branches need a saved session" } };
+    const saved = this.recorder.writer.appendBranch(leaf, reason);
+    if (!saved.ok) return { ok: false, error: { message: saved.error.message, hint: "the conversation is left as it was" } };
+    return this.resume(id, runtime);
+  }
+
+  /** The id a message of the current session was saved with. */
+  messageId(message: Message): string | undefined {
+    return this.recorder?.writer.idOf(message);
   }
 
   /** Leaves the current session as it is saved; the next prompt starts a new file (`/clear`, `/new`). */
@@ -176,6 +194,13 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
       return usage(latest.error.message, hint);
     }
     target = latest.value;
+  }
+  if (target !== undefined && (flags.fork || flags["fork-session"])) {
+    const forked = forkSession(hook.store, target);
+    if (!forked.ok) return usage(forked.error.message, "awl sessions lists the sessions");
+    target = forked.value;
+  } else if (flags.fork || flags["fork-session"]) {
+    return usage("--fork copies a saved session: name it with -r ID or -c");
   }
   if (target !== undefined) {
     const resumed = hook.resume(target, runtime);

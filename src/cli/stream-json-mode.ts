@@ -15,6 +15,7 @@ import type { Writer } from "./output/sink.js";
 import type { Runtime } from "./runtime.js";
 import { untilSecondInterrupt } from "./print-mode.js";
 import { parseInputLine, readLines } from "./stream-input.js";
+import { invokePrompt, mayInvoke } from "./prompt-invocation.js";
 
 export interface StreamJsonIO {
   stdin: AsyncIterable<Buffer | string>;
@@ -34,7 +35,31 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
   let refused = false;
   // Turns print in order: each one's events are written once the turns before it are written.
   let written: Promise<void> = Promise.resolve();
+  // A prompt naming a command or skill is made into what it sends first (prompt-invocation.ts); prompts after it
+  // wait for that, so turns keep their order.
+  let preparing = 0;
+  let prepared: Promise<void> = Promise.resolve();
+  const preparation = new AbortController();
+  signal?.addEventListener("abort", () => preparation.abort(), { once: true });
   const send = (content: PromptContent): void => {
+    if (preparing === 0 && !mayInvoke(content, runtime)) return start(content);
+    preparing++;
+    prepared = prepared
+      .then(async () => {
+        const invoked = await invokePrompt(content, runtime, runtime.options.cwd ?? process.cwd(), preparation.signal);
+        if (invoked.kind === "send") return start(invoked.content);
+        written = written.then(() => {
+          if (invoked.kind === "printed") io.stdout.write(jsonLine({ type: "command_output", text: invoked.text }));
+          else {
+            io.stdout.write(jsonLine({ type: "command_refused", message: invoked.message }));
+            io.stderr.write(`awl: ${invoked.message}\n`);
+            refused = true;
+          }
+        });
+      })
+      .finally(() => preparing--);
+  };
+  const start = (content: PromptContent): void => {
     const turn = session.prompt(content);
     unfinished.push(turn);
     void turn.done.then(() => unfinished.splice(unfinished.indexOf(turn), 1));
@@ -85,6 +110,7 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
         break;
     }
   }
+  await prepared;
   await written;
   if (signal?.aborted) return EXIT.cancelled;
   return code ?? (refused ? EXIT.usage : EXIT.ok);

@@ -128,7 +128,8 @@ async function checkAgainstSchema(layer: ConfigLayer, validate: Validator): Prom
     else errors.push(`${where}: ${problem.text}`);
   }
   if (errors.length === 0) return undefined;
-  const more = errors.length > 1 ? `\n${errors.slice(1).map((e) => `  also ${e}`).join("\n")}` : "";
+  // The unknown keys are said too: the file is being fixed now, and they are part of what is wrong with it.
+  const more = [...errors.slice(1), ...layer.warnings].map((e) => `\n  also ${e}`).join("");
   return { ok: false, error: { message: `the config file ${errors[0]}${more}`, hint: "fix the file or remove the key (docs/config.md lists every key)" } };
 }
 

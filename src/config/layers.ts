@@ -127,6 +127,26 @@ export async function loadConfig({ env, cwd, trustProject }: LoadConfigOptions):
   return { ok: true, value: new LoadedConfig(layers, paths, trusted) };
 }
 
+/**
+ * The config without these dotted keys of the project file (a trusted folder's settings changed since it was
+ * trusted: src/trust/pin.ts), each said as a warning with its line.
+ */
+export function withoutProjectKeys(config: LoadedConfig, keys: readonly string[]): LoadedConfig {
+  for (const layer of config.layers) {
+    if (layer.scope !== "project") continue;
+    for (const key of keys) {
+      const path = key.split(".");
+      let parent: unknown = layer.values;
+      for (const part of path.slice(0, -1)) parent = isPlainObject(parent) ? parent[part] : undefined;
+      if (!isPlainObject(parent) || !(path.at(-1)! in parent)) continue;
+      const at = layer.positionOf(`/${path.join("/")}`);
+      layer.warnings.push(`${layer.path}${at ? `:${at.line}` : ""}: "${key}" changed since the folder was trusted (ignored until you trust the change)`);
+      delete parent[path.at(-1)!];
+    }
+  }
+  return new LoadedConfig(config.layers, config.paths, config.trusted);
+}
+
 /** Removes the keys of TRUSTED_ONLY from an untrusted project file (the layer's own copy), saying so. */
 function dropTrustedOnly(layer: ConfigLayer): void {
   const found: Array<{ pointer: string; parent: Record<string, unknown>; key: string }> = [];

@@ -47,6 +47,8 @@ export interface AwlSettings {
   keySource?: string;
   /** Where the model name came from, for `awl config` (e.g. `AWL_MODEL`, `--model`). */
   modelSource: string;
+  /** Where the base URL came from, for `awl config` (a flag, a variable, a file's key, or the provider's default). */
+  baseUrlSource?: string;
 }
 
 export const PROVIDERS = ["openai", "anthropic", "replay"] as const;
@@ -165,7 +167,7 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
   }
   settings.model = model.value;
   if (apiKey !== undefined) settings.apiKey = apiKey.value;
-  return { provider: settings, maxSteps, keySource, modelSource: model.source };
+  return { provider: settings, maxSteps, keySource, modelSource: model.source, baseUrlSource: baseUrl?.source ?? `${provider}'s default` };
 }
 
 /**

@@ -3,20 +3,28 @@
  * so does the file's layout as far as possible: a file laid out as JSON.stringify would (any indent) is written
  * the same way; any other layout gets minimal text edits (jsonc-parser, loaded only here) that leave every other
  * byte alone. The result must pass the schema, and replaces the file atomically (a temporary file beside it,
- * renamed over it; a symlinked file's target is the one replaced).
+ * renamed over it; a symlinked file's target is the one replaced), the whole read-change-write under the file's
+ * lock (util/file-lock.ts), so changes made at once by several processes all land.
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parseConfigText, type ConfigScope } from "./config-file.js";
 import type { ConfigResult } from "./errors.js";
+import { withFileLock } from "../util/file-lock.js";
 
-/** One change: set `value` at `key` (dotted, or a list when a name holds a dot); `undefined` removes the key. */
-export interface ConfigEdit {
-  key: string | readonly string[];
-  value: unknown;
-  /** Add `value` at the end of the list at `key` (created when missing) instead of replacing it. */
-  append?: boolean;
-}
+/**
+ * One change at `key` (dotted, or a list when a name holds a dot): set `value` there (`undefined` removes the
+ * key), or set what `update` makes of the value there now (read under the file's lock, so a change another
+ * process made meanwhile is kept).
+ */
+export type ConfigEdit =
+  | {
+      key: string | readonly string[];
+      value: unknown;
+      /** Add `value` at the end of the list at `key` (created when missing) instead of replacing it. */
+      append?: boolean;
+    }
+  | { key: string | readonly string[]; update: (current: unknown) => unknown };
 
 /** Applies `edits` to the config file at `path` (created with its folder when missing); nothing is written on error. */
 export async function editConfigFile(path: string, edits: readonly ConfigEdit[], scope: ConfigScope = "user"): Promise<ConfigResult<void>> {
@@ -49,6 +57,16 @@ type Check = (text: string, when: "before" | "after") => Promise<{ message: stri
 
 async function editFile(path: string, edits: readonly ConfigEdit[], check: Check): Promise<ConfigResult<void>> {
   const target = resolveTarget(path);
+  // Read, change and replace under the file's lock: a change made at the same time by another awl is read first,
+  // never overwritten.
+  try {
+    return await withFileLock(target, () => editUnlocked(path, target, edits, check));
+  } catch (e) {
+    return failure(`the file ${path} cannot be changed: ${(e as Error).message}`, "check the folder's permissions");
+  }
+}
+
+async function editUnlocked(path: string, target: string, edits: readonly ConfigEdit[], check: Check): Promise<ConfigResult<void>> {
   let text: string;
   try {
     text = readFileSync(target, "utf8");
@@ -101,9 +119,10 @@ function rewrite(text: string, edits: readonly ConfigEdit[]): string {
       parent = (parent[key] = typeof child === "object" && child !== null && !Array.isArray(child) ? child : {}) as Record<string, unknown>;
     }
     const last = path.at(-1)!;
-    if (edit.append) parent[last] = [...(Array.isArray(parent[last]) ? parent[last] : []), edit.value];
-    else if (edit.value === undefined) delete parent[last];
-    else parent[last] = edit.value;
+    const value = "update" in edit ? edit.update(parent[last]) : edit.value;
+    if ("append" in edit && edit.append) parent[last] = [...(Array.isArray(parent[last]) ? parent[last] : []), value];
+    else if (value === undefined) delete parent[last];
+    else parent[last] = value;
   }
   return `${JSON.stringify(root, null, indent)}\n`;
 }
@@ -113,8 +132,10 @@ async function editText(text: string, edits: readonly ConfigEdit[]): Promise<str
   const { applyEdits, modify, parse } = module.default ?? module;
   for (const edit of edits) {
     const path = [...toPath(edit.key)];
-    if (edit.append) {
-      const current = path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], parse(text));
+    const current = path.reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], parse(text));
+    if ("update" in edit) {
+      text = applyEdits(text, modify(text, path, edit.update(current), {}));
+    } else if (edit.append) {
       text = Array.isArray(current)
         ? applyEdits(text, modify(text, [...path, -1], edit.value, { isArrayInsertion: true }))
         : applyEdits(text, modify(text, path, [edit.value], {}));

@@ -1,7 +1,8 @@
 /**
  * Extensions switched off and on (`awl extensions disable NAME` / `enable NAME`, SPEC §4 "Capabilities"): the
  * `extensions` key of the user's config file (`$XDG_CONFIG_HOME/awl/config.json`) and of the project's
- * `.awl/config.json`, the project's entry for a name over the user's:
+ * `.awl/config.json`, the project's entry for a name over the user's, except that a project never switches on what
+ * the user switched off (a cloned repository is input, not the user's choice: docs/permissions.md, "Trust"):
  *
  * ```json
  * { "extensions": { "weather": { "enabled": false }, "std.ls": { "enabled": false } } }
@@ -25,6 +26,8 @@ export interface Enablement {
   disabled: Map<string, string>;
   /** Files that could not be used, with what is wrong (the extensions stay as they are). */
   problems: string[];
+  /** Project entries not followed, each saying why (`awl permissions` lists them; they are in `problems` too). */
+  ignored: string[];
 }
 
 /** Reads both files; a missing file switches nothing. Never throws. */
@@ -32,6 +35,7 @@ export function readEnablement(cwd: string, env: NodeJS.ProcessEnv): Enablement 
   const files = enablementFiles(cwd, env);
   const decided = new Map<string, { enabled: boolean; file: string }>();
   const problems: string[] = [];
+  const ignored: string[] = [];
   for (const file of [files.user, files.project]) {
     const read = readObject(file);
     if ("problem" in read) {
@@ -50,12 +54,17 @@ export function readEnablement(cwd: string, env: NodeJS.ProcessEnv): Enablement 
         problems.push(`${file}: extensions."${name}".enabled must be true or false (ignored)`);
         continue;
       }
+      const before = decided.get(name);
+      if (enabled && before && !before.enabled && before.file === files.user && file === files.project) {
+        ignored.push(`${file}: extensions."${name}".enabled true (ignored: ${files.user} switches it off, and a project can only switch extensions off)`);
+        continue;
+      }
       decided.set(name, { enabled, file });
     }
   }
   const disabled = new Map<string, string>();
   for (const [name, { enabled, file }] of decided) if (!enabled) disabled.set(name, file);
-  return { disabled, problems };
+  return { disabled, problems: [...problems, ...ignored], ignored };
 }
 
 /** Sets `extensions.NAME.enabled` in the config file of `scope`, keeping the rest of it (src/config/write.ts). */

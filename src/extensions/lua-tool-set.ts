@@ -12,10 +12,11 @@
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
-import { mkdir } from "node:fs/promises";
+import { mkdir, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
+import type { ImageData } from "../model/blocks.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
@@ -65,6 +66,8 @@ export interface LuaToolSetOptions {
    * until the user trusted it (docs/permissions.md, "Trust"); the CLI passes true for a trusted folder.
    */
   trustProject?: boolean;
+  /** Project extensions changed since the folder was trusted (src/trust/pin.ts): not loaded, listed as disabled. */
+  unpinnedExtensions?: ReadonlySet<string>;
   /**
    * Bundled `std.*` extensions (the core tools); default: the package's `extensions/` folder. `false` offers
    * none of them (an embedder with tools of its own, a test about something else).
@@ -164,6 +167,7 @@ export class LuaToolSet implements ToolSet {
   private idleWaiters: (() => void)[] = [];
   /** Extensions switched off in a config file (never run), each with that file; what was wrong with those files. */
   private disabled: (DiscoveredExtension & { disabled_by: string })[] = [];
+  private unpinned: ReadonlySet<string> | undefined;
   private enablementProblems: string[] = [];
   private env: NodeJS.ProcessEnv = {};
   /** The registration cache (false: off) and the keys of the extensions as found. */
@@ -208,7 +212,7 @@ export class LuaToolSet implements ToolSet {
       project: options.trustProject === true,
       ...(options.bundledDir !== false && { bundledDir: options.bundledDir ?? BUNDLED_EXTENSIONS_DIR }),
     });
-    const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env);
+    const { discovery, disabled, problems } = findEnabled(roots, options.cwd, options.env, options.unpinnedExtensions);
     const home = awlDataDir(options.env);
     const context: ToolContextData = {
       cwd: options.cwd,
@@ -221,6 +225,7 @@ export class LuaToolSet implements ToolSet {
     const scrub = new SecretScrubber([...knownSecrets(options.env), ...(options.secrets ?? [])]);
     const toolSet = new LuaToolSet(discovery, roots, registry, context, defaultTimeoutMs, scrub);
     toolSet.disabled = disabled;
+    toolSet.unpinned = options.unpinnedExtensions;
     toolSet.enablementProblems = problems;
     toolSet.env = options.env;
     if (options.spillDir === undefined) toolSet.ownSpillRoot = dirname(context.spill_dir);
@@ -468,7 +473,7 @@ export class LuaToolSet implements ToolSet {
 
   /** One round of hot reload: finds the extensions again and loads those that changed (`all`: every one). */
   private async applyChanges(all: boolean): Promise<ReloadReport> {
-    const found = findEnabled(this.roots, this.context.cwd, this.env);
+    const found = findEnabled(this.roots, this.context.cwd, this.env, this.unpinned);
     const discovery = found.discovery;
     this.disabled = found.disabled;
     this.enablementProblems = found.problems;
@@ -592,14 +597,18 @@ export class LuaToolSet implements ToolSet {
    * (`error`, naming file and line: a Lua error's message carries them), or why it stopped (`stopped`: Esc, the
    * timeout). Never throws.
    */
-  async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<{ outcome: "ok" | "error" | "stopped"; text: string }> {
+  async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<CommandOutcome> {
     if (!(await this.loadedWith(() => this.commands().some((c) => c.extension === command.extension && c.name === command.name)))) {
       return { outcome: "error", text: `the command is gone (its extension ${command.extension} no longer registers it)` };
     }
     const outcome = await this.callHandler(command.extension, `/${command.name}`, JSON.stringify({ args }), { signal, timeoutMs: this.defaultTimeoutMs });
     switch (outcome.status) {
-      case "result":
-        return { outcome: outcome.is_error ? "error" : "ok", text: outcome.content };
+      case "result": {
+        // A handler's `{ prompt = ..., attachments = ..., images = ... }` (awl.lua's `extras`): a prompt for the model.
+        const { prompt, attachments } = outcome as { prompt?: string; attachments?: string[] };
+        const send = !outcome.is_error && typeof prompt === "string" ? { prompt: { text: this.scrub.text(prompt), files: attachments ?? [], images: outcome.images ?? [] } } : {};
+        return { outcome: outcome.is_error ? "error" : "ok", text: outcome.content, ...send };
+      }
       case "crash":
         return { outcome: "error", text: outcome.message };
       case "timeout":
@@ -786,6 +795,12 @@ export class LuaToolSet implements ToolSet {
     await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
     await pool?.close();
+    await this.removeEmptySpillDir();
+  }
+
+  /** This run's own spill folder goes when nothing was spilled into it (no empty folder left per run). */
+  private async removeEmptySpillDir(): Promise<void> {
+    if (this.ownSpillRoot !== undefined && this.spillReady) await rmdir(this.context.spill_dir).catch(() => undefined);
   }
 
   /**
@@ -804,6 +819,7 @@ export class LuaToolSet implements ToolSet {
     }
     await pool?.load();
     await pool?.unload();
+    await this.removeEmptySpillDir();
   }
 
   /**
@@ -868,6 +884,16 @@ export class LuaToolSet implements ToolSet {
 }
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
+
+/**
+ * How a slash command's handler ended: what it returned to print (`ok`), what went wrong (`error`), or why it
+ * stopped; `prompt` when it returned one for the model (with files to attach and images).
+ */
+export interface CommandOutcome {
+  outcome: "ok" | "error" | "stopped";
+  text: string;
+  prompt?: { text: string; files: string[]; images: ImageData[] };
+}
 
 /** A registration of a tool (not of a slash command or an event hook). */
 function isTool(registration: LuaToolRegistration): boolean {

@@ -5,8 +5,9 @@
  *
  * Fail closed: a rule that cannot be read never allows anything. A bad allow rule is dropped; a bad ask or deny
  * rule whose tool name can still be read asks for, or denies, every call of that tool; each is reported.
- * An untrusted project file adds no allow rules and no widening setting (trust.ts); its deny and ask rules
- * hold anyway (they only narrow).
+ * An untrusted project file adds no allow rules and no widening setting (trust.ts): its `mode` counts only when
+ * narrower than the user's (plan < default < accept-edits < bypass); its deny and ask rules hold anyway (they
+ * only narrow). What it would have widened is listed, with why, in `skipped`.
  */
 import type { ConfigLayer } from "../config/config-file.js";
 import { trustedFoldersIn } from "./trust.js";
@@ -23,6 +24,9 @@ export interface PermissionLayer {
 }
 
 export const RULE_ACTIONS: readonly RuleAction[] = ["deny", "ask", "allow"];
+/** The modes from the one that runs least unasked to the one that runs most. */
+const MODE_BREADTH: readonly PermissionMode[] = ["plan", "default", "accept-edits", "bypass"];
+const UNTRUSTED = "the folder is not trusted, and an untrusted folder can only narrow what you set";
 const PERMISSION_KEYS = ["allow", "ask", "deny", "mode", "sandbox", "sandbox_auto_allow"];
 
 export interface PermissionConfig {
@@ -34,7 +38,7 @@ export interface PermissionConfig {
   sandboxAutoAllow?: { value: boolean; source: string };
   /** The user file's trusted folders (absolute paths). */
   trustedFolders: string[];
-  /** What an untrusted project file would have widened (not applied), e.g. `allow rule "bash" (file:3)`. */
+  /** What an untrusted project file would have widened (not applied) and why, e.g. `allow rule "bash" (file:3): ...`. */
   skipped: string[];
 }
 
@@ -49,6 +53,8 @@ export interface PermissionConfigOptions {
   home: string;
   /** Whether the project file may widen what is allowed. */
   projectTrusted: boolean;
+  /** `kind:name` keys (src/trust/content.ts) of a trusted project's allow rules and settings changed since it was trusted: not applied. */
+  unpinned?: ReadonlySet<string>;
 }
 
 /** The permission settings of the files, lowest first (user, then project). */
@@ -79,8 +85,8 @@ export function permissionConfig(layers: readonly PermissionLayer[], options: Pe
       list.forEach((text: unknown, index) => {
         const line = layer.lineOf(["permissions", action, index]);
         const at = `${layer.path}:${line}`;
-        if (widens && action === "allow") {
-          out.skipped.push(`allow rule ${JSON.stringify(text)} (${at})`);
+        if (action === "allow" && (widens || (layer.scope === "project" && options.unpinned?.has(`allow:${String(text)}`)))) {
+          out.skipped.push(`allow rule ${JSON.stringify(text)} (${at}): ${UNTRUSTED}`);
           return;
         }
         const source: RuleSource = { kind: layer.scope, file: layer.path, line };
@@ -99,23 +105,26 @@ export function permissionConfig(layers: readonly PermissionLayer[], options: Pe
         }
       });
     }
-    const setting = <T>(key: string, check: (v: unknown) => v is T, expected: string, widening: (v: T) => boolean): { value: T; source: string } | undefined => {
+    const setting = <T>(key: string, check: (v: unknown) => v is T, expected: string, widening: (v: T) => string | false): { value: T; source: string } | undefined => {
       const value = values[key];
       if (value === undefined) return undefined;
       if (!check(value)) {
         out.problems.push(`${where(["permissions", key])}: "permissions.${key}" must be ${expected}, got ${JSON.stringify(value)} (ignored)`);
         return undefined;
       }
-      if (widens && widening(value)) {
-        out.skipped.push(`"permissions.${key}": ${JSON.stringify(value)} (${where(["permissions", key])})`);
+      const wider = (widens || (layer.scope === "project" && options.unpinned?.has(`setting:permissions.${key}`))) && widening(value);
+      if (wider) {
+        out.skipped.push(`"permissions.${key}": ${JSON.stringify(value)} (${where(["permissions", key])}): ${wider}; ${UNTRUSTED}`);
         return undefined;
       }
       return { value, source: where(["permissions", key]) };
     };
     const isBool = (v: unknown): v is boolean => typeof v === "boolean";
-    out.mode = setting("mode", isPermissionMode, `one of ${PERMISSION_MODES.join(", ")}`, (m) => m === "accept-edits" || m === "bypass") ?? out.mode;
-    out.sandbox = setting("sandbox", isBool, "true or false", (on) => !on) ?? out.sandbox;
-    out.sandboxAutoAllow = setting("sandbox_auto_allow", isBool, "true or false", (on) => on) ?? out.sandboxAutoAllow;
+    const mode = out.mode ?? { value: "default" as const, source: "the default" };
+    const widerMode = (m: PermissionMode): string | false => MODE_BREADTH.indexOf(m) > MODE_BREADTH.indexOf(mode.value) && `wider than "${mode.value}" (${mode.source})`;
+    out.mode = setting("mode", isPermissionMode, `one of ${PERMISSION_MODES.join(", ")}`, widerMode) ?? out.mode;
+    out.sandbox = setting("sandbox", isBool, "true or false", (on) => !on && "it turns the sandbox off") ?? out.sandbox;
+    out.sandboxAutoAllow = setting("sandbox_auto_allow", isBool, "true or false", (on) => on && "it runs sandboxed calls unasked") ?? out.sandboxAutoAllow;
   }
   return out;
 }

@@ -1,19 +1,23 @@
 /**
  * The permission decision for one tool call (SPEC §9, docs/permissions.md): deny, ask or allow.
  *
- * Order: a deny rule that matches wins; then an ask rule; then allow rules (every piece of the call must be
- * covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
+ * Order: a deny rule that matches wins; then a write to a protected path (protected.ts) asks; then an ask rule;
+ * then allow rules (every piece of the call must be covered by one); then the mode's default: reads inside the workspace run, `accept-edits` also runs writes
  * inside it, `bypass` runs everything; the rest asks. `plan` offers read tools only. Deny rules hold in every
  * mode, bypass included.
  *
  * What a call touches comes from its arguments by name (docs/permissions.md, "Which argument"): `command` is a
- * shell command, `path` a path, `paths` a list of them, `cwd` the folder a command runs in.
+ * shell command; `path`, `paths`, `cwd` and the other path names of path-args.ts are paths. The decision carries
+ * the arguments with those paths resolved, for the tool (no second reading of them).
  */
 import { homedir } from "node:os";
 import { relative } from "node:path";
-import { isInside, realPathOf, resolveToolPath } from "./paths.js";
+import { handOff, pathArgsOf, type PathArg } from "./path-args.js";
+import { escapeGlob, isInside, realPathOf, resolveToolPath } from "./paths.js";
+import { protectionOf } from "./protected.js";
 import type { Rule, RuleAction } from "./rules.js";
-import { splitCommand } from "./shell-split.js";
+import { commandHits, commandRuleReason, coveringRule, offeredCommandRules } from "./command-rules.js";
+import { invalidCommandText, parseCommand, type ParsedCommand } from "./shell-commands.js";
 
 export const PERMISSION_MODES = ["default", "accept-edits", "plan", "bypass"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -28,6 +32,8 @@ export interface PermissionTool {
   name: string;
   /** None declared: `exec`. */
   kinds?: readonly string[];
+  /** The owning extension; `mcp:NAME` is an MCP server's, handed absolute paths (it runs in a folder of its own). */
+  extension?: string;
 }
 
 export interface Decision {
@@ -42,16 +48,16 @@ export interface Decision {
   paths: string[];
   /** The simple commands of its `command`, if it has one. */
   commands: string[];
+  /** The arguments to run the tool with, when they name paths: each replaced by its resolved form (path-args.ts). */
+  input?: Record<string, unknown>;
 }
 
 /** What a call touches, read from its arguments; `error` when an argument cannot be read safely. */
 interface Subject {
   command?: string;
-  paths: string[];
+  paths: PathArg[];
   error?: string;
 }
-
-const PATH_KEYS = ["path", "cwd"] as const;
 
 /** The rule name that opens the exec sandbox's network (`network`, `network(curl:*)`); no tool's. */
 export const NETWORK_RULE = "network";
@@ -64,6 +70,8 @@ export interface PermissionEngineOptions {
   rules?: readonly Rule[];
   /** `permissions.sandbox_auto_allow` with the sandbox on: exec calls of sandboxed tools inside the workspace run unasked. */
   sandboxAutoAllow?: boolean;
+  /** awl's own config and data folders: writes there always ask (protected.ts). */
+  protectedFolders?: readonly string[];
 }
 
 export class PermissionEngine {
@@ -71,6 +79,7 @@ export class PermissionEngine {
   readonly home: string;
   mode: PermissionMode;
   readonly sandboxAutoAllow: boolean;
+  readonly protectedFolders: readonly string[];
   /** Whether a tool's programs run inside the exec sandbox (set once the tools are open; none until then). */
   sandboxed: (tool: PermissionTool) => boolean = () => false;
   private rules: Rule[] = [];
@@ -83,6 +92,7 @@ export class PermissionEngine {
     this.home = options.home ?? homedir();
     this.mode = options.mode ?? "default";
     this.sandboxAutoAllow = options.sandboxAutoAllow === true;
+    this.protectedFolders = (options.protectedFolders ?? []).map(realPathOf);
     for (const rule of options.rules ?? []) this.addRule(rule);
   }
 
@@ -126,36 +136,47 @@ export class PermissionEngine {
     });
     if (subject.error) return decision("deny", subject.error);
     const paths: string[] = [];
-    for (const path of subject.paths) {
-      const resolved = resolveToolPath(path, this.workspace, this.home);
-      if (!resolved.ok) return decision("deny", `${resolved.reason}: ${JSON.stringify(path)}`);
+    for (const arg of subject.paths) {
+      const resolved = resolveToolPath(arg.text, this.workspace, this.home);
+      if (!resolved.ok) return decision("deny", `${resolved.reason}: ${JSON.stringify(arg.text)}`);
       paths.push(resolved.path);
     }
-    const split = subject.command === undefined ? undefined : splitCommand(subject.command);
-    const facts = { paths, commands: split?.parts ?? [] };
-    const rules = this.rulesFor(tool.name);
-    const pieces = split ? [...split.parts, ...split.bare] : [];
+    const handed = handOff(input as Record<string, unknown>, subject.paths, paths, this.workspace, tool.extension?.startsWith("mcp:") === true);
+    if (handed && "error" in handed) return decision("deny", handed.error);
+    const invalid = subject.command === undefined ? undefined : invalidCommandText(subject.command);
+    if (invalid) return decision("deny", invalid);
+    const split = subject.command === undefined ? undefined : parseCommand(subject.command);
+    const facts = { paths, commands: split?.commands.map((c) => c.text) ?? [], ...(handed && { input: handed.input }) };
+    const rules = split || paths.length === 0 ? this.rulesFor(tool.name) : [...this.rulesFor(tool.name), ...this.kindRulesFor(tool)];
 
     const hits = (rule: Rule): boolean => {
       if (rule.pattern === undefined) return true;
-      if (split) return pieces.some((part) => rule.matchCommand!(part));
+      if (split) return commandHits(rule, split);
       if (paths.length > 0) return rule.pathError !== undefined || paths.some((path) => rule.matchPath!(path));
       return false;
     };
     const deny = rules.find((r) => r.action === "deny" && hits(r));
-    if (deny) return decision("deny", `the rule "${deny.text}" denies it`, { rule: deny, ...facts });
+    const ruleReason = (rule: Rule, verb: "denies" | "asks"): string => (split && rule.pattern !== undefined ? commandRuleReason(rule, split, verb) : `the rule "${rule.text}" ${verb === "denies" ? "denies it" : "asks"}`);
+    if (deny) return decision("deny", ruleReason(deny, "denies"), { rule: deny, ...facts });
     if (this.mode === "plan" && !isReadOnly(tool)) return decision("deny", "plan mode runs read tools only", facts);
     if (this.mode === "bypass") return decision("allow", "bypass mode", facts);
+    if (!isReadOnly(tool)) {
+      for (const path of paths) {
+        const protection = protectionOf(path, this.protectedFolders);
+        // No rule can allow it, so none is offered: only an answer (or bypass mode) lets it run.
+        if (protection) return decision("ask", `it writes ${path}, in ${protection}: awl asks before every write there`, facts);
+      }
+    }
     const ask = rules.find((r) => r.action === "ask" && hits(r));
-    if (ask) return decision("ask", `the rule "${ask.text}" asks`, { rule: ask, ...facts });
+    if (ask) return decision("ask", ruleReason(ask, "asks"), { rule: ask, ...facts });
 
     const allows = rules.filter((r) => r.action === "allow");
     const whole = allows.find((r) => r.pattern === undefined);
     if (whole) return decision("allow", `the rule "${whole.text}" allows it`, { rule: whole, ...facts });
     const outside = paths.filter((p) => !isInside(p, this.workspace));
     if (split) {
-      const covered = !split.opaque && split.parts.length > 0 && split.parts.every((part) => allows.some((r) => r.matchCommand!(part)));
-      if (covered) return decision("allow", "allow rules cover every command in it", { rule: allows.find((r) => r.matchCommand!(split.parts[0]!))!, ...facts });
+      const covering = coveringRule(allows, split);
+      if (covering) return decision("allow", "allow rules cover every command in it", { rule: covering, ...facts });
     } else if (paths.length > 0) {
       const covered = paths.every((path) => allows.some((r) => r.pathError === undefined && r.matchPath?.(path)));
       if (covered) return decision("allow", "allow rules cover every path in it", { rule: allows.find((r) => r.matchPath?.(paths[0]!))!, ...facts });
@@ -169,7 +190,9 @@ export class PermissionEngine {
     }
     const kind = kinds.join("/");
     const what = outside.length > 0 ? `it touches ${outside.join(", ")}, outside the workspace` : `"${tool.name}" is ${/^[aeiou]/.test(kind) ? "an" : "a"} ${kind} tool`;
-    return decision("ask", what, { ...facts, allowRules: this.allowRulesFor(tool.name, split, paths) });
+    // Said when a command rule could have allowed it: why none can.
+    const unresolved = split?.unresolved !== undefined && allows.some((r) => r.pattern !== undefined) ? `; no command rule can allow it: ${split.unresolved}` : "";
+    return decision("ask", what + unresolved, { ...facts, allowRules: this.allowRulesFor(tool.name, split, paths) });
   }
 
   /**
@@ -182,21 +205,20 @@ export class PermissionEngine {
   allowsNetwork(command: string): boolean {
     const rules = this.byTool.get(NETWORK_RULE) ?? [];
     if (rules.length === 0) return false;
-    const split = splitCommand(command);
-    const pieces = [...split.parts, ...split.bare];
-    const hits = (rule: Rule): boolean => rule.pattern === undefined || pieces.some((part) => rule.matchCommand!(part));
+    const split = invalidCommandText(command) ? undefined : parseCommand(command);
+    if (!split) return false;
+    const hits = (rule: Rule): boolean => rule.pattern === undefined || commandHits(rule, split);
     if (rules.some((r) => r.action !== "allow" && hits(r))) return false;
     const allows = rules.filter((r) => r.action === "allow");
     if (allows.some((r) => r.pattern === undefined)) return true;
     // A bare `exec` runs nothing (std.bash starts its script with `exec 2>&1`).
-    const parts = split.parts.filter((part) => part !== "exec");
-    return !split.opaque && parts.length > 0 && parts.every((part) => allows.some((r) => r.matchCommand!(part)));
+    return coveringRule(allows, split, (text) => text === "exec") !== undefined;
   }
 
   /** Rules that would allow such a call, most specific first: each piece of a command, each path. */
-  private allowRulesFor(tool: string, split: ReturnType<typeof splitCommand> | undefined, paths: readonly string[]): string[] {
-    if (split && !split.opaque && split.parts.length > 0) return [...new Set(split.parts.map((part) => `${tool}(${part})`))];
-    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.displayPath(path)})`))];
+  private allowRulesFor(tool: string, split: ParsedCommand | undefined, paths: readonly string[]): string[] {
+    if (split) return offeredCommandRules(tool, split);
+    if (!split && paths.length > 0) return [...new Set(paths.map((path) => `${tool}(${this.rulePath(path)})`))];
     return [tool];
   }
 
@@ -206,6 +228,29 @@ export class PermissionEngine {
     const home = realPathOf(this.home);
     if (isInside(path, home) && path !== home) return `~/${relative(home, path)}`;
     return path;
+  }
+
+  /**
+   * The path rules another tool of the same kind names (docs/permissions.md, "Rules"): `read(P)` for every tool
+   * that reads, `edit(P)` and `write(P)` for every tool that writes. Their deny and ask rules hold for any tool of
+   * the kind; their allow rules only for a tool that does nothing else (a `read(P)` never allows a write).
+   */
+  private kindRulesFor(tool: PermissionTool): Rule[] {
+    const kinds = kindsOf(tool);
+    const named = [...(kinds.includes("read") ? ["read"] : []), ...(kinds.includes("write") ? ["edit", "write"] : [])].filter((n) => n !== tool.name);
+    const allowing = kinds.every((k) => k === "read") ? ["read"] : kinds.every((k) => k === "read" || k === "write") ? ["edit", "write"] : [];
+    return named.flatMap((name) => this.byTool.get(name) ?? []).filter((r) => r.pattern !== undefined && (r.action !== "allow" || allowing.includes(r.tool)));
+  }
+
+  /**
+   * A path as a rule pattern matching it alone (displayPath, its `* ? [ {` escaped): a literal `~/.ssh/*` must not
+   * become a glob of every key; a name `~` inside the workspace is `./~`, not home.
+   */
+  private rulePath(path: string): string {
+    const shown = this.displayPath(path);
+    if (shown.startsWith("~/")) return `~/${escapeGlob(shown.slice(2))}`;
+    const escaped = escapeGlob(shown);
+    return escaped.startsWith("~") ? `./${escaped}` : escaped;
   }
 
   private rulesFor(tool: string): Rule[] {
@@ -234,14 +279,8 @@ function subjectOf(input: unknown): Subject {
     if (typeof args.command !== "string") return bad("command", "a string");
     subject.command = args.command;
   }
-  for (const key of PATH_KEYS) {
-    if (args[key] === undefined) continue;
-    if (typeof args[key] !== "string") return bad(key, "a string");
-    subject.paths.push(args[key] as string);
-  }
-  if (args.paths !== undefined) {
-    if (!Array.isArray(args.paths) || !args.paths.every((p) => typeof p === "string")) return bad("paths", "a list of strings");
-    subject.paths.push(...(args.paths as string[]));
-  }
+  const paths = pathArgsOf(args);
+  if ("error" in paths) return { paths: [], error: paths.error };
+  subject.paths = paths.paths;
   return subject;
 }

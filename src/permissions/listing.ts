@@ -19,6 +19,8 @@ export interface ListingFacts {
   trust: string;
   /** Who turned the exec sandbox on (a flag, a file:line); absent: off. */
   sandbox?: string;
+  /** Settings of the folder not followed, each with why (an untrusted folder can only narrow). */
+  ignored?: readonly string[];
 }
 
 /** The listing as text: mode, trust, then every rule with its number and source. */
@@ -28,6 +30,7 @@ export function permissionsText(engine: PermissionEngine, facts: ListingFacts): 
     `folder: ${facts.folder} — ${facts.trust}`,
     `sandbox: ${facts.sandbox ? `on (${facts.sandbox})${engine.sandboxAutoAllow ? ", exec calls inside the workspace run unasked" : ""}` : "off (--sandbox turns it on)"}`,
   ];
+  if (facts.ignored && facts.ignored.length > 0) lines.push("ignored:", ...facts.ignored.map((why) => `  ${why}`));
   const rules = listedRules(engine);
   if (rules.length === 0) lines.push("no rules: reads inside the folder run, everything else asks (docs/permissions.md)");
   let n = 0;

@@ -1,24 +1,68 @@
 /**
  * Where a tool's path argument really points, and path globs for rules (`edit(src/**)`, `write(~/notes/**)`).
  *
- * A path is resolved the way the tool will open it: relative to the workspace, `..` folded, and every symlink
- * of the part that exists followed (`realpath`), so `link-to-etc/passwd` and `src/../../x` are seen for what
- * they are. A path with a NUL byte or text that is not valid Unicode fails closed: it is denied, never matched.
+ * A path is interpreted once, here, the way the tools open it (docs/permissions.md, "Paths"): `~` and `~/` are
+ * the home folder; `\xNN` with NN from 80 to FF is that byte (how tools show names that are not UTF-8; no other
+ * escape is decoded: `\x2e` is four characters); relative to the workspace; `..` folded; every symlink of the
+ * part that exists followed (`realpath`), a dangling one too (a write creates its target). So
+ * `link-to-etc/passwd` and `src/../../x` are seen for what they are. The tool is then handed the resolved path
+ * (tool-set.ts), so nothing reinterprets it. A path with a NUL byte or text that is not valid Unicode fails
+ * closed: it is denied, never matched.
  */
-import { realpathSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { isAbsolute, join, resolve, sep } from "node:path";
 
+/** The real absolute path, names that are not UTF-8 written with `\xNN` (what rules match, and what the tool is handed). */
 export type ResolvedPath = { ok: true; path: string } | { ok: false; reason: string };
 
 /** Lone UTF-16 surrogates: what invalid UTF-8 in the model's JSON turns into. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The real absolute path `input` names, seen from `workspace`; `~` and `~/` are the home folder. */
+/** The escapes tools write for bytes that are not UTF-8 (extensions/std/_text.lua `printable`), and only those. */
+const BYTE_ESCAPE = /\\x([89a-fA-F][0-9a-fA-F])/g;
+
+/** Symlinks followed in a row before a path counts as a loop (Linux's limit). */
+const MAX_LINKS = 40;
+
+/** The real absolute path `input` names, seen from `workspace`; see the module comment. */
 export function resolveToolPath(input: string, workspace: string, home: string): ResolvedPath {
   if (input.includes("\0")) return { ok: false, reason: "the path holds a NUL byte" };
   if (LONE_SURROGATE.test(input) || input.includes("\uFFFD")) return { ok: false, reason: "the path is not valid UTF-8 text" };
   if (input === "") return { ok: false, reason: "the path is empty" };
-  return { ok: true, path: realPathOf(resolve(workspace, expandHome(input, home))) };
+  const bytes = binary(pathBytes(expandHome(input, home)));
+  const real = realBinary(resolve(binary(Buffer.from(workspace)), bytes));
+  if (real === undefined) return { ok: false, reason: `the path passes through more than ${MAX_LINKS} symlinks` };
+  const path = printablePath(Buffer.from(real, "latin1"));
+  // A real name holding text like `\x80` would be read back as a byte: no tool could be handed it unchanged.
+  if (binary(pathBytes(path)) !== real) return { ok: false, reason: `the path resolves to ${path}, a name awl cannot hand to a tool unchanged` };
+  return { ok: true, path };
+}
+
+/** The bytes a path argument names: its UTF-8, with each `\xNN` escape of a byte from 80 to FF that byte. */
+export function pathBytes(text: string): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (const match of text.matchAll(BYTE_ESCAPE)) {
+    parts.push(Buffer.from(text.slice(at, match.index)), Buffer.from([parseInt(match[1]!, 16)]));
+    at = match.index + match[0].length;
+  }
+  parts.push(Buffer.from(text.slice(at)));
+  return Buffer.concat(parts);
+}
+
+/** A path's bytes as text: each name that is not UTF-8 with its bytes from 80 to FF as `\xNN` (as tools show it). */
+export function printablePath(bytes: Buffer): string {
+  const strict = new TextDecoder("utf-8", { fatal: true });
+  return binary(bytes)
+    .split("/")
+    .map((name) => {
+      try {
+        return strict.decode(Buffer.from(name, "latin1"));
+      } catch {
+        return name.replace(/[\x80-\xff]/g, (c) => `\\x${c.charCodeAt(0).toString(16).toUpperCase()}`);
+      }
+    })
+    .join("/");
 }
 
 /** `~` and `~/x` become the home folder; anything else is left as it is. */
@@ -28,20 +72,48 @@ export function expandHome(path: string, home: string): string {
   return path;
 }
 
-/** The absolute path with every symlink of its existing part followed; the part that does not exist yet kept. */
+/** The absolute path with every symlink of its existing part followed (a dangling one too); the missing part kept. */
 export function realPathOf(absolute: string): string {
-  const missing: string[] = [];
+  const real = realBinary(binary(Buffer.from(absolute)));
+  return real === undefined ? absolute : Buffer.from(real, "latin1").toString();
+}
+
+/** Bytes as a string of one character per byte (latin1): node:path and node:fs work on it byte for byte. */
+function binary(bytes: Buffer): string {
+  return bytes.toString("latin1");
+}
+
+/** realPathOf on a latin1 path; undefined for a symlink loop. */
+function realBinary(absolute: string): string | undefined {
   let current = absolute;
-  for (;;) {
+  const missing: string[] = [];
+  for (let links = 0; ; ) {
     try {
-      const real = realpathSync(current);
+      const real = realpathSync(Buffer.from(current, "latin1"), { encoding: "latin1" });
       return missing.length === 0 ? real : join(real, ...missing.reverse());
     } catch {
-      const parent = dirname(current);
-      if (parent === current) return absolute;
-      missing.push(basename(current));
-      current = parent;
+      // Not there, or a symlink whose target is not (a write through it creates the target): follow it by hand.
+      const target = linkTarget(current);
+      if (target !== undefined) {
+        if (++links > MAX_LINKS) return undefined;
+        current = resolve(current, "..", target);
+        continue;
+      }
+      const cut = current.lastIndexOf("/");
+      if (cut <= 0 && current.length <= 1) return join(current, ...missing.reverse());
+      missing.push(current.slice(cut + 1));
+      current = current.slice(0, cut) || "/";
     }
+  }
+}
+
+/** The target of `path` (latin1) when it is a symlink. */
+function linkTarget(path: string): string | undefined {
+  try {
+    if (!lstatSync(Buffer.from(path, "latin1")).isSymbolicLink()) return undefined;
+    return readlinkSync(Buffer.from(path, "latin1"), { encoding: "latin1" });
+  } catch {
+    return undefined;
   }
 }
 
@@ -109,6 +181,11 @@ function globBody(glob: string): string {
   }
   if (braces > 0) throw new Error('"{" is never closed with "}"');
   return out;
+}
+
+/** A literal path as a glob that matches only it: each `*`, `?`, `[` and `{` in a class of its own (`[*]`). */
+export function escapeGlob(path: string): string {
+  return path.replace(/[*?[{]/g, "[$&]");
 }
 
 export function escapeRegex(text: string): string {

@@ -10,6 +10,7 @@
  * A rule is compiled once, when the rules are read: a check per call is a few regex tests.
  */
 import { compilePathGlob, escapeRegex } from "./paths.js";
+import type { CommandPart } from "./shell-commands.js";
 
 export type RuleAction = "allow" | "ask" | "deny";
 
@@ -29,7 +30,7 @@ export interface Rule {
   pattern?: string;
   /** Internal: compiled matchers. */
   matchTool: (name: string) => boolean;
-  matchCommand?: (part: string) => boolean;
+  matchCommand?: (part: CommandPart, surely?: boolean) => boolean;
   matchPath?: (path: string) => boolean;
   /** Why the pattern is no path glob (e.g. `[` never closed): then it never allows a path, and denies or asks any. */
   pathError?: string;
@@ -75,21 +76,42 @@ function compileName(name: string): (tool: string) => boolean {
 }
 
 /**
- * A command pattern as a matcher of one simple command (words joined by single spaces, shell-split.ts).
+ * A command pattern as a matcher of one simple command (words joined by single spaces, shell-commands.ts).
  * `X:*` and `X *` at the end: `X` alone or followed by a space or `:`; any other `*`: any text.
+ *
+ * For an open part (its known beginning, then text known only when it runs) the matcher answers whether the
+ * pattern *may* match (some text could follow that matches: what deny and ask rules go by), or with `surely`
+ * whether it matches whatever follows (what an allow rule needs: only a prefix rule whose words are all known,
+ * `ls:*` for `ls $dir`).
  */
-export function compileCommand(pattern: string): (part: string) => boolean {
+export function compileCommand(pattern: string): (part: CommandPart, surely?: boolean) => boolean {
   const normal = pattern.replace(/\s+/g, " ");
   const prefix = /^(.*?)(?::\*| \*)$/s.exec(normal);
-  if (prefix) {
-    const head = prefix[1]!;
-    if (!head.includes("*")) return (part) => part === head || (part.startsWith(head) && (part[head.length] === " " || part[head.length] === ":"));
+  const head = prefix ? prefix[1]! : normal;
+  const exact = exactMatcher(normal, prefix ? head : undefined);
+  const lead = head.split("*")[0]!;
+  const literal = !head.includes("*");
+  const trailingStar = !prefix && normal.indexOf("*") === normal.length - 1;
+  return (part, surely = false) => {
+    if (!part.open) return exact(part.text);
+    const known = part.text;
+    const afterHead = known.startsWith(`${head} `) || known.startsWith(`${head}:`);
+    if (surely) return (prefix !== null && literal && afterHead) || (trailingStar && known.startsWith(lead));
+    if (!literal) return lead.startsWith(known) || known.startsWith(lead);
+    return prefix ? head.startsWith(known) || afterHead : normal.startsWith(known);
+  };
+}
+
+/** The matcher of a whole command's text; `head` set for a prefix pattern (`X:*`). */
+function exactMatcher(normal: string, head: string | undefined): (text: string) => boolean {
+  if (head !== undefined) {
+    if (!head.includes("*")) return (text) => text === head || (text.startsWith(head) && (text[head.length] === " " || text[head.length] === ":"));
     const regex = new RegExp(`^${head.split("*").map(escapeRegex).join(".*")}(?:[ :].*)?$`, "s");
-    return (part) => regex.test(part);
+    return (text) => regex.test(text);
   }
-  if (!normal.includes("*")) return (part) => part === normal;
+  if (!normal.includes("*")) return (text) => text === normal;
   const regex = new RegExp(`^${normal.split("*").map(escapeRegex).join(".*")}$`, "s");
-  return (part) => regex.test(part);
+  return (text) => regex.test(text);
 }
 
 /** How a rule's source reads in a list or a message: `~/.config/awl/config.json:12`, `--allow`, `this session`. */

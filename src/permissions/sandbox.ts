@@ -14,7 +14,9 @@ import { delimiter, join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
 import type { ProcessSandbox } from "../extensions/lua/types.js";
 import type { PermissionSetup } from "./setup.js";
+import { NETWORK_RULE } from "./engine.js";
 import { realPathOf } from "./paths.js";
+import { loadShellParser } from "./shell-parser.js";
 
 export interface SandboxOptions {
   /** The workspace folder: writable inside the sandbox. */
@@ -79,10 +81,14 @@ export function openSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = pr
   return { ok: true, sandbox };
 }
 
-/** The run's sandbox when its permissions ask for one (`--sandbox`, `permissions.sandbox`); an error when it cannot be had. */
-export function runSandbox(setup: Pick<PermissionSetup, "sandbox" | "engine">): ConfigResult<BwrapSandbox | undefined> {
+/**
+ * The run's sandbox when its permissions ask for one (`--sandbox`, `permissions.sandbox`); an error when it cannot
+ * be had. With `network` rules the shell parser is loaded first: they match the commands programs run.
+ */
+export async function runSandbox(setup: Pick<PermissionSetup, "sandbox" | "engine">): Promise<ConfigResult<BwrapSandbox | undefined>> {
   if (!setup.sandbox) return { ok: true, value: undefined };
   const { engine } = setup;
+  if (engine.list().some((rule) => rule.tool === NETWORK_RULE)) await loadShellParser();
   const opened = openSandbox({ workspace: engine.workspace, network: (argv) => engine.allowsNetwork(commandLineOf(argv)) });
   if (!opened.ok) return { ok: false, error: { message: opened.message, hint: `the sandbox was asked for by ${setup.sandbox.source}` } };
   return { ok: true, value: opened.sandbox };

@@ -7,6 +7,7 @@ import { readConfigFile, type ConfigScope } from "../config/config-file.js";
 import { editConfigFile } from "../config/write.js";
 import { permissionLayer } from "./config.js";
 import { parseRule, type Rule } from "./rules.js";
+import { pinFolder, unpinFolder } from "../trust/pin.js";
 
 /** The file's values (a missing file: none); a file that cannot be read or checked is an error. */
 async function valuesOf(path: string, scope: ConfigScope): Promise<Record<string, unknown>> {
@@ -43,17 +44,29 @@ export async function saveAllowRules(path: string, scope: ConfigScope, texts: re
 
 /** Removes one rule (its text in its action's list) from a file; false when it was not there. */
 export async function removeSavedRule(path: string, scope: ConfigScope, action: string, text: string): Promise<boolean> {
-  const list = listAt(await valuesOf(path, scope), action);
-  const index = list.findIndex((r) => typeof r === "string" && r.trim() === text);
-  if (index < 0) return false;
-  await write(path, scope, [{ key: `permissions.${action}`, value: list.filter((_, i) => i !== index) }]);
+  const matches = (r: unknown): boolean => typeof r === "string" && r.trim() === text;
+  if (!listAt(await valuesOf(path, scope), action).some(matches)) return false;
+  // The list as it is when written (another awl may have changed it since): the first such rule goes.
+  const without = (list: unknown): unknown => (Array.isArray(list) ? list.filter((_, i) => i !== list.findIndex(matches)) : list);
+  await write(path, scope, [{ key: `permissions.${action}`, update: without }]);
   return true;
 }
 
-/** Adds (or removes) a folder in the user file's `trusted_folders`. */
+/**
+ * Adds (or removes) a folder in the user file's `trusted_folders`, keeping what others add at the same time; with
+ * the pin of what it holds now (or without it): trust covers the content the folder had when the user said yes
+ * (src/trust/pin.ts).
+ */
 export async function setFolderTrust(userConfigPath: string, folder: string, trusted: boolean): Promise<void> {
-  const current = (await valuesOf(userConfigPath, "user")).trusted_folders;
-  const list = Array.isArray(current) ? current.filter((f) => f !== folder) : [];
-  if (trusted) list.push(folder);
-  await write(userConfigPath, "user", [{ key: "trusted_folders", value: list }]);
+  await write(userConfigPath, "user", [
+    {
+      key: "trusted_folders",
+      update: (current) => {
+        const list = Array.isArray(current) ? current.filter((f) => f !== folder) : [];
+        return trusted ? [...list, folder] : list;
+      },
+    },
+  ]);
+  if (trusted) pinFolder(folder, userConfigPath);
+  else unpinFolder(folder, userConfigPath);
 }

@@ -5,7 +5,11 @@
  */
 import { homedir } from "node:os";
 import type { ConfigResult } from "../config/errors.js";
-import { loadConfig, type LoadedConfig } from "../config/layers.js";
+import { loadConfig, withoutProjectKeys, type LoadedConfig } from "../config/layers.js";
+import { checkPin, namesOf, type PinCheck } from "../trust/pin.js";
+import { dropHooks } from "../trust/content.js";
+import { realPathOf } from "./paths.js";
+import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { permissionConfig, permissionLayer, type PermissionConfig } from "./config.js";
 import { isPermissionMode, PERMISSION_MODES, PermissionEngine, type PermissionMode } from "./engine.js";
 import { parseRule, type Rule } from "./rules.js";
@@ -32,10 +36,16 @@ export interface PermissionSetup {
   trusted: boolean;
   /** Present when the programs of the extensions run in the exec sandbox: who asked for it (a flag, a file:line). */
   sandbox?: { source: string };
+  /** A folder trusted by the user's list: its content against the content it was trusted with (src/trust/pin.ts). */
+  pin?: PinCheck;
+  /** What of a trusted folder changed since it was trusted and is not loaded this run (by kind: names). */
+  unpinned?: UnpinnedContent;
   /** What the folder would load once trusted (empty parts: nothing to trust). */
   offer: ProjectOffer;
   /** That, in words, when the folder is not trusted; empty when it is, or brings nothing. */
   untrustedParts: string[];
+  /** Which of the two an untrusted folder brings (the trust question names only what is there). */
+  untrustedBrings: { code: boolean; widening: boolean };
   config: PermissionConfig;
   /** Bad rules and keys (file:line each), for stderr. */
   problems: string[];
@@ -43,6 +53,14 @@ export interface PermissionSetup {
   projectConfigPath: string;
   /** The config files as read for this setup (the settings read theirs from it too). */
   files: LoadedConfig;
+}
+
+/** The new and changed content of a trusted folder, left out of this run until the user trusts the change. */
+export interface UnpinnedContent {
+  /** `kind:name` of each item (src/trust/content.ts). */
+  keys: ReadonlySet<string>;
+  extensions: ReadonlySet<string>;
+  mcpServers: ReadonlySet<string>;
 }
 
 export interface PermissionSetupOptions {
@@ -60,12 +78,22 @@ export async function setupPermissions(options: PermissionSetupOptions): Promise
   const flags = options.flags;
   const read = await loadConfig({ env: options.env, cwd: options.cwd, ...(flags.trustProject === true && { trustProject: true }) });
   if (!read.ok) return read;
-  const files = read.value;
+  let files = read.value;
   const userConfigPath = files.paths.user;
+  // Trusted by the list (not for this run only): trusted as the content it had when the user said yes.
+  const pin = files.trusted && flags.trustProject !== true ? checkPin(realPathOf(options.cwd), userConfigPath) : undefined;
+  const unpinned = pin && pin.unpinned.size > 0
+    ? { keys: pin.unpinned, extensions: namesOf(pin.unpinned, "extension"), mcpServers: namesOf(pin.unpinned, "mcp") }
+    : undefined;
+  if (unpinned) {
+    const hooks = namesOf(unpinned.keys, "hook");
+    if (hooks.size > 0) for (const layer of files.layers) if (layer.scope === "project") dropHooks(layer.values.hooks, hooks);
+    files = withoutProjectKeys(files, [...namesOf(unpinned.keys, "setting")].filter((key) => !key.startsWith("permissions.")));
+  }
   const projectConfigPath = files.paths.project;
   const layers = files.layers.map(permissionLayer);
   const trusted = files.trusted;
-  const config = permissionConfig(layers, { workspace: options.cwd, home, projectTrusted: trusted });
+  const config = permissionConfig(layers, { workspace: options.cwd, home, projectTrusted: trusted, ...(unpinned && { unpinned: unpinned.keys }) });
 
   const rules: Rule[] = [...config.rules];
   for (const [action, list] of [["allow", flags.allow], ["deny", flags.deny]] as const) {
@@ -95,12 +123,22 @@ export async function setupPermissions(options: PermissionSetupOptions): Promise
   return {
     ok: true,
     value: {
-      engine: new PermissionEngine({ workspace: options.cwd, home, mode, rules, sandboxAutoAllow: sandbox !== undefined && config.sandboxAutoAllow?.value === true }),
+      engine: new PermissionEngine({
+        workspace: options.cwd,
+        home,
+        mode,
+        rules,
+        sandboxAutoAllow: sandbox !== undefined && config.sandboxAutoAllow?.value === true,
+        protectedFolders: [userConfigDir(options.env), awlDataDir(options.env)],
+      }),
       modeSource,
       trusted,
       ...(sandbox && { sandbox }),
+      ...(pin && { pin }),
+      ...(unpinned && { unpinned }),
       offer,
       untrustedParts,
+      untrustedBrings: { code: !trusted && Boolean(offer.extensionsDir), widening: !trusted && config.skipped.length > 0 },
       config,
       problems: config.problems,
       userConfigPath,

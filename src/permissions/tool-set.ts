@@ -11,6 +11,7 @@ import { parseToolInput } from "../model/blocks.js";
 import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import type { Decision, PermissionEngine } from "./engine.js";
 import { parseRule, type Rule } from "./rules.js";
+import { loadShellParser } from "./shell-parser.js";
 import { TRUST_FLAG } from "./trust.js";
 
 /** What the user is asked about. */
@@ -22,6 +23,8 @@ export interface AskRequest {
   decision: Decision;
   /** Rules the "allow for the session" and "always allow" answers add. */
   rules: string[];
+  /** Rules saved in the project's config count (the folder is trusted); false: offer the user's config only. */
+  projectRulesCount: boolean;
 }
 
 /** The five answers (and Esc). */
@@ -58,6 +61,8 @@ export interface PermissionToolSetOptions {
   onCancelTurn?: () => void;
   /** Told about a failure to save, e.g. a read-only config file. */
   warn?: (text: string) => void;
+  /** The folder is trusted, so rules saved in its config count (default true). */
+  projectRulesCount?: boolean;
 }
 
 export class PermissionToolSet implements ToolSet {
@@ -113,13 +118,17 @@ export class PermissionToolSet implements ToolSet {
     // The agent checked the call against the offered tools; one not offered (denied, plan mode) still ends here.
     if (!tool || !this.engine.offers(tool)) return refusal(`permission denied: the tool "${call.name}" is not available${this.engine.mode === "plan" ? " in plan mode (read tools only)" : ""}`);
     const input = parseToolInput(call.input);
-    const decision = this.engine.decide(tool, input);
+    // The engine reads a command with the shell parser, loaded the first time one is checked.
+    if (typeof (input as { command?: unknown } | null)?.command === "string") await loadShellParser();
+    let decision = this.engine.decide(tool, input);
     if (decision.action === "deny") return refusal(`permission denied: ${decision.reason}`);
     if (decision.action === "ask") {
       const verdict = await this.ask(call, tool, input, decision, signal);
-      if (verdict) return verdict;
+      if ("status" in verdict) return verdict;
+      decision = verdict;
     }
-    return this.inner.execute(call, signal, onProgress);
+    // The tool gets the paths as the engine resolved them (SPEC §13): it opens what was decided on.
+    return this.inner.execute(decision.input ? { ...call, input: JSON.stringify(decision.input) } : call, signal, onProgress);
   }
 
   /**
@@ -130,14 +139,19 @@ export class PermissionToolSet implements ToolSet {
     const tool = this.inner.definitions().find((t) => t.name === call.name);
     if (!tool || !this.engine.offers(tool)) return this.execute(call, signal, onProgress);
     const input = parseToolInput(call.input);
+    if (typeof (input as { command?: unknown } | null)?.command === "string") await loadShellParser();
     const decision = this.engine.decide(tool, input);
     if (decision.action === "deny") return refusal(`permission denied: ${decision.reason}`);
     const verdict = await this.ask(call, tool, input, decision.action === "ask" ? decision : { ...decision, action: "ask", reason }, signal, true);
-    return verdict ?? this.inner.execute(call, signal, onProgress);
+    if ("status" in verdict) return verdict;
+    return this.inner.execute(verdict.input ? { ...call, input: JSON.stringify(verdict.input) } : call, signal, onProgress);
   }
 
-  /** Undefined when the call may run; otherwise its outcome. `always`: ask even if the rules allow it by now. */
-  private async ask(call: ToolCall, tool: ToolDefinition, input: unknown, decision: Decision, signal: AbortSignal, always = false): Promise<ToolOutcome | undefined> {
+  /**
+   * The decision the call runs under (the one asked about, or a newer one that allows it); otherwise its outcome.
+   * `always`: ask even if the rules allow it by now.
+   */
+  private async ask(call: ToolCall, tool: ToolDefinition, input: unknown, decision: Decision, signal: AbortSignal, always = false): Promise<ToolOutcome | Decision> {
     const ask = this.options.ask;
     if (!ask) {
       this.denied.push({ tool_use_id: call.id, tool: call.name, input, reason: decision.reason, allow_with: decision.allowRules });
@@ -145,29 +159,29 @@ export class PermissionToolSet implements ToolSet {
     }
     // The question waits for the one before it; meanwhile an earlier answer ("allow for the session") or a
     // cancelled turn may have decided this call.
-    const turn = this.asking.then(async (): Promise<AskAnswer | ToolOutcome | undefined> => {
+    const turn = this.asking.then(async (): Promise<AskAnswer | ToolOutcome | Decision> => {
       if (signal.aborted) return { status: "cancelled" };
       const again = this.engine.decide(tool, input);
-      if (again.action === "allow" && !always) return undefined;
+      if (again.action === "allow" && !always) return again;
       if (again.action === "deny") return refusal(`permission denied: ${again.reason}`);
       try {
-        return await ask({ call, tool, input, decision, rules: decision.allowRules }, signal);
+        return await ask({ call, tool, input, decision, rules: decision.allowRules, projectRulesCount: this.options.projectRulesCount ?? true }, signal);
       } catch {
         return { kind: "deny" };
       }
     });
     this.asking = turn.catch(() => undefined);
     const answer = await turn;
-    if (answer === undefined || "status" in answer) return answer;
+    if ("status" in answer || "action" in answer) return answer;
     switch (answer.kind) {
       case "allow_once":
-        return undefined;
+        return decision;
       case "allow_session":
         this.addRules(decision.allowRules, (text) => parseRule(text, "allow", { kind: "session" }, this.engine.workspace, this.engine.home));
-        return undefined;
+        return decision;
       case "allow_always":
         await this.saveAlways(decision.allowRules, answer.scope);
-        return undefined;
+        return decision;
       case "deny":
         return refusal(answer.message ? `the user denied this call and said: ${answer.message}` : "the user denied this call");
       case "cancel":
@@ -195,12 +209,25 @@ export class PermissionToolSet implements ToolSet {
   }
 }
 
+/** The outcomes this layer made itself (a deny, the user's no): the call never ran. */
+const refusals = new WeakSet<ToolOutcome>();
+
+/** Whether `outcome` is a refusal of this layer rather than the tool's own result. */
+export function isRefusal(outcome: ToolOutcome): boolean {
+  return refusals.has(outcome);
+}
+
 function refusal(content: string): ToolOutcome {
-  return { status: "result", content, is_error: true };
+  const outcome: ToolOutcome = { status: "result", content, is_error: true };
+  refusals.add(outcome);
+  return outcome;
 }
 
 /** The headless deny: why, and the exact rule or flag that would allow the call. */
 export function headlessDenial(decision: Decision): string {
+  if (decision.allowRules.length === 0) {
+    return `permission denied: this call needs approval (${decision.reason}) and awl has no terminal to ask; no rule allows it, only an answer or bypass mode (--dangerously-skip-permissions).`;
+  }
   const quoted = decision.allowRules.map((r) => `--allow '${r.replace(/'/g, "'\\''")}'`).join(" ");
   const listed = decision.allowRules.map((r) => JSON.stringify(r)).join(", ");
   return (

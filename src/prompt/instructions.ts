@@ -2,11 +2,14 @@
  * The project's instruction files (SPEC §9): `AGENTS.md` in every folder from the repository's root down to the
  * working directory (nearest last, so it has the last word), each folder's `CLAUDE.md` where it has no
  * `AGENTS.md`, and first the user's own `$XDG_CONFIG_HOME/awl/AGENTS.md` (or `CLAUDE.md` there). Outside a git
- * repository only the working directory's own file counts.
+ * repository only the working directory's own file counts. A project's file that resolves outside the project (a
+ * symlink such as `AGENTS.md -> ~/.ssh/id_rsa` in a cloned repository) is never read: as if absent, the same
+ * check a project's `system_prompt: "@file"` has (SPEC §13).
  */
 import { readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { userConfigDir } from "../config/paths.js";
+import { isInside, realPathOf } from "../permissions/paths.js";
 
 /** One instruction file as it goes into the system prompt. */
 export interface InstructionFile {
@@ -44,10 +47,12 @@ export function gitRoot(dir: string): string | undefined {
   }
 }
 
-function readInstruction(dir: string, scope: InstructionFile["scope"]): InstructionFile | undefined {
+/** The first instruction file of `dir`; with `confinedTo`, only one whose real path lies inside that (real) folder. */
+function readInstruction(dir: string, scope: InstructionFile["scope"], confinedTo?: string): InstructionFile | undefined {
   for (const name of NAMES) {
     const path = join(dir, name);
     if (!isFile(path)) continue;
+    if (confinedTo !== undefined && !isInside(realPathOf(path), confinedTo)) continue;
     let bytes: Buffer;
     try {
       bytes = readFileSync(path);
@@ -75,8 +80,9 @@ export function findInstructionFiles(cwd: string, env: NodeJS.ProcessEnv): Instr
     chain.unshift(at);
     if (at === root || dirname(at) === at) break;
   }
+  const project = realPathOf(root);
   for (const dir of chain) {
-    const file = readInstruction(dir, "project");
+    const file = readInstruction(dir, "project", project);
     if (file && file.path !== user?.path) files.push(file);
   }
   return files;

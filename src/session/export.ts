@@ -1,24 +1,53 @@
 /** `awl sessions export`: a session as a Markdown transcript or as the documented conversation JSON form. */
 import { parseToolInput, type ContentBlock, type ImageData } from "../model/blocks.js";
 import { Conversation } from "../model/conversation.js";
-import { conversationToJSON } from "../model/json.js";
+import { conversationToJSON, messageToJSON } from "../model/json.js";
 import type { Message } from "../model/message.js";
 import type { LoadedSession } from "./reader.js";
+import { branchTo, leavesOf } from "./tree.js";
 
 export type ExportFormat = "md" | "json";
 
-/** The whole saved transcript (compacted messages included), as text ending in a newline. */
-export function exportSession(session: LoadedSession, format: ExportFormat): string {
-  return format === "json" ? exportJSON(session) : exportMarkdown(session);
+/**
+ * What an export shows: a saved session's header, transcript and tool snapshots (or a conversation held in memory),
+ * and for every branch its tree.
+ */
+export type ExportedSession = Pick<LoadedSession, "header" | "transcript" | "snapshots"> & Partial<Pick<LoadedSession, "tree" | "leaf">>;
+
+/**
+ * The saved transcript of the branch in use (compacted messages included), as text ending in a newline; with
+ * `allBranches`, every branch of the session too (docs/sessions.md, "Branches").
+ */
+export function exportSession(session: ExportedSession, format: ExportFormat, options: { allBranches?: boolean } = {}): string {
+  const tree = options.allBranches ? session.tree : undefined;
+  if (format === "json") return exportJSON(session, tree);
+  if (!tree) return exportMarkdown(session);
+  const leaves = leavesOf(tree);
+  const parts = [exportMarkdown(session)];
+  leaves.forEach((leaf, i) => {
+    if (leaf.id === session.leaf) return;
+    const messages = branchTo(tree, leaf.id).map((n) => n.message);
+    parts.push(`# Branch ${i + 1} of ${leaves.length} (not in use), ending at ${leaf.time}\n` + messagesMarkdown(messages).join("\n") + "\n");
+  });
+  return parts.join("\n");
 }
 
-/** `{ session: header, version, messages, tools }`: the conversation JSON form plus the header and tool snapshots. */
-function exportJSON(session: LoadedSession): string {
+/**
+ * `{ session: header, version, messages, tools }`: the conversation JSON form plus the header and tool snapshots; with
+ * every branch, also `tree` (every message with its `id`, `parent` and `time`, in file order) and `leaf` (the last
+ * message of the branch in use).
+ */
+function exportJSON(session: ExportedSession, tree: LoadedSession["tree"] | undefined): string {
   const conversation = conversationToJSON(new Conversation(session.transcript));
-  return JSON.stringify({ session: session.header, ...conversation, tools: Object.fromEntries(session.snapshots) }, null, 2) + "\n";
+  const branches = tree ? { leaf: session.leaf ?? null, tree: [...tree.values()].map((n) => ({ id: n.id, parent: n.parent, time: n.time, message: messageToJSON(n.message) })) } : {};
+  return JSON.stringify({ session: session.header, ...conversation, tools: Object.fromEntries(session.snapshots), ...branches }, null, 2) + "\n";
 }
 
-function exportMarkdown(session: LoadedSession): string {
+function messagesMarkdown(messages: readonly Message[]): string[] {
+  return messages.flatMap((message) => ["", `## ${heading(message)}`, ...message.content.flatMap(blockMarkdown), ...usageLine(message)]);
+}
+
+function exportMarkdown(session: ExportedSession): string {
   const h = session.header;
   const out = [
     `# awl session ${h.id}`,
@@ -28,7 +57,7 @@ function exportMarkdown(session: LoadedSession): string {
     `- Model: ${h.provider} / ${h.model}`,
     `- awl: ${h.awl_version}`,
   ];
-  for (const message of session.transcript) out.push("", `## ${heading(message)}`, ...message.content.flatMap(blockMarkdown), ...usageLine(message));
+  out.push(...messagesMarkdown(session.transcript));
   return out.join("\n") + "\n";
 }
 

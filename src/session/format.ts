@@ -1,5 +1,5 @@
 /**
- * The session file format, version 1 (docs/sessions.md): JSON Lines, one header line then one entry per line.
+ * The session file format, version 2 (docs/sessions.md): JSON Lines, one header line then one entry per line.
  * This module holds the entry shapes and the line encoding; reading and writing live in reader.ts / writer.ts.
  */
 import type { MessageJSON } from "../model/json.js";
@@ -7,8 +7,12 @@ import type { Usage } from "../model/message.js";
 import type { SecretScrubber } from "../util/secrets.js";
 import { fail, ok, type SessionResult } from "./errors.js";
 
-/** The format version this awl writes and reads. A file with a higher version is refused, never guessed at. */
-export const SESSION_FORMAT_VERSION = 1;
+/**
+ * The format version this awl writes (and the highest it reads; version 1 files are read too). A file with a higher
+ * version is refused, never guessed at. Version 2: messages carry `id` and `parent` (a session is a tree), `branch`
+ * entries switch the branch in use.
+ */
+export const SESSION_FORMAT_VERSION = 2;
 
 /** The first line of every session file. */
 export interface SessionHeader {
@@ -23,12 +27,25 @@ export interface SessionHeader {
   provider: string;
   model: string;
   awl_version: string;
+  /** Set on a sub-agent's side session: the session and `task` call that started it (docs/sessions.md). */
+  parent?: SessionParent;
+}
+
+/** Where a side session comes from: the parent session's id, the `task` tool_use that started it, the agent's name. */
+export interface SessionParent {
+  session: string;
+  tool_use_id: string;
+  agent: string;
 }
 
 /** One message in its documented JSON form (src/model/json.ts); large outputs may be in side files (`content_file`, `data_file`). */
 export interface MessageEntry {
   type: "message";
   time: string;
+  /** Unique in the file (version 2); a version 1 message's id is `L<line number>`. */
+  id?: string;
+  /** The message it follows (null: the first of a branch); absent (version 1): the message in use before it. */
+  parent?: string | null;
   message: MessageJSON;
   /** tool_use id → the input text exactly as the provider sent it, where the JSON form would not give it back. */
   raw_inputs?: Record<string, string>;
@@ -79,6 +96,8 @@ export interface ModelEntry {
 export interface CompactionEntry {
   type: "compaction";
   time: string;
+  /** The message the conversation ended with when it was compacted (absent: the one in use then). */
+  leaf?: string | null;
   /** Required when `replaces` > 0. */
   summary?: string;
   replaces: number;
@@ -90,7 +109,16 @@ export interface CompactionEntry {
   tokens_after?: number;
 }
 
-export type SessionEntry = MessageEntry | ToolEntry | UsageEntry | ModelEntry | CompactionEntry;
+/** The branch in use changes: what follows continues from message `leaf` (null: from the start). */
+export interface BranchEntry {
+  type: "branch";
+  time: string;
+  leaf: string | null;
+  /** `rewind`, `switch` (`/tree`) or `edit`; readers accept any string. */
+  reason?: string;
+}
+
+export type SessionEntry = MessageEntry | ToolEntry | UsageEntry | ModelEntry | CompactionEntry | BranchEntry;
 
 /** Events a caller can append besides messages and tool snapshots (the writer adds `time`). */
 export type SessionEvent =

@@ -3,6 +3,8 @@ export { SessionWriter } from "./writer.js";
 export type { LoadedSession, SessionCall } from "./reader.js";
 export type { SessionSummary, ModelTokens } from "./summary.js";
 export { exportSession, type ExportFormat } from "./export.js";
+export { forkSession } from "./fork.js";
+export { branchTo, leavesOf, type TreeNode } from "./tree.js";
 export { defaultSessionDir } from "./paths.js";
 export { SESSION_ENDED_RESULT } from "./resume.js";
 export { DEFAULT_SIDE_FILE_THRESHOLD, type WriterIO } from "./side-files.js";

@@ -5,6 +5,7 @@
  * (killed awl) is stale and taken over. Locks still held are removed when the process exits.
  */
 import * as fs from "node:fs";
+import { isRunning, lockOwner } from "../util/file-lock.js";
 import { fail, ioFailure, ok, type SessionResult } from "./errors.js";
 
 /** Lock files this process holds, removed on exit (a kill -9 leaves them: the next awl sees the pid is gone). */
@@ -62,24 +63,4 @@ export function acquireSessionLock(path: string, id: string): SessionResult<Sess
       if (held.delete(path)) fs.rmSync(path, { force: true });
     },
   });
-}
-
-/** The pid in a lock file; undefined when it is gone or unreadable (then treated as stale). */
-function lockOwner(path: string): number | undefined {
-  try {
-    const pid = Number.parseInt(fs.readFileSync(path, "utf8").trim(), 10);
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Whether a process with this pid runs (EPERM: it runs, under another user). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as { code?: string }).code !== "ESRCH";
-  }
 }

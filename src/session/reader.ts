@@ -14,6 +14,7 @@ import { isObject, parseHeader, type SessionHeader, type ToolEntry, type ToolSna
 import { applyRawInputs } from "./raw-inputs.js";
 import { repairConversation } from "./repair.js";
 import { internalizeMessage, internalizeToolEntry } from "./side-files.js";
+import { branchTo, type TreeNode } from "./tree.js";
 
 /** A session as read from disk. */
 export interface LoadedSession {
@@ -21,8 +22,16 @@ export interface LoadedSession {
   path: string;
   /** What is sent to the model: the saved messages, with compactions applied. */
   conversation: Conversation;
-  /** Every saved message in file order, compacted or not (for exports). */
+  /** Every saved message of the branch in use, compacted or not (for exports and the history shown). */
   transcript: Message[];
+  /** Every saved message of every branch, in file order (docs/sessions.md, "Branches"). */
+  tree: Map<string, TreeNode>;
+  /** The id of the last message of the branch in use (null: none). */
+  leaf: string | null;
+  /** The id of each message of the branch in use. */
+  ids: Map<Message, string>;
+  /** The compactions of the branch in use, in order, each with the id of the message it was made after (null: before any). */
+  compactions: { leaf: string | null; change: CompactionChange }[];
   /** What tools left for the UI, by tool_use_id, so a resumed session re-renders without running anything. */
   snapshots: Map<string, ToolSnapshot>;
   /** Each tool's result as saved when the tool ended, by tool_use_id (what SessionStore.open answers a batch cut short with). */
@@ -124,13 +133,14 @@ export function readSessionFile(path: string, sideDir: string): SessionResult<Re
 
 /** Applies entries in order. */
 class SessionBuilder {
-  private readonly transcript: Message[] = [];
   private readonly conversation = new Conversation();
+  private readonly nodes = new Map<string, TreeNode>();
+  /** The message the next one follows when it names no parent: the last one saved, or the last `branch` entry's. */
+  private leaf: string | null = null;
+  private readonly compactions: { leaf: string | null; change: CompactionChange; line: number }[] = [];
   private readonly snapshots = new Map<string, ToolSnapshot>();
   private readonly results = new Map<string, ToolResultBlock>();
   private readonly warnings: SessionWarning[] = [];
-  /** The file line of each message, for warnings about them. */
-  private readonly lines = new Map<Message, number>();
   private usage = emptyUsage();
   private readonly calls: SessionCall[] = [];
   private provider: string;
@@ -167,13 +177,35 @@ class SessionBuilder {
     switch (value.type) {
       case "message": {
         if (!isObject(value.message)) throw new EntryError(`"message" should be an object`);
+        const id = value.id === undefined ? `L${line}` : value.id;
+        if (typeof id !== "string" || id === "") throw new EntryError(`"id" should be a string`);
+        if (this.nodes.has(id)) throw new EntryError(`the message id ${JSON.stringify(id)} is used twice`);
+        const named: unknown = value.parent === undefined ? this.leaf : value.parent;
+        if (named !== null && typeof named !== "string") throw new EntryError(`"parent" should be a message id or null`);
+        let parent = named;
+        if (parent !== null && !this.nodes.has(parent)) {
+          // Its parent's line was damaged (skipped), or never written: the longest branch keeps it after the message
+          // before it. A skipped line was reported already; a link broken by itself is reported here.
+          if (!this.warnings.some((w) => w.kind === "invalid_line")) this.warn({
+            kind: "invalid_line",
+            message: `${this.path}:${line}: the parent message ${JSON.stringify(parent)} is not in the file (a damaged line?); this message is read as following the one before it`,
+            path: this.path,
+            line,
+          });
+          parent = this.leaf;
+        }
         internalizeMessage(value.message, this.sideDir, line, this.warnings);
         const message = messageFromJSON(value.message, "message");
         applyRawInputs(message, value.raw_inputs);
-        this.transcript.push(message);
-        this.conversation.addMessage(message);
-        this.lines.set(message, line);
+        this.nodes.set(id, { id, parent, message, line, time: typeof value.time === "string" ? value.time : "" });
+        this.leaf = id;
         if (message.role === "assistant") this.addCall(message.usage);
+        return;
+      }
+      case "branch": {
+        const leaf = value.leaf;
+        if (leaf !== null && (typeof leaf !== "string" || !this.nodes.has(leaf))) throw new EntryError(`"leaf" should name a message saved before it, or be null`);
+        this.leaf = leaf;
         return;
       }
       case "tool": {
@@ -211,15 +243,15 @@ class SessionBuilder {
         return;
       case "compaction": {
         const replaces = value.replaces;
-        if (typeof replaces !== "number" || !Number.isInteger(replaces) || replaces < 0 || replaces > this.conversation.length)
-          throw new EntryError(`"replaces" should be a whole number of messages, at most ${this.conversation.length}`);
+        if (typeof replaces !== "number" || !Number.isInteger(replaces) || replaces < 0) throw new EntryError(`"replaces" should be a whole number of messages`);
         if (replaces > 0 && typeof value.summary !== "string") throw new EntryError(`"summary" should be a string`);
         const pruned = value.pruned;
         if (pruned !== undefined && !(Array.isArray(pruned) && pruned.every((id) => typeof id === "string")))
           throw new EntryError(`"pruned" should be a list of tool_use ids`);
+        const leaf = value.leaf === undefined ? this.leaf : value.leaf;
+        if (leaf !== null && typeof leaf !== "string") throw new EntryError(`"leaf" should be a message id or null`);
         const change: CompactionChange = { replaces, ...(typeof value.summary === "string" ? { summary: value.summary } : {}), ...(pruned ? { pruned } : {}) };
-        const compacted = applyCompaction(this.conversation.messages, change);
-        this.conversation.messages.splice(0, this.conversation.messages.length, ...compacted);
+        this.compactions.push({ leaf, change, line });
         return;
       }
       default:
@@ -234,12 +266,39 @@ class SessionBuilder {
   }
 
   finish(): LoadedSession {
-    this.warnings.push(...repairConversation(this.conversation, this.path, (m) => this.lines.get(m), this.warnings.some((w) => w.kind === "invalid_line")));
+    const branch = branchTo(this.nodes, this.leaf);
+    const ids = new Map<Message, string>();
+    const lines = new Map<Message, number>();
+    const applied: LoadedSession["compactions"] = [];
+    const compactionsAt = (leaf: string | null): void => {
+      for (const c of this.compactions) {
+        if (c.leaf !== leaf) continue;
+        if (c.change.replaces > this.conversation.length) {
+          this.warn({ kind: "invalid_line", message: `${this.path}:${c.line}: "replaces" should be at most ${this.conversation.length}; the line is skipped and the file left as it is`, path: this.path, line: c.line });
+          continue;
+        }
+        const compacted = applyCompaction(this.conversation.messages, c.change);
+        this.conversation.messages.splice(0, this.conversation.messages.length, ...compacted);
+        applied.push({ leaf, change: c.change });
+      }
+    };
+    compactionsAt(null);
+    for (const node of branch) {
+      this.conversation.addMessage(node.message);
+      ids.set(node.message, node.id);
+      lines.set(node.message, node.line);
+      compactionsAt(node.id);
+    }
+    this.warnings.push(...repairConversation(this.conversation, this.path, (m) => lines.get(m), this.warnings.some((w) => w.kind === "invalid_line")));
     return {
       header: this.header,
       path: this.path,
       conversation: this.conversation,
-      transcript: this.transcript,
+      transcript: branch.map((n) => n.message),
+      tree: this.nodes,
+      leaf: branch.length > 0 ? branch[branch.length - 1]!.id : null,
+      ids,
+      compactions: applied,
       snapshots: this.snapshots,
       results: this.results,
       unanswered: this.conversation.unansweredToolUses().map((b) => b.id),

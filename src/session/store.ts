@@ -37,6 +37,8 @@ export interface NewSession {
   awl_version?: string;
   /** The id to give it (`newSessionId()`), when the caller had to name the session before its file exists (ACP); default a new one. */
   id?: string;
+  /** A sub-agent's side session: what started it (the header's `parent`). */
+  parent?: SessionHeader["parent"];
 }
 
 export class SessionStore {
@@ -71,6 +73,7 @@ export class SessionStore {
         provider: session.provider,
         model: session.model,
         awl_version: session.awl_version ?? awlVersion(),
+        ...(session.parent && { parent: session.parent }),
       };
       try {
         fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
@@ -136,6 +139,8 @@ export class SessionStore {
     for (const id of ids.value) {
       const path = this.path(id);
       const line = readHeaderLine(path);
+      // A sub-agent's side session is continued from its parent, never as "the latest here".
+      if (line.ok && isObject(line.value) && line.value.parent !== undefined) continue;
       const claimed = line.ok && isObject(line.value) && typeof line.value.cwd === "string" ? line.value.cwd : undefined;
       if (claimed !== undefined && resolvePath(claimed) !== want) continue;
       const header = line.ok ? parseHeader(line.value, path) : line;
@@ -196,7 +201,7 @@ export class SessionStore {
       return read;
     }
     const { session, tail, goodSize, fileSize } = read.value;
-    const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated" }, this.writerOptions, lock.value);
+    const writer = SessionWriter.reopen(path, side, id.value, { goodSize, fileSize, unterminated: tail.kind === "unterminated", leaf: session.leaf, ids: session.ids }, this.writerOptions, lock.value);
     if (!writer.ok) return writer;
     const conversation = session.conversation;
     const batch = resultsOfCutBatch(conversation, session.results);

@@ -9,7 +9,7 @@
 import * as fs from "node:fs";
 import { usageFromJSON } from "../model/json.js";
 import { isObject } from "./format.js";
-import type { SessionSummary, SummaryFigures } from "./summary.js";
+import { parentOf, type SessionSummary, type SummaryFigures } from "./summary.js";
 
 /** Bump when the meaning of a figure changes: every entry of another version is a miss. */
 const CACHE_VERSION = 2;
@@ -88,7 +88,8 @@ function checkedSummary(value: unknown): SummaryFigures | undefined {
       if (!isObject(b) || typeof b.provider !== "string" || typeof b.model !== "string" || typeof b.long_context !== "boolean") throw new Error("bad entry");
       return { provider: b.provider, model: b.model, long_context: b.long_context, usage: usageFromJSON(b.usage, "usage") };
     });
-    return { id, created, cwd, provider, model, first_prompt, messages, tokens: usageFromJSON(value.tokens, "tokens"), tokens_by_model: byModel };
+    const parent = parentOf(value.parent);
+    return { id, created, cwd, provider, model, first_prompt, messages, tokens: usageFromJSON(value.tokens, "tokens"), tokens_by_model: byModel, ...(parent && { parent }) };
   } catch {
     return undefined;
   }

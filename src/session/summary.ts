@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import { usageFromJSON } from "../model/json.js";
 import { addUsage, emptyUsage, type Usage } from "../model/message.js";
 import { fail, ioFailure, ok, type SessionResult } from "./errors.js";
-import { parseHeader, type SessionHeader } from "./format.js";
+import { parseHeader, type SessionHeader, type SessionParent } from "./format.js";
 
 export interface SessionSummary {
   id: string;
@@ -30,6 +30,8 @@ export interface SessionSummary {
    * long-context prices start), so a listing can price them exactly (docs/cost.md).
    */
   tokens_by_model: ModelTokens[];
+  /** A sub-agent's side session: the session and call that started it (from the header). */
+  parent?: SessionParent;
 }
 
 /** Tokens of the calls one model made, above or below the long-context threshold. */
@@ -60,6 +62,7 @@ export function summaryAt(f: SummaryFigures, path: string, updated: string): Ses
     messages: f.messages,
     tokens: f.tokens,
     tokens_by_model: f.tokens_by_model,
+    ...(f.parent && { parent: f.parent }),
   };
 }
 
@@ -143,7 +146,8 @@ export function summarizeFile(path: string, accept: (header: SessionHeader) => b
     }
     const { id, created, cwd, provider, model } = header.value;
     const { messages, tokens, byModel, firstPrompt } = countLines(bytes.subarray(0, size), { provider, model });
-    const figures = { id, created, cwd, provider, model, first_prompt: (firstPrompt ?? "").slice(0, FIRST_PROMPT_MAX), messages, tokens, tokens_by_model: byModel };
+    const parent = parentOf(header.value.parent);
+    const figures = { id, created, cwd, provider, model, first_prompt: (firstPrompt ?? "").slice(0, FIRST_PROMPT_MAX), messages, tokens, tokens_by_model: byModel, ...(parent && { parent }) };
     return ok({ summary: summaryAt(figures, path, modifiedTime(stat)), stat });
   });
 }
@@ -246,4 +250,12 @@ function promptText(message: Record<string, unknown>): string | undefined {
   if (!Array.isArray(message.content)) return undefined;
   const texts = (message.content as Record<string, unknown>[]).flatMap((b) => (b?.type === "text" && typeof b.text === "string" ? [b.text] : []));
   return texts.length === 0 ? undefined : texts.join("\n");
+}
+
+/** A header's (or cached summary's) `parent`, when it has the documented shape; anything else is ignored. */
+export function parentOf(value: unknown): SessionParent | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { session, tool_use_id, agent } = value as Record<string, unknown>;
+  if (typeof session !== "string" || typeof tool_use_id !== "string" || typeof agent !== "string") return undefined;
+  return { session, tool_use_id, agent };
 }

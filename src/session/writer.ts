@@ -3,6 +3,7 @@
  * An entry that cannot be written (full disk) stays queued, in order, and is retried first on the next call,
  * so the file is always a prefix of what the caller appended and nothing already written is ever lost.
  */
+import { randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { dirname } from "node:path";
 import { messageToJSON } from "../model/json.js";
@@ -37,6 +38,10 @@ export class SessionWriter {
   private closed = false;
   /** A new file whose folder entry is not yet durable: the first `endTurn` syncs the folder. */
   private folderUnsynced = false;
+  /** The message the next one follows (docs/sessions.md, "Branches"). */
+  private leafId: string | null = null;
+  /** The id given to each message appended (and to those of the branch read, for a reopened file). */
+  private readonly ids = new WeakMap<Message, string>();
 
   private constructor(
     readonly id: string,
@@ -95,7 +100,7 @@ export class SessionWriter {
     path: string,
     sideDir: string,
     id: string,
-    read: { goodSize: number; fileSize: number; unterminated: boolean },
+    read: { goodSize: number; fileSize: number; unterminated: boolean; leaf: string | null; ids: ReadonlyMap<Message, string> },
     options: WriterOptions,
     lock: WriterLock,
   ): SessionResult<SessionWriter> {
@@ -107,6 +112,8 @@ export class SessionWriter {
       return ioFailure(e, "open for appending the session file", path);
     }
     const writer = new SessionWriter(id, path, sideDir, fd, read.goodSize, options, lock);
+    writer.leafId = read.leaf;
+    for (const [message, messageId] of read.ids) writer.ids.set(message, messageId);
     try {
       const now = fs.fstatSync(fd).size;
       if (now !== read.fileSize) {
@@ -134,7 +141,10 @@ export class SessionWriter {
   appendMessage(message: Message): SessionResult<void> {
     const plain = messageToJSON(message);
     const { json, files } = externalizeMessage(plain, this.options.sideFileThreshold, this.options.scrub);
-    const entry: MessageEntry = { type: "message", time: new Date().toISOString(), message: json };
+    const id = randomBytes(6).toString("hex");
+    const entry: MessageEntry = { type: "message", time: new Date().toISOString(), id, parent: this.leafId, message: json };
+    this.leafId = id;
+    this.ids.set(message, id);
     const raw = rawInputsOf(message, plain);
     if (raw) entry.raw_inputs = raw;
     return this.enqueue(entry, files);
@@ -161,10 +171,26 @@ export class SessionWriter {
     return this.enqueue(out.entry, files);
   }
 
-  /** Appends a usage, model-change or compaction event. */
+  /** Appends a usage, model-change or compaction event (a compaction names the message it was made at). */
   appendEvent(event: SessionEvent): SessionResult<void> {
     const { type, ...fields } = event;
-    return this.enqueue({ type, time: new Date().toISOString(), ...fields }, []);
+    return this.enqueue({ type, time: new Date().toISOString(), ...(type === "compaction" && { leaf: this.leafId }), ...fields }, []);
+  }
+
+  /** Switches the branch in use: the next message follows message `leaf` (null: starts from the beginning). */
+  appendBranch(leaf: string | null, reason: string): SessionResult<void> {
+    this.leafId = leaf;
+    return this.enqueue({ type: "branch", time: new Date().toISOString(), leaf, reason }, []);
+  }
+
+  /** The id of the last message of the branch in use. */
+  get leaf(): string | null {
+    return this.leafId;
+  }
+
+  /** The id a message of the branch in use was saved with. */
+  idOf(message: Message): string | undefined {
+    return this.ids.get(message);
   }
 
   /** The turn ended: write anything queued and fsync, so everything appended so far survives a power loss. */

@@ -30,6 +30,8 @@ export interface ToolCall {
   name: string;
   /** Raw JSON text from the model. */
   input: string;
+  /** The sub-agent that made the call (docs/agents.md); absent for the main conversation's calls. */
+  agent?: string;
 }
 
 /** A live update from a running handler (`ctx:progress`, `ctx:show`, `ctx:title`). */

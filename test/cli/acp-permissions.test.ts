@@ -2,7 +2,7 @@
  * Permissions under `awl acp`: a call that asks is a `session/request_permission` to the editor (never a terminal
  * read), each answer does what it says, and `session/set_mode` switches the permission mode.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -45,6 +45,8 @@ describe("awl acp: permission asks", () => {
     const asked: RequestPermissionRequest[] = [];
     const answers = ["deny", "allow_once", "allow_always_project"];
     const permission = (request: RequestPermissionRequest) => (asked.push(request), selected(answers.shift()!));
+    // A trusted folder: rules saved in its config count (an untrusted one is not offered that option, below).
+    writeFileSync(join(home, ".config", "awl", "config.json"), JSON.stringify({ trusted_folders: [realpathSync(cwd)] }));
     await withAcp({ home, cwd, env: env(), args: ["--no-std-tools"], handlers: { permission } }, async (ctx) => {
       const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
       for (const text of ["one", "two", "three", "four"]) {
@@ -72,6 +74,18 @@ describe("awl acp: permission asks", () => {
     expect(asked.map((r) => r.toolCall.toolCallId)).toEqual(["c1", "c2", "c3"]);
     expect(resultOf(7, "c4")).toBe("ran git status");
     expect(JSON.parse(readFileSync(join(cwd, ".awl", "config.json"), "utf8"))).toEqual({ permissions: { allow: ["run(git status)"] } });
+  });
+
+  it("in a folder not trusted, offers no option saving into the folder's config (its rules would not count)", async () => {
+    server.enqueue(call("c1", "make"), openaiAnswer("One."));
+    const asked: RequestPermissionRequest[] = [];
+    const permission = (request: RequestPermissionRequest) => (asked.push(request), selected("allow_always_user"));
+    await withAcp({ home, cwd, env: env(), args: ["--no-std-tools"], handlers: { permission } }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "one" }] })).stopReason).toBe("end_turn");
+    });
+    expect(asked[0]!.options.map((o) => o.optionId)).toEqual(["allow_once", "allow_session", "allow_always_user", "deny"]);
+    expect(resultOf(1, "c1")).toBe("ran make");
   });
 
   it("an editor answering cancelled ends the prompt cancelled; one that cannot answer denies the call", async () => {
@@ -111,7 +125,8 @@ describe("awl acp: modes", () => {
       await ctx.request("session/set_mode", { sessionId, modeId: "plan" });
       await awl.waitForUpdate((u) => u.update.sessionUpdate === "current_mode_update" && u.update.currentModeId === "plan");
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] });
-      expect(offered(1).sort()).toEqual(["find", "grep", "ls", "read"]);
+      // `task` too: a sub-agent inherits plan mode, so it can only read as well (docs/agents.md).
+      expect(offered(1).sort()).toEqual(["find", "grep", "ls", "read", "task"]);
       await expect(ctx.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toThrow(/unknown mode "yolo": use default, accept-edits, plan, bypass/);
     });
   });

@@ -48,6 +48,20 @@ async function turn(prompt: string, answer: string): Promise<void> {
 }
 
 describe("hot reload in the interactive mode", () => {
+  it("wraps a reload error at words on a narrow terminal, its continuation under the message", async () => {
+    const home = await launchAwl(terminal, server, { extensions: { "x.lua": 'awl.register_tool("x", { type = "object" }, function() return "" end)' }, columns: 60, args: ["--no-std-tools"] });
+    await terminal.waitFor(/^>\s*$/m);
+    await turn("first", "Answer one."); // the extensions are loaded and watched
+    writeFileSync(join(home, ".config", "awl", "extensions", "x.lua"), 'error("this extension is broken on purpose with a long message that wraps")');
+    const screen = await terminal.waitFor(/not reloaded[\s\S]*wraps\n/);
+    const lines = screen.split("\n");
+    const from = lines.findIndex((line) => line.startsWith('extension "x" not reloaded'));
+    const message = lines.slice(from, lines.findIndex((line, i) => i > from && line.includes("wraps")) + 1);
+    for (const line of message) expect(line.length, line).toBeLessThan(60);
+    // Broken between words: joined with single spaces, the message reads whole.
+    expect(message.map((line) => line.trim()).join(" ")).toContain("this extension is broken on purpose with a long message that wraps");
+  });
+
   it("offers an edited extension's tools at the next request, keeps them through a broken edit, runs on_unload", { timeout: 90_000 }, async () => {
     const marks = join(tempDir("awl-marks-"), "marks");
     writeFileSync(marks, "");

@@ -106,3 +106,27 @@ describe("Markdown answers on the terminal", () => {
     expect(lines).toEqual(renderMarkdown(text, { width: 79, color: false }));
   });
 });
+
+describe("a resumed session", () => {
+  it("is drawn as Markdown by awl -c, exactly as the answer was live (no raw #, ** or table pipes)", async () => {
+    const answer = "# Plan\n\nThis is **important** text.\n\n> a quoted line\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n";
+    tty.server.enqueue(openaiAnswer(answer));
+    const home = await tty.start({ columns: 80, rows: 40 });
+    await tty.send("make a plan");
+    await tty.terminal.waitFor(/important[\s\S]*^>\s*$/m);
+    const live = (await tty.terminal.screen()).split("\n");
+    const drawn = live.slice(live.findIndex((line) => line.includes("Plan")), live.findIndex((line) => line.includes("2")) + 1);
+    await tty.terminal.keys("C-d");
+    await tty.terminal.waitFor(/\[awl exited 0\]/);
+    await tty.reopen();
+    await tty.launch({ home, args: ["-c"], columns: 80, rows: 40 });
+    const resumed = await tty.terminal.waitFor(/continue below[\s\S]*^>\s*$/m);
+    expect(resumed).not.toContain("# Plan");
+    expect(resumed).not.toContain("**important**");
+    expect(resumed).not.toContain("| --- |");
+    expect(resumed).not.toMatch(/^> a quoted line/m); // a model's quote never looks like a user's prompt
+    const lines = resumed.split("\n");
+    const start = lines.findIndex((line) => line.includes("Plan"));
+    expect(lines.slice(start, start + drawn.length)).toEqual(drawn);
+  });
+});

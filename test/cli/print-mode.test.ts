@@ -277,7 +277,7 @@ describe("awl config", () => {
     expect(envOnly.stdout).toContain("  model: env-model (from AWL_MODEL)\n");
     const withFile = await runAwl(["config"], { env, configFile });
     expect(withFile.stdout).toMatch(/\n {2}model: file-model \(from "model" in \/.*\/awl\/config\.json:1\)\n/);
-    expect(withFile.stdout).toContain("  base URL: http://env.example/v1\n");
+    expect(withFile.stdout).toContain("  base URL: http://env.example/v1 (from AWL_BASE_URL)\n");
     expect(withFile.stdout).toContain("  max retries: 7\n");
     const withFlags = await runAwl(["config", "--model", "flag-model", "--max-retries", "0"], { env, configFile });
     expect(withFlags.stdout).toContain("  model: flag-model (from --model)\n");
@@ -321,9 +321,23 @@ describe("awl config", () => {
     expect(typo.stderr).toMatch(/awl: \S+config\.json:3: unknown key "max_step" \(did you mean "max_steps"\?\) \(ignored\)\n/);
   });
 
+  it("an unknown key is still said when the run stops: beside a wrong value, and before a missing API key", async () => {
+    const both = await runAwl(["-p", "hi"], { env: { AWL_API_KEY: "k", AWL_MODEL: "m" }, configFile: '{\n  "max_steps": "ten",\n  "colour": true\n}' });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/config\.json:2: key "max_steps" expects a whole number ≥ 1, got "ten"\n/);
+    expect(both.stderr).toMatch(/also \S+config\.json:3: unknown key "colour" .*\(ignored\)\n/);
+    const noKey = await runAwl(["-p", "hi"], { configFile: '{\n  "colour": true\n}' });
+    expect(noKey.code).toBe(2);
+    expect(noKey.stderr).toMatch(/awl: \S+config\.json:2: unknown key "colour" .*\(ignored\)\n/);
+    expect(noKey.stderr).toContain("no API key");
+  });
+
   it("shows the resolved settings without the key", async () => {
     const run = await runAwl(["config", "--model", "m1"], { env: { OPENAI_API_KEY: "sk-test-secret" } });
     expect(run.code).toBe(0);
+    expect(run.stdout).toContain("base URL: https://api.openai.com/v1 (from openai's default)");
+    const flagged = await runAwl(["config", "--model", "m1", "--base-url", "http://127.0.0.1:9/v1"], { env: { OPENAI_API_KEY: "k" } });
+    expect(flagged.stdout).toContain("base URL: http://127.0.0.1:9/v1 (from --base-url)");
     expect(run.stdout).toContain("model: m1");
     expect(run.stdout).toContain("API key: set");
     expect(run.stdout).not.toContain("sk-test-secret");

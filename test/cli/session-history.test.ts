@@ -62,7 +62,8 @@ async function resumed(messages: Message[], events: Record<string, { snapshot?: 
   if (!loaded.ok) throw new Error(loaded.error.message);
   let out = "";
   await showHistory(loaded.value, new LineSink({ write: (t: string) => (out += t) }, false), withTools ? tools : undefined);
-  return { id: w.value.id, out };
+  // Answers are drawn as Markdown, as live (its live region's erase-and-redraw sequences are not text).
+  return { id: w.value.id, out: out.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "") };
 }
 
 const countTurn: Message[] = [

@@ -180,11 +180,11 @@ describe("awl -c / -r", () => {
     make(home, 1000);
     const newest = make(home, 2000);
     make("/elsewhere", 3000); // another directory's: not in the way
-    writeFileSync(newest, readFileSync(newest, "utf8").replace('"version":1', '"version":2'));
+    writeFileSync(newest, readFileSync(newest, "utf8").replace('"version":2', '"version":3'));
     utimesSync(newest, 2000, 2000);
     const run = await awl(["-p", "-c", "go on"]);
     expect(run.code).not.toBe(0);
-    expect(run.stderr).toContain(`${newest} uses session format version 2, but this awl reads version 1; upgrade awl to open it`);
+    expect(run.stderr).toContain(`${newest} uses session format version 3, but this awl reads version 2; upgrade awl to open it`);
     expect(run.stderr).toContain("this is the latest session of this directory");
     writeFileSync(newest, "\0\0\0 not a header\n"); // no header at all: whose it is cannot be told
     utimesSync(newest, 2000, 2000);

@@ -2,6 +2,8 @@
  * The slash commands as a person sees them: the built `awl` in tmux against a local replay server, asserted on
  * the screen (and on what the server was sent).
  */
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiAnswer } from "./openai-answer.js";
 import { runAwl } from "./run-awl.js";
@@ -24,6 +26,8 @@ describe("slash commands", () => {
     expect(lines[at + 1]!.slice(0, column).trim()).toBe("");
     expect(lines[at + 1]![column]).toMatch(/\S/);
     expect(screen).toContain("/exit, /quit");
+    // Every key and prompt form the UI takes is listed, and every command.
+    for (const key of ["Ctrl-R", "@path", "!command", "/permissions", "/mode"]) expect(screen).toMatch(new RegExp(`^  ${key.replace("/", "\\/")}`, "m"));
   });
 
   it("/model alone lists the models the server offers, the current one marked; /quit leaves", async () => {
@@ -99,5 +103,31 @@ describe("slash commands", () => {
     await tty.terminal.keys("Escape");
     const screen = await tty.terminal.waitFor(/^>\s*$/m);
     expect(screen).not.toContain("search:");
+  });
+
+  it("/export writes the conversation held in memory under --no-session (nothing saved, something to export)", async () => {
+    const home = await tty.start({ args: ["--no-session"] });
+    tty.server.enqueue(openaiAnswer("Kept in memory."));
+    await tty.send("an unsaved question");
+    await tty.terminal.waitFor(/Kept in memory\.\n>/);
+    const file = join(home, "out.md");
+    await tty.send(`/export ${file}`);
+    await tty.terminal.waitFor(/wrote \S+out\.md \(Markdown, 2 messages\)/);
+    const markdown = readFileSync(file, "utf8");
+    expect(markdown).toContain("## User\n\nan unsaved question");
+    expect(markdown).toContain("## Assistant\n\nKept in memory.");
+    expect(existsSync(join(home, ".local/share/awl/sessions"))).toBe(false);
+  });
+
+  it("/tools lines up its three columns and cuts descriptions to the terminal's width", async () => {
+    await tty.start({ columns: 90, rows: 40, extensions: { "x.lua": 'awl.register_tool { name = "z", description = "a tool from an extension with a long name", parameters = { type = "object" }, kinds = { "read" }, run = function() return "" end }' } });
+    await tty.send("/tools");
+    const screen = await tty.terminal.waitFor(/tools \(\d+\):[\s\S]*\n  z +x +a tool/);
+    const rows = screen.split("\n").filter((line) => /^  \S+ +std\.|^  z +x /.test(line));
+    expect(rows.length).toBeGreaterThan(5);
+    // The descriptions (the third column) start at one place on every row.
+    const descriptionColumn = (line: string) => /^ {2}\S+ +\S+ +/.exec(line)![0].length;
+    expect(new Set(rows.map(descriptionColumn)).size).toBe(1);
+    for (const line of screen.split("\n")) expect(line.length, line).toBeLessThanOrEqual(89);
   });
 });

@@ -13,8 +13,11 @@ import { tmuxTest } from "../cli/tmux-terminal.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { conversationSent } from "../support/sent.js";
 
-/** gpt-test with a 4 000-token window: compaction starts past 3 200 tokens. */
-const CONFIG = JSON.stringify({ models: { "gpt-test": { context_window: 4000 } } });
+/**
+ * gpt-test with a 4 500-token window: compaction starts past 3 600 tokens, which parts A and B together pass and
+ * one part with a summary, the bundled tools' schemas and the system prompt does not.
+ */
+const CONFIG = JSON.stringify({ models: { "gpt-test": { context_window: 4500 } } });
 const A = `Part A: ${"alpha ".repeat(1330)}`; // ~8 000 characters, ~2 000 tokens
 const B = `Part B: ${"bravo ".repeat(1330)}`;
 

@@ -52,11 +52,13 @@ describe("capabilities", () => {
     expect(existsSync(marker)).toBe(true);
   });
 
-  it("a project setting wins over the user's", async () => {
+  it("a project may switch an extension off, never on against the user's off", async () => {
     weather(join(box.root, "ran"));
     await box.awl(["extensions", "disable", "weather"]);
     const on = await box.awl(["extensions", "enable", "weather", "--project"]);
-    expect(on.stdout).toContain("weather: enabled (.awl/config.json)");
+    expect(on.stdout).toContain("weather: still disabled by");
+    expect((await box.awl(["tools", "--trust-project", "--no-std-tools"])).stdout).not.toContain("get_weather");
+    await box.awl(["extensions", "enable", "weather"]);
     expect((await box.awl(["tools", "--trust-project", "--no-std-tools"])).stdout).toContain("get_weather");
     const offAgain = await box.awl(["extensions", "disable", "weather", "--project"]);
     expect(offAgain.code).toBe(0);

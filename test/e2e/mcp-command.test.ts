@@ -47,6 +47,25 @@ describe("awl mcp", () => {
     expect(json.mcp_servers[0].schema_tokens).toBe(Math.ceil(json.mcp_servers[0].schema_bytes / 4));
   }, 90_000);
 
+  it("names each server's own line of the config file, not the line of the mcpServers key", async () => {
+    mkdirSync(join(box.home, ".config", "awl"), { recursive: true });
+    writeFileSync(configPath(), `{\n  "mcpServers": {\n    "one": { "command": "/nonexistent/one" },\n\n    "two": { "command": "/nonexistent/two" }\n  }\n}\n`);
+    const listed = await box.awl(["mcp", "list"]);
+    expect(listed.stdout).toContain(`mcp:one  failed  stdio  /nonexistent/one  (user: ${configPath()}:3)`);
+    expect(listed.stdout).toContain(`mcp:two  failed  stdio  /nonexistent/two  (user: ${configPath()}:5)`);
+  });
+
+  it("takes --trust-project as the other subcommands do: the folder's own servers are listed for that run", async () => {
+    mkdirSync(join(box.cwd, ".awl"), { recursive: true });
+    writeFileSync(join(box.cwd, ".awl", "config.json"), JSON.stringify({ mcpServers: { local: { command: "/nonexistent/local" } } }));
+    const untrusted = await box.awl(["mcp", "list"]);
+    expect(untrusted.code).toBe(0);
+    expect(untrusted.stdout).not.toContain("mcp:local");
+    const trusted = await box.awl(["mcp", "list", "--trust-project"]);
+    expect(trusted.code).toBe(0);
+    expect(trusted.stdout).toContain("mcp:local  failed");
+  });
+
   it("refuses to overwrite a config file that is not JSON", async () => {
     mkdirSync(join(box.home, ".config", "awl"), { recursive: true });
     writeFileSync(configPath(), "{ not json");

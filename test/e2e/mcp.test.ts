@@ -101,6 +101,17 @@ describe("MCP in print mode", () => {
     expect(toolNamesOffered("openai", server.requests[1]!)).toContain("proj_echo");
   }, 60_000);
 
+  it("starts a trusted folder's .mcp.json servers with the rest of what it brings, in a run and in awl mcp list", async () => {
+    writeFileSync(join(box.cwd, ".mcp.json"), JSON.stringify({ mcpServers: { proj: { command: EVERYTHING } } }));
+    server.enqueue({ body: openaiText("One.") });
+    const trusted = await box.awl(["--trust-project", "-p", "hi"], { env: env() });
+    expect(trusted.code).toBe(0);
+    expect(trusted.stderr).not.toContain("not approved");
+    expect(toolNamesOffered("openai", server.requests[0]!)).toContain("proj_echo");
+    expect((await box.awl(["mcp", "list"])).stdout).toContain("not approved for this project yet");
+    expect((await box.awl(["mcp", "list", "--trust-project"])).stdout).toMatch(/^mcp:proj {2}ready/m);
+  }, 60_000);
+
   it("reports a server that fails, and the turn goes on without it", async () => {
     userConfig({ broken: { command: "/nonexistent/server" }, everything: { command: EVERYTHING } });
     server.enqueue({ body: openaiText("Fine.") });

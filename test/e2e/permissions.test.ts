@@ -118,11 +118,11 @@ describe("headless asks", () => {
 
   it("bypass says so at start-up, and still honours deny rules", async () => {
     userExtension("run.lua", RUN);
-    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "curl x | sh" } }, { id: "c2", name: "run", input: { command: "rm -rf /" } }]) }, { body: openaiText("ok") });
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "run", input: { command: "curl x | grep y" } }, { id: "c2", name: "run", input: { command: "rm -rf /" } }]) }, { body: openaiText("ok") });
     const result = await box.awl(["--no-std-tools", "-p", "go", "--dangerously-skip-permissions", "--deny", "run(rm:*)"], { env: providerEnv("openai", server.url) });
     expect(result.stderr).toContain("awl: bypass mode (--dangerously-skip-permissions): every tool call runs without asking");
     const messages = server.requests[1]!.json().messages;
-    expect(messages.at(-2).content).toBe("ran curl x | sh");
+    expect(messages.at(-2).content).toBe("ran curl x | grep y");
     expect(messages.at(-1).content).toContain('the rule "run(rm:*)" denies it');
   });
 });

@@ -193,3 +193,12 @@ export function providerEnv(provider: "openai" | "anthropic", url: string): Reco
     AWL_MODEL: "test-model",
   };
 }
+
+/** Runs `awl -p` with one scripted batch of tool calls (then a text answer); the results the model got back, by call id. */
+export async function runToolBatch(server: ReplayServer, box: Sandbox, calls: readonly ScriptedCall[], flags: readonly string[]): Promise<Record<string, string>> {
+  server.enqueue({ body: openaiToolCalls(calls) }, { body: openaiText("done") });
+  const result = await box.awl(["-p", "go", ...flags], { env: providerEnv("openai", server.url) });
+  if (result.code !== 0) throw new Error(`awl exited with ${result.code}:\n${result.stderr}`);
+  const messages = server.requests.at(-1)!.json().messages as { role: string; tool_call_id?: string; content: string }[];
+  return Object.fromEntries(messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id!, m.content]));
+}

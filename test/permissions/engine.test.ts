@@ -1,14 +1,16 @@
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PermissionEngine, type PermissionMode } from "../../src/permissions/engine.js";
 import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
+import { loadShellParser } from "../../src/permissions/shell-parser.js";
 
 let root: string;
 let ws: string;
 let home: string;
-beforeAll(() => {
+beforeAll(async () => {
+  await loadShellParser();
   root = mkdtempSync(join(tmpdir(), "awl-perm-"));
   ws = join(root, "ws");
   home = join(root, "home");
@@ -53,12 +55,14 @@ describe("command rules", () => {
 
   it("treats substitutions, redirections, subshells and variables as not allowable by a prefix", () => {
     const e = engine({ allow: ["bash(echo:*)", "bash(git status)"] });
-    for (const command of ["echo $(rm -rf x)", "echo `rm x`", "echo hi > file", "echo hi >> file", "(echo hi)", "echo <(cat /etc/passwd)", "$CMD hi", "cat <<EOF", 'echo "$(rm x)"']) {
+    for (const command of ["echo $(rm -rf x)", "echo `rm x`", "echo hi > file", "echo hi >> file", "echo <(cat /etc/passwd)", "$CMD hi", "cat <<EOF", 'echo "$(rm x)"']) {
       expect(e.decide(bash, { command }).action, command).toBe("ask");
     }
     expect(e.decide(bash, { command: "echo hi 2>&1" }).action).toBe("allow");
     expect(e.decide(bash, { command: "git status 2>/dev/null" }).action).toBe("allow");
     expect(e.decide(bash, { command: 'echo "a && b; c"' }).action).toBe("allow");
+    // A subshell or group of allowed commands runs nothing else.
+    expect(e.decide(bash, { command: "(echo hi) && { git status; }" }).action).toBe("allow");
   });
 
   it("denies a denied command wherever it hides", () => {
@@ -162,7 +166,9 @@ describe("modes", () => {
 
   it("bypass asks nothing but deny rules still hold", () => {
     const e = engine({ deny: ["bash(rm:*)"] }, "bypass");
-    expect(e.decide(bash, { command: "curl x | sh" }).action).toBe("allow");
+    expect(e.decide(bash, { command: "curl x | grep y" }).action).toBe("allow");
+    // A script piped into a shell may run what the rule denies.
+    expect(e.decide(bash, { command: "curl x | sh" }).action).toBe("deny");
     expect(e.decide(bash, { command: "rm x" }).action).toBe("deny");
   });
 
@@ -235,5 +241,115 @@ describe("rule parsing", () => {
     const deny = parseRule("edit(src/[abc)", "deny", { kind: "session" }, ws, home);
     if (!deny.ok) throw new Error("parsed");
     expect(new PermissionEngine({ workspace: ws, home, rules: [deny.rule] }).decide(edit, { path: "src/a" }).action).toBe("deny");
+  });
+});
+
+describe("paths as the tool opens them", () => {
+  it("decodes only escapes of bytes 80 to FF: \\x2e\\x2e is a name inside the workspace, \\x2eenv is not .env", () => {
+    const e = engine({ deny: ["read(.env)"] });
+    expect(e.decide(read, { path: "\\x2e\\x2e/x" }).paths).toEqual([join(realpathSync(ws), "\\x2e\\x2e", "x")]);
+    expect(e.decide(read, { path: "\\x2eenv" }).action).toBe("allow");
+    expect(e.decide(read, { path: ".env" }).action).toBe("deny");
+    expect(e.decide(read, { path: "n\\xFFame" }).paths).toEqual([join(realpathSync(ws), "n\\xFFame")]);
+  });
+
+  it("hands the tool the resolved path: relative inside the workspace, absolute outside, a file: URI kept a URI", () => {
+    const e = engine({});
+    expect(e.decide(read, { path: "src/../src/./a.ts", offset: 2 }).input).toEqual({ path: "src/a.ts", offset: 2 });
+    expect(e.decide(read, { path: "link-to-etc/passwd" }).input).toEqual({ path: join(realpathSync(root), "etc", "passwd") });
+    expect(e.decide(read, { paths: ["src", "~/notes"] }).input).toEqual({ paths: ["src", join(realpathSync(home), "notes")] });
+    expect(e.decide({ ...read, extension: "mcp:fs" }, { path: "src" }).input).toEqual({ path: join(realpathSync(ws), "src") });
+    expect(e.decide(read, { uri: `file://${ws}/link-to-etc/passwd` }).input).toEqual({ uri: `file://${realpathSync(root)}/etc/passwd` });
+    expect(e.decide(read, { uri: "https://example.com/x" }).input).toBeUndefined();
+  });
+
+  it("reads the path names models and servers use, for every kind of tool", () => {
+    const e = engine({});
+    for (const key of ["file_path", "filePath", "file", "filename", "directory", "dir"]) {
+      expect(e.decide(read, { [key]: "~/notes/x" }).action, key).toBe("ask");
+      expect(e.decide(read, { [key]: "src/x" }).action, key).toBe("allow");
+    }
+    expect(e.decide(read, { uri: `file://${home}/notes/x` }).action).toBe("ask");
+    expect(e.decide(read, { uri: "file:///a%00b" }).action).toBe("deny");
+    expect(e.decide(read, { file: { name: "x", bytes: 3 } }).action).toBe("allow");
+  });
+
+  it("follows a dangling symlink to the target a write would create", () => {
+    symlinkSync(join(home, "missing", "evil"), join(ws, "dangling"));
+    expect(engine({}, "accept-edits").decide(edit, { path: "dangling" }).action).toBe("ask");
+  });
+});
+
+describe("protected paths", () => {
+  const own = () => [join(home, ".config", "awl"), join(home, ".local", "share", "awl")];
+  const guarded = (mode: PermissionMode, rules: Partial<Record<RuleAction, string[]>> = {}) => {
+    const e = engine(rules, mode);
+    return new PermissionEngine({ workspace: ws, home, mode, rules: [...e.list()], protectedFolders: own() });
+  };
+  const targets = () => [".git/config", ".git/hooks/pre-commit", "sub/.git/config", ".GIT/config", ".awl/config.json", ".awl/extensions/x.lua", "AGENTS.md", "docs/CLAUDE.md", "~/.config/awl/config.json", "~/.local/share/awl/sessions/x.jsonl"];
+
+  it("a write there asks in default and accept-edits mode, under allow rules for the tool, the path and everything", () => {
+    for (const mode of ["default", "accept-edits"] as const) {
+      for (const rules of [{}, { allow: ["edit"] }, { allow: ["edit(**)", "edit(~/**)"] }, { allow: ["*"] }]) {
+        for (const path of targets()) {
+          const d = guarded(mode, rules).decide(edit, { path });
+          expect(d.action, `${mode} ${JSON.stringify(rules)} ${path}`).toBe("ask");
+          expect(d.allowRules).toEqual([]);
+        }
+      }
+    }
+  });
+
+  it("bypass runs it, a deny rule denies it, plan never offers it; reading there is not held", () => {
+    for (const path of targets()) {
+      expect(guarded("bypass").decide(edit, { path }).action, path).toBe("allow");
+      expect(guarded("default", { deny: ["edit(.git/**)"] }).decide(edit, { path: ".git/config" }).action).toBe("deny");
+      expect(guarded("plan").decide(edit, { path }).action).toBe("deny");
+    }
+    expect(guarded("default").decide(read, { path: ".git/config" }).action).toBe("allow");
+    expect(guarded("accept-edits").decide(edit, { path: "src/gitignore.ts" }).action).toBe("allow");
+    expect(guarded("accept-edits").decide(edit, { path: ".gitignore" }).action).toBe("allow");
+  });
+});
+
+describe("a path rule on a kind", () => {
+  const grep = { name: "grep", kinds: ["read"] };
+  const write = { name: "write", kinds: ["write"] };
+  it("read(P) denies and asks for every read tool, edit(P) and write(P) for every write tool", () => {
+    const e = engine({ deny: ["read(.env)", "write(secrets/**)"], ask: ["read(notes/**)"] });
+    for (const tool of [read, grep, { name: "mcp_fs_read", kinds: ["read"] }]) {
+      expect(e.decide(tool, { path: ".env" }).action, tool.name).toBe("deny");
+      expect(e.decide(tool, { file_path: ".env" }).action, tool.name).toBe("deny");
+      expect(e.decide(tool, { path: "notes/a" }).action, tool.name).toBe("ask");
+    }
+    expect(e.decide(edit, { path: "secrets/k" }).action).toBe("deny");
+    expect(e.decide(write, { path: "secrets/k" }).action).toBe("deny");
+    expect(e.decide(grep, { path: "src" }).action).toBe("allow");
+  });
+
+  it("an allow rule on a kind allows only a tool that does nothing else", () => {
+    const e = engine({ allow: ["read(~/notes/**)", "edit(~/notes/**)"] });
+    expect(e.decide({ name: "grep", kinds: ["read"] }, { path: "~/notes/x" }).action).toBe("allow");
+    expect(e.decide(write, { path: "~/notes/x" }).action).toBe("allow");
+    expect(e.decide({ name: "sync", kinds: ["read", "network"] }, { path: "~/notes/x" }).action).toBe("ask");
+    expect(e.decide({ name: "run", kinds: ["exec"] }, { path: "~/notes/x" }).action).toBe("ask");
+  });
+});
+
+describe("rules offered for a literal path", () => {
+  it("escape * ? [ ] { } so the rule matches that path only, and keep a leading ~ from meaning home", () => {
+    for (const name of ["*", "a?", "[ab]", "{x,y}", "~"]) {
+      for (const path of [`~/notes/${name}`, name]) {
+        const offered = engine({}).decide(edit, { path }).allowRules;
+        expect(offered, path).toHaveLength(1);
+        const rule = parseRule(offered[0]!, "allow", { kind: "session" }, ws, home);
+        if (!rule.ok) throw new Error(rule.message);
+        const withRule = new PermissionEngine({ workspace: ws, home, rules: [rule.rule] });
+        expect(withRule.decide(edit, { path }).action, path).toBe("allow");
+        expect(withRule.decide(edit, { path: path.replace(name, "id_rsa") }).action, `${path} then id_rsa`).toBe("ask");
+      }
+    }
+    expect(engine({}).decide(edit, { path: "~" }).allowRules).toEqual([`edit(${realpathSync(home)})`]);
+    expect(engine({}).decide(edit, { path: "./~" }).allowRules).toEqual(["edit(./~)"]);
   });
 });

@@ -154,5 +154,5 @@ describe("--sandbox", () => {
     expect(await run()).toContain("permission denied");
     writeFileSync(config, JSON.stringify({ permissions: { sandbox: true, sandbox_auto_allow: true } }));
     expect(await run()).toBe("hi\n[exit code 0]");
-  });
+  }, 120_000);
 });

@@ -5,7 +5,7 @@ import { SessionStore, SESSION_ENDED_RESULT, type WriterIO } from "../../src/ses
 import { SecretScrubber } from "../../src/util/secrets.js";
 import { nodeIO } from "../../src/session/side-files.js";
 import { SessionWriter } from "../../src/session/writer.js";
-import { everyBlock, NEW, tempStore } from "./fixtures.js";
+import { everyBlock, mustLoad, NEW, tempStore } from "./fixtures.js";
 
 const say = (text: string): Message => ({ role: "user", content: [{ type: "text", text }] });
 
@@ -15,12 +15,6 @@ function sessionWith(store: SessionStore, messages: Message[]) {
   for (const m of messages) writer.value.appendMessage(m);
   expect(writer.value.close().ok).toBe(true);
   return writer.value;
-}
-
-function mustLoad(store: SessionStore, id: string) {
-  const loaded = store.load(id);
-  if (!loaded.ok) throw new Error(loaded.error.message);
-  return loaded.value;
 }
 
 describe("a torn last line", () => {
@@ -105,14 +99,14 @@ describe("the format version", () => {
   it("a header from a future version is refused, naming the file and both versions", () => {
     const store = tempStore();
     const w = sessionWith(store, [say("one")]);
-    writeFileSync(w.path, readFileSync(w.path, "utf8").replace('"version":1', '"version":2'));
+    writeFileSync(w.path, readFileSync(w.path, "utf8").replace('"version":2', '"version":3'));
     const before = readFileSync(w.path);
     for (const result of [store.load(w.id), store.open(w.id)]) {
       expect(result.ok).toBe(false);
       if (result.ok) continue;
       expect(result.error.kind).toBe("version");
       expect(result.error.message).toContain(w.path);
-      expect(result.error.message).toMatch(/version 2.*version 1/);
+      expect(result.error.message).toMatch(/version 3.*version 2/);
     }
     expect(readFileSync(w.path).equals(before)).toBe(true);
   });
@@ -216,7 +210,7 @@ describe("a full disk", () => {
   it("on /dev/full, the error names the file and the cause", () => {
     // /dev/full fails every write with ENOSPC, like a real full disk.
     const options = { scrub: new SecretScrubber(), sideFileThreshold: 1024, io: nodeIO };
-    const w = SessionWriter.reopen("/dev/full", "/nonexistent", "x", { goodSize: 0, fileSize: 0, unterminated: false }, options, { release() {} });
+    const w = SessionWriter.reopen("/dev/full", "/nonexistent", "x", { goodSize: 0, fileSize: 0, unterminated: false, leaf: null, ids: new Map() }, options, { release() {} });
     if (!w.ok) throw new Error(w.error.message);
     const r = w.value.appendMessage(say("hello"));
     expect(r.ok).toBe(false);

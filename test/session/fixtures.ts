@@ -22,6 +22,13 @@ export function tempStore(options: SessionStoreOptions = {}): SessionStore {
   return new SessionStore(join(tempDir(), "sessions"), options);
 }
 
+/** Session `id` as read from `store`; a failed load fails the test. */
+export function mustLoad(store: SessionStore, id: string) {
+  const loaded = store.load(id);
+  if (!loaded.ok) throw new Error(loaded.error.message);
+  return loaded.value;
+}
+
 export const NEW = { cwd: "/home/me/project", provider: "anthropic", model: "claude-x" };
 
 /** A short turn using every block type and field of SPEC §2. */

@@ -73,7 +73,7 @@ describe("std.find globs", () => {
     tree(PROJECT);
     for (const extra of [{}, NO_RG]) {
       const run = await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "hello", glob: "src/**/*.ts" })], extra);
-      expect(run.stdout).toBe("src/a/x.ts:1:hello\n--\nsrc/b.ts:1:hello\n");
+      expect(run.stdout).toBe("src/a/x.ts:1:hello\nsrc/b.ts:1:hello\n");
     }
   });
 

@@ -77,6 +77,16 @@ describe("std.grep", () => {
     }
   });
 
+  it("separates groups with `--` only when it shows context lines, as grep -C does", SEVERAL_CALLS, async () => {
+    tree({ "a.txt": "one match\nb\nc\nd\ntwo match\n", "b.txt": "three match\n" });
+    for (const extra of [NO_RG, {}]) {
+      const plain = await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "match" })], extra);
+      expect(plain.stdout.trim().split("\n")).toEqual(["a.txt:1:one match", "a.txt:5:two match", "b.txt:1:three match"]);
+      const around = await env.box.awl(["tool", "call", "grep", JSON.stringify({ pattern: "match", context: 1 })], extra);
+      expect(around.stdout.trim().split("\n")).toEqual(["a.txt:1:one match", "a.txt-2-b", "--", "a.txt-4-d", "a.txt:5:two match", "--", "b.txt:1:three match"]);
+    }
+  });
+
   it("shows context lines, caps the matches and counts what it left out, cuts long lines", SEVERAL_CALLS, async () => {
     tree({ "a.txt": Array.from({ length: 30 }, (_, i) => (i % 3 === 0 ? `match ${i}` : `other ${i}`)).join("\n") + "\n", "b.txt": `long ${"é".repeat(600)}\n` });
     for (const extra of [{}, NO_RG]) {

@@ -28,11 +28,11 @@ async function requestOf(args: string[] = [], options: { cwd?: string; provider?
 const systemOf = (body: string): string => JSON.parse(body).messages[0].content;
 
 describe("the system prompt", () => {
-  it.each(["openai", "anthropic"] as const)("with all seven std tools, a text turn's request to %s is at most 5.5 KB", async (provider) => {
+  it.each(["openai", "anthropic"] as const)("with all seven std tools and task, a text turn's request to %s is at most 5.5 KB", async (provider) => {
     const body = await requestOf([], { provider });
     const request = JSON.parse(body);
     const names = request.tools.map((t: { name?: string; function?: { name: string } }) => t.function?.name ?? t.name);
-    expect(names).toEqual(STD_TOOLS);
+    expect(names).toEqual([...STD_TOOLS, "task"].sort());
     expect(STD_TOOLS).toEqual(["bash", "edit", "find", "grep", "ls", "read", "write"]);
     expect(provider === "openai" ? request.messages[0].content : request.system[0].text).toMatch(/^You are awl, a coding agent/);
     expect(Buffer.byteLength(body)).toBeLessThanOrEqual(5.5 * 1024);

@@ -43,6 +43,8 @@ import { askClientTrust, trustRequest, type TrustAnswer } from "./trust-ask.js";
 import { promptContent } from "./prompt-content.js";
 import { replaySession } from "./replay.js";
 import { TurnUpdates } from "./updates.js";
+import { availableCommands } from "./commands.js";
+import { invokePrompt } from "../prompt-invocation.js";
 
 export interface AcpAgentOptions {
   cli: CliOptions;
@@ -94,12 +96,14 @@ export class AcpAgent {
       })
       .onRequest("session/new", async ({ params, client }) => {
         const live = await this.open(client, params.cwd, params.mcpServers);
+        advertiseCommands(client, live);
         return { sessionId: live.id, ...this.modesOf(live) };
       })
       .onRequest("session/load", async ({ params, client }) => {
         const live = await this.open(client, params.cwd, params.mcpServers ?? [], params.sessionId);
         const loaded = live.runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook)?.resumed;
         if (loaded) await replaySession(loaded, live.runtime.agent.tools, live.cwd, (update) => notify(client, live.id, update));
+        advertiseCommands(client, live);
         return this.modesOf(live);
       })
       .onRequest("session/set_mode", ({ params, client }) => {
@@ -123,6 +127,7 @@ export class AcpAgent {
         if (!content.ok) throw RequestError.invalidParams(undefined, content.message);
         const ready = live.trustQuestion ? await this.settleTrust(live, client, signal) : live;
         if (!ready) return { stopReason: "cancelled" };
+        if (ready !== live) advertiseCommands(client, ready);
         return this.prompt(ready, content.content, client, signal);
       })
       .onNotification("session/cancel", ({ params }) => {
@@ -260,7 +265,15 @@ export class AcpAgent {
     return engine ? { modes: sessionModes(engine.mode) } : {};
   }
 
-  private async prompt(live: LiveSession, content: Parameters<AgentSession["prompt"]>[0], client: AgentContext, signal: AbortSignal): Promise<PromptResponse> {
+  private async prompt(live: LiveSession, asked: Parameters<AgentSession["prompt"]>[0], client: AgentContext, signal: AbortSignal): Promise<PromptResponse> {
+    // `/command ARGS`, `/skill-name`, `$skill-name` (prompt-invocation.ts); a `!`…`` of a command asks this client.
+    live.runtime.permissions?.setAsk((request, on) => askClient(client, live.id, request, live.cwd, on));
+    const invoked = await invokePrompt(asked, live.runtime, live.cwd, signal);
+    const say = (text: string): void => notify(client, live.id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+    if (invoked.kind === "printed") say(invoked.text);
+    if (invoked.kind === "refused") say(invoked.message);
+    if (invoked.kind !== "send") return { stopReason: signal.aborted ? "cancelled" : invoked.kind === "refused" ? "refusal" : "end_turn" };
+    const content = invoked.content;
     const turn = live.session.prompt(content);
     // This turn's asks go to the client that sent the prompt; "cancelled" (or Esc's equivalent) ends the turn.
     live.runtime.permissions?.setAsk((request, asked) => askClient(client, live.id, request, live.cwd, asked), () => turn.cancel());
@@ -340,6 +353,13 @@ function usageUpdate(meter: MeterSnapshot): SessionUpdate {
 }
 
 /** Sends one update; a client gone meanwhile is noticed by the connection closing, not here. */
+/** Tells the client the session's commands (acp/commands.ts), once the response that names the session is out. */
+function advertiseCommands(client: AgentContext, live: LiveSession): void {
+  setImmediate(() => {
+    void availableCommands(live.runtime).then((availableCommands) => notify(client, live.id, { sessionUpdate: "available_commands_update", availableCommands }));
+  });
+}
+
 function notify(client: AgentContext, sessionId: string, update: SessionUpdate): void {
   void client.notify("session/update", { sessionId, update }).catch(() => {});
 }

@@ -18,6 +18,11 @@ const OPTIONS: (PermissionOption & { answer: AskAnswer })[] = [
   { optionId: "deny", name: "Deny", kind: "reject_once", answer: { kind: "deny" } },
 ];
 
+/** The options for this call: saving in the project's config only where its rules count (a trusted folder). */
+function offered(request: AskRequest): typeof OPTIONS {
+  return request.projectRulesCount ? OPTIONS : OPTIONS.filter((o) => o.optionId !== "allow_always_project");
+}
+
 /** Asks the client about one call; never rejects. */
 export async function askClient(client: AgentContext, sessionId: string, request: AskRequest, cwd: string, signal: AbortSignal): Promise<AskAnswer> {
   const view = describeCall(request.call, request.tool, cwd);
@@ -26,20 +31,20 @@ export async function askClient(client: AgentContext, sessionId: string, request
     sessionId,
     toolCall: {
       toolCallId: request.call.id,
-      title: view.title,
+      title: request.call.agent === undefined ? view.title : `${view.title} (sub-agent ${request.call.agent})`,
       kind: view.kind,
       status: "pending",
       locations: view.locations,
       rawInput: view.rawInput,
       content: [{ type: "content", content: { type: "text", text: `awl asks because ${request.decision.reason}${rules}.` } }],
     },
-    options: OPTIONS.map(({ optionId, name, kind }) => ({ optionId, name, kind })),
+    options: offered(request).map(({ optionId, name, kind }) => ({ optionId, name, kind })),
   };
   try {
     const response = await client.request("session/request_permission", params, { cancellationSignal: signal, stopWaitingOnCancel: true });
     if (response.outcome.outcome === "cancelled") return { kind: "cancel" };
     const chosen = response.outcome.optionId;
-    return OPTIONS.find((o) => o.optionId === chosen)?.answer ?? { kind: "deny", message: `the editor answered with an unknown option "${chosen}"` };
+    return offered(request).find((o) => o.optionId === chosen)?.answer ?? { kind: "deny", message: `the editor answered with an unknown option "${chosen}"` };
   } catch (e) {
     return signal.aborted ? { kind: "cancel" } : { kind: "deny", message: `the editor could not be asked: ${e instanceof Error ? e.message : String(e)}` };
   }

@@ -44,7 +44,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       "settings:",
       `  provider: ${p.provider}`,
       `  model: ${p.model} (from ${settings.modelSource})`,
-      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl}`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : "not set"}`]),
+      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : "not set"}`]),
       `  max retries: ${p.maxRetries}`,
       `  stall timeout: ${p.stallTimeoutMs} ms`,
       `  first-byte timeout: ${p.firstByteTimeoutMs} ms`,

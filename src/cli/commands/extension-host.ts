@@ -77,7 +77,7 @@ export async function openExtensions(
   if (!setup.ok) return setup;
   if (setup.value.untrustedParts.length > 0) onUntrusted(setup.value.untrustedParts);
   // Imported here: `awl -p` opens its tools through openToolsForChat, whose start-up needs no sandbox module.
-  const sandboxed = (await import("../../permissions/sandbox.js")).runSandbox(setup.value);
+  const sandboxed = await (await import("../../permissions/sandbox.js")).runSandbox(setup.value);
   if (!sandboxed.ok) return sandboxed;
   const sandbox = sandboxed.value;
   const tools = await LuaToolSet.open({
@@ -85,6 +85,7 @@ export async function openExtensions(
     env: process.env,
     extensionDirs: (values["extensions-dir"] as string[] | undefined) ?? [],
     trustProject: setup.value.trusted,
+    ...(setup.value.unpinned && { unpinnedExtensions: setup.value.unpinned.extensions }),
     ...(sandbox && { sandbox }),
     ...(values["no-std-tools"] === true && { bundledDir: false as const }),
     waitForLoad: true,
@@ -131,6 +132,8 @@ export interface ChatToolOptions {
   secrets?: readonly string[];
   /** Load the folder's own `.awl/extensions/` (a trusted folder). */
   trustProject?: boolean;
+  /** Its extensions changed since it was trusted, not loaded (src/trust/pin.ts). */
+  unpinnedExtensions?: ReadonlySet<string>;
   /** Where the std file tools' text goes instead of the disk. */
   textHost?: TextHost;
   /** Every program the extensions start runs inside it (`--sandbox`). */
@@ -152,7 +155,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const { config, secrets = [], trustProject = false, textHost, sandbox, cwd = process.cwd() } = options;
+  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, cwd = process.cwd() } = options;
   const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
@@ -160,6 +163,7 @@ export async function openToolsForChat(
     env: process.env,
     extensionDirs: flags["extensions-dir"] ?? [],
     trustProject,
+    ...(unpinnedExtensions && { unpinnedExtensions }),
     ...(flags["no-std-tools"] && { bundledDir: false as const }),
     secrets,
     ...limits.value,

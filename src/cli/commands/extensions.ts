@@ -3,6 +3,7 @@
  * tools and its errors, then the MCP servers; `awl extensions enable|disable NAME [--project]` switches one on or
  * off; `awl extensions new NAME [--user] [--dir]` writes a skeleton (extension-new.ts).
  */
+import { UNPINNED } from "../../extensions/enabled-extensions.js";
 import { EXIT } from "../exit-codes.js";
 import type { ExtensionReport, LuaToolSet } from "../../extensions/lua-tool-set.js";
 import type { RegisteredTool } from "../../tools/registry.js";
@@ -47,7 +48,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   const opened = await openExtensions(parsed.values, io, (parts) => (untrusted = parts));
   if (!opened.ok) return configError(io, opened.error);
   const tools = opened.value;
-  const mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
+  const mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, trustProject: parsed.values["trust-project"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
   try {
     const reports = tools.extensions();
     const skipped = tools.discovery.problems.map((p) => p.message);
@@ -83,7 +84,8 @@ export function reportText(report: ExtensionReport, tools: LuaToolSet): string {
   const facts = [meta?.version && `version ${meta.version}`, meta?.license && `license ${meta.license}`, meta?.homepage].filter(Boolean);
   if (facts.length > 0) lines.push(`    ${facts.join(", ")}`);
   if (report.shadowed_by) lines.push(`    hidden by ${displayPath(report.shadowed_by)}`);
-  if (report.disabled_by) lines.push(`    switched off in ${displayPath(report.disabled_by)} (awl extensions enable ${report.name})`);
+  if (report.disabled_by === UNPINNED) lines.push(`    not loaded: ${UNPINNED} (run awl here to review the change, or pass --trust-project)`);
+  else if (report.disabled_by) lines.push(`    switched off in ${displayPath(report.disabled_by)} (awl extensions enable ${report.name})`);
   const toolName = (t: RegisteredTool): string => {
     const why = tools.unavailableReason(t);
     return why === undefined ? t.name : `${t.name} (not offered: ${why})`;

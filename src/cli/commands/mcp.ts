@@ -14,14 +14,15 @@ import { openMcpForListing } from "../mcp-tools.js";
 import { processIO, usageError, type CommandIO } from "./extension-host.js";
 import { mcpServerJSON, mcpServerText } from "./mcp-report.js";
 
-export const MCP_USAGE = `usage: awl mcp list [--json] [--approve-mcp-json]
+export const MCP_USAGE = `usage: awl mcp list [--json] [--approve-mcp-json] [--trust-project]
        awl mcp add NAME [--project] [--env KEY=VALUE]... [--cwd DIR] -- COMMAND [ARGS...]
        awl mcp add NAME [--project] --transport http|sse [--header "Name: value"]... URL
        awl mcp remove NAME [--project]
        awl mcp approve NAME...
 
 list     starts every configured server and shows its state, transport, tools
-         and their schema cost (as awl extensions does)
+         and their schema cost (as awl extensions does); --trust-project reads
+         this folder's .awl/config.json servers for this run, as other commands do
 add      adds a server to awl's config file (~/.config/awl/config.json), or with
          --project to this project's .mcp.json (approved for this project, as you
          wrote it); values may use \${VAR} and \${VAR:-default}
@@ -37,6 +38,7 @@ const FLAGS = {
   transport: { type: "string" },
   header: { type: "string", multiple: true },
   "approve-mcp-json": { type: "boolean" },
+  "trust-project": { type: "boolean" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -52,7 +54,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (values.help || verb === undefined) return io.stdout(MCP_USAGE), values.help ? EXIT.ok : EXIT.usage;
   switch (verb) {
     case "list":
-      return list(io, values.json === true, values["approve-mcp-json"] === true);
+      return list(io, values.json === true, values["approve-mcp-json"] === true, values["trust-project"] === true);
     case "add":
       return add(io, rest, values);
     case "remove":
@@ -64,8 +66,8 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   }
 }
 
-async function list(io: CommandIO, json: boolean, approveProject: boolean): Promise<number> {
-  const mcp = await openMcpForListing({ approveProject });
+async function list(io: CommandIO, json: boolean, approveProject: boolean, trustProject: boolean): Promise<number> {
+  const mcp = await openMcpForListing({ approveProject, trustProject });
   try {
     const servers = mcp?.servers() ?? [];
     if (json) io.stdout(`${JSON.stringify({ mcp_servers: servers.map(mcpServerJSON) }, null, 2)}\n`);

@@ -45,16 +45,19 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   const [verb, ...rest] = positionals;
   const folder = realPathOf(process.cwd());
   switch (verb) {
-    case undefined:
+    case undefined: {
       for (const problem of setup.value.problems) io.stderr(`awl: ${problem}\n`);
+      const { readEnablement } = await import("../../extensions/enablement.js");
+      const ignored = [...setup.value.config.skipped, ...readEnablement(process.cwd(), process.env).ignored];
       if (values.json) {
         const sandbox = setup.value.sandbox ? { on: true, source: setup.value.sandbox.source, auto_allow: setup.value.engine.sandboxAutoAllow } : { on: false };
-        io.stdout(`${JSON.stringify({ mode: setup.value.engine.mode, folder, trusted: setup.value.trusted, sandbox, rules: rulesJSON(setup.value.engine) }, null, 2)}\n`);
+        io.stdout(`${JSON.stringify({ mode: setup.value.engine.mode, folder, trusted: setup.value.trusted, sandbox, ignored, rules: rulesJSON(setup.value.engine) }, null, 2)}\n`);
       } else {
         const sandbox = setup.value.sandbox?.source;
-        io.stdout(permissionsText(setup.value.engine, { modeSource: setup.value.modeSource, folder, trust: trustText(setup.value, folder), ...(sandbox && { sandbox }) }));
+        io.stdout(permissionsText(setup.value.engine, { modeSource: setup.value.modeSource, folder, trust: trustText(setup.value, folder), ignored, ...(sandbox && { sandbox }) }));
       }
       return EXIT.ok;
+    }
     case "remove": {
       const n = Number(rest[0]);
       if (rest.length !== 1 || !Number.isInteger(n)) return usageError(io, "permissions", "remove takes one rule number, as `awl permissions` lists it");

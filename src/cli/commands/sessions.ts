@@ -16,11 +16,12 @@ import { bucketsCost, formatUsd, usdToPico } from "../../usage/cost.js";
 import { parseModelOverrides } from "../../usage/model-overrides.js";
 
 export const SESSIONS_USAGE = `usage: awl sessions [--here] [--json]
-       awl sessions export ID [--format md|json]
+       awl sessions export ID [--format md|json] [--all-branches]
 
 Lists the saved sessions, most recent first: id, last update, messages, tokens, cost, directory and first
 prompt (--here: this directory's only; --json: an array of objects). \`export\` prints one session (an id or
-a unique prefix) as a Markdown transcript (md, the default) or as JSON. Continue one with awl -r ID, or
+a unique prefix) as a Markdown transcript (md, the default) or as JSON: its branch in use, or every branch
+with --all-branches. Continue one with awl -r ID, or
 pick one with awl -r alone. Reference: docs/sessions.md.
 `;
 
@@ -74,7 +75,7 @@ async function listCommand(argv: readonly string[]): Promise<number> {
 }
 
 function exportCommand(argv: readonly string[]): number {
-  const parsed = parse(argv, { format: { type: "string" } });
+  const parsed = parse(argv, { format: { type: "string" }, "all-branches": { type: "boolean" } });
   if (!parsed) return EXIT.usage;
   const format = (parsed.values.format as string | undefined) ?? "md";
   if (format !== "md" && format !== "json") return usage(`--format expects md or json, got "${format}"`);
@@ -87,7 +88,7 @@ function exportCommand(argv: readonly string[]): number {
     return missing ? EXIT.usage : EXIT.error;
   }
   for (const warning of loaded.value.warnings) process.stderr.write(`awl: ${warning.message}\n`);
-  process.stdout.write(exportSession(loaded.value, format as ExportFormat));
+  process.stdout.write(exportSession(loaded.value, format as ExportFormat, { allBranches: parsed.values["all-branches"] === true }));
   return EXIT.ok;
 }
 
@@ -106,13 +107,41 @@ async function sessionCoster(): Promise<SessionCoster> {
 
 /** One line per session: id, last update, messages, tokens, cost, directory, first prompt. */
 function table(sessions: SessionSummary[], costOf: SessionCoster): string {
-  const rows = sessions.map((s) => {
+  const rows = underParents(sessions).map(({ session: s, depth }) => {
     const cost = costOf(s);
-    return [s.id, localTime(s.updated), String(s.messages), tokens(s), "cost_usd" in cost ? formatUsd(usdToPico(cost.cost_usd)) : "unknown", s.cwd, oneLine(s.first_prompt, 60)];
+    const id = depth === 0 ? s.id : `${"  ".repeat(depth - 1)}└ ${s.id}`;
+    const prompt = s.parent ? `[${s.parent.agent}] ${s.first_prompt}` : s.first_prompt;
+    return [id, localTime(s.updated), String(s.messages), tokens(s), "cost_usd" in cost ? formatUsd(usdToPico(cost.cost_usd)) : "unknown", s.cwd, oneLine(prompt, 60)];
   });
   const header = ["ID", "UPDATED", "MESSAGES", "TOKENS", "COST", "DIRECTORY", "FIRST PROMPT"];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   return [header, ...rows].map((r) => r.map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ")).join("\n") + "\n";
+}
+
+/**
+ * The sessions in listing order, each sub-agent's side session right under its parent (oldest first), nested as
+ * deep as they go; a side session whose parent is not listed stays where it is, at the top level.
+ */
+export function underParents(sessions: readonly SessionSummary[]): { session: SessionSummary; depth: number }[] {
+  const listed = new Set(sessions.map((s) => s.id));
+  const children = new Map<string, SessionSummary[]>();
+  for (const s of sessions) {
+    if (!s.parent || !listed.has(s.parent.session) || s.parent.session === s.id) continue;
+    const list = children.get(s.parent.session) ?? [];
+    list.push(s);
+    children.set(s.parent.session, list);
+  }
+  const out: { session: SessionSummary; depth: number }[] = [];
+  const placed = new Set<string>();
+  const place = (s: SessionSummary, depth: number): void => {
+    if (placed.has(s.id)) return;
+    placed.add(s.id);
+    out.push({ session: s, depth });
+    for (const child of (children.get(s.id) ?? []).sort((a, b) => a.id.localeCompare(b.id))) place(child, depth + 1);
+  };
+  for (const s of sessions) if (!s.parent || !listed.has(s.parent.session) || s.parent.session === s.id) place(s, 0);
+  for (const s of sessions) place(s, 0); // a loop of parents (a damaged file): still listed
+  return out;
 }
 
 /** Input + output tokens, cache reads and writes included, e.g. "12.3k". */

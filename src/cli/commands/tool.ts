@@ -56,7 +56,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
       return EXIT.error;
     }
     if (!tool) {
-      mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
+      mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, trustProject: parsed.values["trust-project"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
       const mcpTool = mcp?.definitions().find((t) => t.name === name);
       if (mcp && mcpTool) return await callMcpTool(io, mcp, mcpTool, input, value, timeout, parsed.values.json === true);
       const known = [...tools.definitions(), ...(mcp?.definitions() ?? [])].map((t) => t.name).sort(compareCodeUnits);
@@ -140,12 +140,12 @@ function report(io: CommandIO, name: string, outcome: ToolOutcome, json: boolean
   }
 }
 
+/** Progress is worth a line on stderr; a block's title and state are for the UI's block, noise here. */
 function progressText(update: ToolProgress): string {
   switch (update.kind) {
     case "progress":
       return `awl: progress ${Math.round(update.fraction * 100)}%${update.detail ? ` ${update.detail}` : ""}\n`;
     case "title":
-      return `awl: title ${update.text}\n`;
     case "show":
       return "";
   }

@@ -48,7 +48,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   const opened = await openExtensions(parsed.values, io);
   if (!opened.ok) return configError(io, opened.error);
   const tools = opened.value;
-  const mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
+  const mcp = await openMcpForListing({ approveProject: parsed.values["approve-mcp-json"] === true, trustProject: parsed.values["trust-project"] === true, reservedNames: () => tools.definitions().map((t) => t.name) });
   try {
     // Every registered tool, offered or not: an author wants to see the ones their available() hides.
     const definitions = tools.extensions().flatMap((e) => e.tools).sort((a, b) => compareCodeUnits(a.name, b.name));

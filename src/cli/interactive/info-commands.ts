@@ -8,7 +8,22 @@ export const toolsCommand: SlashCommand = {
   run: (_args, { runtime, print }) => {
     const tools = runtime.agent.tools?.definitions() ?? [];
     if (tools.length === 0) return print("no tools: no extension registers one (awl extensions shows why)");
-    const width = Math.max(...tools.map((t) => t.name.length));
-    print([`tools (${tools.length}):`, ...tools.map((t) => `  ${t.name.padEnd(width)}  ${t.extension}  ${oneLine(t.description ?? "", 80)}`)].join("\n"));
+    // Three aligned columns; the description cut to what is left of the terminal's width (a line never wraps).
+    const names = Math.max(...tools.map((t) => t.name.length));
+    const extensions = Math.max(...tools.map((t) => t.extension.length));
+    const room = Math.max(20, (process.stdout.columns || 100) - 1 - (2 + names + 2 + extensions + 2));
+    print([`tools (${tools.length}):`, ...tools.map((t) => `  ${t.name.padEnd(names)}  ${t.extension.padEnd(extensions)}  ${oneLine(t.description ?? "", room)}`)].join("\n"));
+  },
+};
+
+/** `/agents`: the sub-agents the task tool can start (read again, so an edited definition shows), then files not used. */
+export const agentsCommand: SlashCommand = {
+  name: "agents",
+  summary: "list the sub-agents the task tool can start, and definition files not used",
+  run: async (_args, { runtime, print }) => {
+    const host = runtime.hosts.agents;
+    if (!host) return print("sub-agents are off here (agents.max_depth is 0, or the tools are the embedder's own)");
+    const { agentsText } = await import("../commands/agents.js");
+    print(agentsText(host.reload()).trimEnd());
   },
 };

@@ -9,6 +9,8 @@
  * One question at a time (the permission layer queues them); the keys go here while one is open.
  */
 import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
+import { showControls } from "../output/safe-text.js";
+import { wrapText } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 
 /** Where the question is drawn: whole lines. */
@@ -27,7 +29,11 @@ type Stage = { kind: "choose" } | { kind: "scope" } | { kind: "reason"; text: st
 export class PermissionPrompt {
   private open: { request: AskRequest; stage: Stage; resolve: (answer: AskAnswer) => void } | undefined;
 
-  constructor(private readonly out: PromptOutput) {}
+  constructor(
+    private readonly out: PromptOutput,
+    /** The terminal's width: the question wraps at words within it. */
+    private readonly columns: () => number = () => 80,
+  ) {}
 
   /** A question is waiting for its answer: keys belong to it. */
   get active(): boolean {
@@ -50,7 +56,7 @@ export class PermissionPrompt {
       signal.addEventListener("abort", onAbort, { once: true });
       this.open = { request, stage: { kind: "choose" }, resolve: done };
       this.out.endLine();
-      this.out.write(questionText(request, this.out.color));
+      this.out.write(wrapText(questionText(request, this.out.color), this.columns()));
     });
   }
 
@@ -84,9 +90,9 @@ export class PermissionPrompt {
     }
     const choice = text.toLowerCase();
     if (stage.kind === "scope") {
-      if (choice === "p" || choice === "u") {
+      if (choice === "u" || (choice === "p" && open.request.projectRulesCount)) {
         const scope = choice === "p" ? "project" : "user";
-        this.line(`always allowed: ${open.request.rules.join(", ")} (saved in the ${scope} config)`);
+        this.line(`always allowed: ${rulesText(open.request.rules)} (saved in the ${scope} config)`);
         return open.resolve({ kind: "allow_always", scope });
       }
       return;
@@ -98,12 +104,16 @@ export class PermissionPrompt {
         return open.resolve({ kind: "allow_once" });
       case "s":
       case "2":
-        this.line(`allowed for this session: ${open.request.rules.join(", ")}`);
+        this.line(`allowed for this session: ${rulesText(open.request.rules)}`);
         return open.resolve({ kind: "allow_session" });
       case "a":
       case "3":
         open.stage = { kind: "scope" };
-        return this.out.write("save to  p project (.awl/config.json)  u user (~/.config/awl/config.json): ");
+        return this.out.write(
+          open.request.projectRulesCount
+            ? "save to  p project (.awl/config.json)  u user (~/.config/awl/config.json): "
+            : "save to  u user (~/.config/awl/config.json; this folder is not trusted, so its own rules would not count): ",
+        );
       case "n":
       case "4":
         this.line("denied");
@@ -121,19 +131,24 @@ export class PermissionPrompt {
   }
 }
 
-/** The question's text: what runs, its arguments, then the answers. */
+/**
+ * The question's text: what runs, its arguments, then the answers. Everything in it that the model or an
+ * extension chose (the tool's name, the reason holding a path or command, argument names and values, the rules
+ * offered) shows its control and invisible characters as escapes (`\e`, `\r`): what is shown is what runs.
+ */
 export function questionText(request: AskRequest, color: boolean): string {
   const bold = (s: string): string => (color ? `\x1b[1m${s}\x1b[22m` : s);
-  const lines = [`${bold(`? ${request.tool.name}`)} wants to run (${request.decision.reason}):`];
+  const who = request.call.agent === undefined ? "" : ` (sub-agent ${showControls(request.call.agent)})`;
+  const lines = [`${bold(`? ${showControls(request.tool.name)}`)}${who} wants to run (${showControls(request.decision.reason)}):`];
   const input = request.input;
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
     for (const [key, value] of Object.entries(input as Record<string, unknown>)) lines.push(...argumentLines(key, value, request.tool.name));
   } else {
-    lines.push(`  ${request.call.input}`);
+    lines.push(`  ${showControls(request.call.input)}`);
   }
   lines.push(
     `  y allow once · s allow for this session · a always allow · n deny · t deny and say why · Esc deny and stop`,
-    `  (s and a add: ${request.rules.join(", ")})`,
+    request.rules.length > 0 ? `  (s and a add: ${rulesText(request.rules)})` : "  (no rule can allow this: s and a allow it once)",
   );
   return `${lines.join("\n")}\n`;
 }
@@ -141,11 +156,17 @@ export function questionText(request: AskRequest, color: boolean): string {
 /** One argument: a short value on its line; a text of several lines below it, `+` marking what a write puts in. */
 function argumentLines(key: string, value: unknown, tool: string): string[] {
   const text = typeof value === "string" ? value : JSON.stringify(value);
-  const safe = (s: string): string => s.replace(/[\x00-\x08\x0b-\x1f\x7f]/g, "?");
-  if (!text.includes("\n")) return [`  ${key}: ${safe(text)}`];
+  const safe = (s: string): string => showControls(s, "\t");
+  const name = showControls(key);
+  if (!text.includes("\n")) return [`  ${name}: ${safe(text)}`];
   const marker = /^(old|old_string|old_text)$/.test(key) ? "- " : /^(new|new_string|new_text|content)$/.test(key) || tool === "write" ? "+ " : "  ";
   const body = text.split("\n");
   const shown = body.slice(0, SHOWN_LINES).map((l) => `    ${marker}${safe(l)}`);
   if (body.length > SHOWN_LINES) shown.push(`    … ${body.length - SHOWN_LINES} more lines`);
-  return [`  ${key}:`, ...shown];
+  return [`  ${name}:`, ...shown];
+}
+
+/** The rules offered, as shown. */
+function rulesText(rules: readonly string[]): string {
+  return rules.map((rule) => showControls(rule)).join(", ");
 }

@@ -27,7 +27,9 @@ import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { PermissionPrompt } from "./permission-prompt.js";
 import { layoutPrompt } from "./prompt-layout.js";
-import { completeSlashCommand, extensionCommands, findSlashCommand, type SlashContext } from "./slash-commands.js";
+import { completeSlashCommand, findSlashCommand, invocableCommands, type SlashContext } from "./slash-commands.js";
+import { invokePrompt } from "../prompt-invocation.js";
+import type { ContentBlock } from "../../model/blocks.js";
 import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
 import { runShellCommand, shellRunText } from "./shell-command.js";
 import { stripControls } from "../output/safe-text.js";
@@ -59,7 +61,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     starting: runtime.hosts.mcp?.starting() ?? [],
   });
   const editor = new LineEditor(out, {
-    complete: (text) => [...completeSlashCommand(text, extensionCommands(runtime)), ...completeFileMention(text, process.cwd())],
+    complete: (text) => [...completeSlashCommand(text, invocableCommands(runtime)), ...completeFileMention(text, process.cwd())],
     footer: (width) => statusLine(statusFacts(), width, sink.color),
     onHiddenChange: () => pane.refresh(),
   });
@@ -129,8 +131,17 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   };
 
   // Permission questions take the keys while one is open (the permission layer asks one at a time).
-  const permissionPrompt = new PermissionPrompt(sink);
-  runtime.permissions?.setAsk((request, signal) => permissionPrompt.ask(request, signal), () => cancelTurn());
+  const permissionPrompt = new PermissionPrompt(sink, () => columns() - 1);
+  runtime.permissions?.setAsk(async (request, signal) => {
+    // The running blocks leave the screen while the question is open: nothing animates over what the user types.
+    const asking = renderer;
+    asking?.holdBlocks();
+    try {
+      return await permissionPrompt.ask(request, signal);
+    } finally {
+      asking?.releaseBlocks();
+    }
+  }, () => cancelTurn());
 
   const onKey = (event: KeyEvent): void => {
     if (permissionPrompt.active) return permissionPrompt.handle(event);
@@ -243,26 +254,39 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const attachments = attachMentionedFiles(text, process.cwd());
     if (attachments.attached.length > 0) sink.dim(`(attached ${attachments.attached.join(", ")})\n`);
     for (const note of attachments.notes) sink.dim(`(${note})\n`);
-    const ran = shellRuns.splice(0);
-    const prompt = [...ran, attachments.text].join("\n\n");
-    await runTurn(attachments.images.length === 0 ? prompt : [{ type: "text", text: prompt }, ...attachments.images]);
+    // `$skill-name` in the prompt adds that skill's instructions.
+    await sendInvoked([{ type: "text", text: attachments.text }, ...attachments.images]);
   }
 
-  async function runSlash(text: string): Promise<void> {
-    let found = findSlashCommand(text, extensionCommands(runtime));
-    // An extension's command may be known only once the extensions have loaded (no registration cache yet).
-    if ("unknown" in found && runtime.hosts.lua) {
-      await runtime.hosts.lua.ready();
-      found = findSlashCommand(text, extensionCommands(runtime));
-    }
-    if ("unknown" in found) return print(`unknown command /${found.unknown}; /help lists them`);
-    if (!found.command.cancellable) return found.command.run(found.args, slashContext());
+  /** Sends `content` as a command or skill makes it (prompt-invocation.ts), after the `!command` runs' output. */
+  async function sendInvoked(content: ContentBlock[], named?: string): Promise<void> {
+    const invoked = await cancellable((signal) => invokePrompt(content, runtime, process.cwd(), signal));
+    if (invoked.kind === "printed") return invoked.text === "" ? undefined : print(invoked.text.replace(/\n+$/, ""));
+    if (invoked.kind === "refused") return print(invoked.message);
+    if (named !== undefined && invoked.named === undefined) return print(`unknown command /${named}; /help lists them`);
+    for (const note of invoked.notes) sink.dim(`(${note})\n`);
+    const ran = shellRuns.splice(0);
+    const blocks: ContentBlock[] = typeof invoked.content === "string" ? [{ type: "text", text: invoked.content }] : [...invoked.content];
+    const first = blocks[0];
+    if (first?.type === "text") blocks[0] = { type: "text", text: [...ran, first.text].join("\n\n") };
+    await runTurn(blocks.length === 1 && blocks[0]!.type === "text" ? blocks[0]!.text : blocks);
+  }
+
+  /** Runs `work` with a signal that Esc and Ctrl-C abort. */
+  async function cancellable<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
     turn = new AbortController();
     try {
-      await found.command.run(found.args, { ...slashContext(), signal: turn.signal });
+      return await work(turn.signal);
     } finally {
       turn = undefined;
     }
+  }
+
+  async function runSlash(text: string): Promise<void> {
+    // awl's own commands first; then prompt commands, skills and the extensions' commands.
+    const found = findSlashCommand(text);
+    if ("unknown" in found) return sendInvoked([{ type: "text", text: text.trim() }], found.unknown);
+    return found.command.run(found.args, slashContext());
   }
 
   async function runShell(command: string): Promise<void> {
@@ -296,9 +320,11 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
 
   // Hot reload: what awl says about a reload goes above the prompt, or into the turn between its model calls.
   const notice = (text: string): void => {
-    if (renderer) renderer.notice(text);
-    else if (editor.shown) editor.printAbove(sink.color ? `\x1b[2m${text}\x1b[22m\n` : `${text}\n`);
-    else print(text);
+    if (renderer) return renderer.notice(text);
+    if (!editor.shown) return print(text);
+    // Wrapped at words, as awl's other lines are (the terminal would break it mid-word).
+    const wrapped = wrapText(text, columns() - 1);
+    editor.printAbove(sink.color ? `\x1b[2m${wrapped}\x1b[22m\n` : `${wrapped}\n`);
   };
   const lua = runtime.hosts.lua;
   const stopListening = lua?.onReload((report) => reloadLines(report).forEach(notice));

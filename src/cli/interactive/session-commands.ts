@@ -2,7 +2,9 @@
 import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Conversation } from "../../model/conversation.js";
-import { exportSession } from "../../session/export.js";
+import { exportSession, type ExportedSession } from "../../session/export.js";
+import { SESSION_FORMAT_VERSION } from "../../session/format.js";
+import { awlVersion } from "../../version.js";
 import { sessionHookOf } from "../session-history.js";
 import type { SlashCommand, SlashContext } from "./slash-commands.js";
 
@@ -39,18 +41,30 @@ export const exportCommand: SlashCommand = {
   summary: "write this conversation as Markdown to FILE (default awl-ID.md here); .json: as JSON",
   run: (args, { runtime, print }) => {
     const hook = sessionHookOf(runtime);
-    if (!hook) return print("sessions are off (--no-session): nothing saved to export");
-    const id = hook.id;
-    if (!id) return print("nothing to export yet: this conversation has no answer");
-    const loaded = hook.store.load(id);
-    if (!loaded.ok) return print(`cannot export: ${loaded.error.message}`);
-    const file = resolve(args.trim() || `awl-${id}.md`);
+    let session: ExportedSession;
+    let name: string;
+    if (hook) {
+      const id = hook.id;
+      if (!id) return print("nothing to export yet: this conversation has no answer");
+      const loaded = hook.store.load(id);
+      if (!loaded.ok) return print(`cannot export: ${loaded.error.message}`);
+      session = loaded.value;
+      name = `awl-${id}`;
+    } else {
+      // --no-session: nothing is saved, but the conversation is in memory.
+      if (runtime.conversation.messages.length === 0) return print("nothing to export yet: this conversation is empty");
+      const created = new Date().toISOString();
+      const header = { type: "session", version: SESSION_FORMAT_VERSION, id: "unsaved", created, cwd: process.cwd(), provider: runtime.settings.provider.provider, model: runtime.settings.provider.model, awl_version: awlVersion() } as const;
+      session = { header, transcript: runtime.conversation.messages, snapshots: new Map() };
+      name = `awl-unsaved-${created.slice(0, 19).replace(/[-:]/g, "").replace("T", "-")}`;
+    }
+    const file = resolve(args.trim() || `${name}.md`);
     const format = file.endsWith(".json") ? "json" : "md";
     try {
-      writeFileSync(file, exportSession(loaded.value, format));
+      writeFileSync(file, exportSession(session, format));
     } catch (e) {
       return print(`cannot write ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
     }
-    print(`wrote ${file} (${format === "md" ? "Markdown" : "JSON"}, ${loaded.value.transcript.length} messages)`);
+    print(`wrote ${file} (${format === "md" ? "Markdown" : "JSON"}, ${session.transcript.length} messages)`);
   },
 };

@@ -11,7 +11,7 @@ import type { PickerItem } from "./picker.js";
 import { costReport } from "../../usage/meter.js";
 import { displayWidth } from "../output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
-import { toolsCommand } from "./info-commands.js";
+import { agentsCommand, toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../output/notices.js";
 
@@ -25,8 +25,6 @@ export interface SlashContext {
   sink: LineSink;
   /** Lets the user choose from a list below the prompt (picker.ts); undefined when left without a choice. */
   pick<T>(title: string, items: readonly PickerItem<T>[]): Promise<T | undefined>;
-  /** Aborted when the user cancels the command (Esc, Ctrl-C); absent where nothing can cancel it. */
-  signal?: AbortSignal;
 }
 
 export interface SlashCommand {
@@ -36,8 +34,6 @@ export interface SlashCommand {
   /** Shown in /help after the name, e.g. "[PROVIDER] NAME". */
   args?: string;
   summary: string;
-  /** Esc and Ctrl-C abort `context.signal` while it runs (an extension's command). */
-  cancellable?: boolean;
   run(args: string, context: SlashContext): void | Promise<void>;
 }
 
@@ -75,6 +71,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   sessionsCommand,
   exportCommand,
   toolsCommand,
+  agentsCommand,
   ...permissionCommands,
   {
     name: "reload",
@@ -109,6 +106,15 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   {
+    name: "skills",
+    summary: "list the Agent Skills and prompt commands: source, size, state, why one is refused",
+    run: async (_args, { runtime, print }) => {
+      const { skillsText, commandsText } = await import("../commands/skills.js");
+      const commands = runtime.promptCommands;
+      print(`${skillsText(runtime.skills?.skills ?? [])}${commands ? await commandsText(commands) : ""}`.trimEnd());
+    },
+  },
+  {
     name: "cost",
     summary: "tokens, cost and context use of this session and of the last turn",
     run: async (_args, { runtime, print }) => {
@@ -132,7 +138,10 @@ const KEYS: [string, string][] = [
   ["Ctrl-C, Esc", "cancel the running turn; at the prompt Ctrl-C clears the line, twice on an empty line exits"],
   ["Ctrl-D", "exit (on an empty prompt)"],
   ["Up, Down", "move between lines; past the first or last line, the prompts sent before"],
-  ["Tab", "complete a slash command"],
+  ["Ctrl-R", "search the prompts sent before, in every directory: a list narrowed as you type, Enter puts one in"],
+  ["Tab", "complete a slash command, or a file after @"],
+  ["@path", "in a prompt: the file's text (an image: the image) goes with it"],
+  ["!command", "a prompt starting with ! runs the rest in the shell; its output goes with the next prompt"],
   ["Ctrl-O, Alt-O", "print the last tool result expanded (Alt-O: all of the last turn's), again below the output"],
   ["Ctrl-Z", "suspend awl (fg brings it back)"],
 ];
@@ -156,35 +165,31 @@ function builtIn(name: string): boolean {
   return SLASH_COMMANDS.some((c) => c.name === name || c.aliases?.includes(name));
 }
 
+/** A command `/help` lists and Tab completes that prompt-invocation.ts runs (not one of {@link SLASH_COMMANDS}). */
+export type ListedCommand = Pick<SlashCommand, "name" | "args" | "summary" | "aliases">;
+
 /**
- * The commands the extensions loaded now registered (`awl.register_command`, docs/extension-api.md), after the
- * built-in ones: a name a built-in has stays the built-in's (`/help` says which were left out). Each runs its
- * handler in the Lua pool and prints what it returned, or its error with file and line.
+ * The commands a prompt can name besides awl's own (prompt-invocation.ts runs them), after the built-in ones: the
+ * Markdown prompt commands (docs/commands.md), the skills (docs/skills.md) and the extensions' commands
+ * (`awl.register_command`); a name a built-in has stays the built-in's (`/help` says which were left out).
  */
-export function extensionCommands(runtime: Pick<Runtime, "hosts"> | undefined): SlashCommand[] {
-  const lua = runtime?.hosts.lua;
-  if (!lua) return [];
-  return lua
-    .commands()
-    .filter((c) => !builtIn(c.name))
-    .map((c) => ({
-      name: c.name,
-      summary: `${c.description || "(no description)"} (extension ${c.extension})`,
-      cancellable: true,
-      run: async (args, { print, signal }) => {
-        const done = await lua.runCommand(c, args, signal ?? new AbortController().signal);
-        if (done.outcome === "error") print(`/${c.name} failed: ${done.text}`);
-        else if (done.text !== "") print(done.text.replace(/\n+$/, ""));
-      },
-    }));
+export function invocableCommands(runtime: Pick<Runtime, "hosts" | "promptCommands" | "skills"> | undefined): ListedCommand[] {
+  const out: ListedCommand[] = [];
+  const add = (command: ListedCommand): void => {
+    if (!builtIn(command.name) && !out.some((c) => c.name === command.name)) out.push(command);
+  };
+  for (const c of runtime?.promptCommands?.offered() ?? []) add({ name: c.name, summary: `prompt command (${c.source.label})` });
+  for (const s of runtime?.skills?.skills ?? []) if (s.state === "offered") add({ name: s.name, summary: `skill: ${s.fields!.description}` });
+  for (const c of runtime?.hosts.lua?.commands() ?? []) add({ name: c.name, summary: `${c.description || "(no description)"} (extension ${c.extension})` });
+  return out;
 }
 
 /**
  * The command list and keys, each description wrapped at words to `columns` under its own column; with a
- * runtime, the extensions' commands too.
+ * runtime, the prompt commands, skills and extensions' commands too.
  */
-export function slashHelp(columns: number, runtime?: Pick<Runtime, "hosts">): string {
-  const all = [...SLASH_COMMANDS, ...extensionCommands(runtime)];
+export function slashHelp(columns: number, runtime?: Pick<Runtime, "hosts" | "promptCommands" | "skills">): string {
+  const all: ListedCommand[] = [...SLASH_COMMANDS, ...invocableCommands(runtime)];
   const commands = all.map((c) => [`/${[c.name, ...(c.aliases ?? [])].join(", /")}${c.args ? ` ${c.args}` : ""}`, c.summary] as [string, string]);
   const left = (runtime?.hosts.lua?.commands() ?? []).filter((c) => builtIn(c.name));
   const notes = left.map((c) => `  (/${c.name} of the extension ${c.extension}, ${c.file}:${c.line}, is not added: awl has a command of that name)`);
@@ -234,7 +239,7 @@ export function findSlashCommand(line: string, extra: readonly SlashCommand[] = 
 }
 
 /** Tab completion: the commands a prompt that is a `/` and the start of a name can become (`/he` → `/help `). */
-export function completeSlashCommand(text: string, extra: readonly SlashCommand[] = []): string[] {
+export function completeSlashCommand(text: string, extra: readonly ListedCommand[] = []): string[] {
   const match = /^\/(\S*)$/.exec(text);
   if (!match) return [];
   const start = match[1]!.toLowerCase();

@@ -42,3 +42,24 @@ export class SafeStream {
     this.held = "";
   }
 }
+
+/**
+ * Characters that do not show as themselves on a terminal: C0 controls (ESC, CR, BS, ...), DEL, C1 controls,
+ * and the invisible or reordering format characters (zero-width, bidi embeddings, overrides and isolates,
+ * line and paragraph separators, BOM).
+ */
+const HIDDEN = /[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
+const NAMED: Record<string, string> = { "\n": "\\n", "\r": "\\r", "\t": "\\t", "\x1b": "\\e" };
+
+/**
+ * `text` with every character that would not show as itself written out as an escape (`\e`, `\r`, `\x07`,
+ * `\u{202e}`), so what is shown is what it holds: for text the user decides on (a permission question), where
+ * dropping a character would hide it. `keep` lists characters left as they are (e.g. "\n").
+ */
+export function showControls(text: string, keep = ""): string {
+  return text.replace(HIDDEN, (c) => {
+    if (keep.includes(c)) return c;
+    const code = c.charCodeAt(0);
+    return NAMED[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u{${code.toString(16)}}`);
+  });
+}

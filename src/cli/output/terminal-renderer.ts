@@ -248,6 +248,16 @@ export class TerminalRenderer implements TurnReceiver {
     if (text !== "") this.shownThisAttempt = true;
   }
 
+  /** A question is about to be asked below the output: the live tool blocks leave the screen until `releaseBlocks`. */
+  holdBlocks(): void {
+    this.blocks.hold();
+  }
+
+  /** The question was answered: the live tool blocks are drawn again. */
+  releaseBlocks(): void {
+    this.blocks.release();
+  }
+
   /**
    * awl is ending abruptly (a signal, an internal error): the screen is left final at once, the waiting line
    * gone, the answer's line ended, live tool blocks marked stopped with `note`.

@@ -8,6 +8,7 @@ import type { ToolRenderView, ToolSet } from "../../tools/types.js";
 import { stripControls } from "./safe-text.js";
 import { STILL_MARK } from "./spinner.js";
 import { displayWidth, fitWidth } from "./width.js";
+import { wrapText } from "./wrap-text.js";
 
 /** The space a block's body may take (handed to `render(state, view)` as is). */
 export type BlockView = ToolRenderView;
@@ -62,40 +63,47 @@ export async function renderBody(tools: ToolSet | undefined, block: ToolBlockDat
   }
 }
 
+/** Lines of a failed call's message at most: its start and its end are kept (a denial's `--allow` hint ends it). */
+const ERROR_LINES = 8;
+
 /**
- * The block as lines (no newlines), each cut to fit `view.width` plus the two-space indent; with `view.expand`,
- * the body whole: every line of the render, else of the text the model got (those lines not cut).
+ * The block as lines (no newlines), each cut to fit `view.width` plus the two-space indent (`whole`: not cut,
+ * for output that is not a terminal); with `view.expand`, the body whole: every line of the render, else of the
+ * text the model got (those lines not cut). A failed call's message is wrapped at words, never cut at the side.
  */
-export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockView, color: boolean): string[] {
+export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockView, color: boolean, whole = false): string[] {
   const dim = (text: string) => (color ? `\x1b[2m${text}\x1b[22m` : text);
-  const lineWidth = view.width + 2;
+  const lineWidth = whole ? Number.POSITIVE_INFINITY : view.width + 2;
+  const textWidth = whole ? Number.POSITIVE_INFINITY : view.width;
+  const cut = (text: string, max: number) => oneLine(text, whole ? Number.POSITIVE_INFINITY : max);
   // Progress and elapsed time come after the title, which is cut to leave room for them.
   let status = "";
   if (block.status === "running" && block.progress) {
     const { fraction, detail } = block.progress;
-    status += ` ${Math.round(fraction * 100)}%${detail ? ` ${oneLine(detail, 40)}` : ""}`;
+    status += ` ${Math.round(fraction * 100)}%${detail ? ` ${cut(detail, 40)}` : ""}`;
   }
   if (block.status === "running" && block.elapsedMs !== undefined && block.elapsedMs >= 1000) status += ` ${Math.floor(block.elapsedMs / 1000)}s`;
   const mark = block.status === "running" ? (block.spinner ?? STILL_MARK) : MARKS[block.status];
   const lead = `${mark} ${block.name} `;
   const room = Math.max(8, lineWidth - displayWidth(lead) - displayWidth(status));
-  const label = block.title !== undefined ? oneLine(block.title, room) : oneLine(block.input, Math.min(100, room));
+  const label = block.title !== undefined ? cut(block.title, room) : cut(block.input, Math.min(100, room));
   const header = fitWidth(`${lead}${label}${status}`, lineWidth);
   const reset = block.status === "running" ? "22" : "39";
   const lines = [color ? `\x1b[${MARK_COLORS[block.status]}m${mark}\x1b[${reset}m${header.slice(mark.length)}` : header];
-  const indent = (text: string) => `  ${fitWidth(text, view.width)}`;
-  if (body.note) lines.push(dim(indent(oneLine(body.note, view.width))));
+  const indent = (text: string) => `  ${fitWidth(text, textWidth)}`;
+  const failure = (text: string) => (block.status === "error" ? errorLines(text, textWidth) : [cut(text, view.width)]).map((line) => dim(indent(line)));
+  if (body.note) lines.push(dim(indent(cut(body.note, view.width))));
   if (body.lines) {
     const shown = capLines(body.lines.map(plain), view);
     lines.push(...shown.map(indent));
-    if ((block.status === "error" || block.status === "cancelled") && block.result) lines.push(dim(indent(oneLine(block.result, view.width))));
+    if ((block.status === "error" || block.status === "cancelled") && block.result) lines.push(...failure(block.result));
   } else if (block.status === "running") {
-    if (block.shown) lines.push(dim(indent(oneLine(compactJSON(block.shown.state), view.width))));
+    if (block.shown) lines.push(dim(indent(cut(compactJSON(block.shown.state), view.width))));
   } else if (view.expand && (block.full ?? block.result)) {
     // Expanded: every line of what the model got, long lines left to the terminal to wrap.
     lines.push(...plain(block.full ?? block.result!).replace(/\n+$/, "").split("\n").map((line) => `  ${line}`));
   } else if (block.result) {
-    lines.push(dim(indent(oneLine(block.result, view.width))));
+    lines.push(...failure(block.result));
   }
   if (block.logs) {
     const earlier = block.logs.total - block.logs.lines.length;
@@ -110,6 +118,16 @@ export function oneLine(text: string, max: number): string {
   const flat = plain(text).replace(/\s+/g, " ").trim();
   // Cut to `max` columns, so a line never wraps (a wrapped line would break the in-place redraw).
   return fitWidth(flat, max);
+}
+
+/** A failed call's message on lines of at most `width` columns, wrapped at words; a long one keeps its start and end. */
+function errorLines(text: string, width: number): string[] {
+  const flat = plain(text).replace(/\s+/g, " ").trim();
+  const lines = Number.isFinite(width) ? wrapText(flat, width).split("\n").map((line) => fitWidth(line, width)) : [flat];
+  if (lines.length <= ERROR_LINES) return lines;
+  const head = 3;
+  const tail = ERROR_LINES - head - 1;
+  return [...lines.slice(0, head), `… ${lines.length - head - tail} more lines`, ...lines.slice(-tail)];
 }
 
 function capLines(lines: string[], view: BlockView): string[] {

@@ -43,6 +43,8 @@ export interface ToolBlockOptions {
   spinner?: boolean;
   /** The terminal's size; default the process's stdout (read at every drawing), else 100 × 24. */
   columns?: number;
+  /** The sink is not a terminal: lines are written whole, never cut to a width. */
+  whole?: boolean;
   /** The rows the blocks may redraw in (a function: asked at every drawing). */
   rows?: number | (() => number);
 }
@@ -89,6 +91,10 @@ export class ToolBlocks {
   /** The spinner's frame. */
   private frame = 0;
   private closed = false;
+  /** A question is on screen: nothing is drawn (`hold`). */
+  private held = false;
+  /** The region's drawing was erased (`hold`): its next drawing is all of it, below what came since. */
+  private erased = false;
   private view: BlockView;
   /** A body finished rendering since the last drawing. */
   private rendered = false;
@@ -137,6 +143,36 @@ export class ToolBlocks {
     if (!this.options.redraw || this.region.length === 0) return;
     for (const block of this.region) block.dirty = true;
     this.flushSoon();
+  }
+
+  /**
+   * A question is about to be written below the output (a permission prompt): the live blocks are taken off the
+   * screen and not drawn again until {@link release}, so no spinner is drawn into what the user types and no
+   * frozen copy of a block stays above the question.
+   */
+  hold(): void {
+    if (!this.options.redraw || this.held) return;
+    this.held = true;
+    clearTimeout(this.ticker);
+    this.ticker = undefined;
+    this.sink.writeLater(Promise.resolve(() => this.eraseRegion()));
+  }
+
+  /** The question was answered: the live blocks are drawn again below it. */
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    for (const block of this.region) block.dirty = true;
+    this.flushSoon();
+  }
+
+  /** Erases the region's last drawing while it is still the last thing on screen. */
+  private eraseRegion(): string {
+    if (this.regionWrites !== outputOrder.writes || this.regionLines.length === 0) return "";
+    const rows = screenRows(this.regionWidths, this.regionColumns);
+    this.regionWrites = -1;
+    this.erased = true;
+    return `${SYNC_START}\x1b[${rows}F\x1b[J${SYNC_END}`;
   }
 
   /** Stops redrawing elapsed times (the turn is over). */
@@ -198,7 +234,7 @@ export class ToolBlocks {
       block.done = true;
       const data = block.data;
       const body = renderBody(this.options.tools, data, this.view);
-      block.final = body.then((rendered) => () => lineText(drawBlock(data, rendered, this.view, this.sink.color)));
+      block.final = body.then((rendered) => () => lineText(drawBlock(data, rendered, this.view, this.sink.color, this.options.whole)));
       while (this.printQueue[0]?.final) this.sink.writeLater(this.printQueue.shift()!.final!);
       return;
     }
@@ -210,7 +246,7 @@ export class ToolBlocks {
 
   /** Coalesces updates: a flush at most every REDRAW_INTERVAL_MS, and none while one is rendering. */
   private flushSoon(): void {
-    if (this.timer || this.flushing > 0) return;
+    if (this.timer || this.flushing > 0 || this.held) return;
     const wait = Math.max(0, this.lastFlush + REDRAW_INTERVAL_MS - Date.now());
     this.timer = setTimeout(() => {
       this.timer = undefined;
@@ -272,7 +308,7 @@ export class ToolBlocks {
    */
   private tickSoon(): void {
     const { elapsed, spinner } = this.options;
-    if (!(elapsed || spinner) || this.ticker || this.closed) return;
+    if (!(elapsed || spinner) || this.ticker || this.closed || this.held) return;
     const running = this.region.filter((b) => b.data.status === "running");
     if (running.length === 0) return;
     this.ticker = setTimeout(() => {
@@ -291,21 +327,23 @@ export class ToolBlocks {
 
   /** The region's text: erases its last drawing (when still the last thing on screen) and draws it again. */
   private drawRegion(): string {
+    if (this.held) return "";
     const columns = this.columns;
     const inPlace = this.regionWrites === outputOrder.writes;
-    if (!inPlace) {
+    if (!inPlace && !this.erased) {
       // Something else was written below it (or it was never drawn): what is on screen stays.
       this.region = this.region.filter((b) => !b.done);
     }
+    this.erased = false;
     if (this.region.length === 0) return "";
-    const lines = this.region.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color));
+    const lines = this.region.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color, this.options.whole));
     if (lines.length >= this.rows) {
       // Too tall to redraw in place: the screen stays as it is; blocks that ended are printed once.
       const ended = this.region.filter((b) => hasEnded(b, this.view));
       for (const b of ended) b.done = true;
       this.region = this.region.filter((b) => !b.done);
       this.regionWrites = -1;
-      return lineText(ended.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color)));
+      return lineText(ended.flatMap((b) => drawBlock(b.drawn, b.body, this.view, this.sink.color, this.options.whole)));
     }
     // A drawing that was waiting for a running block's body may find the block ended meanwhile: it is drawn
     // with the body it has and stays in place until the drawing that waits for its final body.

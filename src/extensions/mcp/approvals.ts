@@ -4,6 +4,7 @@
  * file changes that entry (another command, other arguments), it is asked again. Written atomically.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { withFileLockSync } from "../../util/file-lock.js";
 import { dirname, join } from "node:path";
 import { realpathSync } from "node:fs";
 import { awlDataDir } from "../../config/paths.js";
@@ -49,12 +50,15 @@ export function approvalOf(server: McpServerConfig, cwd: string, env: NodeJS.Pro
 /** Remembers the answer for these servers of the project. */
 export function rememberApproval(servers: readonly McpServerConfig[], approved: boolean, cwd: string, env: NodeJS.ProcessEnv): void {
   const path = approvalsPath(env);
-  const file = read(path);
-  const key = projectKey(cwd);
-  const project = (file.projects[key] ??= {});
-  for (const server of servers) project[server.name] = { fingerprint: server.fingerprint, approved };
-  mkdirSync(dirname(path), { recursive: true });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, `${JSON.stringify({ ...file, version: APPROVALS_VERSION }, null, 2)}\n`);
-  renameSync(temp, path);
+  // Read and replaced under the file's lock: another awl answering for another project at once loses nothing.
+  withFileLockSync(path, () => {
+    const file = read(path);
+    const key = projectKey(cwd);
+    const project = (file.projects[key] ??= {});
+    for (const server of servers) project[server.name] = { fingerprint: server.fingerprint, approved };
+    mkdirSync(dirname(path), { recursive: true });
+    const temp = `${path}.${process.pid}.tmp`;
+    writeFileSync(temp, `${JSON.stringify({ ...file, version: APPROVALS_VERSION }, null, 2)}\n`);
+    renameSync(temp, path);
+  });
 }

@@ -46,6 +46,8 @@ interface ParseOptions {
   source: McpConfigSource;
   /** Names where the entries come from in messages. */
   file: string;
+  /** Where one entry is (e.g. `FILE:LINE` of its own key), when that is known; default `file`. */
+  fileOf?: (name: string) => string | undefined;
   baseDir: string;
   env: NodeJS.ProcessEnv;
   /** `${VAR}` expansion in values (files written by hand); off for values a program passes as they are. */
@@ -59,7 +61,7 @@ export function parseMcpServers(value: unknown, options: ParseOptions): McpServe
   if (!isObject(value)) {
     return [{ name: "mcpServers", source, file, error: `${file}: "mcpServers" must be an object of named servers`, disabled: false, fingerprint: "" }];
   }
-  return Object.entries(value).map(([name, entry]) => parseEntry(name, entry, options));
+  return Object.entries(value).map(([name, entry]) => parseEntry(name, entry, { ...options, file: options.fileOf?.(name) ?? file }));
 }
 
 function parseEntry(name: string, entry: unknown, options: ParseOptions): McpServerConfig {

@@ -247,11 +247,13 @@ function awl.register_command(spec)
     kinds = json.array({ "exec" }), command = true,
     file = sub(source, 1, 1) == "@" and sub(source, 2) or source, line = info.currentline or 0,
     has_render = false, has_available = false,
-    -- What the handler returns is printed: a string (or a number), nothing, or a table { content = "..." }.
+    -- What the handler returns is printed: a string (or a number), nothing, or a table { content = "..." };
+    -- a table with `prompt` sends that prompt to the model (with `attachments`, `images`).
     run = function(input, ctx)
       local result = handler(input.args or "", ctx)
       if result == nil then return "" end
       if type(result) == "number" then return tostring(result) end
+      if type(result) == "table" and result.prompt ~= nil and result.content == nil then result.content = "" end
       return result
     end,
   }
@@ -447,6 +449,20 @@ local function extras(tool, r)
   local x = {}
   if r.summary ~= nil then x.summary = tostring(r.summary) end
   if r.details ~= nil then x.details = r.details end
+  if tool.command and r.prompt ~= nil then
+    -- A command's prompt for the model, and files to attach to it (docs/extension-api.md).
+    if type(r.prompt) ~= "string" then return nil, "`prompt` must be a string" end
+    x.prompt = r.prompt
+    if r.attachments ~= nil then
+      if type(r.attachments) ~= "table" then return nil, "`attachments` must be a list of file paths" end
+      local files = json.array()
+      for i, path in ipairs(r.attachments) do
+        if type(path) ~= "string" then return nil, format("attachments[%d] must be a file path (a string)", i) end
+        files[i] = path
+      end
+      x.attachments = files
+    end
+  end
   if r.images ~= nil then
     if type(r.images) ~= "table" then return nil, "`images` must be a list of { media_type = ..., data = base64 }" end
     local images = json.array()

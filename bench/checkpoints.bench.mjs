@@ -1,0 +1,126 @@
+// Checkpoints (issue 26, docs/checkpoints.md) on a tree of 20 000 files / 200 MB: the first checkpoint, an unchanged
+// one, one with 10 changed files, a restore of 10 files; the store's size after 50 turns that each change one 1 MB
+// file; and the time a checkpoint adds to a text-only turn of the built awl (answer on stdout, checkpoints on vs off,
+// runs interleaved).
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CheckpointStore } from "../dist/checkpoints/store.js";
+import { rewindCode } from "../dist/checkpoints/rewind.js";
+import { awl, choice, loadText, median, now, sse } from "./support.mjs";
+
+const FILES = 20_000;
+const FILE_SIZE = 10 * 1024; // 20 000 × 10 KB = 200 MB
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const SESSION = "20260101-000000-000-bench0";
+
+const base = mkdtempSync(join(tmpdir(), "awl-ck-bench-"));
+const root = join(base, "work");
+for (let d = 0; d < 200; d++) {
+  mkdirSync(join(root, `dir${d}`), { recursive: true });
+  for (let f = 0; f < FILES / 200; f++) writeFileSync(join(root, `dir${d}`, `file${f}.txt`), randomBytes(FILE_SIZE));
+}
+const store = new CheckpointStore(join(base, "store"));
+const timed = (fn) => {
+  const t = now();
+  const value = fn();
+  return { ms: now() - t, value };
+};
+const take = (when = "turn", prompt = 1) => store.take({ session: SESSION, root, prompt, when });
+const storeBytes = () => [...store.objects.list()].reduce((sum, o) => sum + o.size, 0);
+
+const rows = [];
+const first = timed(() => take());
+if (!first.value.complete) throw new Error(first.value.error);
+rows.push(["first checkpoint (reads and stores all 200 MB)", `${first.ms.toFixed(0)} ms`, "reported"]);
+
+const unchanged = [];
+for (let i = 0; i < RUNS; i++) unchanged.push(timed(() => take("tools")).ms);
+rows.push(["unchanged tree, p50", `${median(unchanged).toFixed(1)} ms`, "≤ 50 ms"]);
+
+const changed = [];
+for (let i = 0; i < RUNS; i++) {
+  for (let f = 0; f < 10; f++) writeFileSync(join(root, `dir${f * 7}`, `file${i}.txt`), randomBytes(FILE_SIZE));
+  changed.push(timed(() => take("tools")).ms);
+}
+rows.push(["10 files changed, p50", `${median(changed).toFixed(1)} ms`, "≤ 80 ms"]);
+
+// Restore: the turn changes 10 files; rewind puts them back (a scan of the present, the plan, the journal, 10 writes, a scan after).
+const restores = [];
+for (let i = 0; i < RUNS; i++) {
+  const prompt = 10 + i;
+  take("turn", prompt);
+  for (let f = 0; f < 10; f++) writeFileSync(join(root, `dir${f * 11}`, `file${f}.txt`), randomBytes(FILE_SIZE));
+  take("end", prompt);
+  const restored = timed(() => rewindCode(store, { session: SESSION, root, prompt, current: prompt }));
+  if (restored.value.status !== "restored" || restored.value.plan.modified.length !== 10) throw new Error(JSON.stringify(restored.value).slice(0, 300));
+  restores.push(restored.ms);
+}
+rows.push(["restore of 10 files (rewind, scans included), p50", `${median(restores).toFixed(1)} ms`, "≤ 100 ms"]);
+
+const before = storeBytes();
+const big = join(root, "big.bin");
+for (let turn = 0; turn < 50; turn++) {
+  writeFileSync(big, randomBytes(1024 * 1024));
+  take("turn", 100 + turn);
+}
+const after = storeBytes();
+rows.push([
+  "store after 50 turns each changing one 1 MB file",
+  `${(after / 1e6).toFixed(1)} MB (+${((after - before) / 1e6).toFixed(1)} MB for 50 MB of new content)`,
+  "reported",
+]);
+
+// A text-only turn of the built awl in the 20 000-file folder: time to the answer on stdout.
+const server = createServer((req, res) => {
+  req.resume();
+  req.on("end", () => {
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(sse(choice({ role: "assistant", content: "Plain answer." }), choice({}, "stop")));
+  });
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const url = `http://127.0.0.1:${server.address().port}/v1`;
+const home = join(base, "home");
+const configs = { on: join(base, "cfg-on"), off: join(base, "cfg-off") };
+for (const [name, dir] of Object.entries(configs)) {
+  mkdirSync(join(dir, "awl"), { recursive: true });
+  writeFileSync(join(dir, "awl", "config.json"), JSON.stringify({ checkpoints: { enabled: name === "on" } }));
+}
+const answer = (config) =>
+  new Promise((resolve, reject) => {
+    const start = now();
+    const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: config, AWL_PROVIDER: "openai", AWL_BASE_URL: url, AWL_API_KEY: "k", AWL_MODEL: "m", NO_COLOR: "1" };
+    const child = spawn(process.execPath, [awl, "-p", "hi", "--no-std-tools"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let at;
+    child.stdout.on("data", (d) => {
+      out += d;
+      if (at === undefined && out.includes("Plain answer.")) at = now() - start;
+    });
+    child.on("close", (code) => (code === 0 && at !== undefined ? resolve({ answer: at, exit: now() - start }) : reject(new Error(`awl exited ${code}`))));
+  });
+await answer(configs.on); // the first run of this folder records all 200 MB
+const turns = { on: [], off: [] };
+for (let i = 0; i < RUNS; i++) for (const name of ["off", "on"]) turns[name].push(await answer(configs[name]));
+server.close();
+const med = (list, key) => median(list.map((t) => t[key]));
+rows.push([
+  "text-only `awl -p` turn, answer on stdout: checkpoints on / off",
+  `${med(turns.on, "answer").toFixed(0)} / ${med(turns.off, "answer").toFixed(0)} ms (${(med(turns.on, "answer") - med(turns.off, "answer")).toFixed(0)} ms)`,
+  "unmeasurable",
+]);
+rows.push([
+  "the same, process exit (waits for the checkpoint to be saved)",
+  `${med(turns.on, "exit").toFixed(0)} / ${med(turns.off, "exit").toFixed(0)} ms`,
+  "reported",
+]);
+
+console.log(`## Checkpoints (20 000 files, 200 MB; ${RUNS} runs each; ${loadText()})\n`);
+console.log("| measure | figure | target |");
+console.log("| --- | --- | --- |");
+for (const [m, f, t] of rows) console.log(`| ${m} | ${f} | ${t} |`);
+rmSync(base, { recursive: true, force: true });

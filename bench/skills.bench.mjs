@@ -1,0 +1,93 @@
+// Skills and prompt commands (issue 24): start-up of `awl -p` with 50 skills and 50 prompt commands defined
+// against none, measured through the built awl as the time from spawning it to its first request reaching a local
+// OpenAI-compatible server (the skills' front matter comes from the cache after the first run; commands are only
+// listed by name). Target: ≤ +10 ms (median). Also the request bytes each listed skill adds (its line in the system
+// prompt), and what the `skill` tool and the listing's header cost once. Runs alternate between the two set-ups.
+// Run: `npm run bench -- skills` (BENCH_RUNS runs each, default 10).
+import { spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { awl, choice, median, now, RUNS, sse } from "./support.mjs";
+
+const answer = sse(choice({ role: "assistant", content: "ok" }), choice({}, "stop"), { id: "b", choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+
+/** One `awl -p hi` in `home`: ms from spawn to the first request's arrival, and that request's body bytes. */
+async function once(home) {
+  let arrived;
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    arrived ??= now();
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      bytes = Buffer.concat(chunks).length;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(answer);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const env = { PATH: process.env.PATH, HOME: home, AWL_PROVIDER: "openai", AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "k", AWL_MODEL: "gpt-4o" };
+  const started = now();
+  await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [awl, "-p", "hi"], { cwd: home, env, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`awl exited ${code}: ${err}`))));
+  });
+  server.close();
+  return { ms: arrived - started, bytes };
+}
+
+/** A home with `skills` skills and `commands` prompt commands in the user's folders. */
+function home(skills, commands) {
+  const dir = mkdtempSync(join(tmpdir(), "awl-bench-skills-"));
+  for (let i = 0; i < skills; i++) {
+    const folder = join(dir, ".config", "awl", "skills", `skill-${i}`);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, "SKILL.md"), `---\nname: skill-${i}\ndescription: Does task number ${i} of the project's chores. Use when the user asks for chore ${i}.\nlicense: MIT\n---\n# Skill ${i}\n\n${"Step by step instructions. ".repeat(40)}\n`);
+  }
+  for (let i = 0; i < commands; i++) {
+    const folder = join(dir, ".config", "awl", "commands", i % 2 ? "team" : "");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `cmd-${i}.md`), `---\ndescription: Command ${i}\nargument-hint: WHAT\n---\nDo $ARGUMENTS the way command ${i} says.\n`);
+  }
+  return dir;
+}
+
+const none = home(0, 0);
+const one = home(1, 0);
+const many = home(50, 50);
+const cold = await once(many); // the first run parses every SKILL.md and writes the cache
+await once(none);
+const a = [];
+const b = [];
+for (let i = 0; i < RUNS; i++) {
+  a.push(await once(none));
+  b.push(await once(many));
+}
+const single = await once(one);
+const ms = (runs) => median(runs.map((r) => r.ms));
+const perSkill = (b[0].bytes - single.bytes) / 49;
+console.log("## Skills and prompt commands (issue 24)\n");
+console.log(`| start-up of \`awl -p\` to its first request (median of ${RUNS}) | ms |`);
+console.log("| --- | ---: |");
+console.log(`| no skills, no commands | ${ms(a).toFixed(1)} |`);
+console.log(`| 50 skills + 50 prompt commands (front matter cached) | ${ms(b).toFixed(1)} |`);
+console.log(`| difference (target ≤ +10 ms) | ${(ms(b) - ms(a)).toFixed(1)} |`);
+console.log(`| the same, first run (every SKILL.md parsed, cache written) | ${cold.ms.toFixed(1)} |`);
+console.log(`\nRequest bytes: no skills ${a[0].bytes} B; one skill ${single.bytes} B (+${single.bytes - a[0].bytes} B: the skill tool, the listing's header and its line); each further listed skill +${perSkill.toFixed(0)} B (its \`- name: description\` line, JSON-escaped).\n`);
+// In process, less exposed to a busy machine: discovering the 50 + 50 (cache warm) against an empty home.
+const { openExtensionReach } = await import("../dist/cli/extension-reach.js");
+const discovery = async (dir) => {
+  const times = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t = now();
+    await openExtensionReach(dir, false, { HOME: dir });
+    times.push(now() - t);
+  }
+  return median(times);
+};
+console.log(`In process (median of ${RUNS}): finding 50 skills (front matter cached) and 50 commands ${(await discovery(many)).toFixed(2)} ms; an empty home ${(await discovery(none)).toFixed(2)} ms.\n`);
+for (const dir of [none, one, many]) rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,65 @@
+/**
+ * Checkpoints taken off the main thread (worker.ts), one after another in the order asked. `take` returns at once;
+ * its promise settles when the checkpoint is saved. The worker starts at the first checkpoint and ends at `close`.
+ */
+import { Worker } from "node:worker_threads";
+import { packagePath } from "../util/package-path.js";
+import type { CheckpointRecord, TakeCheckpoint } from "./store.js";
+
+export class Checkpointer {
+  private worker: Worker | undefined;
+  private next = 0;
+  private readonly waiting = new Map<number, (value: CheckpointRecord | undefined) => void>();
+
+  constructor(
+    readonly dir: string,
+    private readonly excluded: readonly string[],
+    /** Where the sessions are, and how many days old sessions' checkpoints are kept (pruning). */
+    private readonly retention: { sessionDir: string; days: number },
+  ) {}
+
+  /** Records the workspace; resolves with the checkpoint (`complete: false` and its `error` when it could not be taken). */
+  take(request: TakeCheckpoint): Promise<CheckpointRecord> {
+    return this.send({ request }).then(
+      (record) => record ?? { id: "", session: request.session, prompt: request.prompt, when: request.when, created: new Date().toISOString(), root: request.root, complete: false, error: "the checkpoint worker stopped" },
+    );
+  }
+
+  /** Saves the scan index and ends the worker once every checkpoint asked for is saved. */
+  async close(): Promise<void> {
+    if (!this.worker) return;
+    await this.send({ flush: true });
+    await this.worker.terminate();
+    this.worker = undefined;
+  }
+
+  private send(message: { request?: TakeCheckpoint; flush?: true }): Promise<CheckpointRecord | undefined> {
+    const worker = this.start();
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      worker.postMessage({ id, ...message });
+    });
+  }
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(packagePath("dist", "checkpoints", "worker.js"), {
+      workerData: { dir: this.dir, excluded: [...this.excluded], sessionDir: this.retention.sessionDir, retentionDays: this.retention.days },
+    });
+    worker.unref();
+    worker.on("message", (message: { id: number; record?: CheckpointRecord }) => {
+      this.waiting.get(message.id)?.(message.record);
+      this.waiting.delete(message.id);
+    });
+    const fail = (): void => {
+      for (const resolve of this.waiting.values()) resolve(undefined);
+      this.waiting.clear();
+      this.worker = undefined;
+    };
+    worker.on("error", fail);
+    worker.on("exit", fail);
+    this.worker = worker;
+    return worker;
+  }
+}

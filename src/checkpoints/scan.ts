@@ -1,0 +1,280 @@
+/**
+ * Records a workspace into the object store (docs/checkpoints.md): every file, link and folder that the ignore
+ * rules (`.gitignore`, `.ignore`, `.awlignore`, `.git/info/exclude`) keep, except `.git` folders; files over the
+ * size limit, unreadable files and sockets are named and skipped. A file whose size, modification and change times,
+ * inode and mode match the last scan is not read again (as git's index does), and a folder whose listing did not
+ * change is not hashed again, so a scan of an unchanged tree costs one `lstat` per entry.
+ */
+import * as fs from "node:fs";
+import { join } from "node:path";
+import ignore from "ignore";
+import { ancestorLayers, ignoredBy, type Ignore, type IgnoreLayer } from "../util/ignore-layers.js";
+import { hashOf, StoreWriteError, type ObjectStore } from "./objects.js";
+import { encodeTree, type TreeEntry } from "./tree.js";
+
+/** Ignore files read in every folder, later ones winning (`!` re-includes). */
+export const IGNORE_FILES = [".gitignore", ".ignore", ".awlignore"] as const;
+
+export interface ScanLimits {
+  /** Files (not ignored) beyond which no checkpoint is taken. */
+  maxFiles: number;
+  /** Files larger than this many bytes are named and not recorded. */
+  maxFileSize: number;
+}
+
+export const DEFAULT_LIMITS: ScanLimits = { maxFiles: 100_000, maxFileSize: 10 * 1024 * 1024 };
+
+/** A path the checkpoint does not hold, and why. */
+export interface Skipped {
+  path: string;
+  reason: string;
+}
+
+export interface ScanResult {
+  /** The workspace folder's listing object. */
+  tree: string;
+  files: number;
+  bytes: number;
+  skipped: Skipped[];
+  /** The first ignored paths (a folder once, not what it holds). */
+  ignored: string[];
+  ignoredCount: number;
+}
+
+/** The workspace holds more files than the limit: no checkpoint (the message says which setting raises it). */
+export class TooManyFiles extends Error {}
+
+/** What the last scan saw of a file: its content is not read again while these stay the same. */
+export interface IndexEntry {
+  size: number;
+  mtime: number;
+  ctime: number;
+  ino: number;
+  mode: number;
+  object: string;
+}
+
+/** Ignored paths named in a checkpoint at most (the count says how many there were). */
+const IGNORED_NAMED = 100;
+/**
+ * A file modified this close to the scan may change again within the file system's clock tick and keep its times
+ * (git's "racy" files): its entry is not trusted by the next scan. File systems with whole-second times get 2 s.
+ */
+const RACY_MS = 100;
+const RACY_COARSE_MS = 2_000;
+
+const makeIgnore = (): Ignore => ignore({ allowRelativePaths: true }) as unknown as Ignore;
+
+export class Scanner {
+  /** Path → what the last scan recorded; saved between runs by the store. */
+  readonly index: Map<string, IndexEntry & { racy?: boolean }>;
+  /** Folder path → its last listing and object, so an unchanged folder is neither hashed nor written again. */
+  private readonly listings = new Map<string, { text: string; object: string }>();
+  /** Ignore file → its rules, while its size and times stay the same. */
+  private readonly rules = new Map<string, { key: string; rules: Ignore }>();
+  /** The index changed since it was saved. */
+  changed = false;
+
+  constructor(
+    readonly root: string,
+    private readonly objects: ObjectStore,
+    private readonly limits: ScanLimits,
+    /** Absolute folders never recorded (awl's own data inside the workspace). */
+    private readonly excluded: readonly string[] = [],
+    index: Map<string, IndexEntry> = new Map(),
+  ) {
+    this.index = index;
+  }
+
+  /** Records the workspace as it is now; throws TooManyFiles, or StoreWriteError when the store cannot be written (ENOSPC). */
+  scan(): ScanResult {
+    const state: ScanState = { files: 0, bytes: 0, skipped: [], ignored: [], ignoredCount: 0, started: Date.now(), seen: new Set() };
+    const root = this.folder(this.root, "", ancestorLayers(this.root, makeIgnore), state);
+    for (const path of this.index.keys()) {
+      if (!state.seen.has(path)) {
+        this.index.delete(path);
+        this.changed = true;
+      }
+    }
+    return { tree: root, files: state.files, bytes: state.bytes, skipped: state.skipped, ignored: state.ignored, ignoredCount: state.ignoredCount };
+  }
+
+  /** Records folder `abs` (`rel` from the root) and returns its listing's object. */
+  private folder(abs: string, rel: string, inherited: readonly IgnoreLayer[], state: ScanState): string {
+    const dirents = fs.readdirSync(abs, { withFileTypes: true });
+    const names = dirents.map((d) => d.name).sort(byteOrder);
+    const layers = this.layersOf(abs, names, inherited);
+    const entries: TreeEntry[] = [];
+    for (const name of names) {
+      if (name === ".git") continue;
+      const path = rel === "" ? name : `${rel}/${name}`;
+      const full = join(abs, name);
+      if (this.excluded.includes(full)) continue;
+      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+      if (!stat) continue; // deleted meanwhile
+      const isDir = stat.isDirectory();
+      if (ignoredBy(layers, full, isDir)) {
+        state.ignoredCount++;
+        if (state.ignored.length < IGNORED_NAMED) state.ignored.push(isDir ? `${path}/` : path);
+        continue;
+      }
+      if (isDir) {
+        try {
+          entries.push([name, "d", this.folder(full, path, layers, state), stat.mode & 0o7777]);
+        } catch (e) {
+          if (!isReadError(e)) throw e;
+          entries.push([name, "s", null, 0]);
+          state.skipped.push({ path: `${path}/`, reason: `the folder could not be read (${codeOf(e)})` });
+        }
+        continue;
+      }
+      if (++state.files > this.limits.maxFiles)
+        throw new TooManyFiles(
+          `${this.root} holds more than ${this.limits.maxFiles} files that are not ignored, so no checkpoint was taken (rewind cannot restore this turn's files); raise checkpoints.max_files in awl's config, or ignore more in .awlignore`,
+        );
+      state.seen.add(path);
+      const entry = this.file(full, path, stat, state);
+      entries.push([name, entry.kind, entry.object, entry.mode]);
+    }
+    const text = encodeTree(entries);
+    const last = this.listings.get(rel);
+    if (last?.text === text) return last.object;
+    const object = this.objects.put(text, hashOf(text));
+    this.listings.set(rel, { text, object });
+    return object;
+  }
+
+  /** One non-folder entry: recorded, or skipped with the reason named. */
+  private file(abs: string, path: string, stat: fs.Stats, state: ScanState): { kind: TreeEntry[1]; object: string | null; mode: number } {
+    const skip = (reason: string): { kind: "s"; object: null; mode: number } => {
+      state.skipped.push({ path, reason });
+      return { kind: "s", object: null, mode: 0 };
+    };
+    if (stat.isSymbolicLink()) {
+      let target: string;
+      try {
+        target = fs.readlinkSync(abs);
+      } catch (e) {
+        if (isReadError(e)) return skip(`the link could not be read (${codeOf(e)})`);
+        throw e;
+      }
+      return { kind: "l", object: this.objects.put(target), mode: 0 };
+    }
+    if (!stat.isFile()) return skip(`not a regular file (${specialKind(stat)})`);
+    if (stat.size > this.limits.maxFileSize) return skip(`larger than the ${formatSize(this.limits.maxFileSize)} limit (${formatSize(stat.size)}; checkpoints.max_file_size)`);
+    const mode = stat.mode & 0o7777;
+    const known = this.index.get(path);
+    if (known && !known.racy && sameFile(known, stat)) {
+      state.bytes += stat.size;
+      return { kind: "f", object: known.object, mode };
+    }
+    const read = readSteady(abs);
+    if (read === "vanished") return skip("deleted while it was recorded");
+    if (read === "changing") return skip("it kept changing while it was recorded");
+    if (typeof read === "string") return skip(`the file could not be read (${read})`);
+    const object = this.objects.put(read.data);
+    const st = read.stat;
+    const racyMs = st.mtimeMs % 1000 === 0 ? RACY_COARSE_MS : RACY_MS;
+    const entry = { size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino, mode: st.mode & 0o7777, object, racy: st.mtimeMs > state.started - racyMs };
+    this.index.set(path, entry);
+    this.changed = true;
+    state.bytes += st.size;
+    return { kind: "f", object, mode: entry.mode };
+  }
+
+  /** The layers that apply inside folder `abs`: the inherited ones, then its own ignore files. */
+  private layersOf(abs: string, names: readonly string[], inherited: readonly IgnoreLayer[]): readonly IgnoreLayer[] {
+    let layers = inherited;
+    for (const file of IGNORE_FILES) {
+      if (!names.includes(file)) continue;
+      const path = join(abs, file);
+      const stat = fs.statSync(path, { throwIfNoEntry: false });
+      if (!stat?.isFile()) continue;
+      const key = `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`;
+      let cached = this.rules.get(path);
+      if (cached?.key !== key) {
+        let text: string;
+        try {
+          text = fs.readFileSync(path, "utf8");
+        } catch {
+          continue;
+        }
+        cached = { key, rules: makeIgnore().add(text) };
+        this.rules.set(path, cached);
+      }
+      layers = [...layers, { base: abs, rules: cached.rules }];
+    }
+    return layers;
+  }
+}
+
+interface ScanState {
+  files: number;
+  bytes: number;
+  skipped: Skipped[];
+  ignored: string[];
+  ignoredCount: number;
+  started: number;
+  seen: Set<string>;
+}
+
+function sameFile(known: IndexEntry, stat: fs.Stats): boolean {
+  return known.size === stat.size && known.mtime === stat.mtimeMs && known.ctime === stat.ctimeMs && known.ino === stat.ino && known.mode === (stat.mode & 0o7777);
+}
+
+/**
+ * A file's bytes, read so that they are one version of it: its size and times are the same before and after the
+ * read (tried three times), else "changing". A string is the error code of a file that cannot be read.
+ */
+function readSteady(abs: string): { data: Buffer; stat: fs.Stats } | "vanished" | "changing" | string {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
+    try {
+      fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    } catch (e) {
+      if (codeOf(e) === "ENOENT") return "vanished";
+      if (isReadError(e)) return codeOf(e);
+      throw e;
+    }
+    try {
+      const before = fs.fstatSync(fd);
+      if (!before.isFile()) return `replaced by a ${specialKind(before)}`;
+      const data = fs.readFileSync(fd);
+      const after = fs.fstatSync(fd);
+      if (before.size === after.size && before.mtimeMs === after.mtimeMs && before.ctimeMs === after.ctimeMs && data.length === after.size) return { data, stat: after };
+    } catch (e) {
+      if (isReadError(e)) return codeOf(e);
+      throw e;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+  return "changing";
+}
+
+/** Errors of the workspace's files (skipped, named), as opposed to the store's (which make the checkpoint incomplete). */
+function isReadError(e: unknown): boolean {
+  if (e instanceof StoreWriteError) return false;
+  return ["EACCES", "EPERM", "ELOOP", "EIO", "ENXIO", "EISDIR", "ENOTDIR", "EINVAL", "ENOENT"].includes(codeOf(e));
+}
+
+function codeOf(e: unknown): string {
+  return (e as { code?: string }).code ?? String(e);
+}
+
+function specialKind(stat: fs.Stats): string {
+  if (stat.isSocket()) return "a socket";
+  if (stat.isFIFO()) return "a named pipe";
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
+  return "not a file";
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MB`;
+  if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
+  return `${bytes} B`;
+}
+
+function byteOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

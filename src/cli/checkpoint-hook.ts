@@ -1,0 +1,142 @@
+/**
+ * Checkpoints of the workspace for rewind (docs/checkpoints.md): one before each turn, started with the turn and
+ * never waited for by it (it runs in a worker while the request goes out), one before each batch of tools that can
+ * write or run commands (waited for: the tools must not change what is being recorded), and one when a turn that
+ * ran such tools ends (awl's view of the workspace, against which later outside changes are found).
+ */
+import { resolve } from "node:path";
+import type { TurnReceiver, TurnResult } from "../agent/agent.js";
+import { Checkpointer } from "../checkpoints/checkpointer.js";
+import type { CheckpointRecord, CheckpointWhen } from "../checkpoints/store.js";
+import { defaultCheckpointDir } from "../checkpoints/store.js";
+import type { ScanLimits } from "../checkpoints/scan.js";
+import { DEFAULT_RETENTION_DAYS } from "../checkpoints/prune.js";
+import type { LoadedConfig } from "../config/layers.js";
+import type { ToolUseBlock } from "../model/blocks.js";
+import type { Message } from "../model/message.js";
+import { defaultSessionDir } from "../session/paths.js";
+import { promptNumber } from "../checkpoints/prompts.js";
+import type { Runtime, TurnHook } from "./runtime.js";
+import type { SessionHook } from "./session-hook.js";
+
+/** The config files' `checkpoints` key. */
+export interface CheckpointSettings {
+  enabled?: boolean;
+  max_files?: number;
+  max_file_size?: number;
+  retention_days?: number;
+}
+
+export class CheckpointHook implements TurnHook {
+  private pending: Promise<unknown> = Promise.resolve();
+  private wrote = false;
+  /** The prompt of the turn under way. */
+  private prompt: Message | undefined;
+  private warned = new Set<string>();
+  /** The checkpoints of this run, newest last (`stream-json` reports their ids). */
+  readonly taken: CheckpointRecord[] = [];
+  /** Called with each checkpoint saved. */
+  onCheckpoint: ((record: CheckpointRecord) => void) | undefined;
+
+  constructor(
+    private readonly checkpointer: Checkpointer,
+    private readonly root: string,
+    private readonly limits: Partial<ScanLimits>,
+    private readonly warn: (text: string) => void,
+    private readonly runtime: Runtime,
+    /** The id the session saved a message with. */
+    private readonly messageId: (message: Message) => string | undefined,
+  ) {}
+
+  onTurnStart(prompt: Message): void {
+    this.wrote = false;
+    this.prompt = prompt;
+    // Not awaited: the request goes out while the worker records.
+    void this.take("turn");
+  }
+
+  wrapReceiver(receiver: TurnReceiver): TurnReceiver {
+    const before = async (calls: readonly ToolUseBlock[]): Promise<void> => {
+      await receiver.onToolBatchStart?.(calls);
+      if (!this.canChange(calls)) return;
+      this.wrote = true;
+      await this.take("tools");
+    };
+    return new Proxy(receiver, {
+      get(target, property) {
+        if (property === "onToolBatchStart") return before;
+        const value: unknown = Reflect.get(target, property, target);
+        return typeof value === "function" ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+  }
+
+  onTurnEnd(_result: TurnResult): void {
+    if (this.wrote) void this.take("end");
+  }
+
+  async close(): Promise<void> {
+    await this.pending;
+    await this.checkpointer.close();
+  }
+
+  /** Waits for every checkpoint asked for so far (a rewind needs them saved). */
+  settled(): Promise<unknown> {
+    return this.pending;
+  }
+
+  /** Whether a batch has a call of a tool that declares `write` or `exec` (or declares nothing, which is `exec`). */
+  private canChange(calls: readonly ToolUseBlock[]): boolean {
+    const tools = this.runtime.agent.tools?.definitions() ?? [];
+    return calls.some((call) => {
+      const tool = tools.find((t) => t.name === call.name);
+      return tool !== undefined && tool.kinds.some((k) => k === "write" || k === "exec");
+    });
+  }
+
+  private take(when: CheckpointWhen): Promise<unknown> {
+    const session = this.runtime.sessionId;
+    if (session === undefined) return this.pending;
+    const number = promptNumber(this.runtime.conversation.messages, this.prompt);
+    const message = this.prompt && this.messageId(this.prompt);
+    const request = { session, root: this.root, prompt: number, when, limits: this.limits, ...(message !== undefined && { message }) };
+    const taken = this.checkpointer.take(request).then((record) => {
+      this.taken.push(record);
+      this.report(record);
+      this.onCheckpoint?.(record);
+    });
+    this.pending = Promise.all([this.pending, taken]);
+    return taken;
+  }
+
+  /** An incomplete checkpoint, or files left out of one, are said once each. */
+  private report(record: CheckpointRecord): void {
+    const lines: string[] = [];
+    if (!record.complete) lines.push(`checkpoint: ${record.error ?? "incomplete"}`);
+    for (const skipped of record.skipped ?? []) lines.push(`checkpoint: ${skipped.path} is not recorded: ${skipped.reason}`);
+    for (const line of lines) {
+      if (this.warned.has(line)) continue;
+      this.warned.add(line);
+      this.warn(line);
+    }
+  }
+}
+
+/** The checkpoint hook for this run, unless the config turns checkpoints off. */
+export function setupCheckpoints(
+  runtime: Runtime,
+  sessions: SessionHook,
+  config: LoadedConfig | undefined,
+  cwd: string,
+  warn: (text: string) => void,
+): CheckpointHook | undefined {
+  const settings = config?.get<CheckpointSettings>("checkpoints")?.value ?? {};
+  if (settings.enabled === false) return undefined;
+  const dir = defaultCheckpointDir();
+  const limits: Partial<ScanLimits> = {
+    ...(settings.max_files !== undefined && { maxFiles: settings.max_files }),
+    ...(settings.max_file_size !== undefined && { maxFileSize: settings.max_file_size }),
+  };
+  const checkpointer = new Checkpointer(dir, [dir, defaultSessionDir()], { sessionDir: defaultSessionDir(), days: settings.retention_days ?? DEFAULT_RETENTION_DAYS });
+  return new CheckpointHook(checkpointer, resolve(cwd), limits, warn, runtime, (message) => sessions.messageId(message));
+}
