@@ -13,7 +13,7 @@ import type { Hooks } from "../hooks/dispatcher.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
-import type { PromptContent } from "../agent-session/agent-session.js";
+import type { PromptContent, TurnOptions } from "../agent-session/agent-session.js";
 import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import { CompositeToolSet } from "../tools/composite.js";
 import type { CliOptions } from "./options.js";
@@ -128,7 +128,20 @@ export class Runtime {
    * Adds the user's prompt (text or content blocks) and runs one agent turn; `receiver` renders it. Never throws. When the previous turn
    * got no answer, the prompt starts with a note saying so (unanswered-note.ts).
    */
-  async runTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
+  async runTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal, options: TurnOptions = {}): Promise<{ prompt: Message; result: TurnResult }> {
+    if (options.model === undefined || options.model === this.agent.provider.model) return this.runOneTurn(text, receiver, signal);
+    // A prompt command's `model`: this turn only (its cost priced as that model's), then the session's again.
+    const session = { model: this.agent.provider.model, provider: this.settings.provider.provider };
+    const switched = await this.switchModel(options.model, session.provider);
+    if (!switched.ok) this.options.warn(`awl: the turn runs on ${session.model}: ${switched.error.message}`);
+    try {
+      return await this.runOneTurn(text, receiver, signal);
+    } finally {
+      if (switched.ok) await this.switchModel(session.model, session.provider);
+    }
+  }
+
+  private async runOneTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
     // A prompt left without an answer (tool results already say what happened to their calls).
     const last = this.conversation.lastMessage;
     const unanswered = last?.role === "user" && last.content.some((b) => b.type === "text");
@@ -181,15 +194,25 @@ export class Runtime {
    */
   async switchModel(model: string, provider?: string): Promise<ConfigResult<ProviderSettings>> {
     const choice = { model, provider: provider ?? this.settings.provider.provider };
-    const resolved = resolveSettings({ ...this.options.sources, choice });
-    if (!resolved.ok) return { ok: false, error: { message: resolved.error.message, hint: `${resolved.error.hint}; the previous model stays in use` } };
-    const created = await createProvider(resolved.value.provider);
-    if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "the previous model stays in use" } };
-    this.agent.provider = created.provider;
-    this.settings = resolved.value;
-    this.usage.switchModel(resolved.value.provider);
+    const made = await this.providerFor(model, choice.provider);
+    if (!made.ok) return { ok: false, error: { message: made.error.message, hint: `${made.error.hint}; the previous model stays in use` } };
+    this.agent.provider = made.value.provider;
+    this.settings = made.value.settings;
+    this.usage.switchModel(made.value.settings.provider);
     this.options.sources.choice = choice;
-    return { ok: true, value: resolved.value.provider };
+    return { ok: true, value: made.value.settings.provider };
+  }
+
+  /**
+   * A provider for `model` (of `provider`, default the session's), with its own key and base URL resolved as
+   * `/model` would; the session's provider is unchanged. Sub-agents and prompt commands naming a model use it.
+   */
+  async providerFor(model: string, provider = this.settings.provider.provider): Promise<ConfigResult<{ provider: Provider; settings: AwlSettings }>> {
+    const resolved = resolveSettings({ ...this.options.sources, choice: { model, provider } });
+    if (!resolved.ok) return resolved;
+    const created = await createProvider(resolved.value.provider);
+    if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "check the provider's settings (awl config)" } };
+    return { ok: true, value: { provider: created.provider, settings: resolved.value } };
   }
 
   /** `/compact [instructions]`: summarises the conversation now (the last turns kept); undefined without a compactor. */
