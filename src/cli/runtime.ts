@@ -8,7 +8,8 @@ import { resolveSettings, type AwlSettings, type SettingsSources } from "../conf
 import type { ConfigResult } from "../config/errors.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
-import type { Message } from "../model/message.js";
+import { emptyUsage, type Message } from "../model/message.js";
+import type { Hooks } from "../hooks/dispatcher.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
@@ -96,6 +97,9 @@ export class Runtime {
   readonly usage: SessionUsage;
   /** Compaction (docs/compaction.md): the agent's context layer, and `/compact`. */
   compactor: Compactor | undefined;
+  /** The Lua and command hooks (docs/hooks.md), when any may run. */
+  eventHooks: Hooks | undefined;
+  private sessionStarted = false;
 
   constructor(
     readonly agent: Agent,
@@ -144,6 +148,15 @@ export class Runtime {
     const content: ContentBlock[] = typeof text === "string" ? [{ type: "text", text }] : [...text];
     const ended = this.lastTurn?.conversation === this.conversation ? this.lastTurn.result : undefined;
     if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
+    const turnSignal = signal ?? new AbortController().signal;
+    if (this.eventHooks) {
+      const first = this.sessionStarted ? undefined : { resumed: this.conversation.length > 0 };
+      this.sessionStarted = true;
+      const { promptThroughHooks } = await import("../hooks/turn.js");
+      const hooked = await promptThroughHooks(this.eventHooks, content, first, turnSignal);
+      if ("block" in hooked) return this.blockedPrompt(content, hooked.block);
+      content.splice(0, content.length, ...hooked.content);
+    }
     const prompt = this.conversation.addMessage({ role: "user", content });
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
     this.usage.meter.beginTurn();
@@ -155,10 +168,23 @@ export class Runtime {
       },
       (outcome) => this.compacted(outcome),
     );
-    const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+    let result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+    if (this.eventHooks) {
+      const { continueThroughHooks } = await import("../hooks/turn.js");
+      result = await continueThroughHooks(this.eventHooks, result, (message) => {
+        observed.onMessageAppended?.(this.conversation.addMessage(message));
+        return this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+      }, turnSignal);
+    }
     this.lastTurn = { conversation: this.conversation, result };
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
     return { prompt, result };
+  }
+
+  /** A prompt a hook blocked: nothing is sent or saved; the user is told why. */
+  private blockedPrompt(content: ContentBlock[], reason: string): { prompt: Message; result: TurnResult } {
+    this.options.warn(`a hook blocked the prompt: ${reason}`);
+    return { prompt: { role: "user", content }, result: { stop_reason: "end_turn", messages: [], usage: emptyUsage(), crashes: [], steps: 0 } };
   }
 
   /**
@@ -212,6 +238,7 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    if (this.eventHooks && this.sessionStarted) await this.eventHooks.sessionEnd("exit");
     await this.callHooks("close", (hook) => hook.close?.());
   }
 
@@ -294,7 +321,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
   const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
-  const tools = permissions ?? inner;
+  const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
+  const tools = eventHooks && (permissions ?? inner) ? new (await import("../hooks/hook-tool-set.js")).HookToolSet((permissions ?? inner)!, eventHooks, permissions) : (permissions ?? inner);
   const prompt = systemPromptChoice(options.cli.flags, config.value, cwd);
   if (!prompt.ok) return prompt;
   // Made again only when the tools offered change (their advice follows them); the same tools, the same bytes.
@@ -312,6 +340,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
+  runtime.eventHooks = eventHooks;
   runtime.skills = reach?.skills;
   runtime.promptCommands = reach?.commands;
   runtime.compactor = new Compactor({
@@ -354,6 +383,22 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
   return { ok: true, value: runtime };
+}
+
+/** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */
+async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, config: LoadedConfig, cwd: string, runtime: () => Runtime): Promise<Hooks | undefined> {
+  const [{ setupHooks }, { runSecrets }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js")]);
+  const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
+  return setupHooks({
+    ...(lua && { lua }),
+    config,
+    cwd,
+    env: process.env,
+    secrets: runSecrets(options),
+    ...(sandbox?.ok && sandbox.value && { sandbox: sandbox.value }),
+    sessionId: () => runtime().sessionId,
+    warn: options.warn,
+  });
 }
 
 /** The config files read at start-up, or read now when the caller did not. */
