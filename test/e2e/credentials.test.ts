@@ -1,7 +1,8 @@
-// Credentials through the built awl with a scripted model (issue 22 item 6): the programs tools start (`bash`,
-// `awl.exec`, `awl.spawn`) never get awl's key variables or a variable the config names as a provider's key,
-// unless the user's own `permissions.pass_env` passes one through.
-import { mkdirSync, writeFileSync } from "node:fs";
+// Credentials through the built awl with a scripted model (issue 22 items 6 and 7h): the programs tools start
+// (`bash`, `awl.exec`, `awl.spawn`) never get awl's key variables or a variable the config names as a provider's
+// key, unless the user's own `permissions.pass_env` passes one through; every credential form the config holds is
+// absent from session and spill files, stream-json and json output, stderr, `--record` and `awl config`.
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ReplayServer } from "../support/replay-server.js";
@@ -83,6 +84,77 @@ describe("the programs tools start", () => {
     for (const id of ["bash", "exec", "spawn"]) {
       expect(sent[id], id).not.toContain("AWL_API_KEY=");
       expect(sent[id], id).not.toContain("OPENAI_API_KEY=");
+    }
+  }, 60_000);
+});
+
+/** Every file below `dir` (none when it does not exist), with its text. */
+function filesBelow(dir: string): { path: string; text: string }[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir, { recursive: true }) as string[];
+  } catch {
+    return [];
+  }
+  return names.map((name) => join(dir, name)).filter((path) => statSync(path).isFile()).map((path) => ({ path, text: readFileSync(path, "utf8") }));
+}
+
+const FORMS = {
+  header: "Bearer sk-hdr-SECRET1234567",
+  urlPassword: "pw-SECRET-7654321",
+  mcpEnv: "ghp-SECRET-mcp-env-123",
+  mcpHeader: "mcp-SECRET-hdr-456",
+  key: KEYS.AWL_API_KEY,
+};
+
+describe("every credential form the run knows", () => {
+  it("is absent from session and spill files, stream-json, stderr and awl config", async () => {
+    mkdirSync(join(box.home, ".config/awl"), { recursive: true });
+    writeFileSync(
+      join(box.home, ".config/awl/config.json"),
+      JSON.stringify({
+        models: { "test-model": { context_window: 200_000 } },
+        providers: { openai: { headers: { Authorization: FORMS.header, "X-Title": "awl test" } }, anthropic: { base_url: `https://bob:${FORMS.urlPassword}@example.com` } },
+        mcpServers: {
+          gh: { command: "/nonexistent/mcp-server", env: { GITHUB_TOKEN: FORMS.mcpEnv } },
+          web: { url: "http://127.0.0.1:1/mcp", headers: { Authorization: `Bearer ${FORMS.mcpHeader}` } },
+        },
+      }),
+    );
+    const all = Object.values(FORMS).join(" ");
+    // Long enough to be spilled; the model also quotes every form in its answer.
+    const command = `for i in $(seq 1 600); do echo "line $i ${all}"; done`;
+    server.enqueue({ body: openaiToolCalls([{ id: "b1", name: "bash", input: { command } }]) }, { body: openaiText(`Here: ${all}`) });
+    const run = await box.awl(["-p", "go", "--allow", "bash", "--output-format", "stream-json", "--record", join(box.root, "rec.jsonl")], { env: { ...providerEnv("openai", server.url), ...KEYS } });
+    expect(run.code, run.stderr).toBe(0);
+    const data = filesBelow(join(box.home, ".local/share/awl"));
+    expect(data.some((f) => f.path.includes("/sessions/")), "a session file").toBe(true);
+    expect(data.some((f) => f.path.includes("/spill/")), "a spill file").toBe(true);
+    const config = await box.awl(["config"], { env: { ...providerEnv("openai", server.url), ...KEYS } });
+    const outputs = [
+      { path: "stdout", text: run.stdout },
+      { path: "stderr", text: run.stderr },
+      { path: "awl config", text: config.stdout + config.stderr },
+      { path: "--record", text: readFileSync(join(box.root, "rec.jsonl"), "utf8") },
+      ...data,
+    ];
+    for (const { path, text } of outputs) {
+      for (const [form, value] of Object.entries(FORMS)) expect(text, `${form} in ${path}`).not.toContain(value);
+    }
+    expect(run.stdout).toContain("[REDACTED]");
+    expect(config.stdout).toContain("providers.openai.headers.Authorization = (set, not shown)");
+    // --record makes a private file.
+    expect(statSync(join(box.root, "rec.jsonl")).mode & 0o777).toBe(0o600);
+  }, 90_000);
+
+  it("is not printed when a server's 401 echoes it (text and json output)", async () => {
+    const body = JSON.stringify({ error: { message: `Incorrect API key provided: Bearer ${KEYS.AWL_API_KEY}`, type: "invalid_request_error" } });
+    for (const format of ["text", "json"]) {
+      server.enqueue({ status: 401, headers: { "content-type": "application/json" }, body });
+      const run = await box.awl(["-p", "go", "--output-format", format], { env: { ...providerEnv("openai", server.url), AWL_API_KEY: KEYS.AWL_API_KEY } });
+      expect(run.code).not.toBe(0);
+      expect(run.stdout + run.stderr, format).toContain("Incorrect API key provided");
+      expect(run.stdout + run.stderr, format).not.toContain(KEYS.AWL_API_KEY);
     }
   }, 60_000);
 });
