@@ -19,6 +19,16 @@ import type { BranchPrompt, RewindOutcome, RewindPoint, RewindRequest, SessionBr
 /** A prompt: text, or content blocks (text, and whatever else the model accepts). */
 export type PromptContent = string | ContentBlock[];
 
+/** How one turn differs from the session's others. */
+export interface TurnOptions {
+  /**
+   * Run this turn on this model of the session's provider, then go back (a prompt command's `model`,
+   * docs/commands.md). The CLI's runner switches; the runner `createAgentSession` makes runs every turn on its
+   * agent's provider.
+   */
+  model?: string;
+}
+
 /**
  * What runs a session's turns. The CLI's runtime is one (it adds its hooks: sessions, `--record`, notes);
  * `createAgentSession` makes a plain one for embedders.
@@ -31,7 +41,7 @@ export interface TurnRunner {
   /** Where the session's cost and context figures are kept, if the runner keeps them (the CLI's runtime does). */
   readonly usage?: SessionUsage;
   /** Adds the prompt to the conversation and runs one agent turn; never throws. */
-  runTurn(prompt: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }>;
+  runTurn(prompt: PromptContent, receiver: TurnReceiver, signal?: AbortSignal, options?: TurnOptions): Promise<{ prompt: Message; result: TurnResult }>;
   /** Rewind, branches and forks, when the runner saves its session (the CLI's runtime does). */
   readonly branching?: SessionBranching | undefined;
   close?(): void | Promise<void>;
@@ -92,9 +102,9 @@ export class AgentSession {
    * Sends a prompt: the turn starts now, or when the turn before it ends. Read its events with `for await`,
    * or await `turn.done`.
    */
-  prompt(content: PromptContent): Turn {
+  prompt(content: PromptContent, options: TurnOptions = {}): Turn {
     const turn = new Turn();
-    this.queue = this.queue.then(() => this.run(turn, content));
+    this.queue = this.queue.then(() => this.run(turn, content, options));
     return turn;
   }
 
@@ -149,10 +159,10 @@ export class AgentSession {
     await this.runner.close?.();
   }
 
-  private async run(turn: Turn, content: PromptContent): Promise<void> {
+  private async run(turn: Turn, content: PromptContent, options: TurnOptions): Promise<void> {
     this.running = turn;
     try {
-      const { prompt, result } = await this.runner.runTurn(content, eventReceiver((event) => turn.push(event)), turn.signal);
+      const { prompt, result } = await this.runner.runTurn(content, eventReceiver((event) => turn.push(event)), turn.signal, options);
       const end: TurnEnd = { prompt, result };
       const id = this.runner.sessionId;
       if (id !== undefined) end.session_id = id;

@@ -8,11 +8,12 @@ import { resolveSettings, type AwlSettings, type SettingsSources } from "../conf
 import type { ConfigResult } from "../config/errors.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
-import type { Message } from "../model/message.js";
+import { emptyUsage, type Message } from "../model/message.js";
+import type { Hooks } from "../hooks/dispatcher.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
-import type { PromptContent } from "../agent-session/agent-session.js";
+import type { PromptContent, TurnOptions } from "../agent-session/agent-session.js";
 import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import { CompositeToolSet } from "../tools/composite.js";
 import type { CliOptions } from "./options.js";
@@ -99,6 +100,9 @@ export class Runtime {
   compactor: Compactor | undefined;
   /** Rewind, branches and forks of the saved session (session-branching.ts); absent with `--no-session`. */
   branching: SessionBranching | undefined;
+  /** The Lua and command hooks (docs/hooks.md), when any may run. */
+  eventHooks: Hooks | undefined;
+  private sessionStarted = false;
 
   constructor(
     readonly agent: Agent,
@@ -127,13 +131,35 @@ export class Runtime {
    * Adds the user's prompt (text or content blocks) and runs one agent turn; `receiver` renders it. Never throws. When the previous turn
    * got no answer, the prompt starts with a note saying so (unanswered-note.ts).
    */
-  async runTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
+  async runTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal, options: TurnOptions = {}): Promise<{ prompt: Message; result: TurnResult }> {
+    if (options.model === undefined || options.model === this.agent.provider.model) return this.runOneTurn(text, receiver, signal);
+    // A prompt command's `model`: this turn only (its cost priced as that model's), then the session's again.
+    const session = { model: this.agent.provider.model, provider: this.settings.provider.provider };
+    const switched = await this.switchModel(options.model, session.provider);
+    if (!switched.ok) this.options.warn(`awl: the turn runs on ${session.model}: ${switched.error.message}`);
+    try {
+      return await this.runOneTurn(text, receiver, signal);
+    } finally {
+      if (switched.ok) await this.switchModel(session.model, session.provider);
+    }
+  }
+
+  private async runOneTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
     // A prompt left without an answer (tool results already say what happened to their calls).
     const last = this.conversation.lastMessage;
     const unanswered = last?.role === "user" && last.content.some((b) => b.type === "text");
     const content: ContentBlock[] = typeof text === "string" ? [{ type: "text", text }] : [...text];
     const ended = this.lastTurn?.conversation === this.conversation ? this.lastTurn.result : undefined;
     if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
+    const turnSignal = signal ?? new AbortController().signal;
+    if (this.eventHooks) {
+      const first = this.sessionStarted ? undefined : { resumed: this.conversation.length > 0 };
+      this.sessionStarted = true;
+      const { promptThroughHooks } = await import("../hooks/turn.js");
+      const hooked = await promptThroughHooks(this.eventHooks, content, first, turnSignal);
+      if ("block" in hooked) return this.blockedPrompt(content, hooked.block);
+      content.splice(0, content.length, ...hooked.content);
+    }
     const prompt = this.conversation.addMessage({ role: "user", content });
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
     this.usage.meter.beginTurn();
@@ -145,10 +171,23 @@ export class Runtime {
       },
       (outcome) => this.compacted(outcome),
     );
-    const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+    let result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+    if (this.eventHooks) {
+      const { continueThroughHooks } = await import("../hooks/turn.js");
+      result = await continueThroughHooks(this.eventHooks, result, (message) => {
+        observed.onMessageAppended?.(this.conversation.addMessage(message));
+        return this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+      }, turnSignal);
+    }
     this.lastTurn = { conversation: this.conversation, result };
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
     return { prompt, result };
+  }
+
+  /** A prompt a hook blocked: nothing is sent or saved; the user is told why. */
+  private blockedPrompt(content: ContentBlock[], reason: string): { prompt: Message; result: TurnResult } {
+    this.options.warn(`a hook blocked the prompt: ${reason}`);
+    return { prompt: { role: "user", content }, result: { stop_reason: "end_turn", messages: [], usage: emptyUsage(), crashes: [], steps: 0 } };
   }
 
   /**
@@ -158,15 +197,25 @@ export class Runtime {
    */
   async switchModel(model: string, provider?: string): Promise<ConfigResult<ProviderSettings>> {
     const choice = { model, provider: provider ?? this.settings.provider.provider };
-    const resolved = resolveSettings({ ...this.options.sources, choice });
-    if (!resolved.ok) return { ok: false, error: { message: resolved.error.message, hint: `${resolved.error.hint}; the previous model stays in use` } };
-    const created = await createProvider(resolved.value.provider);
-    if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "the previous model stays in use" } };
-    this.agent.provider = created.provider;
-    this.settings = resolved.value;
-    this.usage.switchModel(resolved.value.provider);
+    const made = await this.providerFor(model, choice.provider);
+    if (!made.ok) return { ok: false, error: { message: made.error.message, hint: `${made.error.hint}; the previous model stays in use` } };
+    this.agent.provider = made.value.provider;
+    this.settings = made.value.settings;
+    this.usage.switchModel(made.value.settings.provider);
     this.options.sources.choice = choice;
-    return { ok: true, value: resolved.value.provider };
+    return { ok: true, value: made.value.settings.provider };
+  }
+
+  /**
+   * A provider for `model` (of `provider`, default the session's), with its own key and base URL resolved as
+   * `/model` would; the session's provider is unchanged. Sub-agents and prompt commands naming a model use it.
+   */
+  async providerFor(model: string, provider = this.settings.provider.provider): Promise<ConfigResult<{ provider: Provider; settings: AwlSettings }>> {
+    const resolved = resolveSettings({ ...this.options.sources, choice: { model, provider } });
+    if (!resolved.ok) return resolved;
+    const created = await createProvider(resolved.value.provider);
+    if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "check the provider's settings (awl config)" } };
+    return { ok: true, value: { provider: created.provider, settings: resolved.value } };
   }
 
   /** `/compact [instructions]`: summarises the conversation now (the last turns kept); undefined without a compactor. */
@@ -192,6 +241,7 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    if (this.eventHooks && this.sessionStarted) await this.eventHooks.sessionEnd("exit");
     await this.callHooks("close", (hook) => hook.close?.());
   }
 
@@ -274,7 +324,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
   const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
-  const tools = permissions ?? inner;
+  const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
+  const tools = eventHooks && (permissions ?? inner) ? new (await import("../hooks/hook-tool-set.js")).HookToolSet((permissions ?? inner)!, eventHooks, permissions) : (permissions ?? inner);
   const prompt = systemPromptChoice(options.cli.flags, config.value, cwd);
   if (!prompt.ok) return prompt;
   // Made again only when the tools offered change (their advice follows them); the same tools, the same bytes.
@@ -292,6 +343,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
+  runtime.eventHooks = eventHooks;
   runtime.skills = reach?.skills;
   runtime.promptCommands = reach?.commands;
   runtime.compactor = new Compactor({
@@ -335,6 +387,22 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
   return { ok: true, value: runtime };
+}
+
+/** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */
+async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, config: LoadedConfig, cwd: string, runtime: () => Runtime): Promise<Hooks | undefined> {
+  const [{ setupHooks }, { runSecrets }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js")]);
+  const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
+  return setupHooks({
+    ...(lua && { lua }),
+    config,
+    cwd,
+    env: process.env,
+    secrets: runSecrets(options),
+    ...(sandbox?.ok && sandbox.value && { sandbox: sandbox.value }),
+    sessionId: () => runtime().sessionId,
+    warn: options.warn,
+  });
 }
 
 /** The config files read at start-up, or read now when the caller did not. */

@@ -10,7 +10,7 @@
  *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
  * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
-import type { PromptContent } from "../../agent-session/agent-session.js";
+import type { PromptContent, TurnOptions } from "../../agent-session/agent-session.js";
 import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
@@ -207,7 +207,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     }
   };
 
-  async function runTurn(text: PromptContent): Promise<void> {
+  async function runTurn(text: PromptContent, options: TurnOptions = {}): Promise<void> {
     // Loaded by now unless the turn comes from the command line: then it is worth the wait.
     await Promise.all([loadDisplayWidth(), loadMarkdown()]);
     turn = new AbortController();
@@ -231,7 +231,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     outputOrder.frame = pane;
     pane.attach();
     renderer.begin();
-    const { result } = await runtime.runTurn(text, renderer, turn.signal);
+    const { result } = await runtime.runTurn(text, renderer, turn.signal, options);
     turn = undefined;
     await renderer.finish();
     leavePane();
@@ -282,7 +282,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const blocks: ContentBlock[] = typeof invoked.content === "string" ? [{ type: "text", text: invoked.content }] : [...invoked.content];
     const first = blocks[0];
     if (first?.type === "text") blocks[0] = { type: "text", text: [...ran, first.text].join("\n\n") };
-    await runTurn(blocks.length === 1 && blocks[0]!.type === "text" ? blocks[0]!.text : blocks);
+    await runTurn(blocks.length === 1 && blocks[0]!.type === "text" ? blocks[0]!.text : blocks, invoked.model === undefined ? {} : { model: invoked.model });
   }
 
   /** Runs `work` with a signal that Esc and Ctrl-C abort. */
