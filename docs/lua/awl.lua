@@ -153,9 +153,9 @@ function awl.on_unload(fn) end
 ---@field attachments awl.Attachment[] What the prompt carries besides its text (files read in, images).
 
 ---@class awl.Attachment
----@field type "text"|"image"|"document"
----@field name? string The file it came from, when known.
----@field media_type? string
+---@field type "text"|"image"
+---@field text? string A `text` attachment's text (a file's content as it was attached).
+---@field media_type? string An `image`'s type (`image/png`...).
 
 ---@class awl.ToolCallEvent
 ---@field id string The call's id.
@@ -184,6 +184,7 @@ function awl.on_unload(fn) end
 
 ---@class awl.CompactionEvent
 ---@field trigger "manual"|"auto"
+---@field instructions string What the user asked of the summary (`/compact INSTRUCTIONS`), or "".
 
 ---@class awl.SessionEndEvent
 ---@field reason string

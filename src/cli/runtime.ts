@@ -9,7 +9,7 @@ import type { ConfigResult } from "../config/errors.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
 import { emptyUsage, type Message } from "../model/message.js";
-import type { Hooks } from "../hooks/dispatcher.js";
+import type { Hooks, SessionSource } from "../hooks/dispatcher.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
@@ -35,6 +35,7 @@ import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 import type { SkillToolSet } from "../skills/skill-tool-set.js";
 import type { PromptCommands } from "../prompt-commands/discover-commands.js";
+import type { SessionBranching } from "../agent-session/branching.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -97,9 +98,12 @@ export class Runtime {
   readonly usage: SessionUsage;
   /** Compaction (docs/compaction.md): the agent's context layer, and `/compact`. */
   compactor: Compactor | undefined;
+  /** Rewind, branches and forks of the saved session (session-branching.ts); absent with `--no-session`. */
+  branching: SessionBranching | undefined;
   /** The Lua and command hooks (docs/hooks.md), when any may run. */
   eventHooks: Hooks | undefined;
-  private sessionStarted = false;
+  /** The conversation whose session_start hooks ran (its session_end runs when it is left or at exit). */
+  private startedFor: Conversation | undefined;
 
   constructor(
     readonly agent: Agent,
@@ -147,16 +151,14 @@ export class Runtime {
     const unanswered = last?.role === "user" && last.content.some((b) => b.type === "text");
     const content: ContentBlock[] = typeof text === "string" ? [{ type: "text", text }] : [...text];
     const ended = this.lastTurn?.conversation === this.conversation ? this.lastTurn.result : undefined;
-    if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
     const turnSignal = signal ?? new AbortController().signal;
     if (this.eventHooks) {
-      const first = this.sessionStarted ? undefined : { resumed: this.conversation.length > 0 };
-      this.sessionStarted = true;
       const { promptThroughHooks } = await import("../hooks/turn.js");
-      const hooked = await promptThroughHooks(this.eventHooks, content, first, turnSignal);
+      const hooked = await promptThroughHooks(this.eventHooks, content, await this.sessionSource(), turnSignal);
       if ("block" in hooked) return this.blockedPrompt(content, hooked.block);
       content.splice(0, content.length, ...hooked.content);
     }
+    if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
     const prompt = this.conversation.addMessage({ role: "user", content });
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
     this.usage.meter.beginTurn();
@@ -179,6 +181,20 @@ export class Runtime {
     this.lastTurn = { conversation: this.conversation, result };
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
     return { prompt, result };
+  }
+
+  /**
+   * How the conversation of this turn came to run, when its session_start hooks have not run yet: `startup` (new),
+   * `resume`, or `fork` (`--fork`); the session it replaced (`/new`, `/resume`) ends first. Undefined: started.
+   */
+  private async sessionSource(): Promise<SessionSource | undefined> {
+    if (this.startedFor === this.conversation) return undefined;
+    const before = this.startedFor;
+    this.startedFor = this.conversation;
+    if (before) await this.eventHooks?.sessionEnd(this.conversation.length === 0 ? "clear" : "resume");
+    if (this.conversation.length === 0) return "startup";
+    const flags = this.options.cli.flags;
+    return !before && (flags.fork || flags["fork-session"]) ? "fork" : "resume";
   }
 
   /** A prompt a hook blocked: nothing is sent or saved; the user is told why. */
@@ -238,7 +254,7 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
-    if (this.eventHooks && this.sessionStarted) await this.eventHooks.sessionEnd("exit");
+    if (this.eventHooks && this.startedFor) await this.eventHooks.sessionEnd("exit");
     await this.callHooks("close", (hook) => hook.close?.());
   }
 
@@ -320,8 +336,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const skills = reach?.skills.definitions().length ? reach.skills : undefined;
   for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
   const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
-  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
   const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
+  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn, eventHooks) : undefined;
   const tools = eventHooks && (permissions ?? inner) ? new (await import("../hooks/hook-tool-set.js")).HookToolSet((permissions ?? inner)!, eventHooks, permissions) : (permissions ?? inner);
   const prompt = systemPromptChoice(options.cli.flags, config.value, cwd);
   if (!prompt.ok) return prompt;
@@ -349,8 +365,12 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     thresholdPercent: compaction.thresholdPercent,
     auto: compaction.auto,
     onUsage: (spent) => runtime.usage.meter.record(spent, { context: false }),
+    ...(eventHooks?.has("compaction") || eventHooks?.has("PreCompact")
+      ? { instructions: async (reason, given, signal) => (await eventHooks.compaction(reason === "manual" ? "manual" : "auto", given, signal)).join("\n\n") || undefined }
+      : {}),
   });
   agent.context = runtime.compactor;
+  if (eventHooks?.has("before_request")) agent.requestContext = (messages, signal) => eventHooks.beforeRequest(messages, signal);
   if (opened && !options.tools) {
     runtime.hosts = later ? { lua: opened.tools, get mcp() { return later.current; } } : { lua: opened.tools, ...(mcp && { mcp }) };
     runtime.laterMcp = later;
@@ -379,6 +399,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   // After the session hook: a checkpoint belongs to the session that hook has just started.
   const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, sessions.value, config.value, cwd, options.warn) : undefined;
   if (checkpoints) runtime.hooks.push(checkpoints);
+  if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
@@ -407,7 +428,7 @@ async function configOf(config: LoadedConfig | undefined, cwd: string): Promise<
 }
 
 /** The tools behind the permission layer; "always allow" saves to the project or user config file. */
-async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (text: string) => void): Promise<PermissionToolSet> {
+async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (text: string) => void, hooks?: Hooks): Promise<PermissionToolSet> {
   const { PermissionToolSet } = await import("../permissions/tool-set.js");
   const { engine } = setup;
   return new PermissionToolSet(inner, engine, {
@@ -417,6 +438,8 @@ async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (te
     // An untrusted folder's own rules do not count: a rule saved there would only make the next start ask for trust.
     projectRulesCount: setup.trusted,
     warn,
+    // Notification hooks hear that awl waits for an answer.
+    ...(hooks?.has("Notification") && { onAsk: (call: { name: string }) => hooks.notification(call.name) }),
   });
 }
 

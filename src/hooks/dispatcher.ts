@@ -29,6 +29,9 @@ export interface HooksOptions {
   show: (text: string) => void;
 }
 
+/** How a session came to run: new, continued, or continued as a copy (`--fork`). */
+export type SessionSource = "startup" | "resume" | "fork";
+
 /** What the tool_call hooks decided. */
 export type ToolCallVerdict = { kind: "block"; reason: string } | { kind: "run"; input?: Record<string, unknown>; ask?: string };
 
@@ -103,11 +106,11 @@ export class Hooks {
   }
 
   /** A prompt the user sent: blocked (with the reason for the user), or the prompt to send and context for the model. */
-  async userPrompt(prompt: string, signal: AbortSignal): Promise<{ block?: string; prompt: string; context: string[] }> {
+  async userPrompt(prompt: string, attachments: readonly unknown[], signal: AbortSignal): Promise<{ block?: string; prompt: string; context: string[] }> {
     let text = prompt;
     const context: string[] = [];
     let block: string | undefined;
-    await this.lua?.each("user_prompt", () => ({ prompt: text }), signal, (r, hook) => {
+    await this.lua?.each("user_prompt", () => ({ prompt: text, attachments }), signal, (r, hook) => {
       if (r.block) {
         block = r.reason ?? `the "${hook.extension}" extension's hook blocked the prompt`;
         return "stop";
@@ -129,8 +132,8 @@ export class Hooks {
     return { prompt: text, context };
   }
 
-  /** A session starts (`startup`) or goes on (`resume`): context for the model. */
-  async sessionStart(source: "startup" | "resume", signal: AbortSignal): Promise<string[]> {
+  /** A session starts (`startup`), goes on (`resume`) or goes on as a copy (`fork`): context for the model. */
+  async sessionStart(source: SessionSource, signal: AbortSignal): Promise<string[]> {
     const context: string[] = [];
     await this.lua?.each("session_start", () => ({ source }), signal, (r) => {
       if (r.context) context.push(r.context);
@@ -151,6 +154,7 @@ export class Hooks {
       if (r.context) context.push(r.context);
       return "next";
     });
+    for (const c of context) this.options.show(`hook context (this request only): ${c}`);
     return context;
   }
 
@@ -172,14 +176,15 @@ export class Hooks {
     return more;
   }
 
-  /** Before a compaction: instructions for the summary. */
+  /** Before a summary is asked for: instructions for it (the Lua handlers'; PreCompact hooks are told, as in Claude Code). */
   async compaction(trigger: "manual" | "auto", instructions: string | undefined, signal: AbortSignal): Promise<string[]> {
     const added: string[] = [];
-    await this.lua?.each("compaction", () => ({ trigger }), signal, (r) => {
+    await this.lua?.each("compaction", () => ({ trigger, instructions: instructions ?? "" }), signal, (r) => {
       if (r.context) added.push(r.context);
       return "next";
     });
     await this.commands("PreCompact", undefined, { trigger, custom_instructions: instructions ?? "" }, signal);
+    for (const a of added) this.options.show(`hook instructions for the summary: ${a}`);
     return added;
   }
 
@@ -190,9 +195,10 @@ export class Hooks {
     await this.commands("SessionEnd", undefined, { reason }, signal);
   }
 
-  /** awl waits for the user (a permission question). */
-  async notification(message: string): Promise<void> {
-    await this.commands("Notification", undefined, { message }, new AbortController().signal);
+  /** awl asks the user about a call of `toolName`; the Notification hooks run beside the question, never holding it. */
+  notification(toolName: string): void {
+    const message = `awl needs your permission to use ${claudeToolName(toolName)}`;
+    if (this.options.commands.some((h) => h.event === "Notification")) void this.commands("Notification", undefined, { message, notification_type: "permission_prompt" }, new AbortController().signal);
   }
 
   /** Whether any hook of `event` is configured (callers skip work for none). */

@@ -1,5 +1,5 @@
 /**
- * The hooks around one turn (Runtime.runTurn): `session_start` / SessionStart before the first prompt, then
+ * The hooks around one turn (Runtime.runTurn): `session_start` / SessionStart before a session's first prompt, then
  * `user_prompt` / UserPromptSubmit (block, rewrite, context), and after the agent's turn `turn_end` / Stop, which may
  * ask for one more model call, at most {@link MAX_CONTINUES_PER_TURN} times in a turn.
  */
@@ -7,20 +7,21 @@ import type { TurnResult } from "../agent/agent.js";
 import type { ContentBlock } from "../model/blocks.js";
 import { addUsage } from "../model/message.js";
 import type { Message } from "../model/message.js";
-import type { Hooks } from "./dispatcher.js";
+import type { Hooks, SessionSource } from "./dispatcher.js";
 import { MAX_CONTINUES_PER_TURN } from "./events.js";
 
 /** The prompt as the hooks leave it, or why it was blocked. */
 export async function promptThroughHooks(
   hooks: Hooks,
   content: ContentBlock[],
-  first: { resumed: boolean } | undefined,
+  started: SessionSource | undefined,
   signal: AbortSignal,
 ): Promise<{ block: string } | { content: ContentBlock[] }> {
-  const context: string[] = first ? await hooks.sessionStart(first.resumed ? "resume" : "startup", signal) : [];
+  const context: string[] = started ? await hooks.sessionStart(started, signal) : [];
   const index = content.findIndex((b) => b.type === "text");
   const text = index >= 0 ? (content[index] as { text: string }).text : "";
-  const verdict = await hooks.userPrompt(text, signal);
+  const attachments = content.filter((_, i) => i !== index).flatMap((b): Record<string, string>[] => (b.type === "text" ? [{ type: "text", text: b.text }] : b.type === "image" ? [{ type: "image", media_type: b.media_type }] : []));
+  const verdict = await hooks.userPrompt(text, attachments, signal);
   if (verdict.block !== undefined) return { block: verdict.block };
   const out = [...content];
   if (verdict.prompt !== text) {

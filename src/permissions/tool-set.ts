@@ -63,6 +63,8 @@ export interface PermissionToolSetOptions {
   warn?: (text: string) => void;
   /** The folder is trusted, so rules saved in its config count (default true). */
   projectRulesCount?: boolean;
+  /** Told when the user is about to be asked about `call` (Notification hooks); not awaited. */
+  onAsk?: (call: ToolCall) => void;
 }
 
 export class PermissionToolSet implements ToolSet {
@@ -165,6 +167,7 @@ export class PermissionToolSet implements ToolSet {
       if (again.action === "allow" && !always) return again;
       if (again.action === "deny") return refusal(`permission denied: ${again.reason}`);
       try {
+        this.options.onAsk?.(call);
         return await ask({ call, tool, input, decision, rules: decision.allowRules, projectRulesCount: this.options.projectRulesCount ?? true }, signal);
       } catch {
         return { kind: "deny" };

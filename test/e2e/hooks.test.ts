@@ -224,6 +224,56 @@ require("fs").writeFileSync("post.json", JSON.stringify({ name: e.tool_name, fil
   });
 });
 
+describe("events around requests, compaction and sessions", () => {
+  it("a before_request hook adds context to each request only: never saved, so it is not repeated, and it is shown", async () => {
+    box.extension("ctx.lua", `local n = 0
+awl.on("before_request", function(e) n = n + 1 return { context = "TRANSIENT-" .. n .. " of " .. #e.messages } end)`);
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "echo hi" } }]) }, { body: openaiText("ok") });
+    const r = await run();
+    expect(r.code).toBe(0);
+    expect(sent(0)).toContain("TRANSIENT-1 of 1");
+    expect(sent(1)).toContain("TRANSIENT-2 of 3");
+    expect(sent(1)).not.toContain("TRANSIENT-1");
+    expect(r.stderr).toContain("hook context (this request only): TRANSIENT-1 of 1");
+  });
+
+  it("a compaction hook adds instructions for the summary and PreCompact hears the trigger", async () => {
+    box.extension("sum.lua", `awl.on("compaction", function(e) return { context = "KEEP-FILE-NAMES (" .. e.trigger .. ")" } end)`);
+    const pre = script("pre.sh", `cat > "${join(box.root, "precompact.json")}"\n`);
+    projectConfig({ models: { "test-model": { context_window: 4500 } }, hooks: { PreCompact: [{ hooks: [{ type: "command", command: `sh ${pre}` }] }] } });
+    server.enqueue({ body: openaiText("Reply A.") });
+    expect((await run(["--no-std-tools"], `Part A: ${"alpha ".repeat(1330)}`)).code).toBe(0);
+    server.enqueue({ body: openaiText("SUMMARY") }, { body: openaiText("Reply B.") });
+    const r = await run(["--no-std-tools", "-c"], `Part B: ${"bravo ".repeat(1330)}`);
+    expect(r.code).toBe(0);
+    expect(sent(1)).toContain("KEEP-FILE-NAMES (auto)");
+    expect(JSON.parse(readFileSync(join(box.root, "precompact.json"), "utf8"))).toMatchObject({ hook_event_name: "PreCompact", trigger: "auto" });
+    expect(r.stderr).toContain("hook instructions for the summary: KEEP-FILE-NAMES (auto)");
+  });
+
+  it("SessionStart says startup, resume or fork and its stdout reaches the model; SessionEnd runs at exit", async () => {
+    const log = join(box.root, "events.jsonl");
+    const record = script("record.sh", `cat >> "${log}"; echo >> "${log}"; echo SESSION-CTX\n`);
+    commandHooks({ SessionStart: [{ hooks: [{ type: "command", command: `sh ${record}` }] }], SessionEnd: [{ hooks: [{ type: "command", command: `sh ${record}` }] }] });
+    server.enqueue({ body: openaiText("one") }, { body: openaiText("two") }, { body: openaiText("three") });
+    expect((await run(["--no-std-tools"])).code).toBe(0);
+    expect((await run(["--no-std-tools", "-c"])).code).toBe(0);
+    expect((await run(["--no-std-tools", "-c", "--fork"])).code).toBe(0);
+    expect(sent(0)).toContain("SESSION-CTX");
+    const events = readFileSync(log, "utf8").trim().split("\n").map((l) => JSON.parse(l) as { hook_event_name: string; source?: string; reason?: string });
+    expect(events.map((e) => `${e.hook_event_name}:${e.source ?? e.reason}`)).toEqual([
+      "SessionStart:startup", "SessionEnd:exit", "SessionStart:resume", "SessionEnd:exit", "SessionStart:fork", "SessionEnd:exit",
+    ]);
+  });
+
+  it("a user_prompt hook gets the prompt's text apart from what it carries", async () => {
+    box.extension("seen.lua", `awl.on("user_prompt", function(e) return { context = "SEEN[" .. e.prompt .. "]" .. #e.attachments } end)`);
+    server.enqueue({ body: openaiText("ok") });
+    expect((await run(["--no-std-tools"], "plain words")).code).toBe(0);
+    expect(sent(0)).toContain("SEEN[plain words]0");
+  });
+});
+
 describe("trust", () => {
   it("a project's hooks (Lua and command) do not run before the folder is trusted", async () => {
     box.extension("guard.lua", `awl.on("user_prompt", function() return { context = "LUA-HOOK-RAN" } end)`);
