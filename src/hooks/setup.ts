@@ -40,6 +40,7 @@ export function setupHooks(setup: HooksSetup): Hooks | undefined {
       return id === undefined ? {} : { id };
     },
     report: setup.warn,
+    problems,
     show: setup.warn,
   });
 }
