@@ -26,7 +26,8 @@ export function setupHooks(setup: HooksSetup): Hooks | undefined {
   const configured = readCommandHooks(setup.config.layers);
   const plugins = pluginCommandHooks(setup.env);
   const commands = [...configured.hooks, ...plugins.hooks];
-  for (const problem of [...configured.problems, ...plugins.problems]) setup.warn(problem);
+  const problems = [...configured.problems, ...plugins.problems];
+  for (const problem of problems) setup.warn(problem);
   if (!setup.lua && commands.length === 0) return undefined;
   return new Hooks({
     ...(setup.lua && { lua: new LuaHooks(setup.lua, Hooks.onceReporter(setup.warn)) }),
