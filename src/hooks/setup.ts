@@ -37,6 +37,7 @@ export function setupHooks(setup: HooksSetup): Hooks | undefined {
       return id === undefined ? {} : { id };
     },
     report: setup.warn,
+    problems,
     show: setup.warn,
   });
 }

@@ -71,6 +71,9 @@ describe("hooks in the terminal", () => {
     expect(JSON.parse(await waitForFile(out))).toMatchObject({ hook_event_name: "Notification", message: "awl needs your permission to use run", notification_type: "permission_prompt" });
     await tty.terminal.type("y");
     await tty.terminal.waitFor(/Done\.\n>/);
+    // /hooks lists it, with where it is written.
+    await tty.send("/hooks");
+    await tty.terminal.waitFor(/Notification {2}command "cat > .*notified\.json"\s+\S*config\.json:1 {2}active, deadline 60 s/);
   });
 
   it("Esc stops a hook that runs (a handler with a long deadline that never returns) and the next prompt works", async () => {

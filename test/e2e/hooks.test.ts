@@ -274,6 +274,29 @@ awl.on("before_request", function(e) n = n + 1 return { context = "TRANSIENT-" .
   });
 });
 
+describe("awl hooks", () => {
+  it("lists every hook, Lua and command, with event, matcher, file:line and state; the project's also when they do not run", async () => {
+    const lua = box.extension("guard.lua", `awl.on("tool_call", function() end, { timeout_ms = 250 })`);
+    commandHooks({ PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "sh check.sh" }] }], Stop: [{ hooks: [{ type: "shell" }] }] });
+    mkdirSync(join(box.home, ".config/awl"), { recursive: true });
+    writeFileSync(join(box.home, ".config/awl/config.json"), JSON.stringify({ hooks: { SessionEnd: [{ hooks: [{ type: "command", command: "echo bye", timeout: 2 }] }] } }, null, 2));
+    const trusted = await box.awl(["hooks", "--trust-project", "--no-std-tools"]);
+    expect(trusted.code).toBe(0);
+    const lines = trusted.stdout.split("\n");
+    expect(lines[0]).toBe(`tool_call  lua "guard"  .awl/extensions/guard.lua:1  active, deadline 250 ms`);
+    expect(lines[1]).toBe(`PreToolUse (Bash)  command "sh check.sh"  .awl/config.json:7  active, deadline 60 s`);
+    expect(lines[2]).toBe(`SessionEnd  command "echo bye"  ${join(box.home, ".config/awl/config.json")}:6  active, deadline 2 s`);
+    expect(trusted.stdout).toMatch(/left out:\n  .*\.awl\/config\.json:\d+: "hooks\.Stop\[0\]\.hooks\[0\]" has the type "shell"/);
+
+    const untrusted = await box.awl(["hooks", "--no-std-tools", "--json"]);
+    const listed = JSON.parse(untrusted.stdout) as { version: number; hooks: { event: string; kind: string; state: string; file: string }[] };
+    expect(listed.version).toBe(1);
+    expect(listed.hooks.map((h) => `${h.kind} ${h.event}: ${h.state.split(" (")[0]}`)).toEqual(["command PreToolUse: not run: this folder is not trusted", "command SessionEnd: active"]);
+    expect(untrusted.stderr).toContain("not trusted");
+    void lua;
+  });
+});
+
 describe("trust", () => {
   it("a project's hooks (Lua and command) do not run before the folder is trusted", async () => {
     box.extension("guard.lua", `awl.on("user_prompt", function() return { context = "LUA-HOOK-RAN" } end)`);

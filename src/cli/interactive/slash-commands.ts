@@ -112,6 +112,15 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   {
+    name: "hooks",
+    summary: "list the hooks of this session (Lua awl.on handlers and command hooks): event, matcher, file:line, state",
+    run: async (_args, { runtime, print }) => {
+      const [{ hooksText }, { displayPath }] = await Promise.all([import("../../hooks/listing.js"), import("../commands/extension-host.js")]);
+      const listing = runtime.eventHooks?.listing() ?? { entries: [], problems: [] };
+      print(hooksText(listing.entries, listing.problems, displayPath).trimEnd());
+    },
+  },
+  {
     name: "skills",
     summary: "list the Agent Skills and prompt commands: source, size, state, why one is refused",
     run: async (_args, { runtime, print }) => {
