@@ -99,4 +99,6 @@ export interface SessionBranching {
   fork(): { ok: true; id: string; from: string } | { ok: false; message: string };
   /** Calls `listener` with each checkpoint saved from now on (stream-json reports their ids). */
   onCheckpoint(listener: (record: CheckpointRecord) => void): void;
+  /** Resolves once every checkpoint asked for so far is saved (and given to the listener). */
+  checkpointsSaved(): Promise<void>;
 }

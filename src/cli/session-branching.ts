@@ -129,6 +129,10 @@ export class RuntimeBranching implements SessionBranching {
     if (this.checkpoints) this.checkpoints.onCheckpoint = listener;
   }
 
+  async checkpointsSaved(): Promise<void> {
+    await this.checkpoints?.settled();
+  }
+
   /** The session as saved now (the file is the truth: the tree and the ids are read from it). */
   private load(): LoadedSession | undefined {
     const id = this.sessions.id;

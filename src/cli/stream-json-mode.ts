@@ -94,6 +94,8 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
         replayEvent(event, writer);
         continue;
       }
+      // The turn's checkpoints are reported before its result (the turn did not wait for them; its result does).
+      await runtime.branching?.checkpointsSaved();
       io.stdout.write(jsonLine(resultJSON(event.prompt, event.result, event.session_id, event.meter, runtime.permissions?.takeDenied())));
       io.stderr.write(turnEndText(event.result, runtime.settings));
       code = exitCodeFor(event.result.stop_reason, event.result.error?.kind);
