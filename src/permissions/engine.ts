@@ -247,8 +247,10 @@ export class PermissionEngine {
     const ask = own.find((r) => r.action === "ask" && hits(r));
     if (ask) return decision("ask", `the rule "${ask.text}" asks`, { rule: ask, hosts, allowRules: host.allowRules });
     const allow = own.find((r) => r.action === "allow" && hits(r));
-    // The tool's own allow rule allows any host but one a `network` ask rule names.
-    if (allow && !(host.action === "ask" && host.rule)) return decision("allow", `the rule "${allow.text}" allows it`, { rule: allow, hosts });
+    // The tool's own allow rule allows any host but one a `network` ask rule names, and but a loopback or private
+    // address (or localhost) written in the URL: those only a `network` rule naming them, or an answer, allows.
+    const local = nonPublicKind(url.hostname) !== undefined || hosts[0] === "localhost" || hosts[0]!.endsWith(".localhost");
+    if (allow && !local && !(host.action === "ask" && host.rule)) return decision("allow", `the rule "${allow.text}" allows it`, { rule: allow, hosts });
     return { ...host, hosts };
   }
 

@@ -33,6 +33,8 @@ export interface HttpRequestSpec {
   redirect: RedirectMode;
   /** Write the whole body here (up to SPILL_MAX_BYTES). */
   spillPath?: string;
+  /** A GET whose response may be served again for 15 minutes (extensions/lua/http-calls.ts). */
+  cache?: boolean;
 }
 
 /** What decides where a request may go (the permission engine, through the Lua bridge). */

@@ -72,6 +72,11 @@ describe("a network tool's url argument", () => {
     expect(asked).toMatchObject({ action: "ask", allowRules: ["network(docs.python.org)"], hosts: ["docs.python.org"] });
     expect(engine({ allow: ["network(docs.python.org)"] }).decide(fetchTool, { url: "https://docs.python.org/3/" }).action).toBe("allow");
     expect(engine({ allow: ["fetch"] }).decide(fetchTool, { url: "https://anything.org/" }).action).toBe("allow");
+    // ...but not a loopback or private address written in the URL: only a network rule naming it, or an answer.
+    expect(engine({ allow: ["fetch"] }).decide(fetchTool, { url: "http://127.0.0.1:8080/" })).toMatchObject({ action: "ask", allowRules: ["network(127.0.0.1)"] });
+    expect(engine({ allow: ["fetch"] }).decide(fetchTool, { url: "http://[::ffff:10.0.0.1]/" }).action).toBe("ask");
+    expect(engine({ allow: ["fetch"] }).decide(fetchTool, { url: "http://localhost:3000/" }).action).toBe("ask");
+    expect(engine({ allow: ["network(127.0.0.1)"] }).decide(fetchTool, { url: "http://127.0.0.1:8080/" }).action).toBe("allow");
     expect(engine({ allow: ["fetch"], ask: ["network(anything.org)"] }).decide(fetchTool, { url: "https://anything.org/" }).action).toBe("ask");
     expect(engine({ allow: ["network"], deny: ["fetch"] }).decide(fetchTool, { url: "https://anything.org/" }).action).toBe("deny");
   });

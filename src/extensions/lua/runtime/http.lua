@@ -9,7 +9,7 @@ local DEFAULT_MAX_BYTES = 5 * 1024 * 1024
 local REDIRECTS = { follow = true, ["same-host"] = true, manual = true }
 local OPTIONS = {
   method = "string", url = "string", headers = "table", timeout_ms = "number", max_bytes = "number",
-  redirect = "string", spill = "boolean",
+  redirect = "string", spill = "boolean", cache = "boolean",
 }
 
 local RESPONSE = {}
@@ -64,6 +64,7 @@ local function request(where, spec)
     max_bytes = floor(max),
     redirect = spec.redirect or "follow",
     spill = spec.spill == true,
+    cache = spec.cache == true,
   }), body)
   if not response then return nil, message, kind end
   response.ok = response.status >= 200 and response.status < 300
@@ -71,7 +72,7 @@ local function request(where, spec)
 end
 
 --- Performs a request: `awl.http.request{ url = ..., method = "GET", headers = {}, body = "..." or {table as JSON},
---- timeout_ms = 30000, max_bytes = 5 MB, redirect = "follow" | "same-host" | "manual", spill = false }`.
+--- timeout_ms = 30000, max_bytes = 5 MB, redirect = "follow" | "same-host" | "manual", spill = false, cache = false }`.
 --- Returns the response table, or nil, a message and a kind ("denied", "invalid", "network", "tls", "timeout",
 --- "cancelled").
 function http.request(spec)
@@ -112,4 +113,14 @@ function http.get_json(url, opts)
   return value, response
 end
 
-return http
+--- awl.web: what web tools need besides requests.
+local web = {}
+
+--- A page's main content as Markdown: `local title, markdown, is_article = awl.web.markdown(html, url)`.
+function web.markdown(html, url)
+  if type(html) ~= "string" then error("bad argument #1 to 'awl.web.markdown' (string expected, got " .. type(html) .. ")", 2) end
+  if type(url) ~= "string" then error("bad argument #2 to 'awl.web.markdown' (string expected, got " .. type(url) .. ")", 2) end
+  return host.web_markdown(html, url)
+end
+
+return { http = http, web = web }

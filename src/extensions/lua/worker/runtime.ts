@@ -40,6 +40,7 @@ import { readText, textOfBytes, writeText } from "./host-text.js";
 import { grep, walk, type GrepOptions, type WalkOptions } from "./host-walk.js";
 import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostRecord, type HostValue, type LuaModule } from "./lua-c.js";
 import type { RedirectMode } from "../../../web/http-request.js";
+import { pageMarkdown } from "../../../web/html-markdown.js";
 import { StackWhere } from "./stack-where.js";
 import { packageRoot } from "../../../util/package-path.js";
 import { knownSecrets, StreamScrubber } from "../../../util/secrets.js";
@@ -352,11 +353,15 @@ export class LuaRuntime {
     this.hostFunction("proc_kill", (L) => [this.host.request({ op: "kill", handle: num(L, 1) }).killed]);
     this.hostFunction("proc_pid", (L) => [this.host.request({ op: "pid", handle: num(L, 1) }).pid]);
     this.hostFunction("http_request", (L) => this.http(str(L, 1), c.view(L, 2)));
+    this.hostFunction("web_markdown", (L) => {
+      const page = pageMarkdown(str(L, 1), str(L, 2));
+      return [page.title, page.markdown, page.article];
+    });
   }
 
   /** `awl.http.request`, performed by the main thread (extensions/lua/http-calls.ts): the reply as Lua values. */
   private http(specJson: string, body: Uint8Array | null): HostValue[] {
-    const spec = JSON.parse(specJson) as { method: string; url: string; headers: Record<string, string>; timeout_ms: number; max_bytes: number; redirect: RedirectMode; spill: boolean };
+    const spec = JSON.parse(specJson) as { method: string; url: string; headers: Record<string, string>; timeout_ms: number; max_bytes: number; redirect: RedirectMode; spill: boolean; cache: boolean };
     const spillPath = spec.spill ? join(this.spillDir || tmpdir(), `http-${process.pid}-${this.callId}-${this.nextSpill++}.body`) : undefined;
     const reply = this.host.request({
       op: "http",
@@ -370,6 +375,7 @@ export class LuaRuntime {
         maxBytes: spec.max_bytes,
         redirect: spec.redirect,
         ...(spillPath && { spillPath }),
+        ...(spec.cache && { cache: true }),
       },
     });
     if (!reply.ok) return [null, reply.message, reply.kind];
