@@ -1,4 +1,5 @@
-// Skills and prompt commands (issue 24): start-up of `awl -p` with 50 skills and 50 prompt commands defined
+// Skills, prompt commands and agents (issue 24): start-up of `awl -p` with 50 skills, 50 prompt commands and 20
+// agent definitions
 // against none, measured through the built awl as the time from spawning it to its first request reaching a local
 // OpenAI-compatible server (the skills' front matter comes from the cache after the first run; commands are only
 // listed by name). Target: ≤ +10 ms (median). Also the request bytes each listed skill adds (its line in the system
@@ -40,8 +41,8 @@ async function once(home) {
   return { ms: arrived - started, bytes };
 }
 
-/** A home with `skills` skills and `commands` prompt commands in the user's folders. */
-function home(skills, commands) {
+/** A home with `skills` skills, `commands` prompt commands and `agents` agent definitions in the user's folders. */
+function home(skills, commands, agents = 0) {
   const dir = mkdtempSync(join(tmpdir(), "awl-bench-skills-"));
   for (let i = 0; i < skills; i++) {
     const folder = join(dir, ".config", "awl", "skills", `skill-${i}`);
@@ -53,12 +54,17 @@ function home(skills, commands) {
     mkdirSync(folder, { recursive: true });
     writeFileSync(join(folder, `cmd-${i}.md`), `---\ndescription: Command ${i}\nargument-hint: WHAT\n---\nDo $ARGUMENTS the way command ${i} says.\n`);
   }
+  for (let i = 0; i < agents; i++) {
+    const folder = join(dir, ".config", "awl", "agents");
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `agent-${i}.md`), `---\nname: agent-${i}\ndescription: Reviews area ${i} of the code. Use for area ${i}.\ntools: [read, grep, glob]\nmodel: inherit\n---\nYou review area ${i}. ${"Be thorough. ".repeat(30)}\n`);
+  }
   return dir;
 }
 
 const none = home(0, 0);
 const one = home(1, 0);
-const many = home(50, 50);
+const many = home(50, 50, 20);
 const cold = await once(many); // the first run parses every SKILL.md and writes the cache
 await once(none);
 const a = [];
@@ -68,13 +74,15 @@ for (let i = 0; i < RUNS; i++) {
   b.push(await once(many));
 }
 const single = await once(one);
+const skillsOnly = home(50, 0);
+const fifty = await once(skillsOnly);
 const ms = (runs) => median(runs.map((r) => r.ms));
-const perSkill = (b[0].bytes - single.bytes) / 49;
-console.log("## Skills and prompt commands (issue 24)\n");
+const perSkill = (fifty.bytes - single.bytes) / 49;
+console.log("## Skills, prompt commands and agents (issue 24)\n");
 console.log(`| start-up of \`awl -p\` to its first request (median of ${RUNS}) | ms |`);
 console.log("| --- | ---: |");
-console.log(`| no skills, no commands | ${ms(a).toFixed(1)} |`);
-console.log(`| 50 skills + 50 prompt commands (front matter cached) | ${ms(b).toFixed(1)} |`);
+console.log(`| no skills, no commands, no agents | ${ms(a).toFixed(1)} |`);
+console.log(`| 50 skills + 50 prompt commands + 20 agents (skills' front matter cached) | ${ms(b).toFixed(1)} |`);
 console.log(`| difference (target ≤ +10 ms) | ${(ms(b) - ms(a)).toFixed(1)} |`);
 console.log(`| the same, first run (every SKILL.md parsed, cache written) | ${cold.ms.toFixed(1)} |`);
 console.log(`\nRequest bytes: no skills ${a[0].bytes} B; one skill ${single.bytes} B (+${single.bytes - a[0].bytes} B: the skill tool, the listing's header and its line); each further listed skill +${perSkill.toFixed(0)} B (its \`- name: description\` line, JSON-escaped).\n`);
@@ -90,4 +98,4 @@ const discovery = async (dir) => {
   return median(times);
 };
 console.log(`In process (median of ${RUNS}): finding 50 skills (front matter cached) and 50 commands ${(await discovery(many)).toFixed(2)} ms; an empty home ${(await discovery(none)).toFixed(2)} ms.\n`);
-for (const dir of [none, one, many]) rmSync(dir, { recursive: true, force: true });
+for (const dir of [none, one, skillsOnly, many]) rmSync(dir, { recursive: true, force: true });

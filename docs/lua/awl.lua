@@ -133,6 +133,93 @@ function awl.exec(spec) end
 ---@param fn fun()
 function awl.on_unload(fn) end
 
+---@alias awl.HookEvent
+---| "session_start"  # a session starts, is resumed or forked
+---| "user_prompt"    # the user sent a prompt
+---| "tool_call"      # a tool call is about to run
+---| "tool_result"    # a tool call finished
+---| "before_request" # a request to the model is about to go out
+---| "turn_end"       # the agent's turn ended
+---| "compaction"     # the conversation is about to be compacted
+---| "session_end"    # awl exits
+
+---@class awl.HookOptions
+---@field timeout_ms? integer The handler's deadline (default 5000); past it the handler is stopped, reported and skipped.
+
+---@class awl.SessionStartEvent
+---@field source "startup"|"resume"|"fork"
+
+---@class awl.UserPromptEvent
+---@field prompt string The prompt's text.
+---@field attachments awl.Attachment[] What the prompt carries besides its text (files read in, images).
+
+---@class awl.Attachment
+---@field type "text"|"image"
+---@field text? string A `text` attachment's text (a file's content as it was attached).
+---@field media_type? string An `image`'s type (`image/png`...).
+
+---@class awl.ToolCallEvent
+---@field id string The call's id.
+---@field name string The tool (awl's name: `bash`, `edit`...).
+---@field input table The call's input, already checked against the tool's schema.
+---@field decision awl.PermissionDecision What the permission rules decided so far.
+
+---@class awl.PermissionDecision
+---@field action "allow"|"ask"|"deny"
+---@field reason string
+
+---@class awl.ToolResultEvent
+---@field id string
+---@field name string
+---@field input table
+---@field content string The result as the model will read it (after the handlers before this one).
+---@field is_error boolean
+
+---@class awl.BeforeRequestEvent
+---@field messages table[] The messages about to be sent (read-only: a handler cannot remove them).
+
+---@class awl.TurnEndEvent
+---@field stop_reason string Why the model stopped (`end_turn`, `max_tokens`, `step_limit`...).
+---@field usage table Tokens of the turn so far.
+---@field continues integer How many more calls hooks asked for in this turn already (at most 3).
+
+---@class awl.CompactionEvent
+---@field trigger "manual"|"auto"
+---@field instructions string What the user asked of the summary (`/compact INSTRUCTIONS`), or "".
+
+---@class awl.SessionEndEvent
+---@field reason string
+
+--- What a handler may return (nil: no change). Each event takes only its own fields; another field, or a
+--- field of the wrong type, is reported once with your file:line and the result is ignored.
+---@class awl.HookResult
+---@field block? boolean `tool_call`, `user_prompt`: refuse the call or the prompt, saying `reason`.
+---@field reason? string Why (`block`: the model reads it for a call, the user for a prompt; `ask`: shown in the question).
+---@field input? table `tool_call`: the call's new input (checked against the schema and the permission rules again).
+---@field ask? boolean `tool_call`: ask the user even where the rules allow the call (a deny rule still wins).
+---@field context? string `session_start`, `user_prompt`, `before_request`, `compaction`: text for the model (shown in the transcript too).
+---@field prompt? string `user_prompt`: the prompt's new text.
+---@field content? string|{type: "text", text: string}[] `tool_result`: replaces the result.
+---@field append? string `tool_result`: text added to the result.
+---@field is_error? boolean `tool_result`: marks the result a failure (or not).
+---@field continue? string `turn_end`: one more model call with this message (at most 3 per turn).
+
+--- Runs `handler` at a point of the agent's life (docs/extension-api.md, "Hooks"). Handlers of one event run one
+--- after another (project extensions before the user's, then by name), each within its deadline; one that fails
+--- is reported once and skipped. Only while the extension loads; a reload drops the old handlers.
+---@overload fun(event: "session_start", handler: fun(event: awl.SessionStartEvent, ctx: awl.Context): awl.HookResult?, opts?: awl.HookOptions)
+---@overload fun(event: "user_prompt", handler: fun(event: awl.UserPromptEvent, ctx: awl.Context): awl.HookResult?, opts?: awl.HookOptions)
+---@overload fun(event: "tool_call", handler: fun(event: awl.ToolCallEvent, ctx: awl.Context): awl.HookResult?, opts?: awl.HookOptions)
+---@overload fun(event: "tool_result", handler: fun(event: awl.ToolResultEvent, ctx: awl.Context): awl.HookResult?, opts?: awl.HookOptions)
+---@overload fun(event: "before_request", handler: fun(event: awl.BeforeRequestEvent, ctx: awl.Context): awl.HookResult?, opts?: awl.HookOptions)
+---@overload fun(event: "turn_end", handler: fun(event: awl.TurnEndEvent, ctx: awl.Context): awl.HookResult?, opts?: awl.HookOptions)
+---@overload fun(event: "compaction", handler: fun(event: awl.CompactionEvent, ctx: awl.Context): awl.HookResult?, opts?: awl.HookOptions)
+---@overload fun(event: "session_end", handler: fun(event: awl.SessionEndEvent, ctx: awl.Context), opts?: awl.HookOptions)
+---@param event awl.HookEvent
+---@param handler fun(event: table, ctx: awl.Context): awl.HookResult?
+---@param opts? awl.HookOptions
+function awl.on(event, handler, opts) end
+
 ---@class awl.json
 ---@field null table The JSON null (truthy: compare with `== awl.json.null`).
 awl.json = {}

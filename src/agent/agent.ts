@@ -4,7 +4,7 @@
  * the turn is cancelled, a tool crashed, a provider error ends it, or the step limit is hit.
  */
 import type { ToolResultBlock, ToolUseBlock } from "../model/blocks.js";
-import type { Conversation } from "../model/conversation.js";
+import { Conversation } from "../model/conversation.js";
 import { addUsage, emptyUsage } from "../model/message.js";
 import type { Message, StopReason, Usage } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
@@ -38,7 +38,15 @@ export interface AgentOptions {
   system?: SystemPrompt;
   /** Keeps the conversation inside the window (compaction), called before each model call and after an overflow. */
   context?: ContextLayer;
+  /** Text for one request only (hooks' `before_request`), see {@link RequestContext}. */
+  requestContext?: RequestContext;
 }
+
+/**
+ * Asked before each model call with the messages about to be sent: texts added to that request only (at the end of
+ * its last user message), never saved in the conversation; the messages themselves cannot be changed.
+ */
+export type RequestContext = (messages: readonly Message[], signal: AbortSignal) => Promise<readonly string[]>;
 
 /** The Receiver calls for each model response, plus what happens to tools and the conversation during a turn. */
 export interface TurnReceiver extends Receiver {
@@ -90,6 +98,7 @@ export class Agent {
   maxSteps: number;
   system: SystemPrompt | undefined;
   context: ContextLayer | undefined;
+  requestContext: RequestContext | undefined;
 
   constructor(options: AgentOptions) {
     this.provider = options.provider;
@@ -97,6 +106,7 @@ export class Agent {
     this.maxSteps = options.maxSteps ?? DEFAULT_MAX_STEPS;
     this.system = options.system;
     this.context = options.context;
+    this.requestContext = options.requestContext;
   }
 
   /** Runs one turn. Never throws; keeps every tool_use answered whatever happens. */
@@ -191,7 +201,8 @@ export class Agent {
    */
   private async callModel(conversation: Conversation, receiver: Receiver, { tools, system }: RequestShape, signal: AbortSignal): Promise<StepResult> {
     const toolSet = this.tools;
-    const step = this.provider.streamStep(conversation, receiver, { tools, signal, ...(system && { system }) });
+    const sent = this.requestContext ? withRequestContext(conversation, await this.requestContext(conversation.messages, signal)) : conversation;
+    const step = this.provider.streamStep(sent, receiver, { tools, signal, ...(system && { system }) });
     const prewarming = toolSet?.prewarm && tools.length > 0;
     const soon = prewarming ? setImmediate(() => void toolSet.prewarm?.("request")) : undefined;
     const timer = prewarming ? setTimeout(() => void toolSet.prewarm?.("slow"), PREWARM_AFTER_MS) : undefined;
@@ -231,4 +242,14 @@ export class Agent {
 export function systemPromptWith(own: string | undefined, added: readonly string[]): string | undefined {
   if (added.length === 0) return own;
   return [own ?? "", ...added].filter((text) => text !== "").join("\n\n");
+}
+
+/** The conversation as one request sends it: `texts` added at the end of its last user message (a copy; the conversation is unchanged). */
+function withRequestContext(conversation: Conversation, texts: readonly string[]): Conversation {
+  const messages = conversation.messages;
+  const last = messages.findLastIndex((m) => m.role === "user");
+  if (texts.length === 0 || last < 0) return conversation;
+  const copy = [...messages];
+  copy[last] = { ...messages[last]!, content: [...messages[last]!.content, ...texts.map((text) => ({ type: "text" as const, text }))] };
+  return new Conversation(copy);
 }

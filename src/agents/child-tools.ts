@@ -33,6 +33,11 @@ export class ChildToolSet implements ToolSet {
     return tools;
   }
 
+  /** Reads the nested `task` tool's definitions; never the parent's set's refresh (it runs inside a parent's call). */
+  async refresh(): Promise<void> {
+    await this.nested?.refresh?.();
+  }
+
   prewarm(why?: PrewarmReason): void | Promise<void> {
     return this.parent.prewarm?.(why);
   }

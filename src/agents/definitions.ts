@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { userConfigDir } from "../config/paths.js";
-import { parseFrontMatter } from "../util/front-matter.js";
+import { openFrontMatterCache, type CachedFrontMatter, type FrontMatterCache } from "../util/front-matter-cache.js";
 
 /** One sub-agent a `task` call can start. */
 export interface AgentDefinition {
@@ -45,6 +45,11 @@ export interface AgentFolders {
   /** Whether the workspace is trusted: its definitions are read only then. */
   trusted: boolean;
   env: NodeJS.ProcessEnv;
+  /**
+   * The cache of what each file's front matter and body said, by size and modification time (so a start-up
+   * loads no YAML parser when nothing changed); false: none. Default `$XDG_CACHE_HOME/awl/agents.json`.
+   */
+  cachePath?: string | false;
 }
 
 /** The name of the built-in agent, used when a `task` call names none. */
@@ -55,7 +60,8 @@ export const MAX_DEFINITION_BYTES = 256 * 1024;
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 
-const BUILT_IN: AgentDefinition = {
+/** The built-in general-purpose agent (a definition file of that name replaces it). */
+export const BUILT_IN_AGENT: AgentDefinition = {
   name: GENERAL_PURPOSE,
   description: "Researches questions, searches code and does multi-step tasks, with all your tools.",
   prompt: [
@@ -78,13 +84,14 @@ export function agentFolders(folders: AgentFolders): { dir: string; source: "pro
   return [...project, { dir: join(userConfigDir(folders.env), "agents"), source: "user" }];
 }
 
-/** Reads every definition; never throws (an unreadable or malformed file is a problem, the rest are used). */
-export function loadAgentDefinitions(folders: AgentFolders): AgentCatalog {
+/** Reads every definition; never rejects (an unreadable or malformed file is a problem, the rest are used). */
+export async function loadAgentDefinitions(folders: AgentFolders): Promise<AgentCatalog> {
   const chosen = new Map<string, AgentDefinition>();
   const problems: AgentProblem[] = [];
+  const cache = openFrontMatterCache("agents", folders.cachePath, folders.env);
   for (const { dir, source } of agentFolders(folders)) {
     for (const file of markdownFiles(dir)) {
-      const read = readDefinition(file, source);
+      const read = await readDefinition(file, source, cache);
       if ("message" in read) {
         problems.push(read);
         continue;
@@ -97,7 +104,8 @@ export function loadAgentDefinitions(folders: AgentFolders): AgentCatalog {
       chosen.set(read.name, read);
     }
   }
-  if (!chosen.has(GENERAL_PURPOSE)) chosen.set(GENERAL_PURPOSE, BUILT_IN);
+  cache.save();
+  if (!chosen.has(GENERAL_PURPOSE)) chosen.set(GENERAL_PURPOSE, BUILT_IN_AGENT);
   const agents = [...chosen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { agents, problems };
 }
@@ -113,23 +121,25 @@ function markdownFiles(dir: string): string[] {
   }
 }
 
-/** One file as a definition, or what is wrong with it. */
-export function readDefinition(file: string, source: "project" | "user"): AgentDefinition | AgentProblem {
-  let text: string;
+/** One file as a definition, or what is wrong with it (its front matter from `cache` when the file is unchanged). */
+export async function readDefinition(file: string, source: "project" | "user", cache?: FrontMatterCache): Promise<AgentDefinition | AgentProblem> {
+  let key: string;
   try {
-    const size = statSync(file).size;
-    if (size > MAX_DEFINITION_BYTES) return { file, message: `${file}: the definition is ${size} bytes, more than the ${MAX_DEFINITION_BYTES} allowed; it is not used` };
-    text = readFileSync(file, "utf8");
+    const stat = statSync(file);
+    if (stat.size > MAX_DEFINITION_BYTES) return { file, message: `${file}: the definition is ${stat.size} bytes, more than the ${MAX_DEFINITION_BYTES} allowed; it is not used` };
+    key = `${stat.size}:${stat.mtimeMs}`;
   } catch (e) {
     return { file, message: `${file}: cannot be read: ${(e as Error).message}` };
   }
-  let parsed;
-  try {
-    parsed = parseFrontMatter(text, file);
-  } catch (e) {
-    return { file, message: (e as Error).message };
+  let parsed: CachedFrontMatter | AgentProblem | undefined = cache?.get(file, key);
+  if (!parsed) {
+    parsed = await parseFile(file);
+    if (!("message" in parsed)) cache?.set(file, key, parsed);
   }
-  const { data, body } = parsed;
+  if ("message" in parsed) return parsed;
+  if ("error" in parsed) return { file, message: parsed.error };
+  const { data } = parsed;
+  const body = parsed.body ?? "";
   const stem = file.slice(file.lastIndexOf("/") + 1, -".md".length);
   const name = data.name ?? stem;
   if (typeof name !== "string" || !NAME.test(name))
@@ -146,6 +156,24 @@ export function readDefinition(file: string, source: "project" | "user"): AgentD
   const model = modelOf(data.model);
   if (model) definition.model = model;
   return definition;
+}
+
+/** The file's front matter and body; a file that cannot be read is a problem (not cached: it may be fixed). */
+async function parseFile(file: string): Promise<CachedFrontMatter | AgentProblem> {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    return { file, message: `${file}: cannot be read: ${(e as Error).message}` };
+  }
+  // The YAML parser loads only when a file changed since the cache saw it.
+  const { FrontMatterError, parseFrontMatter } = await import("../util/front-matter.js");
+  try {
+    const { data, body } = parseFrontMatter(text, file);
+    return { data, body };
+  } catch (e) {
+    return { error: e instanceof FrontMatterError ? e.message : `${file}: ${(e as Error).message}` };
+  }
 }
 
 /** `tools` as names; undefined when absent; null when it is neither a list of strings nor a string. */

@@ -11,7 +11,7 @@ import type { Provider } from "../providers/types.js";
 import type { SessionStore } from "../session/store.js";
 import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 import { ChildToolSet } from "./child-tools.js";
-import { GENERAL_PURPOSE, resolveTools, type AgentCatalog, type AgentDefinition } from "./definitions.js";
+import { BUILT_IN_AGENT, GENERAL_PURPOSE, resolveTools, type AgentCatalog, type AgentDefinition } from "./definitions.js";
 import { runSubAgent } from "./sub-agent.js";
 
 /** The tool's name. */
@@ -25,8 +25,8 @@ export const DEFAULT_SUB_AGENT_TOKENS = 1_000_000;
 
 /** What the `task` tool needs from its host. */
 export interface SubAgentOptions {
-  /** The definitions in effect (read when the tool is first offered, and again on `reload`). */
-  definitions: () => AgentCatalog;
+  /** The definitions in effect (read before the tool is first offered, and again on `reload`). */
+  definitions: () => Promise<AgentCatalog>;
   /** The parent's provider now (a `/model` switch counts from the next sub-agent on). */
   provider: () => Provider;
   /** A provider for a definition's own `model`; resolves to an error message when there is none. Absent: such definitions use the parent's model. */
@@ -61,6 +61,7 @@ interface TaskInput {
 /** A ToolSet offering the one `task` tool. */
 export class SubAgentToolSet implements ToolSet {
   private catalog: AgentCatalog | undefined;
+  private loading: Promise<AgentCatalog> | undefined;
   private tool: { agents: AgentDefinition[]; definition: ToolDefinition } | undefined;
   private readonly warned = new Set<string>();
 
@@ -70,19 +71,26 @@ export class SubAgentToolSet implements ToolSet {
     private readonly depth = 0,
   ) {}
 
-  /** The definitions in effect (read once, on first use). */
-  agents(): AgentCatalog {
-    return (this.catalog ??= this.options.definitions());
+  /** The definitions in effect (read once, by the first `refresh` or call). */
+  async agents(): Promise<AgentCatalog> {
+    this.loading ??= this.options.definitions().then((catalog) => (this.catalog = catalog));
+    return this.loading;
   }
 
   /** Reads the definitions again (`/agents` after editing one). */
-  reload(): AgentCatalog {
-    this.catalog = undefined;
+  async reload(): Promise<AgentCatalog> {
+    this.loading = undefined;
     return this.agents();
   }
 
+  /** The agent awaits this before each model call: the definitions are read before the tool is first offered. */
+  async refresh(): Promise<void> {
+    await this.agents();
+  }
+
   definitions(): readonly ToolDefinition[] {
-    const { agents } = this.agents();
+    // Before the first refresh (a listing at start-up) the tool offers the built-in agent only.
+    const agents = this.catalog?.agents ?? [BUILT_IN_AGENT];
     if (this.tool?.agents !== agents) this.tool = { agents, definition: taskDefinition(agents) };
     return [this.tool.definition];
   }
@@ -91,8 +99,9 @@ export class SubAgentToolSet implements ToolSet {
     const input = parseToolInput(call.input) as TaskInput | undefined;
     if (!input || typeof input.prompt !== "string") return failure(`the "task" tool needs a "prompt" (and a "description")`);
     const name = input.agent ?? GENERAL_PURPOSE;
-    const definition = this.agents().agents.find((a) => a.name === name);
-    if (!definition) return failure(`there is no agent "${name}"; the agents are: ${this.agents().agents.map((a) => a.name).join(", ")}`);
+    const { agents } = await this.agents();
+    const definition = agents.find((a) => a.name === name);
+    if (!definition) return failure(`there is no agent "${name}"; the agents are: ${agents.map((a) => a.name).join(", ")}`);
     const parent = this.options.parentTools();
     if (!parent) return failure("sub-agents need the parent's tools, and this agent has none");
     const provider = await this.providerOf(definition);

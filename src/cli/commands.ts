@@ -44,6 +44,11 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list every extension and MCP server (state, metadata, tools, errors); switch one on or off; write a new one",
     load: () => import("./commands/extensions.js"),
   },
+  hooks: {
+    usage: "hooks [--json]",
+    summary: "list every hook (Lua awl.on handlers and command hooks): event, matcher, file:line, state (docs/hooks.md)",
+    load: () => import("./commands/hooks.js"),
+  },
   skills: {
     usage: "skills [--json]",
     summary: "list the Agent Skills and prompt commands found: source, size, state, why one is refused (docs/skills.md)",

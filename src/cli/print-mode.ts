@@ -48,7 +48,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   const invoked = await invokePrompt(prompt, runtime, runtime.options.cwd ?? process.cwd(), signal ?? new AbortController().signal);
   if (invoked.kind !== "send") return notSent(invoked, format, io);
   for (const note of invoked.notes) io.stderr.write(`awl: ${note}\n`);
-  const { prompt: promptMessage, result } = await runtime.runTurn(invoked.content, receiver, signal);
+  const { prompt: promptMessage, result } = await runtime.runTurn(invoked.content, receiver, signal, invoked.model === undefined ? {} : { model: invoked.model });
   await renderer?.finish();
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot(), runtime.permissions?.takeDenied())));
   const note = turnEndText(result, runtime.settings);

@@ -18,13 +18,13 @@ export type Invocation =
    * Send this (the prompt as typed when it names nothing); `named` is the command or skill it named, `notes`
    * say what was loaded, attached or left out.
    */
-  | { kind: "send"; content: PromptContent; notes: string[]; named?: string }
+  | { kind: "send"; content: PromptContent; notes: string[]; named?: string; model?: string }
   /** An extension's command printed this; nothing is sent. */
   | { kind: "printed"; text: string }
   /** Nothing is sent, for this reason (a denied `` !`…` ``, a broken file, a failed handler). */
   | { kind: "refused"; message: string };
 
-type Reach = Pick<Runtime, "skills" | "promptCommands" | "hosts" | "agent">;
+type Reach = Pick<Runtime, "skills" | "promptCommands" | "hosts" | "agent" | "providerFor">;
 
 /** Whether `content` may name a command or a skill (else {@link invokePrompt} sends it as it is). */
 export function mayInvoke(content: PromptContent, runtime: Pick<Runtime, "skills">): boolean {
@@ -56,9 +56,17 @@ async function invokeNamed(name: string, args: string, runtime: Reach, cwd: stri
   if (command) {
     const file = await runtime.promptCommands!.file(command);
     if (file instanceof Error) return { kind: "refused", message: `/${command.name}: ${file.message}` };
+    // A `model` the session cannot use refuses the command before any `` !`…` `` of it runs.
+    const model = file.model === undefined || file.model === runtime.agent.provider.model ? undefined : await runtime.providerFor(file.model);
+    if (model && !model.ok) return { kind: "refused", message: `/${command.name} was not sent: ${command.file} names the model "${file.model}": ${model.error.message}` };
     const expanded = await expandCommand(file.body, args, { runShell: (text) => runShell(text, runtime, signal) });
     if (!expanded.ok) return { kind: "refused", message: `/${command.name} was not sent: ${expanded.message}` };
-    return withFiles(expanded.text, expanded.files, [], cwd);
+    const sent = await withFiles(expanded.text, expanded.files, [], cwd);
+    if (model && sent.kind === "send") {
+      sent.model = file.model!;
+      sent.notes.push(`this turn runs on ${file.model}`);
+    }
+    return sent;
   }
   const skill = runtime.skills?.find(name.toLowerCase());
   if (skill) {

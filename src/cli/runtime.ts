@@ -8,11 +8,12 @@ import { resolveSettings, type AwlSettings, type SettingsSources } from "../conf
 import type { ConfigResult } from "../config/errors.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
-import type { Message } from "../model/message.js";
+import { emptyUsage, type Message } from "../model/message.js";
+import type { Hooks, SessionSource } from "../hooks/dispatcher.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { Provider, ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
-import type { PromptContent } from "../agent-session/agent-session.js";
+import type { PromptContent, TurnOptions } from "../agent-session/agent-session.js";
 import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import { CompositeToolSet } from "../tools/composite.js";
 import type { CliOptions } from "./options.js";
@@ -34,6 +35,7 @@ import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 import type { SkillToolSet } from "../skills/skill-tool-set.js";
 import type { PromptCommands } from "../prompt-commands/discover-commands.js";
+import type { SessionBranching } from "../agent-session/branching.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -96,6 +98,12 @@ export class Runtime {
   readonly usage: SessionUsage;
   /** Compaction (docs/compaction.md): the agent's context layer, and `/compact`. */
   compactor: Compactor | undefined;
+  /** Rewind, branches and forks of the saved session (session-branching.ts); absent with `--no-session`. */
+  branching: SessionBranching | undefined;
+  /** The Lua and command hooks (docs/hooks.md), when any may run. */
+  eventHooks: Hooks | undefined;
+  /** The conversation whose session_start hooks ran (its session_end runs when it is left or at exit). */
+  private startedFor: Conversation | undefined;
 
   constructor(
     readonly agent: Agent,
@@ -124,12 +132,32 @@ export class Runtime {
    * Adds the user's prompt (text or content blocks) and runs one agent turn; `receiver` renders it. Never throws. When the previous turn
    * got no answer, the prompt starts with a note saying so (unanswered-note.ts).
    */
-  async runTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
+  async runTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal, options: TurnOptions = {}): Promise<{ prompt: Message; result: TurnResult }> {
+    if (options.model === undefined || options.model === this.agent.provider.model) return this.runOneTurn(text, receiver, signal);
+    // A prompt command's `model`: this turn only (its cost priced as that model's), then the session's again.
+    const session = { model: this.agent.provider.model, provider: this.settings.provider.provider };
+    const switched = await this.switchModel(options.model, session.provider);
+    if (!switched.ok) this.options.warn(`awl: the turn runs on ${session.model}: ${switched.error.message}`);
+    try {
+      return await this.runOneTurn(text, receiver, signal);
+    } finally {
+      if (switched.ok) await this.switchModel(session.model, session.provider);
+    }
+  }
+
+  private async runOneTurn(text: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
     // A prompt left without an answer (tool results already say what happened to their calls).
     const last = this.conversation.lastMessage;
     const unanswered = last?.role === "user" && last.content.some((b) => b.type === "text");
     const content: ContentBlock[] = typeof text === "string" ? [{ type: "text", text }] : [...text];
     const ended = this.lastTurn?.conversation === this.conversation ? this.lastTurn.result : undefined;
+    const turnSignal = signal ?? new AbortController().signal;
+    if (this.eventHooks) {
+      const { promptThroughHooks } = await import("../hooks/turn.js");
+      const hooked = await promptThroughHooks(this.eventHooks, content, await this.sessionSource(), turnSignal);
+      if ("block" in hooked) return this.blockedPrompt(content, hooked.block);
+      content.splice(0, content.length, ...hooked.content);
+    }
     if (unanswered) content.unshift({ type: "text", text: unansweredNote(ended) });
     const prompt = this.conversation.addMessage({ role: "user", content });
     await this.callHooks("onTurnStart", (hook) => hook.onTurnStart?.(prompt, this));
@@ -142,10 +170,37 @@ export class Runtime {
       },
       (outcome) => this.compacted(outcome),
     );
-    const result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+    let result = await this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+    if (this.eventHooks) {
+      const { continueThroughHooks } = await import("../hooks/turn.js");
+      result = await continueThroughHooks(this.eventHooks, result, (message) => {
+        observed.onMessageAppended?.(this.conversation.addMessage(message));
+        return this.agent.runStep(this.conversation, observed, signal ? { signal } : {});
+      }, turnSignal);
+    }
     this.lastTurn = { conversation: this.conversation, result };
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
     return { prompt, result };
+  }
+
+  /**
+   * How the conversation of this turn came to run, when its session_start hooks have not run yet: `startup` (new),
+   * `resume`, or `fork` (`--fork`); the session it replaced (`/new`, `/resume`) ends first. Undefined: started.
+   */
+  private async sessionSource(): Promise<SessionSource | undefined> {
+    if (this.startedFor === this.conversation) return undefined;
+    const before = this.startedFor;
+    this.startedFor = this.conversation;
+    if (before) await this.eventHooks?.sessionEnd(this.conversation.length === 0 ? "clear" : "resume");
+    if (this.conversation.length === 0) return "startup";
+    const flags = this.options.cli.flags;
+    return !before && (flags.fork || flags["fork-session"]) ? "fork" : "resume";
+  }
+
+  /** A prompt a hook blocked: nothing is sent or saved; the user is told why. */
+  private blockedPrompt(content: ContentBlock[], reason: string): { prompt: Message; result: TurnResult } {
+    this.options.warn(`a hook blocked the prompt: ${reason}`);
+    return { prompt: { role: "user", content }, result: { stop_reason: "end_turn", messages: [], usage: emptyUsage(), crashes: [], steps: 0 } };
   }
 
   /**
@@ -155,15 +210,25 @@ export class Runtime {
    */
   async switchModel(model: string, provider?: string): Promise<ConfigResult<ProviderSettings>> {
     const choice = { model, provider: provider ?? this.settings.provider.provider };
-    const resolved = resolveSettings({ ...this.options.sources, choice });
-    if (!resolved.ok) return { ok: false, error: { message: resolved.error.message, hint: `${resolved.error.hint}; the previous model stays in use` } };
-    const created = await createProvider(resolved.value.provider);
-    if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "the previous model stays in use" } };
-    this.agent.provider = created.provider;
-    this.settings = resolved.value;
-    this.usage.switchModel(resolved.value.provider);
+    const made = await this.providerFor(model, choice.provider);
+    if (!made.ok) return { ok: false, error: { message: made.error.message, hint: `${made.error.hint}; the previous model stays in use` } };
+    this.agent.provider = made.value.provider;
+    this.settings = made.value.settings;
+    this.usage.switchModel(made.value.settings.provider);
     this.options.sources.choice = choice;
-    return { ok: true, value: resolved.value.provider };
+    return { ok: true, value: made.value.settings.provider };
+  }
+
+  /**
+   * A provider for `model` (of `provider`, default the session's), with its own key and base URL resolved as
+   * `/model` would; the session's provider is unchanged. Sub-agents and prompt commands naming a model use it.
+   */
+  async providerFor(model: string, provider = this.settings.provider.provider): Promise<ConfigResult<{ provider: Provider; settings: AwlSettings }>> {
+    const resolved = resolveSettings({ ...this.options.sources, choice: { model, provider } });
+    if (!resolved.ok) return resolved;
+    const created = await createProvider(resolved.value.provider);
+    if (!created.ok) return { ok: false, error: { message: created.error.message, hint: "check the provider's settings (awl config)" } };
+    return { ok: true, value: { provider: created.provider, settings: resolved.value } };
   }
 
   /** `/compact [instructions]`: summarises the conversation now (the last turns kept); undefined without a compactor. */
@@ -189,6 +254,7 @@ export class Runtime {
   }
 
   async close(): Promise<void> {
+    if (this.eventHooks && this.startedFor) await this.eventHooks.sessionEnd("exit");
     await this.callHooks("close", (hook) => hook.close?.());
   }
 
@@ -270,8 +336,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const skills = reach?.skills.definitions().length ? reach.skills : undefined;
   for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
   const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
-  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn) : undefined;
-  const tools = permissions ?? inner;
+  const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
+  const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn, eventHooks) : undefined;
+  const tools = eventHooks && (permissions ?? inner) ? new (await import("../hooks/hook-tool-set.js")).HookToolSet((permissions ?? inner)!, eventHooks, permissions) : (permissions ?? inner);
   const prompt = systemPromptChoice(options.cli.flags, config.value, cwd);
   if (!prompt.ok) return prompt;
   // Made again only when the tools offered change (their advice follows them); the same tools, the same bytes.
@@ -289,6 +356,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const usage = new SessionUsage(options.settings.provider, overrides.value);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
+  runtime.eventHooks = eventHooks;
   runtime.skills = reach?.skills;
   runtime.promptCommands = reach?.commands;
   runtime.compactor = new Compactor({
@@ -297,8 +365,12 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     thresholdPercent: compaction.thresholdPercent,
     auto: compaction.auto,
     onUsage: (spent) => runtime.usage.meter.record(spent, { context: false }),
+    ...(eventHooks?.has("compaction") || eventHooks?.has("PreCompact")
+      ? { instructions: async (reason, given, signal) => (await eventHooks.compaction(reason === "manual" ? "manual" : "auto", given, signal)).join("\n\n") || undefined }
+      : {}),
   });
   agent.context = runtime.compactor;
+  if (eventHooks?.has("before_request")) agent.requestContext = (messages, signal) => eventHooks.beforeRequest(messages, signal);
   if (opened && !options.tools) {
     runtime.hosts = later ? { lua: opened.tools, get mcp() { return later.current; } } : { lua: opened.tools, ...(mcp && { mcp }) };
     runtime.laterMcp = later;
@@ -327,10 +399,27 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   // After the session hook: a checkpoint belongs to the session that hook has just started.
   const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, sessions.value, config.value, cwd, options.warn) : undefined;
   if (checkpoints) runtime.hooks.push(checkpoints);
+  if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
   return { ok: true, value: runtime };
+}
+
+/** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */
+async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, config: LoadedConfig, cwd: string, runtime: () => Runtime): Promise<Hooks | undefined> {
+  const [{ setupHooks }, { runSecrets }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js")]);
+  const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
+  return setupHooks({
+    ...(lua && { lua }),
+    config,
+    cwd,
+    env: process.env,
+    secrets: runSecrets(options),
+    ...(sandbox?.ok && sandbox.value && { sandbox: sandbox.value }),
+    sessionId: () => runtime().sessionId,
+    warn: options.warn,
+  });
 }
 
 /** The config files read at start-up, or read now when the caller did not. */
@@ -339,7 +428,7 @@ async function configOf(config: LoadedConfig | undefined, cwd: string): Promise<
 }
 
 /** The tools behind the permission layer; "always allow" saves to the project or user config file. */
-async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (text: string) => void): Promise<PermissionToolSet> {
+async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (text: string) => void, hooks?: Hooks): Promise<PermissionToolSet> {
   const { PermissionToolSet } = await import("../permissions/tool-set.js");
   const { engine } = setup;
   return new PermissionToolSet(inner, engine, {
@@ -349,6 +438,8 @@ async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (te
     // An untrusted folder's own rules do not count: a rule saved there would only make the next start ask for trust.
     projectRulesCount: setup.trusted,
     warn,
+    // Notification hooks hear that awl waits for an answer.
+    ...(hooks?.has("Notification") && { onAsk: (call: { name: string }) => hooks.notification(call.name) }),
   });
 }
 

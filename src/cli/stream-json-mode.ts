@@ -5,7 +5,7 @@
  * the running turn; a line awl cannot use is an `input_error` line and reading goes on; at the end of stdin awl
  * finishes the turns already sent, then exits.
  */
-import { AgentSession, type PromptContent } from "../agent-session/agent-session.js";
+import { AgentSession, type PromptContent, type TurnOptions } from "../agent-session/agent-session.js";
 import { replayEvent } from "../agent-session/events.js";
 import type { Turn } from "../agent-session/turn.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
@@ -47,7 +47,7 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
     prepared = prepared
       .then(async () => {
         const invoked = await invokePrompt(content, runtime, runtime.options.cwd ?? process.cwd(), preparation.signal);
-        if (invoked.kind === "send") return start(invoked.content);
+        if (invoked.kind === "send") return start(invoked.content, invoked.model === undefined ? {} : { model: invoked.model });
         written = written.then(() => {
           if (invoked.kind === "printed") io.stdout.write(jsonLine({ type: "command_output", text: invoked.text }));
           else {
@@ -59,8 +59,8 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
       })
       .finally(() => preparing--);
   };
-  const start = (content: PromptContent): void => {
-    const turn = session.prompt(content);
+  const start = (content: PromptContent, options: TurnOptions = {}): void => {
+    const turn = session.prompt(content, options);
     unfinished.push(turn);
     void turn.done.then(() => unfinished.splice(unfinished.indexOf(turn), 1));
     written = written.then(() => writeTurn(turn));

@@ -5,10 +5,8 @@
  */
 import { loadAgentDefinitions } from "../agents/definitions.js";
 import { SubAgentToolSet, type SubAgentOptions } from "../agents/task-tool.js";
-import { resolveSettings } from "../config/settings.js";
 import type { LoadedConfig } from "../config/layers.js";
 import type { SessionStore } from "../session/store.js";
-import { createProvider } from "./provider.js";
 import type { Runtime, RuntimeOptions } from "./runtime.js";
 
 /** The `agents` config section (schema/config.schema.json). */
@@ -37,11 +35,8 @@ export async function openSubAgents(
     definitions: () => loadAgentDefinitions({ cwd, trusted, env: process.env }),
     provider: () => bound().agent.provider,
     providerFor: async (model) => {
-      const r = bound();
-      const resolved = resolveSettings({ ...r.options.sources, choice: { model, provider: r.settings.provider.provider } });
-      if (!resolved.ok) return resolved.error.message;
-      const created = await createProvider(resolved.value.provider);
-      return created.ok ? created.provider : created.error.message;
+      const made = await bound().providerFor(model);
+      return made.ok ? made.value.provider : made.error.message;
     },
     parentTools: () => bound().agent.tools,
     cwd,

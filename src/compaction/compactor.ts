@@ -40,6 +40,11 @@ export interface CompactorOptions {
   auto?: boolean;
   /** Each summary call's usage, as it is reported (the cost meter). */
   onUsage?(usage: Usage): void;
+  /**
+   * Asked before a summary is requested (hooks' `compaction`): instructions for the summary, added after the
+   * user's own (`/compact INSTRUCTIONS`). Undefined: none.
+   */
+  instructions?(reason: CompactionReason, given: string | undefined, signal: AbortSignal): Promise<string | undefined>;
 }
 
 /** A request with no tools and no system prompt (the shape `estimate` assumes when given none). */
@@ -120,7 +125,9 @@ export class Compactor implements ContextLayer {
     };
     if (cut === undefined) return prunedOnly("there is nothing old enough to summarise: the recent turns alone fill the context");
     const older = view.slice(0, cut);
-    const request = summaryRequest(older, Math.floor(job.window * 0.5), job.instructions);
+    const added = await this.options.instructions?.(job.reason, job.instructions, job.signal);
+    const instructions = [job.instructions, added].filter((t) => t !== undefined && t !== "").join("\n\n");
+    const request = summaryRequest(older, Math.floor(job.window * 0.5), instructions || undefined);
     const asked = await this.askSummary(request, job.signal);
     if ("problem" in asked) return prunedOnly(asked.problem, asked.usage);
     const summaryTokens = Math.ceil(asked.summary.length / CHARS_PER_TOKEN);

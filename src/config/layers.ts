@@ -34,6 +34,8 @@ const TRUSTED_ONLY: readonly RegExp[] = [
   // Programs to start, and the switch that starts a project's .mcp.json servers unasked.
   /^\/mcpServers$/,
   /^\/approve_mcp_json$/,
+  // Commands awl runs on the agent's events (docs/hooks.md).
+  /^\/hooks$/,
 ];
 
 export interface LoadConfigOptions {

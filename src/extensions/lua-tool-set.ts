@@ -12,18 +12,16 @@
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
-import { readFileSync } from "node:fs";
 import { mkdir, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
 import type { ImageData } from "../model/blocks.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
-import { preloadSchemaChecker, schemaProblem } from "../tools/validate-input.js";
+import { preloadSchemaChecker } from "../tools/validate-input.js";
 import { knownSecrets, SecretScrubber } from "../util/secrets.js";
 import {
   defaultExtensionRoots,
-  discoverExtensions,
   type DiscoveredExtension,
   type DiscoveryResult,
   type ExtensionRoot,
@@ -34,8 +32,9 @@ import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistratio
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
-import { readEnablement } from "./enablement.js";
-import { readMetadata, type CapabilityMetadata } from "./metadata.js";
+import type { CapabilityMetadata } from "./metadata.js";
+import { findEnabled, metadataOf } from "./enabled-extensions.js";
+import { checkedSchemas, failedLoad, sameSnapshot, withSchemaChecks } from "./load-snapshot.js";
 import type { FolderWatcher } from "./watch.js";
 import { awlDataDir } from "../config/paths.js";
 import { packagePath } from "../util/package-path.js";
@@ -602,33 +601,58 @@ export class LuaToolSet implements ToolSet {
    * timeout). Never throws.
    */
   async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<CommandOutcome> {
+    if (!(await this.loadedWith(() => this.commands().some((c) => c.extension === command.extension && c.name === command.name)))) {
+      return { outcome: "error", text: `the command is gone (its extension ${command.extension} no longer registers it)` };
+    }
+    const outcome = await this.callHandler(command.extension, `/${command.name}`, JSON.stringify({ args }), { signal, timeoutMs: this.defaultTimeoutMs });
+    switch (outcome.status) {
+      case "result": {
+        // A handler's `{ prompt = ..., attachments = ..., images = ... }` (awl.lua's `extras`): a prompt for the model.
+        const { prompt, attachments } = outcome as { prompt?: string; attachments?: string[] };
+        const send = !outcome.is_error && typeof prompt === "string" ? { prompt: { text: this.scrub.text(prompt), files: attachments ?? [], images: outcome.images ?? [] } } : {};
+        return { outcome: outcome.is_error ? "error" : "ok", text: outcome.content, ...send };
+      }
+      case "crash":
+        return { outcome: "error", text: outcome.message };
+      case "timeout":
+        return { outcome: "stopped", text: `/${command.name} did not finish within ${outcome.timeout_ms / 1000} s and was stopped` };
+      default:
+        return { outcome: "stopped", text: `/${command.name} was cancelled` };
+    }
+  }
+
+  /**
+   * The event hooks the extensions registered (`awl.on`), each with its extension's source, in the extensions'
+   * order (discovery's); current after each reload.
+   */
+  hooks(): (LuaToolRegistration & { source: ExtensionSource })[] {
+    return this.discovery.extensions.flatMap((e) => (this.registrations.get(e.name) ?? []).filter((r) => r.hook !== undefined).map((r) => ({ ...r, source: e.source })));
+  }
+
+  /** Waits for the real load, then whether `check` holds and the pool is there. */
+  private async loadedWith(check: () => boolean): Promise<boolean> {
+    await this.loaded().catch(() => undefined);
+    return this.pool !== undefined && check();
+  }
+
+  /**
+   * Runs a registered handler that is no tool (a slash command, an event hook) in the pool, its input as JSON:
+   * its outcome, texts scrubbed of API keys; what it prints goes to the log as `logId`'s. Never throws.
+   */
+  async callHandler(extension: string, name: string, input: string, options: { signal: AbortSignal; timeoutMs: number }): Promise<ToolOutcome> {
     this.running++;
     try {
       await this.loaded();
-      if (!this.pool || !this.commands().some((c) => c.extension === command.extension && c.name === command.name)) {
-        return { outcome: "error", text: `the command is gone (its extension ${command.extension} no longer registers it)` };
-      }
-      const outcome = await this.pool.call(command.extension, `/${command.name}`, JSON.stringify({ args }), this.context, {
-        signal,
-        timeoutMs: this.defaultTimeoutMs,
-        ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(command.extension, text, `/${command.name}`) }),
+      if (!this.pool) return { status: "result", content: `the extension ${extension} is not loaded`, is_error: true };
+      const outcome = await this.pool.call(extension, name, input, this.context, {
+        ...options,
+        ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(extension, text, name) }),
       });
-      switch (outcome.status) {
-        case "result": {
-          // A handler's `{ prompt = ..., attachments = ..., images = ... }` (awl.lua's `extras`): a prompt for the model.
-          const { prompt, attachments } = outcome as { prompt?: string; attachments?: string[] };
-          const send = !outcome.is_error && typeof prompt === "string" ? { prompt: { text: this.scrub.text(prompt), files: attachments ?? [], images: outcome.images ?? [] } } : {};
-          return { outcome: outcome.is_error ? "error" : "ok", text: this.scrub.text(outcome.content), ...send };
-        }
-        case "crash":
-          return { outcome: "error", text: this.scrub.text(outcome.message) };
-        case "timeout":
-          return { outcome: "stopped", text: `/${command.name} did not finish within ${outcome.timeout_ms / 1000} s and was stopped` };
-        default:
-          return { outcome: "stopped", text: `/${command.name} was cancelled` };
-      }
+      if (outcome.status === "result") return { ...outcome, content: this.scrub.text(outcome.content) };
+      if (outcome.status === "crash") return { ...outcome, message: this.scrub.text(outcome.message) };
+      return outcome;
     } catch (error) {
-      return { outcome: "error", text: `awl could not run it: ${(error as Error).message ?? String(error)}` };
+      return { status: "result", content: `awl could not run it: ${(error as Error).message ?? String(error)}`, is_error: true };
     } finally {
       if (--this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
@@ -875,9 +899,9 @@ export interface CommandOutcome {
   prompt?: { text: string; files: string[]; images: ImageData[] };
 }
 
-/** A registration of a tool (not of a slash command). */
+/** A registration of a tool (not of a slash command or an event hook). */
 function isTool(registration: LuaToolRegistration): boolean {
-  return registration.command !== true;
+  return registration.command !== true && registration.hook === undefined;
 }
 
 /** An extension's claim on tool names: bundled ones' are reserved, then --extensions-dir, project, user. */
@@ -885,80 +909,11 @@ function claim(extension: DiscoveredExtension | undefined): { rank: number; bund
   return { rank: SOURCES.indexOf(extension?.source ?? "user"), bundled: extension?.source === "bundled" };
 }
 
-/** The `disabled_by` of a project extension changed since the folder was trusted (src/trust/pin.ts). */
-export const UNPINNED = "changed since the folder was trusted";
-
-/**
- * The extensions found in `roots`, without those a config file switches off (their code never runs; with a
- * bundled one off, its tool names are free for the user's own).
- */
-function findEnabled(roots: readonly ExtensionRoot[], cwd: string, env: NodeJS.ProcessEnv, unpinned?: ReadonlySet<string>): {
-  discovery: DiscoveryResult;
-  disabled: (DiscoveredExtension & { disabled_by: string })[];
-  problems: string[];
-} {
-  const found = discoverExtensions(roots);
-  const enablement = readEnablement(cwd, env);
-  for (const e of found.extensions) if (e.source === "project" && unpinned?.has(e.name)) enablement.disabled.set(e.name, UNPINNED);
-  if (enablement.disabled.size === 0) return { discovery: found, disabled: [], problems: enablement.problems };
-  const disabled = found.extensions.filter((e) => enablement.disabled.has(e.name)).map((e) => ({ ...e, disabled_by: enablement.disabled.get(e.name)! }));
-  const discovery = { ...found, extensions: found.extensions.filter((e) => !enablement.disabled.has(e.name)) };
-  return { discovery, disabled, problems: enablement.problems };
-}
-
-/** An extension's metadata from its entry point's text (never run), or what is wrong with it. */
-function metadataOf(file: string): { metadata?: CapabilityMetadata; error?: string } {
-  let source: string;
-  try {
-    source = readFileSync(file, "utf8");
-  } catch {
-    return {}; // its load reports an unreadable file
-  }
-  const read = readMetadata(source);
-  if (!read.ok) return { error: `${file}:${read.line}: ${read.message}` };
-  return read.metadata ? { metadata: read.metadata } : {};
-}
-
 function toEntry(extension: DiscoveredExtension): { name: string; file: string; root: string } {
   return { name: extension.name, file: extension.file, root: join(extension.file, "..") };
-}
-
-/**
- * The registrations, each schema checked against JSON Schema's meta-schema: a schema that is not valid JSON Schema
- * would make the provider refuse every request, so the tool is refused instead (the registry reports it). Runs when
- * the real load completes, never on the cached start-up path; the cache keeps the verdict. A schema in `passed`
- * (see checkedSchemas) is not checked again.
- */
-async function withSchemaChecks(tools: readonly LuaToolRegistration[], passed: ReadonlySet<string> = new Set()): Promise<LuaToolRegistration[]> {
-  if (tools.every((t) => t.schema_error !== undefined || passed.has(t.schema))) return [...tools];
-  return Promise.all(
-    tools.map(async (tool) => {
-      if (tool.schema_error !== undefined || passed.has(tool.schema)) return tool;
-      const problem = await schemaProblem(tool.schema);
-      return problem === undefined ? tool : { ...tool, schema_error: `is not a valid JSON Schema (${problem}); fix it in the extension` };
-    }),
-  );
-}
-
-/**
- * The schemas the cached registrations hold as passed: the cache is written after the check, so a tool cached
- * without a `schema_error` had its schema checked. A load that finds them again (the usual one, after a start
- * from the cache) need not check them, nor load the check at all.
- */
-function checkedSchemas(cached: LoadSnapshot | undefined): ReadonlySet<string> {
-  return new Set(cached?.tools.filter((t) => t.schema_error === undefined).map((t) => t.schema));
-}
-
-function failedLoad(extensions: readonly DiscoveredExtension[], error: unknown): LoadSnapshot {
-  const message = `the Lua runtime failed to start: ${(error as Error).message ?? String(error)}`;
-  return { tools: [], errors: extensions.map((e) => ({ extension: e.name, file: e.file, message })), unavailable: {} };
 }
 
 /** Lua's `debug.traceback(message)` repeats the message above the stack; the crash report already shows it. */
 function tracebackOnly(traceback: string, message: string): string {
   return traceback.startsWith(message) ? traceback.slice(message.length).replace(/^\n/, "") : traceback;
-}
-
-function sameSnapshot(a: LoadSnapshot, b: LoadSnapshot | undefined): boolean {
-  return b !== undefined && JSON.stringify(a) === JSON.stringify(b);
 }

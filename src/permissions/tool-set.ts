@@ -63,6 +63,8 @@ export interface PermissionToolSetOptions {
   warn?: (text: string) => void;
   /** The folder is trusted, so rules saved in its config count (default true). */
   projectRulesCount?: boolean;
+  /** Told when the user is about to be asked about `call` (Notification hooks); not awaited. */
+  onAsk?: (call: ToolCall) => void;
 }
 
 export class PermissionToolSet implements ToolSet {
@@ -133,8 +135,27 @@ export class PermissionToolSet implements ToolSet {
     return this.inner.execute(decision.input || granted ? { ...call, ...(decision.input && { input: JSON.stringify(decision.input) }), ...granted } : call, signal, onProgress);
   }
 
-  /** The decision the call runs under (the one asked about, or a newer one that allows it); otherwise its outcome. */
-  private async ask(call: ToolCall, tool: ToolDefinition, input: unknown, decision: Decision, signal: AbortSignal): Promise<ToolOutcome | Decision> {
+  /**
+   * {@link execute}, asking the user even where the rules allow the call (a hook asked for it, saying `reason`); a
+   * rule's deny still wins, and without a way to ask it is a deny.
+   */
+  async executeAsking(call: ToolCall, reason: string, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
+    const tool = this.inner.definitions().find((t) => t.name === call.name);
+    if (!tool || !this.engine.offers(tool)) return this.execute(call, signal, onProgress);
+    const input = parseToolInput(call.input);
+    if (typeof (input as { command?: unknown } | null)?.command === "string") await loadShellParser();
+    const decision = this.engine.decide(tool, input);
+    if (decision.action === "deny") return refusal(`permission denied: ${decision.reason}`);
+    const verdict = await this.ask(call, tool, input, decision.action === "ask" ? decision : { ...decision, action: "ask", reason }, signal, true);
+    if ("status" in verdict) return verdict;
+    return this.inner.execute(verdict.input ? { ...call, input: JSON.stringify(verdict.input) } : call, signal, onProgress);
+  }
+
+  /**
+   * The decision the call runs under (the one asked about, or a newer one that allows it); otherwise its outcome.
+   * `always`: ask even if the rules allow it by now.
+   */
+  private async ask(call: ToolCall, tool: ToolDefinition, input: unknown, decision: Decision, signal: AbortSignal, always = false): Promise<ToolOutcome | Decision> {
     const ask = this.options.ask;
     if (!ask) {
       this.denied.push({ tool_use_id: call.id, tool: call.name, input, reason: decision.reason, allow_with: decision.allowRules });
@@ -145,9 +166,10 @@ export class PermissionToolSet implements ToolSet {
     const turn = this.asking.then(async (): Promise<AskAnswer | ToolOutcome | Decision> => {
       if (signal.aborted) return { status: "cancelled" };
       const again = this.engine.decide(tool, input);
-      if (again.action === "allow") return again;
+      if (again.action === "allow" && !always) return again;
       if (again.action === "deny") return refusal(`permission denied: ${again.reason}`);
       try {
+        this.options.onAsk?.(call);
         return await ask({ call, tool, input, decision, rules: decision.allowRules, projectRulesCount: this.options.projectRulesCount ?? true }, signal);
       } catch {
         return { kind: "deny" };

@@ -4,13 +4,13 @@
  * the workspace's `.awl/skills/`, `.agents/skills/`, `.claude/skills/` (only once the folder is trusted), then
  * the user's `~/.config/awl/skills/`, `~/.agents/skills/`, `~/.claude/skills/`. Only the front matter is read
  * here (the first 64 KB of a file at most), and what it said is cached by size and modification time
- * (skill-cache.ts), so a start-up with many skills parses none that did not change.
+ * (util/front-matter-cache.ts), so a start-up with many skills parses none that did not change.
  */
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { userConfigDir } from "../config/paths.js";
 import { compareCodeUnits } from "../tools/registry.js";
-import { openSkillCache, type CachedFrontMatter } from "./skill-cache.js";
+import { openFrontMatterCache, type CachedFrontMatter, type FrontMatterCache } from "../util/front-matter-cache.js";
 import { checkSkillFields, type SkillFields } from "./skill-rules.js";
 
 /** One folder skills are looked for in. */
@@ -67,7 +67,7 @@ export function skillSources(cwd: string, env: NodeJS.ProcessEnv): SkillSource[]
 
 /** Every skill folder of every source, each with its state; offered ones first come first by precedence. */
 export async function discoverSkills(options: SkillDiscoveryOptions): Promise<SkillEntry[]> {
-  const cache = openSkillCache(options.cachePath ?? undefined, options.env);
+  const cache = openFrontMatterCache("skills", options.cachePath ?? undefined, options.env);
   const entries: SkillEntry[] = [];
   const taken = new Map<string, SkillEntry>();
   // The same folder reached twice (~/.agents/skills linked to ~/.claude/skills) is one set of skills.
@@ -136,7 +136,7 @@ function skillFolders(dir: string, seen: Set<string>): Folder[] {
 }
 
 /** The front matter of `file`, from the cache when its size and time match, else parsed (and cached). */
-async function frontMatterOf(file: string, folder: Folder, cache: ReturnType<typeof openSkillCache>): Promise<CachedFrontMatter> {
+async function frontMatterOf(file: string, folder: Folder, cache: FrontMatterCache): Promise<CachedFrontMatter> {
   const key = `${folder.size}:${folder.mtimeMs}`;
   const cached = cache.get(file, key);
   if (cached) return cached;

@@ -18,6 +18,11 @@ const KNOWN_KEY_VARIABLES = ["AWL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY
 /** Any variable named like an API key (`GROQ_API_KEY`, `MY_API_KEY_2`). */
 const KEY_NAME = /(^|_)API_KEY($|_)/i;
 
+/** Whether an environment variable holds an API key by its name (awl's own, any `*_API_KEY`). */
+export function isKeyVariable(name: string): boolean {
+  return KNOWN_KEY_VARIABLES.includes(name) || KEY_NAME.test(name);
+}
+
 /**
  * The values of the key variables in `env` (awl's own, any `*_API_KEY`, and those the config file's
  * `providers.*.api_key_env` name) and the config file's `api_key`. Values shorter than the scrubber's

@@ -63,7 +63,7 @@ function setup(answer: Answer, agents: AgentDefinition[], options: Partial<SubAg
   const warnings: string[] = [];
   let agent!: Agent;
   const task = new SubAgentToolSet({
-    definitions: () => catalog,
+    definitions: async () => catalog,
     provider: () => agent.provider,
     parentTools: () => agent.tools,
     cwd: "/work",
@@ -157,7 +157,7 @@ describe("SubAgentToolSet", () => {
     const look = new LookTools();
     const spy: ToolSet = { definitions: () => look.definitions(), execute: async (call) => (seen.push(call.agent), look.execute(call)) };
     let agent!: Agent;
-    const task = new SubAgentToolSet({ definitions: () => ({ agents: [definition("alpha")], problems: [] }), provider: () => agent.provider, parentTools: () => agent.tools, cwd: "/w" });
+    const task = new SubAgentToolSet({ definitions: async () => ({ agents: [definition("alpha")], problems: [] }), provider: () => agent.provider, parentTools: () => agent.tools, cwd: "/w" });
     agent = new Agent({ provider, tools: new CompositeToolSet([spy, task]), system: "You are PARENT." });
     await run(agent);
     expect(seen).toEqual(["alpha"]);

@@ -78,6 +78,22 @@ describe("prompt commands", { timeout: 90_000 }, () => {
     expect(lastUser(0)).toBe("Say hello to Ann.");
   });
 
+  it("a command's `model` runs its turn on that model; the next prompt is back on the session's", async () => {
+    const { cwd, home, env } = setUp();
+    write(join(home, ".config", "awl", "commands", "deep.md"), "---\ndescription: Think hard\nmodel: gpt-4o-mini\n---\nThink hard about $ARGUMENTS.\n");
+    live.server.enqueue(openaiAnswer("Deep."), openaiAnswer("Plain."));
+    const input = ["/deep caching", "and now?"].map((content) => `${JSON.stringify({ type: "user", message: { role: "user", content } })}\n`).join("");
+    const run = await runAwl(["--input-format", "stream-json", "--output-format", "stream-json"], { cwd, env, input });
+    expect(run.code).toBe(0);
+    const models = live.server.requests.map((r) => (r.json() as { model: string }).model);
+    expect(models).toEqual(["gpt-4o-mini", "gpt-4o"]);
+    expect(lastUser(0)).toBe("Think hard about caching.");
+    live.server.enqueue(openaiAnswer("Deep again."));
+    const printed = await runAwl(["-p", "/deep queues"], { cwd, env });
+    expect(printed.stderr).toContain("awl: this turn runs on gpt-4o-mini");
+    expect((live.server.requests[2]!.json() as { model: string }).model).toBe("gpt-4o-mini");
+  });
+
   it("a Lua command's handler returns a prompt (with an attached file) that reaches the model; one returning text sends nothing", async () => {
     const { cwd, home, env } = setUp();
     write(join(cwd, "spec.md"), "SPEC BODY\n");

@@ -274,7 +274,7 @@ export class AcpAgent {
     if (invoked.kind === "refused") say(invoked.message);
     if (invoked.kind !== "send") return { stopReason: signal.aborted ? "cancelled" : invoked.kind === "refused" ? "refusal" : "end_turn" };
     const content = invoked.content;
-    const turn = live.session.prompt(content);
+    const turn = live.session.prompt(content, invoked.model === undefined ? {} : { model: invoked.model });
     // This turn's asks go to the client that sent the prompt; "cancelled" (or Esc's equivalent) ends the turn.
     live.runtime.permissions?.setAsk((request, asked) => askClient(client, live.id, request, live.cwd, asked), () => turn.cancel());
     const onAbort = (): void => turn.cancel();

@@ -22,7 +22,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (parsed.positionals.length > 0) return usageError(io, "agents", `unexpected argument "${parsed.positionals[0]}"`);
   const cwd = process.cwd();
   const trusted = await isProjectTrusted(cwd, process.env, parsed.values["trust-project"] === true);
-  const catalog = loadAgentDefinitions({ cwd, trusted, env: process.env });
+  const catalog = await loadAgentDefinitions({ cwd, trusted, env: process.env });
   if (parsed.values.json) {
     io.stdout(`${JSON.stringify({ agents: catalog.agents.map(agentJSON), problems: catalog.problems }, null, 2)}\n`);
     return EXIT.ok;

@@ -3,7 +3,7 @@
  * tools and its errors, then the MCP servers; `awl extensions enable|disable NAME [--project]` switches one on or
  * off; `awl extensions new NAME [--user] [--dir]` writes a skeleton (extension-new.ts).
  */
-import { UNPINNED } from "../../extensions/lua-tool-set.js";
+import { UNPINNED } from "../../extensions/enabled-extensions.js";
 import { EXIT } from "../exit-codes.js";
 import type { ExtensionReport, LuaToolSet } from "../../extensions/lua-tool-set.js";
 import type { RegisteredTool } from "../../tools/registry.js";

@@ -24,6 +24,6 @@ export const agentsCommand: SlashCommand = {
     const host = runtime.hosts.agents;
     if (!host) return print("sub-agents are off here (agents.max_depth is 0, or the tools are the embedder's own)");
     const { agentsText } = await import("../commands/agents.js");
-    print(agentsText(host.reload()).trimEnd());
+    print(agentsText(await host.reload()).trimEnd());
   },
 };

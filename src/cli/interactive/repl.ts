@@ -10,7 +10,7 @@
  *   twice on an empty prompt exits; Ctrl-D on an empty prompt exits; Ctrl-Z suspends awl as a shell job.
  * - A prompt is only ever sent by Enter: when the terminal closes, a half-typed prompt is dropped.
  */
-import type { PromptContent } from "../../agent-session/agent-session.js";
+import type { PromptContent, TurnOptions } from "../../agent-session/agent-session.js";
 import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../output/notices.js";
 import { LineSink, wantsColor } from "../output/sink.js";
@@ -84,6 +84,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   let renderer: TerminalRenderer | undefined;
   let closed = false;
   let exitArmed = false;
+  /** Esc was pressed on an empty prompt: a second Esc (nothing typed between) opens the rewind dialogue. */
+  let rewindArmed = false;
   let wake: (() => void) | undefined;
   /** The tool blocks and thinking of the last turn that had any, in the order they ended (what Ctrl-O / Alt-O show). */
   let lastBlocks: readonly Expandable[] = [];
@@ -100,9 +102,9 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   /** A list being chosen from (the session picker) takes the keys while it is open. */
   let picker: Picker<unknown> | undefined;
 
-  const pick = async <T>(title: string, items: readonly PickerItem<T>[]): Promise<T | undefined> => {
+  const pick = async <T>(title: string, items: readonly PickerItem<T>[], options: { currentLabel?: string } = {}): Promise<T | undefined> => {
     sink.endLine();
-    const open = new Picker(out, items, { title, columns, rows: Math.max(3, Math.min(10, (out.rows ?? 24) - 6)) });
+    const open = new Picker(out, items, { ...options, title, columns, rows: Math.max(3, Math.min(10, (out.rows ?? 24) - 6)) });
     picker = open as Picker<unknown>;
     try {
       return await open.result;
@@ -147,6 +149,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (permissionPrompt.active) return permissionPrompt.handle(event);
     if (picker) return picker.handle(event);
     const action = editor.handle(event);
+    if (action?.type !== "escape") rewindArmed = false;
     if (!action) {
       exitArmed = false;
       return;
@@ -160,7 +163,17 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         wake?.();
         return;
       case "escape":
-        if (turn) cancelTurn();
+        if (turn) return cancelTurn();
+        if (editor.text !== "" || !editor.shown) return;
+        if (!rewindArmed) {
+          rewindArmed = true;
+          editor.printAbove(sink.color ? "\x1b[2m(Esc again to rewind)\x1b[22m\n" : "(Esc again to rewind)\n");
+          return;
+        }
+        rewindArmed = false;
+        editor.leave();
+        queue.push({ text: "/rewind", shown: true });
+        wake?.();
         return;
       case "interrupt":
         if (turn) return cancelTurn();
@@ -194,7 +207,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     }
   };
 
-  async function runTurn(text: PromptContent): Promise<void> {
+  async function runTurn(text: PromptContent, options: TurnOptions = {}): Promise<void> {
     // Loaded by now unless the turn comes from the command line: then it is worth the wait.
     await Promise.all([loadDisplayWidth(), loadMarkdown()]);
     turn = new AbortController();
@@ -218,7 +231,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     outputOrder.frame = pane;
     pane.attach();
     renderer.begin();
-    const { result } = await runtime.runTurn(text, renderer, turn.signal);
+    const { result } = await runtime.runTurn(text, renderer, turn.signal, options);
     turn = undefined;
     await renderer.finish();
     leavePane();
@@ -239,7 +252,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   }
 
   function slashContext(): SlashContext {
-    return { runtime, print, exit: close, sink, pick };
+    return { runtime, print, exit: close, sink, pick, setPrompt: (text) => editor.setText(text) };
   }
 
   async function handle(submission: Submission): Promise<void> {
@@ -269,7 +282,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const blocks: ContentBlock[] = typeof invoked.content === "string" ? [{ type: "text", text: invoked.content }] : [...invoked.content];
     const first = blocks[0];
     if (first?.type === "text") blocks[0] = { type: "text", text: [...ran, first.text].join("\n\n") };
-    await runTurn(blocks.length === 1 && blocks[0]!.type === "text" ? blocks[0]!.text : blocks);
+    await runTurn(blocks.length === 1 && blocks[0]!.type === "text" ? blocks[0]!.text : blocks, invoked.model === undefined ? {} : { model: invoked.model });
   }
 
   /** Runs `work` with a signal that Esc and Ctrl-C abort. */

@@ -40,6 +40,8 @@ export interface LuaToolRegistration {
   has_available: boolean;
   /** A slash command (`awl.register_command`), named `/NAME` here; awl keeps it apart from the tools. */
   command?: boolean;
+  /** An event hook (`awl.on(event, handler)`), named `@EVENT#N` here; dispatched by src/hooks/, never offered as a tool. */
+  hook?: string;
 }
 
 /** A slash command an extension registered with `awl.register_command` (the interactive mode offers it). */

@@ -50,6 +50,13 @@ describe("the LuaCATS stub", () => {
     expect(fieldsOf("awl.RenderView")).toEqual(Object.keys(view).sort());
   });
 
+  it("declares every event awl.on takes and every field a hook may return", async () => {
+    const { LUA_EVENTS, RESULT_FIELDS } = await import("../../../src/hooks/events.js");
+    const events = [...stub.matchAll(/^---\| "(\w+)"/gm)].map((m) => m[1]!);
+    expect(events.sort()).toEqual([...LUA_EVENTS].sort());
+    expect(fieldsOf("awl.HookResult")).toEqual([...new Set(Object.values(RESULT_FIELDS).flat())].sort());
+  });
+
   it("declares every function and field of awl, awl.json, awl.fs, agent and ctx, and nothing else", async () => {
     const live = JSON.parse(contentOf(await call(pool, "meta", "keys"))) as Record<string, string[]>;
     const awlFunctions = live.awl!.filter((k) => !["version", "json", "fs", "base64", "http"].includes(k));

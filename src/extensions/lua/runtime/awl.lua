@@ -1,4 +1,4 @@
--- The `awl` API extensions see (register_tool, register_command, json, exec, log, tool_error, on_unload), the wallah
+-- The `awl` API extensions see (register_tool, register_command, on, json, exec, log, tool_error, on_unload), the wallah
 -- form `agent.on('discover_tools', ...)`, and the two entry points the worker calls:
 -- `load_extension` and `call`. Only strings cross to JavaScript: tool input arrives as JSON text,
 -- results leave as (status, content, extra JSON).
@@ -263,6 +263,52 @@ function awl.register_command(spec)
   ext.order[#ext.order + 1] = command
 end
 
+-- Event hooks: `awl.on("tool_call", function(event, ctx) return { block = true, reason = "..." } end, { timeout_ms = 2000 })`.
+-- They travel with the tool registrations, named "@" .. event .. "#" .. n (no tool name holds an "@"), marked
+-- `hook`; awl dispatches them (src/hooks/) and checks what they return. A handler's return value leaves as JSON.
+local HOOK_EVENTS = {
+  session_start = true, user_prompt = true, tool_call = true, tool_result = true,
+  before_request = true, turn_end = true, compaction = true, session_end = true,
+}
+local HOOK_EVENT_LIST = "session_start, user_prompt, tool_call, tool_result, before_request, turn_end, compaction, session_end"
+
+function awl.on(event, handler, opts)
+  local function fail(msg) error("awl.on: " .. msg, 3) end
+  if type(event) ~= "string" then fail("the event must be a string, got " .. type(event)) end
+  if not HOOK_EVENTS[event] then fail(format("unknown event %q; the events are %s", event, HOOK_EVENT_LIST)) end
+  if type(handler) ~= "function" then fail("the handler must be a function, got " .. type(handler)) end
+  local ext = loading
+  if not ext then fail("hooks can only be registered while the extension loads") end
+  local timeout_ms
+  if opts ~= nil then
+    if type(opts) ~= "table" then fail("the options must be a table { timeout_ms = ... }, got " .. type(opts)) end
+    for key, value in next, opts do
+      if key ~= "timeout_ms" then fail(format("unknown option `%s`; the only option is timeout_ms", tostring(key))) end
+      if type(value) ~= "number" or not (value > 0) then fail("`timeout_ms` must be a positive number of milliseconds") end
+    end
+    timeout_ms = opts.timeout_ms and math.floor(opts.timeout_ms + 0.5)
+  end
+  ext.hooks = ext.hooks + 1
+  local key = "@" .. event .. "#" .. ext.hooks
+  local info = getinfo(2, "Sl") or {}
+  local source = info.source or "?"
+  local hook = {
+    extension = ext.name, name = key, description = "", schema = "{}", parallel = true,
+    kinds = json.array({ "exec" }), hook = event, timeout_ms = timeout_ms,
+    file = sub(source, 1, 1) == "@" and sub(source, 2) or source, line = info.currentline or 0,
+    has_render = false, has_available = false,
+    run = function(input, ctx)
+      local result = handler(input, ctx)
+      if result == nil then return "null" end
+      local ok, text = pcall(json.encode_ex, result, "the returned value")
+      if not ok then return awl.tool_error("returned a value awl cannot read: " .. tostring(text)) end
+      return text
+    end,
+  }
+  ext.tools[key] = hook
+  ext.order[#ext.order + 1] = hook
+end
+
 -- wallah's form: agent.on('discover_tools', function(registry) registry:add{ ... } end)
 local registry = {}
 function registry:add(spec)
@@ -332,7 +378,7 @@ local function load_extension(name, file, root, source, replace)
     chunk, syntax = load(src, "@" .. file, "t", env)
     if not chunk then return "error", syntax end
   end
-  local ext = { name = name, file = file, root = root, env = env, tools = {}, order = {}, unload = {}, discover = {} }
+  local ext = { name = name, file = file, root = root, env = env, tools = {}, order = {}, unload = {}, discover = {}, hooks = 0 }
   loading = ext
   host.set_extension(name)
   local ok, report = xpcall(chunk, crash_report)
@@ -351,7 +397,7 @@ local function load_extension(name, file, root, source, replace)
     list[i] = {
       extension = tool.extension, name = tool.name, description = tool.description, schema = tool.schema,
       schema_error = tool.schema_error, parallel = tool.parallel, kinds = tool.kinds, timeout_ms = tool.timeout_ms, file = tool.file, line = tool.line,
-      has_render = tool.has_render, has_available = tool.has_available, command = tool.command,
+      has_render = tool.has_render, has_available = tool.has_available, command = tool.command, hook = tool.hook,
     }
   end
   return "ok", json.encode(json.array(list))
