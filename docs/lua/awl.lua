@@ -10,6 +10,7 @@
 ---@field fs awl.fs Files and folders: metadata, listings, walks, search, text read and written.
 ---@field base64 awl.base64 Base64 encoding (images in results).
 ---@field http awl.http HTTP requests made by awl, each checked per host by the permission engine.
+---@field web awl.web What web tools need besides requests (a page as Markdown).
 awl = {}
 
 ---@alias awl.ToolKind "read"|"write"|"exec"|"network"
@@ -514,3 +515,15 @@ function awl.http.post(url, body, opts) end
 ---@return awl.HttpResponse|string|nil response_or_message
 ---@return string? kind
 function awl.http.get_json(url, opts) end
+
+---@class awl.web
+awl.web = {}
+
+--- A web page's main content as Markdown (Mozilla's Readability, then node-html-markdown; a page without an article
+--- is converted whole), its links made absolute against `url`. The libraries load on the first call.
+---@param html string
+---@param url string The page's URL.
+---@return string title
+---@return string markdown
+---@return boolean is_article Whether Readability found an article.
+function awl.web.markdown(html, url) end
