@@ -105,6 +105,8 @@ describe("hooks in the terminal", () => {
     await tty.send("first");
     await tty.terminal.waitFor(/One\.\n(.*\n)*>/);
     expect(sent(0)).toContain("HOOK-V1");
+    // What a hook gives the model is in the transcript too, above the answer.
+    expect(await tty.terminal.screen()).toMatch(/hook context: HOOK-V1[\s\S]*One\./);
 
     writeFileSync(file, version("V2"));
     await tty.terminal.waitFor(/reloaded hk/);
