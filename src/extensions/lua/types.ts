@@ -130,7 +130,13 @@ export interface NetworkGate {
  */
 export interface ProcessSandbox {
   /** The command line that runs `argv` in `cwd` inside the sandbox (which decides whether it may reach the network). */
-  wrap(argv: readonly string[], cwd: string): string[];
+  wrap(argv: readonly string[], cwd: string): SandboxedCommand;
+}
+
+/** A program wrapped by a sandbox: the command line, and descriptors it gets as fd 3, 4, … (the caller closes them once it started). */
+export interface SandboxedCommand {
+  argv: string[];
+  fds: number[];
 }
 
 /**
