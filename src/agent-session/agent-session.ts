@@ -14,6 +14,7 @@ import type { SessionError } from "../session/errors.js";
 import type { SessionUsage } from "../usage/session-usage.js";
 import { eventReceiver } from "./events.js";
 import { Turn, type TurnEnd } from "./turn.js";
+import type { BranchPrompt, RewindOutcome, RewindPoint, RewindRequest, SessionBranching } from "./branching.js";
 
 /** A prompt: text, or content blocks (text, and whatever else the model accepts). */
 export type PromptContent = string | ContentBlock[];
@@ -41,6 +42,8 @@ export interface TurnRunner {
   readonly usage?: SessionUsage;
   /** Adds the prompt to the conversation and runs one agent turn; never throws. */
   runTurn(prompt: PromptContent, receiver: TurnReceiver, signal?: AbortSignal, options?: TurnOptions): Promise<{ prompt: Message; result: TurnResult }>;
+  /** Rewind, branches and forks, when the runner saves its session (the CLI's runtime does). */
+  readonly branching?: SessionBranching | undefined;
   close?(): void | Promise<void>;
 }
 
@@ -108,6 +111,46 @@ export class AgentSession {
   /** Cancels the running turn, if any (queued prompts still run). */
   cancel(): void {
     this.running?.cancel();
+  }
+
+  /** The prompts of the branch in use, each with the files changed since (counts) and its checkpoint; after the turns given so far. */
+  rewindPoints(): Promise<RewindPoint[]> {
+    return this.after((b) => b.rewindPoints());
+  }
+
+  /**
+   * Restores the files (`code`), the conversation (a new branch from just before the prompt; nothing is deleted) or
+   * both, as they were before prompt `to`; after the turns given so far. Files changed outside awl since its newest
+   * checkpoint are named (`conflicts`) and nothing is restored unless `overwriteChanged`.
+   */
+  rewind(request: RewindRequest): Promise<RewindOutcome> {
+    return this.after((b) => b.rewind(request));
+  }
+
+  /** Every prompt of every branch of the saved session, in tree order. */
+  branches(): Promise<BranchPrompt[]> {
+    return this.after((b) => b.branches());
+  }
+
+  /** Continues the branch ending at message `leaf` (`BranchPrompt.leaf`). */
+  switchBranch(leaf: string): Promise<{ ok: true } | { ok: false; message: string }> {
+    return this.after((b) => b.switchBranch(leaf));
+  }
+
+  /** Copies the branch in use into a new session and goes on in that one; the original stays as it is. */
+  fork(): Promise<{ ok: true; id: string; from: string } | { ok: false; message: string }> {
+    return this.after((b) => b.fork());
+  }
+
+  /** Runs `work` once the turns given so far have ended (rejects when the runner has no saved session to branch). */
+  private after<T>(work: (branching: SessionBranching) => T | Promise<T>): Promise<T> {
+    const done = this.queue.then(() => {
+      const branching = this.runner.branching;
+      if (!branching) throw new Error("this session is not saved with checkpoints, so it cannot be rewound, branched or forked");
+      return work(branching);
+    });
+    this.queue = done.catch(() => undefined);
+    return done;
   }
 
   /** Waits for the turns given so far, then closes the session file and whatever the runner holds. */

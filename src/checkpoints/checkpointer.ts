@@ -13,7 +13,8 @@ export class Checkpointer {
 
   constructor(
     readonly dir: string,
-    private readonly excluded: readonly string[],
+    /** Absolute folders never recorded. */
+    readonly excluded: readonly string[],
     /** Where the sessions are, and how many days old sessions' checkpoints are kept (pruning). */
     private readonly retention: { sessionDir: string; days: number },
   ) {}

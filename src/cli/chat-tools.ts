@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
+import { pluginMcpServers, pluginProblems, pluginsHaveMcp } from "../plugins/parts.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { TextHost } from "../extensions/lua/types.js";
 import type { McpServerConfig } from "../extensions/mcp/config.js";
@@ -39,13 +40,19 @@ export async function openChatTools(
   /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
   textHost?: TextHost,
 ): Promise<ConfigResult<OpenedTools>> {
-  const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
+  const [{ openToolsForChat }, { runSecrets }, { networkGate }] = await Promise.all([
+    import("./commands/extension-host.js"),
+    import("./run-secrets.js"),
+    import("../permissions/network-gate.js"),
+  ]);
   const secrets = runSecrets(options);
   const cwd = options.cwd ?? process.cwd();
   // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
   const trusted = options.permissions?.trusted ?? await (await import("../permissions/setup.js")).isProjectTrusted(cwd, process.env, options.cli.flags["trust-project"] === true);
   const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
   if (!sandbox.ok) return sandbox;
+  // Installed plugins whose files changed since their review are said, and left out (docs/plugins.md).
+  for (const problem of pluginProblems(process.env)) options.warn(`awl: ${problem}`);
   const opened = await openToolsForChat(options.cli.flags, options.warn, {
     cwd,
     ...(options.config && { config: options.config }),
@@ -55,6 +62,7 @@ export async function openChatTools(
     ...(textHost && { textHost }),
     ...(sandbox.value && { sandbox: sandbox.value }),
     ...(options.permissions?.config.passEnv && { passEnv: options.permissions.config.passEnv.value }),
+    ...(options.permissions && { network: networkGate(options.permissions.engine) }),
   });
   // Headless (awl -p, ACP), the first tool call may come as soon as the first reply does: a Lua worker boots now,
   // beside the rest of awl's start-up (for `awl -p` it already does, see chat.ts); the extensions load into it once
@@ -114,10 +122,10 @@ function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string): s
   } catch {
     // none, or not readable: the MCP layer reports a broken file itself
   }
-  return names;
+  return [...names, ...pluginMcpServers(process.env).map((s) => s.name)];
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
 function hasMcpConfig(options: Pick<RuntimeOptions, "config">, cwd: string): boolean {
-  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json"));
+  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json")) || pluginsHaveMcp(process.env);
 }

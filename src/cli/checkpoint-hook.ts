@@ -8,7 +8,7 @@ import { resolve } from "node:path";
 import type { TurnReceiver, TurnResult } from "../agent/agent.js";
 import { Checkpointer } from "../checkpoints/checkpointer.js";
 import type { CheckpointRecord, CheckpointWhen } from "../checkpoints/store.js";
-import { defaultCheckpointDir } from "../checkpoints/store.js";
+import { CheckpointStore, defaultCheckpointDir } from "../checkpoints/store.js";
 import type { ScanLimits } from "../checkpoints/scan.js";
 import { DEFAULT_RETENTION_DAYS } from "../checkpoints/prune.js";
 import type { LoadedConfig } from "../config/layers.js";
@@ -33,6 +33,7 @@ export class CheckpointHook implements TurnHook {
   /** The prompt of the turn under way. */
   private prompt: Message | undefined;
   private warned = new Set<string>();
+  private mainStore: CheckpointStore | undefined;
   /** The checkpoints of this run, newest last (`stream-json` reports their ids). */
   readonly taken: CheckpointRecord[] = [];
   /** Called with each checkpoint saved. */
@@ -40,8 +41,10 @@ export class CheckpointHook implements TurnHook {
 
   constructor(
     private readonly checkpointer: Checkpointer,
-    private readonly root: string,
-    private readonly limits: Partial<ScanLimits>,
+    /** The workspace recorded. */
+    readonly root: string,
+    /** The scan limits the checkpoints are taken with (a rewind records the present with the same). */
+    readonly limits: Partial<ScanLimits>,
     private readonly warn: (text: string) => void,
     private readonly runtime: Runtime,
     /** The id the session saved a message with. */
@@ -73,6 +76,12 @@ export class CheckpointHook implements TurnHook {
 
   onTurnEnd(_result: TurnResult): void {
     if (this.wrote) void this.take("end");
+  }
+
+  /** The store on this thread, for rewinds (the checkpoints themselves are taken in the worker). */
+  store(): CheckpointStore {
+    this.mainStore ??= new CheckpointStore(this.checkpointer.dir, this.checkpointer.excluded);
+    return this.mainStore;
   }
 
   async close(): Promise<void> {

@@ -35,6 +35,7 @@ import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 import type { SkillToolSet } from "../skills/skill-tool-set.js";
 import type { PromptCommands } from "../prompt-commands/discover-commands.js";
+import type { SessionBranching } from "../agent-session/branching.js";
 
 /** Observes turns; every method is optional and may be async. A hook that throws is reported, never fatal. */
 export interface TurnHook {
@@ -97,6 +98,8 @@ export class Runtime {
   readonly usage: SessionUsage;
   /** Compaction (docs/compaction.md): the agent's context layer, and `/compact`. */
   compactor: Compactor | undefined;
+  /** Rewind, branches and forks of the saved session (session-branching.ts); absent with `--no-session`. */
+  branching: SessionBranching | undefined;
   /** The Lua and command hooks (docs/hooks.md), when any may run. */
   eventHooks: Hooks | undefined;
   /** The conversation whose session_start hooks ran (its session_end runs when it is left or at exit). */
@@ -398,6 +401,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   // After the session hook: a checkpoint belongs to the session that hook has just started.
   const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, sessions.value, config.value, cwd, options.warn) : undefined;
   if (checkpoints) runtime.hooks.push(checkpoints);
+  if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, (await import("./run-secrets.js")).runSecrets(options), options.warn));

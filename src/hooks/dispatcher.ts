@@ -11,6 +11,7 @@ import type { CommandHook } from "./command-config.js";
 import type { CommandEvent, LuaEvent } from "./events.js";
 import type { LuaHooks } from "./lua-hooks.js";
 import { runHookCommand, type CommandRun } from "./run-command.js";
+import { commandEntries, luaEntries, type HookEntry } from "./listing.js";
 
 export interface HooksOptions {
   lua?: LuaHooks;
@@ -27,6 +28,8 @@ export interface HooksOptions {
   report: (text: string) => void;
   /** Text a hook gave the model (context, a block reason, a message for one more call): shown to the user too. */
   show: (text: string) => void;
+  /** What was wrong with the config's hooks entries (each left out), for the listing. */
+  problems?: readonly string[];
 }
 
 /** How a session came to run: new, continued, or continued as a copy (`--fork`). */
@@ -199,6 +202,11 @@ export class Hooks {
   notification(toolName: string): void {
     const message = `awl needs your permission to use ${claudeToolName(toolName)}`;
     if (this.options.commands.some((h) => h.event === "Notification")) void this.commands("Notification", undefined, { message, notification_type: "permission_prompt" }, new AbortController().signal);
+  }
+
+  /** Every hook of the run as `/hooks` lists it, and the config entries left out. */
+  listing(): { entries: HookEntry[]; problems: readonly string[] } {
+    return { entries: [...luaEntries(this.lua?.handlers() ?? []), ...commandEntries(this.options.commands)], problems: this.options.problems ?? [] };
   }
 
   /** Whether any hook of `event` is configured (callers skip work for none). */

@@ -35,7 +35,7 @@ export interface CommandOptions {
 /** Runs `command` with `input` on stdin. Never throws. */
 export function runHookCommand(command: string, input: string, options: CommandOptions): Promise<CommandRun> {
   const argv = ["/bin/sh", "-c", command];
-  // The sandbox's descriptors (its seccomp filter) go to the child as fd 3, 4, ... and are closed here once it started.
+  // The sandbox hands its seccomp filter over as fd 3 (closed here once the child has it).
   const { argv: line, fds } = options.sandbox ? options.sandbox.wrap(argv, options.cwd) : { argv, fds: [] };
   const [file, ...args] = line;
   return new Promise((done) => {

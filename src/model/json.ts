@@ -3,7 +3,7 @@
  * Writing: each block is its fields; `tool_use.input` is a JSON value when it parses, else the raw string.
  * Reading: validates shape and names the exact path of anything wrong.
  */
-import type { ContentBlock, ImageData } from "./blocks.js";
+import { THINKING_ORIGINS, type ContentBlock, type ImageData, type ThinkingOrigin } from "./blocks.js";
 import { Conversation } from "./conversation.js";
 import type { Message, Role, StopReason, Usage } from "./message.js";
 
@@ -111,6 +111,8 @@ export function usageFromJSON(value: unknown, path: string): Usage {
   const created = num("cache_creation_input_tokens", true);
   if (read !== undefined) usage.cache_read_input_tokens = read;
   if (created !== undefined) usage.cache_creation_input_tokens = created;
+  const reasoning = num("reasoning_tokens", true);
+  if (reasoning !== undefined) usage.reasoning_tokens = reasoning;
   return usage;
 }
 
@@ -125,6 +127,12 @@ function blockFromJSON(value: unknown, path: string): ContentBlock {
       const redacted = str(value, "redacted", path, true);
       if (signature !== undefined) block.signature = signature;
       if (redacted !== undefined) block.redacted = redacted;
+      const origin = str(value, "origin", path, true);
+      if (origin !== undefined) {
+        if (!(THINKING_ORIGINS as readonly string[]).includes(origin))
+          throw new FormatError(`${path}.origin`, `expected one of ${THINKING_ORIGINS.join(", ")}, got ${JSON.stringify(origin)}`);
+        block.origin = origin as ThinkingOrigin;
+      }
       return block;
     }
     case "tool_use": {

@@ -54,7 +54,7 @@ function pushFields(message: Message, out: unknown[]): void {
         out.push(block, block.type, block.text);
         break;
       case "thinking":
-        out.push(block, block.type, block.thinking, block.signature, block.redacted);
+        out.push(block, block.type, block.thinking, block.signature, block.redacted, block.origin);
         break;
       case "tool_use":
         out.push(block, block.type, block.id, block.name, block.input);

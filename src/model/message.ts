@@ -21,6 +21,8 @@ export interface Usage {
   output_tokens: number;
   cache_read_input_tokens?: number;
   cache_creation_input_tokens?: number;
+  /** Of `output_tokens`, those spent reasoning (OpenAI Responses, Gemini), where the provider reports them. */
+  reasoning_tokens?: number;
 }
 
 export interface Message {
@@ -45,6 +47,7 @@ export function addUsage(a: Usage, b: Usage | undefined): Usage {
   if (a.cache_read_input_tokens !== undefined || b.cache_read_input_tokens !== undefined) sum.cache_read_input_tokens = read;
   if (a.cache_creation_input_tokens !== undefined || b.cache_creation_input_tokens !== undefined)
     sum.cache_creation_input_tokens = created;
+  if (a.reasoning_tokens !== undefined || b.reasoning_tokens !== undefined) sum.reasoning_tokens = (a.reasoning_tokens ?? 0) + (b.reasoning_tokens ?? 0);
   return sum;
 }
 

@@ -9,7 +9,11 @@ type ProviderFactory = (settings: ProviderSettings) => Promise<Provider>;
 
 /** One line per wire API; the key is the `provider` setting (`AWL_PROVIDER`, `--provider`). */
 const FACTORIES: Record<string, ProviderFactory> = {
-  openai: async (settings) => (await import("./openai/provider.js")).createOpenAIProvider(settings),
+  openai: async (settings) =>
+    speaksResponsesByDefault(settings.baseUrl)
+      ? (await import("./openai-responses/provider.js")).createResponsesProvider(settings)
+      : (await import("./openai/provider.js")).createOpenAIProvider(settings),
+  "openai-responses": async (settings) => (await import("./openai-responses/provider.js")).createResponsesProvider(settings),
   anthropic: async (settings) => (await import("./anthropic/provider.js")).createAnthropicProvider(settings),
   replay: async (settings) => (await import("./replay/index.js")).createReplayProvider(settings),
 };
@@ -28,4 +32,17 @@ export async function createProvider(settings: ProviderSettings): Promise<Provid
       providerError("config", `unknown provider "${settings.provider}": use one of ${PROVIDER_NAMES.map((n) => `"${n}"`).join(", ")}`),
     );
   return factory(settings);
+}
+
+/**
+ * OpenAI's own endpoint is spoken to through the Responses API (its newest models and features are built on it);
+ * a base URL that names `/chat/completions` keeps the Chat Completions API there, and every other server gets it.
+ */
+export function speaksResponsesByDefault(baseUrl: string): boolean {
+  try {
+    const url = new URL(baseUrl);
+    return url.hostname === "api.openai.com" && !url.pathname.replace(/\/+$/, "").endsWith("/chat/completions");
+  } catch {
+    return false;
+  }
 }

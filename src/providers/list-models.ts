@@ -16,8 +16,8 @@ export async function listServerModels(settings: Pick<ProviderSettings, "provide
     url = `${base.replace(/\/v1$/, "")}/v1/models?limit=1000`;
     headers["anthropic-version"] = ANTHROPIC_VERSION;
     if (settings.apiKey) headers["x-api-key"] = settings.apiKey;
-  } else if (settings.provider === "openai") {
-    url = `${base.replace(/\/chat\/completions$/, "")}/models`;
+  } else if (settings.provider === "openai" || settings.provider === "openai-responses") {
+    url = `${base.replace(/\/(chat\/completions|responses)$/, "")}/models`;
     if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
   } else return undefined;
   const body = await getJson(url, headers);

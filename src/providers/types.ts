@@ -74,7 +74,7 @@ export type ThinkingSetting = number | "adaptive" | "off";
  * Providers read only this; they never look at the environment themselves.
  */
 export interface ProviderSettings {
-  /** "openai" (any OpenAI-compatible endpoint), "anthropic", or "replay". */
+  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", or "replay". */
   provider: string;
   model: string;
   /** e.g. https://api.openai.com/v1 (OpenAI: `{baseUrl}/chat/completions`), https://api.anthropic.com (`{baseUrl}/v1/messages`). */
@@ -112,4 +112,9 @@ export interface ProviderSettings {
   headers?: Record<string, string>;
   /** Replay provider: the JSON Lines script to play. */
   replayFile?: string;
+  /**
+   * Told about something worth a line in a log but not an error (an event type the provider does not know and
+   * ignored, once per type). Absent: such notes are dropped.
+   */
+  onNotice?: (text: string) => void;
 }

@@ -118,7 +118,7 @@ describe("resolveSettings", () => {
     expect(s.keySource).toBe("WORK_ANTHROPIC_KEY");
     const missing = error({ env: { AWL_MODEL: "m" }, file: { providers: { anthropic: { api_key_env: "WORK_ANTHROPIC_KEY" } } }, flags: { provider: "anthropic" } });
     expect(missing.hint).toContain("set WORK_ANTHROPIC_KEY");
-    expect(error({ env, file: { providers: { gemini: {} } }, filePath: "/x/config.json" }).message).toBe('unknown provider "gemini" under "providers" in /x/config.json');
+    expect(error({ env, file: { providers: { cohere: {} } }, filePath: "/x/config.json" }).message).toBe('unknown provider "cohere" under "providers" in /x/config.json');
   });
 
   it("parses the number flags", () => {
@@ -217,7 +217,7 @@ describe("resolveSettings", () => {
   });
 
   it("rejects an unknown provider and a bad URL, naming where they came from", () => {
-    expect(error({ env: { AWL_PROVIDER: "gemini" } }).message).toBe('unknown provider "gemini" (from AWL_PROVIDER)');
+    expect(error({ env: { AWL_PROVIDER: "cohere" } }).message).toBe('unknown provider "cohere" (from AWL_PROVIDER)');
     const e = error({ env: { AWL_MODEL: "m", AWL_API_KEY: "k" }, file: { base_url: "localhost:8080" }, filePath: "/x/config.json" });
     expect(e.message).toContain('"base_url" in /x/config.json');
     expect(error({ env: { AWL_MODEL: "m" }, flags: { baseUrl: "not a url" } }).message).toContain("(from --base-url) is not a URL");

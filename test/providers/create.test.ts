@@ -12,10 +12,10 @@ describe("createProvider", () => {
   });
 
   it("rejects an unknown provider with a config error listing the valid names", async () => {
-    const error = await createProvider({ ...base, provider: "gemini" }).catch((e: unknown) => e);
+    const error = await createProvider({ ...base, provider: "cohere" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ProviderConfigError);
     expect((error as ProviderConfigError).error.kind).toBe("config");
-    expect((error as ProviderConfigError).message).toBe(`unknown provider "gemini": use one of ${PROVIDER_NAMES.map((n) => `"${n}"`).join(", ")}`);
+    expect((error as ProviderConfigError).message).toBe(`unknown provider "cohere": use one of ${PROVIDER_NAMES.map((n) => `"${n}"`).join(", ")}`);
     expect(PROVIDER_NAMES).toContain("openai");
   });
 
@@ -26,5 +26,12 @@ describe("createProvider", () => {
   it("rejects an unknown or invalid compat setting", async () => {
     await expect(createProvider({ ...base, compat: { sendReasoning: true } })).rejects.toThrow(/unknown OpenAI compatibility setting "sendReasoning"/);
     await expect(createProvider({ ...base, compat: { maxTokensField: "max" } })).rejects.toThrow(/expected one of "max_tokens", "max_completion_tokens"/);
+  });
+
+  it("speaks the Responses API to OpenAI's own endpoint, Chat Completions to any other and to a base URL naming /chat/completions", async () => {
+    expect(await createProvider({ ...base, baseUrl: "https://api.openai.com/v1" })).toMatchObject({ name: "openai-responses" });
+    expect(await createProvider({ ...base, baseUrl: "https://api.openai.com/v1/chat/completions" })).toMatchObject({ name: "openai" });
+    expect(await createProvider({ ...base, baseUrl: "https://openrouter.ai/api/v1" })).toMatchObject({ name: "openai" });
+    expect(await createProvider({ ...base, provider: "openai-responses" })).toMatchObject({ name: "openai-responses" });
   });
 });

@@ -15,7 +15,7 @@ import { resolveLuaLimits } from "./lua-limits.js";
 import type { LoadedConfig } from "../../config/layers.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
-import type { ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
+import type { NetworkGate, ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
 import type { ConfigFileValues } from "../../config/config-file.js";
 import { withheldVariables } from "../../util/secrets.js";
 
@@ -143,6 +143,8 @@ export interface ChatToolOptions {
   sandbox?: ProcessSandbox;
   /** The user's `permissions.pass_env`: credential variables the programs still get. */
   passEnv?: readonly string[];
+  /** Decides every host `awl.http` reaches (the permission engine's `network` rules). */
+  network?: NetworkGate;
 }
 
 /**
@@ -160,7 +162,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, passEnv, cwd = process.cwd() } = options;
+  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, network, passEnv, cwd = process.cwd() } = options;
   const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
@@ -177,6 +179,7 @@ export async function openToolsForChat(
     onLog: showToolLog,
     ...(textHost && { textHost }),
     ...(sandbox && { sandbox }),
+    ...(network && { network }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {

@@ -18,6 +18,8 @@ import { SessionStore } from "../../session/store.js";
 import { formatUserMessage } from "../error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { oneLine } from "../output/tool-block.js";
+import { changeCountsText, restoreLines } from "../output/rewind-text.js";
+import { promptText } from "../session-branching.js";
 
 export const REWIND_USAGE = `usage: awl rewind [SESSION] [--to N (--code | --conversation | --both)] [--yes] [--overwrite-changed]
 
@@ -113,10 +115,6 @@ async function withLock(sessions: SessionStore, id: string, work: () => Promise<
   }
 }
 
-function promptText(prompt: Message): string {
-  return prompt.content.flatMap((b) => (b.type === "text" ? [b.text] : [])).join("\n");
-}
-
 async function restoreCode(
   store: CheckpointStore,
   session: string,
@@ -153,11 +151,8 @@ async function restoreCode(
 }
 
 function printPlan(plan: RestorePlan, root: string, n: number, mood: "would" | "did"): void {
-  const lines = [`${mood === "did" ? "Restored" : "Restoring"} ${root} to before prompt ${n}${mood === "did" ? "" : " would"}:`];
-  for (const path of plan.modified) lines.push(`  restore  ${path}`);
-  for (const path of plan.added) lines.push(`  create   ${path}`);
-  for (const path of plan.deleted) lines.push(`  delete   ${path}`);
-  process.stdout.write(lines.join("\n") + "\n");
+  const heading = `${mood === "did" ? "Restored" : "Restoring"} ${root} to before prompt ${n}${mood === "did" ? "" : " would"}:`;
+  process.stdout.write(restoreLines(heading, { restore: plan.modified, create: plan.added, delete: plan.deleted }).join("\n") + "\n");
 }
 
 function listPrompts(store: CheckpointStore, session: string, root: string, prompts: readonly Message[], ids: ReadonlyMap<Message, string>): void {
@@ -172,7 +167,7 @@ function listPrompts(store: CheckpointStore, session: string, root: string, prom
       try {
         const plan = planRestore(store.objects, target.tree!, newest.tree, undefined);
         // What changed since the prompt is the restore read backwards: what it deletes was added, and so on.
-        changes = `${plan.deleted.length} added, ${plan.modified.length} modified, ${plan.added.length} deleted since`;
+        changes = changeCountsText({ added: plan.deleted.length, modified: plan.modified.length, deleted: plan.added.length });
       } catch {
         changes = "checkpoint damaged";
       }

@@ -19,6 +19,8 @@ export interface PickerItem<T> {
 
 export interface PickerOptions {
   title: string;
+  /** What follows the item in use (default "(current)"). */
+  currentLabel?: string;
   /** Rows of items shown at once (the list scrolls). */
   rows?: number;
   columns(): number;
@@ -117,7 +119,7 @@ export class Picker<T> {
     for (let i = this.first; i < Math.min(shown.length, this.first + rows); i++) {
       const item = shown[i]!;
       const marker = i === this.selected ? "❯ " : "  ";
-      lines.push(fitToWidth(`${marker}${stripControls(item.label)}${item.current ? "  (current)" : ""}`, columns));
+      lines.push(fitToWidth(`${marker}${stripControls(item.label)}${item.current ? `  ${this.options.currentLabel ?? "(current)"}` : ""}`, columns));
     }
     if (shown.length > rows) lines.push(fitToWidth(`  ${shown.length} in all; ${this.first + 1}–${Math.min(shown.length, this.first + rows)} shown`, columns));
     this.clear();

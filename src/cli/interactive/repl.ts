@@ -84,6 +84,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   let renderer: TerminalRenderer | undefined;
   let closed = false;
   let exitArmed = false;
+  /** Esc was pressed on an empty prompt: a second Esc (nothing typed between) opens the rewind dialogue. */
+  let rewindArmed = false;
   let wake: (() => void) | undefined;
   /** The tool blocks and thinking of the last turn that had any, in the order they ended (what Ctrl-O / Alt-O show). */
   let lastBlocks: readonly Expandable[] = [];
@@ -100,9 +102,9 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   /** A list being chosen from (the session picker) takes the keys while it is open. */
   let picker: Picker<unknown> | undefined;
 
-  const pick = async <T>(title: string, items: readonly PickerItem<T>[]): Promise<T | undefined> => {
+  const pick = async <T>(title: string, items: readonly PickerItem<T>[], options: { currentLabel?: string } = {}): Promise<T | undefined> => {
     sink.endLine();
-    const open = new Picker(out, items, { title, columns, rows: Math.max(3, Math.min(10, (out.rows ?? 24) - 6)) });
+    const open = new Picker(out, items, { ...options, title, columns, rows: Math.max(3, Math.min(10, (out.rows ?? 24) - 6)) });
     picker = open as Picker<unknown>;
     try {
       return await open.result;
@@ -147,6 +149,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (permissionPrompt.active) return permissionPrompt.handle(event);
     if (picker) return picker.handle(event);
     const action = editor.handle(event);
+    if (action?.type !== "escape") rewindArmed = false;
     if (!action) {
       exitArmed = false;
       return;
@@ -160,7 +163,17 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         wake?.();
         return;
       case "escape":
-        if (turn) cancelTurn();
+        if (turn) return cancelTurn();
+        if (editor.text !== "" || !editor.shown) return;
+        if (!rewindArmed) {
+          rewindArmed = true;
+          editor.printAbove(sink.color ? "\x1b[2m(Esc again to rewind)\x1b[22m\n" : "(Esc again to rewind)\n");
+          return;
+        }
+        rewindArmed = false;
+        editor.leave();
+        queue.push({ text: "/rewind", shown: true });
+        wake?.();
         return;
       case "interrupt":
         if (turn) return cancelTurn();
@@ -239,7 +252,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   }
 
   function slashContext(): SlashContext {
-    return { runtime, print, exit: close, sink, pick };
+    return { runtime, print, exit: close, sink, pick, setPrompt: (text) => editor.setText(text) };
   }
 
   async function handle(submission: Submission): Promise<void> {

@@ -14,6 +14,7 @@ import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
 import { agentsCommand, toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../output/notices.js";
+import { forkCommand, rewindCommand, treeCommand } from "./rewind-commands.js";
 
 export interface SlashContext {
   runtime: Runtime;
@@ -24,7 +25,9 @@ export interface SlashContext {
   /** The terminal, for commands that render turns (`/resume` redraws a session). */
   sink: LineSink;
   /** Lets the user choose from a list below the prompt (picker.ts); undefined when left without a choice. */
-  pick<T>(title: string, items: readonly PickerItem<T>[]): Promise<T | undefined>;
+  pick<T>(title: string, items: readonly PickerItem<T>[], options?: { currentLabel?: string }): Promise<T | undefined>;
+  /** Puts text into the prompt editor (a rewound prompt, to edit and send again). */
+  setPrompt(text: string): void;
 }
 
 export interface SlashCommand {
@@ -70,6 +73,9 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   resumeCommand,
   sessionsCommand,
   exportCommand,
+  rewindCommand,
+  treeCommand,
+  forkCommand,
   toolsCommand,
   agentsCommand,
   ...permissionCommands,
@@ -106,6 +112,15 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   {
+    name: "hooks",
+    summary: "list the hooks of this session (Lua awl.on handlers and command hooks): event, matcher, file:line, state",
+    run: async (_args, { runtime, print }) => {
+      const [{ hooksText }, { displayPath }] = await Promise.all([import("../../hooks/listing.js"), import("../commands/extension-host.js")]);
+      const listing = runtime.eventHooks?.listing() ?? { entries: [], problems: [] };
+      print(hooksText(listing.entries, listing.problems, displayPath).trimEnd());
+    },
+  },
+  {
     name: "skills",
     summary: "list the Agent Skills and prompt commands: source, size, state, why one is refused",
     run: async (_args, { runtime, print }) => {
@@ -136,6 +151,7 @@ const KEYS: [string, string][] = [
   ["Enter", "send the prompt (a turn running: queue it for after the turn)"],
   ["Alt-Enter, \\ Enter", "a new line in the prompt (Shift-Enter and Ctrl-J too where the terminal sends them); a paste keeps its lines"],
   ["Ctrl-C, Esc", "cancel the running turn; at the prompt Ctrl-C clears the line, twice on an empty line exits"],
+  ["Esc Esc", "on an empty prompt: rewind (as /rewind)"],
   ["Ctrl-D", "exit (on an empty prompt)"],
   ["Up, Down", "move between lines; past the first or last line, the prompts sent before"],
   ["Ctrl-R", "search the prompts sent before, in every directory: a list narrowed as you type, Enter puts one in"],

@@ -4,7 +4,8 @@
  * - every system message, wherever it is, joins the top-level `system` text (blank line between);
  * - thinking with a signature goes back as `thinking`, redacted thinking as opaque `redacted_thinking`;
  *   thinking without a signature (an OpenAI-compatible reasoning model's) is dropped: Anthropic rejects
- *   unsigned thinking, and replaying it as text would put words in the model's mouth;
+ *   unsigned thinking, and replaying it as text would put words in the model's mouth; so is thinking signed by
+ *   another API (`origin`: an OpenAI reasoning item, a Gemini thought signature), which Anthropic cannot verify;
  * - tool ids are rewritten to fit Anthropic ({@link ToolIdMap}), the same way for a tool_use and its result;
  * - empty text blocks are dropped (the API rejects them), then messages left empty are dropped and
  *   consecutive same-role messages merged; in a user message tool_result blocks come first, as the API requires.
@@ -236,7 +237,7 @@ function convertBlock(block: ContentBlock, role: "user" | "assistant", id: strin
       return block.text === "" ? undefined : { type: "text", text: block.text };
     case "thinking":
       // Only the assistant thinks; a thinking block elsewhere is not something the API could accept.
-      if (role !== "assistant") return undefined;
+      if (role !== "assistant" || block.origin !== undefined) return undefined;
       if (block.redacted !== undefined) return { type: "redacted_thinking", data: block.redacted };
       if (block.signature) return { type: "thinking", thinking: block.thinking, signature: block.signature };
       return undefined;

@@ -8,7 +8,8 @@ import type { ImageBlock, ImageData, ToolResultBlock, ToolUseBlock } from "../..
 import type { Conversation } from "../../model/conversation.js";
 import type { Message } from "../../model/message.js";
 import { MessageMemo } from "../../model/message-memo.js";
-import { providerError, type ProviderError } from "../errors.js";
+import { isProviderError, type ProviderError } from "../errors.js";
+import { toolSpecsJSON } from "../tool-specs.js";
 import { markedErrorText } from "../tool-error-text.js";
 import type { ToolSpec } from "../types.js";
 import type { Compat } from "./compat.js";
@@ -63,13 +64,8 @@ export function buildChatRequestBody(
   if (settings.maxTokens !== undefined) body += `,"${compat.maxTokensField}":${Math.trunc(settings.maxTokens)}`;
   body += `,"messages":[${messagesJSON(conversation.messages, compat, cache, settings.system)}]`;
   if (tools.length > 0) {
-    const specs: string[] = [];
-    for (const tool of tools) {
-      const schema = tool.schema.trim();
-      if (!schema.startsWith("{") || !schema.endsWith("}"))
-        return providerError("bad_request", `the tool "${tool.name}" has a schema that is not a JSON object, so it cannot be offered to the model`);
-      specs.push(toolJSON(tool));
-    }
+    const specs = toolSpecsJSON(tools, toolJSON);
+    if (isProviderError(specs)) return specs;
     body += `,"tools":[${specs.join(",")}]`;
   }
   return body + "}";

@@ -1,0 +1,295 @@
+/**
+ * OpenAI Responses API stream events (`response.*`) → Receiver block calls and one assistant message.
+ *
+ * Each output item is one block: a `message` item's text (and refusal text, which the user must see) a text
+ * block; a `reasoning` item's summary parts (joined by a blank line) a thinking block that keeps the item's
+ * `encrypted_content` as its signature (`origin: "openai-responses"`), so it can be sent back; a `function_call`
+ * a tool_use block whose arguments stream. Items of other types (server-side tools) make no block. Blocks reach
+ * the Receiver in output order, one after another: an item that streams while an earlier one is still open is
+ * held back and replayed when its turn comes. The message is complete only at `response.completed` or
+ * `response.incomplete`; `response.failed` and `error` events are errors. Event types awl does not know are
+ * ignored, and each is reported once through `onUnknownEvent`.
+ */
+import type { ContentBlock } from "../../model/blocks.js";
+import type { Message, Usage } from "../../model/message.js";
+import { TextBuffer } from "../../model/text-buffer.js";
+import { errorCode, errorFields, kindOfStreamError } from "../classify-error-payload.js";
+import { excerpt, messageFromErrorObject } from "../classify-http-error.js";
+import { providerError, type ProviderError } from "../errors.js";
+import type { SseEvent } from "../sse.js";
+import type { EventVerdict, StreamAssembler } from "../stream-driver.js";
+import type { Receiver } from "../types.js";
+import { mapResponsesStopReason } from "./map-stop-reason.js";
+
+type ItemKind = "text" | "thinking" | "tool" | "skip";
+
+interface ItemState {
+  kind: ItemKind;
+  outputIndex: number;
+  buffer: TextBuffer;
+  /** Receiver block index once started. */
+  blockIndex: number | undefined;
+  done: boolean;
+  /** Tool calls: the call id and function name. */
+  callId: string;
+  name: string;
+  /** Thinking: the encrypted reasoning, from `output_item.done`. */
+  encrypted: string | undefined;
+  /** Thinking: the summary part being streamed, to put a blank line between parts. */
+  summaryIndex: number | undefined;
+}
+
+/** Events with nothing for awl in them (their content also arrives in the events handled below). */
+const IGNORED = new Set([
+  "response.created",
+  "response.in_progress",
+  "response.queued",
+  "response.content_part.added",
+  "response.content_part.done",
+  "response.output_text.done",
+  "response.output_text.annotation.added",
+  "response.refusal.done",
+  "response.reasoning_summary_part.done",
+  "response.reasoning_summary_text.done",
+  "response.reasoning_text.done",
+]);
+
+const EXCERPT = 200;
+
+export class ResponsesAssembler implements StreamAssembler {
+  private readonly blocks: ContentBlock[] = [];
+  /** Items by `output_index`, and in output order. */
+  private readonly items = new Map<number, ItemState>();
+  private readonly order: ItemState[] = [];
+  /** The first item not yet completed to the Receiver. */
+  private cursor = 0;
+  private status: string | undefined;
+  private incompleteReason: string | undefined;
+  private usage: Usage | undefined;
+
+  constructor(
+    private readonly receiver: Receiver,
+    /** Names the endpoint in error messages. */
+    private readonly source: string,
+    /** Told once per provider about each event type awl does not know (it is ignored). */
+    private readonly onUnknownEvent: (type: string) => void = () => {},
+  ) {}
+
+  onEvent(event: SseEvent): EventVerdict {
+    if (event.data === "[DONE]") return undefined;
+    let payload: unknown;
+    try {
+      payload = JSON.parse(event.data);
+    } catch {
+      const text = event.data.length > EXCERPT ? `${event.data.slice(0, EXCERPT)}…` : event.data;
+      return providerError("bad_response", `malformed JSON in the stream from ${this.source}: ${text}`);
+    }
+    if (typeof payload !== "object" || payload === null) return undefined;
+    const record = payload as Record<string, unknown>;
+    const type = typeof record.type === "string" ? record.type : (event.event ?? "");
+    switch (type) {
+      case "response.output_item.added":
+        this.onItemAdded(record);
+        return undefined;
+      case "response.output_item.done":
+        this.onItemDone(record);
+        return undefined;
+      case "response.output_text.delta":
+      case "response.refusal.delta":
+      case "response.function_call_arguments.delta":
+      case "response.reasoning_text.delta":
+        this.onDelta(record, str(record.delta) ?? "");
+        return undefined;
+      case "response.reasoning_summary_text.delta":
+        this.onSummaryDelta(record);
+        return undefined;
+      case "response.reasoning_summary_part.added":
+        this.onSummaryPart(record);
+        return undefined;
+      case "response.function_call_arguments.done": {
+        const item = this.itemOf(record);
+        if (item?.kind === "tool" && item.buffer.length === 0) this.onDelta(record, str(record.arguments) ?? "");
+        return undefined;
+      }
+      case "response.completed":
+      case "response.incomplete":
+        this.onEnd(record.response);
+        return "done";
+      case "response.failed":
+        return this.streamError(objectOf(record.response)?.error ?? record.response ?? record);
+      case "error":
+        return this.streamError(record.error ?? record);
+      default:
+        if (!IGNORED.has(type)) this.onUnknownEvent(type);
+        return undefined;
+    }
+  }
+
+  finish(): Message {
+    for (const item of this.order) item.done = true;
+    this.pump();
+    const hasToolCalls = this.blocks.some((b) => b.type === "tool_use");
+    const message: Message = { role: "assistant", content: this.blocks, stop_reason: mapResponsesStopReason(this.status, this.incompleteReason, hasToolCalls) };
+    const raw = this.incompleteReason ?? this.status;
+    if (raw !== undefined) message.stop_reason_raw = raw;
+    if (this.usage) message.usage = this.usage;
+    return message;
+  }
+
+  private onItemAdded(record: Record<string, unknown>): void {
+    const index = num(record.output_index);
+    const wire = objectOf(record.item);
+    if (index === undefined || wire === undefined || this.items.has(index)) return;
+    const kind: ItemKind = wire.type === "message" ? "text" : wire.type === "reasoning" ? "thinking" : wire.type === "function_call" ? "tool" : "skip";
+    const item: ItemState = {
+      kind,
+      outputIndex: index,
+      buffer: new TextBuffer(),
+      blockIndex: undefined,
+      done: false,
+      callId: str(wire.call_id) ?? "",
+      name: str(wire.name) ?? "",
+      encrypted: undefined,
+      summaryIndex: undefined,
+    };
+    this.items.set(index, item);
+    this.order.push(item);
+    // Items are announced in output order; one announced late still takes its place (before the cursor: at it).
+    let at = this.order.length - 1;
+    while (at > this.cursor && this.order[at - 1]!.outputIndex > index) {
+      this.order[at] = this.order[at - 1]!;
+      at--;
+    }
+    this.order[at] = item;
+    this.pump();
+  }
+
+  private onItemDone(record: Record<string, unknown>): void {
+    const item = this.itemOf(record);
+    const wire = objectOf(record.item);
+    if (item === undefined || wire === undefined) return;
+    // Whatever the deltas did not carry (a server that sends whole items) comes from the finished item.
+    if (item.buffer.length === 0) {
+      const whole = item.kind === "tool" ? str(wire.arguments) : item.kind === "text" ? messageText(wire.content) : item.kind === "thinking" ? summaryText(wire.summary) : undefined;
+      if (whole) this.onDelta(record, whole);
+    }
+    if (item.kind === "tool") {
+      item.callId ||= str(wire.call_id) ?? "";
+      item.name ||= str(wire.name) ?? "";
+    }
+    if (item.kind === "thinking") item.encrypted = str(wire.encrypted_content) ?? undefined;
+    item.done = true;
+    this.pump();
+  }
+
+  private onSummaryPart(record: Record<string, unknown>): void {
+    const item = this.itemOf(record);
+    const part = num(record.summary_index);
+    if (item?.kind !== "thinking" || part === undefined) return;
+    if (item.summaryIndex !== undefined && part !== item.summaryIndex && item.buffer.length > 0) this.onDelta(record, "\n\n");
+    item.summaryIndex = part;
+  }
+
+  private onSummaryDelta(record: Record<string, unknown>): void {
+    this.onSummaryPart(record);
+    this.onDelta(record, str(record.delta) ?? "");
+  }
+
+  private onDelta(record: Record<string, unknown>, delta: string): void {
+    const item = this.itemOf(record);
+    if (item === undefined || item.kind === "skip" || delta === "") return;
+    item.buffer.append(delta);
+    if (item.blockIndex !== undefined && this.order[this.cursor] === item) this.receiver.onContentDelta?.(item.blockIndex, delta);
+    else this.pump();
+  }
+
+  /** Starts, and completes, blocks in output order as far as the items allow. */
+  private pump(): void {
+    for (let item = this.order[this.cursor]; item !== undefined; item = this.order[this.cursor]) {
+      if (item.kind !== "skip" && item.blockIndex === undefined && (item.done || item.kind === "tool" || item.buffer.length > 0)) this.start(item);
+      if (!item.done && item.kind !== "skip") return;
+      if (item.blockIndex !== undefined) this.complete(item);
+      this.cursor++;
+    }
+  }
+
+  private start(item: ItemState): void {
+    if (item.kind === "skip") return;
+    // An empty message or a reasoning item with nothing to show or send back makes no block.
+    if (item.kind === "text" && item.buffer.length === 0) return;
+    if (item.kind === "thinking" && item.buffer.length === 0 && !item.encrypted) return;
+    const index = this.blocks.length;
+    item.blockIndex = index;
+    if (item.kind === "tool") {
+      if (item.callId === "") item.callId = `call_${index}`;
+      this.receiver.onBlockStart?.("tool_use", index, { tool_id: item.callId, tool_name: item.name });
+    } else this.receiver.onBlockStart?.(item.kind, index);
+    if (item.buffer.length > 0) this.receiver.onContentDelta?.(index, item.buffer.toString());
+  }
+
+  private complete(item: ItemState): void {
+    const index = item.blockIndex!;
+    const text = item.buffer.toString();
+    let block: ContentBlock;
+    if (item.kind === "tool") block = { type: "tool_use", id: item.callId, name: item.name, input: text.trim() === "" ? "{}" : text };
+    else if (item.kind === "text") block = { type: "text", text };
+    else {
+      block = { type: "thinking", thinking: text };
+      if (item.encrypted) Object.assign(block, { signature: item.encrypted, origin: "openai-responses" });
+    }
+    this.blocks.push(block);
+    this.receiver.onBlockComplete?.(index, block);
+  }
+
+  private onEnd(value: unknown): void {
+    const response = objectOf(value);
+    this.status = str(response?.status);
+    this.incompleteReason = str(objectOf(response?.incomplete_details)?.reason);
+    const usage = objectOf(response?.usage);
+    if (usage) this.usage = convertUsage(usage);
+  }
+
+  private streamError(value: unknown): ProviderError {
+    const fields = errorFields(value);
+    const detail = excerpt(messageFromErrorObject(value) ?? "unknown error");
+    const code = errorCode(fields);
+    return providerError(kindOfStreamError(fields), `the server reported an error in the stream from ${this.source}: ${detail}`, code ? { code } : {});
+  }
+
+  private itemOf(record: Record<string, unknown>): ItemState | undefined {
+    const index = num(record.output_index);
+    return index === undefined ? undefined : this.items.get(index);
+  }
+}
+
+function convertUsage(wire: Record<string, unknown>): Usage {
+  const usage: Usage = { input_tokens: num(wire.input_tokens) ?? 0, output_tokens: num(wire.output_tokens) ?? 0 };
+  const cached = num(objectOf(wire.input_tokens_details)?.cached_tokens);
+  if (cached !== undefined) usage.cache_read_input_tokens = cached;
+  const reasoning = num(objectOf(wire.output_tokens_details)?.reasoning_tokens);
+  if (reasoning !== undefined) usage.reasoning_tokens = reasoning;
+  return usage;
+}
+
+/** A finished message item's text: its `output_text` parts, and its `refusal` parts (what the model said instead). */
+function messageText(content: unknown): string {
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => str(objectOf(part)?.text) ?? str(objectOf(part)?.refusal) ?? "").join("");
+}
+
+function summaryText(summary: unknown): string {
+  if (!Array.isArray(summary)) return "";
+  return summary.map((part) => str(objectOf(part)?.text) ?? "").filter((t) => t !== "").join("\n\n");
+}
+
+function objectOf(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
+function str(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+function num(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
