@@ -144,6 +144,19 @@ describe("install from a tarball", () => {
     expect((await awl(["tool", "call", "pack_hello", "{}"])).stdout).toContain("HELLO-FROM-PACK");
   }, 60_000);
 
+  it("npm:SPEC goes through npm pack (here a folder spec: no registry) and records the version", async () => {
+    const src = write(join(box.root, "npm-kit"), {
+      "package.json": JSON.stringify({ name: "npm-kit", version: "1.4.0", scripts: { prepack: "touch PREPACK-RAN" } }),
+      "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "npm-kit", version: "1.4.0" }),
+      "dev.awl/extensions/k.lua": toolLua("npm_kit", "FROM-NPM"),
+    });
+    const r = await awl(["install", "--yes", `npm:${src}`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lock().plugins["npm-kit"]!.resolved).toBe("1.4.0");
+    expect(existsSync(join(src, "PREPACK-RAN"))).toBe(false);
+    expect((await awl(["tool", "call", "npm_kit", "{}"])).stdout).toContain("FROM-NPM");
+  }, 60_000);
+
   it("an archive with a .. path or a link out of the package is refused before anything is unpacked", async () => {
     const work = join(box.root, "work", "inner");
     mkdirSync(work, { recursive: true });
