@@ -5,6 +5,7 @@
  * prints is kept up to {@link OUTPUT_CAP_BYTES} per stream; the rest is read and dropped.
  */
 import { spawn } from "node:child_process";
+import { closeSync } from "node:fs";
 import type { ProcessSandbox } from "../extensions/lua/types.js";
 import { isKeyVariable } from "../util/secrets.js";
 
@@ -34,14 +35,18 @@ export interface CommandOptions {
 /** Runs `command` with `input` on stdin. Never throws. */
 export function runHookCommand(command: string, input: string, options: CommandOptions): Promise<CommandRun> {
   const argv = ["/bin/sh", "-c", command];
-  const [file, ...args] = options.sandbox ? options.sandbox.wrap(argv, options.cwd) : argv;
+  // The sandbox hands its seccomp filter over as fd 3 (closed here once the child has it).
+  const { argv: line, fds } = options.sandbox ? options.sandbox.wrap(argv, options.cwd) : { argv, fds: [] };
+  const [file, ...args] = line;
   return new Promise((done) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(file!, args, { cwd: options.cwd, env: hookEnv(options.env, options.secrets), detached: true, stdio: ["pipe", "pipe", "pipe"] });
+      child = spawn(file!, args, { cwd: options.cwd, env: hookEnv(options.env, options.secrets), detached: true, stdio: ["pipe", "pipe", "pipe", ...fds] });
     } catch (e) {
       done({ code: null, stdout: "", stderr: "", how: "error", detail: (e as Error).message });
       return;
+    } finally {
+      for (const fd of fds) closeSync(fd);
     }
     const out = capped();
     const err = capped();

@@ -27,7 +27,9 @@ export const RULE_ACTIONS: readonly RuleAction[] = ["deny", "ask", "allow"];
 /** The modes from the one that runs least unasked to the one that runs most. */
 const MODE_BREADTH: readonly PermissionMode[] = ["plan", "default", "accept-edits", "bypass"];
 const UNTRUSTED = "the folder is not trusted, and an untrusted folder can only narrow what you set";
-const PERMISSION_KEYS = ["allow", "ask", "deny", "mode", "sandbox", "sandbox_auto_allow"];
+const PERMISSION_KEYS = ["allow", "ask", "deny", "mode", "sandbox", "sandbox_auto_allow", "sandbox_open", "pass_env"];
+/** Keys only the user's own file may set: what they open, a project file (trusted or not) must not. */
+const USER_ONLY_KEYS = ["sandbox_open", "pass_env"];
 
 export interface PermissionConfig {
   rules: Rule[];
@@ -36,6 +38,10 @@ export interface PermissionConfig {
   mode?: { value: PermissionMode; source: string };
   sandbox?: { value: boolean; source: string };
   sandboxAutoAllow?: { value: boolean; source: string };
+  /** The user file's `sandbox_open`: hidden paths shown, Unix sockets reachable inside the sandbox. */
+  sandboxOpen?: { value: string[]; source: string };
+  /** The user file's `pass_env`: credential variables tool programs still get. */
+  passEnv?: { value: string[]; source: string };
   /** The user file's trusted folders (absolute paths). */
   trustedFolders: string[];
   /** What an untrusted project file would have widened (not applied) and why, e.g. `allow rule "bash" (file:3): ...`. */
@@ -123,8 +129,21 @@ export function permissionConfig(layers: readonly PermissionLayer[], options: Pe
     const mode = out.mode ?? { value: "default" as const, source: "the default" };
     const widerMode = (m: PermissionMode): string | false => MODE_BREADTH.indexOf(m) > MODE_BREADTH.indexOf(mode.value) && `wider than "${mode.value}" (${mode.source})`;
     out.mode = setting("mode", isPermissionMode, `one of ${PERMISSION_MODES.join(", ")}`, widerMode) ?? out.mode;
-    out.sandbox = setting("sandbox", isBool, "true or false", (on) => !on && "it turns the sandbox off") ?? out.sandbox;
+    const sandbox = setting("sandbox", isBool, "true or false", (on) => !on && "it turns the sandbox off");
+    if (sandbox && !sandbox.value && layer.scope === "project") {
+      out.problems.push(`${sandbox.source}: "permissions.sandbox": false in a project file is ignored: only your own config turns the sandbox off`);
+    } else {
+      out.sandbox = sandbox ?? out.sandbox;
+    }
     out.sandboxAutoAllow = setting("sandbox_auto_allow", isBool, "true or false", (on) => on && "it runs sandboxed calls unasked") ?? out.sandboxAutoAllow;
+    for (const key of USER_ONLY_KEYS) {
+      if (layer.scope === "project" && values[key] !== undefined) out.problems.push(`${where(["permissions", key])}: "permissions.${key}" is read from your own config only (ignored here)`);
+    }
+    if (layer.scope === "user") {
+      const isNames = (v: unknown): v is string[] => Array.isArray(v) && v.every((item) => typeof item === "string" && item !== "");
+      out.sandboxOpen = setting("sandbox_open", isNames, "a list of paths", () => false) ?? out.sandboxOpen;
+      out.passEnv = setting("pass_env", isNames, "a list of variable names", () => false) ?? out.passEnv;
+    }
   }
   return out;
 }

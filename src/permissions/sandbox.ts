@@ -2,24 +2,34 @@
  * The exec sandbox (docs/permissions.md, "Sandbox"): with `--sandbox` (or `permissions.sandbox: true`) every
  * program a Lua extension starts — `std.bash`'s commands, `awl.exec`, `awl.spawn`, `io.popen`, `os.execute` —
  * runs inside bubblewrap (`bwrap`, Linux): the whole file system read-only except the workspace and the temp
- * folder, no network (unless a `network` rule allows the program, engine.ts), its own process namespace (a
- * process that left its group still dies with the call). awl never runs a program outside the sandbox when
- * the sandbox is on: a missing `bwrap`, or a kernel that refuses its namespaces, stops awl at start-up with a
- * message saying so.
+ * folder; inside the workspace `.awl/` and `.git/` read-only too (what they hold runs later, outside the
+ * sandbox); the credential folders awl knows hidden (`~/.ssh`, `~/.aws`, awl's config and data, ...); no network
+ * (unless a `network` rule allows the program, engine.ts); no Unix-socket connections (a seccomp filter,
+ * seccomp.ts); its own process namespace (a process that left its group still dies with the call, and everything
+ * dies with awl). awl never runs a program outside the sandbox when the sandbox is on: a missing `bwrap`, or a
+ * kernel that refuses its namespaces or its seccomp filter, stops awl at start-up with a message saying so.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { tmpdir } from "node:os";
+import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { awlDataDir, userConfigDir } from "../config/paths.js";
 import type { ConfigResult } from "../config/errors.js";
-import type { ProcessSandbox } from "../extensions/lua/types.js";
+import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
 import type { PermissionSetup } from "./setup.js";
 import { NETWORK_RULE } from "./engine.js";
 import { realPathOf } from "./paths.js";
+import { unixSocketFilter } from "./seccomp.js";
 import { loadShellParser } from "./shell-parser.js";
 
+/** Folders (and files) in the home folder that hold credentials: hidden inside the sandbox unless opened. */
+const CREDENTIAL_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker", ".kube", ".gnupg", ".azure", ".npmrc", ".pypirc", ".git-credentials", ".config/gh"];
+
+/** Folders inside the workspace whose content runs later, outside the sandbox: read-only inside it. */
+const PROTECTED_IN_WORKSPACE = [".awl", ".git"];
+
 export interface SandboxOptions {
-  /** The workspace folder: writable inside the sandbox. */
+  /** The workspace folder: writable inside the sandbox (but for its `.awl/` and `.git/`). */
   workspace: string;
   /** Further writable folders; the temp folder is always one. */
   writable?: readonly string[];
@@ -27,41 +37,97 @@ export interface SandboxOptions {
   bwrap?: string;
   /** Whether the program `argv` may reach the network; default: none may. */
   network?: (argv: readonly string[]) => boolean;
+  /** Hidden inside the sandbox (credential folders and files); default: those of {@link credentialPaths}. */
+  hidden?: readonly string[];
+  /**
+   * What the user's `permissions.sandbox_open` opens: hidden paths it names (or lies in) stay visible; a Unix
+   * socket it names turns the socket filter off (seccomp cannot tell one socket from another).
+   */
+  open?: readonly string[];
 }
 
 /** A sandbox ready to wrap programs, or why there can be none here (a message for the user). */
 export type SandboxResult = { ok: true; sandbox: BwrapSandbox } | { ok: false; message: string };
 
-/** Wraps each program in `bwrap` with the folders and namespaces above. */
+/** The credential folders and files awl hides inside the sandbox, for the home folder and awl folders of `env`. */
+export function credentialPaths(env: NodeJS.ProcessEnv, home: string): string[] {
+  return [...CREDENTIAL_PATHS.map((path) => join(home, path)), userConfigDir(env), awlDataDir(env)];
+}
+
+/** Wraps each program in `bwrap` with the folders, namespaces and filter above. */
 export class BwrapSandbox implements ProcessSandbox {
   readonly writable: readonly string[];
+  private readonly protectedDirs: readonly string[];
+  private readonly hidden: readonly string[];
+  /** An open descriptor of the filter's (unlinked) file; each program gets a descriptor of its own from it. */
+  private readonly filterFd: number | undefined;
 
   constructor(
     readonly bwrap: string,
+    workspace: string,
     writable: readonly string[],
     private readonly network: (argv: readonly string[]) => boolean = () => false,
+    hidden: readonly string[] = [],
+    open: readonly string[] = [],
   ) {
-    this.writable = [...new Set(writable.map((dir) => realPathOf(dir)))];
+    const root = realPathOf(workspace);
+    this.writable = [...new Set([root, ...writable.map((dir) => realPathOf(dir))])];
+    this.protectedDirs = PROTECTED_IN_WORKSPACE.map((name) => join(root, name));
+    const opened = open.map((path) => realPathOf(path));
+    this.hidden = [...new Set(hidden.map((path) => realPathOf(path)))].filter((path) => !opened.some((o) => o === path || o.startsWith(`${path}/`) || path.startsWith(`${o}/`)));
+    const socketOpened = opened.some((path) => {
+      try {
+        return statSync(path).isSocket();
+      } catch {
+        return false;
+      }
+    });
+    this.filterFd = socketOpened ? undefined : filterDescriptor();
   }
 
-  wrap(argv: readonly string[], cwd: string): string[] {
-    return [this.bwrap, ...this.arguments(cwd, this.network(argv)), "--", ...argv];
+  wrap(argv: readonly string[], cwd: string): SandboxedCommand {
+    const fds = this.filterFd === undefined ? [] : [openSync(`/proc/self/fd/${this.filterFd}`, "r")];
+    return { argv: [this.bwrap, ...this.arguments(cwd, this.network(argv), fds.length > 0 ? 3 : undefined), "--", ...argv], fds };
   }
 
-  /** The bwrap options for a program that runs in `cwd`. */
-  arguments(cwd: string, network: boolean): string[] {
+  /** The bwrap options for a program that runs in `cwd`; `filterFd`: the descriptor the program gets the seccomp filter on. */
+  arguments(cwd: string, network: boolean, filterFd?: number): string[] {
     const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
     for (const dir of this.writable) args.push("--bind", dir, dir);
-    args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent");
+    // An absent .awl/ or .git/ gets an empty read-only one, so a command cannot create it either.
+    for (const dir of this.protectedDirs) args.push(...(existsSync(dir) ? ["--ro-bind", dir, dir] : ["--tmpfs", dir, "--remount-ro", dir]));
+    for (const path of this.hidden) {
+      let folder: boolean;
+      try {
+        folder = statSync(path).isDirectory();
+      } catch {
+        continue; // nothing to hide
+      }
+      args.push(...(folder ? ["--tmpfs", path, "--remount-ro", path] : ["--ro-bind", "/dev/null", path]));
+    }
+    args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session");
     if (!network) args.push("--unshare-net");
+    if (filterFd !== undefined) args.push("--seccomp", String(filterFd));
     args.push("--chdir", cwd);
     return args;
   }
 }
 
+/** The seccomp filter in a private file, opened and unlinked: a descriptor only this process can reopen. */
+function filterDescriptor(): number {
+  const dir = mkdtempSync(join(tmpdir(), "awl-seccomp-"));
+  try {
+    const file = join(dir, "filter.bpf");
+    writeFileSync(file, unixSocketFilter(), { mode: 0o600 });
+    return openSync(file, "r");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /**
- * Finds `bwrap` and starts `true` inside a sandbox once, so a kernel that refuses the namespaces is found now,
- * before any tool runs, and said in words.
+ * Finds `bwrap` and starts `true` inside a sandbox once, so a kernel that refuses the namespaces or the seccomp
+ * filter is found now, before any tool runs, and said in words.
  */
 export function openSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = process.env): SandboxResult {
   if (process.platform !== "linux") return { ok: false, message: `--sandbox needs Linux (bubblewrap); this is ${process.platform}` };
@@ -69,16 +135,33 @@ export function openSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = pr
   if (!bwrap) {
     return { ok: false, message: "--sandbox needs bubblewrap (the bwrap program), which is not on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run without --sandbox" };
   }
-  const sandbox = new BwrapSandbox(bwrap, [options.workspace, tmpdir(), ...(options.writable ?? [])], options.network);
-  const probe = spawnSync(bwrap, [...sandbox.arguments("/", false), "--", "true"], { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe"] });
-  if (probe.error || probe.status !== 0) {
-    const why = probe.error?.message ?? (probe.stderr.trim().split("\n")[0] || `exit code ${probe.status}`);
+  const hidden = options.hidden ?? credentialPaths(env, env.HOME || homedir());
+  const sandbox = new BwrapSandbox(bwrap, options.workspace, [tmpdir(), ...(options.writable ?? [])], options.network, hidden, options.open);
+  const failed = probe(sandbox, true);
+  if (failed === undefined) return { ok: true, sandbox };
+  if (probe(sandbox, false) === undefined) {
     return {
       ok: false,
-      message: `--sandbox: bubblewrap cannot start a sandbox here (${why}); the kernel may refuse unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone, or AppArmor's kernel.apparmor_restrict_unprivileged_userns on Ubuntu), or a container may forbid them. awl runs nothing without the sandbox you asked for`,
+      message: `--sandbox: bubblewrap cannot install the seccomp filter that keeps sandboxed commands off Unix sockets (${failed}); the kernel may lack seccomp (CONFIG_SECCOMP_FILTER) or a container may forbid it. awl runs nothing without the sandbox you asked for`,
     };
   }
-  return { ok: true, sandbox };
+  return {
+    ok: false,
+    message: `--sandbox: bubblewrap cannot start a sandbox here (${failed}); the kernel may refuse unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone, or AppArmor's kernel.apparmor_restrict_unprivileged_userns on Ubuntu), or a container may forbid them. awl runs nothing without the sandbox you asked for`,
+  };
+}
+
+/** Runs `true` in the sandbox (with its filter or without): undefined when it ran, else why not. */
+function probe(sandbox: BwrapSandbox, filtered: boolean): string | undefined {
+  const command = sandbox.wrap(["true"], "/");
+  const argv = filtered ? command.argv : [sandbox.bwrap, ...sandbox.arguments("/", false), "--", "true"];
+  try {
+    const run = spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe", ...command.fds] });
+    if (!run.error && run.status === 0) return undefined;
+    return run.error?.message ?? (run.stderr.trim().split("\n")[0] || `exit code ${run.status}`);
+  } finally {
+    for (const fd of command.fds) closeSync(fd);
+  }
 }
 
 /**
@@ -89,7 +172,7 @@ export async function runSandbox(setup: Pick<PermissionSetup, "sandbox" | "engin
   if (!setup.sandbox) return { ok: true, value: undefined };
   const { engine } = setup;
   if (engine.list().some((rule) => rule.tool === NETWORK_RULE)) await loadShellParser();
-  const opened = openSandbox({ workspace: engine.workspace, network: (argv) => engine.allowsNetwork(commandLineOf(argv)) });
+  const opened = openSandbox({ workspace: engine.workspace, network: (argv) => engine.allowsNetwork(commandLineOf(argv)), ...(setup.sandbox.open && { open: setup.sandbox.open }) });
   if (!opened.ok) return { ok: false, error: { message: opened.message, hint: `the sandbox was asked for by ${setup.sandbox.source}` } };
   return { ok: true, value: opened.sandbox };
 }

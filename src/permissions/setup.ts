@@ -12,6 +12,7 @@ import { realPathOf } from "./paths.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { permissionConfig, permissionLayer, type PermissionConfig } from "./config.js";
 import { isPermissionMode, PERMISSION_MODES, PermissionEngine, type PermissionMode } from "./engine.js";
+import { expandHome } from "./paths.js";
 import { parseRule, type Rule } from "./rules.js";
 import { offerParts, projectOffer, type ProjectOffer } from "./trust.js";
 
@@ -35,7 +36,7 @@ export interface PermissionSetup {
   /** Whether the folder's own code and widening settings load. */
   trusted: boolean;
   /** Present when the programs of the extensions run in the exec sandbox: who asked for it (a flag, a file:line). */
-  sandbox?: { source: string };
+  sandbox?: { source: string; open?: string[] };
   /** A folder trusted by the user's list: its content against the content it was trusted with (src/trust/pin.ts). */
   pin?: PinCheck;
   /** What of a trusted folder changed since it was trusted and is not loaded this run (by kind: names). */
@@ -117,7 +118,8 @@ export async function setupPermissions(options: PermissionSetupOptions): Promise
     mode = "bypass";
     modeSource = "--dangerously-skip-permissions";
   }
-  const sandbox = flags.sandbox ? { source: "--sandbox" } : config.sandbox?.value ? { source: config.sandbox.source } : undefined;
+  const asked = flags.sandbox ? "--sandbox" : config.sandbox?.value ? config.sandbox.source : undefined;
+  const sandbox = asked === undefined ? undefined : { source: asked, ...(config.sandboxOpen && { open: config.sandboxOpen.value.map((path) => expandHome(path, home)) }) };
   const offer = projectOffer(options.cwd);
   const untrustedParts = trusted ? [] : offerParts(offer, config.skipped);
   return {

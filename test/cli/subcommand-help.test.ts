@@ -2,7 +2,8 @@ import { describe, expect, it } from "vitest";
 import { SUBCOMMANDS } from "../../src/cli/commands.js";
 import { runAwl } from "./run-awl.js";
 
-describe("--help", () => {
+// Two runs of the built awl per subcommand, one after another: room for a busy machine.
+describe("--help", { timeout: 180_000 }, () => {
   it("every subcommand takes --help (and -h): its usage on stdout, exit 0, nothing run", async () => {
     for (const name of Object.keys(SUBCOMMANDS)) {
       for (const flag of ["--help", "-h"]) {

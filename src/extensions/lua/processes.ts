@@ -5,8 +5,10 @@
  * or timing out a call kills everything it started, grandchildren included.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync } from "node:fs";
 import { constants } from "node:os";
 import type { ExecReply, ExecRequest, ProcessEnd, ReadReply, SpawnRequest } from "./protocol.js";
+import type { SandboxedCommand } from "./types.js";
 
 /** Captured output beyond this is dropped (the program keeps running). */
 const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
@@ -42,17 +44,20 @@ export class ChildProcesses {
     private readonly env: Record<string, string>,
     private readonly log: LogSink,
     /** Every program runs through it when given (the exec sandbox): the command line to run instead. */
-    private readonly sandbox?: (argv: readonly string[], cwd: string, callId: number) => string[],
+    private readonly sandbox?: (argv: readonly string[], cwd: string) => SandboxedCommand,
   ) {}
 
-  /** The program and arguments to start for `argv`: itself, or the sandbox's command line around it. */
-  private commandLine(argv: readonly string[], cwd: string, callId: number): [string, string[]] {
-    const line = this.sandbox ? this.sandbox(argv, cwd, callId) : argv;
-    return [line[0]!, line.slice(1)];
+  /**
+   * The program and arguments to start for `argv` (itself, or the sandbox's command line around it) and the
+   * descriptors it gets besides its stdio, which `started` closes here once it was started.
+   */
+  private commandLine(argv: readonly string[], cwd: string): { file: string; args: string[]; fds: number[]; started(): void } {
+    const { argv: line, fds } = this.sandbox ? this.sandbox(argv, cwd) : { argv: [...argv], fds: [] };
+    return { file: line[0]!, args: line.slice(1), fds, started: () => fds.forEach((fd) => closeSync(fd)) };
   }
 
   run(req: ExecRequest): Promise<ExecReply> {
-    const [file, args] = this.commandLine(req.shell !== undefined ? ["/bin/sh", "-c", req.shell] : req.argv!, req.cwd, req.callId);
+    const { file, args, fds, started } = this.commandLine(req.shell !== undefined ? ["/bin/sh", "-c", req.shell] : req.argv!, req.cwd);
     return new Promise((resolvePromise) => {
       const out: Buffer[] = [];
       const err: Buffer[] = [];
@@ -64,11 +69,13 @@ export class ChildProcesses {
           cwd: req.cwd,
           env: req.env ?? this.env,
           detached: true, // its own process group: killable as a whole
-          stdio: [req.stdin ? "pipe" : "ignore", "pipe", "pipe"],
+          stdio: [req.stdin ? "pipe" : "ignore", "pipe", "pipe", ...fds],
         });
       } catch (e) {
         reply({ code: null, how: "error", detail: `cannot run ${file}: ${(e as Error).message}` });
         return;
+      } finally {
+        started();
       }
       if (child.pid !== undefined) this.remember(req.callId, child.pid);
       const collect = (stream: "stdout" | "stderr", into: Buffer[], index: 0 | 1) => (chunk: Buffer) => {
@@ -94,15 +101,17 @@ export class ChildProcesses {
    * end of file), output queued. A program that cannot start ends at once with why.
    */
   spawn(req: SpawnRequest): void {
-    const [file, args] = this.commandLine(req.argv, req.cwd, req.callId);
+    const { file, args, fds, started } = this.commandLine(req.argv, req.cwd);
     const entry: Streamed = { callId: req.callId, queue: [], queued: 0 };
     this.streamed.set(req.handle, entry);
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { cwd: req.cwd, env: req.env ?? this.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(file, args, { cwd: req.cwd, env: req.env ?? this.env, detached: true, stdio: ["ignore", "pipe", "pipe", ...fds] });
     } catch (e) {
       entry.end = { code: null, how: "error", detail: `cannot run ${file}: ${(e as Error).message}` };
       return;
+    } finally {
+      started();
     }
     entry.child = child;
     if (child.pid !== undefined) this.remember(req.callId, child.pid);
