@@ -93,4 +93,34 @@ describe("hooks in the terminal", () => {
     expect(tty.server.requests).toHaveLength(1);
     expect(await tty.terminal.screen()).not.toContain("hook failed");
   });
+
+  it("hooks reload with their extension: an edit replaces the handlers at the next turn, a removal drops them", async () => {
+    const project = tempDir("awl-proj-");
+    const version = (tag: string): string => `awl.on("user_prompt", function() return { context = "HOOK-${tag}" } end)\n`;
+    const home = await startIn(project, { extensions: { "hk.lua": version("V1") } });
+    const file = join(home, ".config", "awl", "extensions", "hk.lua");
+    const sent = (i: number): string => JSON.stringify(tty.server.requests[i]!.json());
+    await tty.terminal.waitFor(/^>\s*$/m);
+    tty.server.enqueue(openaiAnswer("One."), openaiAnswer("Two."), openaiAnswer("Three."));
+    await tty.send("first");
+    await tty.terminal.waitFor(/One\.\n(.*\n)*>/);
+    expect(sent(0)).toContain("HOOK-V1");
+    // What a hook gives the model is in the transcript too, above the answer.
+    expect(await tty.terminal.screen()).toMatch(/hook context: HOOK-V1[\s\S]*One\./);
+
+    writeFileSync(file, version("V2"));
+    await tty.terminal.waitFor(/reloaded hk/);
+    await tty.send("second");
+    await tty.terminal.waitFor(/Two\.\n(.*\n)*>/);
+    // The first prompt's context stays in the history; the new prompt got the new version's.
+    const count = (text: string, what: string): number => text.split(what).length - 1;
+    expect(sent(1)).toContain("HOOK-V2");
+    expect(count(sent(1), "HOOK-V1")).toBe(1);
+
+    writeFileSync(file, "-- no hooks any more\n");
+    await tty.terminal.waitFor(/reloaded hk[\s\S]*reloaded hk/);
+    await tty.send("third");
+    await tty.terminal.waitFor(/Three\.\n(.*\n)*>/);
+    expect(count(sent(2), "HOOK-V")).toBe(2);
+  });
 });

@@ -90,6 +90,38 @@ awl.on("tool_call", function() error("boom") end)`);
     expect(sent(1)).toContain("one");
   });
 
+  it("a hook that runs out of memory is reported once with file:line and skipped; the call goes on", async () => {
+    const file = box.extension("hog.lua", `awl.on("tool_call", function()
+  local t = {} for i = 1, 1e8 do t[i] = string.rep("x", 1000) .. i end
+end)`);
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "touch ran.txt" } }]) }, { body: openaiText("ok") });
+    const r = await run(["--lua-memory-mb", "16"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(box.cwd, "ran.txt"))).toBe(true);
+    expect(r.stderr).toContain(`the "hog" extension's tool_call hook failed: not enough memory`);
+    expect(r.stderr).toContain(`(${file}:1)`);
+  });
+
+  it("handlers of one event run in a defined order: the project's before the user's, then by name, each seeing the last one's change", async () => {
+    box.extension("b.lua", `awl.on("user_prompt", function(e) return { prompt = e.prompt .. "|b" } end)`);
+    box.extension("a.lua", `awl.on("user_prompt", function(e) return { prompt = e.prompt .. "|a1" } end)
+awl.on("user_prompt", function(e) return { prompt = e.prompt .. "|a2" } end)`);
+    mkdirSync(join(box.home, ".config/awl/extensions"), { recursive: true });
+    writeFileSync(join(box.home, ".config/awl/extensions/0.lua"), `awl.on("user_prompt", function(e) return { prompt = e.prompt .. "|user" } end)`);
+    server.enqueue({ body: openaiText("ok") });
+    expect((await run(["--no-std-tools"], "p")).code).toBe(0);
+    expect(sent(0)).toContain("p|a1|a2|b|user");
+  });
+
+  it("a tool_call hook that asks turns an allow into a question; without a terminal that is a deny naming the hook's reason", async () => {
+    box.extension("careful.lua", `awl.on("tool_call", function(e) if e.name == "bash" then return { ask = true, reason = "bash needs a look" } end end)`);
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "touch asked.txt" } }]) }, { body: openaiText("ok") });
+    const r = await run();
+    expect(r.code).toBe(0);
+    expect(existsSync(join(box.cwd, "asked.txt"))).toBe(false);
+    expect(sent(1)).toContain("a hook asks: bash needs a look");
+  });
+
   it("a wrong type or an unknown field is reported with the extension and the field, and the call goes on as without the hook", async () => {
     box.extension("odd.lua", `awl.on("tool_call", function() return { blok = true } end)
 awl.on("tool_result", function() return "text" end)`);
@@ -211,6 +243,30 @@ require("fs").writeFileSync("post.json", JSON.stringify({ name: e.tool_name, fil
     const state = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0] : "gone";
     expect(["gone", "Z"]).toContain(state);
     expect(sent(1)).toContain("ran");
+  });
+
+  it("a hook that leaves a daemon behind and exits: the daemon is killed with the hook's process group", async () => {
+    const pidFile = join(box.root, "bg.pid");
+    commandHooks({ PreToolUse: [{ hooks: [{ type: "command", command: `sleep 300 >/dev/null 2>&1 & echo $! > ${pidFile}; exit 0` }] }] });
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "echo ran" } }]) }, { body: openaiText("ok") });
+    const r = await run();
+    expect(r.code).toBe(0);
+    const pid = Number(readFileSync(pidFile, "utf8"));
+    const state = existsSync(`/proc/${pid}/stat`) ? readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]![0] : "gone";
+    expect(["gone", "Z"]).toContain(state);
+  });
+
+  it("with --sandbox a command hook runs in the sandbox: no network, the workspace writable", async () => {
+    const probe = script("probe.js", `fetch(process.argv[2]).then(() => "reached", () => "blocked").then((how) => require("fs").writeFileSync("net.txt", how));`);
+    commandHooks({ UserPromptSubmit: [{ hooks: [{ type: "command", command: `node ${probe} ${server.url}/probe` }] }] });
+    server.enqueue({ body: openaiText("ok") });
+    const r = await run(["--sandbox", "--no-std-tools"]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(box.cwd, "net.txt"), "utf8")).toBe("blocked");
+    // Without the sandbox the same hook reaches the server: the probe tells the two apart.
+    server.enqueue({ status: 404, body: "" }, { body: openaiText("ok") });
+    expect((await run(["--no-std-tools"])).code).toBe(0);
+    expect(readFileSync(join(box.cwd, "net.txt"), "utf8")).toBe("reached");
   });
 
   it("a malformed hooks entry and a bad matcher are errors with file:line; the other hooks still work", async () => {
