@@ -9,7 +9,7 @@ import type { AgentContext, PermissionOption, RequestPermissionRequest, SessionM
 import { PERMISSION_MODES, type PermissionMode } from "../../permissions/engine.js";
 import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
 import { describeCall } from "./tool-calls.js";
-import { showControls } from "../output/safe-text.js";
+import { showControls } from "../../ui/safe-text.js";
 
 const OPTIONS: (PermissionOption & { answer: AskAnswer })[] = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once", answer: { kind: "allow_once" } },
