@@ -27,7 +27,9 @@ export type EditorAction =
   | { type: "search-history" }
   /** Ctrl-O, Alt-O: the caller shows the last tool block (or all of the last turn's) expanded. */
   | { type: "expand-last" }
-  | { type: "expand-all" };
+  | { type: "expand-all" }
+  /** Ctrl-V: the caller reads the clipboard's image and puts it in with `insert`. */
+  | { type: "paste-image" };
 
 export interface EditorTerminal {
   write(text: string): unknown;
@@ -79,6 +81,11 @@ export class LineEditor {
   setText(text: string): void {
     this.buffer.set(text);
     this.redraw();
+  }
+
+  /** Inserts `text` at the cursor, redrawn if shown. */
+  insert(text: string): void {
+    this.edit(() => this.buffer.insert(text));
   }
 
   get shown(): boolean {
@@ -167,6 +174,7 @@ export class LineEditor {
       case "search-history":
       case "expand-last":
       case "expand-all":
+      case "paste-image":
         return { type: name };
       case "eof":
         if (b.text === "") return { type: "eof" };
