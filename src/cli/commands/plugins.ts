@@ -39,7 +39,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   switch (verb) {
     case undefined:
     case "list":
-      return list(parsed.values.json === true);
+      return await list(parsed.values.json === true);
     case "enable":
     case "disable":
     case "remove":
@@ -56,55 +56,100 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
 }
 
-function list(json: boolean): number {
-  const env = process.env;
+async function list(json: boolean): Promise<number> {
+  const listed = pluginRows(process.env);
+  if ("error" in listed) {
+    process.stderr.write(`awl: ${listed.error}\n`);
+    return EXIT.error;
+  }
+  const { declaredPlugins } = await import("../project-plugins.js");
+  const missing = (await declaredPlugins(process.cwd(), process.env).catch(() => [])).filter((d) => !d.installed);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ plugins: listed.rows, declared_missing: missing.map(({ name, source }) => ({ name, source })) }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  process.stdout.write(pluginsText(listed.rows));
+  if (missing.length > 0) {
+    process.stdout.write(`Declared by this folder's .awl/config.json, not installed (awl install installs them once the folder is trusted):\n`);
+    for (const d of missing) process.stdout.write(`  ${d.name}: ${d.source}\n`);
+  }
+  return EXIT.ok;
+}
+
+/** One installed plugin as `awl plugins` lists it. */
+export interface PluginRow {
+  name: string;
+  version: string | null;
+  source: string;
+  resolved: string | null;
+  layout: string;
+  /** `on`, `off` or `not loaded` (then `reason`). */
+  state: string;
+  reason?: string;
+  digest: string;
+  installed_at: string;
+  folder: string;
+  data: string;
+  /** Installed for these project folders only. */
+  projects?: string[];
+}
+
+/** The installed plugins, each checked against its digest now. */
+export function pluginRows(env: NodeJS.ProcessEnv): { rows: PluginRow[] } | { error: string } {
   let lock;
   try {
     lock = readLock(env);
   } catch (error) {
-    process.stderr.write(`awl: ${(error as Error).message}\n`);
-    return EXIT.error;
+    return { error: (error as Error).message };
   }
   const checked = checkInstalled(env);
   const rows = Object.values(lock.plugins)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
-    .map((entry) => {
+    .map((entry): PluginRow => {
+      const scope = entry.projects ? { projects: entry.projects } : {};
       const problem = checked.problems.find((p) => p.startsWith(`plugin "${entry.name}":`));
-      const state = !entry.enabled ? "off" : problem ? "not loaded" : "on";
       return {
         name: entry.name,
         version: entry.version ?? null,
         source: entry.source,
         resolved: entry.resolved ?? null,
         layout: entry.layout,
-        state,
+        state: !entry.enabled ? "off" : problem ? "not loaded" : "on",
         ...(problem && { reason: problem.slice(`plugin "${entry.name}": `.length) }),
         digest: entry.digest,
         installed_at: entry.installed_at,
         folder: packageDir(env, entry.name),
         data: pluginDataDir(env, entry.name),
+        ...scope,
       };
     });
-  if (json) {
-    process.stdout.write(`${JSON.stringify({ plugins: rows }, null, 2)}\n`);
-    return EXIT.ok;
-  }
-  if (rows.length === 0) {
-    process.stdout.write("No plugin is installed (awl install SOURCE installs one; docs/plugins.md).\n");
-    return EXIT.ok;
-  }
+  return { rows };
+}
+
+/** The listing's text (also `/plugins` in the interactive mode). */
+export function pluginsText(rows: readonly PluginRow[]): string {
+  if (rows.length === 0) return "No plugin is installed (awl install SOURCE installs one; docs/plugins.md).\n";
+  let text = "";
   for (const row of rows) {
     const at = row.resolved && row.resolved !== row.version ? ` at ${row.resolved.slice(0, 12)}` : "";
-    process.stdout.write(`${row.name} ${row.version ?? "(no version)"}  ${row.state}  ${row.source}${at}\n`);
-    if (row.reason) process.stdout.write(`  ${row.reason}\n`);
+    text += `${row.name} ${row.version ?? "(no version)"}  ${row.state}  ${row.source}${at}\n`;
+    if (row.projects) text += `  for ${row.projects.join(", ")} only\n`;
+    if (row.reason) text += `  ${row.reason}\n`;
   }
-  return EXIT.ok;
+  return text;
 }
 
 function switchPlugin(name: string, on: boolean): number {
-  if (!setEnabled(process.env, name, on)) return usageError(processIO, "plugins", `no plugin "${name}" is installed (awl plugins lists them)`);
-  process.stdout.write(`${name} is ${on ? "on" : "off"}; it applies to awl runs started from now.\n`);
+  const said = switchText(process.env, name, on);
+  if (said.startsWith("no plugin")) return usageError(processIO, "plugins", said);
+  process.stdout.write(`${said}\n`);
   return EXIT.ok;
+}
+
+/** Switches `name` on or off and says so (or that it is not installed). */
+export function switchText(env: NodeJS.ProcessEnv, name: string, on: boolean): string {
+  if (!setEnabled(env, name, on)) return `no plugin "${name}" is installed (awl plugins lists them)`;
+  return `${name} is ${on ? "on" : "off"}; it applies to awl runs started from now.`;
 }
 
 function remove(name: string): number {
