@@ -52,7 +52,7 @@ export async function openChatTools(
   const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
   if (!sandbox.ok) return sandbox;
   // Installed plugins whose files changed since their review are said, and left out (docs/plugins.md).
-  for (const problem of pluginProblems(process.env)) options.warn(`awl: ${problem}`);
+  for (const problem of pluginProblems(process.env, cwd)) options.warn(`awl: ${problem}`);
   const opened = await openToolsForChat(options.cli.flags, options.warn, {
     cwd,
     ...(options.config && { config: options.config }),
@@ -121,10 +121,10 @@ function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string): s
   } catch {
     // none, or not readable: the MCP layer reports a broken file itself
   }
-  return [...names, ...pluginMcpServers(process.env).map((s) => s.name)];
+  return [...names, ...pluginMcpServers(process.env, cwd).map((s) => s.name)];
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
 function hasMcpConfig(options: Pick<RuntimeOptions, "config">, cwd: string): boolean {
-  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json")) || pluginsHaveMcp(process.env);
+  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json")) || pluginsHaveMcp(process.env, cwd);
 }

@@ -53,7 +53,7 @@ export async function configuredServers(options: Pick<McpToolsOptions, "config" 
   });
   const client = options.clientServers ?? [];
   // Installed plugins' servers (reviewed at install) come before the config's, which win a name clash.
-  user.unshift(...pluginMcpServers(env).filter((s) => !user.some((u) => u.name === s.name)));
+  user.unshift(...pluginMcpServers(env, cwd).filter((s) => !user.some((u) => u.name === s.name)));
   const project = readMcpJson(cwd, env);
   if (!project) return mergeServers(user, [], client);
   const runnable = project.servers.filter((s) => !s.error && !s.disabled);

@@ -39,8 +39,15 @@ export async function prepareInstall(spec: string, cwd: string, env: NodeJS.Proc
   }
 }
 
-/** Installs the prepared package (an update keeps the plugin's on/off state and its data folder). */
-export function finishInstall(prepared: PreparedInstall, env: NodeJS.ProcessEnv): LockEntry {
+/**
+ * Installs the prepared package (an update keeps the plugin's on/off state and its data folder). `scope`: `"user"`
+ * for every folder; `{ project }` for that folder too (a plugin installed for the user stays so); absent: as it
+ * was installed (a new one: for the user).
+ */
+export function finishInstall(prepared: PreparedInstall, env: NodeJS.ProcessEnv, scope?: "user" | { project: string }): LockEntry {
+  const previous = prepared.previous;
+  const projects =
+    scope === "user" || (previous && !previous.projects) ? undefined : scope === undefined ? previous?.projects : [...new Set([...(previous?.projects ?? []), scope.project])];
   const { fetched, pkg, content, summary } = prepared;
   const entry: LockEntry = {
     name: pkg.name,
@@ -53,6 +60,7 @@ export function finishInstall(prepared: PreparedInstall, env: NodeJS.ProcessEnv)
     files: content.files,
     bytes: content.bytes,
     enabled: prepared.previous?.enabled ?? true,
+    ...(projects && { projects }),
     installed_at: new Date().toISOString(),
     summary,
   };

@@ -6,7 +6,7 @@
  * so a start-up with unchanged plugins reads directory listings and file metadata only. Read once per process.
  */
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { userCacheDir } from "../config/paths.js";
 import { FileDigests, type FileStamp } from "../trust/file-digests.js";
 import { PluginFormatError, readPluginPackage, type PluginPackage } from "./manifest.js";
@@ -32,23 +32,33 @@ export interface InstalledPlugins {
 
 const loaded = new Map<string, InstalledPlugins>();
 
-/** The plugins of this environment (read once per process and data folder). */
-export function installedPlugins(env: NodeJS.ProcessEnv): InstalledPlugins {
-  const key = packageDir(env, "");
+/** The plugins of this environment for work in `cwd` (read once per process, data folder and folder). */
+export function installedPlugins(env: NodeJS.ProcessEnv, cwd: string): InstalledPlugins {
+  const key = `${packageDir(env, "")}\0${cwd}`;
   let found = loaded.get(key);
   if (!found) {
-    found = checkInstalled(env);
+    found = checkInstalled(env, cwd);
     loaded.set(key, found);
   }
   return found;
 }
 
-/** Reads the lock file and checks each enabled plugin's files against its digest. Never throws. */
-export function checkInstalled(env: NodeJS.ProcessEnv): InstalledPlugins {
+/** Whether `entry` is for work in `cwd`: installed for the user, or for a project folder holding `cwd`. */
+export function pluginAppliesTo(entry: LockEntry, cwd: string | undefined): boolean {
+  if (!entry.projects || cwd === undefined) return true;
+  const here = resolve(cwd);
+  return entry.projects.some((folder) => here === folder || here.startsWith(folder.endsWith(sep) ? folder : folder + sep));
+}
+
+/**
+ * Reads the lock file and checks each enabled plugin's files against its digest (for work in `cwd`: a project's
+ * plugins only in that folder; without `cwd`, every plugin). Never throws.
+ */
+export function checkInstalled(env: NodeJS.ProcessEnv, cwd?: string): InstalledPlugins {
   const out: InstalledPlugins = { plugins: [], problems: [], disabled: [] };
   let entries: LockEntry[];
   try {
-    entries = Object.values(readLock(env).plugins).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    entries = Object.values(readLock(env).plugins).filter((e) => pluginAppliesTo(e, cwd)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   } catch (error) {
     out.problems.push(`plugins: ${(error as Error).message}; no plugin is loaded`);
     return out;

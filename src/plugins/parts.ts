@@ -18,30 +18,30 @@ export interface PluginFolder {
 }
 
 /** The Lua extension folders of the enabled plugins (discovered as user extensions, named `plugin.extension`). */
-export function pluginExtensionRoots(env: NodeJS.ProcessEnv): ExtensionRoot[] {
-  return folders(env, "extensionsDir").map((f) => ({ dir: f.dir, source: "user", prefix: f.plugin }));
+export function pluginExtensionRoots(env: NodeJS.ProcessEnv, cwd: string): ExtensionRoot[] {
+  return folders(env, cwd, "extensionsDir").map((f) => ({ dir: f.dir, source: "user", prefix: f.plugin }));
 }
 
 /** Skill folders (each holding `<name>/SKILL.md`). */
-export function pluginSkillFolders(env: NodeJS.ProcessEnv): PluginFolder[] {
-  return folders(env, "skillsDir");
+export function pluginSkillFolders(env: NodeJS.ProcessEnv, cwd: string): PluginFolder[] {
+  return folders(env, cwd, "skillsDir");
 }
 
 /** Prompt command folders. */
-export function pluginCommandFolders(env: NodeJS.ProcessEnv): PluginFolder[] {
-  return folders(env, "commandsDir");
+export function pluginCommandFolders(env: NodeJS.ProcessEnv, cwd: string): PluginFolder[] {
+  return folders(env, cwd, "commandsDir");
 }
 
 /** Sub-agent definition folders. */
-export function pluginAgentFolders(env: NodeJS.ProcessEnv): PluginFolder[] {
-  return folders(env, "agentsDir");
+export function pluginAgentFolders(env: NodeJS.ProcessEnv, cwd: string): PluginFolder[] {
+  return folders(env, cwd, "agentsDir");
 }
 
 /** The MCP servers of the enabled plugins; a name two plugins use is a failed entry for the second. */
-export function pluginMcpServers(env: NodeJS.ProcessEnv): McpServerConfig[] {
+export function pluginMcpServers(env: NodeJS.ProcessEnv, cwd: string): McpServerConfig[] {
   const out: McpServerConfig[] = [];
   const owner = new Map<string, string>();
-  for (const { pkg, places } of installedPlugins(env).plugins) {
+  for (const { pkg, places } of installedPlugins(env, cwd).plugins) {
     if (!pkg.parts.mcpFile) continue;
     for (const server of readPluginMcp(pkg.parts.mcpFile, places, env)) {
       const first = owner.get(server.name);
@@ -57,15 +57,15 @@ export function pluginMcpServers(env: NodeJS.ProcessEnv): McpServerConfig[] {
 }
 
 /** Whether any enabled plugin has an `mcp.json`. */
-export function pluginsHaveMcp(env: NodeJS.ProcessEnv): boolean {
-  return installedPlugins(env).plugins.some((p) => p.pkg.parts.mcpFile !== undefined);
+export function pluginsHaveMcp(env: NodeJS.ProcessEnv, cwd: string): boolean {
+  return installedPlugins(env, cwd).plugins.some((p) => p.pkg.parts.mcpFile !== undefined);
 }
 
 /** The command hooks of the enabled plugins (user hooks, after the config files'), and their problems. */
-export function pluginCommandHooks(env: NodeJS.ProcessEnv): { hooks: CommandHook[]; problems: string[] } {
+export function pluginCommandHooks(env: NodeJS.ProcessEnv, cwd: string): { hooks: CommandHook[]; problems: string[] } {
   const hooks: CommandHook[] = [];
   const problems: string[] = [];
-  for (const { pkg, places } of installedPlugins(env).plugins) {
+  for (const { pkg, places } of installedPlugins(env, cwd).plugins) {
     if (!pkg.parts.hooksFile) continue;
     const read = readPluginHooks(pkg.parts.hooksFile, places);
     hooks.push(...read.hooks);
@@ -75,13 +75,13 @@ export function pluginCommandHooks(env: NodeJS.ProcessEnv): { hooks: CommandHook
 }
 
 /** Why installed plugins are not loaded, one line each (shown at start-up). */
-export function pluginProblems(env: NodeJS.ProcessEnv): string[] {
-  return installedPlugins(env).problems;
+export function pluginProblems(env: NodeJS.ProcessEnv, cwd: string): string[] {
+  return installedPlugins(env, cwd).problems;
 }
 
-function folders(env: NodeJS.ProcessEnv, key: "extensionsDir" | "skillsDir" | "commandsDir" | "agentsDir"): PluginFolder[] {
+function folders(env: NodeJS.ProcessEnv, cwd: string, key: "extensionsDir" | "skillsDir" | "commandsDir" | "agentsDir"): PluginFolder[] {
   const out: PluginFolder[] = [];
-  for (const { pkg, places } of installedPlugins(env).plugins) {
+  for (const { pkg, places } of installedPlugins(env, cwd).plugins) {
     const dir = pkg.parts[key];
     if (dir) out.push({ plugin: places.name, dir });
   }

@@ -39,6 +39,8 @@ export interface LockEntry {
   files: number;
   bytes: number;
   enabled: boolean;
+  /** Installed for these project folders only (`awl install --project`); absent: for the user, everywhere. */
+  projects?: string[];
   installed_at: string;
   /** What the user reviewed and accepted. */
   summary: PluginSummary;
@@ -145,6 +147,17 @@ export function removeInstalled(env: NodeJS.ProcessEnv, name: string): boolean {
   rmSync(packageDir(env, name), { recursive: true, force: true });
   rmSync(pluginDataDir(env, name), { recursive: true, force: true });
   return known;
+}
+
+/** Makes `name` apply to every folder (`"user"`) or to one more project folder; the entry, or undefined. */
+export function widenScope(env: NodeJS.ProcessEnv, name: string, scope: "user" | { project: string }): LockEntry | undefined {
+  return changeLock(env, (lock) => {
+    const entry = lock.plugins[name];
+    if (!entry?.projects) return entry;
+    if (scope === "user") delete entry.projects;
+    else if (!entry.projects.includes(scope.project)) entry.projects.push(scope.project);
+    return entry;
+  });
 }
 
 /** Switches `name` on or off; false when it is not installed. */

@@ -53,7 +53,7 @@ export function commandSources(cwd: string, env: NodeJS.ProcessEnv): CommandSour
     { dir: join(cwd, ".claude", "commands"), scope: "project", label: ".claude/commands" },
     { dir: user, scope: "user", label: tilde(user, home) },
     { dir: join(home, ".claude", "commands"), scope: "user", label: "~/.claude/commands" },
-    ...pluginCommandFolders(env).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
+    ...pluginCommandFolders(env, cwd).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
   ];
 }
 

@@ -63,7 +63,7 @@ export function skillSources(cwd: string, env: NodeJS.ProcessEnv): SkillSource[]
     { dir: join(user, "skills"), scope: "user", label: tilde(join(user, "skills"), home) },
     { dir: join(home, ".agents", "skills"), scope: "user", label: "~/.agents/skills" },
     { dir: join(home, ".claude", "skills"), scope: "user", label: "~/.claude/skills" },
-    ...pluginSkillFolders(env).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
+    ...pluginSkillFolders(env, cwd).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
   ];
 }
 

@@ -354,3 +354,48 @@ describe("an interrupted install", () => {
     expect(readdirSync(pluginsHome()).filter((n) => n.startsWith("."))).toEqual([]);
   }, 60_000);
 });
+
+describe("project plugins", () => {
+  it("an untrusted folder's declarations are listed, never fetched; trusted, awl install installs them for the folder only", async () => {
+    const repo = join(box.root, "repo");
+    fullPlugin(repo, "1.0.0");
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "v1");
+    git(repo, "tag", "v1");
+    write(box.cwd, { ".awl/config.json": JSON.stringify({ plugins: { kit: `git:${repo}@v1` } }) });
+    const untrusted = await awl(["install", "--yes"]);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stdout).toContain("it is not trusted, so none is fetched");
+    expect(untrusted.stdout).toContain(`kit: git:${repo}@v1`);
+    expect(existsSync(join(pluginsHome(), "packages"))).toBe(false);
+    expect((await awl(["plugins"])).stdout).toContain("Declared by this folder's .awl/config.json, not installed");
+    expect((await awl(["permissions", "trust"])).code).toBe(0);
+    const trusted = await awl(["install", "--yes"]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stdout).toContain("Installed kit (1.0.0");
+    expect(lock().plugins.kit).toMatchObject({ projects: [expect.stringContaining(box.cwd.split("/").pop()!)] });
+    expect((await awl(["tools"])).stdout).toContain("kit_answer");
+    const elsewhere = join(box.root, "elsewhere");
+    mkdirSync(elsewhere);
+    const outside = await new Promise<string>((done) => {
+      const child = spawn(process.execPath, [AWL, "tools"], { cwd: elsewhere, env: box.env() });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.on("close", () => done(out));
+    });
+    expect(outside).not.toContain("kit_answer");
+    expect((await awl(["install"])).stdout).toContain("kit: installed");
+  }, 90_000);
+
+  it("awl install --project installs for this folder and writes the declaration", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    const r = await awl(["install", "--project", "--yes", src]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(box.cwd, ".awl/config.json"), "utf8")).plugins).toEqual({ kit: src });
+    expect(lock().plugins.kit!).toHaveProperty("projects");
+    const user = await awl(["install", "--yes", src]);
+    expect(user.stdout).toContain("is now installed for every folder");
+    expect(lock().plugins.kit!).not.toHaveProperty("projects");
+  }, 60_000);
+});

@@ -3,16 +3,19 @@
  * it brings (an update: what changes), ask, then install it in place with its digest in the lock file. Nothing
  * of the plugin runs before the answer; a no, or any failure, leaves what was installed as it was.
  */
+import { realpathSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { discardInstall, finishInstall, prepareInstall, type PreparedInstall } from "../../plugins/install.js";
 import { splitGitSpec } from "../../plugins/fetch-source.js";
-import { readLock, type LockEntry } from "../../plugins/store.js";
+import { readLock, widenScope, type LockEntry } from "../../plugins/store.js";
 import { summaryDiff, summaryLines } from "../../plugins/summary.js";
 import { EXIT } from "../exit-codes.js";
 import { askYesNo } from "../plugin-review.js";
 import { processIO, usageError } from "./extension-host.js";
 
-export const INSTALL_USAGE = `usage: awl install SOURCE [--yes]
+export const INSTALL_USAGE = `usage: awl install SOURCE [--yes] [--project]
+       awl install [--yes]
+
 
 Installs a plugin (docs/plugins.md) for your user, into ~/.local/share/awl/plugins/. SOURCE is
   git:URL[@REF]        a git repository (https, ssh, file:// or a path) at a tag, branch or commit
@@ -22,6 +25,9 @@ Installs a plugin (docs/plugins.md) for your user, into ~/.local/share/awl/plugi
 What the plugin brings (Lua extensions and their tools, hooks, MCP servers, commands, agents,
 skills, size) is shown first and you are asked; --yes answers yes (without a terminal the answer
 is read from standard input). Installing a plugin already installed updates it.
+--project installs it for this folder only and declares it in .awl/config.json ("plugins").
+Without SOURCE: installs the plugins this folder's .awl/config.json declares and that are
+missing, each after its review, if the folder is trusted (an untrusted one's are listed only).
 `;
 
 export const UPDATE_USAGE = `usage: awl update [NAME[@REF]] [--yes]
@@ -33,12 +39,13 @@ shipped is replaced. A plugin that cannot be fetched (no network) keeps working 
 
 interface Flags {
   yes?: boolean;
+  project?: boolean;
   help?: boolean;
 }
 
 function parse(argv: readonly string[], command: string): { flags: Flags; positionals: string[] } | number {
   try {
-    const { values, positionals } = parseArgs({ args: [...argv], options: { yes: { type: "boolean", short: "y" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
+    const { values, positionals } = parseArgs({ args: [...argv], options: { yes: { type: "boolean", short: "y" }, project: { type: "boolean" }, help: { type: "boolean", short: "h" } }, allowPositionals: true, strict: true });
     return { flags: values, positionals };
   } catch (error) {
     return usageError(processIO, command, (error as Error).message.split(". ")[0] ?? String(error));
@@ -52,8 +59,21 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stdout.write(INSTALL_USAGE);
     return EXIT.ok;
   }
-  if (parsed.positionals.length !== 1) return usageError(processIO, "install", "awl install takes one SOURCE");
-  return installOne(parsed.positionals[0]!, parsed.flags.yes === true);
+  if (parsed.positionals.length > 1) return usageError(processIO, "install", "awl install takes one SOURCE");
+  const yes = parsed.flags.yes === true;
+  if (parsed.positionals.length === 0) return (await import("../project-plugins.js")).installDeclared(yes, installOne);
+  if (!parsed.flags.project) return installOne(parsed.positionals[0]!, yes, { scope: "user" });
+  const { declarePlugin } = await import("../project-plugins.js");
+  return installOne(parsed.positionals[0]!, yes, { scope: { project: realpathSync(process.cwd()) }, then: declarePlugin });
+}
+
+/** How one install goes: its scope, the name it must have, what to do once installed. */
+export interface InstallOptions {
+  scope?: "user" | { project: string };
+  updating?: LockEntry;
+  /** The package must be this plugin (a project's declaration names it). */
+  expectName?: string;
+  then?: (entry: LockEntry) => Promise<void>;
 }
 
 /** `awl update`. */
@@ -87,13 +107,15 @@ export async function runUpdate(argv: readonly string[]): Promise<number> {
     const ref = wanted.find((w) => w.name === entry.name)?.ref;
     if (ref !== undefined && entry.kind !== "git") return usageError(processIO, "update", `"${entry.name}" comes from ${entry.source}; only a git plugin takes @REF`);
     const source = ref === undefined ? entry.source : `git:${splitGitSpec(entry.source).url}@${ref}`;
-    const result = await installOne(source, parsed.flags.yes === true, entry);
+    const result = await installOne(source, parsed.flags.yes === true, { updating: entry });
     if (result !== EXIT.ok) code = result;
   }
   return code;
 }
 
-async function installOne(source: string, yes: boolean, updating?: LockEntry): Promise<number> {
+/** Fetches, reviews and installs `source`; the exit code. */
+export async function installOne(source: string, yes: boolean, options: InstallOptions = {}): Promise<number> {
+  const { updating } = options;
   let prepared: PreparedInstall;
   try {
     prepared = await prepareInstall(source, process.cwd(), process.env);
@@ -103,14 +125,23 @@ async function installOne(source: string, yes: boolean, updating?: LockEntry): P
     return EXIT.error;
   }
   const { summary, previous } = prepared;
-  if (updating && prepared.pkg.name !== updating.name) {
+  const expected = updating?.name ?? options.expectName;
+  if (expected !== undefined && prepared.pkg.name !== expected) {
     discardInstall(prepared);
-    process.stderr.write(`awl: ${source} now holds the plugin "${prepared.pkg.name}", not "${updating.name}"; nothing was changed\n`);
+    process.stderr.write(`awl: ${source} holds the plugin "${prepared.pkg.name}", not "${expected}"; nothing was changed\n`);
     return EXIT.error;
   }
   if (previous) {
     if (previous.digest === prepared.content.digest) {
+      const widened = options.scope !== undefined && finishScopeOnly(previous, options.scope);
       discardInstall(prepared);
+      if (widened) {
+        const widenedEntry = widenScope(process.env, previous.name, options.scope!) ?? previous;
+        await options.then?.(widenedEntry);
+        process.stdout.write(`${previous.name} (${describeVersion(previous)}) is now installed ${options.scope === "user" ? "for every folder" : "for this folder too"}.\n`);
+        return EXIT.ok;
+      }
+      await options.then?.(previous);
       process.stdout.write(`${previous.name} is up to date (${describeVersion(previous)}).\n`);
       return EXIT.ok;
     }
@@ -127,9 +158,16 @@ async function installOne(source: string, yes: boolean, updating?: LockEntry): P
     process.stdout.write(`Nothing was ${previous ? "changed" : "installed"}${yes || process.stdin.isTTY ? "" : " (pass --yes to answer yes without a terminal)"}.\n`);
     return EXIT.ok;
   }
-  const entry = finishInstall(prepared, process.env);
+  const entry = finishInstall(prepared, process.env, options.scope);
+  await options.then?.(entry);
   process.stdout.write(`${previous ? "Updated" : "Installed"} ${entry.name} (${describeVersion(entry)}).\n`);
   return EXIT.ok;
+}
+
+/** Whether installing the same files with `scope` changes where the plugin applies. */
+function finishScopeOnly(previous: LockEntry, scope: "user" | { project: string }): boolean {
+  if (!previous.projects) return false;
+  return scope === "user" || !previous.projects.includes(scope.project);
 }
 
 function describeVersion(entry: { version?: string | undefined; resolved?: string | undefined }): string {

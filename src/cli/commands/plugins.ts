@@ -39,7 +39,7 @@ export async function run(argv: readonly string[]): Promise<number> {
   switch (verb) {
     case undefined:
     case "list":
-      return list(parsed.values.json === true);
+      return await list(parsed.values.json === true);
     case "enable":
     case "disable":
     case "remove":
@@ -56,13 +56,23 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
 }
 
-function list(json: boolean): number {
+async function list(json: boolean): Promise<number> {
   const listed = pluginRows(process.env);
   if ("error" in listed) {
     process.stderr.write(`awl: ${listed.error}\n`);
     return EXIT.error;
   }
-  process.stdout.write(json ? `${JSON.stringify({ plugins: listed.rows }, null, 2)}\n` : pluginsText(listed.rows));
+  const { declaredPlugins } = await import("../project-plugins.js");
+  const missing = (await declaredPlugins(process.cwd(), process.env).catch(() => [])).filter((d) => !d.installed);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ plugins: listed.rows, declared_missing: missing.map(({ name, source }) => ({ name, source })) }, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  process.stdout.write(pluginsText(listed.rows));
+  if (missing.length > 0) {
+    process.stdout.write(`Declared by this folder's .awl/config.json, not installed (awl install installs them once the folder is trusted):\n`);
+    for (const d of missing) process.stdout.write(`  ${d.name}: ${d.source}\n`);
+  }
   return EXIT.ok;
 }
 
@@ -80,6 +90,8 @@ export interface PluginRow {
   installed_at: string;
   folder: string;
   data: string;
+  /** Installed for these project folders only. */
+  projects?: string[];
 }
 
 /** The installed plugins, each checked against its digest now. */
@@ -94,6 +106,7 @@ export function pluginRows(env: NodeJS.ProcessEnv): { rows: PluginRow[] } | { er
   const rows = Object.values(lock.plugins)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((entry): PluginRow => {
+      const scope = entry.projects ? { projects: entry.projects } : {};
       const problem = checked.problems.find((p) => p.startsWith(`plugin "${entry.name}":`));
       return {
         name: entry.name,
@@ -107,6 +120,7 @@ export function pluginRows(env: NodeJS.ProcessEnv): { rows: PluginRow[] } | { er
         installed_at: entry.installed_at,
         folder: packageDir(env, entry.name),
         data: pluginDataDir(env, entry.name),
+        ...scope,
       };
     });
   return { rows };
@@ -119,6 +133,7 @@ export function pluginsText(rows: readonly PluginRow[]): string {
   for (const row of rows) {
     const at = row.resolved && row.resolved !== row.version ? ` at ${row.resolved.slice(0, 12)}` : "";
     text += `${row.name} ${row.version ?? "(no version)"}  ${row.state}  ${row.source}${at}\n`;
+    if (row.projects) text += `  for ${row.projects.join(", ")} only\n`;
     if (row.reason) text += `  ${row.reason}\n`;
   }
   return text;

@@ -32,7 +32,7 @@ import { invokePrompt } from "../prompt-invocation.js";
 import type { ContentBlock } from "../../model/blocks.js";
 import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
 import { runShellCommand, shellRunText } from "./shell-command.js";
-import { stripControls } from "../output/safe-text.js";
+import { stripControls } from "../../ui/safe-text.js";
 import { Picker, type PickerItem } from "./picker.js";
 import { resumeCommand } from "../session-history.js";
 import { openHistory, userPrompts } from "./history-setup.js";
