@@ -18,6 +18,7 @@ import { untrustedNotice } from "../../permissions/trust.js";
 import type { NetworkGate, ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
 import type { ConfigFileValues } from "../../config/config-file.js";
 import { withheldVariables } from "../../util/secrets.js";
+import type { SearchSettings } from "../../web/search.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -145,6 +146,8 @@ export interface ChatToolOptions {
   passEnv?: readonly string[];
   /** Decides every host `awl.http` reaches (the permission engine's `network` rules). */
   network?: NetworkGate;
+  /** The `search` config key (the search tool's backend). */
+  search?: SearchSettings;
 }
 
 /**
@@ -162,7 +165,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, network, passEnv, cwd = process.cwd() } = options;
+  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, network, search, passEnv, cwd = process.cwd() } = options;
   const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
@@ -180,6 +183,7 @@ export async function openToolsForChat(
     ...(textHost && { textHost }),
     ...(sandbox && { sandbox }),
     ...(network && { network }),
+    ...(search && { search }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {
