@@ -30,6 +30,7 @@ import {
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistration, NetworkGate, ProcessSandbox, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
+import type { SearchSettings } from "../web/search.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
 import type { CapabilityMetadata } from "./metadata.js";
@@ -97,6 +98,8 @@ export interface LuaToolSetOptions {
   sandbox?: ProcessSandbox;
   /** Decides every host `awl.http` reaches (awl's: the permission engine's `network` rules); none: every request goes out. */
   network?: NetworkGate;
+  /** The `search` config key: the backend `awl.web.search` (the `search` tool) asks. */
+  search?: SearchSettings;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -245,6 +248,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.textHost && { textHost: options.textHost }),
       ...(options.sandbox && { sandbox: options.sandbox }),
       ...(options.network && { network: options.network }),
+      ...(options.search && { search: options.search }),
     });
     let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {

@@ -38,6 +38,7 @@ export function knownSecrets(env: NodeJS.ProcessEnv, file: ConfigFileValues = {}
     if (value) secrets.push(value);
   }
   if (file.api_key) secrets.push(file.api_key);
+  if (file.search?.api_key) secrets.push(file.search.api_key);
   return secrets;
 }
 

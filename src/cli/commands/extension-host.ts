@@ -16,6 +16,7 @@ import type { LoadedConfig } from "../../config/layers.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
 import type { NetworkGate, ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
+import type { SearchSettings } from "../../web/search.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -140,6 +141,8 @@ export interface ChatToolOptions {
   sandbox?: ProcessSandbox;
   /** Decides every host `awl.http` reaches (the permission engine's `network` rules). */
   network?: NetworkGate;
+  /** The `search` config key (the search tool's backend). */
+  search?: SearchSettings;
 }
 
 /**
@@ -157,7 +160,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, network, cwd = process.cwd() } = options;
+  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, network, search, cwd = process.cwd() } = options;
   const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
@@ -174,6 +177,7 @@ export async function openToolsForChat(
     ...(textHost && { textHost }),
     ...(sandbox && { sandbox }),
     ...(network && { network }),
+    ...(search && { search }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {
