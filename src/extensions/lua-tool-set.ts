@@ -19,7 +19,7 @@ import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "
 import type { ImageData } from "../model/blocks.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker } from "../tools/validate-input.js";
-import { knownSecrets, SecretScrubber } from "../util/secrets.js";
+import { KNOWN_KEY_VARIABLES, knownSecrets, SecretScrubber, withoutVariables } from "../util/secrets.js";
 import {
   defaultExtensionRoots,
   type DiscoveredExtension,
@@ -85,6 +85,11 @@ export interface LuaToolSetOptions {
    * own, found by `knownSecrets`), which are always scrubbed.
    */
   secrets?: readonly (string | undefined)[];
+  /**
+   * Variables of `env` that extensions and the programs they start never see: awl's credentials. Default
+   * {@link KNOWN_KEY_VARIABLES} (the CLI adds the config's `api_key_env` names and honours `permissions.pass_env`).
+   */
+  withheldEnv?: readonly string[];
   maxSlots?: number;
   memoryLimitBytes?: number;
   /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
@@ -240,7 +245,7 @@ export class LuaToolSet implements ToolSet {
     const poolOptions: Omit<LuaPoolOptions, "extensions"> = (toolSet.poolOptions = {
       cwd: options.cwd,
       defaultTimeoutMs,
-      env: options.env,
+      env: withoutVariables(options.env, options.withheldEnv ?? KNOWN_KEY_VARIABLES),
       secrets: scrub.known,
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
