@@ -156,7 +156,7 @@ describe("awl tools", () => {
     const system = Buffer.byteLength(JSON.stringify(body.messages[0])) + 1;
     expect(listing.system_prompt).toEqual({ request_bytes: system, estimated_tokens: Math.round(system / 4), instruction_files: [] });
     const text = (await env.box.awl(["tools"])).stdout;
-    expect(text).toContain(`\n8 tools offered to the model: ${total} B ≈ ${Math.round(total / 4)} tokens in every request\n`);
+    expect(text).toContain(`\n9 tools offered to the model: ${total} B ≈ ${Math.round(total / 4)} tokens in every request\n`);
     const both = system + total;
     expect(text).toContain(`\nthe system prompt (awl's default, no instruction file): ${system} B ≈ ${Math.round(system / 4)} tokens; with the tools ${both} B ≈ ${Math.round(both / 4)} tokens\n`);
     writeFileSync(join(env.box.cwd, "AGENTS.md"), "Rules.\n");
