@@ -9,6 +9,8 @@
 ---@field json awl.json The JSON codec awl uses for tool input, schemas and results.
 ---@field fs awl.fs Files and folders: metadata, listings, walks, search, text read and written.
 ---@field base64 awl.base64 Base64 encoding (images in results).
+---@field http awl.http HTTP requests made by awl, each checked per host by the permission engine.
+---@field web awl.web What web tools need besides requests (a page as Markdown).
 awl = {}
 
 ---@alias awl.ToolKind "read"|"write"|"exec"|"network"
@@ -443,3 +445,85 @@ function Process:kill() end
 ---@param spec awl.SpawnSpec
 ---@return awl.Process process
 function awl.spawn(spec) end
+
+---@class awl.http
+awl.http = {}
+
+---@class awl.HttpRequest
+---@field url string http:// or https:// only.
+---@field method? string Default "GET" ("POST" when there is a body).
+---@field headers? table<string, string|number> Names compare without case.
+---@field body? string|table A table is sent as JSON (content-type application/json unless given).
+---@field timeout_ms? number The whole request, body included; default 30000.
+---@field max_bytes? number Most bytes of the (decompressed) body kept; default 5 MB; the rest is dropped or spilled.
+---@field redirect? "follow"|"same-host"|"manual" Default "follow" (each hop checked per host); "same-host" stops at a redirect to another host.
+---@field spill? boolean Stream the whole body (up to 256 MB) to a file in ctx.spill_dir: `spill_file`.
+
+---@class awl.HttpResponse
+---@field status integer
+---@field ok boolean status 2xx
+---@field url string The URL that answered, after the redirects followed.
+---@field headers table<string, string> Lower-case names; repeated headers joined with ", ".
+---@field body string Text as UTF-8 (decoded by its charset), or the bytes when binary; at most max_bytes.
+---@field binary boolean
+---@field truncated boolean The body was longer than max_bytes (and, spilled, than 256 MB).
+---@field size integer Bytes read, after decompression.
+---@field charset? string The charset the text was read in.
+---@field note? string What was odd: an unknown charset, invalid bytes replaced, an encoding awl cannot decompress.
+---@field spill_file? string With spill = true: the file holding the whole body.
+---@field redirect_to? string A redirect not followed ("same-host" to another host, or "manual"): where it pointed.
+local HttpResponse = {}
+
+--- The body decoded as JSON; nil and why when it is not JSON.
+---@return any value
+---@return string? problem
+function HttpResponse:json() end
+
+---@alias awl.HttpFailure "denied"|"invalid"|"network"|"tls"|"timeout"|"cancelled"
+
+--- Performs a request from awl's main thread. Every request is a `network` action the permission engine decides
+--- per host (`network(api.github.com)`, `network(*.example.com)`), whatever kinds the tool declares; loopback
+--- and private addresses need a rule naming them. The call's cancel or timeout aborts it.
+---@param spec awl.HttpRequest
+---@return awl.HttpResponse? response
+---@return string? message Why it failed.
+---@return awl.HttpFailure? kind
+function awl.http.request(spec) end
+
+--- A GET request.
+---@param url string
+---@param opts? awl.HttpRequest
+---@return awl.HttpResponse? response
+---@return string? message
+---@return awl.HttpFailure? kind
+function awl.http.get(url, opts) end
+
+--- A POST request; a table body is sent as JSON.
+---@param url string
+---@param body string|table
+---@param opts? awl.HttpRequest
+---@return awl.HttpResponse? response
+---@return string? message
+---@return awl.HttpFailure? kind
+function awl.http.post(url, body, opts) end
+
+--- GET, then the body decoded as JSON; nil, a message and a kind ("status", "json" besides the request's own)
+--- when the request failed, the status was not 2xx, or the body is not JSON.
+---@param url string
+---@param opts? awl.HttpRequest
+---@return any value
+---@return awl.HttpResponse|string|nil response_or_message
+---@return string? kind
+function awl.http.get_json(url, opts) end
+
+---@class awl.web
+awl.web = {}
+
+--- A web page's main content as Markdown (Mozilla's Readability, then node-html-markdown; a page without an article
+--- is converted whole), its links made absolute against `url`. The libraries load on the first call.
+---@param html string
+---@param url string The page's URL.
+---@return string title
+---@return string markdown
+---@return boolean is_article Whether Readability found an article.
+function awl.web.markdown(html, url) end

@@ -4,6 +4,8 @@
  * `AgentSession`. A runner that saves its session and records checkpoints offers these; others do not.
  */
 
+import type { CheckpointRecord } from "../checkpoints/store.js";
+
 /** What a rewind puts back: the files, the conversation, or both. */
 export type RewindMode = "code" | "conversation" | "both";
 
@@ -95,4 +97,8 @@ export interface SessionBranching {
   switchBranch(leaf: string): { ok: true } | { ok: false; message: string };
   /** Copies the branch in use into a new session and continues in it; returns its id. */
   fork(): { ok: true; id: string; from: string } | { ok: false; message: string };
+  /** Calls `listener` with each checkpoint saved from now on (stream-json reports their ids). */
+  onCheckpoint(listener: (record: CheckpointRecord) => void): void;
+  /** Resolves once every checkpoint asked for so far is saved (and given to the listener). */
+  checkpointsSaved(): Promise<void>;
 }

@@ -39,7 +39,11 @@ export async function openChatTools(
   /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
   textHost?: TextHost,
 ): Promise<ConfigResult<OpenedTools>> {
-  const [{ openToolsForChat }, { runSecrets }] = await Promise.all([import("./commands/extension-host.js"), import("./run-secrets.js")]);
+  const [{ openToolsForChat }, { runSecrets }, { networkGate }] = await Promise.all([
+    import("./commands/extension-host.js"),
+    import("./run-secrets.js"),
+    import("../permissions/network-gate.js"),
+  ]);
   const secrets = runSecrets(options);
   const cwd = options.cwd ?? process.cwd();
   // A caller without a permission setup of its own (e.g. `awl acp`) still loads a folder's code only when it is trusted.
@@ -54,6 +58,7 @@ export async function openChatTools(
     ...(options.permissions?.unpinned && { unpinnedExtensions: options.permissions.unpinned.extensions }),
     ...(textHost && { textHost }),
     ...(sandbox.value && { sandbox: sandbox.value }),
+    ...(options.permissions && { network: networkGate(options.permissions.engine) }),
   });
   // Headless (awl -p, ACP), the first tool call may come as soon as the first reply does: a Lua worker boots now,
   // beside the rest of awl's start-up (for `awl -p` it already does, see chat.ts); the extensions load into it once

@@ -9,6 +9,7 @@ import { isPrompt, promptNumber } from "../checkpoints/prompts.js";
 import { planRestore, type RestorePlan } from "../checkpoints/restore.js";
 import { baselineOf, checkpointBefore, rewindCode } from "../checkpoints/rewind.js";
 import type { Message } from "../model/message.js";
+import type { CheckpointRecord } from "../checkpoints/store.js";
 import { forkSession } from "../session/fork.js";
 import type { LoadedSession } from "../session/reader.js";
 import { branchTo, leavesOf, type TreeNode } from "../session/tree.js";
@@ -122,6 +123,14 @@ export class RuntimeBranching implements SessionBranching {
     if (!resumed.ok) return { ok: false, message: resumed.error.message };
     this.sessions.resumed = undefined;
     return { ok: true, id: forked.value, from };
+  }
+
+  onCheckpoint(listener: (record: CheckpointRecord) => void): void {
+    if (this.checkpoints) this.checkpoints.onCheckpoint = listener;
+  }
+
+  async checkpointsSaved(): Promise<void> {
+    await this.checkpoints?.settled();
   }
 
   /** The session as saved now (the file is the truth: the tree and the ids are read from it). */

@@ -1,15 +1,20 @@
 /**
  * `--input-format stream-json`: what one stdin line says (docs/cli.md, "Input format"). Claude Code's shapes:
  * `{"type":"user","message":{"role":"user","content":...}}` sends a prompt, and
- * `{"type":"control_request","request_id":ID,"request":{"subtype":"interrupt"}}` interrupts the running turn.
+ * `{"type":"control_request","request_id":ID,"request":{"subtype":"interrupt"}}` interrupts the running turn; awl's
+ * own control requests rewind (`rewind_points`, `rewind`) and fork the session (`fork`).
  * Anything else is a line awl refuses with a message saying why; it never stops reading.
  */
 import type { ImageBlock, TextBlock } from "../model/blocks.js";
 import { promptImage } from "../model/images.js";
+import type { RewindMode } from "../agent-session/branching.js";
 
 export type InputLine =
   | { kind: "prompt"; content: Array<TextBlock | ImageBlock> }
   | { kind: "interrupt"; request_id: string | null }
+  | { kind: "rewind_points"; request_id: string | null }
+  | { kind: "rewind"; request_id: string | null; to: number; mode: RewindMode; overwrite_changed: boolean; dry_run: boolean }
+  | { kind: "fork"; request_id: string | null }
   | { kind: "blank" }
   | { kind: "invalid"; message: string };
 
@@ -63,14 +68,31 @@ function userLine(value: Record<string, unknown>): InputLine {
   return { kind: "prompt", content: blocks };
 }
 
+const SUBTYPES = ["interrupt", "rewind_points", "rewind", "fork"];
+
 function controlLine(value: Record<string, unknown>): InputLine {
   const request = value.request;
-  const id = value.request_id;
-  if (!isRecord(request) || request.subtype !== "interrupt") {
+  const request_id = typeof value.request_id === "string" ? value.request_id : null;
+  if (!isRecord(request) || !SUBTYPES.includes(request.subtype as string)) {
     const subtype = isRecord(request) ? JSON.stringify(request.subtype ?? null) : "none";
-    return { kind: "invalid", message: `unknown control request subtype ${subtype} (awl knows "interrupt")` };
+    return { kind: "invalid", message: `unknown control request subtype ${subtype} (awl knows ${SUBTYPES.map((s) => `"${s}"`).join(", ")})` };
   }
-  return { kind: "interrupt", request_id: typeof id === "string" ? id : null };
+  switch (request.subtype) {
+    case "rewind": {
+      const { to, mode, overwrite_changed, dry_run } = request;
+      if (typeof to !== "number" || !Number.isInteger(to) || to < 1) return { kind: "invalid", message: `a rewind needs "to": a prompt number from 1 (got ${JSON.stringify(to ?? null)})` };
+      if (mode !== "code" && mode !== "conversation" && mode !== "both") return { kind: "invalid", message: `a rewind needs "mode": "code", "conversation" or "both" (got ${JSON.stringify(mode ?? null)})` };
+      for (const [name, flag] of [["overwrite_changed", overwrite_changed], ["dry_run", dry_run]] as const)
+        if (flag !== undefined && typeof flag !== "boolean") return { kind: "invalid", message: `"${name}" must be true or false (got ${JSON.stringify(flag)})` };
+      return { kind: "rewind", request_id, to, mode, overwrite_changed: overwrite_changed === true, dry_run: dry_run === true };
+    }
+    case "rewind_points":
+      return { kind: "rewind_points", request_id };
+    case "fork":
+      return { kind: "fork", request_id };
+    default:
+      return { kind: "interrupt", request_id };
+  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

@@ -27,7 +27,7 @@ import {
   type ExtensionSource,
 } from "./discover.js";
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
-import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistration, ProcessSandbox, TextHost, ToolContextData } from "./lua/types.js";
+import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistration, NetworkGate, ProcessSandbox, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
@@ -94,6 +94,8 @@ export interface LuaToolSetOptions {
    * whether a program may reach the network (awl's: a `network` rule).
    */
   sandbox?: ProcessSandbox;
+  /** Decides every host `awl.http` reaches (awl's: the permission engine's `network` rules); none: every request goes out. */
+  network?: NetworkGate;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -242,6 +244,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.onLog && { onLog: options.onLog }),
       ...(options.textHost && { textHost: options.textHost }),
       ...(options.sandbox && { sandbox: options.sandbox }),
+      ...(options.network && { network: options.network }),
     });
     let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {
@@ -657,6 +660,7 @@ export class LuaToolSet implements ToolSet {
         signal,
         timeoutMs: options.timeoutMs ?? tool.timeout_ms,
         ...(onProgress && { onProgress }),
+        ...(call.granted_hosts && { grantedHosts: call.granted_hosts }),
         ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(tool.extension, text, call.id) }),
       });
       // A call that runs a while will have its block redrawn: the renders' worker starts meanwhile. Not for a quick

@@ -15,6 +15,8 @@ import { relative } from "node:path";
 import { handOff, pathArgsOf, type PathArg } from "./path-args.js";
 import { escapeGlob, isInside, realPathOf, resolveToolPath } from "./paths.js";
 import { protectionOf } from "./protected.js";
+import { hostRuleText } from "./host-rules.js";
+import { nonPublicKind } from "../web/addresses.js";
 import type { Rule, RuleAction } from "./rules.js";
 import { commandHits, commandRuleReason, coveringRule, offeredCommandRules } from "./command-rules.js";
 import { invalidCommandText, parseCommand, type ParsedCommand } from "./shell-commands.js";
@@ -50,11 +52,15 @@ export interface Decision {
   commands: string[];
   /** The arguments to run the tool with, when they name paths: each replaced by its resolved form (path-args.ts). */
   input?: Record<string, unknown>;
+  /** The host its `url` argument names (a network tool's), as a rule names it: the call may reach it once allowed. */
+  hosts?: string[];
 }
 
 /** What a call touches, read from its arguments; `error` when an argument cannot be read safely. */
 interface Subject {
   command?: string;
+  /** A network tool's `url` argument. */
+  url?: string;
   paths: PathArg[];
   error?: string;
 }
@@ -135,6 +141,7 @@ export class PermissionEngine {
       ...extra,
     });
     if (subject.error) return decision("deny", subject.error);
+    if (subject.url !== undefined && kindsOf(tool).includes("network")) return this.decideUrl(tool, subject.url, decision);
     const paths: string[] = [];
     for (const arg of subject.paths) {
       const resolved = resolveToolPath(arg.text, this.workspace, this.home);
@@ -203,7 +210,7 @@ export class PermissionEngine {
    * the commands P matches, every part of a compound command covered, as for a command rule.
    */
   allowsNetwork(command: string): boolean {
-    const rules = this.byTool.get(NETWORK_RULE) ?? [];
+    const rules = (this.byTool.get(NETWORK_RULE) ?? []).filter((r) => r.matchHost === undefined);
     if (rules.length === 0) return false;
     const split = invalidCommandText(command) ? undefined : parseCommand(command);
     if (!split) return false;
@@ -213,6 +220,82 @@ export class PermissionEngine {
     if (allows.some((r) => r.pattern === undefined)) return true;
     // A bare `exec` runs nothing (std.bash starts its script with `exec 2>&1`).
     return coveringRule(allows, split, (text) => text === "exec") !== undefined;
+  }
+
+  /**
+   * A network tool's call by the host its `url` names (docs/permissions.md, "Network"): a deny or ask rule of the
+   * tool as a whole counts as for any tool; then the `network` rules decide the host; the tool's own allow rule
+   * (`fetch`) allows any host.
+   */
+  private decideUrl(tool: PermissionTool, text: string, decision: (action: RuleAction, reason: string, extra?: Partial<Decision>) => Decision): Decision {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return decision("deny", `the "url" argument is not a valid URL: ${JSON.stringify(text)}`);
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return decision("deny", `only http:// and https:// URLs can be reached, not ${url.protocol} (${JSON.stringify(text)})`);
+    const hosts = [hostRuleText(url.hostname)];
+    const own = this.rulesFor(tool.name).filter((r) => r.pattern === undefined || r.matchHost !== undefined);
+    const hits = (r: Rule) => r.pattern === undefined || r.matchHost!(url.hostname, portOf(url));
+    const deny = own.find((r) => r.action === "deny" && hits(r));
+    if (deny) return decision("deny", `the rule "${deny.text}" denies it`, { rule: deny, hosts });
+    const host = this.decideHost(url);
+    if (host.action === "deny") return { ...host, hosts };
+    if (this.mode === "plan" && !isReadOnly(tool)) return decision("deny", "plan mode runs read tools only", { hosts });
+    if (this.mode === "bypass") return decision("allow", "bypass mode", { hosts });
+    const ask = own.find((r) => r.action === "ask" && hits(r));
+    if (ask) return decision("ask", `the rule "${ask.text}" asks`, { rule: ask, hosts, allowRules: host.allowRules });
+    const allow = own.find((r) => r.action === "allow" && hits(r));
+    // The tool's own allow rule allows any host but one a `network` ask rule names, and but a loopback or private
+    // address (or localhost) written in the URL: those only a `network` rule naming them, or an answer, allows.
+    const local = nonPublicKind(url.hostname) !== undefined || hosts[0] === "localhost" || hosts[0]!.endsWith(".localhost");
+    if (allow && !local && !(host.action === "ask" && host.rule)) return decision("allow", `the rule "${allow.text}" allows it`, { rule: allow, hosts });
+    return { ...host, hosts };
+  }
+
+  /**
+   * Whether `awl.http` (or a network tool's `url`) may reach `url`'s host (docs/permissions.md, "Network"): only
+   * rules named `network` with a host pattern (or none) decide; deny > ask > allow; bypass mode allows what no deny
+   * rule denies; otherwise it asks, offering `network(HOST)`.
+   */
+  decideHost(url: URL): Decision {
+    const name = url.hostname;
+    const port = portOf(url);
+    const shown = hostRuleText(name);
+    const rules = (this.byTool.get(NETWORK_RULE) ?? []).filter((r) => r.pattern === undefined || r.matchHost !== undefined);
+    const hits = (r: Rule) => r.pattern === undefined || r.matchHost!(name, port);
+    const base = { allowRules: [] as string[], paths: [] as string[], commands: [] as string[] };
+    const deny = rules.find((r) => r.action === "deny" && hits(r));
+    if (deny) return { ...base, action: "deny", reason: `the rule "${deny.text}" denies reaching ${shown}`, rule: deny };
+    if (this.mode === "bypass") return { ...base, action: "allow", reason: "bypass mode" };
+    const ask = rules.find((r) => r.action === "ask" && hits(r));
+    if (ask) return { ...base, action: "ask", reason: `the rule "${ask.text}" asks before reaching ${shown}`, rule: ask, allowRules: [`network(${shown})`] };
+    const allow = rules.find((r) => r.action === "allow" && hits(r));
+    if (allow) return { ...base, action: "allow", reason: `the rule "${allow.text}" allows reaching ${shown}`, rule: allow };
+    return { ...base, action: "ask", reason: `no rule allows reaching ${shown}`, allowRules: [`network(${shown})`] };
+  }
+
+  /**
+   * Why a connection for `url` may not go to `address` (undefined: it may): a loopback, private or link-local
+   * address (web/addresses.ts) is reached only in bypass mode or when an allow rule names that address, or names
+   * the URL's host when that host is the address itself or `localhost` (then an approval of that host counts too).
+   * A DNS name that resolves there is not enough: the name is not what is connected to.
+   */
+  addressRefusal(url: URL, address: string, granted: readonly string[] = []): string | undefined {
+    const kind = nonPublicKind(address);
+    if (kind === undefined || this.mode === "bypass") return undefined;
+    const port = portOf(url);
+    const rules = (this.byTool.get(NETWORK_RULE) ?? []).filter((r) => r.matchHost !== undefined);
+    const deny = rules.find((r) => r.action !== "allow" && r.matchHost!(address, port));
+    const shown = hostRuleText(address);
+    if (deny) return `the rule "${deny.text}" ${deny.action === "deny" ? "denies" : "asks before"} reaching ${shown}`;
+    if (rules.some((r) => r.action === "allow" && r.matchHost!(address, port))) return undefined;
+    const name = hostRuleText(url.hostname);
+    const direct = name === shown || name === "localhost" || name.endsWith(".localhost");
+    if (direct && (granted.includes(name) || rules.some((r) => r.action === "allow" && r.matchHost!(url.hostname, port)))) return undefined;
+    const via = direct ? shown : `${name} resolves to ${shown}, which`;
+    return `${via} is a ${kind} address: awl reaches loopback, private and link-local addresses only when a rule names them, e.g. "network(${shown})"`;
   }
 
   /** Rules that would allow such a call, most specific first: each piece of a command, each path. */
@@ -260,6 +343,11 @@ export class PermissionEngine {
   }
 }
 
+/** The port a URL reaches (its scheme's when it names none). */
+function portOf(url: URL): number {
+  return url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+}
+
 /** The declared kinds, `exec` when none. */
 export function kindsOf(tool: PermissionTool): readonly string[] {
   return tool.kinds && tool.kinds.length > 0 ? tool.kinds : ["exec"];
@@ -279,6 +367,7 @@ function subjectOf(input: unknown): Subject {
     if (typeof args.command !== "string") return bad("command", "a string");
     subject.command = args.command;
   }
+  if (typeof args.url === "string") subject.url = args.url;
   const paths = pathArgsOf(args);
   if ("error" in paths) return { paths: [], error: paths.error };
   subject.paths = paths.paths;

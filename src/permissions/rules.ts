@@ -10,6 +10,7 @@
  * A rule is compiled once, when the rules are read: a check per call is a few regex tests.
  */
 import { compilePathGlob, escapeRegex } from "./paths.js";
+import { hostMatches, parseHostPattern } from "./host-rules.js";
 import type { CommandPart } from "./shell-commands.js";
 
 export type RuleAction = "allow" | "ask" | "deny";
@@ -32,6 +33,8 @@ export interface Rule {
   matchTool: (name: string) => boolean;
   matchCommand?: (part: CommandPart, surely?: boolean) => boolean;
   matchPath?: (path: string) => boolean;
+  /** Set when the pattern reads as a host (host-rules.ts): `network(api.github.com)`. */
+  matchHost?: (host: string, port: number) => boolean;
   /** Why the pattern is no path glob (e.g. `[` never closed): then it never allows a path, and denies or asks any. */
   pathError?: string;
 }
@@ -65,6 +68,8 @@ export function parseRule(text: string, action: RuleAction, source: RuleSource, 
     rule.pathError = `the pattern of rule ${JSON.stringify(text)} is not a valid path glob: ${(error as Error).message}`;
   }
   rule.matchCommand = compileCommand(pattern);
+  const host = parseHostPattern(pattern);
+  if (host) rule.matchHost = (name, port) => hostMatches(host, name, port);
   return { ok: true, rule };
 }
 

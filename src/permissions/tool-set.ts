@@ -130,7 +130,9 @@ export class PermissionToolSet implements ToolSet {
       decision = verdict;
     }
     // The tool gets the paths as the engine resolved them (SPEC §13): it opens what was decided on.
-    return this.inner.execute(decision.input ? { ...call, input: JSON.stringify(decision.input) } : call, signal, onProgress);
+    // ...and may reach the host its URL names, now allowed (awl.http checks each host against the rules again).
+    const granted = decision.hosts && { granted_hosts: decision.hosts };
+    return this.inner.execute(decision.input || granted ? { ...call, ...(decision.input && { input: JSON.stringify(decision.input) }), ...granted } : call, signal, onProgress);
   }
 
   /**

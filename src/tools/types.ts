@@ -32,6 +32,8 @@ export interface ToolCall {
   input: string;
   /** The sub-agent that made the call (docs/agents.md); absent for the main conversation's calls. */
   agent?: string;
+  /** Hosts the user approved for this call when asked (the permission layer sets it): the tool may reach them. */
+  granted_hosts?: readonly string[];
 }
 
 /** A live update from a running handler (`ctx:progress`, `ctx:show`, `ctx:title`). */

@@ -196,3 +196,79 @@ describe("awl rewind --conversation, branches and forks", () => {
     expect(readFileSync(join(sessionsDir(), `${id}.jsonl`), "utf8").split("\n")[0]).toContain('"version":1');
   });
 });
+
+describe("rewind and fork over stream-json input", () => {
+  const line = (value: unknown): string => JSON.stringify(value);
+  const control = (request_id: string, request: Record<string, unknown>): string => line({ type: "control_request", request_id, request });
+  const user = (text: string): string => line({ type: "user", message: { role: "user", content: text } });
+
+  it("reports each checkpoint's id; rewind_points, rewind (code and conversation) and fork are answered after the turns before them", async () => {
+    seed(box.cwd);
+    scriptFourFileTurn();
+    server.enqueue({ body: openaiText("Talked instead.") }, { body: openaiText("In the fork.") });
+    const input = [
+      user("change the files"),
+      control("p1", { subtype: "rewind_points" }),
+      control("r0", { subtype: "rewind", to: 1, mode: "code", dry_run: true }),
+      control("r1", { subtype: "rewind", to: 1, mode: "both" }),
+      user("only talk this time"),
+      control("f1", { subtype: "fork" }),
+      user("and in the fork?"),
+      control("bad", { subtype: "rewind", to: 0, mode: "code" }),
+    ].join("\n") + "\n";
+    const ran = await box.awl(["--allow", "*", "--input-format", "stream-json", "--output-format", "stream-json"], { env: providerEnv("openai", server.url), input });
+    const out = ran.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const results = out.filter((l) => l.type === "result");
+    expect(results).toHaveLength(3);
+    const checkpoints = out.filter((l) => l.type === "checkpoint").map((l) => l.checkpoint);
+    expect(checkpoints.length).toBeGreaterThanOrEqual(3);
+    expect(checkpoints.every((c) => /^ck_[0-9a-f]{12}$/.test(c.id) && c.complete === true)).toBe(true);
+    expect(checkpoints[0]).toMatchObject({ prompt: 1, when: "turn", session_id: results[0].session_id });
+
+    const answers = new Map(out.filter((l) => l.type === "control_response").map((l) => [l.response.request_id, l.response]));
+    const points = answers.get("p1").response.prompts;
+    expect(points).toHaveLength(1);
+    expect(points[0]).toMatchObject({ number: 1, text: "change the files", changes: { added: 2, modified: 2, deleted: 1 } });
+    expect(checkpoints.map((c) => c.id)).toContain(points[0].checkpoint);
+    expect(answers.get("r0").response).toMatchObject({ status: "planned", files: { restore: ["a.txt", "run.sh"], create: ["c.txt"], delete: ["b.txt", "d.txt"] } });
+    const rewound = answers.get("r1");
+    expect(rewound.subtype).toBe("success");
+    expect(rewound.response).toMatchObject({ status: "restored", prompt: "change the files", checkpoint: points[0].checkpoint });
+    expect(readFileSync(join(box.cwd, "c.txt"), "utf8")).toBe("gamma\n");
+    expect(existsSync(join(box.cwd, "d.txt"))).toBe(false);
+    // The answer to a control line comes after the turn sent before it.
+    const at = (pred: (l: any) => boolean): number => out.findIndex(pred);
+    expect(at((l) => l.type === "control_response" && l.response.request_id === "r1")).toBeGreaterThan(at((l) => l.type === "result"));
+    // A turn's checkpoints come before its result: the first turn's (turn, tools, end) before the first result.
+    const firstResult = at((l) => l.type === "result");
+    expect(out.slice(0, firstResult).filter((l) => l.type === "checkpoint").map((l) => l.checkpoint.when)).toEqual(["turn", "tools", "tools", "end"]);
+
+    // After the rewind the conversation is a new branch: the next request holds only the new prompt.
+    expect(server.requests[3]!.json().messages.filter((m: { role: string }) => m.role !== "system")).toHaveLength(1);
+    const forked = answers.get("f1").response;
+    expect(forked.forked_from).toBe(results[0].session_id);
+    expect(results[1].session_id).toBe(results[0].session_id);
+    expect(results[2].session_id).toBe(forked.session_id);
+    // The fork's turn is checkpointed under the fork.
+    expect(checkpoints[checkpoints.length - 1].session_id).toBe(forked.session_id);
+    expect(JSON.stringify(server.requests[4]!.json().messages)).toContain("Talked instead.");
+
+    expect(answers.get("bad")).toBeUndefined();
+    expect(out.find((l) => l.type === "input_error").message).toContain('a rewind needs "to"');
+  });
+
+  it("names files changed outside awl in an error answer and restores nothing", async () => {
+    seed(box.cwd);
+    scriptFourFileTurn();
+    const first = await turn();
+    expect(first.code, first.stderr).toBe(0);
+    writeFileSync(join(box.cwd, "a.txt"), "the user's own work\n");
+    const input = control("r1", { subtype: "rewind", to: 1, mode: "code" }) + "\n";
+    const ran = await box.awl(["-c", "--input-format", "stream-json", "--output-format", "stream-json"], { env: providerEnv("openai", server.url), input });
+    const answer = ran.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((l) => l.type === "control_response").response;
+    expect(answer).toMatchObject({ subtype: "error", request_id: "r1", conflicts: ["a.txt"] });
+    expect(answer.error).toContain("changed outside awl");
+    expect(readFileSync(join(box.cwd, "a.txt"), "utf8")).toBe("the user's own work\n");
+    expect(existsSync(join(box.cwd, "c.txt"))).toBe(false);
+  });
+});

@@ -44,6 +44,10 @@ import { promptContent } from "./prompt-content.js";
 import { replaySession } from "./replay.js";
 import { TurnUpdates } from "./updates.js";
 import { availableCommands } from "./commands.js";
+import { REWIND_COMMANDS, rewindCommandReply } from "./rewind-commands.js";
+import { forkParams, listSessions } from "./session-list.js";
+import { forkSession } from "../../session/fork.js";
+import { SessionStore } from "../../session/store.js";
 import { invokePrompt } from "../prompt-invocation.js";
 
 export interface AcpAgentOptions {
@@ -106,6 +110,17 @@ export class AcpAgent {
         advertiseCommands(client, live);
         return this.modesOf(live);
       })
+      .onRequest("session/list", ({ params }) => listSessions(new SessionStore(), params.cwd ?? undefined))
+      // ACP's session/fork (unstable in the protocol): the saved session's branch in use copied into a new session, opened as session/load opens one.
+      .onRequest("session/fork", forkParams, async ({ params, client }) => {
+        const open = this.sessions.get(params.sessionId);
+        if (open?.session.busy) throw RequestError.invalidRequest(undefined, "a prompt is running in this session: fork it once the prompt has ended");
+        const forked = forkSession(new SessionStore(), params.sessionId);
+        if (!forked.ok) throw new RequestError(forked.error.kind === "not_found" ? RESOURCE_NOT_FOUND : INTERNAL_ERROR, forked.error.message, { sessionId: params.sessionId });
+        const live = await this.open(client, params.cwd, params.mcpServers ?? [], forked.value);
+        advertiseCommands(client, live);
+        return { sessionId: live.id, ...this.modesOf(live) };
+      })
       .onRequest("session/set_mode", ({ params, client }) => {
         const live = this.sessions.get(params.sessionId);
         if (!live) throw RequestError.sessionNotFound(params.sessionId);
@@ -151,6 +166,8 @@ export class AcpAgent {
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
+        // session/fork is not in the stable schema's types yet: the capability is added as the protocol names it.
+        sessionCapabilities: { list: {}, ...({ fork: {} } as object) },
         mcpCapabilities: { http: true, sse: true },
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
       },
@@ -268,8 +285,15 @@ export class AcpAgent {
   private async prompt(live: LiveSession, asked: Parameters<AgentSession["prompt"]>[0], client: AgentContext, signal: AbortSignal): Promise<PromptResponse> {
     // `/command ARGS`, `/skill-name`, `$skill-name` (prompt-invocation.ts); a `!`…`` of a command asks this client.
     live.runtime.permissions?.setAsk((request, on) => askClient(client, live.id, request, live.cwd, on));
-    const invoked = await invokePrompt(asked, live.runtime, live.cwd, signal);
     const say = (text: string): void => notify(client, live.id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
+    // `/rewind`, `/fork`: awl's own (rewind-commands.ts), answered as text; no turn runs.
+    const asText = typeof asked === "string" ? asked : asked.every((b) => b.type === "text") ? asked.map((b) => (b.type === "text" ? b.text : "")).join("") : "";
+    const reply = live.runtime.branching ? await rewindCommandReply(asText, live.session) : undefined;
+    if (reply !== undefined) {
+      say(reply);
+      return { stopReason: "end_turn" };
+    }
+    const invoked = await invokePrompt(asked, live.runtime, live.cwd, signal);
     if (invoked.kind === "printed") say(invoked.text);
     if (invoked.kind === "refused") say(invoked.message);
     if (invoked.kind !== "send") return { stopReason: signal.aborted ? "cancelled" : invoked.kind === "refused" ? "refusal" : "end_turn" };
@@ -356,7 +380,10 @@ function usageUpdate(meter: MeterSnapshot): SessionUpdate {
 /** Tells the client the session's commands (acp/commands.ts), once the response that names the session is out. */
 function advertiseCommands(client: AgentContext, live: LiveSession): void {
   setImmediate(() => {
-    void availableCommands(live.runtime).then((availableCommands) => notify(client, live.id, { sessionUpdate: "available_commands_update", availableCommands }));
+    void availableCommands(live.runtime).then((commands) => {
+      const availableCommands = live.runtime.branching ? [...REWIND_COMMANDS, ...commands.filter((c) => !REWIND_COMMANDS.some((r) => r.name === c.name))] : commands;
+      notify(client, live.id, { sessionUpdate: "available_commands_update", availableCommands });
+    });
   });
 }
 

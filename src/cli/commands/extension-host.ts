@@ -15,7 +15,7 @@ import { resolveLuaLimits } from "./lua-limits.js";
 import type { LoadedConfig } from "../../config/layers.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
-import type { ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
+import type { NetworkGate, ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -138,6 +138,8 @@ export interface ChatToolOptions {
   textHost?: TextHost;
   /** Every program the extensions start runs inside it (`--sandbox`). */
   sandbox?: ProcessSandbox;
+  /** Decides every host `awl.http` reaches (the permission engine's `network` rules). */
+  network?: NetworkGate;
 }
 
 /**
@@ -155,7 +157,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, cwd = process.cwd() } = options;
+  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, network, cwd = process.cwd() } = options;
   const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
@@ -171,6 +173,7 @@ export async function openToolsForChat(
     onLog: showToolLog,
     ...(textHost && { textHost }),
     ...(sandbox && { sandbox }),
+    ...(network && { network }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {

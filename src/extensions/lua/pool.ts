@@ -126,7 +126,7 @@ export class LuaPool {
     const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost, this.options.sandbox, (slot) => {
       booting = slot;
       this.booting.add(slot);
-    }).then(
+    }, this.options.network).then(
       (started) => {
         this.booting.delete(started.slot);
         started.slot.generation = generation; // it loaded the extensions as they were when it started
@@ -217,7 +217,7 @@ export class LuaPool {
 
   private runIn(slot: WorkerSlot, entry: LuaEntry, extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
     const timeoutMs = Math.min(opts.timeoutMs > 0 ? opts.timeoutMs : this.defaultTimeoutMs, MAX_TIMER_MS);
-    return slot.run({ entry, extension, tool, input, ctx: JSON.stringify(ctx), cwd: ctx.cwd, timeoutMs }, opts.signal, opts.onProgress, opts.onLog);
+    return slot.run({ entry, extension, tool, input, ctx: JSON.stringify(ctx), cwd: ctx.cwd, timeoutMs }, opts.signal, opts.onProgress, opts.onLog, opts.grantedHosts);
   }
 
   /** A render, after the renders asked before it: in an idle call slot until the renders' own one is started. */

@@ -5,6 +5,7 @@
 import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration } from "./types.js";
 import type { ToolProgress } from "../../tools/types.js";
 import type { MessagePort } from "node:worker_threads";
+import type { HttpRequestSpec, HttpResult } from "../../web/http-request.js";
 
 /**
  * A compiled WebAssembly.Module (the project compiles without the DOM lib, so it is opaque here).
@@ -198,7 +199,9 @@ export type HostRequest =
   | { op: "pid"; handle: number }
   | { op: "kill"; handle: number }
   | { op: "read_text"; path: string }
-  | { op: "write_text"; path: string; data: Uint8Array };
+  | { op: "write_text"; path: string; data: Uint8Array }
+  /** `awl.http.request`: performed on the main thread, where the permission gate and the call's abort are. */
+  | { op: "http"; callId: number; spec: HttpRequestSpec };
 
 /** What a worker tells the main thread without waiting for an answer. */
 export type HostNotice = { op: "spawn" } & SpawnRequest;
@@ -215,4 +218,5 @@ export interface HostReplies {
   kill: { killed: boolean };
   read_text: TextReply;
   write_text: TextReply;
+  http: HttpResult;
 }

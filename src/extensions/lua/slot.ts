@@ -25,6 +25,7 @@ import {
   type WorkerOutcome,
 } from "./protocol.js";
 import { ChildProcesses, type LogSink } from "./processes.js";
+import { HttpCalls } from "./http-calls.js";
 import { takeLuaThreadAhead } from "./head-start.js";
 import { LuaThread, type ThreadBoot } from "./thread.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaPoolOptions, LuaToolRegistration, TextHost, ToolOutcome, ToolProgress } from "./types.js";
@@ -68,6 +69,8 @@ interface RunningCall {
   snapshot?: unknown;
   onProgress?: ((u: ToolProgress) => void) | undefined;
   onLog?: ((stream: string, text: string) => void) | undefined;
+  /** Hosts the user approved for this call (awl.http may reach them). */
+  grantedHosts: readonly string[];
   finish(outcome: ToolOutcome): void;
 }
 
@@ -77,6 +80,7 @@ export class WorkerSlot {
   private thread!: LuaThread;
   private control!: Int32Array;
   private readonly processes: ChildProcesses;
+  private readonly http: HttpCalls;
   private worker!: Worker;
   /** Settles once the worker is past Node's own start of its thread ('online'), or gone. */
   private online!: Promise<void>;
@@ -95,7 +99,9 @@ export class WorkerSlot {
     private readonly log: LogSink,
     private readonly textHost: TextHost | undefined,
     sandbox: LuaPoolOptions["sandbox"],
+    network: LuaPoolOptions["network"],
   ) {
+    this.http = new HttpCalls(network);
     const wrap = sandbox && ((argv: readonly string[], cwd: string) => sandbox.wrap(argv, cwd));
     this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text), wrap);
   }
@@ -111,8 +117,9 @@ export class WorkerSlot {
     textHost?: TextHost,
     sandbox?: LuaPoolOptions["sandbox"],
     created?: (slot: WorkerSlot) => void,
+    network?: LuaPoolOptions["network"],
   ): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
-    const slot = new WorkerSlot(settings, log, textHost, sandbox);
+    const slot = new WorkerSlot(settings, log, textHost, sandbox, network);
     created?.(slot);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
   }
@@ -234,6 +241,10 @@ export class WorkerSlot {
         return this.text(() => this.textHost!.readText(req.path).then((text) => Buffer.from(text, "utf8")));
       case "write_text":
         return this.text(() => this.textHost!.writeText(req.path, Buffer.from(req.data).toString("utf8")).then(() => undefined));
+      case "http": {
+        const call = this.current?.id === req.callId ? this.current : undefined;
+        return this.http.run(req.callId, req.spec, { tool: call?.tool ?? "", extension: call?.extension ?? "", granted: call?.grantedHosts ?? [] });
+      }
     }
   }
 
@@ -293,6 +304,7 @@ export class WorkerSlot {
     signal: AbortSignal,
     onProgress?: (u: ToolProgress) => void,
     onLog?: (stream: string, text: string) => void,
+    grantedHosts: readonly string[] = [],
   ): Promise<ToolOutcome> {
     const id = nextCallId++;
     if (this.dead) {
@@ -309,6 +321,7 @@ export class WorkerSlot {
         abortReason: ABORT_NONE,
         onProgress,
         onLog,
+        grantedHosts,
         finish: (outcome) => {
           if (this.current !== call) return;
           this.current = undefined;
@@ -316,6 +329,7 @@ export class WorkerSlot {
           clearTimeout(this.graceTimer);
           signal.removeEventListener("abort", onAbort);
           this.processes.forget(id);
+          this.http.abortCall(id);
           if (!this.dead) this.worker.unref();
           resolve(outcome);
         },
@@ -337,6 +351,7 @@ export class WorkerSlot {
     call.abortReason = reason;
     Atomics.store(this.control, CONTROL_ABORT, reason);
     this.processes.killCall(call.id);
+    this.http.abortCall(call.id);
     this.graceTimer = setTimeout(() => {
       if (this.current !== call) return;
       void this.terminate();
@@ -433,6 +448,7 @@ export class WorkerSlot {
   /** Kills, now, every process group its current call started (awl itself is being stopped by a signal). */
   killProcesses(): void {
     this.processes.killAll();
+    this.http.abortAll();
   }
 
   /** Terminates the worker outright, whatever else is waiting on it (close() past its deadline). */

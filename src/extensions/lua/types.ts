@@ -99,6 +99,29 @@ export interface LuaPoolOptions {
    * `awl.spawn`) through a sandbox.
    */
   sandbox?: ProcessSandbox;
+  /**
+   * Decides every host and address `awl.http` reaches (awl's: the permission engine's `network` rules); without
+   * one every request goes out.
+   */
+  network?: NetworkGate;
+}
+
+/** What `awl.http` asks before it connects (docs/permissions.md, "Network"). */
+export interface NetworkRequest {
+  url: URL;
+  /** The tool whose call makes the request ("" outside a call: an extension's top level, a hook). */
+  tool: string;
+  extension: string;
+  /** Hosts the user approved for this call when asked about it (the `fetch` tool's URL). */
+  granted: readonly string[];
+}
+
+/** Decides where `awl.http` may go: undefined when it may, else why not (the message the handler gets). */
+export interface NetworkGate {
+  /** Before each connection (the first and each redirect). */
+  host(request: NetworkRequest): Promise<string | undefined> | string | undefined;
+  /** For each address the host is or resolves to (the address connected to). */
+  address(request: NetworkRequest, address: string): string | undefined;
 }
 
 /**
@@ -145,6 +168,8 @@ export interface LuaCallOptions {
    * without it that goes to the pool's log with the rest.
    */
   onLog?: (stream: string, text: string) => void;
+  /** Hosts the user approved for this call when asked about it: `awl.http` may reach them during it. */
+  grantedHosts?: readonly string[];
 }
 
 export type { ToolOutcome, ToolProgress };

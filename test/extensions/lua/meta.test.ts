@@ -20,7 +20,7 @@ function fieldsOf(cls: string): string[] {
 const { pool } = poolOf({
   meta: `awl.register_tool("keys", {}, function(_, ctx)
     local function keys(t) local out = {} for k in pairs(t) do out[#out + 1] = k end table.sort(out) return out end
-    return awl.json.encode({ awl = keys(awl), json = keys(awl.json), fs = keys(awl.fs), base64 = keys(awl.base64), agent = keys(agent),
+    return awl.json.encode({ awl = keys(awl), json = keys(awl.json), fs = keys(awl.fs), base64 = keys(awl.base64), http = keys(awl.http), web = keys(awl.web), agent = keys(agent),
       ctx = keys(ctx), methods = keys(getmetatable(ctx).__index) })
   end)`,
 });
@@ -59,9 +59,11 @@ describe("the LuaCATS stub", () => {
 
   it("declares every function and field of awl, awl.json, awl.fs, agent and ctx, and nothing else", async () => {
     const live = JSON.parse(contentOf(await call(pool, "meta", "keys"))) as Record<string, string[]>;
-    const awlFunctions = live.awl!.filter((k) => !["version", "json", "fs", "base64"].includes(k));
+    const awlFunctions = live.awl!.filter((k) => !["version", "json", "fs", "base64", "http", "web"].includes(k));
     expect(declared("awl.")).toEqual(awlFunctions);
-    expect(fieldsOf("awl")).toEqual(["base64", "fs", "json", "version"]);
+    expect(fieldsOf("awl")).toEqual(["base64", "fs", "http", "json", "version", "web"]);
+    expect(declared("awl.http.")).toEqual(live.http);
+    expect(declared("awl.web.")).toEqual(live.web);
     expect(declared("awl.fs.")).toEqual(live.fs);
     expect(declared("awl.base64.")).toEqual(live.base64);
     expect(declared("awl.json.")).toEqual(live.json!.filter((k) => k !== "null"));

@@ -22,6 +22,8 @@ awl.json = {
 
 awl.fs = extras.fs
 awl.spawn = extras.spawn
+awl.http = extras.http.http
+awl.web = extras.http.web
 awl.base64 = {
   --- Base64 text of a string's bytes (e.g. an image for a result's `images`).
   encode = function(bytes)

@@ -28,5 +28,5 @@ local host = setmetatable({
 
 local stdlib = run("stdlib.lua", host)
 local req = run("require.lua", host, config, stdlib.read_chunk)
-local extras = { fs = run("fs.lua", host, json), spawn = run("proc.lua", host, json) }
+local extras = { fs = run("fs.lua", host, json), spawn = run("proc.lua", host, json), http = run("http.lua", host, json) }
 return run("awl.lua", host, json, req.make_require, config, extras)

@@ -9,7 +9,7 @@
  * the worker.
  */
 import { existsSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, sep } from "node:path";
 import {
   ABORT_CANCEL,
@@ -38,7 +38,9 @@ import { HostFiles, fsFailure } from "./host-fs.js";
 import { listDir, pathFromBytes, realPath, statPath } from "./host-dir.js";
 import { readText, textOfBytes, writeText } from "./host-text.js";
 import { grep, walk, type GrepOptions, type WalkOptions } from "./host-walk.js";
-import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostValue, type LuaModule } from "./lua-c.js";
+import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostRecord, type HostValue, type LuaModule } from "./lua-c.js";
+import type { RedirectMode } from "../../../web/http-request.js";
+import { pageMarkdown } from "../../../web/html-markdown.js";
 import { StackWhere } from "./stack-where.js";
 import { packageRoot } from "../../../util/package-path.js";
 import { knownSecrets, StreamScrubber } from "../../../util/secrets.js";
@@ -99,6 +101,9 @@ export class LuaRuntime {
   private readonly stack: StackWhere;
   private extension = "";
   private callId = 0;
+  /** The running call's spill folder (its ctx.spill_dir), for `awl.http` bodies spilled. */
+  private spillDir = "";
+  private nextSpill = 1;
   /** `awl.spawn` handles, named here (the main thread is told, not asked). */
   private nextHandle = 1;
   /** The extensions loaded, in load order (on_unload hooks run in it). */
@@ -347,6 +352,35 @@ export class LuaRuntime {
     });
     this.hostFunction("proc_kill", (L) => [this.host.request({ op: "kill", handle: num(L, 1) }).killed]);
     this.hostFunction("proc_pid", (L) => [this.host.request({ op: "pid", handle: num(L, 1) }).pid]);
+    this.hostFunction("http_request", (L) => this.http(str(L, 1), c.view(L, 2)));
+    this.hostFunction("web_markdown", (L) => {
+      const page = pageMarkdown(str(L, 1), str(L, 2));
+      return [page.title, page.markdown, page.article];
+    });
+  }
+
+  /** `awl.http.request`, performed by the main thread (extensions/lua/http-calls.ts): the reply as Lua values. */
+  private http(specJson: string, body: Uint8Array | null): HostValue[] {
+    const spec = JSON.parse(specJson) as { method: string; url: string; headers: Record<string, string>; timeout_ms: number; max_bytes: number; redirect: RedirectMode; spill: boolean; cache: boolean };
+    const spillPath = spec.spill ? join(this.spillDir || tmpdir(), `http-${process.pid}-${this.callId}-${this.nextSpill++}.body`) : undefined;
+    const reply = this.host.request({
+      op: "http",
+      callId: this.callId,
+      spec: {
+        method: spec.method,
+        url: spec.url,
+        headers: spec.headers,
+        ...(body && { body: body.slice() }), // slice: never clone all of wasm memory
+        timeoutMs: spec.timeout_ms,
+        maxBytes: spec.max_bytes,
+        redirect: spec.redirect,
+        ...(spillPath && { spillPath }),
+        ...(spec.cache && { cache: true }),
+      },
+    });
+    if (!reply.ok) return [null, reply.message, reply.kind];
+    const { ok: _ok, ...response } = reply;
+    return [response as unknown as HostRecord];
   }
 
   private progressUpdate(kind: string, L: number): ToolProgress | null {
@@ -574,6 +608,7 @@ export class LuaRuntime {
   call(req: CallRequest): WorkerOutcome {
     const { L, m, c } = this;
     this.begin(req.id, req.cwd, req.timeoutMs);
+    this.spillDir = (JSON.parse(req.ctx) as { spill_dir?: string }).spill_dir ?? "";
     m._lua_rawgeti(L, LUA_REGISTRYINDEX, BigInt(this.entry[req.entry]));
     c.pushString(L, req.extension);
     c.pushString(L, req.tool);
