@@ -45,6 +45,16 @@ export type { SystemPromptInputs, InstructionFile, SystemPromptOptions } from ".
 export type { LuaToolSetOptions, ExtensionReport, ExtensionState } from "./extensions/lua-tool-set.js";
 export { discoverExtensions, defaultExtensionRoots, DEFAULT_MAX_EXTENSION_FILE_BYTES } from "./extensions/discover.js";
 export type { DiscoveredExtension, DiscoveryResult, DiscoveryProblem, ShadowedExtension, ExtensionRoot, ExtensionSource } from "./extensions/discover.js";
+// Plugins (docs/plugins.md): read a package without running it, install it after a review, list and check installed ones.
+export { readPluginPackage, PluginFormatError, AWL_CLIENT_FOLDER, PLUGIN_SCHEMA_1_0, MCP_SCHEMA_1_0 } from "./plugins/manifest.js";
+export type { PluginPackage, PluginParts, PluginLayout } from "./plugins/manifest.js";
+export { prepareInstall, finishInstall, discardInstall, type PreparedInstall } from "./plugins/install.js";
+export { PluginSourceError, type FetchedSource } from "./plugins/fetch-source.js";
+export { readLock, removeInstalled, setEnabled, pluginsHome, packageDir, pluginDataDir, LOCK_VERSION } from "./plugins/store.js";
+export type { LockEntry, LockFile, SourceKind } from "./plugins/store.js";
+export { checkInstalled, type InstalledPlugins, type LoadedPlugin } from "./plugins/installed.js";
+export { packageContent, PackageFilesError, type PackageContent } from "./plugins/package-files.js";
+export { summarize, summaryLines, summaryDiff, type PluginSummary } from "./plugins/summary.js";
 export { ToolRegistry, TOOL_NAME_PATTERN, checkObjectSchema } from "./tools/registry.js";
 export type { RegisteredTool, ToolRegistration, RegistryProblem, RegistryProblemKind } from "./tools/registry.js";
 export { TOOL_KINDS } from "./tools/types.js";

@@ -7,6 +7,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { userConfigDir } from "../config/paths.js";
+import { pluginAgentFolders } from "../plugins/parts.js";
 import { openFrontMatterCache, type CachedFrontMatter, type FrontMatterCache } from "../util/front-matter-cache.js";
 
 /** One sub-agent a `task` call can start. */
@@ -81,7 +82,8 @@ export function agentFolders(folders: AgentFolders): { dir: string; source: "pro
         { dir: join(folders.cwd, ".claude", "agents"), source: "project" as const },
       ]
     : [];
-  return [...project, { dir: join(userConfigDir(folders.env), "agents"), source: "user" }];
+  const plugins = pluginAgentFolders(folders.env, folders.cwd).map((f) => ({ dir: f.dir, source: "user" as const }));
+  return [...project, { dir: join(userConfigDir(folders.env), "agents"), source: "user" }, ...plugins];
 }
 
 /** Reads every definition; never rejects (an unreadable or malformed file is a problem, the rest are used). */

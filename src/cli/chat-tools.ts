@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
+import { pluginMcpServers, pluginProblems, pluginsHaveMcp } from "../plugins/parts.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { TextHost } from "../extensions/lua/types.js";
 import type { McpServerConfig } from "../extensions/mcp/config.js";
@@ -50,6 +51,8 @@ export async function openChatTools(
   const trusted = options.permissions?.trusted ?? await (await import("../permissions/setup.js")).isProjectTrusted(cwd, process.env, options.cli.flags["trust-project"] === true);
   const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
   if (!sandbox.ok) return sandbox;
+  // Installed plugins whose files changed since their review are said, and left out (docs/plugins.md).
+  for (const problem of pluginProblems(process.env, cwd)) options.warn(`awl: ${problem}`);
   const opened = await openToolsForChat(options.cli.flags, options.warn, {
     cwd,
     ...(options.config && { config: options.config }),
@@ -118,10 +121,10 @@ function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string): s
   } catch {
     // none, or not readable: the MCP layer reports a broken file itself
   }
-  return names;
+  return [...names, ...pluginMcpServers(process.env, cwd).map((s) => s.name)];
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
 function hasMcpConfig(options: Pick<RuntimeOptions, "config">, cwd: string): boolean {
-  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json"));
+  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json")) || pluginsHaveMcp(process.env, cwd);
 }

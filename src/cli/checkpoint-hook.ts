@@ -1,8 +1,9 @@
 /**
- * Checkpoints of the workspace for rewind (docs/checkpoints.md): one before each turn, started with the turn and
- * never waited for by it (it runs in a worker while the request goes out), one before each batch of tools that can
- * write or run commands (waited for: the tools must not change what is being recorded), and one when a turn that
- * ran such tools ends (awl's view of the workspace, against which later outside changes are found).
+ * Checkpoints of the workspace for rewind (docs/checkpoints.md): the turn's start, recorded before its first batch
+ * of tools that can write or run commands (waited for: the tools must not change what is being recorded), or when a
+ * turn without one ends (never while the answer streams); one before each later such batch; and one when a turn that
+ * ran such tools ends (awl's view of the workspace, against which later outside changes are found). They run in a
+ * worker thread.
  */
 import { resolve } from "node:path";
 import type { TurnReceiver, TurnResult } from "../agent/agent.js";
@@ -30,6 +31,8 @@ export interface CheckpointSettings {
 export class CheckpointHook implements TurnHook {
   private pending: Promise<unknown> = Promise.resolve();
   private wrote = false;
+  /** The checkpoint of the turn's start was asked for. */
+  private turnTaken = false;
   /** The prompt of the turn under way. */
   private prompt: Message | undefined;
   private warned = new Set<string>();
@@ -53,9 +56,10 @@ export class CheckpointHook implements TurnHook {
 
   onTurnStart(prompt: Message): void {
     this.wrote = false;
+    this.turnTaken = false;
     this.prompt = prompt;
-    // Not awaited: the request goes out while the worker records.
-    void this.take("turn");
+    // Nothing of awl changes a file before the turn's first batch that can: the checkpoint of the turn's start is
+    // taken then, or when the turn ends, never while the answer streams (a text-only turn gives the CPU to it).
   }
 
   wrapReceiver(receiver: TurnReceiver): TurnReceiver {
@@ -63,7 +67,10 @@ export class CheckpointHook implements TurnHook {
       await receiver.onToolBatchStart?.(calls);
       if (!this.canChange(calls)) return;
       this.wrote = true;
-      await this.take("tools");
+      // The first such batch: the workspace is still as the turn found it.
+      const when = this.turnTaken ? "tools" : "turn";
+      this.turnTaken = true;
+      await this.take(when);
     };
     return new Proxy(receiver, {
       get(target, property) {
@@ -75,6 +82,9 @@ export class CheckpointHook implements TurnHook {
   }
 
   onTurnEnd(_result: TurnResult): void {
+    // A turn that ran nothing that can write: its workspace is as it found it (not awaited: the answer is out).
+    if (!this.turnTaken) void this.take("turn");
+    this.turnTaken = true;
     if (this.wrote) void this.take("end");
   }
 

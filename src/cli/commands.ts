@@ -54,5 +54,13 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list the Agent Skills and prompt commands found: source, size, state, why one is refused (docs/skills.md)",
     load: () => import("./commands/skills.js"),
   },
+  install: { usage: "install SOURCE [--yes]", summary: "install a plugin from git:URL[@ref], npm:NAME, a folder or a .tgz, after showing what it brings (docs/plugins.md)", load: () => import("./commands/install.js") },
+  plugins: {
+    usage: "plugins [--json] | enable|disable|remove NAME | check [DIR] | new NAME",
+    summary: "list the installed plugins (version, source, state); switch one on or off; check or start a plugin folder",
+    load: () => import("./commands/plugins.js"),
+  },
+  update: { usage: "update [NAME[@REF]] [--yes]", summary: "fetch installed plugins again, show what changes and ask (docs/plugins.md)", load: () => import("./commands/update.js") },
+  remove: { usage: "remove NAME", summary: "remove an installed plugin with its data folder (docs/plugins.md)", load: () => import("./commands/remove.js") },
   mcp: { usage: "mcp list|add|remove|approve", summary: "list the MCP servers, add or remove one in the config (docs/mcp.md)", load: () => import("./commands/mcp.js") },
 };

@@ -8,6 +8,7 @@ import { loadConfig, where, withoutProjectKeys, type LoadedConfig } from "../con
 import { awlDataDir } from "../config/paths.js";
 import { approvalOf, rememberApproval } from "../extensions/mcp/approvals.js";
 import { mergeServers, parseMcpServers, readMcpJson, type McpServerConfig } from "../extensions/mcp/config.js";
+import { pluginMcpServers } from "../plugins/parts.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import { SecretScrubber, knownSecrets } from "../util/secrets.js";
 import { cleanUpOnTermination } from "./termination.js";
@@ -51,6 +52,8 @@ export async function configuredServers(options: Pick<McpToolsOptions, "config" 
     env,
   });
   const client = options.clientServers ?? [];
+  // Installed plugins' servers (reviewed at install) come before the config's, which win a name clash.
+  user.unshift(...pluginMcpServers(env, cwd).filter((s) => !user.some((u) => u.name === s.name)));
   const project = readMcpJson(cwd, env);
   if (!project) return mergeServers(user, [], client);
   const runnable = project.servers.filter((s) => !s.error && !s.disabled);

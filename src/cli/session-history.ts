@@ -16,7 +16,7 @@ import { oneLine } from "./output/tool-block.js";
 import { timeAgo } from "./output/time-text.js";
 import { loadDisplayWidth } from "./output/width.js";
 import { loadMarkdown } from "./output/markdown/load.js";
-import { stripControls } from "./output/safe-text.js";
+import { stripControls } from "../ui/safe-text.js";
 import { isUnansweredNote } from "./unanswered-note.js";
 import type { Runtime } from "./runtime.js";
 import { SessionHook } from "./session-hook.js";

@@ -51,7 +51,7 @@ export interface AwlSettings {
   baseUrlSource?: string;
 }
 
-export const PROVIDERS = ["openai", "openai-responses", "anthropic", "replay"] as const;
+export const PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "replay"] as const;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_STALL_TIMEOUT_MS = 90_000;
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -65,6 +65,7 @@ interface Vendor {
 const VENDORS: Record<string, Vendor> = {
   openai: { keyVariable: "OPENAI_API_KEY", baseUrl: "https://api.openai.com/v1", exampleModel: "gpt-4o-mini" },
   "openai-responses": { keyVariable: "OPENAI_API_KEY", baseUrl: "https://api.openai.com/v1", exampleModel: "gpt-5-mini" },
+  gemini: { keyVariable: "GEMINI_API_KEY", baseUrl: "https://generativelanguage.googleapis.com", exampleModel: "gemini-2.5-flash" },
   anthropic: { keyVariable: "ANTHROPIC_API_KEY", baseUrl: "https://api.anthropic.com", exampleModel: "claude-sonnet-4-5" },
 };
 

@@ -10,6 +10,7 @@ import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
 import { join, resolve } from "node:path";
 import { compareCodeUnits } from "../tools/registry.js";
 import { userConfigDir } from "../config/paths.js";
+import { pluginExtensionRoots } from "../plugins/parts.js";
 
 /** Where a root came from, in precedence order: an earlier kind shadows a later one. */
 export type ExtensionSource = "flag" | "project" | "user" | "bundled";
@@ -18,6 +19,8 @@ export type ExtensionSource = "flag" | "project" | "user" | "bundled";
 export interface ExtensionRoot {
   dir: string;
   source: ExtensionSource;
+  /** Put before every name found here (an installed plugin's name: `kit.tool`), so two plugins never clash by name. */
+  prefix?: string;
 }
 
 /** One extension entry point. */
@@ -74,12 +77,15 @@ export interface RootOptions {
 
 /**
  * The folders to scan, highest precedence first: `--extensions-dir` folders (the most specific request),
- * then `.awl/extensions/` in cwd (unless `project` is false: an untrusted folder), then the user's `extensions/` folder, then the bundled extensions.
+ * then `.awl/extensions/` in cwd (unless `project` is false: an untrusted folder), then the user's `extensions/` folder, then the
+ * installed plugins' extension folders, then the bundled extensions.
  */
 export function defaultExtensionRoots(options: RootOptions): ExtensionRoot[] {
   const roots: ExtensionRoot[] = (options.extraDirs ?? []).map((dir) => ({ dir: resolve(options.cwd, dir), source: "flag" }));
   if (options.project !== false) roots.push({ dir: resolve(options.cwd, ".awl", "extensions"), source: "project" });
   roots.push({ dir: join(userConfigDir(options.env), "extensions"), source: "user" });
+  // Installed plugins' extensions come after the user's own (docs/plugins.md).
+  roots.push(...pluginExtensionRoots(options.env, options.cwd));
   if (options.bundledDir) roots.push({ dir: options.bundledDir, source: "bundled" });
   return roots;
 }
@@ -144,7 +150,7 @@ function scanRoot(root: ExtensionRoot, realRoot: string, maxFileBytes: number, p
       message: `two files define extension "${ext.name}": ${keep.file} and ${drop.file}; using the first, rename or remove one`,
     });
   };
-  walk(root, root.dir, [], new Set([realRoot]), maxFileBytes, add, problems);
+  walk(root, root.dir, root.prefix === undefined ? [] : [root.prefix], new Set([realRoot]), maxFileBytes, add, problems);
   return [...found.values()];
 }
 

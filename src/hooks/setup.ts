@@ -2,6 +2,7 @@
 import type { LoadedConfig } from "../config/layers.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { ProcessSandbox } from "../extensions/lua/types.js";
+import { pluginCommandHooks } from "../plugins/parts.js";
 import { readCommandHooks } from "./command-config.js";
 import { Hooks } from "./dispatcher.js";
 import { LuaHooks } from "./lua-hooks.js";
@@ -22,7 +23,10 @@ export interface HooksSetup {
 
 /** The hooks of the run; undefined when no hook can run (no Lua extensions and no command hooks). */
 export function setupHooks(setup: HooksSetup): Hooks | undefined {
-  const { hooks: commands, problems } = readCommandHooks(setup.config.layers);
+  const configured = readCommandHooks(setup.config.layers);
+  const plugins = pluginCommandHooks(setup.env, setup.cwd);
+  const commands = [...configured.hooks, ...plugins.hooks];
+  const problems = [...configured.problems, ...plugins.problems];
   for (const problem of problems) setup.warn(problem);
   if (!setup.lua && commands.length === 0) return undefined;
   return new Hooks({

@@ -8,6 +8,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { userConfigDir } from "../config/paths.js";
+import { pluginCommandFolders } from "../plugins/parts.js";
 import { tilde } from "../skills/discover-skills.js";
 import { compareCodeUnits } from "../tools/registry.js";
 
@@ -52,6 +53,7 @@ export function commandSources(cwd: string, env: NodeJS.ProcessEnv): CommandSour
     { dir: join(cwd, ".claude", "commands"), scope: "project", label: ".claude/commands" },
     { dir: user, scope: "user", label: tilde(user, home) },
     { dir: join(home, ".claude", "commands"), scope: "user", label: "~/.claude/commands" },
+    ...pluginCommandFolders(env, cwd).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
   ];
 }
 
@@ -130,7 +132,8 @@ function markdownFiles(dir: string, prefix: string, depth: number): string[] {
   return out;
 }
 
-async function readCommandFile(file: string): Promise<CommandFile | Error> {
+/** A command file read: its front matter and template, or an Error naming file:line. */
+export async function readCommandFile(file: string): Promise<CommandFile | Error> {
   let text: string;
   try {
     const size = statSync(file).size;

@@ -7,7 +7,7 @@
  * wording with no code to go by: OpenRouter's "Provider disconnected" (transient) and the context-window refusals
  * of servers that send no code ("prompt is too long", "maximum context length"...).
  */
-import { kindForStatus, type ProviderErrorKind } from "./errors.js";
+import { kindForStatus, providerError, type ProviderError, type ProviderErrorKind } from "./errors.js";
 
 /** The fields of an error object awl reads; every one may be missing. */
 export interface ErrorFields {
@@ -111,4 +111,12 @@ function knownKind(fields: ErrorFields): ProviderErrorKind | undefined {
 export function errorCode(fields: ErrorFields): string | undefined {
   if (fields.code !== undefined && !/^\d+$/.test(fields.code)) return fields.code;
   return fields.type;
+}
+
+const MALFORMED_EXCERPT = 200;
+
+/** An SSE payload that is not JSON: a `bad_response` naming the endpoint, with the start of the payload. */
+export function malformedJsonError(source: string, data: string): ProviderError {
+  const text = data.length > MALFORMED_EXCERPT ? `${data.slice(0, MALFORMED_EXCERPT)}…` : data;
+  return providerError("bad_response", `malformed JSON in the stream from ${source}: ${text}`);
 }

@@ -14,6 +14,7 @@ const FACTORIES: Record<string, ProviderFactory> = {
       ? (await import("./openai-responses/provider.js")).createResponsesProvider(settings)
       : (await import("./openai/provider.js")).createOpenAIProvider(settings),
   "openai-responses": async (settings) => (await import("./openai-responses/provider.js")).createResponsesProvider(settings),
+  gemini: async (settings) => (await import("./gemini/provider.js")).createGeminiProvider(settings),
   anthropic: async (settings) => (await import("./anthropic/provider.js")).createAnthropicProvider(settings),
   replay: async (settings) => (await import("./replay/index.js")).createReplayProvider(settings),
 };

@@ -41,6 +41,11 @@ export interface StreamAssembler {
    * or undefined when it reported none. The driver puts them on the attempt's error (`ProviderError.usage`).
    */
   usageSoFar?(): Usage | undefined;
+  /**
+   * Optional, for wire APIs with no terminal marker (Gemini ends a stream by closing it): called when the body
+   * ended cleanly before any verdict; `"done"` accepts the message, undefined makes it `truncated`.
+   */
+  endOfStream?(): EventVerdict;
 }
 
 /** One wire API (OpenAI chat/completions, Anthropic messages, ...), without any I/O of its own. */
@@ -171,6 +176,7 @@ async function streamAttempt(
   }
   if (!outcome.ok) return outcome;
   if (verdict === undefined) decoder.end();
+  if (verdict === undefined && assembler.endOfStream) verdict = assembler.endOfStream();
   if (verdict === "done") {
     const message = assembler.finish();
     return isProviderError(message) ? { ok: false, error: message } : { ok: true, message };

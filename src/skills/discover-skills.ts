@@ -9,6 +9,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { userConfigDir } from "../config/paths.js";
+import { pluginSkillFolders } from "../plugins/parts.js";
 import { compareCodeUnits } from "../tools/registry.js";
 import { openFrontMatterCache, type CachedFrontMatter, type FrontMatterCache } from "../util/front-matter-cache.js";
 import { checkSkillFields, type SkillFields } from "./skill-rules.js";
@@ -62,6 +63,7 @@ export function skillSources(cwd: string, env: NodeJS.ProcessEnv): SkillSource[]
     { dir: join(user, "skills"), scope: "user", label: tilde(join(user, "skills"), home) },
     { dir: join(home, ".agents", "skills"), scope: "user", label: "~/.agents/skills" },
     { dir: join(home, ".claude", "skills"), scope: "user", label: "~/.claude/skills" },
+    ...pluginSkillFolders(env, cwd).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
   ];
 }
 

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { addedText, completePart, MarkdownStream, shownSoFar } from "../../src/cli/output/markdown/markdown-stream.js";
 import { renderMarkdown } from "../../src/cli/output/markdown/render-markdown.js";
 import { outputOrder } from "../../src/cli/output/output-order.js";
-import { stripControls } from "../../src/cli/output/safe-text.js";
+import { stripControls } from "../../src/ui/safe-text.js";
 import { LineSink } from "../../src/cli/output/sink.js";
 import { displayWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
 

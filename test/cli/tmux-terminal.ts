@@ -21,6 +21,11 @@ export class Terminal {
     await this.tmux("send-keys", "-t", "awl", ...keys);
   }
 
+  /** Sends these bytes as the terminal would (e.g. a focus report, `\x1b[O`), in one write. */
+  async bytes(data: string): Promise<void> {
+    await this.tmux("send-keys", "-t", "awl", "-H", ...[...Buffer.from(data)].map((b) => b.toString(16).padStart(2, "0")));
+  }
+
   async type(text: string): Promise<void> {
     await this.tmux("send-keys", "-t", "awl", "-l", text);
   }

@@ -241,7 +241,7 @@ describe("rewind and fork over stream-json input", () => {
     expect(at((l) => l.type === "control_response" && l.response.request_id === "r1")).toBeGreaterThan(at((l) => l.type === "result"));
     // A turn's checkpoints come before its result: the first turn's (turn, tools, end) before the first result.
     const firstResult = at((l) => l.type === "result");
-    expect(out.slice(0, firstResult).filter((l) => l.type === "checkpoint").map((l) => l.checkpoint.when)).toEqual(["turn", "tools", "tools", "end"]);
+    expect(out.slice(0, firstResult).filter((l) => l.type === "checkpoint").map((l) => l.checkpoint.when)).toEqual(["turn", "tools", "end"]);
 
     // After the rewind the conversation is a new branch: the next request holds only the new prompt.
     expect(server.requests[3]!.json().messages.filter((m: { role: string }) => m.role !== "system")).toHaveLength(1);

@@ -2,7 +2,8 @@
  * Terminal input (a raw-mode stdin, decoded as UTF-8) → keys. Handles what a prompt needs: printable text,
  * Enter and the ways terminals send "insert a newline" (Alt-Enter, Shift-Enter in the kitty and xterm
  * encodings, Ctrl-J), editing and movement keys in their CSI and SS3 forms, control keys, a lone Esc, and
- * bracketed paste (`ESC[200~` … `ESC[201~`), whose text is one event, never keys.
+ * bracketed paste (`ESC[200~` … `ESC[201~`), whose text is one event, never keys, and focus reports (`ESC[I`,
+ * `ESC[O`: the terminal gained or lost focus, with focus reporting on).
  */
 
 export type KeyName =
@@ -33,6 +34,9 @@ export type KeyName =
   | "expand-all";
 
 export type KeyEvent = { kind: "key"; name: KeyName } | { kind: "text"; text: string } | { kind: "paste"; text: string };
+
+/** What the terminal sends: keys, or a report that its window gained or lost focus. */
+export type InputEvent = KeyEvent | { kind: "focus"; focused: boolean };
 
 const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
@@ -87,8 +91,8 @@ export class KeyDecoder {
   private paste: string | undefined;
 
   /** The keys in `input` (what follows an unfinished sequence is kept for the next call). */
-  feed(input: string): KeyEvent[] {
-    const events: KeyEvent[] = [];
+  feed(input: string): InputEvent[] {
+    const events: InputEvent[] = [];
     let rest = this.pending + input;
     this.pending = "";
     while (rest.length > 0) {
@@ -119,6 +123,11 @@ export class KeyDecoder {
         }
         const sequence = SEQUENCE.exec(rest);
         if (sequence) {
+          if (sequence[1] === "" && (sequence[2] === "I" || sequence[2] === "O")) {
+            events.push({ kind: "focus", focused: sequence[2] === "I" });
+            rest = rest.slice(sequence[0].length);
+            continue;
+          }
           const name = sequenceKey(sequence[1] ?? "", sequence[2] ?? sequence[3] ?? "");
           if (name) events.push({ kind: "key", name });
           rest = rest.slice(sequence[0].length);

@@ -4,12 +4,13 @@
  *
  *   y  allow once           s  allow for this session      a  always allow (then p: project, u: user)
  *   n  deny                 t  deny and tell the model why (a line of text, then Enter)
- *   Esc  deny and stop the turn
+ *   Esc  deny and stop the turn                          d  the whole diff (an edit or write longer than shown)
  *
+ * An `edit` or `write` shows the change it makes to the file as a diff (ui/approval-diff.ts).
  * One question at a time (the permission layer queues them); the keys go here while one is open.
  */
 import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
-import { showControls } from "../output/safe-text.js";
+import { showControls } from "../../ui/safe-text.js";
 import { wrapText } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 
@@ -24,10 +25,13 @@ export interface PromptOutput {
 /** How many lines of an argument's text are shown before "… N more lines". */
 const SHOWN_LINES = 20;
 
+/** How many lines of a diff are shown before "… N more lines (d shows them)". */
+const SHOWN_DIFF_LINES = 40;
+
 type Stage = { kind: "choose" } | { kind: "scope" } | { kind: "reason"; text: string };
 
 export class PermissionPrompt {
-  private open: { request: AskRequest; stage: Stage; resolve: (answer: AskAnswer) => void } | undefined;
+  private open: { request: AskRequest; stage: Stage; diff: string[] | undefined; resolve: (answer: AskAnswer) => void } | undefined;
 
   constructor(
     private readonly out: PromptOutput,
@@ -41,7 +45,8 @@ export class PermissionPrompt {
   }
 
   /** Shows the question and resolves with the answer; a cancelled turn (`signal`) closes it as a cancel. */
-  ask(request: AskRequest, signal: AbortSignal): Promise<AskAnswer> {
+  async ask(request: AskRequest, signal: AbortSignal): Promise<AskAnswer> {
+    const diff = await changeDiff(request, this.out.color);
     return new Promise((resolve) => {
       const done = (answer: AskAnswer): void => {
         signal.removeEventListener("abort", onAbort);
@@ -54,9 +59,9 @@ export class PermissionPrompt {
       };
       if (signal.aborted) return resolve({ kind: "cancel" });
       signal.addEventListener("abort", onAbort, { once: true });
-      this.open = { request, stage: { kind: "choose" }, resolve: done };
+      this.open = { request, stage: { kind: "choose" }, diff, resolve: done };
       this.out.endLine();
-      this.out.write(wrapText(questionText(request, this.out.color), this.columns()));
+      this.out.write(wrapText(questionText(request, this.out.color, diff), this.columns()));
     });
   }
 
@@ -98,6 +103,11 @@ export class PermissionPrompt {
       return;
     }
     switch (choice) {
+      case "d":
+        if (!open.diff || open.diff.length <= SHOWN_DIFF_LINES) return;
+        this.out.endLine();
+        this.out.write(`${open.diff.slice(SHOWN_DIFF_LINES).join("\n")}\n${ANSWERS}\n`);
+        return;
       case "y":
       case "1":
         this.line("allowed once");
@@ -136,21 +146,46 @@ export class PermissionPrompt {
  * extension chose (the tool's name, the reason holding a path or command, argument names and values, the rules
  * offered) shows its control and invisible characters as escapes (`\e`, `\r`): what is shown is what runs.
  */
-export function questionText(request: AskRequest, color: boolean): string {
+export function questionText(request: AskRequest, color: boolean, diff?: readonly string[]): string {
   const bold = (s: string): string => (color ? `\x1b[1m${s}\x1b[22m` : s);
   const who = request.call.agent === undefined ? "" : ` (sub-agent ${showControls(request.call.agent)})`;
   const lines = [`${bold(`? ${showControls(request.tool.name)}`)}${who} wants to run (${showControls(request.decision.reason)}):`];
   const input = request.input;
   if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-    for (const [key, value] of Object.entries(input as Record<string, unknown>)) lines.push(...argumentLines(key, value, request.tool.name));
+    for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
+      // With a diff, the texts it is made of are not shown again.
+      if (diff && DIFF_SOURCES.has(key)) continue;
+      lines.push(...argumentLines(key, value, request.tool.name));
+    }
   } else {
     lines.push(`  ${showControls(request.call.input)}`);
   }
+  if (diff) {
+    lines.push(...diff.slice(0, SHOWN_DIFF_LINES));
+    if (diff.length > SHOWN_DIFF_LINES) lines.push(`  … ${diff.length - SHOWN_DIFF_LINES} more lines (d shows them)`);
+  }
   lines.push(
-    `  y allow once · s allow for this session · a always allow · n deny · t deny and say why · Esc deny and stop`,
+    ANSWERS,
     request.rules.length > 0 ? `  (s and a add: ${rulesText(request.rules)})` : "  (no rule can allow this: s and a allow it once)",
   );
   return `${lines.join("\n")}\n`;
+}
+
+const ANSWERS = `  y allow once · s allow for this session · a always allow · n deny · t deny and say why · Esc deny and stop`;
+
+/** The arguments a diff shows the effect of. */
+const DIFF_SOURCES = new Set(["old_string", "new_string", "content"]);
+
+/** The diff of what an `edit` or `write` would change in its file, or undefined (another tool, or it does not fit the file). */
+async function changeDiff(request: AskRequest, color: boolean): Promise<string[] | undefined> {
+  if (request.tool.name !== "edit" && request.tool.name !== "write") return undefined;
+  // Loaded on the first such question: the diff library costs nothing to a session that never asks one.
+  const { diffLines, fileChangeOf } = await import("../../ui/approval-diff.js");
+  const resolved = request.decision.input?.path;
+  const change = fileChangeOf(request.tool.name, request.input, typeof resolved === "string" ? resolved : undefined, process.cwd());
+  if (!change) return undefined;
+  const lines = diffLines(change, color);
+  return change.created ? [`  (a new file)`, ...lines] : lines;
 }
 
 /** One argument: a short value on its line; a text of several lines below it, `+` marking what a write puts in. */

@@ -5,7 +5,7 @@
  */
 import type { KeyEvent } from "./key-decoder.js";
 import { fitWidth as fitToWidth } from "../output/width.js";
-import { stripControls } from "../output/safe-text.js";
+import { stripControls } from "../../ui/safe-text.js";
 
 export interface PickerItem<T> {
   value: T;

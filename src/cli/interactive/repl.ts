@@ -32,7 +32,7 @@ import { invokePrompt } from "../prompt-invocation.js";
 import type { ContentBlock } from "../../model/blocks.js";
 import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
 import { runShellCommand, shellRunText } from "./shell-command.js";
-import { stripControls } from "../output/safe-text.js";
+import { stripControls } from "../../ui/safe-text.js";
 import { Picker, type PickerItem } from "./picker.js";
 import { resumeCommand } from "../session-history.js";
 import { openHistory, userPrompts } from "./history-setup.js";
@@ -40,6 +40,7 @@ import { oneLine } from "../output/tool-block.js";
 import { expandedBlocksText, type Expandable } from "../output/expanded-blocks.js";
 import type { Conversation } from "../../model/conversation.js";
 import { TerminalInput } from "./terminal-input.js";
+import { Notifier, notifyStyle, type NotifySetting } from "../../ui/notify.js";
 import { TurnPane } from "../output/turn-pane.js";
 
 interface Submission {
@@ -54,6 +55,8 @@ const QUEUED_SHOWN = 3;
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
+  // A turn's end and a waiting question are told to a user whose terminal window is not focused.
+  const notifier = new Notifier(out, notifyStyle(runtime.options.config?.get<NotifySetting>("notifications")?.value, process.env));
   // The status line's figures, read when it is drawn (under the prompt, and on the waiting line of a turn).
   const statusFacts = (): StatusFacts => ({
     snapshot: runtime.usage.meter.snapshot(),
@@ -138,6 +141,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     // The running blocks leave the screen while the question is open: nothing animates over what the user types.
     const asking = renderer;
     asking?.holdBlocks();
+    notifier.notify(`awl: ${request.tool.name} waits for your permission`);
     try {
       return await permissionPrompt.ask(request, signal);
     } finally {
@@ -233,6 +237,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     renderer.begin();
     const { result } = await runtime.runTurn(text, renderer, turn.signal, options);
     turn = undefined;
+    notifier.notify(result.stop_reason === "error" ? "awl: the turn ended with an error" : "awl: the turn ended");
     await renderer.finish();
     leavePane();
     if (renderer.ended.length > 0) lastBlocks = renderer.ended;
@@ -347,7 +352,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (!turn && !closed) void lua?.refresh();
   };
 
-  const input = new TerminalInput(process.stdin, out, { onKey, onEnd: close });
+  const input = new TerminalInput(process.stdin, out, { onKey, onEnd: close, onFocus: (focused) => notifier.setFocus(focused) });
   const onResize = (): void => {
     editor.resize();
     // The rows under a turn's output, as the terminal re-wrapped them, erased and drawn for the new width.

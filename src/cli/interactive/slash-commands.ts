@@ -121,6 +121,21 @@ export const SLASH_COMMANDS: SlashCommand[] = [
     },
   },
   {
+    name: "plugins",
+    args: "[enable|disable NAME]",
+    summary: "list the installed plugins (version, source, state); switch one on or off for the next start",
+    run: async (args, { print }) => {
+      const { pluginRows, pluginsText, switchText } = await import("../commands/plugins.js");
+      const [verb, name, ...more] = args.trim().split(/\s+/).filter(Boolean);
+      if (verb === undefined) {
+        const listed = pluginRows(process.env);
+        return print("error" in listed ? listed.error : `${pluginsText(listed.rows)}awl install SOURCE (in a shell) installs one after its review.`);
+      }
+      if ((verb !== "enable" && verb !== "disable") || name === undefined || more.length > 0) return print("usage: /plugins [enable|disable NAME]");
+      print(switchText(process.env, name, verb === "enable"));
+    },
+  },
+  {
     name: "skills",
     summary: "list the Agent Skills and prompt commands: source, size, state, why one is refused",
     run: async (_args, { runtime, print }) => {

@@ -1,18 +1,21 @@
 /**
  * The terminal's keyboard for the interactive mode: stdin in raw mode (no echo: awl draws what is typed, and
- * keys typed during a turn never land in the answer), bracketed paste on, input decoded into keys. The
+ * keys typed during a turn never land in the answer), bracketed paste and focus reports on, input decoded into keys. The
  * terminal's modes are restored when input stops, and also if the process exits any other way.
  */
 import type { ReadStream } from "node:tty";
-import { KeyDecoder, type KeyEvent } from "./key-decoder.js";
+import { KeyDecoder, type InputEvent, type KeyEvent } from "./key-decoder.js";
 
-const PASTE_ON = "\x1b[?2004h";
-const PASTE_OFF = "\x1b[?2004l";
+/** Bracketed paste, and focus reports (`ESC[I` / `ESC[O`) for notifications (ui/notify.ts). */
+const MODES_ON = "\x1b[?2004h\x1b[?1004h";
+const MODES_OFF = "\x1b[?2004l\x1b[?1004l";
 /** A lone ESC is the Esc key when nothing follows it this soon (an escape sequence arrives in one piece). */
 const ESCAPE_WAIT_MS = 40;
 
 export interface KeyboardHandlers {
   onKey(event: KeyEvent): void;
+  /** The terminal's window gained or lost focus (terminals that report it). */
+  onFocus?(focused: boolean): void;
   /** The input ended (the terminal closed). */
   onEnd(): void;
 }
@@ -43,7 +46,7 @@ export class TerminalInput {
     this.started = true;
     this.input.setRawMode(true);
     this.input.setEncoding("utf8");
-    this.output.write(PASTE_ON);
+    this.output.write(MODES_ON);
     this.input.on("data", this.onData);
     this.input.on("end", this.onEnd);
     // A terminal that went away may report an error (EIO) instead of an end.
@@ -74,7 +77,7 @@ export class TerminalInput {
     process.once("SIGCONT", () => {
       if (!this.started) return;
       this.input.setRawMode(true);
-      this.output.write(PASTE_ON);
+      this.output.write(MODES_ON);
       onContinue();
     });
     process.kill(process.pid, "SIGTSTP");
@@ -82,14 +85,17 @@ export class TerminalInput {
 
   private restoreModes(): void {
     try {
-      this.output.write(PASTE_OFF);
+      this.output.write(MODES_OFF);
       if (this.input.isTTY) this.input.setRawMode(false);
     } catch {
       // The terminal is gone: nothing to restore.
     }
   }
 
-  private emit(events: KeyEvent[]): void {
-    for (const event of events) this.handlers.onKey(event);
+  private emit(events: InputEvent[]): void {
+    for (const event of events) {
+      if (event.kind === "focus") this.handlers.onFocus?.(event.focused);
+      else this.handlers.onKey(event);
+    }
   }
 }

@@ -1,6 +1,6 @@
 import { outputOrder } from "./output-order.js";
 import { changedCells } from "./cell-diff.js";
-import { stripControls } from "./safe-text.js";
+import { stripControls } from "../../ui/safe-text.js";
 import { displayWidth } from "./width.js";
 
 /** A text stream that remembers whether it sits at the start of a line, so renderers can separate parts cleanly. */

@@ -13,9 +13,10 @@
 import type { ContentBlock } from "../../model/blocks.js";
 import type { Message, Usage } from "../../model/message.js";
 import { TextBuffer } from "../../model/text-buffer.js";
-import { errorCode, errorFields, kindOfStreamError } from "../classify-error-payload.js";
+import { errorCode, errorFields, kindOfStreamError, malformedJsonError } from "../classify-error-payload.js";
 import { excerpt, messageFromErrorObject } from "../classify-http-error.js";
 import { providerError, type ProviderError } from "../errors.js";
+import { num, objectOf, str } from "../json-fields.js";
 import type { SseEvent } from "../sse.js";
 import type { EventVerdict, StreamAssembler } from "../stream-driver.js";
 import type { Receiver } from "../types.js";
@@ -54,8 +55,6 @@ const IGNORED = new Set([
   "response.reasoning_text.done",
 ]);
 
-const EXCERPT = 200;
-
 export class ResponsesAssembler implements StreamAssembler {
   private readonly blocks: ContentBlock[] = [];
   /** Items by `output_index`, and in output order. */
@@ -81,8 +80,7 @@ export class ResponsesAssembler implements StreamAssembler {
     try {
       payload = JSON.parse(event.data);
     } catch {
-      const text = event.data.length > EXCERPT ? `${event.data.slice(0, EXCERPT)}…` : event.data;
-      return providerError("bad_response", `malformed JSON in the stream from ${this.source}: ${text}`);
+      return malformedJsonError(this.source, event.data);
     }
     if (typeof payload !== "object" || payload === null) return undefined;
     const record = payload as Record<string, unknown>;
@@ -280,16 +278,4 @@ function messageText(content: unknown): string {
 function summaryText(summary: unknown): string {
   if (!Array.isArray(summary)) return "";
   return summary.map((part) => str(objectOf(part)?.text) ?? "").filter((t) => t !== "").join("\n\n");
-}
-
-function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-}
-
-function str(value: unknown): string | undefined {
-  return typeof value === "string" ? value : undefined;
-}
-
-function num(value: unknown): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }

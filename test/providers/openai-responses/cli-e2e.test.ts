@@ -1,10 +1,8 @@
 /** The built `awl -p` with AWL_PROVIDER=openai-responses against the replay server: a tool loop with encrypted reasoning. */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAwl } from "../../cli/run-awl.js";
 import { startReplayServer, type ReplayServer } from "../../support/replay-server.js";
+import { weatherExtension } from "../weather-extension.js";
 import { fixture } from "./support.js";
 
 let server: ReplayServer;
@@ -12,15 +10,6 @@ beforeAll(async () => {
   server = await startReplayServer();
 });
 afterAll(() => server.close());
-
-function weatherExtension(): string {
-  const dir = mkdtempSync(join(tmpdir(), "awl-weather-"));
-  writeFileSync(
-    join(dir, "weather.lua"),
-    `awl.register_tool("get_weather", { type = "object", properties = { location = { type = "string" } } }, function(input) return "weather in " .. input.location end)\n`,
-  );
-  return dir;
-}
 
 describe("awl -p with the OpenAI Responses provider", () => {
   it("runs parallel tool calls, sends the encrypted reasoning back, and reports cached and reasoning tokens", async () => {

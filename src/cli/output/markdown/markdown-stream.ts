@@ -7,7 +7,7 @@
  * new width. Lines that scroll above the screen (or anything written after the region) are final.
  */
 import { outputOrder } from "../output-order.js";
-import { SafeStream } from "../safe-text.js";
+import { SafeStream } from "../../../ui/safe-text.js";
 import type { LineSink } from "../sink.js";
 import { displayWidth, screenRows } from "../width.js";
 import { whenLoaded } from "./highlight.js";

@@ -1,0 +1,2 @@
+/** `awl remove NAME`: src/cli/commands/plugins.ts. */
+export { runRemove as run } from "./plugins.js";

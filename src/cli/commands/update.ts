@@ -1,0 +1,2 @@
+/** `awl update [NAME[@REF]] [--yes]`: src/cli/commands/install.ts. */
+export { runUpdate as run } from "./install.js";

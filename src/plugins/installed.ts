@@ -1,0 +1,125 @@
+/**
+ * The installed plugins a run loads (docs/plugins.md, "Loading"): the enabled entries of the lock file whose
+ * files still match the recorded digest. A plugin whose files changed (edited by hand, a file added or removed)
+ * is refused with the reason until it is reinstalled: nothing edits an installed plugin silently. The check
+ * re-reads only files whose size, mtime, ctime or inode changed (stamps kept in `~/.cache/awl/plugin-files.json`),
+ * so a start-up with unchanged plugins reads directory listings and file metadata only. Read once per process.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve, sep } from "node:path";
+import { userCacheDir } from "../config/paths.js";
+import { FileDigests, type FileStamp } from "../trust/file-digests.js";
+import { PluginFormatError, readPluginPackage, type PluginPackage } from "./manifest.js";
+import { PackageFilesError, packageContent } from "./package-files.js";
+import type { PluginPlaces } from "./plugin-mcp.js";
+import { packageDir, pluginDataDir, readLock, type LockEntry } from "./store.js";
+
+/** A plugin whose parts this run loads. */
+export interface LoadedPlugin {
+  entry: LockEntry;
+  pkg: PluginPackage;
+  places: PluginPlaces;
+}
+
+/** The run's plugins and why the others are not loaded. */
+export interface InstalledPlugins {
+  plugins: LoadedPlugin[];
+  /** One line each: `plugin "x": ...`. */
+  problems: string[];
+  /** Names of plugins switched off. */
+  disabled: string[];
+}
+
+const loaded = new Map<string, InstalledPlugins>();
+
+/** The plugins of this environment for work in `cwd` (read once per process, data folder and folder). */
+export function installedPlugins(env: NodeJS.ProcessEnv, cwd: string): InstalledPlugins {
+  const key = `${packageDir(env, "")}\0${cwd}`;
+  let found = loaded.get(key);
+  if (!found) {
+    found = checkInstalled(env, cwd);
+    loaded.set(key, found);
+  }
+  return found;
+}
+
+/** Whether `entry` is for work in `cwd`: installed for the user, or for a project folder holding `cwd`. */
+export function pluginAppliesTo(entry: LockEntry, cwd: string | undefined): boolean {
+  if (!entry.projects || cwd === undefined) return true;
+  const here = resolve(cwd);
+  return entry.projects.some((folder) => here === folder || here.startsWith(folder.endsWith(sep) ? folder : folder + sep));
+}
+
+/**
+ * Reads the lock file and checks each enabled plugin's files against its digest (for work in `cwd`: a project's
+ * plugins only in that folder; without `cwd`, every plugin). Never throws.
+ */
+export function checkInstalled(env: NodeJS.ProcessEnv, cwd?: string): InstalledPlugins {
+  const out: InstalledPlugins = { plugins: [], problems: [], disabled: [] };
+  let entries: LockEntry[];
+  try {
+    entries = Object.values(readLock(env).plugins).filter((e) => pluginAppliesTo(e, cwd)).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch (error) {
+    out.problems.push(`plugins: ${(error as Error).message}; no plugin is loaded`);
+    return out;
+  }
+  if (entries.length === 0) return out;
+  const stampsFile = join(userCacheDir(env), "plugin-files.json");
+  const files = new FileDigests(readStamps(stampsFile));
+  for (const entry of entries) {
+    if (!entry.enabled) {
+      out.disabled.push(entry.name);
+      continue;
+    }
+    const root = packageDir(env, entry.name);
+    const problem = verify(root, entry, files);
+    if (problem) {
+      out.problems.push(`plugin "${entry.name}": ${problem}; not loaded (awl install ${entry.source} reinstalls it, awl remove ${entry.name} removes it)`);
+      continue;
+    }
+    let pkg: PluginPackage;
+    try {
+      pkg = readPluginPackage(root);
+    } catch (error) {
+      out.problems.push(`plugin "${entry.name}": ${(error as Error).message}; not loaded`);
+      continue;
+    }
+    const data = pluginDataDir(env, entry.name);
+    mkdirSync(data, { recursive: true });
+    out.plugins.push({ entry, pkg, places: { name: entry.name, layout: pkg.layout, root, data } });
+  }
+  writeStamps(stampsFile, files.stamps());
+  return out;
+}
+
+function verify(root: string, entry: LockEntry, files: FileDigests): string | undefined {
+  try {
+    const content = packageContent(root, files);
+    if (content.digest !== entry.digest) return `its files changed since it was installed (${content.files} files now, ${entry.files} installed; digest ${content.digest.slice(0, 19)}… is not the reviewed ${entry.digest.slice(0, 19)}…)`;
+    return undefined;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return `its files are missing (${root})`;
+    if (error instanceof PackageFilesError || error instanceof PluginFormatError) return error.message;
+    return `its files cannot be read: ${(error as Error).message}`;
+  }
+}
+
+function readStamps(file: string): Record<string, FileStamp> {
+  try {
+    const value = JSON.parse(readFileSync(file, "utf8")) as unknown;
+    return typeof value === "object" && value !== null ? (value as Record<string, FileStamp>) : {};
+  } catch {
+    return {};
+  }
+}
+
+function writeStamps(file: string, stamps: Record<string, FileStamp>): void {
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify(stamps));
+    renameSync(temporary, file);
+  } catch {
+    // a cache: the next start hashes again
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * A plugin package read without running anything of it (docs/plugins.md, "Format"). Three layouts:
+ *
+ * - an **Agent Plugins 1.0** folder: `plugin.json` (its closed set of fields: unknown ones are reported and
+ *   ignored, a wrong type of a known one is fatal), `skills/`, `mcp.json`, and awl's client folder `dev.awl/`
+ *   (the spec's reverse-domain rule for client extension folders) with `extensions/`, `commands/`, `agents/`
+ *   and `hooks.json`;
+ * - a **Claude Code plugin**: `.claude-plugin/plugin.json` with `commands/`, `agents/`, `skills/`,
+ *   `hooks/hooks.json` and `.mcp.json` at the root;
+ * - a **plain folder of Lua extensions** (no manifest): its `.lua` files and `x/init.lua` folders.
+ *
+ * Only file names, sizes and the manifest's text are read here. A fault is a {@link PluginFormatError} naming
+ * the file, the line and the field.
+ */
+import { readFileSync } from "node:fs";
+import { basename, join } from "node:path";
+import { jsonErrorOffset, memberPositions, positionOf } from "../config/json-position.js";
+import { exists, isDir } from "./folder-list.js";
+
+/** Which format a package is in. */
+export type PluginLayout = "agent-plugins" | "claude-code" | "lua-folder";
+
+/** awl's client folder in an Agent Plugins package (spec §8.2: a top-level folder named by a reverse-domain namespace). */
+export const AWL_CLIENT_FOLDER = "dev.awl";
+
+/** The `$schema` of an Agent Plugins 1.0 manifest. */
+export const PLUGIN_SCHEMA_1_0 = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json";
+/** The `$schema` of an Agent Plugins 1.0 `mcp.json`. */
+export const MCP_SCHEMA_1_0 = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json";
+
+/** The parts of a package, by where they are (absent: the package has none). */
+export interface PluginParts {
+  /** A folder of Lua extensions, discovered like `~/.config/awl/extensions/`. */
+  extensionsDir?: string;
+  /** Agent Skills: `<name>/SKILL.md` folders. */
+  skillsDir?: string;
+  /** Markdown prompt commands. */
+  commandsDir?: string;
+  /** Markdown sub-agent definitions. */
+  agentsDir?: string;
+  /** `mcp.json` (Agent Plugins) or `.mcp.json` (Claude Code). */
+  mcpFile?: string;
+  /** Command hooks in Claude Code's format (`{"hooks": {Event: [...]}}` or the events at the top). */
+  hooksFile?: string;
+}
+
+/** What a package says about itself, and where its parts are. */
+export interface PluginPackage {
+  root: string;
+  layout: PluginLayout;
+  name: string;
+  version?: string;
+  description?: string;
+  /** The manifest file (none for a plain Lua folder). */
+  manifestFile?: string;
+  parts: PluginParts;
+  /** Things reported and ignored: unknown manifest fields, Claude Code features awl does not run. */
+  notices: string[];
+}
+
+/** A package awl cannot read: `message` reads `file:line: field: what is wrong`. */
+export class PluginFormatError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "PluginFormatError";
+  }
+}
+
+const AGENT_PLUGIN_FIELDS = new Set(["$schema", "name", "version", "description", "author", "homepage", "repository", "license", "keywords", "extensions"]);
+const AUTHOR_FIELDS = new Set(["name", "email", "url"]);
+const NAME = /^(?!.*(?:--|\.\.))[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$/;
+
+/** Claude Code manifest fields awl reads; the others are listed with the reason in {@link CLAUDE_UNSUPPORTED}. */
+const CLAUDE_FIELDS = new Set(["$schema", "name", "version", "description", "author", "homepage", "repository", "license", "keywords"]);
+/** Claude Code plugin features that cannot work in awl, and why (also in docs/plugins.md). */
+export const CLAUDE_UNSUPPORTED: Readonly<Record<string, string>> = {
+  commands: "custom command paths are not read; awl reads the default commands/ folder",
+  agents: "custom agent paths are not read; awl reads the default agents/ folder",
+  skills: "custom skill paths are not read; awl reads the default skills/ folder",
+  hooks: "hooks declared in plugin.json are not read; awl reads hooks/hooks.json",
+  mcpServers: "MCP servers declared in plugin.json are not read; awl reads .mcp.json",
+  outputStyles: "output styles are a Claude Code UI feature awl does not have",
+  lspServers: "awl has no language-server client",
+  userConfig: "awl does not prompt for plugin settings at install; set them in the environment",
+  channels: "message channels are a Claude Code feature awl does not have",
+  settings: "awl does not take settings from a plugin",
+};
+
+/** Reads the package at `root`: its layout, name, version and parts. Throws {@link PluginFormatError}. */
+export function readPluginPackage(root: string): PluginPackage {
+  if (!isDir(root)) throw new PluginFormatError(`${root}: not a folder`);
+  if (exists(join(root, "plugin.json"))) return readAgentPlugin(root);
+  if (exists(join(root, ".claude-plugin", "plugin.json"))) return readClaudePlugin(root);
+  return readLuaFolder(root);
+}
+
+function readAgentPlugin(root: string): PluginPackage {
+  const file = join(root, "plugin.json");
+  const { value, at } = readJsonObject(file);
+  const notices: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (!AGENT_PLUGIN_FIELDS.has(key)) notices.push(`${at(`/${key}`)}: unknown field "${key}" (Agent Plugins 1.0 allows ${[...AGENT_PLUGIN_FIELDS].join(", ")}); ignored`);
+  }
+  const fail = (pointer: string, field: string, problem: string): never => {
+    throw new PluginFormatError(`${at(pointer)}: ${field} ${problem}`);
+  };
+  if (value.$schema === undefined) fail("", '"$schema"', `is missing; write "$schema": "${PLUGIN_SCHEMA_1_0}"`);
+  if (value.$schema !== PLUGIN_SCHEMA_1_0) fail("/$schema", '"$schema"', `is ${JSON.stringify(value.$schema)}: awl reads Agent Plugins 1.0 (${PLUGIN_SCHEMA_1_0})`);
+  const name = checkName(value.name, (problem) => fail(value.name === undefined ? "" : "/name", '"name"', problem));
+  for (const key of ["version", "description", "homepage", "repository", "license"]) {
+    if (value[key] !== undefined && typeof value[key] !== "string") fail(`/${key}`, `"${key}"`, "must be a string");
+  }
+  if (value.keywords !== undefined && !(Array.isArray(value.keywords) && value.keywords.every((k) => typeof k === "string"))) {
+    fail("/keywords", '"keywords"', "must be a list of strings");
+  }
+  if (value.author !== undefined) {
+    if (!isObject(value.author)) fail("/author", '"author"', 'must be an object like {"name": "...", "email": "...", "url": "..."}');
+    for (const [key, v] of Object.entries(value.author as Record<string, unknown>)) {
+      if (!AUTHOR_FIELDS.has(key)) fail(`/author/${key}`, `"author.${key}"`, "is not a field of author (name, email, url)");
+      if (typeof v !== "string") fail(`/author/${key}`, `"author.${key}"`, "must be a string");
+    }
+  }
+  if (value.extensions !== undefined && !isObject(value.extensions)) notices.push(`${at("/extensions")}: "extensions" must be an object of client namespaces; ignored`);
+  const client = join(root, AWL_CLIENT_FOLDER);
+  const parts: PluginParts = {
+    ...dirPart("skillsDir", join(root, "skills")),
+    ...filePart("mcpFile", join(root, "mcp.json")),
+    ...dirPart("extensionsDir", join(client, "extensions")),
+    ...dirPart("commandsDir", join(client, "commands")),
+    ...dirPart("agentsDir", join(client, "agents")),
+    ...filePart("hooksFile", join(client, "hooks.json")),
+  };
+  return { root, layout: "agent-plugins", name, ...metadata(value), manifestFile: file, parts, notices };
+}
+
+function readClaudePlugin(root: string): PluginPackage {
+  const file = join(root, ".claude-plugin", "plugin.json");
+  const { value, at } = readJsonObject(file);
+  const notices: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (CLAUDE_FIELDS.has(key)) continue;
+    const why = CLAUDE_UNSUPPORTED[key];
+    notices.push(`${at(`/${key}`)}: "${key}": ${why ?? "unknown field; ignored"}`);
+  }
+  const name = checkName(value.name, (problem) => {
+    throw new PluginFormatError(`${at(value.name === undefined ? "" : "/name")}: "name" ${problem}`);
+  });
+  for (const key of ["version", "description"]) {
+    if (value[key] !== undefined && typeof value[key] !== "string") throw new PluginFormatError(`${at(`/${key}`)}: "${key}" must be a string`);
+  }
+  const parts: PluginParts = {
+    ...dirPart("skillsDir", join(root, "skills")),
+    ...dirPart("commandsDir", join(root, "commands")),
+    ...dirPart("agentsDir", join(root, "agents")),
+    ...filePart("hooksFile", join(root, "hooks", "hooks.json")),
+    ...filePart("mcpFile", join(root, ".mcp.json")),
+  };
+  return { root, layout: "claude-code", name, ...metadata(value), manifestFile: file, parts, notices };
+}
+
+/** A folder without a manifest: its Lua files are extensions; its name is the folder's (or its `package.json`'s). */
+function readLuaFolder(root: string): PluginPackage {
+  let name = basename(root);
+  let version: string | undefined;
+  let description: string | undefined;
+  try {
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as Record<string, unknown>;
+    if (typeof pkg.name === "string") name = pkg.name.replace(/^@[^/]+\//, "");
+    if (typeof pkg.version === "string") version = pkg.version;
+    if (typeof pkg.description === "string") description = pkg.description;
+  } catch {
+    // no package.json: the folder's name
+  }
+  name = name.toLowerCase().replace(/[^a-z0-9.-]+/g, "-").replace(/-{2,}/g, "-").replace(/^[-.]+|[-.]+$/g, "");
+  if (!NAME.test(name)) throw new PluginFormatError(`${root}: a plugin needs a name: this folder's name cannot be one (write a plugin.json)`);
+  return {
+    root,
+    layout: "lua-folder",
+    name,
+    ...(version !== undefined && { version }),
+    ...(description !== undefined && { description }),
+    parts: { extensionsDir: root },
+    notices: [],
+  };
+}
+
+function checkName(name: unknown, fail: (problem: string) => never): string {
+  if (name === undefined) fail("is missing");
+  if (typeof name !== "string") fail("must be a string");
+  const text = name as string;
+  if (text.length === 0 || text.length > 64) fail(`must be 1 to 64 characters (it is ${text.length})`);
+  if (!NAME.test(text)) fail(`${JSON.stringify(text)} is not a plugin name: lowercase letters, digits, - and ., starting and ending with a letter or digit, no -- or ..`);
+  return text;
+}
+
+function metadata(value: Record<string, unknown>): { version?: string; description?: string } {
+  return {
+    ...(typeof value.version === "string" && { version: value.version }),
+    ...(typeof value.description === "string" && { description: value.description }),
+  };
+}
+
+/** A JSON file that must hold an object, with `at(pointer)` giving `file:line` of a member. */
+export function readJsonObject(file: string): { value: Record<string, unknown>; text: string; at: (pointer: string) => string } {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
+  } catch (error) {
+    throw new PluginFormatError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
+  }
+  const bad = jsonErrorOffset(text);
+  if (bad >= 0) {
+    const { line, column } = positionOf(text, bad);
+    throw new PluginFormatError(`${file}:${line}:${column}: not valid JSON`);
+  }
+  const value: unknown = JSON.parse(text);
+  if (!isObject(value)) throw new PluginFormatError(`${file}:1: must be a JSON object`);
+  let positions: Map<string, { line: number }> | undefined;
+  const at = (pointer: string): string => {
+    positions ??= memberPositions(text);
+    return `${file}:${positions.get(pointer)?.line ?? 1}`;
+  };
+  return { value, text, at };
+}
+
+function dirPart<K extends keyof PluginParts>(key: K, path: string): Partial<PluginParts> {
+  return isDir(path) ? { [key]: path } : {};
+}
+
+function filePart<K extends keyof PluginParts>(key: K, path: string): Partial<PluginParts> {
+  return exists(path) ? { [key]: path } : {};
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,70 @@
+/**
+ * The Google Gemini provider: `POST {baseUrl}/v1beta/models/{model}:streamGenerateContent?alt=sse` with an API key
+ * (`x-goog-api-key`), through the shared driver.
+ */
+import { classifyHttpError, describeUrl, type HttpFailure } from "../classify-http-error.js";
+import { clientHeaders } from "../client-headers.js";
+import type { ProviderError } from "../errors.js";
+import { isProviderError } from "../errors.js";
+import { objectOf, str } from "../json-fields.js";
+import { runStream, type WireAdapter } from "../stream-driver.js";
+import type { Provider, ProviderSettings } from "../types.js";
+import { GeminiAssembler } from "./assembler.js";
+import { buildGeminiRequestBody } from "./request.js";
+
+/** The stream URL; a base URL that already names an API version (`.../v1beta`, `.../v1`) keeps it. */
+export function geminiStreamUrl(baseUrl: string, model: string): string {
+  const base = baseUrl.replace(/\/+$/, "");
+  const versioned = /\/v1(beta\d*|alpha\d*)?$/.test(base) ? base : `${base}/v1beta`;
+  const name = model.replace(/^models\//, "");
+  return `${versioned}/models/${encodeURIComponent(name)}:streamGenerateContent?alt=sse`;
+}
+
+export function createGeminiProvider(settings: ProviderSettings): Provider {
+  const url = geminiStreamUrl(settings.baseUrl, settings.model);
+  const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", ...clientHeaders(settings) };
+  if (settings.apiKey) headers["x-goog-api-key"] = settings.apiKey;
+  const requestSettings = { model: settings.model, maxTokens: settings.maxTokens, thinking: settings.thinking };
+
+  const adapter: WireAdapter = {
+    terminalMarker: "a chunk with a finishReason",
+    buildRequest(conversation, options) {
+      const body = buildGeminiRequestBody(conversation, options.tools ?? [], { ...requestSettings, system: options.system });
+      return isProviderError(body) ? body : { url, headers, body };
+    },
+    createAssembler: (receiver) => new GeminiAssembler(receiver, describeUrl(url)),
+    classifyHttpError: classifyGeminiHttpError,
+  };
+  return {
+    name: "gemini",
+    model: settings.model,
+    streamStep: (conversation, receiver, options = {}) => runStream(adapter, settings, conversation, receiver, options),
+  };
+}
+
+/**
+ * As every wire API, plus Gemini's wait on a 429: it sends no `retry-after` header but a `RetryInfo` detail
+ * (`"retryDelay": "23s"`) in the error body.
+ */
+export function classifyGeminiHttpError(failure: HttpFailure): ProviderError {
+  const error = classifyHttpError(failure);
+  if (error.retry_after_ms !== undefined) return error;
+  const delay = retryDelayMs(failure.body);
+  return delay === undefined ? error : { ...error, retry_after_ms: delay };
+}
+
+function retryDelayMs(body: string): number | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const details = objectOf(objectOf(parsed)?.error)?.details;
+  if (!Array.isArray(details)) return undefined;
+  for (const detail of details) {
+    const match = /^(\d+(?:\.\d+)?)s$/.exec(str(objectOf(detail)?.retryDelay) ?? "");
+    if (match) return Math.round(Number(match[1]) * 1000);
+  }
+  return undefined;
+}

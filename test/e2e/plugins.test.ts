@@ -1,0 +1,401 @@
+// Plugins through the built awl (docs/plugins.md): install from a folder, a packed tarball and a local git
+// repository; the review and its answer; the digest pin; update, remove, enable/disable; a Claude Code plugin;
+// `awl plugins check`; bad sources. Everything offline: local folders, `npm pack` and `git init` in the test.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { ReplayServer } from "../support/replay-server.js";
+import { AWL, openaiText, openaiToolCalls, providerEnv, toolNamesOffered, withServerAndSandbox, type Sandbox } from "./support.js";
+
+let server: ReplayServer;
+let box: Sandbox;
+withServerAndSandbox((made) => ({ server, box } = made));
+
+const ODD_SERVER = join(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
+const SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json";
+const MCP_SCHEMA = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json";
+const pluginsHome = (): string => join(box.home, ".local/share/awl/plugins");
+const lock = (): { plugins: Record<string, { digest: string; resolved?: string; source: string; enabled: boolean }> } =>
+  JSON.parse(readFileSync(join(pluginsHome(), "lock.json"), "utf8"));
+
+function write(root: string, files: Record<string, string>): string {
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, rel)), { recursive: true });
+    writeFileSync(join(root, rel), text);
+  }
+  return root;
+}
+
+const toolLua = (tool: string, answer: string): string => `awl.register_tool {
+  name = "${tool}", description = "Answers.", kinds = { "read" },
+  parameters = { type = "object", properties = {} },
+  run = function() return "${answer}" end,
+}
+`;
+
+/** A full Agent Plugins folder: a Lua tool, a skill, a command hook and an MCP server. */
+function fullPlugin(root: string, version = "1.0.0", extra: Record<string, string> = {}): string {
+  return write(root, {
+    "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "kit", version, description: "A kit." }, null, 2),
+    "dev.awl/extensions/kit.lua": toolLua("kit_answer", "ANSWER-FROM-KIT"),
+    "skills/kit-notes/SKILL.md": "---\nname: kit-notes\ndescription: Notes of the kit; use when asked about kits.\n---\nKIT-SKILL-BODY\n",
+    "dev.awl/hooks.json": JSON.stringify({ hooks: { PreToolUse: [{ matcher: "kit_answer", hooks: [{ type: "command", command: "echo hooked >> ${PLUGIN_DATA}/hook.log" }] }] } }),
+    "mcp.json": JSON.stringify({ $schema: MCP_SCHEMA, mcpServers: { odd: { type: "stdio", command: "node", args: [ODD_SERVER, "normal"], env: { ODD_STARTED_FILE: "${PLUGIN_DATA}/mcp-started" } } } }),
+    ...extra,
+  });
+}
+
+const awl = (args: string[], input = "") => box.awl(args, { input, env: providerEnv("openai", server.url) });
+
+function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" }, encoding: "utf8" }).trim();
+}
+
+describe("install from a folder", () => {
+  it("shows what the plugin brings and, answered no, installs nothing", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    const r = await awl(["install", src], "n\n");
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("kit 1.0.0 (Agent Plugins 1.0)");
+    expect(r.stdout).toMatch(/tools \(as their source registers them\):\n\s+kit_answer \[read\] \(extension kit\.kit\)/);
+    expect(r.stdout).toMatch(/hooks \(commands run as you\):\n\s+PreToolUse \(kit_answer\): echo hooked/);
+    expect(r.stdout).toMatch(/MCP servers \(programs run as you\):\n\s+odd: node .*odd-server\.mjs normal/);
+    expect(r.stdout).toMatch(/skills:\n\s+kit-notes/);
+    expect(r.stdout).toContain("Nothing was installed");
+    expect(existsSync(join(pluginsHome(), "packages", "kit"))).toBe(false);
+    expect(existsSync(join(pluginsHome(), "lock.json"))).toBe(false);
+  });
+
+  it("installed, its Lua tool, skill, hook and MCP server all work in a -p run", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    const installed = await awl(["install", "--yes", src]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(installed.stdout).toContain("Installed kit (1.0.0)");
+    expect(lock().plugins.kit!.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "kit_answer", input: {} }]) }, { body: openaiText("done") });
+    const r = await awl(["--allow", "*", "-p", "go"]);
+    expect(r.code, r.stderr).toBe(0);
+    const offered = toolNamesOffered("openai", server.requests[0]!);
+    expect(offered).toContain("kit_answer");
+    expect(offered).toContain("odd_grow");
+    expect(JSON.stringify(server.requests[0]!.json())).toContain("kit-notes");
+    expect(JSON.stringify(server.requests[1]!.json())).toContain("ANSWER-FROM-KIT");
+    const data = join(pluginsHome(), "data", "kit");
+    expect(readFileSync(join(data, "hook.log"), "utf8")).toBe("hooked\n");
+    expect(readFileSync(join(data, "mcp-started"), "utf8")).toContain("started");
+  }, 60_000);
+
+  it("an installed file edited by hand makes the next load refuse the plugin, with the reason", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    writeFileSync(join(pluginsHome(), "packages/kit/dev.awl/extensions/kit.lua"), toolLua("kit_answer", "TAMPERED"));
+    server.enqueue({ body: openaiText("done") });
+    const r = await awl(["-p", "go"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('plugin "kit": its files changed since it was installed');
+    expect(toolNamesOffered("openai", server.requests[0]!)).not.toContain("kit_answer");
+    const listed = await awl(["plugins"]);
+    expect(listed.stdout).toMatch(/kit 1\.0\.0 {2}not loaded/);
+    // An added file counts as a change too.
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    writeFileSync(join(pluginsHome(), "packages/kit/dev.awl/extensions/extra.lua"), toolLua("extra", "X"));
+    expect((await awl(["plugins"])).stdout).toContain("not loaded");
+  }, 60_000);
+
+  it("disable and enable switch the plugin's parts off and on; remove leaves nothing behind", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    expect((await awl(["plugins", "disable", "kit"])).code).toBe(0);
+    expect((await awl(["plugins"])).stdout).toMatch(/kit 1\.0\.0 {2}off/);
+    expect((await awl(["tools"])).stdout).not.toContain("kit_answer");
+    expect((await awl(["plugins", "enable", "kit"])).code).toBe(0);
+    expect((await awl(["tools"])).stdout).toContain("kit_answer");
+    const removed = await awl(["remove", "kit"]);
+    expect(removed.code).toBe(0);
+    expect(readdirSync(join(pluginsHome(), "packages"))).toEqual([]);
+    expect(readdirSync(join(pluginsHome(), "data"))).toEqual([]);
+    expect(lock().plugins).toEqual({});
+    expect((await awl(["tools"])).stdout).not.toContain("kit_answer");
+    expect((await awl(["remove", "kit"])).code).toBe(2);
+  }, 60_000);
+
+  it("a symlink pointing out of the plugin folder is refused and nothing is installed", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    symlinkSync("/etc/passwd", join(src, "skills/kit-notes/passwd"));
+    const r = await awl(["install", "--yes", src]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("skills/kit-notes/passwd: a symlink pointing out of the plugin (/etc/passwd); refused");
+    expect(existsSync(join(pluginsHome(), "packages", "kit"))).toBe(false);
+  });
+});
+
+describe("install from a tarball", () => {
+  it("installs the archive npm pack made of a plain folder of Lua extensions", async () => {
+    const src = write(join(box.root, "lua-pack"), {
+      "package.json": JSON.stringify({ name: "@me/lua-pack", version: "2.0.0", files: ["*.lua"] }),
+      "hello.lua": toolLua("pack_hello", "HELLO-FROM-PACK"),
+    });
+    const tgz = execFileSync("npm", ["pack", "--json", "--pack-destination", box.root], { cwd: src, encoding: "utf8" });
+    const file = join(box.root, (JSON.parse(tgz) as Array<{ filename: string }>)[0]!.filename.replace(/^@me\//, "me-"));
+    const r = await awl(["install", "--yes", file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("lua-pack 2.0.0 (folder of Lua extensions)");
+    expect((await awl(["tool", "call", "pack_hello", "{}"])).stdout).toContain("HELLO-FROM-PACK");
+  }, 60_000);
+
+  it("npm:SPEC goes through npm pack (here a folder spec: no registry) and records the version", async () => {
+    const src = write(join(box.root, "npm-kit"), {
+      "package.json": JSON.stringify({ name: "npm-kit", version: "1.4.0", scripts: { prepack: "touch PREPACK-RAN" } }),
+      "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "npm-kit", version: "1.4.0" }),
+      "dev.awl/extensions/k.lua": toolLua("npm_kit", "FROM-NPM"),
+    });
+    const r = await awl(["install", "--yes", `npm:${src}`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lock().plugins["npm-kit"]!.resolved).toBe("1.4.0");
+    expect(existsSync(join(src, "PREPACK-RAN"))).toBe(false);
+    expect((await awl(["tool", "call", "npm_kit", "{}"])).stdout).toContain("FROM-NPM");
+  }, 60_000);
+
+  it("an archive with a .. path or a link out of the package is refused before anything is unpacked", async () => {
+    const work = join(box.root, "work", "inner");
+    mkdirSync(work, { recursive: true });
+    writeFileSync(join(box.root, "work", "evil.txt"), "evil");
+    writeFileSync(join(work, "plugin.lua"), toolLua("x", "x"));
+    execFileSync("tar", ["-czPf", join(box.root, "dots.tgz"), "plugin.lua", "../evil.txt"], { cwd: work });
+    const dots = await awl(["install", "--yes", join(box.root, "dots.tgz")]);
+    expect(dots.code).toBe(1);
+    expect(dots.stderr).toContain('../evil.txt: a path with ".."');
+    symlinkSync("../../../outside", join(work, "link"));
+    execFileSync("tar", ["-czf", join(box.root, "link.tgz"), "plugin.lua", "link"], { cwd: work });
+    const link = await awl(["install", "--yes", join(box.root, "link.tgz")]);
+    expect(link.code).toBe(1);
+    expect(link.stderr).toContain("link: a link to ../../../outside, outside the package");
+    expect(existsSync(join(box.root, "outside"))).toBe(false);
+    expect(existsSync(join(pluginsHome(), "packages"))).toBe(false);
+  });
+});
+
+describe("install from git", () => {
+  function repository(): string {
+    const repo = join(box.root, "repo");
+    fullPlugin(repo, "1.0.0");
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "v1");
+    git(repo, "tag", "v1");
+    fullPlugin(repo, "2.0.0", { "dev.awl/extensions/more.lua": toolLua("kit_more", "MORE") });
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "v2");
+    git(repo, "tag", "v2");
+    return repo;
+  }
+
+  it("installs a tag, records its commit; update to v2 shows the change and keeps the data folder", async () => {
+    const repo = repository();
+    const v1 = git(repo, "rev-parse", "v1");
+    const r = await awl(["install", "--yes", `git:${repo}@v1`]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(lock().plugins.kit!.resolved).toBe(v1);
+    writeFileSync(join(pluginsHome(), "data/kit/state.txt"), "kept");
+    const upToDate = await awl(["update", "--yes", "kit"]);
+    expect(upToDate.stdout).toContain("kit is up to date");
+    const update = await awl(["update", "--yes", "kit@v2"]);
+    expect(update.code, update.stderr).toBe(0);
+    expect(update.stdout).toContain("version: 1.0.0 → 2.0.0");
+    expect(update.stdout).toMatch(/\+ kit_more \[read\] \(extension kit\.more\)/);
+    expect(lock().plugins.kit!.resolved).toBe(git(repo, "rev-parse", "v2"));
+    expect(readFileSync(join(pluginsHome(), "data/kit/state.txt"), "utf8")).toBe("kept");
+    expect((await awl(["tool", "call", "kit_more", "{}"])).stdout).toContain("MORE");
+  }, 60_000);
+
+  it("a moved branch: update fetches its new commit; answered no, the old one stays", async () => {
+    const repo = repository();
+    expect((await awl(["install", "--yes", `git:file://${repo}@main`])).code).toBe(0);
+    fullPlugin(repo, "3.0.0");
+    git(repo, "commit", "-qam", "v3");
+    const no = await awl(["update", "kit"], "no\n");
+    expect(no.stdout).toContain("version: 2.0.0 → 3.0.0");
+    expect(no.stdout).toContain("Nothing was changed");
+    expect(lock().plugins.kit!.resolved).toBe(git(repo, "rev-parse", "HEAD~1"));
+    expect((await awl(["update", "kit"], "y\n")).stdout).toContain("Updated kit");
+    expect(lock().plugins.kit!.resolved).toBe(git(repo, "rev-parse", "HEAD"));
+  }, 60_000);
+
+  it("no source during update (gone, offline): a clear error and the installed version keeps working", async () => {
+    const repo = repository();
+    expect((await awl(["install", "--yes", `git:${repo}@v2`])).code).toBe(0);
+    rmSync(repo, { recursive: true, force: true });
+    const r = await awl(["update", "--yes"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('"kit" keeps working as installed');
+    expect((await awl(["tool", "call", "kit_more", "{}"])).stdout).toContain("MORE");
+  }, 60_000);
+
+  it("a repository that does not exist, or a ref it does not have: a clear error and no partial folder", async () => {
+    const missing = await awl(["install", "--yes", `git:file://${box.root}/nothing-here`]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain("git clone");
+    expect(missing.stderr).toContain("nothing was installed");
+    const repo = repository();
+    const ref = await awl(["install", "--yes", `git:${repo}@v9`]);
+    expect(ref.code).toBe(1);
+    expect(ref.stderr).toContain('the repository has no tag, branch or commit "v9"');
+    expect(readdirSync(pluginsHome()).filter((n) => n !== "lock.json")).toEqual([]);
+  }, 60_000);
+
+  it("a repository that asks for credentials fails at once and says so", async () => {
+    // A local HTTP server answering 401 to everything: git would prompt; awl never lets it.
+    const { createServer } = await import("node:http");
+    const http = createServer((_req, res) => res.writeHead(401, { "WWW-Authenticate": 'Basic realm="x"' }).end());
+    await new Promise<void>((done) => http.listen(0, "127.0.0.1", done));
+    const port = (http.address() as { port: number }).port;
+    try {
+      const r = await awl(["install", "--yes", `git:http://127.0.0.1:${port}/repo.git`]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("needs credentials");
+    } finally {
+      http.close();
+    }
+  }, 60_000);
+});
+
+describe("a Claude Code plugin", () => {
+  it("its command, agent and hooks.json work; what cannot work is said", async () => {
+    const src = write(join(box.root, "cc"), {
+      ".claude-plugin/plugin.json": JSON.stringify({ name: "cc-kit", version: "0.3.0", outputStyles: "./styles" }, null, 2),
+      "commands/greet.md": "---\ndescription: Greets.\n---\nSay GREETING-FROM-COMMAND to $ARGUMENTS\n",
+      "agents/helper.md": "---\nname: helper\ndescription: Helps with kits.\n---\nYou are HELPER-PROMPT.\n",
+      "hooks/hooks.json": JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: "echo CONTEXT-FROM-HOOK; touch ${CLAUDE_PLUGIN_DATA}/seen" }] }] } }),
+    });
+    const r = await awl(["install", "--yes", src]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("cc-kit 0.3.0 (Claude Code plugin)");
+    expect(r.stdout).toContain('"outputStyles": output styles are a Claude Code UI feature awl does not have');
+    expect((await awl(["agents"])).stdout).toContain("helper");
+    server.enqueue({ body: openaiText("done") });
+    const run = await awl(["-p", "/greet Bob"]);
+    expect(run.code, run.stderr).toBe(0);
+    const sent = JSON.stringify(server.requests[0]!.json());
+    expect(sent).toContain("Say GREETING-FROM-COMMAND to Bob");
+    expect(sent).toContain("CONTEXT-FROM-HOOK");
+    expect(sent).toContain("helper");
+    expect(existsSync(join(pluginsHome(), "data/cc-kit/seen"))).toBe(true);
+  }, 60_000);
+});
+
+describe("two plugins", () => {
+  it("giving the same tool and skill name: reported, one wins, never mixed", async () => {
+    for (const name of ["one", "two"]) {
+      write(join(box.root, name), {
+        "plugin.json": JSON.stringify({ $schema: SCHEMA, name }),
+        "dev.awl/extensions/same.lua": toolLua("same_tool", `FROM-${name}`),
+        "skills/same-skill/SKILL.md": `---\nname: same-skill\ndescription: From ${name}.\n---\nbody\n`,
+      });
+      expect((await awl(["install", "--yes", join(box.root, name)])).code).toBe(0);
+    }
+    const tools = await awl(["tools"]);
+    expect(tools.stdout).toMatch(/same_tool/);
+    const skills = await awl(["skills"]);
+    expect(skills.stdout).toMatch(/same-skill\s+plugin two .*shadowed/);
+    expect(skills.stdout).toContain("the user skill in plugin one has this name and wins");
+    expect((await awl(["tool", "call", "same_tool", "{}"])).stdout).toContain("FROM-one");
+    expect(tools.stdout).toMatch(/same_tool.*extension "one\.same"/);
+    expect(tools.stdout).toContain('tool "same_tool" is registered by two extensions: "one.same"');
+  }, 60_000);
+});
+
+describe("awl plugins check and new", () => {
+  it("a new skeleton passes; a manifest error is reported with its line; JSON that is not JSON too", async () => {
+    expect((await awl(["plugins", "new", "my-kit"])).code).toBe(0);
+    const ok = await awl(["plugins", "check", "my-kit"]);
+    expect(ok.code, ok.stdout).toBe(0);
+    expect(ok.stdout).toContain("my-kit: no errors (Agent Plugins 1.0)");
+    writeFileSync(join(box.cwd, "my-kit/plugin.json"), `{\n  "$schema": "${SCHEMA}",\n  "name": "My Kit",\n  "colour": "red"\n}\n`);
+    const bad = await awl(["plugins", "check", "my-kit"]);
+    expect(bad.code).toBe(1);
+    expect(bad.stdout).toContain(`${join(box.cwd, "my-kit/plugin.json")}:3: "name" "My Kit" is not a plugin name`);
+    writeFileSync(join(box.cwd, "my-kit/plugin.json"), `{\n  "$schema": "${SCHEMA}",\n  "name": "my-kit",\n  "colour": "red"\n}\n`);
+    const unknown = await awl(["plugins", "check", "my-kit"]);
+    expect(unknown.code).toBe(0);
+    expect(unknown.stdout).toContain(`note: ${join(box.cwd, "my-kit/plugin.json")}:4: unknown field "colour"`);
+    writeFileSync(join(box.cwd, "my-kit/plugin.json"), `{\n  "name": "my-kit",\n  oops\n}\n`);
+    const notJson = await awl(["plugins", "check", "my-kit"]);
+    expect(notJson.stdout).toContain(`${join(box.cwd, "my-kit/plugin.json")}:3:3: not valid JSON`);
+    const install = await awl(["install", "--yes", "my-kit"]);
+    expect(install.code).toBe(1);
+    expect(install.stderr).toContain("plugin.json:3:3: not valid JSON; nothing was installed");
+  }, 60_000);
+
+  it("a Lua extension that fails to load and a missing MCP program are errors with file:line", async () => {
+    const src = write(join(box.root, "broken"), {
+      "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "broken" }),
+      "dev.awl/extensions/bad.lua": "awl.register_tool {\n  name = 'bad tool name',\n}\n",
+      "mcp.json": JSON.stringify({ $schema: MCP_SCHEMA, mcpServers: { gone: { type: "stdio", command: "./bin/nothing" } } }),
+    });
+    const r = await awl(["plugins", "check", src]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toMatch(/error: .*bad\.lua:\d+/);
+    expect(r.stdout).toContain('server "gone": its program');
+  }, 60_000);
+});
+
+describe("an interrupted install", () => {
+  it("killed while waiting for the answer (kill -9): the next run sees no half-installed plugin", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    const child = spawn(process.execPath, [AWL, "install", src], { cwd: box.cwd, env: box.env(), stdio: ["pipe", "pipe", "pipe"] });
+    await new Promise<void>((done) => child.stdout.on("data", (d: Buffer) => d.toString().includes("Install it?") && done()));
+    expect(readdirSync(pluginsHome()).some((n) => n.startsWith(".staging-"))).toBe(true);
+    child.kill("SIGKILL");
+    await new Promise((done) => child.on("close", done));
+    expect((await awl(["plugins"])).stdout).toContain("No plugin is installed");
+    expect((await awl(["tools"])).stdout).not.toContain("kit_answer");
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    expect(readdirSync(pluginsHome()).filter((n) => n.startsWith("."))).toEqual([]);
+  }, 60_000);
+});
+
+describe("project plugins", () => {
+  it("an untrusted folder's declarations are listed, never fetched; trusted, awl install installs them for the folder only", async () => {
+    const repo = join(box.root, "repo");
+    fullPlugin(repo, "1.0.0");
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "v1");
+    git(repo, "tag", "v1");
+    write(box.cwd, { ".awl/config.json": JSON.stringify({ plugins: { kit: `git:${repo}@v1` } }) });
+    const untrusted = await awl(["install", "--yes"]);
+    expect(untrusted.code).toBe(1);
+    expect(untrusted.stdout).toContain("it is not trusted, so none is fetched");
+    expect(untrusted.stdout).toContain(`kit: git:${repo}@v1`);
+    expect(existsSync(join(pluginsHome(), "packages"))).toBe(false);
+    expect((await awl(["plugins"])).stdout).toContain("Declared by this folder's .awl/config.json, not installed");
+    expect((await awl(["permissions", "trust"])).code).toBe(0);
+    const trusted = await awl(["install", "--yes"]);
+    expect(trusted.code, trusted.stderr).toBe(0);
+    expect(trusted.stdout).toContain("Installed kit (1.0.0");
+    expect(lock().plugins.kit).toMatchObject({ projects: [expect.stringContaining(box.cwd.split("/").pop()!)] });
+    expect((await awl(["tools"])).stdout).toContain("kit_answer");
+    const elsewhere = join(box.root, "elsewhere");
+    mkdirSync(elsewhere);
+    const outside = await new Promise<string>((done) => {
+      const child = spawn(process.execPath, [AWL, "tools"], { cwd: elsewhere, env: box.env() });
+      let out = "";
+      child.stdout.on("data", (d: Buffer) => (out += d.toString()));
+      child.on("close", () => done(out));
+    });
+    expect(outside).not.toContain("kit_answer");
+    expect((await awl(["install"])).stdout).toContain("kit: installed");
+  }, 90_000);
+
+  it("awl install --project installs for this folder and writes the declaration", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    const r = await awl(["install", "--project", "--yes", src]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(box.cwd, ".awl/config.json"), "utf8")).plugins).toEqual({ kit: src });
+    expect(lock().plugins.kit!).toHaveProperty("projects");
+    const user = await awl(["install", "--yes", src]);
+    expect(user.stdout).toContain("is now installed for every folder");
+    expect(lock().plugins.kit!).not.toHaveProperty("projects");
+  }, 60_000);
+});
