@@ -18,7 +18,7 @@ import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProbl
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker } from "../tools/validate-input.js";
-import { knownSecrets, SecretScrubber } from "../util/secrets.js";
+import { KNOWN_KEY_VARIABLES, knownSecrets, SecretScrubber, withoutVariables } from "../util/secrets.js";
 import {
   defaultExtensionRoots,
   type DiscoveredExtension,
@@ -29,6 +29,7 @@ import {
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistration, NetworkGate, ProcessSandbox, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
+import type { SearchSettings } from "../web/search.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
 import type { CapabilityMetadata } from "./metadata.js";
@@ -83,6 +84,11 @@ export interface LuaToolSetOptions {
    * own, found by `knownSecrets`), which are always scrubbed.
    */
   secrets?: readonly (string | undefined)[];
+  /**
+   * Variables of `env` that extensions and the programs they start never see: awl's credentials. Default
+   * {@link KNOWN_KEY_VARIABLES} (the CLI adds the config's `api_key_env` names and honours `permissions.pass_env`).
+   */
+  withheldEnv?: readonly string[];
   maxSlots?: number;
   memoryLimitBytes?: number;
   /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
@@ -96,6 +102,8 @@ export interface LuaToolSetOptions {
   sandbox?: ProcessSandbox;
   /** Decides every host `awl.http` reaches (awl's: the permission engine's `network` rules); none: every request goes out. */
   network?: NetworkGate;
+  /** The `search` config key: the backend `awl.web.search` (the `search` tool) asks. */
+  search?: SearchSettings;
   /** The registration cache file; `false` turns it off. Default `$XDG_CACHE_HOME/awl/extension-tools.json`. */
   cachePath?: string | false;
   /** Wait for every extension to load even when the cache could answer (listing commands want the real state). */
@@ -237,7 +245,7 @@ export class LuaToolSet implements ToolSet {
     const poolOptions: Omit<LuaPoolOptions, "extensions"> = (toolSet.poolOptions = {
       cwd: options.cwd,
       defaultTimeoutMs,
-      env: options.env,
+      env: withoutVariables(options.env, options.withheldEnv ?? KNOWN_KEY_VARIABLES),
       secrets: scrub.known,
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),
@@ -245,6 +253,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.textHost && { textHost: options.textHost }),
       ...(options.sandbox && { sandbox: options.sandbox }),
       ...(options.network && { network: options.network }),
+      ...(options.search && { search: options.search }),
     });
     let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {
