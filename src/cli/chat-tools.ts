@@ -62,6 +62,7 @@ export async function openChatTools(
     ...(options.permissions?.unpinned && { unpinnedExtensions: options.permissions.unpinned.extensions }),
     ...(textHost && { textHost }),
     ...(sandbox.value && { sandbox: sandbox.value }),
+    ...(options.permissions?.config.passEnv && { passEnv: options.permissions.config.passEnv.value }),
     ...(options.permissions && { network: networkGate(options.permissions.engine) }),
     ...(options.config?.get("search") && { search: options.config.get("search")!.value as SearchSettings }),
   });
