@@ -527,3 +527,16 @@ awl.web = {}
 ---@return string markdown
 ---@return boolean is_article Whether Readability found an article.
 function awl.web.markdown(html, url) end
+
+---@class awl.SearchResult
+---@field title string
+---@field url string
+---@field snippet string
+
+--- Searches the web with the backend the user set up (config `search`: SearXNG, Brave or Tavily), asked by awl
+--- itself: its key never reaches Lua. The call's cancel aborts it.
+---@param query string
+---@param opts? { count?: integer } Most results (default 8).
+---@return awl.SearchResult[]? results
+---@return string backend_or_message The backend's name, or why it failed (no backend set up, its error).
+function awl.web.search(query, opts) end

@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import { dirname, join } from "node:path";
 import { createHash } from "node:crypto";
 import type { ObjectStore } from "./objects.js";
-import { flattenTree, type FlatEntry } from "./tree.js";
+import { flattenDiffering, type FlatEntry } from "./tree.js";
 
 export type RestoreOp =
   | { op: "write"; path: string; kind: "f" | "l"; object: string; mode: number }
@@ -34,9 +34,11 @@ export interface RestorePlan {
  * `current` differs from it). Paths a tree skipped (too large, unreadable) are left alone.
  */
 export function planRestore(objects: ObjectStore, target: string, current: string, baseline: string | undefined): RestorePlan {
-  const want = flattenTree(objects, target);
-  const have = flattenTree(objects, current);
-  const last = baseline === undefined ? undefined : baseline === current ? have : flattenTree(objects, baseline);
+  // Only where the two differ: a folder the checkpoint and the present hold alike needs nothing (nor its baseline).
+  const maps = flattenDiffering(objects, target, current, baseline === undefined || baseline === current ? [] : [baseline]);
+  const want = maps[0]!;
+  const have = maps[1]!;
+  const last = baseline === undefined ? undefined : baseline === current ? have : maps[2];
   const plan: RestorePlan = { ops: [], added: [], modified: [], deleted: [], conflicts: [] };
   const skippedUnder = (tree: Map<string, FlatEntry>, path: string): boolean => {
     for (let at = path; at.includes("/"); ) {

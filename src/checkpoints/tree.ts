@@ -50,6 +50,35 @@ export function flattenTree(objects: ObjectStore, tree: string, prefix = "", int
   return into;
 }
 
+/**
+ * The entries of `first` and `second` (and `others`, e.g. a baseline) by relative path, leaving out what lies inside a
+ * folder that `first` and `second` hold as the same object (the two are identical there; the folder itself is kept).
+ * What a restore plans from two trees never lies in such a folder, so it needs only this part of each.
+ */
+export function flattenDiffering(objects: ObjectStore, first: string, second: string, others: readonly string[] = []): Map<string, FlatEntry>[] {
+  const maps = [first, second, ...others].map(() => new Map<string, FlatEntry>());
+  const walk = (listings: (string | null)[], prefix: string): void => {
+    const decoded = listings.map((listing) => (listing === null ? [] : decodeTree(objects.get(listing).toString("utf8"), objects.path(listing))));
+    const children = new Map<string, (string | null)[]>();
+    decoded.forEach((entries, i) => {
+      for (const [name, kind, object, mode] of entries) {
+        const path = prefix === "" ? name : `${prefix}/${name}`;
+        maps[i]!.set(path, { kind, object, mode });
+        if (kind !== "d" || object === null) continue;
+        const below = children.get(name) ?? listings.map(() => null);
+        below[i] = object;
+        children.set(name, below);
+      }
+    });
+    for (const [name, below] of children) {
+      if (below[0] !== null && below[0] === below[1]) continue;
+      walk(below, prefix === "" ? name : `${prefix}/${name}`);
+    }
+  };
+  walk([first, second, ...others], "");
+  return maps;
+}
+
 /** Every object a tree reaches (itself included), for pruning. */
 export function reachable(objects: ObjectStore, tree: string, into: Set<string>): void {
   if (into.has(tree)) return;

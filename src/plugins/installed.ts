@@ -1,11 +1,14 @@
 /**
  * The installed plugins a run loads (docs/plugins.md, "Loading"): the enabled entries of the lock file whose
  * files still match the recorded digest. A plugin whose files changed (edited by hand, a file added or removed)
- * is refused with the reason until it is reinstalled: nothing edits an installed plugin silently. The check
- * re-reads only files whose size, mtime, ctime or inode changed (stamps kept in `~/.cache/awl/plugin-files.json`),
- * so a start-up with unchanged plugins reads directory listings and file metadata only. Read once per process.
+ * is refused with the reason until it is reinstalled: nothing edits an installed plugin silently. A plugin whose
+ * folders, files and links all have the size, mtime, ctime and inode recorded when its digest last matched is
+ * unchanged (a file added, removed or renamed changes its folder's mtime and ctime; a write changes the file's
+ * ctime, which no user can set): that costs one `lstat` per entry. Otherwise the package is walked and hashed again,
+ * re-reading only files whose stamp changed. Stamps are kept in `~/.cache/awl/plugin-files.json`. Read once per
+ * process.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { lstatSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve, sep } from "node:path";
 import { userCacheDir } from "../config/paths.js";
 import { FileDigests, type FileStamp } from "../trust/file-digests.js";
@@ -65,14 +68,16 @@ export function checkInstalled(env: NodeJS.ProcessEnv, cwd?: string): InstalledP
   }
   if (entries.length === 0) return out;
   const stampsFile = join(userCacheDir(env), "plugin-files.json");
-  const files = new FileDigests(readStamps(stampsFile));
+  const known = readStamps(stampsFile);
+  const files = new FileDigests(known.files);
+  const trees: Record<string, TreeStamp> = {};
   for (const entry of entries) {
     if (!entry.enabled) {
       out.disabled.push(entry.name);
       continue;
     }
     const root = packageDir(env, entry.name);
-    const problem = verify(root, entry, files);
+    const problem = verify(root, entry, files, known.trees[root], (tree) => (trees[root] = tree));
     if (problem) {
       out.problems.push(`plugin "${entry.name}": ${problem}; not loaded (awl install ${entry.source} reinstalls it, awl remove ${entry.name} removes it)`);
       continue;
@@ -88,13 +93,43 @@ export function checkInstalled(env: NodeJS.ProcessEnv, cwd?: string): InstalledP
     mkdirSync(data, { recursive: true });
     out.plugins.push({ entry, pkg, places: { name: entry.name, layout: pkg.layout, root, data } });
   }
-  writeStamps(stampsFile, files.stamps());
+  // Written only when a stamp changed: an unchanged start writes nothing.
+  const next: Stamps = { version: STAMPS_VERSION, trees, files: files.stamps() };
+  if (JSON.stringify(next) !== JSON.stringify(known)) writeStamps(stampsFile, next);
   return out;
 }
 
-function verify(root: string, entry: LockEntry, files: FileDigests): string | undefined {
+/** What a plugin's folder looked like when its digest last matched: each entry's `[path, size, mtimeMs, ctimeMs, ino]`. */
+interface TreeStamp {
+  digest: string;
+  entries: Array<[string, number, number, number, number]>;
+}
+
+interface Stamps {
+  version: number;
+  trees: Record<string, TreeStamp>;
+  files: Record<string, FileStamp>;
+}
+
+const STAMPS_VERSION = 1;
+
+function unchanged(tree: TreeStamp | undefined, digest: string): boolean {
+  if (!tree || tree.digest !== digest) return false;
+  return tree.entries.every(([path, size, mtime, ctime, ino]) => {
+    const stat = lstatSync(path, { throwIfNoEntry: false });
+    return stat !== undefined && stat.size === size && stat.mtimeMs === mtime && stat.ctimeMs === ctime && stat.ino === ino;
+  });
+}
+
+function verify(root: string, entry: LockEntry, files: FileDigests, tree: TreeStamp | undefined, keep: (tree: TreeStamp) => void): string | undefined {
+  if (unchanged(tree, entry.digest)) {
+    keep(tree!);
+    return undefined;
+  }
   try {
-    const content = packageContent(root, files);
+    const entries: TreeStamp["entries"] = [];
+    const content = packageContent(root, files, (path, stat) => entries.push([path, stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino]));
+    if (content.digest === entry.digest) keep({ digest: entry.digest, entries });
     if (content.digest !== entry.digest) return `its files changed since it was installed (${content.files} files now, ${entry.files} installed; digest ${content.digest.slice(0, 19)}… is not the reviewed ${entry.digest.slice(0, 19)}…)`;
     return undefined;
   } catch (error) {
@@ -104,16 +139,17 @@ function verify(root: string, entry: LockEntry, files: FileDigests): string | un
   }
 }
 
-function readStamps(file: string): Record<string, FileStamp> {
+function readStamps(file: string): Stamps {
   try {
-    const value = JSON.parse(readFileSync(file, "utf8")) as unknown;
-    return typeof value === "object" && value !== null ? (value as Record<string, FileStamp>) : {};
+    const value = JSON.parse(readFileSync(file, "utf8")) as Stamps;
+    if (value.version === STAMPS_VERSION && typeof value.trees === "object" && typeof value.files === "object") return value;
   } catch {
-    return {};
+    // none yet, or unreadable: everything is checked again
   }
+  return { version: STAMPS_VERSION, trees: {}, files: {} };
 }
 
-function writeStamps(file: string, stamps: Record<string, FileStamp>): void {
+function writeStamps(file: string, stamps: Stamps): void {
   try {
     mkdirSync(dirname(file), { recursive: true });
     const temporary = `${file}.${process.pid}.tmp`;

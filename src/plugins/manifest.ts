@@ -208,12 +208,13 @@ export function readJsonObject(file: string): { value: Record<string, unknown>; 
   } catch (error) {
     throw new PluginFormatError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
   }
-  const bad = jsonErrorOffset(text);
-  if (bad >= 0) {
-    const { line, column } = positionOf(text, bad);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const { line, column } = positionOf(text, Math.max(0, jsonErrorOffset(text)));
     throw new PluginFormatError(`${file}:${line}:${column}: not valid JSON`);
   }
-  const value: unknown = JSON.parse(text);
   if (!isObject(value)) throw new PluginFormatError(`${file}:1: must be a JSON object`);
   let positions: Map<string, { line: number }> | undefined;
   const at = (pointer: string): string => {

@@ -6,7 +6,7 @@
  * package whose files did not change (size, mtime, ctime, inode) reads no file.
  */
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readlinkSync, realpathSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, realpathSync, type Stats } from "node:fs";
 import { join, relative, resolve, sep } from "node:path";
 import { FileDigests } from "../trust/file-digests.js";
 
@@ -29,19 +29,24 @@ export class PackageFilesError extends Error {
 /** Folders never part of a package: version control and npm's own state. */
 const SKIPPED = new Set([".git"]);
 
-/** The digest of the package at `root`; throws {@link PackageFilesError} for a link out of it or a file that is not one. */
-export function packageContent(root: string, files: FileDigests = new FileDigests()): PackageContent {
+/**
+ * The digest of the package at `root`; throws {@link PackageFilesError} for a link out of it or a file that is not
+ * one. `visit` sees every folder, file and link walked, with its `lstat`.
+ */
+export function packageContent(root: string, files: FileDigests = new FileDigests(), visit?: (path: string, stat: Stats) => void): PackageContent {
   const top = resolve(root);
   const realRoot = realpathSync(top);
   const hash = createHash("sha256");
   let count = 0;
   let bytes = 0;
   const walk = (dir: string): void => {
+    visit?.(dir, lstatSync(dir));
     for (const name of readdirSync(dir).sort()) {
       if (SKIPPED.has(name) && dir === top) continue;
       const path = join(dir, name);
       const rel = relative(top, path).split(sep).join("/");
       const stat = lstatSync(path);
+      if (!stat.isDirectory()) visit?.(path, stat);
       if (stat.isSymbolicLink()) {
         const target = readlinkSync(path);
         let real: string;

@@ -127,6 +127,30 @@ describe("checkpoint store", () => {
     expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("one");
   });
 
+  it("plans only where the trees differ, deep folders included: unchanged folders skipped, changes and conflicts found at any depth", () => {
+    const { root, store } = setup();
+    for (const dir of ["same/deep", "b/c", "e/f"]) mkdirSync(join(root, dir), { recursive: true });
+    writeFileSync(join(root, "same/deep/keep.txt"), "keep");
+    writeFileSync(join(root, "b/c/model.txt"), "one");
+    writeFileSync(join(root, "b/c/user.txt"), "one");
+    writeFileSync(join(root, "e/f/gone.txt"), "gone");
+    const before = store.take({ session: SESSION, root, prompt: 1, when: "turn" });
+    writeFileSync(join(root, "b/c/model.txt"), "model's edit");
+    rmSync(join(root, "e"), { recursive: true });
+    mkdirSync(join(root, "d/x"), { recursive: true });
+    writeFileSync(join(root, "d/x/new.txt"), "new");
+    const end = store.take({ session: SESSION, root, prompt: 1, when: "end" });
+    writeFileSync(join(root, "b/c/user.txt"), "user's edit");
+    const now = store.take({ session: SESSION, root, prompt: 2, when: "rewind" });
+    const plan = planRestore(store.objects, before.tree!, now.tree!, end.tree!);
+    expect(plan.modified.sort()).toEqual(["b/c/model.txt", "b/c/user.txt"]);
+    expect(plan.added).toEqual(["e/f/gone.txt"]);
+    expect(plan.deleted).toEqual(["d/x/new.txt"]);
+    expect(plan.conflicts).toEqual(["b/c/user.txt"]);
+    expect(plan.ops.some((op) => op.path.startsWith("same"))).toBe(false);
+    expect(plan.ops.filter((op) => op.op === "rmdir").map((op) => op.path)).toEqual(["d/x", "d"]);
+  });
+
   it("a restore stopped halfway leaves whole files, and running it again finishes it", () => {
     const { root, store } = setup();
     for (let i = 0; i < 6; i++) writeFileSync(join(root, `f${i}.txt`), `original ${i}`);

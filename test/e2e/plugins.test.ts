@@ -2,7 +2,7 @@
 // repository; the review and its answer; the digest pin; update, remove, enable/disable; a Claude Code plugin;
 // `awl plugins check`; bad sources. Everything offline: local folders, `npm pack` and `git init` in the test.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ReplayServer } from "../support/replay-server.js";
@@ -97,6 +97,15 @@ describe("install from a folder", () => {
     expect(toolNamesOffered("openai", server.requests[0]!)).not.toContain("kit_answer");
     const listed = await awl(["plugins"]);
     expect(listed.stdout).toMatch(/kit 1\.0\.0 {2}not loaded/);
+    // The same size and modification time put back by hand: the change time still tells.
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    expect((await awl(["plugins"])).stdout).toMatch(/kit 1\.0\.0 {2}on/);
+    const file = join(pluginsHome(), "packages/kit/dev.awl/extensions/kit.lua");
+    const before = statSync(file);
+    writeFileSync(file, readFileSync(file, "utf8").replace("ANSWER-FROM-KIT", "ANSWER-FROM-BAD"));
+    utimesSync(file, before.atime, before.mtime);
+    expect(statSync(file).size).toBe(before.size);
+    expect((await awl(["plugins"])).stdout).toContain("not loaded");
     // An added file counts as a change too.
     expect((await awl(["install", "--yes", src])).code).toBe(0);
     writeFileSync(join(pluginsHome(), "packages/kit/dev.awl/extensions/extra.lua"), toolLua("extra", "X"));

@@ -241,7 +241,7 @@ describe("rewind and fork over stream-json input", () => {
     expect(at((l) => l.type === "control_response" && l.response.request_id === "r1")).toBeGreaterThan(at((l) => l.type === "result"));
     // A turn's checkpoints come before its result: the first turn's (turn, tools, end) before the first result.
     const firstResult = at((l) => l.type === "result");
-    expect(out.slice(0, firstResult).filter((l) => l.type === "checkpoint").map((l) => l.checkpoint.when)).toEqual(["turn", "tools", "tools", "end"]);
+    expect(out.slice(0, firstResult).filter((l) => l.type === "checkpoint").map((l) => l.checkpoint.when)).toEqual(["turn", "tools", "end"]);
 
     // After the rewind the conversation is a new branch: the next request holds only the new prompt.
     expect(server.requests[3]!.json().messages.filter((m: { role: string }) => m.role !== "system")).toHaveLength(1);
@@ -270,5 +270,29 @@ describe("rewind and fork over stream-json input", () => {
     expect(answer.error).toContain("changed outside awl");
     expect(readFileSync(join(box.cwd, "a.txt"), "utf8")).toBe("the user's own work\n");
     expect(existsSync(join(box.cwd, "c.txt"))).toBe(false);
+  });
+});
+
+describe("awl rewind --code after a sub-agent's changes", () => {
+  it("restores what a sub-agent wrote, though its task tool only reads: the turn's checkpoint comes before the first batch", async () => {
+    writeFileSync(join(box.cwd, "a.txt"), "alpha\n");
+    server.enqueue(
+      { body: openaiToolCalls([{ id: "t1", name: "task", input: { description: "write it", prompt: "write out.txt and change a.txt" } }]) },
+      {
+        body: openaiToolCalls([
+          { id: "w1", name: "write", input: { path: "out.txt", content: "by the sub-agent\n" } },
+          { id: "w2", name: "write", input: { path: "a.txt", content: "ALPHA\n" } },
+        ]),
+      },
+      { body: openaiText("Child wrote it.") },
+      { body: openaiText("Parent done.") },
+    );
+    const ran = await turn();
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(readFileSync(join(box.cwd, "out.txt"), "utf8")).toBe("by the sub-agent\n");
+    const done = await box.awl(["rewind", "--to", "1", "--code", "--yes"]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(existsSync(join(box.cwd, "out.txt"))).toBe(false);
+    expect(readFileSync(join(box.cwd, "a.txt"), "utf8")).toBe("alpha\n");
   });
 });

@@ -7,7 +7,8 @@ import { realpathSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { discardInstall, finishInstall, prepareInstall, type PreparedInstall } from "../../plugins/install.js";
 import { splitGitSpec } from "../../plugins/fetch-source.js";
-import { readLock, widenScope, type LockEntry } from "../../plugins/store.js";
+import { packageContent } from "../../plugins/package-files.js";
+import { packageDir, readLock, widenScope, type LockEntry } from "../../plugins/store.js";
 import { summaryDiff, summaryLines } from "../../plugins/summary.js";
 import { EXIT } from "../exit-codes.js";
 import { askYesNo } from "../plugin-review.js";
@@ -131,8 +132,9 @@ export async function installOne(source: string, yes: boolean, options: InstallO
     process.stderr.write(`awl: ${source} holds the plugin "${prepared.pkg.name}", not "${expected}"; nothing was changed\n`);
     return EXIT.error;
   }
+  const intact = previous !== undefined && installedIntact(previous);
   if (previous) {
-    if (previous.digest === prepared.content.digest) {
+    if (previous.digest === prepared.content.digest && intact) {
       const widened = options.scope !== undefined && finishScopeOnly(previous, options.scope);
       discardInstall(prepared);
       if (widened) {
@@ -147,6 +149,7 @@ export async function installOne(source: string, yes: boolean, options: InstallO
     }
     const diff = summaryDiff(previous.summary, summary);
     process.stdout.write(`Update ${previous.name}: ${describeVersion(previous)} → ${describeVersion({ ...prepared.fetched, version: prepared.pkg.version })}\n`);
+    if (!intact) process.stdout.write("  its installed files were changed since it was installed: this puts back the package's own\n");
     process.stdout.write(diff.length > 0 ? `${diff.join("\n")}\n` : "  what it brings is the same; its files changed\n");
   } else {
     process.stdout.write(`Install ${source}:\n${summaryLines(summary).join("\n")}\n`);
@@ -162,6 +165,15 @@ export async function installOne(source: string, yes: boolean, options: InstallO
   await options.then?.(entry);
   process.stdout.write(`${previous ? "Updated" : "Installed"} ${entry.name} (${describeVersion(entry)}).\n`);
   return EXIT.ok;
+}
+
+/** Whether the installed files of `entry` still have its digest. */
+function installedIntact(entry: LockEntry): boolean {
+  try {
+    return packageContent(packageDir(process.env, entry.name)).digest === entry.digest;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether installing the same files with `scope` changes where the plugin applies. */

@@ -31,7 +31,8 @@ export type KeyName =
   | "search-history"
   | "suspend"
   | "expand-last"
-  | "expand-all";
+  | "expand-all"
+  | "paste-image";
 
 export type KeyEvent = { kind: "key"; name: KeyName } | { kind: "text"; text: string } | { kind: "paste"; text: string };
 
@@ -61,6 +62,7 @@ const CONTROL_KEYS: Record<string, KeyName> = {
   "\x0c": "clear-screen",
   "\x1a": "suspend",
   "\x12": "search-history",
+  "\x16": "paste-image",
   "\x0f": "expand-last",
 };
 

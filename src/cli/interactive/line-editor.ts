@@ -1,7 +1,8 @@
 /**
  * The prompt: a multi-line text editor drawn at the bottom of the output. Enter submits; Alt-Enter (or
  * Shift-Enter where the terminal reports it, or Ctrl-J) and a trailing `\` before Enter insert a newline; a
- * bracketed paste is inserted whole, newlines kept. Up and Down move between lines, and through the history
+ * bracketed paste is inserted whole, newlines kept (one of more than {@link PASTE_FOLD_LINES} lines shows as
+ * `[pasted N lines #K]`, is sent whole, and Ctrl-O puts its text in the prompt). Up and Down move between lines, and through the history
  * from the first or last line; Tab completes what `complete` offers (slash commands).
  *
  * The editor keeps editing while hidden (a turn is running): keys typed then change the text, which the caller
@@ -26,7 +27,9 @@ export type EditorAction =
   | { type: "search-history" }
   /** Ctrl-O, Alt-O: the caller shows the last tool block (or all of the last turn's) expanded. */
   | { type: "expand-last" }
-  | { type: "expand-all" };
+  | { type: "expand-all" }
+  /** Ctrl-V: the caller reads the clipboard's image and puts it in with `insert`. */
+  | { type: "paste-image" };
 
 export interface EditorTerminal {
   write(text: string): unknown;
@@ -44,6 +47,9 @@ export interface LineEditorOptions {
   onHiddenChange?(): void;
 }
 
+/** A paste of more lines than this shows as one `[pasted N lines #K]` in the prompt. */
+export const PASTE_FOLD_LINES = 10;
+
 const SYNC_START = "\x1b[?2026h";
 const SYNC_END = "\x1b[?2026l";
 
@@ -59,6 +65,8 @@ export class LineEditor {
   private drawnTop = 0;
   /** The display width of the footer on screen (absent: none drawn). */
   private footerWidth: number | undefined;
+  /** Long pastes shown folded in the text: each one's marker and text (sent in its place). */
+  private readonly pastes = new Map<string, string>();
 
   constructor(
     private readonly terminal: EditorTerminal,
@@ -73,6 +81,11 @@ export class LineEditor {
   setText(text: string): void {
     this.buffer.set(text);
     this.redraw();
+  }
+
+  /** Inserts `text` at the cursor, redrawn if shown. */
+  insert(text: string): void {
+    this.edit(() => this.buffer.insert(text));
   }
 
   get shown(): boolean {
@@ -140,7 +153,8 @@ export class LineEditor {
   /** Applies one key; returns what the caller must do, if anything. */
   handle(event: KeyEvent): EditorAction | undefined {
     if (event.kind === "text") this.edit(() => this.buffer.insert(event.text));
-    else if (event.kind === "paste") this.edit(() => this.buffer.insert(stripControls(event.text.replace(/\r\n?/g, "\n"))));
+    else if (event.kind === "paste") this.edit(() => this.buffer.insert(this.pasted(stripControls(event.text.replace(/\r\n?/g, "\n")))));
+    else if ((event.name === "expand-last" || event.name === "expand-all") && this.foldedPastes().length > 0) this.edit(() => this.buffer.set(this.unfolded(this.buffer.text)));
     else return this.key(event.name);
     return undefined;
   }
@@ -160,6 +174,7 @@ export class LineEditor {
       case "search-history":
       case "expand-last":
       case "expand-all":
+      case "paste-image":
         return { type: name };
       case "eof":
         if (b.text === "") return { type: "eof" };
@@ -188,12 +203,36 @@ export class LineEditor {
     return undefined;
   }
 
+  /** What a paste puts in the prompt: itself, or the marker of a long one. */
+  private pasted(text: string): string {
+    const lines = text.replace(/\n$/, "").split("\n").length;
+    if (lines <= PASTE_FOLD_LINES) return text;
+    const marker = `[pasted ${lines} lines #${this.pastes.size + 1}]`;
+    this.pastes.set(marker, text);
+    return marker;
+  }
+
+  /** The markers of long pastes still in the prompt as they were put there. */
+  private foldedPastes(): string[] {
+    return [...this.pastes.keys()].filter((marker) => this.buffer.text.includes(marker));
+  }
+
+  /** `text` with each long paste's marker replaced by what was pasted. */
+  private unfolded(text: string): string {
+    let whole = text;
+    for (const [marker, pasted] of this.pastes) whole = whole.split(marker).join(pasted);
+    return whole;
+  }
+
   private submit(): EditorAction {
-    const text = this.buffer.text;
+    // The prompt stays on screen as typed (a long paste as its marker); what is sent has the pastes whole.
+    const shownText = this.buffer.text;
+    const text = this.unfolded(shownText);
+    this.pastes.clear();
     this.buffer.set("");
     if (this.drawn) {
       // The prompt stays on screen as typed, whole, with the output below it.
-      const layout = layoutPrompt(text, text.length, this.layoutWidth());
+      const layout = layoutPrompt(shownText, shownText.length, this.layoutWidth());
       this.terminal.write(`${SYNC_START}${this.toTop()}${this.overwrite(layout.rows)}\r\n${SYNC_END}`);
       this.drawn = undefined;
       this.footerWidth = undefined;

@@ -194,6 +194,9 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       case "search-history":
         if (!turn) void searchHistory();
         return;
+      case "paste-image":
+        void pasteImage();
+        return;
       case "expand-last":
       case "expand-all":
         // During a turn the output is live: the expansion comes once the turn is over.
@@ -362,6 +365,13 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   // Prompts of earlier runs here (Up/Down), every directory's for Ctrl-R; then a resumed session's own.
   const history = openHistory(runtime);
   for (const text of history?.here() ?? []) editor.addHistory(text);
+  /** Ctrl-V: the clipboard's image, saved as a file, goes into the prompt as `@path` (attached when sent). */
+  const pasteImage = async (): Promise<void> => {
+    const { pasteClipboardImage } = await import("../../ui/clipboard-image.js");
+    const pasted = await pasteClipboardImage();
+    if ("error" in pasted) return notice(pasted.error);
+    editor.insert(`@${pasted.path.replace(/ /g, "\\ ")} `);
+  };
   const searchHistory = async (): Promise<void> => {
     const entries = history?.everywhere() ?? [];
     editor.leave();

@@ -1,0 +1,109 @@
+// Plugins (issue 25): start-up of `awl -p` with 10 installed plugins (40 Lua extensions, 20 skills) against the same
+// extensions and skills in ~/.config/awl/extensions and ~/.config/awl/skills, measured through the built awl as the
+// time from spawning it to its first request reaching a local OpenAI-compatible server. The plugins' digests are
+// checked at every start by file metadata (size, mtime, ctime, inode), reading no file that did not change.
+// Target: within noise (median). Also the digest check alone, in process: warm (stamps cached) and cold.
+// Run: `npm run bench -- plugins` (BENCH_RUNS runs each, default 10).
+import { execFileSync, spawn } from "node:child_process";
+import { createServer } from "node:http";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { awl, choice, median, now, RUNS, sse } from "./support.mjs";
+
+const answer = sse(choice({ role: "assistant", content: "ok" }), choice({}, "stop"), { id: "b", choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+
+async function once(home) {
+  let arrived;
+  const server = createServer((req, res) => {
+    arrived ??= now();
+    req.resume();
+    req.on("end", () => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(answer);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const env = { PATH: process.env.PATH, HOME: home, AWL_PROVIDER: "openai", AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "k", AWL_MODEL: "gpt-4o" };
+  const started = now();
+  await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [awl, "-p", "hi"], { cwd: home, env, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`awl exited ${code}: ${err}`))));
+  });
+  server.close();
+  return arrived - started;
+}
+
+const lua = (p, e) => `awl.register_tool { name = "p${p}_t${e}", description = "Tool ${e} of plugin ${p}.", kinds = { "read" },
+  parameters = { type = "object", properties = { q = { type = "string" } } },
+  run = function(args) return "p${p} t${e} " .. tostring(args.q) end }
+${"-- padding line of an extension's source\n".repeat(40)}`;
+const skill = (name) => `---\nname: ${name}\ndescription: Does ${name}. Use when asked for ${name}.\n---\n${"Instructions. ".repeat(60)}\n`;
+
+/** A home holding the 40 extensions and 20 skills in the user's folders. */
+function plainHome() {
+  const dir = mkdtempSync(join(tmpdir(), "awl-bench-plain-"));
+  for (let p = 0; p < 10; p++) {
+    for (let e = 0; e < 4; e++) {
+      mkdirSync(join(dir, ".config/awl/extensions"), { recursive: true });
+      writeFileSync(join(dir, ".config/awl/extensions", `p${p}_e${e}.lua`), lua(p, e));
+    }
+    for (let s = 0; s < 2; s++) {
+      mkdirSync(join(dir, ".config/awl/skills", `p${p}-s${s}`), { recursive: true });
+      writeFileSync(join(dir, ".config/awl/skills", `p${p}-s${s}`, "SKILL.md"), skill(`p${p}-s${s}`));
+    }
+  }
+  return dir;
+}
+
+/** A home with the same parts as 10 installed plugins (awl install --yes of 10 folders). */
+function pluginHome() {
+  const dir = mkdtempSync(join(tmpdir(), "awl-bench-plugins-"));
+  const sources = mkdtempSync(join(tmpdir(), "awl-bench-plugin-src-"));
+  for (let p = 0; p < 10; p++) {
+    const root = join(sources, `plugin-${p}`);
+    mkdirSync(join(root, "dev.awl/extensions"), { recursive: true });
+    writeFileSync(join(root, "plugin.json"), JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: `plugin-${p}`, version: "1.0.0" }));
+    for (let e = 0; e < 4; e++) writeFileSync(join(root, "dev.awl/extensions", `e${e}.lua`), lua(p, e));
+    for (let s = 0; s < 2; s++) {
+      mkdirSync(join(root, "skills", `p${p}-s${s}`), { recursive: true });
+      writeFileSync(join(root, "skills", `p${p}-s${s}`, "SKILL.md"), skill(`p${p}-s${s}`));
+    }
+    execFileSync(process.execPath, [awl, "install", "--yes", root], { env: { PATH: process.env.PATH, HOME: dir }, stdio: "ignore" });
+  }
+  rmSync(sources, { recursive: true, force: true });
+  return dir;
+}
+
+const plain = plainHome();
+const plugins = pluginHome();
+await once(plain); // warm the registration and skill caches
+await once(plugins);
+const a = [];
+const b = [];
+for (let i = 0; i < RUNS; i++) {
+  a.push(await once(plain));
+  b.push(await once(plugins));
+}
+const { checkInstalled } = await import("../dist/plugins/installed.js");
+const env = { HOME: plugins };
+const warm = [];
+for (let i = 0; i < RUNS; i++) {
+  const t = now();
+  checkInstalled(env);
+  warm.push(now() - t);
+}
+rmSync(join(plugins, ".cache/awl/plugin-files.json"), { force: true });
+const t = now();
+checkInstalled(env);
+const cold = now() - t;
+console.log("## Plugins (issue 25)\n");
+console.log(`| start-up of \`awl -p\` to its first request (median of ${RUNS}) | ms |`);
+console.log("| --- | ---: |");
+console.log(`| 40 extensions + 20 skills in ~/.config/awl | ${median(a).toFixed(1)} |`);
+console.log(`| the same as 10 installed plugins (digests checked) | ${median(b).toFixed(1)} |`);
+console.log(`| difference (target: within noise) | ${(median(b) - median(a)).toFixed(1)} |`);
+console.log(`\nIn process: checking the 10 plugins' digests ${median(warm).toFixed(2)} ms (median of ${RUNS}, stamps cached), ${cold.toFixed(2)} ms with no stamps (every file hashed).\n`);
+for (const dir of [plain, plugins]) rmSync(dir, { recursive: true, force: true });
