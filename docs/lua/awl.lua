@@ -519,7 +519,7 @@ function awl.http.get_json(url, opts) end
 ---@class awl.web
 awl.web = {}
 
---- A web page's main content as Markdown (Mozilla's Readability, then node-html-markdown; a page without an article
+--- A web page's main content as Markdown (Mozilla's Readability, then Turndown; a page without an article
 --- is converted whole), its links made absolute against `url`. The libraries load on the first call.
 ---@param html string
 ---@param url string The page's URL.
@@ -527,3 +527,16 @@ awl.web = {}
 ---@return string markdown
 ---@return boolean is_article Whether Readability found an article.
 function awl.web.markdown(html, url) end
+
+---@class awl.SearchResult
+---@field title string
+---@field url string
+---@field snippet string
+
+--- Searches the web with the backend the user set up (config `search`: SearXNG, Brave or Tavily), asked by awl
+--- itself: its key never reaches Lua. The call's cancel aborts it.
+---@param query string
+---@param opts? { count?: integer } Most results (default 8).
+---@return awl.SearchResult[]? results
+---@return string backend_or_message The backend's name, or why it failed (no backend set up, its error).
+function awl.web.search(query, opts) end

@@ -7,6 +7,8 @@ local INLINE_BYTES, INLINE_LINES = 38 * 1024, 2000
 local HEAD_BYTES, HEAD_LINES = 12 * 1024, 500
 local TAIL_BYTES, TAIL_LINES = 24 * 1024, 1500
 local SHOWN_BYTES = 4096
+-- A spill file keeps at most this much of an output (a command that prints forever must not fill the disk).
+local SPILL_CAP_BYTES = 64 * 1024 * 1024
 local text_util = require "_text"
 local count_lines = text_util.newlines
 
@@ -49,14 +51,28 @@ end
 -- Collects the output: all of it while small; past INLINE_BYTES the head, a bounded tail, and the whole in a file.
 -- Output that is cut (past INLINE_BYTES or INLINE_LINES) is always saved whole, so the model can read the rest.
 local function collector(ctx)
-  local self = { parts = {}, size = 0, lines = 0, head = nil, tail = {}, tail_size = 0, file = nil, path = nil }
+  -- saved: bytes in the spill file; lost: why the file does not hold all of it (the cap, a full disk).
+  local self = { parts = {}, size = 0, lines = 0, head = nil, tail = {}, tail_size = 0, file = nil, path = nil, saved = 0, lost = nil }
+  -- Appends to the spill file up to SPILL_CAP_BYTES; the first failure (a full disk) or the cap stops the saving.
+  local function save(data)
+    if self.lost or not self.path then return end
+    local room = SPILL_CAP_BYTES - self.saved
+    local piece = #data > room and data:sub(1, room) or data
+    local ok, err = self.file:write(piece)
+    if not ok then
+      self.lost = "the file could not be written further: " .. tostring(err)
+      return
+    end
+    self.saved = self.saved + #piece
+    if #piece < #data then self.lost = "the file is capped at " .. text_util.size(SPILL_CAP_BYTES) end
+  end
   -- Opens the spill file with what came so far (without a spill folder, writes go nowhere: head and tail only).
   -- awl.fs.open_spill keeps API keys out of it (`env`, a config file printed).
   local function spill(all)
     self.path = string.format("%s/bash-%d-%d.txt", ctx.spill_dir, os.time(), math.random(1, 1 << 30))
     self.file = awl.fs.open_spill(self.path)
     if not self.file then self.path, self.file = nil, { write = function() end, close = function() end } end
-    self.file:write(all)
+    save(all)
   end
   function self.add(data)
     self.size = self.size + #data
@@ -75,7 +91,7 @@ local function collector(ctx)
       self.tail, self.tail_size = { all }, #all
       return
     end
-    self.file:write(data)
+    save(data)
     self.tail[#self.tail + 1] = data
     self.tail_size = self.tail_size + #data
     while #self.tail > 1 and self.tail_size - #self.tail[1] >= TAIL_BYTES do
@@ -90,7 +106,11 @@ local function collector(ctx)
       spill(all) -- small in bytes but too many lines: cut too, so saved whole too
       self.head, self.tail = all, { all }
     end
-    if self.file then self.file:close(); self.file = nil end
+    if self.file then
+      local ok, err = self.file:close()
+      if not ok and not self.lost then self.lost = "the file could not be written further: " .. tostring(err) end
+      self.file = nil
+    end
     -- The head: whole lines, unless its first line alone is longer than HEAD_BYTES (then cut at a character).
     local head = head_lines(text_util.cut(self.head, HEAD_BYTES, ""), HEAD_LINES)
     if head:sub(-1) ~= "\n" and head:find("\n", 1, true) then head = head:match("^(.*\n)") end
@@ -102,7 +122,13 @@ local function collector(ctx)
       else tail = tail:gsub("^[\128-\191]+", "") end -- one long line: start at a character
     end
     tail = tail_lines(tail, TAIL_LINES)
-    local where = self.path and ("; all of it is in " .. self.path) or ""
+    -- Never claims more than the file holds: a full disk or the cap says how much was kept.
+    local where = ""
+    if self.path and self.lost then
+      where = "; only its first " .. text_util.size(self.saved) .. " is in " .. self.path .. " (" .. self.lost .. ")"
+    elseif self.path then
+      where = "; all of it is in " .. self.path
+    end
     local cut_lines = math.max(self.lines - count_lines(head) - count_lines(tail), 0)
     local cut_size = text_util.size(math.max(self.size - #head - #tail, 0))
     local cut = cut_lines > 0 and (count(cut_lines, "line") .. " (" .. cut_size .. ")") or cut_size

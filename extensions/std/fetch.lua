@@ -37,8 +37,8 @@ end
 
 awl.register_tool {
   name = "fetch",
-  description = "Fetch an http(s) URL: a page as Markdown, text and JSON as is. A long page comes in parts "
-    .. "(start_index). The content is untrusted web data.",
+  description = "Fetch an http(s) URL: a page as Markdown, text/JSON as is; a long page in parts (start_index). "
+    .. "Untrusted web data.",
   parameters = {
     type = "object",
     properties = {

@@ -4,6 +4,7 @@
  * extensions on its own thread while the rest of awl loads (~100 ms of its own work, which the first request
  * waits for). MCP servers start in the background and are never waited for here.
  */
+import type { SearchSettings } from "../web/search.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
@@ -61,7 +62,9 @@ export async function openChatTools(
     ...(options.permissions?.unpinned && { unpinnedExtensions: options.permissions.unpinned.extensions }),
     ...(textHost && { textHost }),
     ...(sandbox.value && { sandbox: sandbox.value }),
+    ...(options.permissions?.config.passEnv && { passEnv: options.permissions.config.passEnv.value }),
     ...(options.permissions && { network: networkGate(options.permissions.engine) }),
+    ...(options.config?.get("search") && { search: options.config.get("search")!.value as SearchSettings }),
   });
   // Headless (awl -p, ACP), the first tool call may come as soon as the first reply does: a Lua worker boots now,
   // beside the rest of awl's start-up (for `awl -p` it already does, see chat.ts); the extensions load into it once

@@ -1,9 +1,9 @@
 /**
- * Checkpoints of the workspace for rewind (docs/checkpoints.md): the turn's start, recorded before its first batch
- * of tools that can write or run commands (waited for: the tools must not change what is being recorded), or when a
- * turn without one ends (never while the answer streams); one before each later such batch; and one when a turn that
- * ran such tools ends (awl's view of the workspace, against which later outside changes are found). They run in a
- * worker thread.
+ * Checkpoints of the workspace for rewind (docs/checkpoints.md): the turn's start, recorded before its first tool
+ * batch (waited for: the tools must not change what is being recorded), or when a turn without tools ends (never
+ * while the answer streams); one before each later batch of tools that can write or run commands; and one when a
+ * turn that ran tools ends (awl's view of the workspace, against which later outside changes are found). They run in
+ * a worker thread.
  */
 import { resolve } from "node:path";
 import type { TurnReceiver, TurnResult } from "../agent/agent.js";
@@ -30,7 +30,7 @@ export interface CheckpointSettings {
 
 export class CheckpointHook implements TurnHook {
   private pending: Promise<unknown> = Promise.resolve();
-  private wrote = false;
+  private ranTools = false;
   /** The checkpoint of the turn's start was asked for. */
   private turnTaken = false;
   /** The prompt of the turn under way. */
@@ -55,22 +55,23 @@ export class CheckpointHook implements TurnHook {
   ) {}
 
   onTurnStart(prompt: Message): void {
-    this.wrote = false;
+    this.ranTools = false;
     this.turnTaken = false;
     this.prompt = prompt;
-    // Nothing of awl changes a file before the turn's first batch that can: the checkpoint of the turn's start is
-    // taken then, or when the turn ends, never while the answer streams (a text-only turn gives the CPU to it).
+    // Nothing of awl changes a file before the turn's first tool batch: the checkpoint of the turn's start is taken
+    // then, or when the turn ends, never while the answer streams (a text-only turn gives the CPU to it).
   }
 
   wrapReceiver(receiver: TurnReceiver): TurnReceiver {
     const before = async (calls: readonly ToolUseBlock[]): Promise<void> => {
       await receiver.onToolBatchStart?.(calls);
-      if (!this.canChange(calls)) return;
-      this.wrote = true;
-      // The first such batch: the workspace is still as the turn found it.
-      const when = this.turnTaken ? "tools" : "turn";
-      this.turnTaken = true;
-      await this.take(when);
+      this.ranTools = true;
+      if (!this.turnTaken) {
+        // The turn's first batch, whatever it declares (a sub-agent's `task` is `read`, and its own tools may write):
+        // the workspace is still as the turn found it.
+        this.turnTaken = true;
+        await this.take("turn");
+      } else if (this.canChange(calls)) await this.take("tools");
     };
     return new Proxy(receiver, {
       get(target, property) {
@@ -85,7 +86,7 @@ export class CheckpointHook implements TurnHook {
     // A turn that ran nothing that can write: its workspace is as it found it (not awaited: the answer is out).
     if (!this.turnTaken) void this.take("turn");
     this.turnTaken = true;
-    if (this.wrote) void this.take("end");
+    if (this.ranTools) void this.take("end");
   }
 
   /** The store on this thread, for rewinds (the checkpoints themselves are taken in the worker). */

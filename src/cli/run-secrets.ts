@@ -1,12 +1,15 @@
-/** The API keys a run of awl knows of, scrubbed from everything it writes to disk (session files, spill files). */
-import { knownSecrets } from "../util/secrets.js";
+/** The credentials a run of awl knows of, scrubbed from everything it writes to disk (session files, spill files) and prints. */
+import { configCredentials, knownSecrets } from "../util/secrets.js";
 import type { RuntimeOptions } from "./runtime.js";
 
 /**
  * Every key awl knows of: the active one, the config file's, and every key variable of the environment the
- * settings came from and of the process (what tools see: the demo resolves its settings from an empty one).
+ * settings came from and of the process (what tools see: the demo resolves its settings from an empty one); every
+ * other credential of the config (headers, URL passwords, MCP servers' env and headers, `configCredentials`).
  */
 export function runSecrets(options: Pick<RuntimeOptions, "settings" | "sources">): string[] {
   const { env, file } = options.sources;
-  return [options.settings.provider.apiKey ?? "", ...knownSecrets({ ...process.env, ...env }, file)];
+  const provider = options.settings.provider;
+  const inUse = configCredentials({ base_url: provider.baseUrl, providers: { inUse: { headers: provider.headers } } });
+  return [provider.apiKey ?? "", ...knownSecrets({ ...process.env, ...env }, file), ...configCredentials(file as Record<string, unknown> | undefined, { ...process.env, ...env }), ...inUse];
 }

@@ -365,12 +365,11 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     thresholdPercent: compaction.thresholdPercent,
     auto: compaction.auto,
     onUsage: (spent) => runtime.usage.meter.record(spent, { context: false }),
-    ...(eventHooks?.has("compaction") || eventHooks?.has("PreCompact")
-      ? { instructions: async (reason, given, signal) => (await eventHooks.compaction(reason === "manual" ? "manual" : "auto", given, signal)).join("\n\n") || undefined }
-      : {}),
+    // Asked each time (an extension reloaded since may have added or dropped a handler); none: nothing to add.
+    ...(eventHooks && { instructions: async (reason, given, signal) => (await eventHooks.compaction(reason === "manual" ? "manual" : "auto", given, signal)).join("\n\n") || undefined }),
   });
   agent.context = runtime.compactor;
-  if (eventHooks?.has("before_request")) agent.requestContext = (messages, signal) => eventHooks.beforeRequest(messages, signal);
+  if (eventHooks) agent.requestContext = (messages, signal) => eventHooks.beforeRequest(messages, signal);
   if (opened && !options.tools) {
     runtime.hosts = later ? { lua: opened.tools, get mcp() { return later.current; } } : { lua: opened.tools, ...(mcp && { mcp }) };
     runtime.laterMcp = later;
@@ -389,6 +388,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   }
   if (servers) runtime.hooks.push({ close: () => servers.close() });
 
+  // Nothing awl prints holds a credential of the run (a 401 body echoing the key, a tool printing it).
+  (await import("./output/scrub-printed.js")).scrubPrinted((await import("./run-secrets.js")).runSecrets(options));
   const sessions = setupSessions(options, runtime);
   if (!sessions.ok) return sessions;
   if (sessions.value) runtime.hooks.push(sessions.value);
@@ -402,7 +403,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
-  if (recordFile) runtime.hooks.push(await recordHook(recordFile, options.warn));
+  if (recordFile) runtime.hooks.push(await recordHook(recordFile, (await import("./run-secrets.js")).runSecrets(options), options.warn));
   return { ok: true, value: runtime };
 }
 
@@ -443,9 +444,9 @@ async function permissionLayer(inner: ToolSet, setup: PermissionSetup, warn: (te
   });
 }
 
-async function recordHook(path: string, warn: (text: string) => void): Promise<TurnHook> {
-  const { ReplayRecorder } = await import("../providers/replay/recorder.js");
-  const recorder = new ReplayRecorder(path);
+async function recordHook(path: string, secrets: readonly string[], warn: (text: string) => void): Promise<TurnHook> {
+  const [{ ReplayRecorder }, { SecretScrubber }] = await Promise.all([import("../providers/replay/recorder.js"), import("../util/secrets.js")]);
+  const recorder = new ReplayRecorder(path, new SecretScrubber(secrets));
   let failed = false;
   return {
     onMessageAppended(message) {

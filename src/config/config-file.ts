@@ -33,6 +33,8 @@ export interface ConfigFileValues {
   compat?: Record<string, unknown>;
   /** Per-provider endpoint, key variable and model, used whenever that provider is chosen (docs/config.md). */
   providers?: Record<string, ProviderEntry>;
+  /** The web search backend (docs/config.md); its `api_key` is scrubbed like a provider's. */
+  search?: { api_key?: string };
 }
 
 /** One entry of `providers`: where that provider lives, which environment variable holds its key, its model. */

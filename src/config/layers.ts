@@ -36,6 +36,8 @@ const TRUSTED_ONLY: readonly RegExp[] = [
   /^\/approve_mcp_json$/,
   // Commands awl runs on the agent's events (docs/hooks.md).
   /^\/hooks$/,
+  // Where web searches go, with which key (docs/config.md).
+  /^\/search$/,
 ];
 
 export interface LoadConfigOptions {

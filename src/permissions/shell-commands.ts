@@ -11,7 +11,7 @@
  */
 import { parseShell, type ShellNode } from "./shell-parser.js";
 import { groupWords, wordOf, type Word } from "./shell-words.js";
-import { commandName, innerCommands } from "./shell-wrappers.js";
+import { assignedCommands, commandName, innerCommands, type Inner } from "./shell-wrappers.js";
 
 /** One simple command as text (its words joined by single spaces); `open`: followed by text known only when it runs. */
 export interface CommandPart {
@@ -126,7 +126,11 @@ class CommandReader {
           break;
         case "variable_assignment":
           this.taintAssignment(node, source);
-          if (!ASSIGNMENT_OWNERS.has(node.parent?.type ?? "")) this.statement([assignmentWord(node, source)], writes, inner);
+          if (!ASSIGNMENT_OWNERS.has(node.parent?.type ?? "")) {
+            this.statement([assignmentWord(node, source)], writes, inner);
+            // `GIT_SSH_COMMAND=...; export GIT_SSH_COMMAND`: what it names may run later in the command.
+            this.follow(assignedCommands([assignmentWord(node, source)]), depth, 0);
+          }
           break;
         case "redirected_statement":
           writes ||= node.children.some((c) => redirectWrites(c, source));
@@ -178,6 +182,7 @@ class CommandReader {
     if (words[0] && !words[0].open && RESERVED.has(words[0].text)) this.unresolve(`the shell parser read "${words[0].text}" as a command, which bash would not`);
     this.statement([...assignments, ...words], writes, inner);
     this.seeThrough(words, depth, assignments.length > 0);
+    this.follow(assignedCommands(assignments), depth, 0);
   }
 
   /** A command's other forms for deny and ask rules, and the commands it runs. */
@@ -191,7 +196,12 @@ class CommandReader {
     const named = base === name.text ? words : [{ text: base, open: false }, ...words.slice(1)];
     if (named !== words) this.checked.push(partOf(named));
     this.taintNames(base, words.slice(1));
-    for (const inner of innerCommands(named)) {
+    this.follow(innerCommands(named), depth, level);
+  }
+
+  /** What a command runs besides itself: commands seen through, scripts read, the rest unresolved. */
+  private follow(inners: readonly Inner[], depth: number, level: number): void {
+    for (const inner of inners) {
       if (inner.kind === "command") {
         this.checked.push(partOf(inner.words));
         this.seeThrough(inner.words, depth, false, level + 1);
@@ -215,6 +225,8 @@ class CommandReader {
     for (const group of groupWords(pieces, source) ?? []) words.push(wordOf(group, source));
     this.statement(words, writes, inner);
     this.taintNames(words[0]?.text ?? "", words.slice(1));
+    // `export GIT_SSH_COMMAND=...` makes the commands after it run that.
+    this.follow(assignedCommands(words.slice(1)), 0, 0);
   }
 
   /** Records one simple command. */

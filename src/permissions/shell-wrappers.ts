@@ -74,8 +74,18 @@ export function innerCommands(words: readonly Word[]): Inner[] {
       return args.length === 0 ? [] : [script(args, "eval")];
     case "source":
     case ".":
-      // A script file is not read (docs/permissions.md); one made as it runs (`<(…)`, stdin) is unknown.
-      return args[0] && (args[0].open || STREAM.test(args[0].text)) ? [unresolved(name, "it reads a script made only when it runs")] : [];
+      // A script file is not read (docs/permissions.md, "Scripts"): what it runs is unknown.
+      return args.length === 0 ? [] : [unresolved(name, SCRIPT_FILE)];
+    case "watch":
+      return watch(args);
+    case "flock":
+      return flock(args);
+    case "ssh":
+      return ssh(args);
+    case "parallel":
+      return parallel(args);
+    case "git":
+      return git(args);
     case "trap":
       return args.length >= 2 && !args[0]!.text.startsWith("-") ? [script([args[0]!], "trap")] : args[0]?.open ? [unresolved("trap")] : [];
     case "alias":
@@ -86,6 +96,29 @@ export function innerCommands(words: readonly Word[]): Inner[] {
       });
   }
   return [];
+}
+
+/** Why a script run by path (`bash x.sh`, `source x.sh`) is unresolved: awl does not read files to decide. */
+const SCRIPT_FILE = "it runs a script file, whose commands awl does not read";
+
+/**
+ * Variables that make a program run a command (a value is a script: `GIT_SSH_COMMAND='rm -rf ~' git fetch`), or
+ * load code (`LD_PRELOAD`: unknown), wherever they are set: before a command, through `env`, `export`.
+ */
+const COMMAND_VARIABLES = new Set(["GIT_SSH_COMMAND", "GIT_SSH", "GIT_PROXY_COMMAND", "GIT_EXTERNAL_DIFF", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_ASKPASS", "SSH_ASKPASS", "PAGER", "MANPAGER", "EDITOR", "VISUAL", "LESSOPEN", "LESSCLOSE", "PROMPT_COMMAND", "RSYNC_RSH", "CVS_RSH", "SUDO_ASKPASS"]);
+const LOADER_VARIABLES = new Set(["LD_PRELOAD", "LD_AUDIT", "LD_LIBRARY_PATH", "BASH_ENV", "ENV", "PERL5OPT", "PYTHONSTARTUP", "NODE_OPTIONS", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR", "GIT_DIR", "BASH_FUNC"]);
+
+/** What `NAME=value` words (before a command, `env`'s, `export`'s) make a program run. */
+export function assignedCommands(words: readonly Word[]): Inner[] {
+  const out: Inner[] = [];
+  for (const word of words) {
+    const eq = word.text.indexOf("=");
+    if (eq <= 0) continue;
+    const name = word.text.slice(0, eq).replace(/\+$/, "");
+    if (COMMAND_VARIABLES.has(name)) out.push(word.open ? unresolved(name, "the command it names is known only when it runs") : { kind: "script", source: word.text.slice(eq + 1) });
+    else if (LOADER_VARIABLES.has(name) || name.startsWith("GIT_CONFIG_") || name.startsWith("BASH_FUNC_")) out.push(unresolved(name, "the variable makes programs load or run code awl does not read"));
+  }
+  return out;
 }
 
 function unresolved(wrapper: string, why = "its arguments are known only when it runs"): Inner {
@@ -172,7 +205,8 @@ function env(args: readonly Word[]): Inner[] {
     if (/^[^=]+=/s.test(t)) continue;
     break;
   }
-  return i < args.length ? [{ kind: "command", words: args.slice(i) }] : [];
+  const assigned = assignedCommands(args.slice(0, i));
+  return i < args.length ? [...assigned, { kind: "command", words: args.slice(i) }] : assigned;
 }
 
 /** `xargs [options] [command [args]]`: the command gets more arguments from stdin; `echo` when none is named. */
@@ -219,6 +253,8 @@ function find(args: readonly Word[]): Inner[] {
   for (let i = 0; i < args.length; i++) {
     // An open word could itself be `-exec` (unless it is a test's value), when something after it could end one.
     if (args[i]!.open && !FIND_VALUED.has(args[i - 1]?.text ?? "") && args.slice(i + 1).some((a) => a.open || a.text === ";" || a.text === "+")) return [unresolved("find")];
+    // -delete removes what it finds, as `rm` would: an rm rule holds for it.
+    if (args[i]!.text === "-delete") inner.push({ kind: "command", words: [{ text: "rm", open: false }, OPEN] });
     if (!["-exec", "-execdir", "-ok", "-okdir"].includes(args[i]!.text)) continue;
     const words: Word[] = [];
     for (i++; i < args.length && !(args[i]!.text === ";" || (args[i]!.text === "+" && (args[i - 1]!.open || args[i - 1]!.text.endsWith("{}")))); i++) {
@@ -256,7 +292,83 @@ function shell(name: string, args: readonly Word[]): Inner[] {
     }
     if (command) return [script([arg], name)];
     if (STREAM.test(t)) return [unresolved(name, "it reads a script made only when it runs")];
-    return stdin ? [unresolved(name, "a shell reading its script from stdin")] : [];
+    return stdin ? [unresolved(name, "a shell reading its script from stdin")] : [unresolved(name, SCRIPT_FILE)];
   }
   return [unresolved(name, command ? "-c without a script" : "a shell reading its script from stdin")];
+}
+
+/** `watch [options] CMD ARGS...`: runs `sh -c "CMD ARGS"` again and again (`-x`: the words as a command). */
+function watch(args: readonly Word[]): Inner[] {
+  const options: Options = { flags: "bcdegtpwrx", valued: "nq", long: { "--beep": false, "--color": false, "--differences": false, "--errexit": false, "--chgexit": false, "--no-title": false, "--precise": false, "--no-wrap": false, "--exec": false, "--interval": true, "--equexit": true } };
+  const at = skipOptions("watch", options, args);
+  if (typeof at !== "number") return at;
+  if (at >= args.length) return [];
+  const exec = args.slice(0, at).some((a) => a.text === "--exec" || /^-[a-z]*x/.test(a.text));
+  return exec ? [{ kind: "command", words: args.slice(at) }] : [script(args.slice(at), "watch")];
+}
+
+/** `flock [options] FILE CMD ARGS...` or `flock [options] FILE -c SCRIPT` (or `flock FD`: runs nothing). */
+function flock(args: readonly Word[]): Inner[] {
+  const options: Options = { flags: "sxunoFe", valued: "wEc", long: { "--shared": false, "--exclusive": false, "--unlock": false, "--nonblock": false, "--close": false, "--no-fork": false, "--verbose": false, "--timeout": true, "--conflict-exit-code": true, "--command": true } };
+  const at = skipOptions("flock", options, args);
+  if (typeof at !== "number") return at;
+  const rest = args.slice(at + 1);
+  const c = rest.findIndex((a) => a.text === "-c" || a.text === "--command");
+  if (c >= 0) return rest[c + 1] ? [script([rest[c + 1]!], "flock")] : [unresolved("flock")];
+  const before = args.slice(0, at).findIndex((a) => /^-[a-z]*c$/.test(a.text) || a.text === "--command");
+  if (before >= 0) return args[before + 1] ? [script([args[before + 1]!], "flock")] : [unresolved("flock")];
+  return rest.length > 0 ? [{ kind: "command", words: rest }] : [];
+}
+
+/** `ssh [options] HOST CMD ARGS...`: the remote command, read as the script the remote shell runs. */
+function ssh(args: readonly Word[]): Inner[] {
+  const options: Options = { flags: "46AaCfGgKkMNnqsTtVvXxYy", valued: "BbcDEeFIiJLlmOoPpQRSWw" };
+  const at = skipOptions("ssh", options, args);
+  if (typeof at !== "number") return at;
+  const remote = args.slice(at + 1);
+  return remote.length > 0 ? [script(remote, "ssh")] : [];
+}
+
+/**
+ * GNU `parallel CMD ::: ARGS` runs CMD with each argument; without a command it runs the lines it reads as
+ * commands; its many options are not read (unresolved).
+ */
+function parallel(args: readonly Word[]): Inner[] {
+  const end = args.findIndex((a) => /^::::?\+?$/.test(a.text));
+  const words = end < 0 ? args : args.slice(0, end);
+  if (words.length === 0) return [unresolved("parallel", "it runs the commands it reads")];
+  if (words.some((a) => a.open || a.text.startsWith("-"))) return [unresolved("parallel")];
+  // It runs each line through a shell: the words, joined, are a script (`parallel 'rm {}' ::: a b`).
+  return [script(words, "parallel")];
+}
+
+/** Configuration keys whose value git runs as a command (`git -c core.sshCommand='rm -rf ~' fetch`). */
+const GIT_COMMAND_KEYS = /^(?:core\.(?:sshcommand|pager|editor|fsmonitor|askpass)|sequence\.editor|diff\.external|diff\..+\.(?:textconv|command)|merge\..+\.driver|filter\..+\.(?:clean|smudge|process)|credential(?:\..+)?\.helper|gpg(?:\..+)?\.program|pager\..+|alias\..+|uploadpack\.packobjectshook|core\.gitproxy|remote\..+\.(?:uploadpack|receivepack)|interactive\.difffilter|web\.browser|browser\..+\.cmd)$/i;
+
+/** `git -c KEY=VALUE ...`: a key that runs a command makes VALUE a script; `core.hooksPath` and `--config-env` are unknown. */
+function git(args: readonly Word[]): Inner[] {
+  const inner: Inner[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const t = args[i]!.text;
+    if (t === "--config-env" || t.startsWith("--config-env=") || t === "--exec-path" || t.startsWith("--exec-path=")) inner.push(unresolved("git", `${t.split("=")[0]} makes git run what awl does not read`));
+    if (t !== "-c") {
+      if (!t.startsWith("-")) break;
+      continue;
+    }
+    const setting = args[++i];
+    if (!setting) break;
+    if (setting.open) {
+      inner.push(unresolved("git", "a -c setting known only when it runs"));
+      continue;
+    }
+    const eq = setting.text.indexOf("=");
+    const key = eq < 0 ? setting.text : setting.text.slice(0, eq);
+    const value = eq < 0 ? "" : setting.text.slice(eq + 1);
+    if (/^core\.hookspath$/i.test(key)) inner.push(unresolved("git", "core.hooksPath makes git run hooks from a folder awl does not read"));
+    else if (/^alias\./i.test(key)) {
+      // An alias starting with ! is a shell command; another one is git's own subcommand.
+      if (value.startsWith("!")) inner.push({ kind: "script", source: value.slice(1) });
+    } else if (GIT_COMMAND_KEYS.test(key) && value !== "") inner.push({ kind: "script", source: value });
+  }
+  return inner;
 }

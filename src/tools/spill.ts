@@ -67,6 +67,9 @@ function running(pid: number): boolean {
   }
 }
 
+/** A spill file keeps at most this many characters of a result (a tool that returns gigabytes must not fill the disk). */
+export const SPILL_CAP_CHARS = 64 * 1024 * 1024;
+
 /** Default `result_limit`: about 10k tokens of text, enough for a long file, small next to a context window. */
 export const DEFAULT_RESULT_LIMIT = 40_000;
 
@@ -79,9 +82,11 @@ export async function limitResult(content: string, toolName: string, callId: str
   const head = cutAt(content, options.limit);
   const total = content.length;
   try {
-    const whole = options.scrub ? options.scrub.text(content) : content;
-    const file = await writeSpillFile(options.spillDir, `${safePart(toolName)}-${safePart(callId)}`, whole);
-    const note = `[awl: output cut to the first ${head.length} of ${total} characters; the whole output is in ${file}]`;
+    const scrubbed = options.scrub ? options.scrub.text(content) : content;
+    const kept = scrubbed.length > SPILL_CAP_CHARS ? cutAt(scrubbed, SPILL_CAP_CHARS) : scrubbed;
+    const file = await writeSpillFile(options.spillDir, `${safePart(toolName)}-${safePart(callId)}`, kept);
+    const where = kept === scrubbed ? `the whole output is in ${file}` : `only its first ${kept.length} characters are in ${file} (spill files are capped at ${SPILL_CAP_CHARS})`;
+    const note = `[awl: output cut to the first ${head.length} of ${total} characters; ${where}]`;
     return { content: `${head}\n\n${note}`, spill_file: file };
   } catch (error) {
     const note = `[awl: output cut to the first ${head.length} of ${total} characters; the whole output could not be saved: ${(error as Error).message}]`;

@@ -13,7 +13,7 @@ export const REDACTED = "[REDACTED]";
 export const MIN_SECRET_LENGTH = 8;
 
 /** Environment variables that hold a key by awl's own conventions, whatever their name ends with. */
-const KNOWN_KEY_VARIABLES = ["AWL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
+export const KNOWN_KEY_VARIABLES: readonly string[] = ["AWL_API_KEY", "OPENAI_API_KEY", "ANTHROPIC_API_KEY"];
 
 /** Any variable named like an API key (`GROQ_API_KEY`, `MY_API_KEY_2`). */
 const KEY_NAME = /(^|_)API_KEY($|_)/i;
@@ -38,7 +38,80 @@ export function knownSecrets(env: NodeJS.ProcessEnv, file: ConfigFileValues = {}
     if (value) secrets.push(value);
   }
   if (file.api_key) secrets.push(file.api_key);
+  if (file.search?.api_key) secrets.push(file.search.api_key);
   return secrets;
+}
+
+/** Header and variable names that hold a credential (`Authorization`, `api-key`, `X-Auth-Token`, `GITHUB_TOKEN`, a password). */
+const CREDENTIAL_NAME = /auth|key|token|secret|passw|cookie|credential|session/i;
+
+/**
+ * The credentials a config holds besides `api_key` (docs/sessions.md "What is never in the file"): the values of
+ * credential headers of `providers.*.headers` and `mcpServers.*.headers` (and the token after a scheme such as
+ * `Bearer `), the credential variables of `mcpServers.*.env`, and the `user:password` of every base URL (the
+ * files' and the `*_BASE_URL` variables of `env`) and MCP server URL.
+ */
+export function configCredentials(values: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}): string[] {
+  const out: string[] = [];
+  const headers = (record: unknown): void => {
+    for (const [name, value] of Object.entries(asRecord(record))) {
+      if (typeof value !== "string" || !CREDENTIAL_NAME.test(name)) continue;
+      out.push(value);
+      const token = /^\s*\S+\s+(\S{8,})\s*$/.exec(value)?.[1];
+      if (token) out.push(token);
+    }
+  };
+  const url = (text: unknown): void => {
+    if (typeof text !== "string") return;
+    const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/@\s]+)@/i.exec(text)?.[1];
+    if (!userinfo) return;
+    out.push(userinfo);
+    const colon = userinfo.indexOf(":");
+    if (colon >= 0) out.push(userinfo.slice(colon + 1), safeDecode(userinfo.slice(colon + 1)));
+  };
+  url(values.base_url);
+  for (const [name, value] of Object.entries(env)) if (name.endsWith("_BASE_URL")) url(value);
+  for (const entry of Object.values(asRecord(values.providers))) {
+    url(asRecord(entry).base_url);
+    headers(asRecord(entry).headers);
+  }
+  for (const server of Object.values(asRecord(values.mcpServers))) {
+    const entry = asRecord(server);
+    url(entry.url);
+    headers(entry.headers);
+    headers(entry.env);
+  }
+  return out.filter((secret) => secret.length >= MIN_SECRET_LENGTH);
+}
+
+function asRecord(value: unknown): Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The variables holding awl's own credentials, which the programs tools start never get (docs/permissions.md,
+ * "Credentials"): `AWL_API_KEY`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` and every `providers.*.api_key_env` of the
+ * config, less those the user's `permissions.pass_env` names.
+ */
+export function withheldVariables(file: ConfigFileValues = {}, pass: readonly string[] = []): string[] {
+  const names = new Set(KNOWN_KEY_VARIABLES);
+  for (const entry of Object.values(file.providers ?? {})) if (entry.api_key_env) names.add(entry.api_key_env);
+  return [...names].filter((name) => !pass.includes(name));
+}
+
+/** `env` without the variables `names` (a copy). */
+export function withoutVariables(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of names) delete out[name];
+  return out;
 }
 
 /**

@@ -39,6 +39,22 @@ const offered = (index: number): string[] => (server.requests[index]!.json().too
 const call = (id: string, command: string) => ({ body: openaiToolCalls([{ id, name: "run", input: { command } }]) });
 
 describe("awl acp: permission asks", () => {
+  it("shows control characters of a model's call escaped, in the title and in the reason (issue 22 item 7a)", async () => {
+    // The reason names the path the model gave (outside the workspace, so it asks).
+    const hostile = "/tmp/notes\x1b[2K\rREADME.md";
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "read", input: { path: hostile } }]) }, openaiAnswer("One."));
+    const asked: RequestPermissionRequest[] = [];
+    const permission = (request: RequestPermissionRequest) => (asked.push(request), selected("deny"));
+    await withAcp({ home, cwd, env: env(), handlers: { permission } }, async (ctx) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "go" }] })).stopReason).toBe("end_turn");
+    });
+    const title = asked[0]!.toolCall.title!;
+    const text = (asked[0]!.toolCall.content![0] as { content: { text: string } }).content.text;
+    for (const shown of [title, text]) expect(shown).not.toMatch(/[\x1b\r]/);
+    expect(text).toContain("/tmp/notes\\e[2K\\rREADME.md");
+  }, 60_000);
+
   it("asks the editor with the call and five options; deny, allow once and always allow (saved, not asked again) each do so", async () => {
     server.enqueue(call("c1", "make"), openaiAnswer("One."), call("c2", "make"), openaiAnswer("Two."), call("c3", "git status"), openaiAnswer("Three."));
     server.enqueue(call("c4", "git status"), openaiAnswer("Four."));

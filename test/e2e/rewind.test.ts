@@ -272,3 +272,27 @@ describe("rewind and fork over stream-json input", () => {
     expect(existsSync(join(box.cwd, "c.txt"))).toBe(false);
   });
 });
+
+describe("awl rewind --code after a sub-agent's changes", () => {
+  it("restores what a sub-agent wrote, though its task tool only reads: the turn's checkpoint comes before the first batch", async () => {
+    writeFileSync(join(box.cwd, "a.txt"), "alpha\n");
+    server.enqueue(
+      { body: openaiToolCalls([{ id: "t1", name: "task", input: { description: "write it", prompt: "write out.txt and change a.txt" } }]) },
+      {
+        body: openaiToolCalls([
+          { id: "w1", name: "write", input: { path: "out.txt", content: "by the sub-agent\n" } },
+          { id: "w2", name: "write", input: { path: "a.txt", content: "ALPHA\n" } },
+        ]),
+      },
+      { body: openaiText("Child wrote it.") },
+      { body: openaiText("Parent done.") },
+    );
+    const ran = await turn();
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(readFileSync(join(box.cwd, "out.txt"), "utf8")).toBe("by the sub-agent\n");
+    const done = await box.awl(["rewind", "--to", "1", "--code", "--yes"]);
+    expect(done.code, done.stderr).toBe(0);
+    expect(existsSync(join(box.cwd, "out.txt"))).toBe(false);
+    expect(readFileSync(join(box.cwd, "a.txt"), "utf8")).toBe("alpha\n");
+  });
+});

@@ -2,7 +2,7 @@
 // every shell form that deletes a file; under `--deny 'bash(rm:*)'` in bypass mode (where everything else runs)
 // each is refused and every file is still there; under `--allow 'bash(echo:*)'` the tricks that widened it run
 // nothing but echo.
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ReplayServer } from "../support/replay-server.js";
@@ -18,6 +18,26 @@ function results(): Map<string, string> {
   const messages = server.requests[1]!.json().messages as { role: string; tool_call_id?: string; content: string }[];
   return new Map(messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id!, m.content]));
 }
+
+describe("bad input through the built awl (issue 22)", () => {
+  it("a NUL byte or text that is not UTF-8, in a command or a path, is denied outright, in bypass mode too", async () => {
+    const calls = [
+      { id: "n1", name: "bash", input: { command: "echo a\u0000; touch made1" } },
+      { id: "n2", name: "bash", input: { command: "echo \uD800; touch made2" } },
+      { id: "n3", name: "write", input: { path: "made3\u0000.txt", content: "x" } },
+      { id: "n4", name: "write", input: { path: "made4\uDC00.txt", content: "x" } },
+      { id: "ok", name: "bash", input: { command: "echo fine" } },
+    ];
+    server.enqueue({ body: openaiToolCalls(calls) }, { body: openaiText("done") });
+    const result = await box.awl(["-p", "go", "--dangerously-skip-permissions"], { env: providerEnv("openai", server.url) });
+    expect(result.code, result.stderr).toBe(0);
+    const sent = results();
+    expect(sent.get("ok")).toContain("fine");
+    for (const id of ["n1", "n2", "n3", "n4"]) expect(sent.get(id), id).toContain("permission denied");
+    for (const name of ["made1", "made2"]) expect(existsSync(join(box.cwd, name)), name).toBe(false);
+    expect(readdirSync(box.cwd).filter((f) => f.startsWith("made"))).toEqual([]);
+  }, 60_000);
+});
 
 describe("shell forms through the bash tool", () => {
   it("--deny 'bash(rm:*)' refuses every form of rm, in bypass mode, and every file is still there", async () => {

@@ -81,4 +81,22 @@ export const RM_FORMS = [
   "setsid rm victim",
   "stdbuf -o0 rm victim",
   "nice timeout 5 env X=1 rm victim",
+  // Scripts run by path: awl does not read the file, so a deny rule holds for it (docs/permissions.md, "Scripts").
+  "printf 'rm -f victim' > victim.sh && bash victim.sh",
+  "printf 'rm -f victim' > victim.sh; sh ./victim.sh",
+  "printf 'rm -f victim' > victim.sh; . ./victim.sh",
+  "printf 'rm -f victim' > victim.sh; source victim.sh",
+  // Execution driven by the environment or configuration.
+  "GIT_SSH_COMMAND='rm -f victim' git ls-remote ssh://h/r",
+  "export GIT_SSH_COMMAND='rm -f victim'; git ls-remote ssh://h/r",
+  "env GIT_SSH_COMMAND='rm -f victim' git ls-remote ssh://h/r",
+  "git -c core.sshCommand='rm -f victim' ls-remote ssh://h/r",
+  "git -c alias.x='!rm -f victim' x",
+  "find . -name victim -delete",
+  // Wrappers that run their arguments.
+  "flock victim.lock rm victim",
+  "flock victim.lock -c 'rm victim'",
+  "timeout 5 watch -n 1 -g rm -f victim",
+  "ssh host rm victim",
+  "parallel rm ::: victim",
 ];

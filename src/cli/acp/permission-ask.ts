@@ -9,6 +9,7 @@ import type { AgentContext, PermissionOption, RequestPermissionRequest, SessionM
 import { PERMISSION_MODES, type PermissionMode } from "../../permissions/engine.js";
 import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
 import { describeCall } from "./tool-calls.js";
+import { showControls } from "../../ui/safe-text.js";
 
 const OPTIONS: (PermissionOption & { answer: AskAnswer })[] = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once", answer: { kind: "allow_once" } },
@@ -31,12 +32,13 @@ export async function askClient(client: AgentContext, sessionId: string, request
     sessionId,
     toolCall: {
       toolCallId: request.call.id,
-      title: request.call.agent === undefined ? view.title : `${view.title} (sub-agent ${request.call.agent})`,
+      // Every model-derived string shown is sanitised as the terminal's question is (ESC, CR shown escaped).
+      title: showControls(request.call.agent === undefined ? view.title : `${view.title} (sub-agent ${request.call.agent})`),
       kind: view.kind,
       status: "pending",
       locations: view.locations,
       rawInput: view.rawInput,
-      content: [{ type: "content", content: { type: "text", text: `awl asks because ${request.decision.reason}${rules}.` } }],
+      content: [{ type: "content", content: { type: "text", text: showControls(`awl asks because ${request.decision.reason}${rules}.`) } }],
     },
     options: offered(request).map(({ optionId, name, kind }) => ({ optionId, name, kind })),
   };

@@ -10,6 +10,8 @@ import { parseCliArgs, settingsFlags, type FlagValues } from "../options.js";
 import { userConfigDir } from "../../config/paths.js";
 import { findInstructionFiles } from "../../prompt/instructions.js";
 import { systemPromptChoice } from "../system-prompt-option.js";
+import type { ConfigFileValues } from "../../config/config-file.js";
+import { configCredentials, knownSecrets, SecretScrubber } from "../../util/secrets.js";
 
 const HELP = `usage: awl config [flags]
 
@@ -57,7 +59,9 @@ export async function run(argv: readonly string[]): Promise<number> {
     out.push("settings: incomplete, a run would stop here:", `  ${resolved.error.message}`, `  → ${resolved.error.hint}`);
   }
   out.push("", ...promptLines(parsed.value.flags, config), "", ...valueLines(config));
-  process.stdout.write(out.join("\n") + "\n");
+  // Whatever else holds a credential (a header, a URL's password, an MCP server's env) is masked too.
+  const mask = new SecretScrubber([...knownSecrets(process.env, config.values as ConfigFileValues), ...configCredentials(config.values, process.env), ...(resolved.ok ? [resolved.value.provider.apiKey, ...configCredentials({ base_url: resolved.value.provider.baseUrl })] : [])]);
+  process.stdout.write(mask.text(out.join("\n") + "\n"));
   for (const warning of config.warnings) process.stderr.write(`awl: ${warning}\n`);
   return EXIT.ok;
 }
@@ -72,7 +76,7 @@ function fileLines(config: LoadedConfig): string[] {
 }
 
 /** Keys whose values are secrets: shown as set, never as text. */
-const SECRET_KEY = /(^|[._])(api_?key|token|secret|password)$/i;
+const SECRET_KEY = /(^|[._-])(api_?key|token|secret|password|authorization|cookie)$/i;
 
 function valueLines(config: LoadedConfig): string[] {
   const entries = config.entries();

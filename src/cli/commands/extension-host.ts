@@ -16,6 +16,9 @@ import type { LoadedConfig } from "../../config/layers.js";
 import { setupPermissions } from "../../permissions/setup.js";
 import { untrustedNotice } from "../../permissions/trust.js";
 import type { NetworkGate, ProcessSandbox, TextHost } from "../../extensions/lua/types.js";
+import type { ConfigFileValues } from "../../config/config-file.js";
+import { withheldVariables } from "../../util/secrets.js";
+import type { SearchSettings } from "../../web/search.js";
 
 /** Where a command writes; the process streams by default, a buffer in tests. */
 export interface CommandIO {
@@ -87,6 +90,7 @@ export async function openExtensions(
     trustProject: setup.value.trusted,
     ...(setup.value.unpinned && { unpinnedExtensions: setup.value.unpinned.extensions }),
     ...(sandbox && { sandbox }),
+    withheldEnv: withheldVariables(setup.value.files.values as ConfigFileValues, setup.value.config.passEnv?.value),
     ...(values["no-std-tools"] === true && { bundledDir: false as const }),
     waitForLoad: true,
     ...limits.value,
@@ -138,8 +142,12 @@ export interface ChatToolOptions {
   textHost?: TextHost;
   /** Every program the extensions start runs inside it (`--sandbox`). */
   sandbox?: ProcessSandbox;
+  /** The user's `permissions.pass_env`: credential variables the programs still get. */
+  passEnv?: readonly string[];
   /** Decides every host `awl.http` reaches (the permission engine's `network` rules). */
   network?: NetworkGate;
+  /** The `search` config key (the search tool's backend). */
+  search?: SearchSettings;
 }
 
 /**
@@ -157,7 +165,7 @@ export async function openToolsForChat(
   warn: (text: string) => void,
   options: ChatToolOptions = {},
 ): Promise<ConfigResult<{ tools: LuaToolSet; ready: Promise<void> }>> {
-  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, network, cwd = process.cwd() } = options;
+  const { config, secrets = [], trustProject = false, unpinnedExtensions, textHost, sandbox, network, search, passEnv, cwd = process.cwd() } = options;
   const limits = await resolveLuaLimits(flags, process.env, config);
   if (!limits.ok) return limits;
   const tools = await LuaToolSet.start({
@@ -168,12 +176,14 @@ export async function openToolsForChat(
     ...(unpinnedExtensions && { unpinnedExtensions }),
     ...(flags["no-std-tools"] && { bundledDir: false as const }),
     secrets,
+    withheldEnv: withheldVariables(config?.values as ConfigFileValues | undefined, passEnv),
     ...limits.value,
     // Inside its live block, or in the output order: a live tool block never redraws over what a tool printed.
     onLog: showToolLog,
     ...(textHost && { textHost }),
     ...(sandbox && { sandbox }),
     ...(network && { network }),
+    ...(search && { search }),
   });
   cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
   const ready = tools.ready().then(() => {

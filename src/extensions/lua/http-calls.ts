@@ -7,6 +7,7 @@
 import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { HttpGate, HttpRequestSpec, HttpResult } from "../../web/http-request.js";
+import type { SearchOutcome, SearchSettings } from "../../web/search.js";
 import type { NetworkGate, NetworkRequest } from "./types.js";
 
 /** The call a request belongs to, as the gate needs it. */
@@ -53,13 +54,50 @@ export class HttpCalls {
   /** The requests under way, by call id. */
   private readonly running = new Map<number, Set<AbortController>>();
 
-  constructor(private readonly gate: NetworkGate | undefined) {}
+  constructor(
+    private readonly gate: NetworkGate | undefined,
+    /** The `search` settings and the environment its keys come from. */
+    private readonly search: { settings?: SearchSettings; env: NodeJS.ProcessEnv } = { env: process.env },
+  ) {}
 
-  async run(callId: number, spec: HttpRequestSpec, caller: HttpCaller): Promise<HttpResult> {
+  /**
+   * `awl.web.search`: the configured backend. Its host is the one the user configured (config files, where a
+   * project's counts only once trusted), so it needs no `network` rule; nothing else is reached.
+   */
+  async runSearch(callId: number, query: string, count: number): Promise<SearchOutcome> {
+    const controller = this.track(callId);
+    try {
+      const { searchWeb, resolveSearch } = await import("../../web/search.js");
+      const resolved = resolveSearch(this.search.settings, this.search.env);
+      const home = "url" in resolved ? new URL(resolved.url).host : "";
+      const gate: HttpGate = {
+        host: async (url) => (url.host === home ? undefined : `the search backend may reach ${home} only, not ${url.host}`),
+        address: () => undefined,
+      };
+      return await searchWeb(this.search.settings, this.search.env, query, count, gate, controller.signal);
+    } catch (error) {
+      return { ok: false, message: (error as Error).message ?? String(error) };
+    } finally {
+      this.untrack(callId, controller);
+    }
+  }
+
+  private track(callId: number): AbortController {
     const controller = new AbortController();
     let set = this.running.get(callId);
     if (!set) this.running.set(callId, (set = new Set()));
     set.add(controller);
+    return controller;
+  }
+
+  private untrack(callId: number, controller: AbortController): void {
+    const set = this.running.get(callId);
+    set?.delete(controller);
+    if (set?.size === 0) this.running.delete(callId);
+  }
+
+  async run(callId: number, spec: HttpRequestSpec, caller: HttpCaller): Promise<HttpResult> {
+    const controller = this.track(callId);
     try {
       if (spec.spillPath) await mkdir(dirname(spec.spillPath), { recursive: true, mode: 0o700 });
       const gate = this.httpGate(caller);
@@ -77,8 +115,7 @@ export class HttpCalls {
     } catch (error) {
       return { ok: false, kind: "network", message: (error as Error).message ?? String(error) };
     } finally {
-      set.delete(controller);
-      if (set.size === 0) this.running.delete(callId);
+      this.untrack(callId, controller);
     }
   }
 

@@ -126,7 +126,7 @@ export class LuaPool {
     const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost, this.options.sandbox, (slot) => {
       booting = slot;
       this.booting.add(slot);
-    }, this.options.network).then(
+    }, this.options.network, this.options.search).then(
       (started) => {
         this.booting.delete(started.slot);
         started.slot.generation = generation; // it loaded the extensions as they were when it started

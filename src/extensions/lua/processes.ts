@@ -9,6 +9,7 @@ import { closeSync } from "node:fs";
 import { constants } from "node:os";
 import type { ExecReply, ExecRequest, ProcessEnd, ReadReply, SpawnRequest } from "./protocol.js";
 import type { SandboxedCommand } from "./types.js";
+import { killMarked, markedEnv, newProcessMark, watchForLeftovers } from "./process-marks.js";
 
 /** Captured output beyond this is dropped (the program keeps running). */
 const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
@@ -39,6 +40,8 @@ export class ChildProcesses {
   /** Programs started with `awl.spawn`, by handle. */
   private readonly streamed = new Map<number, Streamed>();
   private nextHandle = 1;
+  /** The mark its programs carry in their environment (process-marks.ts). */
+  private readonly mark = newProcessMark();
 
   constructor(
     private readonly env: Record<string, string>,
@@ -56,6 +59,12 @@ export class ChildProcesses {
     return { file: line[0]!, args: line.slice(1), fds, started: () => fds.forEach((fd) => closeSync(fd)) };
   }
 
+  /** The environment of a program of that call: marked, so it can be found once it left its process group. */
+  private envOf(req: { env?: Record<string, string>; callId: number }): NodeJS.ProcessEnv {
+    watchForLeftovers();
+    return markedEnv(req.env ?? this.env, this.mark, req.callId);
+  }
+
   run(req: ExecRequest): Promise<ExecReply> {
     const { file, args, fds, started } = this.commandLine(req.shell !== undefined ? ["/bin/sh", "-c", req.shell] : req.argv!, req.cwd);
     return new Promise((resolvePromise) => {
@@ -67,7 +76,7 @@ export class ChildProcesses {
       try {
         child = spawn(file, args, {
           cwd: req.cwd,
-          env: req.env ?? this.env,
+          env: this.envOf(req),
           detached: true, // its own process group: killable as a whole
           stdio: [req.stdin ? "pipe" : "ignore", "pipe", "pipe", ...fds],
         });
@@ -106,7 +115,7 @@ export class ChildProcesses {
     this.streamed.set(req.handle, entry);
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { cwd: req.cwd, env: req.env ?? this.env, detached: true, stdio: ["ignore", "pipe", "pipe", ...fds] });
+      child = spawn(file, args, { cwd: req.cwd, env: this.envOf(req), detached: true, stdio: ["ignore", "pipe", "pipe", ...fds] });
     } catch (e) {
       entry.end = { code: null, how: "error", detail: `cannot run ${file}: ${(e as Error).message}` };
       return;
@@ -182,9 +191,12 @@ export class ChildProcesses {
     set.add(pid);
   }
 
-  /** Kills every process group the call started (cancel, timeout). */
+  /** Kills every process group the call started (cancel, timeout), and every process of it that left its group. */
   killCall(callId: number): void {
-    for (const pid of this.groups.get(callId) ?? []) killGroup(pid);
+    const groups = this.groups.get(callId);
+    if (!groups) return;
+    for (const pid of groups) killGroup(pid);
+    killMarked(this.mark, callId);
   }
 
   /**

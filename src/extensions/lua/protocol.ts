@@ -6,6 +6,7 @@ import type { ExtensionEntry, ExtensionLoadError, LuaToolRegistration } from "./
 import type { ToolProgress } from "../../tools/types.js";
 import type { MessagePort } from "node:worker_threads";
 import type { HttpRequestSpec, HttpResult } from "../../web/http-request.js";
+import type { SearchOutcome } from "../../web/search.js";
 
 /**
  * A compiled WebAssembly.Module (the project compiles without the DOM lib, so it is opaque here).
@@ -201,7 +202,9 @@ export type HostRequest =
   | { op: "read_text"; path: string }
   | { op: "write_text"; path: string; data: Uint8Array }
   /** `awl.http.request`: performed on the main thread, where the permission gate and the call's abort are. */
-  | { op: "http"; callId: number; spec: HttpRequestSpec };
+  | { op: "http"; callId: number; spec: HttpRequestSpec }
+  /** `awl.web.search`: the configured backend, asked on the main thread (its key never enters Lua). */
+  | { op: "search"; callId: number; query: string; count: number };
 
 /** What a worker tells the main thread without waiting for an answer. */
 export type HostNotice = { op: "spawn" } & SpawnRequest;
@@ -219,4 +222,5 @@ export interface HostReplies {
   read_text: TextReply;
   write_text: TextReply;
   http: HttpResult;
+  search: SearchOutcome;
 }

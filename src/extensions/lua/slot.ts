@@ -100,8 +100,9 @@ export class WorkerSlot {
     private readonly textHost: TextHost | undefined,
     sandbox: LuaPoolOptions["sandbox"],
     network: LuaPoolOptions["network"],
+    search?: LuaPoolOptions["search"],
   ) {
-    this.http = new HttpCalls(network);
+    this.http = new HttpCalls(network, { ...(search && { settings: search }), env: settings.env });
     const wrap = sandbox && ((argv: readonly string[], cwd: string) => sandbox.wrap(argv, cwd));
     this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text), wrap);
   }
@@ -118,8 +119,9 @@ export class WorkerSlot {
     sandbox?: LuaPoolOptions["sandbox"],
     created?: (slot: WorkerSlot) => void,
     network?: LuaPoolOptions["network"],
+    search?: LuaPoolOptions["search"],
   ): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
-    const slot = new WorkerSlot(settings, log, textHost, sandbox, network);
+    const slot = new WorkerSlot(settings, log, textHost, sandbox, network, search);
     created?.(slot);
     return slot.boot(module).then((loaded) => ({ slot, loaded }));
   }
@@ -245,6 +247,8 @@ export class WorkerSlot {
         const call = this.current?.id === req.callId ? this.current : undefined;
         return this.http.run(req.callId, req.spec, { tool: call?.tool ?? "", extension: call?.extension ?? "", granted: call?.grantedHosts ?? [] });
       }
+      case "search":
+        return this.http.runSearch(req.callId, req.query, req.count);
     }
   }
 

@@ -3,6 +3,7 @@
  * builds on. The runtime itself lives in worker threads (see pool.ts).
  */
 import type { ToolKind, ToolOutcome, ToolProgress } from "../../tools/types.js";
+import type { SearchSettings } from "../../web/search.js";
 
 /** One discovered extension, ready to load. */
 export interface ExtensionEntry {
@@ -104,6 +105,8 @@ export interface LuaPoolOptions {
    * one every request goes out.
    */
   network?: NetworkGate;
+  /** The `search` config key (docs/config.md): the backend `awl.web.search` asks. */
+  search?: SearchSettings;
 }
 
 /** What `awl.http` asks before it connects (docs/permissions.md, "Network"). */

@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { KNOWN_KEY_VARIABLES } from "../../util/secrets.js";
 
 /** Where a server is configured: the user's config, the project's `.mcp.json`, or an ACP client's `session/new`. */
 export type McpConfigSource = "user" | "project" | "client";
@@ -36,6 +37,8 @@ export interface McpServerConfig {
   unapproved?: string;
   /** Hash of the entry as written (before `${VAR}` expansion): what an approval of a `.mcp.json` server covers. */
   fingerprint: string;
+  /** The entry as written, `${VAR}`s unexpanded: what the approval question shows. */
+  written?: Record<string, unknown>;
 }
 
 export const MCP_JSON = ".mcp.json";
@@ -52,6 +55,8 @@ interface ParseOptions {
   env: NodeJS.ProcessEnv;
   /** `${VAR}` expansion in values (files written by hand); off for values a program passes as they are. */
   expand?: boolean;
+  /** Variables a `${VAR}` may not name (awl's own credentials, in a project's `.mcp.json`): an error naming it. */
+  withheld?: readonly string[];
 }
 
 /** The servers of one `mcpServers` object; `file` names where they come from in messages. */
@@ -72,6 +77,7 @@ function parseEntry(name: string, entry: unknown, options: ParseOptions): McpSer
   const fail = (problem: string): McpServerConfig => ({ ...base, error: `${at} ${problem}` });
   if (name.trim() === "") return fail("needs a name");
   if (!isObject(entry)) return fail('must be an object like {"command": "my-server", "args": []} or {"type": "http", "url": "..."}');
+  const written = entry;
   const unknown = Object.keys(entry).filter((k) => !ENTRY_KEYS.has(k));
   if (unknown.length > 0) return fail(`has an unknown key "${unknown[0]}" (known: ${[...ENTRY_KEYS].join(", ")})`);
   const disabled = entry.disabled ?? false;
@@ -81,9 +87,9 @@ function parseEntry(name: string, entry: unknown, options: ParseOptions): McpSer
     if (!Number.isSafeInteger(entry.timeout) || (entry.timeout as number) <= 0) return fail(`key "timeout" must be a whole number of milliseconds above 0`);
     timeoutMs = entry.timeout as number;
   }
-  const done = (transport: McpTransportConfig): McpServerConfig => ({ ...base, disabled, transport, ...(timeoutMs !== undefined && { timeoutMs }) });
+  const done = (transport: McpTransportConfig): McpServerConfig => ({ ...base, disabled, transport, written, ...(timeoutMs !== undefined && { timeoutMs }) });
   try {
-    const expand = (text: string, key: string): string => (options.expand === false ? text : expandVariables(text, env, key));
+    const expand = (text: string, key: string): string => (options.expand === false ? text : expandVariables(text, env, key, options.withheld));
     const type = entry.type ?? (entry.url !== undefined ? "http" : "stdio");
     if (type === "stdio") {
       if (typeof entry.command !== "string" || entry.command.trim() === "") return fail('needs "command": the program to run');
@@ -118,9 +124,13 @@ function parseEntry(name: string, entry: unknown, options: ParseOptions): McpSer
 
 class EntryError extends Error {}
 
-/** `${VAR}` and `${VAR:-default}` from `env`; an unset variable without a default is an error naming it. */
-export function expandVariables(text: string, env: NodeJS.ProcessEnv, key: string): string {
+/**
+ * `${VAR}` and `${VAR:-default}` from `env`; an unset variable without a default is an error naming it, and so is
+ * one of `withheld` (awl's own credentials: a project file never gets them).
+ */
+export function expandVariables(text: string, env: NodeJS.ProcessEnv, key: string, withheld: readonly string[] = []): string {
   return text.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_whole, name: string, fallback: string | undefined) => {
+    if (withheld.includes(name)) throw new EntryError(`uses \${${name}} in "${key}": ${name} holds awl's own key, which a project's ${MCP_JSON} never gets (set the server up in your own config)`);
     const value = env[name];
     if (value !== undefined && value !== "") return value;
     if (fallback !== undefined) return fallback;
@@ -166,7 +176,7 @@ export function readMcpJson(cwd: string, env: NodeJS.ProcessEnv): { file: string
     return { file, servers: [{ name: MCP_JSON, source: "project", file, error: `${file} is not valid JSON (${(error as Error).message})`, disabled: false, fingerprint: "" }] };
   }
   const servers = isObject(parsed) ? parsed.mcpServers : undefined;
-  return { file, servers: parseMcpServers(servers ?? {}, { source: "project", file, baseDir: cwd, env }) };
+  return { file, servers: parseMcpServers(servers ?? {}, { source: "project", file, baseDir: cwd, env, withheld: KNOWN_KEY_VARIABLES }) };
 }
 
 /**

@@ -123,4 +123,14 @@ function web.markdown(html, url)
   return host.web_markdown(html, url)
 end
 
+--- Searches the web with the backend the user set up: `local results, backend = awl.web.search(query, { count = 8 })`,
+--- each result `{ title, url, snippet }`; nil and why when there is no backend, or it failed.
+function web.search(query, opts)
+  if type(query) ~= "string" or query == "" then error("bad argument #1 to 'awl.web.search' (a non-empty string expected)", 2) end
+  if opts ~= nil and type(opts) ~= "table" then error("bad argument #2 to 'awl.web.search' (table expected, got " .. type(opts) .. ")", 2) end
+  local count = opts and opts.count or 8
+  if type(count) ~= "number" or count < 1 then error("bad option 'count' to 'awl.web.search' (a number of at least 1 expected)", 2) end
+  return host.web_search(query, floor(count))
+end
+
 return { http = http, web = web }

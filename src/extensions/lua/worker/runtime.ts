@@ -353,6 +353,11 @@ export class LuaRuntime {
     this.hostFunction("proc_kill", (L) => [this.host.request({ op: "kill", handle: num(L, 1) }).killed]);
     this.hostFunction("proc_pid", (L) => [this.host.request({ op: "pid", handle: num(L, 1) }).pid]);
     this.hostFunction("http_request", (L) => this.http(str(L, 1), c.view(L, 2)));
+    this.hostFunction("web_search", (L) => {
+      const reply = this.host.request({ op: "search", callId: this.callId, query: str(L, 1), count: num(L, 2) });
+      if (!reply.ok) return [null, reply.message];
+      return [reply.results.map((r) => ({ ...r })), reply.backend];
+    });
     this.hostFunction("web_markdown", (L) => {
       const page = pageMarkdown(str(L, 1), str(L, 2));
       return [page.title, page.markdown, page.article];
