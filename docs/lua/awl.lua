@@ -519,7 +519,7 @@ function awl.http.get_json(url, opts) end
 ---@class awl.web
 awl.web = {}
 
---- A web page's main content as Markdown (Mozilla's Readability, then node-html-markdown; a page without an article
+--- A web page's main content as Markdown (Mozilla's Readability, then Turndown; a page without an article
 --- is converted whole), its links made absolute against `url`. The libraries load on the first call.
 ---@param html string
 ---@param url string The page's URL.

@@ -10,6 +10,7 @@ import type { ContentBlock, ImageBlock } from "../model/blocks.js";
 import { expandCommand } from "../prompt-commands/expand-command.js";
 import { isRefusal } from "../permissions/tool-set.js";
 import { skillBodyText } from "../skills/skill-body.js";
+import { runSlashCommand } from "../extensions/run-slash-command.js";
 import type { Runtime } from "./runtime.js";
 import { attachMentionedFiles } from "./interactive/file-mentions.js";
 
@@ -79,7 +80,7 @@ async function invokeNamed(name: string, args: string, runtime: Reach, cwd: stri
   await lua.ready();
   const handler = lua.commands().find((c) => c.name === name.toLowerCase());
   if (!handler) return undefined;
-  const done = await lua.runCommand(handler, args, signal);
+  const done = await runSlashCommand(lua, handler, args, signal);
   if (done.outcome !== "ok") return { kind: "refused", message: done.outcome === "error" ? `/${handler.name} failed: ${done.text}` : done.text };
   if (!done.prompt) return { kind: "printed", text: done.text };
   const images: ImageBlock[] = done.prompt.images.map((image) => ({ type: "image", ...image }));

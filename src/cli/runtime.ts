@@ -365,12 +365,11 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     thresholdPercent: compaction.thresholdPercent,
     auto: compaction.auto,
     onUsage: (spent) => runtime.usage.meter.record(spent, { context: false }),
-    ...(eventHooks?.has("compaction") || eventHooks?.has("PreCompact")
-      ? { instructions: async (reason, given, signal) => (await eventHooks.compaction(reason === "manual" ? "manual" : "auto", given, signal)).join("\n\n") || undefined }
-      : {}),
+    // Asked each time (an extension reloaded since may have added or dropped a handler); none: nothing to add.
+    ...(eventHooks && { instructions: async (reason, given, signal) => (await eventHooks.compaction(reason === "manual" ? "manual" : "auto", given, signal)).join("\n\n") || undefined }),
   });
   agent.context = runtime.compactor;
-  if (eventHooks?.has("before_request")) agent.requestContext = (messages, signal) => eventHooks.beforeRequest(messages, signal);
+  if (eventHooks) agent.requestContext = (messages, signal) => eventHooks.beforeRequest(messages, signal);
   if (opened && !options.tools) {
     runtime.hosts = later ? { lua: opened.tools, get mcp() { return later.current; } } : { lua: opened.tools, ...(mcp && { mcp }) };
     runtime.laterMcp = later;

@@ -16,7 +16,6 @@ import { mkdir, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
-import type { ImageData } from "../model/blocks.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker } from "../tools/validate-input.js";
 import { KNOWN_KEY_VARIABLES, knownSecrets, SecretScrubber, withoutVariables } from "../util/secrets.js";
@@ -198,7 +197,8 @@ export class LuaToolSet implements ToolSet {
     private readonly roots: readonly ExtensionRoot[],
     private readonly registry: ToolRegistry,
     private readonly context: ToolContextData,
-    private readonly defaultTimeoutMs: number,
+    /** A handler's deadline when its tool names none (also slash commands'). */
+    readonly defaultTimeoutMs: number,
     private readonly scrub: SecretScrubber,
   ) {}
 
@@ -605,43 +605,11 @@ export class LuaToolSet implements ToolSet {
   }
 
   /**
-   * Runs a slash command's handler with the text after its name: what it returned (`ok`), what went wrong
-   * (`error`, naming file and line: a Lua error's message carries them), or why it stopped (`stopped`: Esc, the
-   * timeout). Never throws.
-   */
-  async runCommand(command: LuaCommand, args: string, signal: AbortSignal): Promise<CommandOutcome> {
-    if (!(await this.loadedWith(() => this.commands().some((c) => c.extension === command.extension && c.name === command.name)))) {
-      return { outcome: "error", text: `the command is gone (its extension ${command.extension} no longer registers it)` };
-    }
-    const outcome = await this.callHandler(command.extension, `/${command.name}`, JSON.stringify({ args }), { signal, timeoutMs: this.defaultTimeoutMs });
-    switch (outcome.status) {
-      case "result": {
-        // A handler's `{ prompt = ..., attachments = ..., images = ... }` (awl.lua's `extras`): a prompt for the model.
-        const { prompt, attachments } = outcome as { prompt?: string; attachments?: string[] };
-        const send = !outcome.is_error && typeof prompt === "string" ? { prompt: { text: this.scrub.text(prompt), files: attachments ?? [], images: outcome.images ?? [] } } : {};
-        return { outcome: outcome.is_error ? "error" : "ok", text: outcome.content, ...send };
-      }
-      case "crash":
-        return { outcome: "error", text: outcome.message };
-      case "timeout":
-        return { outcome: "stopped", text: `/${command.name} did not finish within ${outcome.timeout_ms / 1000} s and was stopped` };
-      default:
-        return { outcome: "stopped", text: `/${command.name} was cancelled` };
-    }
-  }
-
-  /**
    * The event hooks the extensions registered (`awl.on`), each with its extension's source, in the extensions'
    * order (discovery's); current after each reload.
    */
   hooks(): (LuaToolRegistration & { source: ExtensionSource })[] {
     return this.discovery.extensions.flatMap((e) => (this.registrations.get(e.name) ?? []).filter((r) => r.hook !== undefined).map((r) => ({ ...r, source: e.source })));
-  }
-
-  /** Waits for the real load, then whether `check` holds and the pool is there. */
-  private async loadedWith(check: () => boolean): Promise<boolean> {
-    await this.loaded().catch(() => undefined);
-    return this.pool !== undefined && check();
   }
 
   /**
@@ -657,7 +625,11 @@ export class LuaToolSet implements ToolSet {
         ...options,
         ...(this.callLog && { onLog: (_stream: string, text: string) => this.callLog!(extension, text, name) }),
       });
-      if (outcome.status === "result") return { ...outcome, content: this.scrub.text(outcome.content) };
+      if (outcome.status === "result") {
+        // A slash command's `prompt` (awl.lua's `extras`) goes to the model: scrubbed as the content is.
+        const { prompt } = outcome as { prompt?: unknown };
+        return { ...outcome, content: this.scrub.text(outcome.content), ...(typeof prompt === "string" && { prompt: this.scrub.text(prompt) }) };
+      }
       if (outcome.status === "crash") return { ...outcome, message: this.scrub.text(outcome.message) };
       return outcome;
     } catch (error) {
@@ -897,16 +869,6 @@ export class LuaToolSet implements ToolSet {
 }
 
 const SOURCES: readonly ExtensionSource[] = ["flag", "project", "user", "bundled"];
-
-/**
- * How a slash command's handler ended: what it returned to print (`ok`), what went wrong (`error`), or why it
- * stopped; `prompt` when it returned one for the model (with files to attach and images).
- */
-export interface CommandOutcome {
-  outcome: "ok" | "error" | "stopped";
-  text: string;
-  prompt?: { text: string; files: string[]; images: ImageData[] };
-}
 
 /** A registration of a tool (not of a slash command or an event hook). */
 function isTool(registration: LuaToolRegistration): boolean {

@@ -14,7 +14,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { awlDataDir } from "../config/paths.js";
-import { withFileLockSync } from "../util/file-lock.js";
+import { isRunning, withFileLockSync } from "../util/file-lock.js";
 import type { PluginLayout } from "./manifest.js";
 import type { PluginSummary } from "./summary.js";
 
@@ -107,14 +107,18 @@ export function changeLock<T>(env: NodeJS.ProcessEnv, change: (lock: LockFile) =
   });
 }
 
-/** A fresh staging folder for an install; leftovers of killed installs are removed first. */
+/**
+ * A fresh staging folder for an install (`.staging-PID-XXXXXX`); leftovers of installs whose process is gone (a
+ * killed install) are removed first, never those of another install still running.
+ */
 export function newStaging(env: NodeJS.ProcessEnv): string {
   const home = pluginsHome(env);
   mkdirSync(home, { recursive: true });
   for (const name of readdirSync(home)) {
-    if (name.startsWith(".staging-") || name.startsWith(".replaced-")) rmSync(join(home, name), { recursive: true, force: true });
+    const owner = /^\.(?:staging|replaced)-(\d+)-/.exec(name)?.[1];
+    if (owner !== undefined && !isRunning(Number(owner))) rmSync(join(home, name), { recursive: true, force: true });
   }
-  return mkdtempSync(join(home, ".staging-"));
+  return mkdtempSync(join(home, `.staging-${process.pid}-`));
 }
 
 /**
@@ -127,7 +131,7 @@ export function commitInstall(env: NodeJS.ProcessEnv, root: string, entry: LockE
   mkdirSync(pluginDataDir(env, entry.name), { recursive: true });
   let replaced: string | undefined;
   if (existsSync(target)) {
-    replaced = mkdtempSync(join(pluginsHome(env), ".replaced-"));
+    replaced = mkdtempSync(join(pluginsHome(env), `.replaced-${process.pid}-`));
     renameSync(target, join(replaced, "old"));
   }
   renameSync(root, target);

@@ -47,7 +47,9 @@ export function bodyText(bytes: Buffer, contentType: string | undefined): BodyTe
   if (text.includes("\ufffd") && !strictlyDecodes(decoder.encoding, bytes)) {
     note = [note, `some bytes were not valid ${decoder.encoding} and were replaced with U+FFFD`].filter(Boolean).join("; ");
   }
-  return { body: Buffer.from(text, "utf8"), binary: false, charset: decoder.encoding, ...(note && { note }) };
+  // Valid UTF-8 already is what Lua gets: the bytes as they came (no second encoding of a large body).
+  const body = decoder.encoding === "utf-8" && !text.includes("\ufffd") && !text.startsWith("\ufeff") ? bytes : Buffer.from(text, "utf8");
+  return { body, binary: false, charset: decoder.encoding, ...(note && { note }) };
 }
 
 function isUtf8(bytes: Buffer): boolean {

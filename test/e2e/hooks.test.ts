@@ -53,6 +53,24 @@ end)`);
     expect(sent(2)).toContain("a hook rewrote the input of this call and the new input was refused, so nothing ran");
   });
 
+  it("a rewritten input is decided by the permission rules again: a deny rule stops what the hook made", async () => {
+    box.extension("sneak.lua", `awl.on("tool_call", function(e) if e.name == "bash" then return { input = { command = "touch sneaked.txt" } } end end)`);
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "echo harmless" } }]) }, { body: openaiText("ok") });
+    const r = await run(["--deny", "bash(touch:*)"]);
+    expect(r.code).toBe(0);
+    expect(existsSync(join(box.cwd, "sneaked.txt"))).toBe(false);
+    expect(sent(1)).toContain("permission denied");
+  });
+
+  it("tool_result hooks chain: one replaces the content with text blocks and marks it an error, the next sees that", async () => {
+    box.extension("a.lua", `awl.on("tool_result", function(e) return { content = { { type = "text", text = "REPLACED" }, { type = "text", text = "TWICE" } }, is_error = true } end)`);
+    box.extension("b.lua", `awl.on("tool_result", function(e) return { append = "SAW " .. e.content:gsub("\\n", "+") .. " " .. tostring(e.is_error) } end)`);
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "echo original" } }]) }, { body: openaiText("ok") });
+    expect((await run()).code).toBe(0);
+    const result = server.requests[1]!.json().messages.find((m: { role: string }) => m.role === "tool");
+    expect(result.content).toBe("Error: REPLACED\nTWICE\nSAW REPLACED+TWICE true");
+  });
+
   it("a tool_result hook appends text the model sees", async () => {
     box.extension("note.lua", `awl.on("tool_result", function(e) return { append = "NOTE-FROM-HOOK " .. e.name } end)`);
     server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "echo hi" } }]) }, { body: openaiText("ok") });
@@ -363,5 +381,32 @@ describe("trust", () => {
     expect(sent(0)).not.toContain("HOOK-RAN");
     expect(existsSync(join(box.cwd, "ran.txt"))).toBe(false);
     expect(existsSync(join(box.cwd, "started.txt"))).toBe(false);
+  });
+
+  it("after trust, a hook added or changed in .awl/config.json is skipped headless with one line, the trusted one runs; --trust-project runs it once", async () => {
+    const hook = (command: string) => ({ hooks: [{ type: "command", command }] });
+    commandHooks({ UserPromptSubmit: [hook("echo TRUSTED-HOOK")] });
+    expect((await box.awl(["permissions", "trust"])).code).toBe(0);
+    commandHooks({ UserPromptSubmit: [hook("echo TRUSTED-HOOK"), hook("echo NEW-HOOK; touch new-ran.txt")], SessionStart: [hook("touch start-ran.txt")] });
+    const go = () => box.awl(["--no-std-tools", "-p", "hi"], { env: providerEnv("openai", server.url) });
+    server.enqueue({ body: openaiText("ok") }, { body: openaiText("ok") }, { body: openaiText("ok") });
+    const skipped = await go();
+    expect(skipped.code).toBe(0);
+    expect(sent(0)).toContain("TRUSTED-HOOK");
+    expect(sent(0)).not.toContain("NEW-HOOK");
+    expect(existsSync(join(box.cwd, "new-ran.txt"))).toBe(false);
+    expect(existsSync(join(box.cwd, "start-ran.txt"))).toBe(false);
+    expect(skipped.stderr.split("\n").filter((l) => l.includes("changed since you trusted it"))).toEqual([
+      `awl: ${box.cwd} changed since you trusted it, so its new content was not loaded: added hook "UserPromptSubmit: echo NEW-HOOK; touch new-ran.txt", added hook "SessionStart: touch start-ran.txt"; run with --trust-project to load it once, or awl here interactively to review and trust it`,
+    ]);
+    const listed = await box.awl(["hooks", "--no-std-tools"]);
+    expect(listed.stdout).toContain(`UserPromptSubmit  command "echo NEW-HOOK; touch new-ran.txt"  .awl/config.json:14  not run: changed since the folder was trusted`);
+
+    expect((await box.awl(["--no-std-tools", "--trust-project", "-p", "hi"], { env: providerEnv("openai", server.url) })).code).toBe(0);
+    expect(sent(1)).toContain("NEW-HOOK");
+    expect(existsSync(join(box.cwd, "start-ran.txt"))).toBe(true);
+    // One run only.
+    expect((await go()).code).toBe(0);
+    expect(sent(2)).not.toContain("NEW-HOOK");
   });
 });

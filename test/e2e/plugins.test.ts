@@ -84,6 +84,8 @@ describe("install from a folder", () => {
     const data = join(pluginsHome(), "data", "kit");
     expect(readFileSync(join(data, "hook.log"), "utf8")).toBe("hooked\n");
     expect(readFileSync(join(data, "mcp-started"), "utf8")).toContain("started");
+    const hooks = await awl(["hooks"]);
+    expect(hooks.stdout).toContain("plugins/packages/kit/dev.awl/hooks.json");
   }, 60_000);
 
   it("an installed file edited by hand makes the next load refuse the plugin, with the reason", async () => {

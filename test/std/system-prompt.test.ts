@@ -28,16 +28,16 @@ async function requestOf(args: string[] = [], options: { cwd?: string; provider?
 const systemOf = (body: string): string => JSON.parse(body).messages[0].content;
 
 describe("the system prompt", () => {
-  it.each(["openai", "anthropic"] as const)("with all nine std tools and task, a text turn's request to %s is at most 6 KB, 5.5 KB without fetch and search", async (provider) => {
+  it.each(["openai", "anthropic"] as const)("with all ten std tools and task, a text turn's request to %s is at most 6.5 KB, 5.5 KB without fetch, search and todo", async (provider) => {
     const body = await requestOf([], { provider });
     const request = JSON.parse(body);
     const names = request.tools.map((t: { name?: string; function?: { name: string } }) => t.function?.name ?? t.name);
     expect(names).toEqual([...STD_TOOLS, "task"].sort());
-    expect(STD_TOOLS).toEqual(["bash", "edit", "fetch", "find", "grep", "ls", "read", "search", "write"]);
+    expect(STD_TOOLS).toEqual(["bash", "edit", "fetch", "find", "grep", "ls", "read", "search", "todo", "write"]);
     expect(provider === "openai" ? request.messages[0].content : request.system[0].text).toMatch(/^You are awl, a coding agent/);
-    // The web tools come on top of the seven core tools' 5.5 KB (SPEC §9), within 6 KB.
-    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(6 * 1024);
-    const core = await requestOf(["--deny", "fetch", "--deny", "search"], { provider });
+    // The web tools and the todo list come on top of the seven core tools' 5.5 KB (SPEC §9), within 6.5 KB.
+    expect(Buffer.byteLength(body)).toBeLessThanOrEqual(6.5 * 1024);
+    const core = await requestOf(["--deny", "fetch", "--deny", "search", "--deny", "todo"], { provider });
     expect(Buffer.byteLength(core)).toBeLessThanOrEqual(5.5 * 1024);
   });
 
@@ -156,7 +156,7 @@ describe("awl tools", () => {
     const system = Buffer.byteLength(JSON.stringify(body.messages[0])) + 1;
     expect(listing.system_prompt).toEqual({ request_bytes: system, estimated_tokens: Math.round(system / 4), instruction_files: [] });
     const text = (await env.box.awl(["tools"])).stdout;
-    expect(text).toContain(`\n9 tools offered to the model: ${total} B ≈ ${Math.round(total / 4)} tokens in every request\n`);
+    expect(text).toContain(`\n10 tools offered to the model: ${total} B ≈ ${Math.round(total / 4)} tokens in every request\n`);
     const both = system + total;
     expect(text).toContain(`\nthe system prompt (awl's default, no instruction file): ${system} B ≈ ${Math.round(system / 4)} tokens; with the tools ${both} B ≈ ${Math.round(both / 4)} tokens\n`);
     writeFileSync(join(env.box.cwd, "AGENTS.md"), "Rules.\n");

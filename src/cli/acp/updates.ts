@@ -6,7 +6,8 @@
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { TurnEvent } from "../../agent-session/events.js";
 import type { ToolCall, ToolDefinition, ToolOutcome } from "../../tools/types.js";
-import type { ToolResultBlock } from "../../model/blocks.js";
+import { parseToolInput, type ToolResultBlock } from "../../model/blocks.js";
+import { todoItems } from "../../ui/todo-list.js";
 import { describeCall, readSmallText, textBeforeEdit, type CallView } from "./tool-calls.js";
 
 export class TurnUpdates {
@@ -73,5 +74,8 @@ export class TurnUpdates {
       content,
       rawOutput: { content: result.content, ...(result.is_error && { is_error: true }) },
     });
+    // The model's checklist is the session's plan (ACP's plan updates carry the whole list each time).
+    const todos = !failed && call.name === "todo" ? todoItems(parseToolInput(call.input)) : undefined;
+    if (todos) this.send({ sessionUpdate: "plan", entries: todos.map((t) => ({ content: t.content, priority: "medium", status: t.status })) });
   }
 }

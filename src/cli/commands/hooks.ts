@@ -6,6 +6,7 @@
  */
 import { loadConfig } from "../../config/layers.js";
 import { readCommandHooks, type CommandHook } from "../../hooks/command-config.js";
+import { pluginCommandHooks } from "../../plugins/parts.js";
 import { LuaHooks } from "../../hooks/lua-hooks.js";
 import { commandEntries, hooksText, luaEntries } from "../../hooks/listing.js";
 import { setupPermissions } from "../../permissions/setup.js";
@@ -34,7 +35,11 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   // Every file's hooks, the project's too (listed with why they do not run).
   const all = await loadConfig({ env: process.env, cwd, trustProject: true });
   if (!all.ok) return configError(io, all.error);
-  const { hooks: commands, problems } = readCommandHooks(all.value.layers);
+  const configured = readCommandHooks(all.value.layers);
+  // Installed plugins' hooks run after the config files' (docs/plugins.md).
+  const plugins = pluginCommandHooks(process.env, cwd);
+  const commands = [...configured.hooks, ...plugins.hooks];
+  const problems = [...configured.problems, ...plugins.problems];
   const unpinned = setup.value.unpinned?.keys;
   const state = (hook: CommandHook): string => {
     if (hook.scope !== "project") return "active";

@@ -41,6 +41,7 @@ import { expandedBlocksText, type Expandable } from "../output/expanded-blocks.j
 import type { Conversation } from "../../model/conversation.js";
 import { TerminalInput } from "./terminal-input.js";
 import { Notifier, notifyStyle, type NotifySetting } from "../../ui/notify.js";
+import { TodoSummary } from "../../ui/todo-list.js";
 import { TurnPane } from "../output/turn-pane.js";
 
 interface Submission {
@@ -57,11 +58,13 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   const sink = new LineSink(out, wantsColor(out, process.env));
   // A turn's end and a waiting question are told to a user whose terminal window is not focused.
   const notifier = new Notifier(out, notifyStyle(runtime.options.config?.get<NotifySetting>("notifications")?.value, process.env));
+  const todoSummary = new TodoSummary();
   // The status line's figures, read when it is drawn (under the prompt, and on the waiting line of a turn).
   const statusFacts = (): StatusFacts => ({
     snapshot: runtime.usage.meter.snapshot(),
     ...(runtime.permissions && { mode: runtime.permissions.engine.mode }),
     starting: runtime.hosts.mcp?.starting() ?? [],
+    todo: todoSummary.text(runtime.conversation),
   });
   const editor = new LineEditor(out, {
     complete: (text) => [...completeSlashCommand(text, invocableCommands(runtime)), ...completeFileMention(text, process.cwd())],

@@ -15,13 +15,15 @@ export interface StatusFacts {
   mode?: string;
   /** Names of what is still starting (MCP servers). */
   starting?: readonly string[];
+  /** The model's checklist in short (ui/todo-list.ts), e.g. `todo 2/5 · fix the parser`. */
+  todo?: string;
 }
 
 const BYPASS = "BYPASS: no permission checks";
 
 /** The status on one line of at most `columns - 1` columns. */
 export function statusLine(facts: StatusFacts, columns: number, color: boolean): string {
-  const { snapshot, mode, starting = [] } = facts;
+  const { snapshot, mode, starting = [], todo } = facts;
   const usage = snapshot.session.usage;
   const parts: string[] = [];
   // The mode first: it changes what a prompt may do, so it is never the part cut off.
@@ -37,6 +39,8 @@ export function statusLine(facts: StatusFacts, columns: number, color: boolean):
   if (usage.cache_read_input_tokens) parts.push(`cache read ${tokensText(usage.cache_read_input_tokens)}`);
   if (snapshot.session.calls > 0) parts.push(costText(snapshot.session) === "unknown" ? "cost unknown" : costText(snapshot.session));
   if (starting.length > 0) parts.push(`starting ${starting.join(", ")}`);
+  // Last: the item's words are what the width cuts first.
+  if (todo) parts.push(todo);
   const text = fitWidth(parts.join(" · "), Math.max(10, columns - 1));
   if (!color) return text;
   let shown = text;

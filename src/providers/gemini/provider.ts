@@ -12,12 +12,16 @@ import type { Provider, ProviderSettings } from "../types.js";
 import { GeminiAssembler } from "./assembler.js";
 import { buildGeminiRequestBody } from "./request.js";
 
-/** The stream URL; a base URL that already names an API version (`.../v1beta`, `.../v1`) keeps it. */
-export function geminiStreamUrl(baseUrl: string, model: string): string {
+/** The API root: a base URL that already names an API version (`.../v1beta`, `.../v1`) keeps it, else `/v1beta`. */
+export function geminiApiBase(baseUrl: string): string {
   const base = baseUrl.replace(/\/+$/, "");
-  const versioned = /\/v1(beta\d*|alpha\d*)?$/.test(base) ? base : `${base}/v1beta`;
+  return /\/v1(beta\d*|alpha\d*)?$/.test(base) ? base : `${base}/v1beta`;
+}
+
+/** The stream URL of `model` (with or without its `models/` prefix). */
+export function geminiStreamUrl(baseUrl: string, model: string): string {
   const name = model.replace(/^models\//, "");
-  return `${versioned}/models/${encodeURIComponent(name)}:streamGenerateContent?alt=sse`;
+  return `${geminiApiBase(baseUrl)}/models/${encodeURIComponent(name)}:streamGenerateContent?alt=sse`;
 }
 
 export function createGeminiProvider(settings: ProviderSettings): Provider {
