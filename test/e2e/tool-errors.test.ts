@@ -55,7 +55,11 @@ it("an MCP tool's isError reaches an OpenAI-compatible model as an Error: text",
   const files = join(box.root, "files");
   mkdirSync(files);
   mkdirSync(join(box.home, ".config", "awl"), { recursive: true });
-  writeFileSync(join(box.home, ".config", "awl", "config.json"), JSON.stringify({ mcpServers: { fs: { command: FILESYSTEM, args: [files] } } }));
+  writeFileSync(join(box.home, ".config", "awl", "config.json"), JSON.stringify({
+    mcpServers: { fs: { command: FILESYSTEM, args: [files] } },
+    // The std tools and the server's fourteen tools pass 3 000 tokens: a model of unknown window would be looked up first.
+    models: { "test-model": { context_window: 128000 } },
+  }));
   server.enqueue({ body: openaiToolCalls([{ id: "c_mcp", name: "fs_read_text_file", input: { path: "/etc/hostname" } }]) }, { body: openaiText("Not allowed.") });
   const run = await box.awl(["-p", "read it", "--no-session", "--allow", "fs_read_text_file"], { env: providerEnv("openai", server.url) });
   expect(run.code, run.stderr).toBe(0);
