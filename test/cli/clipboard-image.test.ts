@@ -28,7 +28,9 @@ describe("Ctrl-V", () => {
     writeFileSync(png, Buffer.from(PNG_1X1, "base64"));
     const bin = fakeXclip(`[ "$*" = "-selection clipboard -target image/png -out" ] || exit 9\ncat ${png}`);
     tty.server.enqueue(openaiAnswer("A single pixel."));
-    await tty.start({ extraEnv: [`PATH=${bin}:${process.env.PATH}`, "DISPLAY=:42"] });
+    // The picture takes the request past 3 000 tokens, when a model of unknown window is looked up first.
+    const configFile = JSON.stringify({ models: { "gpt-test": { context_window: 128000 } } });
+    await tty.start({ extraEnv: [`PATH=${bin}:${process.env.PATH}`, "DISPLAY=:42"], configFile });
     await tty.terminal.type("what is this ");
     await tty.terminal.keys("C-v");
     await tty.terminal.waitFor(/^> what is this @\S+\/pastes\/image-\S+\.png\s*$/m);
