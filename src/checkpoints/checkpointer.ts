@@ -26,6 +26,11 @@ export class Checkpointer {
     );
   }
 
+  /** Starts the worker now (its start and module load, ≈ 90 ms, then overlap what runs meanwhile); takes nothing. */
+  prewarm(): void {
+    this.start();
+  }
+
   /** Saves the scan index and ends the worker once every checkpoint asked for is saved. */
   async close(): Promise<void> {
     if (!this.worker) return;

@@ -59,7 +59,10 @@ export class CheckpointHook implements TurnHook {
     this.turnTaken = false;
     this.prompt = prompt;
     // Nothing of awl changes a file before the turn's first tool batch: the checkpoint of the turn's start is taken
-    // then, or when the turn ends, never while the answer streams (a text-only turn gives the CPU to it).
+    // then, or when the turn ends, never while the answer streams (a text-only turn gives the CPU to it). Its worker
+    // starts now, on another thread while the request is on its way, so the first tool batch does not wait for it
+    // (every turn takes a checkpoint, so this only moves the start earlier).
+    this.checkpointer.prewarm();
   }
 
   wrapReceiver(receiver: TurnReceiver): TurnReceiver {
