@@ -4,37 +4,15 @@
 // checked at every start by file metadata (size, mtime, ctime, inode), reading no file that did not change.
 // Target: within noise (median). Also the digest check alone, in process: warm (stamps cached) and cold.
 // Run: `npm run bench -- plugins` (BENCH_RUNS runs each, default 10).
-import { execFileSync, spawn } from "node:child_process";
-import { createServer } from "node:http";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { awl, choice, median, now, RUNS, sse } from "./support.mjs";
+import { awl, choice, median, now, RUNS, sse, firstRequest } from "./support.mjs";
 
 const answer = sse(choice({ role: "assistant", content: "ok" }), choice({}, "stop"), { id: "b", choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } });
 
-async function once(home) {
-  let arrived;
-  const server = createServer((req, res) => {
-    arrived ??= now();
-    req.resume();
-    req.on("end", () => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(answer);
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const env = { PATH: process.env.PATH, HOME: home, AWL_PROVIDER: "openai", AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "k", AWL_MODEL: "gpt-4o" };
-  const started = now();
-  await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [awl, "-p", "hi"], { cwd: home, env, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (d) => (err += d));
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`awl exited ${code}: ${err}`))));
-  });
-  server.close();
-  return arrived - started;
-}
+const once = async (home) => (await firstRequest(home, answer)).ms;
 
 const lua = (p, e) => `awl.register_tool { name = "p${p}_t${e}", description = "Tool ${e} of plugin ${p}.", kinds = { "read" },
   parameters = { type = "object", properties = { q = { type = "string" } } },

@@ -5,41 +5,14 @@
 // listed by name). Target: ≤ +10 ms (median). Also the request bytes each listed skill adds (its line in the system
 // prompt), and what the `skill` tool and the listing's header cost once. Runs alternate between the two set-ups.
 // Run: `npm run bench -- skills` (BENCH_RUNS runs each, default 10).
-import { spawn } from "node:child_process";
-import { createServer } from "node:http";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { awl, choice, median, now, RUNS, sse } from "./support.mjs";
+import { choice, median, now, RUNS, sse, firstRequest } from "./support.mjs";
 
 const answer = sse(choice({ role: "assistant", content: "ok" }), choice({}, "stop"), { id: "b", choices: [], usage: { prompt_tokens: 1, completion_tokens: 1 } });
 
-/** One `awl -p hi` in `home`: ms from spawn to the first request's arrival, and that request's body bytes. */
-async function once(home) {
-  let arrived;
-  let bytes = 0;
-  const server = createServer((req, res) => {
-    arrived ??= now();
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", () => {
-      bytes = Buffer.concat(chunks).length;
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(answer);
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const env = { PATH: process.env.PATH, HOME: home, AWL_PROVIDER: "openai", AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "k", AWL_MODEL: "gpt-4o" };
-  const started = now();
-  await new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [awl, "-p", "hi"], { cwd: home, env, stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    child.stderr.on("data", (d) => (err += d));
-    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`awl exited ${code}: ${err}`))));
-  });
-  server.close();
-  return { ms: arrived - started, bytes };
-}
+const once = (home) => firstRequest(home, answer);
 
 /** A home with `skills` skills, `commands` prompt commands and `agents` agent definitions in the user's folders. */
 function home(skills, commands, agents = 0) {

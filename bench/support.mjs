@@ -59,3 +59,35 @@ export function timeNode(args, options = {}) {
     child.on("close", (code) => (code === 0 ? resolve(now() - start) : reject(new Error(`node ${args.join(" ")} exited ${code}: ${err}`))));
   });
 }
+
+/**
+ * One `awl -p hi` run with `home` as its home and working folder against a local OpenAI-compatible server that
+ * answers `answer` (an SSE body): ms from spawn to the first request's arrival, and that request's body bytes.
+ */
+export async function firstRequest(home, answer) {
+  const { createServer } = await import("node:http");
+  const { spawn } = await import("node:child_process");
+  let arrived;
+  let bytes = 0;
+  const server = createServer((req, res) => {
+    arrived ??= now();
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", () => {
+      bytes = Buffer.concat(chunks).length;
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(answer);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const env = { PATH: process.env.PATH, HOME: home, AWL_PROVIDER: "openai", AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "k", AWL_MODEL: "gpt-4o" };
+  const started = now();
+  await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [awl, "-p", "hi"], { cwd: home, env, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (code) => (code === 0 ? resolve() : reject(new Error(`awl exited ${code}: ${err}`))));
+  });
+  server.close();
+  return { ms: arrived - started, bytes };
+}
