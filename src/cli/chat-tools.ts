@@ -109,7 +109,7 @@ export async function openChatTools(
   }
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),
-    mode.interactive ? import("./interactive/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
+    mode.interactive ? import("../ui/prompts/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
   ]);
   const mcp = await openMcpTools({ ...mcpOptions, ...(ask && { ask }) });
   return { ok: true, value: { ...opened.value, ...(mcp && { mcp }) } };

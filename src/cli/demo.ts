@@ -5,9 +5,9 @@
 import { packagePath } from "../util/package-path.js";
 import { resolveSettings } from "../config/settings.js";
 import type { ConfigError } from "../config/errors.js";
-import { formatUserMessage } from "./error-text.js";
+import { formatUserMessage } from "../ui/error-text.js";
 import { EXIT } from "./exit-codes.js";
-import { writeNotice } from "./output/wrap-text.js";
+import { writeNotice } from "../ui/output/wrap-text.js";
 import { settingsFlags, type CliOptions } from "./options.js";
 import { runPrintMode } from "./print-mode.js";
 import { buildRuntime } from "./runtime.js";

@@ -1,5 +1,5 @@
 /** `/tools`: the tools the model is offered (`/extensions` shows where they come from). */
-import { oneLine } from "../output/tool-block.js";
+import { oneLine } from "../../ui/output/tool-block.js";
 import type { SlashCommand } from "./slash-commands.js";
 
 export const toolsCommand: SlashCommand = {

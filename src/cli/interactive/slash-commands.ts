@@ -4,16 +4,16 @@
  * extension's `awl.register_command`) through `registerSlashCommand`. They run between turns, never during one.
  * Names are matched in any case; Tab completes them; `/help` lists them, wrapped to the terminal's width.
  */
-import type { LineSink } from "../output/sink.js";
+import type { LineSink } from "../../ui/output/sink.js";
 import type { Runtime } from "../runtime.js";
 import { resumeCommand, sessionsCommand } from "../session-history.js";
-import type { PickerItem } from "./picker.js";
+import type { PickerItem } from "../../ui/prompts/picker.js";
 import { costReport } from "../../usage/meter.js";
-import { displayWidth } from "../output/width.js";
+import { displayWidth } from "../../ui/output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
 import { agentsCommand, toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
-import { compactionText } from "../output/notices.js";
+import { compactionText } from "../../ui/output/notices.js";
 import { forkCommand, rewindCommand, treeCommand } from "./rewind-commands.js";
 
 export interface SlashContext {

@@ -8,7 +8,7 @@
  * backticks.
  */
 import { Lexer, type Token, type Tokens } from "marked";
-import { displayWidth, graphemes } from "../width.js";
+import { displayWidth, graphemes } from "../output/width.js";
 import { highlightLines } from "./highlight.js";
 
 interface Style {

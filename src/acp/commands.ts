@@ -4,7 +4,7 @@
  * (prompt-invocation.ts). awl's interactive-only commands (`/help`, `/model`, ...) are not among them.
  */
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
-import type { Runtime } from "../runtime.js";
+import type { Runtime } from "../cli/runtime.js";
 
 /** Every command a prompt can name, first of a name kept, in the order prompt-invocation.ts looks. */
 export async function availableCommands(runtime: Pick<Runtime, "promptCommands" | "skills" | "hosts">): Promise<AvailableCommand[]> {

@@ -1,5 +1,5 @@
 /**
- * The tool blocks of a turn (src/cli/output/tool-block.ts draws one). Two ways to show them:
+ * The tool blocks of a turn (src/ui/output/tool-block.ts draws one). Two ways to show them:
  * - `redraw` (a terminal): each block appears when its call starts and is redrawn in place as `ctx:show`,
  *   `ctx:title` and `ctx:progress` updates arrive, at most every {@link REDRAW_INTERVAL_MS} (updates in between
  *   are coalesced), each redraw bracketed by synchronized-output escapes so it never flickers. The blocks drawn

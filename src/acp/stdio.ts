@@ -6,7 +6,7 @@
  */
 import { Readable } from "node:stream";
 import { ndJsonStream, type Stream } from "@agentclientprotocol/sdk";
-import { scrubChunk } from "../output/scrub-printed.js";
+import { scrubChunk } from "../cli/output/scrub-printed.js";
 
 export function stdioStream(): Stream {
   const protocolWrite = process.stdout.write.bind(process.stdout);

@@ -11,7 +11,7 @@
  * output. Ctrl-C, Ctrl-D on an empty prompt, Esc and Ctrl-Z are
  * actions for the caller (line-editor never exits, cancels or suspends by itself).
  */
-import { stripControls } from "../../ui/safe-text.js";
+import { stripControls } from "../safe-text.js";
 import { EditBuffer } from "./edit-buffer.js";
 import type { KeyEvent, KeyName } from "./key-decoder.js";
 import { layoutPrompt, type PromptLayout } from "./prompt-layout.js";

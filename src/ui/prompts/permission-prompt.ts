@@ -10,9 +10,9 @@
  * One question at a time (the permission layer queues them); the keys go here while one is open.
  */
 import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
-import { showControls } from "../../ui/safe-text.js";
+import { showControls } from "../safe-text.js";
 import { wrapText } from "../output/wrap-text.js";
-import type { KeyEvent } from "./key-decoder.js";
+import type { KeyEvent } from "../editor/key-decoder.js";
 
 /** Where the question is drawn: whole lines. */
 export interface PromptOutput {
@@ -180,7 +180,7 @@ const DIFF_SOURCES = new Set(["old_string", "new_string", "content"]);
 async function changeDiff(request: AskRequest, color: boolean): Promise<string[] | undefined> {
   if (request.tool.name !== "edit" && request.tool.name !== "write") return undefined;
   // Loaded on the first such question: the diff library costs nothing to a session that never asks one.
-  const { diffLines, fileChangeOf } = await import("../../ui/approval-diff.js");
+  const { diffLines, fileChangeOf } = await import("../approval-diff.js");
   const resolved = request.decision.input?.path;
   const change = fileChangeOf(request.tool.name, request.input, typeof resolved === "string" ? resolved : undefined, process.cwd());
   if (!change) return undefined;

@@ -22,21 +22,21 @@ import {
   type AgentContext,
   type SessionModeState,
 } from "@agentclientprotocol/sdk";
-import { AgentSession } from "../../agent-session/agent-session.js";
-import type { TurnResult } from "../../agent/agent.js";
-import { crashReport } from "../../agent/agent.js";
-import { loadSettings, type AwlSettings } from "../../config/index.js";
-import { newSessionId } from "../../session/paths.js";
-import type { MeterSnapshot } from "../../usage/meter.js";
-import { awlVersion } from "../../version.js";
-import { openChatTools } from "../chat-tools.js";
+import { AgentSession } from "../agent-session/agent-session.js";
+import type { TurnResult } from "../agent/agent.js";
+import { crashReport } from "../agent/agent.js";
+import { loadSettings, type AwlSettings } from "../config/index.js";
+import { newSessionId } from "../session/paths.js";
+import type { MeterSnapshot } from "../usage/meter.js";
+import { awlVersion } from "../version.js";
+import { openChatTools } from "../cli/chat-tools.js";
 import { clientMcpServers } from "./mcp-servers.js";
-import { describeProviderError } from "../error-text.js";
-import { settingsFlags, type CliOptions } from "../options.js";
-import { buildRuntime, type Runtime } from "../runtime.js";
-import { SessionHook } from "../session-hook.js";
-import { isPermissionMode, type PermissionMode } from "../../permissions/engine.js";
-import { setupRunPermissions } from "../run-permissions.js";
+import { describeProviderError } from "../ui/error-text.js";
+import { settingsFlags, type CliOptions } from "../cli/options.js";
+import { buildRuntime, type Runtime } from "../cli/runtime.js";
+import { SessionHook } from "../cli/session-hook.js";
+import { isPermissionMode, type PermissionMode } from "../permissions/engine.js";
+import { setupRunPermissions } from "../cli/run-permissions.js";
 import { clientTextHost } from "./client-files.js";
 import { askClient, sessionModes } from "./permission-ask.js";
 import { askClientTrust, trustRequest, type TrustAnswer } from "./trust-ask.js";
@@ -46,9 +46,9 @@ import { TurnUpdates } from "./updates.js";
 import { availableCommands } from "./commands.js";
 import { REWIND_COMMANDS, rewindCommandReply } from "./rewind-commands.js";
 import { forkParams, listSessions } from "./session-list.js";
-import { forkSession } from "../../session/fork.js";
-import { SessionStore } from "../../session/store.js";
-import { invokePrompt } from "../prompt-invocation.js";
+import { forkSession } from "../session/fork.js";
+import { SessionStore } from "../session/store.js";
+import { invokePrompt } from "../cli/prompt-invocation.js";
 
 export interface AcpAgentOptions {
   cli: CliOptions;
@@ -268,7 +268,7 @@ export class AcpAgent {
   }
 
   private async rememberTrust(folder: string, userConfig: string): Promise<void> {
-    const { setFolderTrust } = await import("../../permissions/save.js");
+    const { setFolderTrust } = await import("../permissions/save.js");
     try {
       await setFolderTrust(userConfig, folder, true);
     } catch (error) {

@@ -5,8 +5,8 @@
 import { readFileSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { ToolCallLocation, ToolKind } from "@agentclientprotocol/sdk";
-import { parseToolInput } from "../../model/blocks.js";
-import type { ToolCall, ToolDefinition } from "../../tools/types.js";
+import { parseToolInput } from "../model/blocks.js";
+import type { ToolCall, ToolDefinition } from "../tools/types.js";
 
 /** The std tools by the names models know them by (SPEC §9). */
 const KIND_BY_NAME: Record<string, ToolKind> = { read: "read", write: "edit", edit: "edit", bash: "execute", grep: "search", find: "search", ls: "search" };

@@ -6,10 +6,10 @@
  * request that fails is a deny (fail closed). The permission layer sends the asks one at a time.
  */
 import type { AgentContext, PermissionOption, RequestPermissionRequest, SessionModeState } from "@agentclientprotocol/sdk";
-import { PERMISSION_MODES, type PermissionMode } from "../../permissions/engine.js";
-import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
+import { PERMISSION_MODES, type PermissionMode } from "../permissions/engine.js";
+import type { AskAnswer, AskRequest } from "../permissions/tool-set.js";
 import { describeCall } from "./tool-calls.js";
-import { showControls } from "../../ui/safe-text.js";
+import { showControls } from "../ui/safe-text.js";
 
 const OPTIONS: (PermissionOption & { answer: AskAnswer })[] = [
   { optionId: "allow_once", name: "Allow once", kind: "allow_once", answer: { kind: "allow_once" } },

@@ -5,7 +5,7 @@
  * the result's summary (or model-facing text) once it ended. Used live, at the end of a call, and on resume.
  */
 import type { ToolRenderView, ToolSet } from "../../tools/types.js";
-import { stripControls } from "../../ui/safe-text.js";
+import { stripControls } from "../safe-text.js";
 import { STILL_MARK } from "./spinner.js";
 import { displayWidth, fitWidth } from "./width.js";
 import { wrapText } from "./wrap-text.js";

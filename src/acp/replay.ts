@@ -5,9 +5,9 @@
  * (no tool runs), else the text the model got.
  */
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { ToolResultBlock, ToolUseBlock } from "../../model/blocks.js";
-import type { LoadedSession } from "../../session/reader.js";
-import type { ToolDefinition, ToolSet } from "../../tools/types.js";
+import type { ToolResultBlock, ToolUseBlock } from "../model/blocks.js";
+import type { LoadedSession } from "../session/reader.js";
+import type { ToolDefinition, ToolSet } from "../tools/types.js";
 import { describeCall } from "./tool-calls.js";
 
 /** The space a replayed block's render gets. */

@@ -5,8 +5,8 @@
  * sends audio anyway gets an error naming the block.
  */
 import type { ContentBlock as AcpBlock } from "@agentclientprotocol/sdk";
-import type { ImageBlock, TextBlock } from "../../model/blocks.js";
-import { promptImage } from "../../model/images.js";
+import type { ImageBlock, TextBlock } from "../model/blocks.js";
+import { promptImage } from "../model/images.js";
 
 export type PromptConversion = { ok: true; content: Array<TextBlock | ImageBlock> } | { ok: false; message: string };
 

@@ -5,7 +5,7 @@
  * server is shown as written, `${VAR}`s unexpanded, with its env and headers (what it would be sent).
  */
 import type { McpServerConfig } from "../../extensions/mcp/config.js";
-import { showControls } from "../../ui/safe-text.js";
+import { showControls } from "../safe-text.js";
 
 export function askMcpApproval(servers: readonly McpServerConfig[], file: string): Promise<boolean> {
   const input = process.stdin;

@@ -4,7 +4,7 @@
  * in the background when the interactive mode starts ({@link loadDisplayWidth}); until then, and always for
  * plain ASCII, the width is the character count, which is exact for ASCII.
  */
-import { stripControls } from "../../ui/safe-text.js";
+import { stripControls } from "../safe-text.js";
 
 type WidthFunction = (text: string) => number;
 

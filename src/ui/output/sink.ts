@@ -1,6 +1,6 @@
 import { outputOrder } from "./output-order.js";
 import { changedCells } from "./cell-diff.js";
-import { stripControls } from "../../ui/safe-text.js";
+import { stripControls } from "../safe-text.js";
 import { displayWidth } from "./width.js";
 
 /** A text stream that remembers whether it sits at the start of a line, so renderers can separate parts cleanly. */
@@ -62,7 +62,7 @@ export class LineSink {
 
   /**
    * Writes whole lines that are not ready yet (a tool block being rendered) at this point of the output: what
-   * is written after waits for them (src/cli/output/output-order.ts). Called at the start of a line; the lines
+   * is written after waits for them (src/ui/output/output-order.ts). Called at the start of a line; the lines
    * end with a newline, so the line state stays as it is. `lines` resolves to a function called at that point
    * (so it sees what was written before it) and must not reject; what it returns is written unless empty.
    */

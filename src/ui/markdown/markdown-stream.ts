@@ -6,10 +6,10 @@
  * laid out once per width and kept. A resize lays everything of the answer still on screen out again at the
  * new width. Lines that scroll above the screen (or anything written after the region) are final.
  */
-import { outputOrder } from "../output-order.js";
-import { SafeStream } from "../../../ui/safe-text.js";
-import type { LineSink } from "../sink.js";
-import { displayWidth, screenRows } from "../width.js";
+import { outputOrder } from "../output/output-order.js";
+import { SafeStream } from "../safe-text.js";
+import type { LineSink } from "../output/sink.js";
+import { displayWidth, screenRows } from "../output/width.js";
 import { whenLoaded } from "./highlight.js";
 import { renderMarkdown } from "./render-markdown.js";
 

@@ -5,7 +5,7 @@
  * checked as a config file's entries are, their values taken as they are (no `${VAR}` expansion).
  */
 import type { McpServer } from "@agentclientprotocol/sdk";
-import { parseMcpServers, type McpServerConfig } from "../../extensions/mcp/config.js";
+import { parseMcpServers, type McpServerConfig } from "../extensions/mcp/config.js";
 
 /** Where these servers come from, in messages. */
 export const CLIENT_SERVERS_ORIGIN = "the ACP client's session/new";

@@ -4,10 +4,10 @@
  * runs (in progress, a new title) and ends (completed or failed, the text the model got, a diff for an edit).
  */
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
-import type { TurnEvent } from "../../agent-session/events.js";
-import type { ToolCall, ToolDefinition, ToolOutcome } from "../../tools/types.js";
-import { parseToolInput, type ToolResultBlock } from "../../model/blocks.js";
-import { todoItems } from "../../ui/todo-list.js";
+import type { TurnEvent } from "../agent-session/events.js";
+import type { ToolCall, ToolDefinition, ToolOutcome } from "../tools/types.js";
+import { parseToolInput, type ToolResultBlock } from "../model/blocks.js";
+import { todoItems } from "../ui/todo-list.js";
 import { describeCall, readSmallText, textBeforeEdit, type CallView } from "./tool-calls.js";
 
 export class TurnUpdates {

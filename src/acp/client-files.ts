@@ -4,7 +4,7 @@
  * editor records each edit (it saves it to disk itself). Reads are of the whole file; awl cuts the lines asked for.
  */
 import type { AgentContext, ClientCapabilities } from "@agentclientprotocol/sdk";
-import type { TextHost } from "../../extensions/lua/types.js";
+import type { TextHost } from "../extensions/lua/types.js";
 
 /** The client's file system, when it offers both halves (otherwise the tools use the disk). */
 export function clientTextHost(capabilities: ClientCapabilities, client: AgentContext, sessionId: string): TextHost | undefined {

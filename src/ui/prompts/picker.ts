@@ -3,9 +3,9 @@
  * word must appear, in any case), Up/Down move, Enter chooses, Esc or Ctrl-C leaves it. Drawn in place and
  * redrawn only when something changed; one row per item, cut to the width so nothing wraps.
  */
-import type { KeyEvent } from "./key-decoder.js";
+import type { KeyEvent } from "../editor/key-decoder.js";
 import { fitWidth as fitToWidth } from "../output/width.js";
-import { stripControls } from "../../ui/safe-text.js";
+import { stripControls } from "../safe-text.js";
 
 export interface PickerItem<T> {
   value: T;

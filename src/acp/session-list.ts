@@ -3,8 +3,8 @@
  * (docs/acp.md, "Rewind and fork").
  */
 import { RequestError, type ListSessionsResponse, type McpServer } from "@agentclientprotocol/sdk";
-import type { SessionStore } from "../../session/store.js";
-import { oneLine } from "../output/tool-block.js";
+import type { SessionStore } from "../session/store.js";
+import { oneLine } from "../ui/output/tool-block.js";
 
 /** The saved sessions of `cwd` (every folder's without it), each with its first prompt as its title. */
 export function listSessions(store: SessionStore, cwd: string | undefined): ListSessionsResponse {

@@ -5,7 +5,7 @@
  * folder (or the change) and remembers it; `n` (or Esc, Ctrl-C, Ctrl-D) starts awl without it.
  */
 import { wrapText } from "../output/wrap-text.js";
-import { TerminalInput } from "./terminal-input.js";
+import { TerminalInput } from "../editor/terminal-input.js";
 
 /**
  * Asks on the process's terminal; resolves true when the user trusts the folder. `brings` says which of the two

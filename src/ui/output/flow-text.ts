@@ -5,7 +5,7 @@
  * word never breaks across lines unless it is wider than a whole line. An optional prefix marks every line
  * (`(thinking) ` when there is no colour to set thinking apart).
  */
-import { SafeStream } from "../../ui/safe-text.js";
+import { SafeStream } from "../safe-text.js";
 import { displayWidth, graphemes } from "./width.js";
 
 const TAB_STOP = 8;

@@ -4,9 +4,9 @@
  * (acp/agent.ts) forks too; this `/fork` goes on in the copy under the same ACP session.
  */
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
-import type { AgentSession } from "../../agent-session/agent-session.js";
-import type { RewindMode } from "../../agent-session/branching.js";
-import { nothingToRestore, restoreLines, rewindPointLabel } from "../output/rewind-text.js";
+import type { AgentSession } from "../agent-session/agent-session.js";
+import type { RewindMode } from "../agent-session/branching.js";
+import { nothingToRestore, restoreLines, rewindPointLabel } from "../ui/output/rewind-text.js";
 
 export const REWIND_COMMANDS: AvailableCommand[] = [
   {
