@@ -15,7 +15,7 @@ import type { McpServerConfig } from "../extensions/mcp/config.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { McpToolsOptions } from "./mcp-tools.js";
 import type { LaterMcp } from "./later-mcp.js";
-import type { RuntimeOptions } from "./runtime.js";
+import type { RunOptions } from "./run-options.js";
 
 /** The tools, and when they are known (the first request needs them; see `openToolsForChat`). */
 export interface OpenedTools {
@@ -36,7 +36,7 @@ export interface ChatMode {
 
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
 export async function openChatTools(
-  options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "cwd" | "warn" | "permissions">,
+  options: Pick<RunOptions, "settings" | "sources" | "config" | "cli" | "cwd" | "warn" | "permissions">,
   mode: ChatMode = { interactive: false },
   /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
   textHost?: TextHost,
@@ -116,7 +116,7 @@ export async function openChatTools(
 }
 
 /** The MCP servers configured in the config files and the project's `.mcp.json` (their tools come later). */
-function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string): string[] {
+function mcpServerNames(options: Pick<RunOptions, "config">, cwd: string): string[] {
   const names = Object.keys((options.config?.get("mcpServers")?.value as Record<string, unknown> | undefined) ?? {});
   try {
     const project = JSON.parse(readFileSync(join(cwd, ".mcp.json"), "utf8")) as { mcpServers?: Record<string, unknown> };
@@ -128,6 +128,6 @@ function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string): s
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
-function hasMcpConfig(options: Pick<RuntimeOptions, "config">, cwd: string): boolean {
+function hasMcpConfig(options: Pick<RunOptions, "config">, cwd: string): boolean {
   return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json")) || pluginsHaveMcp(process.env, cwd);
 }

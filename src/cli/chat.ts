@@ -77,7 +77,7 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn, permissions: permissions.value };
   const tools = await openChatTools(options, { interactive });
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
-  const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./runtime.js"), import("./print-mode.js")]);
+  const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./build-runtime.js"), import("./print-mode.js")]);
   // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
   // (The interactive mode loads it once its prompt is drawn.)
   if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("../ui/output/width.js").then((w) => w.loadDisplayWidth());

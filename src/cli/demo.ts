@@ -10,7 +10,7 @@ import { EXIT } from "./exit-codes.js";
 import { writeNotice } from "../ui/output/wrap-text.js";
 import { settingsFlags, type CliOptions } from "./options.js";
 import { runPrintMode } from "./print-mode.js";
-import { buildRuntime } from "./runtime.js";
+import { buildRuntime } from "./build-runtime.js";
 
 export const DEMO_SCRIPT = packagePath("examples", "replay", "demo.jsonl");
 /** The example extensions the demo's tool calls use (echo, word_count). */
