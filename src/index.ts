@@ -54,7 +54,8 @@ export { readLock, removeInstalled, setEnabled, pluginsHome, packageDir, pluginD
 export type { LockEntry, LockFile, SourceKind } from "./plugins/store.js";
 export { checkInstalled, type InstalledPlugins, type LoadedPlugin } from "./plugins/installed.js";
 export { packageContent, PackageFilesError, type PackageContent } from "./plugins/package-files.js";
-export { summarize, summaryLines, summaryDiff, type PluginSummary } from "./plugins/summary.js";
+export { summarize, summaryLines, summaryDiff } from "./plugins/summary.js";
+export type { PluginSummary } from "./plugins/store.js";
 export { ToolRegistry, TOOL_NAME_PATTERN, checkObjectSchema } from "./tools/registry.js";
 export type { RegisteredTool, ToolRegistration, RegistryProblem, RegistryProblemKind } from "./tools/registry.js";
 export { TOOL_KINDS } from "./tools/types.js";

@@ -6,7 +6,8 @@ import { StreamJsonWriter, failureJSON, jsonLine, resultJSON } from "./output/js
 import { providerError } from "../providers/errors.js";
 import { invokePrompt, type Invocation } from "./prompt-invocation.js";
 import { compactionText, retryText, turnEndText } from "../ui/output/notices.js";
-import { LineSink, wantsColor, type Writer } from "../ui/output/sink.js";
+import { LineSink, wantsColor } from "../ui/output/sink.js";
+import type { Writer } from "../ui/output/output-order.js";
 import { TerminalRenderer } from "../ui/output/terminal-renderer.js";
 import { wrapText } from "../ui/output/wrap-text.js";
 import type { Runtime } from "./runtime.js";

@@ -9,7 +9,7 @@ import type { ToolUseBlock } from "../model/blocks.js";
 import type { Message } from "../model/message.js";
 import type { LoadedSession } from "../session/reader.js";
 import type { ToolOutcome, ToolSet } from "../tools/types.js";
-import type { SlashCommand } from "./interactive/slash-commands.js";
+import type { SlashCommand } from "./interactive/slash-command.js";
 import type { LineSink } from "../ui/output/sink.js";
 import { TerminalRenderer } from "../ui/output/terminal-renderer.js";
 import { oneLine } from "../ui/output/tool-block.js";

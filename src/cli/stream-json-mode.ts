@@ -12,7 +12,7 @@ import type { Turn } from "../agent-session/turn.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js";
 import { turnEndText } from "../ui/output/notices.js";
-import type { Writer } from "../ui/output/sink.js";
+import type { Writer } from "../ui/output/output-order.js";
 import type { Runtime } from "./runtime.js";
 import { untilSecondInterrupt } from "./print-mode.js";
 import { parseInputLine, readLines } from "./stream-input.js";

@@ -11,17 +11,9 @@ import { join, resolve } from "node:path";
 import { compareCodeUnits } from "../tools/registry.js";
 import { userConfigDir } from "../config/paths.js";
 import { pluginExtensionRoots } from "../plugins/parts.js";
+import type { ExtensionRoot, ExtensionSource } from "./extension-root.js";
 
-/** Where a root came from, in precedence order: an earlier kind shadows a later one. */
-export type ExtensionSource = "flag" | "project" | "user" | "bundled";
-
-/** A folder scanned for extensions. */
-export interface ExtensionRoot {
-  dir: string;
-  source: ExtensionSource;
-  /** Put before every name found here (an installed plugin's name: `kit.tool`), so two plugins never clash by name. */
-  prefix?: string;
-}
+export type { ExtensionRoot, ExtensionSource } from "./extension-root.js";
 
 /** One extension entry point. */
 export interface DiscoveredExtension {

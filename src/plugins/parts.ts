@@ -4,7 +4,7 @@
  * user's own, MCP servers after the config's, command hooks after the config's. The user's own files win a name
  * clash; between two plugins the first by name wins and the other is reported, never mixed.
  */
-import type { ExtensionRoot } from "../extensions/discover.js";
+import type { ExtensionRoot } from "../extensions/extension-root.js";
 import type { McpServerConfig } from "../extensions/mcp/config.js";
 import type { CommandHook } from "../hooks/command-config.js";
 import { installedPlugins } from "./installed.js";

@@ -16,7 +16,22 @@ import { join } from "node:path";
 import { awlDataDir } from "../config/paths.js";
 import { isRunning, withFileLockSync } from "../util/file-lock.js";
 import type { PluginLayout } from "./manifest.js";
-import type { PluginSummary } from "./summary.js";
+
+/** One line of the review per item, by section. */
+export interface PluginSummary {
+  name: string;
+  version?: string;
+  layout: string;
+  tools: string[];
+  extensions: string[];
+  hooks: string[];
+  mcpServers: string[];
+  commands: string[];
+  agents: string[];
+  skills: string[];
+  size: string;
+  notices: string[];
+}
 
 export const LOCK_VERSION = 1;
 

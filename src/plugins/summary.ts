@@ -12,22 +12,7 @@ import type { PluginPackage } from "./manifest.js";
 import { hookEntries } from "./plugin-hooks.js";
 import { readPluginMcp, type PluginPlaces } from "./plugin-mcp.js";
 import { formatSize, type PackageContent } from "./package-files.js";
-
-/** One line of the review per item, by section. */
-export interface PluginSummary {
-  name: string;
-  version?: string;
-  layout: string;
-  tools: string[];
-  extensions: string[];
-  hooks: string[];
-  mcpServers: string[];
-  commands: string[];
-  agents: string[];
-  skills: string[];
-  size: string;
-  notices: string[];
-}
+import type { PluginSummary } from "./store.js";
 
 const SECTIONS = [
   ["extensions", "Lua extensions (run as you, in awl's Lua workers)"],

@@ -7,7 +7,7 @@
 import type { RewindMode, RewindOutcome } from "../../agent-session/branching.js";
 import { branchPromptLabel, nothingToRestore, restoreLines, rewindPointLabel } from "../../ui/output/rewind-text.js";
 import { showResumedSession } from "../session-history.js";
-import type { SlashCommand, SlashContext } from "./slash-commands.js";
+import type { SlashCommand, SlashContext } from "./slash-command.js";
 
 type Choice = RewindMode | "cancel";
 

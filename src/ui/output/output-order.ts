@@ -4,7 +4,11 @@
  * keeps its place, and the text written after it (the next answer, the turn's end) waits behind it.
  * When nothing is pending, writes go straight through.
  */
-import type { Writer } from "./sink.js";
+
+/** Where text goes: a terminal, a pipe, a file (a LineSink writes through one). */
+export interface Writer {
+  write(text: string): unknown;
+}
 
 type Step = { write: () => void } | { later: Promise<() => void> };
 

@@ -1,13 +1,9 @@
-import { outputOrder } from "./output-order.js";
+import { outputOrder, type Writer } from "./output-order.js";
 import { changedCells } from "./cell-diff.js";
 import { stripControls } from "../safe-text.js";
 import { displayWidth } from "./width.js";
 
 /** A text stream that remembers whether it sits at the start of a line, so renderers can separate parts cleanly. */
-export interface Writer {
-  write(text: string): unknown;
-}
-
 export class LineSink {
   private lineStart = true;
   private wroteAnything = false;

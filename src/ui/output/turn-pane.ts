@@ -10,7 +10,7 @@
  * to a line, a spinner's cell) leaves the pane as it is. Lines written here never fill the last column (the
  * callers lay out one column short), so no write leaves the cursor in the terminal's pending-wrap state.
  */
-import type { Writer } from "./sink.js";
+import type { Writer } from "./output-order.js";
 
 const SYNC_START = "\x1b[?2026h";
 const SYNC_END = "\x1b[?2026l";
