@@ -399,6 +399,34 @@ describe("project plugins", () => {
     expect((await awl(["install"])).stdout).toContain("kit: installed");
   }, 90_000);
 
+  it("a project's plugin loads only while the folder is trusted: untrusted, none of its parts runs", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    expect((await awl(["permissions", "trust"])).code).toBe(0);
+    expect((await awl(["install", "--project", "--yes", src])).code).toBe(0);
+    expect((await awl(["tools"])).stdout).toContain("kit_answer");
+    expect((await awl(["permissions", "untrust"])).code).toBe(0);
+    rmSync(join(pluginsHome(), "data", "kit", "mcp-started"), { force: true });
+    // Installing it again for the folder (an attempt to get it loaded anyway) does not make it load either.
+    const again = await awl(["install", "--project", "--yes", src]);
+    expect(again.stdout).toContain("This folder is not trusted: kit loads here once you trust it");
+    const tools = await awl(["tools"]);
+    expect(tools.stdout).not.toContain("kit_answer");
+    expect((await awl(["skills"])).stdout).not.toContain("kit-notes");
+    expect((await awl(["hooks"])).stdout).not.toContain("plugins/packages/kit");
+    server.enqueue({ body: openaiText("done") });
+    const r = await awl(["--allow", "*", "-p", "go"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('plugin "kit": installed for this project, which is not trusted; not loaded');
+    const offered = toolNamesOffered("openai", server.requests[0]!);
+    expect(offered).not.toContain("kit_answer");
+    expect(offered).not.toContain("odd_grow");
+    expect(JSON.stringify(server.requests[0]!.json())).not.toContain("kit-notes");
+    expect(existsSync(join(pluginsHome(), "data", "kit", "mcp-started"))).toBe(false);
+    // Trusted again, it loads as before (its files were not touched).
+    expect((await awl(["permissions", "trust"])).code).toBe(0);
+    expect((await awl(["tools"])).stdout).toContain("kit_answer");
+  }, 90_000);
+
   it("awl install --project installs for this folder and writes the declaration", async () => {
     const src = fullPlugin(join(box.root, "kit"));
     const r = await awl(["install", "--project", "--yes", src]);
