@@ -60,7 +60,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const subAgents = opened && !options.tools ? await (await import("./sub-agents.js")).openSubAgents(options, config.value, cwd) : undefined;
   const parts: ToolSet[] = [];
   const skills = reach?.skills.definitions().length ? reach.skills : undefined;
-  for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
+  // `exit_plan` (docs/permissions.md, "Plan mode"), offered while the mode is plan.
+  const plan = opened && !options.tools && options.permissions ? new (await import("../permissions/exit-plan.js")).PlanToolSet(options.permissions.engine) : undefined;
+  for (const part of [opened?.tools, skills, servers, subAgents?.tools, plan]) if (part) parts.push(part);
   const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
   const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn, eventHooks) : undefined;
@@ -85,6 +87,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   runtime.eventHooks = eventHooks;
   runtime.skills = reach?.skills;
   runtime.promptCommands = reach?.commands;
+  runtime.plan = plan;
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
