@@ -27,7 +27,7 @@ import type { KeyEvent } from "../../ui/editor/key-decoder.js";
 import { LineEditor } from "../../ui/editor/line-editor.js";
 import { PermissionPrompt } from "../../ui/prompts/permission-prompt.js";
 import { cycleMode } from "./permission-commands.js";
-import { PlanPrompt } from "../../ui/plan-prompt.js";
+import { PlanPrompt } from "../../ui/prompts/plan-prompt.js";
 import { layoutPrompt } from "../../ui/editor/prompt-layout.js";
 import { completeSlashCommand, findSlashCommand, invocableCommands } from "./slash-commands.js";
 import type { SlashContext } from "./slash-command.js";

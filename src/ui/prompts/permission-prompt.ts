@@ -11,7 +11,7 @@
  */
 import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
 import { showControls } from "../safe-text.js";
-import { questionAnswer, TypedLine } from "../question-input.js";
+import { questionAnswer, TypedLine } from "./question-input.js";
 import { wrapText } from "../output/wrap-text.js";
 import type { KeyEvent } from "../editor/key-decoder.js";
 

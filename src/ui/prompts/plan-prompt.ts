@@ -13,11 +13,11 @@ import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { PlanAnswer } from "../permissions/exit-plan.js";
-import type { KeyEvent } from "./editor/key-decoder.js";
-import { renderMarkdown } from "./markdown/render-markdown.js";
-import { wrapText } from "./output/wrap-text.js";
-import { stripControls } from "./safe-text.js";
+import type { PlanAnswer } from "../../permissions/exit-plan.js";
+import type { KeyEvent } from "../editor/key-decoder.js";
+import { renderMarkdown } from "../markdown/render-markdown.js";
+import { wrapText } from "../output/wrap-text.js";
+import { stripControls } from "../safe-text.js";
 import { questionAnswer, TypedLine } from "./question-input.js";
 
 /** Where the question is drawn: whole lines. */
