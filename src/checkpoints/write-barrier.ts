@@ -5,6 +5,7 @@
  * or that this set does not know) waits until the checkpoints asked for so far are saved. A ToolSet around the run's
  * tools, so the calls of sub-agents, which go through their parent's tools, wait too.
  */
+import { passThrough } from "../tools/pass-through.js";
 import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 
 /** Whether a call of `tool` can change files (its kinds have `write` or `exec`; an unknown tool is assumed to). */
@@ -20,10 +21,7 @@ export class WriteBarrierToolSet implements ToolSet {
     /** Every call waits (e.g. hooks around tool calls run commands of their own). */
     private readonly holdAll: () => boolean = () => false,
   ) {
-    if (inner.prewarm) this.prewarm = (why) => inner.prewarm!(why);
-    if (inner.render) this.render = (name, state, view) => inner.render!(name, state, view);
-    if (inner.refresh) this.refresh = () => inner.refresh!();
-    if (inner.instructions) this.instructions = () => inner.instructions!();
+    Object.assign(this, passThrough(inner));
   }
 
   prewarm?(why?: PrewarmReason): void | Promise<void>;
