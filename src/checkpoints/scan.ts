@@ -6,8 +6,8 @@
  * change is not hashed again, so a scan of an unchanged tree costs one `lstat` per entry.
  */
 import * as fs from "node:fs";
-import ignore from "ignore";
 import { ancestorLayers, ignoredBy, type Ignore, type IgnoreLayer } from "../util/ignore-layers.js";
+import { makeIgnore } from "../util/make-ignore.js";
 import { hashOf, StoreWriteError, type ObjectStore } from "./objects.js";
 import { encodeTree, type TreeEntry } from "./tree.js";
 
@@ -61,8 +61,6 @@ const IGNORED_NAMED = 100;
  */
 const RACY_MS = 100;
 const RACY_COARSE_MS = 2_000;
-
-const makeIgnore = (): Ignore => ignore({ allowRelativePaths: true }) as unknown as Ignore;
 
 /** An index entry as the scanner holds it: `racy` is not trusted by the next scan, `seen` is the last scan that met it. */
 type HeldEntry = IndexEntry & { racy?: boolean; seen?: number };
