@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { awlDataDir } from "../config/paths.js";
 import { isRunning, withFileLockSync } from "../util/file-lock.js";
 import type { PluginLayout } from "./manifest.js";
+import { testPause } from "./test-pause.js";
 
 /** One line of the review per item, by section. */
 export interface PluginSummary {
@@ -148,8 +149,10 @@ export function commitInstall(env: NodeJS.ProcessEnv, root: string, entry: LockE
   if (existsSync(target)) {
     replaced = mkdtempSync(join(pluginsHome(env), `.replaced-${process.pid}-`));
     renameSync(target, join(replaced, "old"));
+    testPause("old-moved-aside", env);
   }
   renameSync(root, target);
+  testPause("new-in-place", env);
   changeLock(env, (lock) => {
     lock.plugins[entry.name] = entry;
   });
