@@ -82,7 +82,7 @@ export function agentFolders(folders: AgentFolders): { dir: string; source: "pro
         { dir: join(folders.cwd, ".claude", "agents"), source: "project" as const },
       ]
     : [];
-  const plugins = pluginAgentFolders(folders.env, folders.cwd).map((f) => ({ dir: f.dir, source: "user" as const }));
+  const plugins = pluginAgentFolders(folders.env, folders.cwd, folders.trusted).map((f) => ({ dir: f.dir, source: "user" as const }));
   return [...project, { dir: join(userConfigDir(folders.env), "agents"), source: "user" }, ...plugins];
 }
 

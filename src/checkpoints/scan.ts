@@ -7,8 +7,8 @@
  */
 import * as fs from "node:fs";
 import { join } from "node:path";
-import ignore from "ignore";
 import { ancestorLayers, ignoredBy, type Ignore, type IgnoreLayer } from "../util/ignore-layers.js";
+import { makeIgnore } from "../util/make-ignore.js";
 import { hashOf, StoreWriteError, type ObjectStore } from "./objects.js";
 import { encodeTree, type TreeEntry } from "./tree.js";
 
@@ -63,7 +63,6 @@ const IGNORED_NAMED = 100;
 const RACY_MS = 100;
 const RACY_COARSE_MS = 2_000;
 
-const makeIgnore = (): Ignore => ignore({ allowRelativePaths: true }) as unknown as Ignore;
 
 export class Scanner {
   /** Path → what the last scan recorded; saved between runs by the store. */

@@ -53,7 +53,7 @@ export async function openChatTools(
   const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : { ok: true as const, value: undefined };
   if (!sandbox.ok) return sandbox;
   // Installed plugins whose files changed since their review are said, and left out (docs/plugins.md).
-  for (const problem of pluginProblems(process.env, cwd)) options.warn(`awl: ${problem}`);
+  for (const problem of pluginProblems(process.env, cwd, trusted)) options.warn(`awl: ${problem}`);
   const opened = await openToolsForChat(options.cli.flags, options.warn, {
     cwd,
     ...(options.config && { config: options.config }),
@@ -79,19 +79,20 @@ export async function openChatTools(
     // Once the tools are known: a rule naming none of them is said (a typo must not silently match nothing).
     const { engine } = options.permissions;
     const lua = opened.value.tools;
-    const servers = mcpServerNames(options, cwd);
+    const servers = mcpServerNames(options, cwd, trusted);
     opened.value.ready = opened.value.ready.then(async () => {
       const { unknownToolRules } = await import("../permissions/unknown-tools.js");
       for (const line of unknownToolRules(engine, lua.definitions().map((t) => t.name), servers)) options.warn(line);
     });
   }
-  if (!opened.ok || (!hasMcpConfig(options, cwd) && !mode.clientServers?.length)) return opened;
+  if (!opened.ok || (!hasMcpConfig(options, cwd, trusted) && !mode.clientServers?.length)) return opened;
   const lua = opened.value.tools;
   const mcpOptions: Omit<McpToolsOptions, "ask"> = {
     config: options.config,
     cwd,
     env: process.env,
     // A trusted folder's .mcp.json is approved with the rest of what it brings (docs/permissions.md, "Trust").
+    trusted,
     approveProject: trusted || options.cli.flags["approve-mcp-json"] === true || options.config?.get("approve_mcp_json")?.value === true,
     ...(options.permissions?.unpinned && options.cli.flags["approve-mcp-json"] !== true && { unpinnedServers: options.permissions.unpinned.mcpServers }),
     waitForStart: !mode.interactive,
@@ -116,7 +117,7 @@ export async function openChatTools(
 }
 
 /** The MCP servers configured in the config files and the project's `.mcp.json` (their tools come later). */
-function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string): string[] {
+function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string, trusted: boolean): string[] {
   const names = Object.keys((options.config?.get("mcpServers")?.value as Record<string, unknown> | undefined) ?? {});
   try {
     const project = JSON.parse(readFileSync(join(cwd, ".mcp.json"), "utf8")) as { mcpServers?: Record<string, unknown> };
@@ -124,10 +125,10 @@ function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string): s
   } catch {
     // none, or not readable: the MCP layer reports a broken file itself
   }
-  return [...names, ...pluginMcpServers(process.env, cwd).map((s) => s.name)];
+  return [...names, ...pluginMcpServers(process.env, cwd, trusted).map((s) => s.name)];
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
-function hasMcpConfig(options: Pick<RuntimeOptions, "config">, cwd: string): boolean {
-  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json")) || pluginsHaveMcp(process.env, cwd);
+function hasMcpConfig(options: Pick<RuntimeOptions, "config">, cwd: string, trusted: boolean): boolean {
+  return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json")) || pluginsHaveMcp(process.env, cwd, trusted);
 }

@@ -22,6 +22,8 @@ export interface McpToolsOptions {
   ask?: (servers: readonly McpServerConfig[], file: string) => Promise<boolean>;
   /** `--approve-mcp-json` (or the config key): approve the project's servers for this run without asking. */
   approveProject: boolean;
+  /** Whether the folder is trusted: the servers of a plugin installed for it start only then (docs/plugins.md). */
+  trusted: boolean;
   /** Servers of a trusted folder's `.mcp.json` changed since it was trusted: not approved by that trust (src/trust/pin.ts). */
   unpinnedServers?: ReadonlySet<string>;
   /** Print mode: the first model call waits for servers still starting, up to the start-up timeout. */
@@ -37,7 +39,7 @@ export interface McpToolsOptions {
 }
 
 /** The configured servers, the project's ones marked when not approved (asking first when it can). */
-export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject" | "unpinnedServers" | "clientServers">): Promise<McpServerConfig[]> {
+export async function configuredServers(options: Pick<McpToolsOptions, "config" | "cwd" | "env" | "ask" | "approveProject" | "trusted" | "unpinnedServers" | "clientServers">): Promise<McpServerConfig[]> {
   const { config, cwd, env } = options;
   // From the config files (a project's .awl/config.json only when the folder is trusted: src/config/layers.ts).
   const configured = config?.get("mcpServers");
@@ -53,7 +55,7 @@ export async function configuredServers(options: Pick<McpToolsOptions, "config" 
   });
   const client = options.clientServers ?? [];
   // Installed plugins' servers (reviewed at install) come before the config's, which win a name clash.
-  user.unshift(...pluginMcpServers(env, cwd).filter((s) => !user.some((u) => u.name === s.name)));
+  user.unshift(...pluginMcpServers(env, cwd, options.trusted).filter((s) => !user.some((u) => u.name === s.name)));
   const project = readMcpJson(cwd, env);
   if (!project) return mergeServers(user, [], client);
   const runnable = project.servers.filter((s) => !s.error && !s.disabled);
@@ -127,6 +129,7 @@ export async function openMcpForListing(options: { approveProject: boolean; trus
   }
   const tools = await openMcpTools({
     config,
+    trusted: options.trustProject === true || config?.trusted === true,
     ...(unpinnedServers && { unpinnedServers }),
     cwd: process.cwd(),
     env: process.env,

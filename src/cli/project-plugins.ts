@@ -65,10 +65,17 @@ export async function installDeclared(yes: boolean, installOne: (source: string,
   return code;
 }
 
-/** Writes the declaration of an installed plugin into this folder's `.awl/config.json`. */
+/**
+ * Writes the declaration of an installed plugin into this folder's `.awl/config.json`, and says when the folder is
+ * not trusted: a plugin installed for a project loads only while its folder is trusted, like the folder's own code.
+ */
 export async function declarePlugin(entry: LockEntry): Promise<void> {
-  const file = projectConfigPath(realpathSync(process.cwd()));
+  const cwd = realpathSync(process.cwd());
+  const file = projectConfigPath(cwd);
   const written = await editConfigFile(file, [{ key: ["plugins", entry.name], value: entry.source }], "project");
   if (!written.ok) process.stderr.write(`awl: ${entry.name} is installed, but its declaration was not written: ${written.error.message}\n`);
   else process.stdout.write(`Declared in ${file}: "plugins": {"${entry.name}": "${entry.source}"}\n`);
+  if (entry.projects && !(await isProjectTrusted(cwd, process.env, false))) {
+    process.stdout.write(`This folder is not trusted: ${entry.name} loads here once you trust it (awl permissions trust).\n`);
+  }
 }

@@ -85,7 +85,7 @@ export function defaultExtensionRoots(options: RootOptions): ExtensionRoot[] {
   if (options.project !== false) roots.push({ dir: resolve(options.cwd, ".awl", "extensions"), source: "project" });
   roots.push({ dir: join(userConfigDir(options.env), "extensions"), source: "user" });
   // Installed plugins' extensions come after the user's own (docs/plugins.md).
-  roots.push(...pluginExtensionRoots(options.env, options.cwd));
+  roots.push(...pluginExtensionRoots(options.env, options.cwd, options.project !== false));
   if (options.bundledDir) roots.push({ dir: options.bundledDir, source: "bundled" });
   return roots;
 }

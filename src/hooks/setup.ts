@@ -24,7 +24,7 @@ export interface HooksSetup {
 /** The hooks of the run; undefined when no hook can run (no Lua extensions and no command hooks). */
 export function setupHooks(setup: HooksSetup): Hooks | undefined {
   const configured = readCommandHooks(setup.config.layers);
-  const plugins = pluginCommandHooks(setup.env, setup.cwd);
+  const plugins = pluginCommandHooks(setup.env, setup.cwd, setup.config.trusted);
   const commands = [...configured.hooks, ...plugins.hooks];
   const problems = [...configured.problems, ...plugins.problems];
   for (const problem of problems) setup.warn(problem);

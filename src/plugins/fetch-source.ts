@@ -108,7 +108,7 @@ async function fetchNpm(spec: string, staging: string, cwd: string, env: NodeJS.
   try {
     out = (await run("npm", ["pack", name, "--json", "--ignore-scripts", "--pack-destination", staging], { cwd, env, maxBuffer: 16 * 1024 * 1024 })).stdout;
   } catch (error) {
-    throw new PluginSourceError(`${spec}: npm pack failed: ${lastLine(String((error as { stderr?: string }).stderr ?? (error as Error).message))}`);
+    throw new PluginSourceError(`${spec}: npm pack failed: ${npmError(String((error as { stderr?: string }).stderr ?? (error as Error).message))}`);
   }
   const packed = (JSON.parse(out) as Array<{ filename: string; version?: string }>)[0];
   if (!packed) throw new PluginSourceError(`${spec}: npm pack gave no archive`);
@@ -148,6 +148,16 @@ export function entryProblem(path: string, type: string, linkpath: string | unde
   }
   if (type !== "File" && type !== "OldFile" && type !== "Directory" && type !== "ContiguousFile") return `a ${type} entry (only files, folders and links)`;
   return undefined;
+}
+
+/** npm's own words from its stderr (`npm error code EINTEGRITY`, then the reason), without the pointer to its log. */
+function npmError(stderr: string): string {
+  const said = stderr
+    .split("\n")
+    .filter((l) => /^npm (error|ERR!)/.test(l))
+    .map((l) => l.replace(/^npm (error|ERR!) ?/, "").trim())
+    .filter((l) => l !== "" && !/^A complete log of this run/.test(l) && !/^Log files were not written/.test(l));
+  return said.length > 0 ? said.slice(0, 2).join(": ") : lastLine(stderr);
 }
 
 function lastLine(text: string): string {

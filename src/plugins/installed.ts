@@ -35,12 +35,16 @@ export interface InstalledPlugins {
 
 const loaded = new Map<string, InstalledPlugins>();
 
-/** The plugins of this environment for work in `cwd` (read once per process, data folder and folder). */
-export function installedPlugins(env: NodeJS.ProcessEnv, cwd: string): InstalledPlugins {
-  const key = `${packageDir(env, "")}\0${cwd}`;
+/**
+ * The plugins of this environment for work in `cwd` (read once per process, data folder, folder and trust). A
+ * plugin installed for a project loads only while that folder is `trusted`, like the folder's own extensions:
+ * its review was of the package, the trust is of the folder that asks for it.
+ */
+export function installedPlugins(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): InstalledPlugins {
+  const key = `${packageDir(env, "")}\0${cwd}\0${trusted}`;
   let found = loaded.get(key);
   if (!found) {
-    found = checkInstalled(env, cwd);
+    found = checkInstalled(env, cwd, trusted);
     loaded.set(key, found);
   }
   return found;
@@ -55,9 +59,9 @@ export function pluginAppliesTo(entry: LockEntry, cwd: string | undefined): bool
 
 /**
  * Reads the lock file and checks each enabled plugin's files against its digest (for work in `cwd`: a project's
- * plugins only in that folder; without `cwd`, every plugin). Never throws.
+ * plugins only in that folder, and only when it is `trusted`; without `cwd`, every plugin). Never throws.
  */
-export function checkInstalled(env: NodeJS.ProcessEnv, cwd?: string): InstalledPlugins {
+export function checkInstalled(env: NodeJS.ProcessEnv, cwd?: string, trusted = true): InstalledPlugins {
   const out: InstalledPlugins = { plugins: [], problems: [], disabled: [] };
   let entries: LockEntry[];
   try {
@@ -74,6 +78,10 @@ export function checkInstalled(env: NodeJS.ProcessEnv, cwd?: string): InstalledP
   for (const entry of entries) {
     if (!entry.enabled) {
       out.disabled.push(entry.name);
+      continue;
+    }
+    if (entry.projects && !trusted) {
+      out.problems.push(`plugin "${entry.name}": installed for this project, which is not trusted; not loaded (awl permissions trust)`);
       continue;
     }
     const root = packageDir(env, entry.name);

@@ -2,7 +2,8 @@
  * The parts of the installed plugins, in the shapes their standalone equivalents are read in (docs/plugins.md,
  * "Loading"): Lua extension folders beside `~/.config/awl/extensions/`, skill, command and agent folders after the
  * user's own, MCP servers after the config's, command hooks after the config's. The user's own files win a name
- * clash; between two plugins the first by name wins and the other is reported, never mixed.
+ * clash; between two plugins the first by name wins and the other is reported, never mixed. `trusted`: whether the
+ * folder of `cwd` is trusted (a plugin installed for a project loads only then: installed.ts).
  */
 import type { ExtensionRoot } from "../extensions/discover.js";
 import type { McpServerConfig } from "../extensions/mcp/config.js";
@@ -18,30 +19,30 @@ export interface PluginFolder {
 }
 
 /** The Lua extension folders of the enabled plugins (discovered as user extensions, named `plugin.extension`). */
-export function pluginExtensionRoots(env: NodeJS.ProcessEnv, cwd: string): ExtensionRoot[] {
-  return folders(env, cwd, "extensionsDir").map((f) => ({ dir: f.dir, source: "user", prefix: f.plugin }));
+export function pluginExtensionRoots(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): ExtensionRoot[] {
+  return folders(env, cwd, trusted, "extensionsDir").map((f) => ({ dir: f.dir, source: "user", prefix: f.plugin }));
 }
 
 /** Skill folders (each holding `<name>/SKILL.md`). */
-export function pluginSkillFolders(env: NodeJS.ProcessEnv, cwd: string): PluginFolder[] {
-  return folders(env, cwd, "skillsDir");
+export function pluginSkillFolders(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): PluginFolder[] {
+  return folders(env, cwd, trusted, "skillsDir");
 }
 
 /** Prompt command folders. */
-export function pluginCommandFolders(env: NodeJS.ProcessEnv, cwd: string): PluginFolder[] {
-  return folders(env, cwd, "commandsDir");
+export function pluginCommandFolders(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): PluginFolder[] {
+  return folders(env, cwd, trusted, "commandsDir");
 }
 
 /** Sub-agent definition folders. */
-export function pluginAgentFolders(env: NodeJS.ProcessEnv, cwd: string): PluginFolder[] {
-  return folders(env, cwd, "agentsDir");
+export function pluginAgentFolders(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): PluginFolder[] {
+  return folders(env, cwd, trusted, "agentsDir");
 }
 
 /** The MCP servers of the enabled plugins; a name two plugins use is a failed entry for the second. */
-export function pluginMcpServers(env: NodeJS.ProcessEnv, cwd: string): McpServerConfig[] {
+export function pluginMcpServers(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): McpServerConfig[] {
   const out: McpServerConfig[] = [];
   const owner = new Map<string, string>();
-  for (const { pkg, places } of installedPlugins(env, cwd).plugins) {
+  for (const { pkg, places } of installedPlugins(env, cwd, trusted).plugins) {
     if (!pkg.parts.mcpFile) continue;
     for (const server of readPluginMcp(pkg.parts.mcpFile, places, env)) {
       const first = owner.get(server.name);
@@ -57,15 +58,15 @@ export function pluginMcpServers(env: NodeJS.ProcessEnv, cwd: string): McpServer
 }
 
 /** Whether any enabled plugin has an `mcp.json`. */
-export function pluginsHaveMcp(env: NodeJS.ProcessEnv, cwd: string): boolean {
-  return installedPlugins(env, cwd).plugins.some((p) => p.pkg.parts.mcpFile !== undefined);
+export function pluginsHaveMcp(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): boolean {
+  return installedPlugins(env, cwd, trusted).plugins.some((p) => p.pkg.parts.mcpFile !== undefined);
 }
 
 /** The command hooks of the enabled plugins (user hooks, after the config files'), and their problems. */
-export function pluginCommandHooks(env: NodeJS.ProcessEnv, cwd: string): { hooks: CommandHook[]; problems: string[] } {
+export function pluginCommandHooks(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): { hooks: CommandHook[]; problems: string[] } {
   const hooks: CommandHook[] = [];
   const problems: string[] = [];
-  for (const { pkg, places } of installedPlugins(env, cwd).plugins) {
+  for (const { pkg, places } of installedPlugins(env, cwd, trusted).plugins) {
     if (!pkg.parts.hooksFile) continue;
     const read = readPluginHooks(pkg.parts.hooksFile, places);
     hooks.push(...read.hooks);
@@ -75,13 +76,13 @@ export function pluginCommandHooks(env: NodeJS.ProcessEnv, cwd: string): { hooks
 }
 
 /** Why installed plugins are not loaded, one line each (shown at start-up). */
-export function pluginProblems(env: NodeJS.ProcessEnv, cwd: string): string[] {
-  return installedPlugins(env, cwd).problems;
+export function pluginProblems(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): string[] {
+  return installedPlugins(env, cwd, trusted).problems;
 }
 
-function folders(env: NodeJS.ProcessEnv, cwd: string, key: "extensionsDir" | "skillsDir" | "commandsDir" | "agentsDir"): PluginFolder[] {
+function folders(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean, key: "extensionsDir" | "skillsDir" | "commandsDir" | "agentsDir"): PluginFolder[] {
   const out: PluginFolder[] = [];
-  for (const { pkg, places } of installedPlugins(env, cwd).plugins) {
+  for (const { pkg, places } of installedPlugins(env, cwd, trusted).plugins) {
     const dir = pkg.parts[key];
     if (dir) out.push({ plugin: places.name, dir });
   }

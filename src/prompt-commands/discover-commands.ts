@@ -45,7 +45,7 @@ export const MAX_COMMAND_BYTES = 256 * 1024;
 const NAME = /^[a-z0-9][a-z0-9_.-]*(:[a-z0-9][a-z0-9_.-]*)*$/;
 
 /** The folders, in order of precedence. */
-export function commandSources(cwd: string, env: NodeJS.ProcessEnv): CommandSource[] {
+export function commandSources(cwd: string, env: NodeJS.ProcessEnv, trusted: boolean): CommandSource[] {
   const home = env.HOME ?? "";
   const user = join(userConfigDir(env), "commands");
   return [
@@ -53,7 +53,7 @@ export function commandSources(cwd: string, env: NodeJS.ProcessEnv): CommandSour
     { dir: join(cwd, ".claude", "commands"), scope: "project", label: ".claude/commands" },
     { dir: user, scope: "user", label: tilde(user, home) },
     { dir: join(home, ".claude", "commands"), scope: "user", label: "~/.claude/commands" },
-    ...pluginCommandFolders(env, cwd).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
+    ...pluginCommandFolders(env, cwd, trusted).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
   ];
 }
 
@@ -87,7 +87,7 @@ export class PromptCommands {
 export function discoverCommands(cwd: string, env: NodeJS.ProcessEnv, trusted: boolean): PromptCommands {
   const entries: PromptCommand[] = [];
   const taken = new Map<string, PromptCommand>();
-  for (const source of commandSources(cwd, env)) {
+  for (const source of commandSources(cwd, env, trusted)) {
     for (const relative of markdownFiles(source.dir, "", 0)) {
       const name = relative.slice(0, -".md".length).split("/").join(":").toLowerCase();
       const entry: PromptCommand = { name, file: join(source.dir, relative), source, state: "offered" };

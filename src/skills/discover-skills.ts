@@ -55,7 +55,7 @@ export interface SkillDiscoveryOptions {
 export const FRONT_MATTER_BYTES = 64 * 1024;
 
 /** The folders skills are looked for in, in order of precedence. */
-export function skillSources(cwd: string, env: NodeJS.ProcessEnv): SkillSource[] {
+export function skillSources(cwd: string, env: NodeJS.ProcessEnv, trusted: boolean): SkillSource[] {
   const home = env.HOME ?? "";
   const user = userConfigDir(env);
   return [
@@ -63,7 +63,7 @@ export function skillSources(cwd: string, env: NodeJS.ProcessEnv): SkillSource[]
     { dir: join(user, "skills"), scope: "user", label: tilde(join(user, "skills"), home) },
     { dir: join(home, ".agents", "skills"), scope: "user", label: "~/.agents/skills" },
     { dir: join(home, ".claude", "skills"), scope: "user", label: "~/.claude/skills" },
-    ...pluginSkillFolders(env, cwd).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
+    ...pluginSkillFolders(env, cwd, trusted).map((f) => ({ dir: f.dir, scope: "user" as const, label: `plugin ${f.plugin}` })),
   ];
 }
 
@@ -74,7 +74,7 @@ export async function discoverSkills(options: SkillDiscoveryOptions): Promise<Sk
   const taken = new Map<string, SkillEntry>();
   // The same folder reached twice (~/.agents/skills linked to ~/.claude/skills) is one set of skills.
   const seen = new Set<string>();
-  for (const source of skillSources(options.cwd, options.env)) {
+  for (const source of skillSources(options.cwd, options.env, options.trusted)) {
     for (const folder of skillFolders(source.dir, seen)) {
       const dir = join(source.dir, folder.name);
       const file = join(dir, "SKILL.md");

@@ -168,6 +168,69 @@ describe("install from a tarball", () => {
     expect((await awl(["tool", "call", "npm_kit", "{}"])).stdout).toContain("FROM-NPM");
   }, 60_000);
 
+  it("npm:NAME from a registry (a local one serving a packument and its tarball): checked, recorded, no script run", async () => {
+    const marker = join(box.root, "SCRIPT-RAN");
+    const scripts = Object.fromEntries(["preinstall", "install", "postinstall", "prepare", "prepack", "postpack"].map((s) => [s, `echo ${s} >> ${marker}`]));
+    const tarballs = new Map<string, Buffer>();
+    const versions: Record<string, unknown> = {};
+    const { createServer } = await import("node:http");
+    const { createHash } = await import("node:crypto");
+    const requests: string[] = [];
+    let latest = "1.0.0";
+    let corrupt = false;
+    const registry = createServer((req, res) => {
+      requests.push(req.url ?? "");
+      const tgz = /^\/reg-kit\/-\/(reg-kit-[\d.]+\.tgz)$/.exec(req.url ?? "")?.[1];
+      if (tgz && tarballs.has(tgz)) return res.end(corrupt ? Buffer.concat([tarballs.get(tgz)!, Buffer.from("x")]) : tarballs.get(tgz));
+      if (req.url === "/reg-kit") return res.setHeader("content-type", "application/json").end(JSON.stringify({ name: "reg-kit", "dist-tags": { latest }, versions }));
+      res.statusCode = 404;
+      res.end('{"error":"not found"}');
+    });
+    await new Promise<void>((done) => registry.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(registry.address() as { port: number }).port}`;
+    try {
+      for (const version of ["1.0.0", "2.0.0"]) {
+        const manifest = { name: "reg-kit", version, scripts };
+        const src = write(join(box.root, `reg-kit-${version}`), {
+          "package.json": JSON.stringify(manifest),
+          "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "reg-kit", version }),
+          "dev.awl/extensions/k.lua": toolLua("reg_kit", `FROM-REGISTRY-${version}`),
+        });
+        execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", box.root], { cwd: src, stdio: "ignore" });
+        const file = `reg-kit-${version}.tgz`;
+        const bytes = readFileSync(join(box.root, file));
+        tarballs.set(file, bytes);
+        const dist = { tarball: `${url}/reg-kit/-/${file}`, shasum: createHash("sha1").update(bytes).digest("hex"), integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}` };
+        versions[version] = { ...manifest, dist };
+      }
+      const npmEnv = { npm_config_registry: `${url}/`, npm_config_cache: join(box.root, "npm-cache"), npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false", npm_config_fetch_retries: "0" };
+      const npmAwl = (args: string[]) => box.awl(args, { env: { ...providerEnv("openai", server.url), ...npmEnv } });
+      const r = await npmAwl(["install", "--yes", "npm:reg-kit"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(requests).toContain("/reg-kit");
+      expect(requests).toContain("/reg-kit/-/reg-kit-1.0.0.tgz");
+      expect(lock().plugins["reg-kit"]).toMatchObject({ source: "npm:reg-kit", resolved: "1.0.0" });
+      expect((await awl(["tool", "call", "reg_kit", "{}"])).stdout).toContain("FROM-REGISTRY-1.0.0");
+      latest = "2.0.0";
+      const updated = await npmAwl(["update", "--yes", "reg-kit"]);
+      expect(updated.code, updated.stderr).toBe(0);
+      expect(updated.stdout).toContain("Update reg-kit: 1.0.0 → 2.0.0");
+      expect(lock().plugins["reg-kit"]!.resolved).toBe("2.0.0");
+      expect((await awl(["tool", "call", "reg_kit", "{}"])).stdout).toContain("FROM-REGISTRY-2.0.0");
+      // A tarball that does not match the registry's integrity is refused by npm: nothing changes.
+      corrupt = true;
+      rmSync(join(box.root, "npm-cache"), { recursive: true, force: true });
+      const bad = await npmAwl(["install", "--yes", "npm:reg-kit@1.0.0"]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/npm:reg-kit@1\.0\.0: npm pack failed: .*(integrity|EINTEGRITY)/);
+      expect(lock().plugins["reg-kit"]!.resolved).toBe("2.0.0");
+      // No install, prepare or pack script of the package ran, at install, update or load.
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      registry.close();
+    }
+  }, 120_000);
+
   it("an archive with a .. path or a link out of the package is refused before anything is unpacked", async () => {
     const work = join(box.root, "work", "inner");
     mkdirSync(work, { recursive: true });
@@ -397,6 +460,34 @@ describe("project plugins", () => {
     });
     expect(outside).not.toContain("kit_answer");
     expect((await awl(["install"])).stdout).toContain("kit: installed");
+  }, 90_000);
+
+  it("a project's plugin loads only while the folder is trusted: untrusted, none of its parts runs", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    expect((await awl(["permissions", "trust"])).code).toBe(0);
+    expect((await awl(["install", "--project", "--yes", src])).code).toBe(0);
+    expect((await awl(["tools"])).stdout).toContain("kit_answer");
+    expect((await awl(["permissions", "untrust"])).code).toBe(0);
+    rmSync(join(pluginsHome(), "data", "kit", "mcp-started"), { force: true });
+    // Installing it again for the folder (an attempt to get it loaded anyway) does not make it load either.
+    const again = await awl(["install", "--project", "--yes", src]);
+    expect(again.stdout).toContain("This folder is not trusted: kit loads here once you trust it");
+    const tools = await awl(["tools"]);
+    expect(tools.stdout).not.toContain("kit_answer");
+    expect((await awl(["skills"])).stdout).not.toContain("kit-notes");
+    expect((await awl(["hooks"])).stdout).not.toContain("plugins/packages/kit");
+    server.enqueue({ body: openaiText("done") });
+    const r = await awl(["--allow", "*", "-p", "go"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('plugin "kit": installed for this project, which is not trusted; not loaded');
+    const offered = toolNamesOffered("openai", server.requests[0]!);
+    expect(offered).not.toContain("kit_answer");
+    expect(offered).not.toContain("odd_grow");
+    expect(JSON.stringify(server.requests[0]!.json())).not.toContain("kit-notes");
+    expect(existsSync(join(pluginsHome(), "data", "kit", "mcp-started"))).toBe(false);
+    // Trusted again, it loads as before (its files were not touched).
+    expect((await awl(["permissions", "trust"])).code).toBe(0);
+    expect((await awl(["tools"])).stdout).toContain("kit_answer");
   }, 90_000);
 
   it("awl install --project installs for this folder and writes the declaration", async () => {

@@ -37,7 +37,7 @@ export async function run(argv: readonly string[], io: CommandIO = processIO): P
   if (!all.ok) return configError(io, all.error);
   const configured = readCommandHooks(all.value.layers);
   // Installed plugins' hooks run after the config files' (docs/plugins.md).
-  const plugins = pluginCommandHooks(process.env, cwd);
+  const plugins = pluginCommandHooks(process.env, cwd, setup.value.trusted);
   const commands = [...configured.hooks, ...plugins.hooks];
   const problems = [...configured.problems, ...plugins.problems];
   const unpinned = setup.value.unpinned?.keys;

@@ -11,17 +11,16 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { HostRecord, HostValue } from "./lua-c.js";
 import { fsFailure } from "./host-fs.js";
-import { ancestorLayers, ignoredBy, withOwnLayer, type Ignore, type IgnoreLayer } from "../../../util/ignore-layers.js";
+import { ancestorLayers, ignoredBy, withOwnLayer, type IgnoreLayer } from "../../../util/ignore-layers.js";
+import { makeIgnore } from "../../../util/make-ignore.js";
 
 type Matcher = (path: string) => boolean;
 type Picomatch = (glob: string | string[], options?: Record<string, unknown>) => Matcher;
 
 const require = createRequire(import.meta.url);
-// Loaded at the first walk: a worker that never walks never pays for them.
-let modules: { ignore: (options?: object) => Ignore; picomatch: Picomatch } | undefined;
-function libs(): NonNullable<typeof modules> {
-  return (modules ??= { ignore: require("ignore") as (options?: object) => Ignore, picomatch: require("picomatch") as Picomatch });
-}
+// Loaded at the first glob: a worker that never walks never pays for it.
+let picomatch: Picomatch | undefined;
+const loadPicomatch = (): Picomatch => (picomatch ??= require("picomatch") as Picomatch);
 
 export interface WalkOptions {
   /** Globs the path (relative to the walk's folder) must match; one without a `/` matches the name at any depth. */
@@ -83,8 +82,6 @@ function rawNames(abs: string): Map<string, Buffer> {
   return byLossy;
 }
 
-const makeIgnore = (): Ignore => libs().ignore({ allowRelativePaths: true });
-
 function direntType(entry: Dirent): string {
   if (entry.isDirectory()) return "directory";
   if (entry.isFile()) return "file";
@@ -143,7 +140,7 @@ function walkTree(dir: string, options: WalkOptions, stop: () => boolean, visit:
 function globMatcher(globs: readonly string[]): Matcher {
   const matchers = globs
     .map((g) => g.replace(/^(\.\/)+/, "")) // `./src/*.ts` is `src/*.ts`
-    .map((g) => libs().picomatch(g, { dot: true, ...(!g.includes("/") && { basename: true }) }));
+    .map((g) => loadPicomatch()(g, { dot: true, ...(!g.includes("/") && { basename: true }) }));
   return (path) => matchers.some((m) => m(path));
 }
 
