@@ -14,6 +14,7 @@ import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, posix, resolve } from "node:path";
 import { promisify } from "node:util";
 import type { SourceKind } from "./store.js";
+import { testPause } from "./test-pause.js";
 
 const run = promisify(execFile);
 
@@ -53,7 +54,9 @@ export async function fetchSource(spec: string, staging: string, cwd: string, en
     return { root, kind: "path", source: path };
   }
   if (!/\.(tgz|tar\.gz|tar)$/.test(path)) throw new PluginSourceError(`${spec}: not a folder or a .tgz/.tar.gz/.tar archive`);
-  return { root: await unpack(path, staging), kind: "tarball", source: path };
+  const root = await unpack(path, staging);
+  testPause("unpacked", env);
+  return { root, kind: "tarball", source: path };
 }
 
 /** `git:URL@REF` → URL and REF: the part after the last `@` when it has no `/` or `:` (so `git@host:x` is a URL). */
@@ -81,6 +84,7 @@ async function fetchGit(spec: string, staging: string, cwd: string, env: NodeJS.
     }
   };
   await git(["clone", "--quiet", "--no-checkout", "--", url, root], `git clone ${url}`);
+  testPause("cloned", env);
   const tryRev = async (name: string): Promise<string> => {
     try {
       return (await run("git", ["-C", root, "rev-parse", "--verify", "--quiet", `${name}^{commit}`], { env: gitEnv })).stdout.trim();

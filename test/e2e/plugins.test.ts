@@ -429,6 +429,74 @@ describe("an interrupted install", () => {
   }, 60_000);
 });
 
+describe("an install killed at each step (kill -9, at the test-only pause points of src/plugins/test-pause.ts)", () => {
+  /** Runs awl with `args`, pausing at `step`; kills it with SIGKILL once it says it is there. */
+  async function killAt(step: string, args: string[]): Promise<void> {
+    const child = spawn(process.execPath, [AWL, ...args], { cwd: box.cwd, env: box.env({ AWL_TEST_PLUGIN_PAUSE: step }), stdio: ["ignore", "pipe", "pipe"] });
+    let said = "";
+    await new Promise<void>((done, fail) => {
+      child.stderr.on("data", (d: Buffer) => (said += d.toString()).includes(`test pause at ${step}`) && done());
+      child.on("close", () => fail(new Error(`awl ${args.join(" ")} ended before ${step}: ${said}`)));
+    });
+    child.kill("SIGKILL");
+    await new Promise((done) => child.on("close", done));
+  }
+  const answer = async (): Promise<string> => (await awl(["tool", "call", "kit_answer", "{}"])).stdout;
+
+  it("an update killed while cloning, between its two renames, or before the lock: never half loaded; rerun completes it", async () => {
+    const repo = join(box.root, "repo");
+    fullPlugin(repo, "1.0.0");
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "v1");
+    git(repo, "tag", "v1");
+    write(repo, { "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "kit", version: "2.0.0" }), "dev.awl/extensions/kit.lua": toolLua("kit_answer", "ANSWER-V2") });
+    git(repo, "commit", "-qam", "v2");
+    git(repo, "tag", "v2");
+    expect((await awl(["install", "--yes", `git:${repo}@v1`])).code).toBe(0);
+    write(join(pluginsHome(), "data", "kit"), { "kept.txt": "mine" });
+    expect(await answer()).toContain("ANSWER-FROM-KIT");
+
+    // Killed mid-fetch: the installed version is untouched and keeps working.
+    await killAt("cloned", ["update", "--yes", "kit@v2"]);
+    expect(await answer()).toContain("ANSWER-FROM-KIT");
+
+    // Killed after the old files moved aside: the plugin is refused (files missing), never half loaded.
+    await killAt("old-moved-aside", ["update", "--yes", "kit@v2"]);
+    const aside = await awl(["tool", "call", "kit_answer", "{}"]);
+    expect(aside.stdout).not.toContain("ANSWER");
+    expect((await awl(["plugins"])).stdout).toContain("its files are missing");
+    expect((await awl(["update", "--yes", "kit@v2"])).code).toBe(0);
+    expect(await answer()).toContain("ANSWER-V2");
+    expect(lock().plugins.kit!.resolved).toBe(git(repo, "rev-parse", "v2"));
+
+    // Killed with the new files in place but the lock not written: they are not what the lock names: refused.
+    await killAt("new-in-place", ["update", "--yes", "kit@v1"]);
+    const unrecorded = await awl(["tool", "call", "kit_answer", "{}"]);
+    expect(unrecorded.stdout).not.toContain("ANSWER");
+    expect((await awl(["plugins"])).stdout).toContain("its files changed since it was installed");
+    expect((await awl(["update", "--yes", "kit@v1"])).code).toBe(0);
+    expect(await answer()).toContain("ANSWER-FROM-KIT");
+    expect(lock().plugins.kit!.resolved).toBe(git(repo, "rev-parse", "v1"));
+
+    // What the killed runs left behind is gone after the rerun; the data folder is kept throughout.
+    expect(readdirSync(pluginsHome()).filter((n) => n.startsWith("."))).toEqual([]);
+    expect(readFileSync(join(pluginsHome(), "data", "kit", "kept.txt"), "utf8")).toBe("mine");
+  }, 180_000);
+
+  it("an install from an archive killed once unpacked: nothing is installed; rerun installs it", async () => {
+    const src = write(join(box.root, "lua-pack"), { "package.json": JSON.stringify({ name: "lua-pack", version: "1.0.0" }), "hello.lua": toolLua("pack_hello", "HELLO") });
+    execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", box.root], { cwd: src, stdio: "ignore" });
+    const file = join(box.root, "lua-pack-1.0.0.tgz");
+    await killAt("unpacked", ["install", "--yes", file]);
+    expect((await awl(["plugins"])).stdout).toContain("No plugin is installed");
+    expect((await awl(["tools"])).stdout).not.toContain("pack_hello");
+    expect((await awl(["install", "--yes", file])).code).toBe(0);
+    expect((await awl(["tool", "call", "pack_hello", "{}"])).stdout).toContain("HELLO");
+    expect(readdirSync(pluginsHome()).filter((n) => n.startsWith("."))).toEqual([]);
+  }, 90_000);
+});
+
 describe("project plugins", () => {
   it("an untrusted folder's declarations are listed, never fetched; trusted, awl install installs them for the folder only", async () => {
     const repo = join(box.root, "repo");
