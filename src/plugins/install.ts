@@ -8,8 +8,8 @@ import { rmSync } from "node:fs";
 import { fetchSource, type FetchedSource } from "./fetch-source.js";
 import { readPluginPackage, type PluginPackage } from "./manifest.js";
 import { packageContent, type PackageContent } from "./package-files.js";
-import { commitInstall, newStaging, packageDir, pluginDataDir, readLock, type LockEntry, type PluginSummary } from "./store.js";
-import { summarize } from "./summary.js";
+import { commitInstall, newStaging, packageDir, pluginDataDir, readLock, type LockEntry } from "./store.js";
+import { summarize, type PluginSummary } from "./summary.js";
 
 /** A fetched, checked package waiting for the user's answer. */
 export interface PreparedInstall {

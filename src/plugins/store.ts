@@ -16,28 +16,13 @@ import { join } from "node:path";
 import { awlDataDir } from "../config/paths.js";
 import { isRunning, withFileLockSync } from "../util/file-lock.js";
 import type { PluginLayout } from "./manifest.js";
+import type { PluginSummary } from "./summary.js";
 import { testPause } from "./test-pause.js";
-
-/** One line of the review per item, by section. */
-export interface PluginSummary {
-  name: string;
-  version?: string;
-  layout: string;
-  tools: string[];
-  extensions: string[];
-  hooks: string[];
-  mcpServers: string[];
-  commands: string[];
-  agents: string[];
-  skills: string[];
-  size: string;
-  notices: string[];
-}
 
 export const LOCK_VERSION = 1;
 
 /** How a plugin was installed. */
-export type SourceKind = "path" | "tarball" | "git" | "npm";
+export type SourceKind = "path" | "tarball" | "git" | "npm" | "luarocks";
 
 /** One installed plugin, as the lock file records it. */
 export interface LockEntry {
@@ -45,7 +30,7 @@ export interface LockEntry {
   /** The SOURCE as given to `awl install` (a path made absolute), for `awl update`. */
   source: string;
   kind: SourceKind;
-  /** The exact commit (git) or version (npm) installed. */
+  /** The exact commit (git) or version (npm, luarocks) installed. */
   resolved?: string;
   /** The manifest's version. */
   version?: string;
