@@ -1,7 +1,7 @@
 /**
  * The agent turn (seed phase 1 `runStep`, with the phase 3 tool loop; SPEC §5):
  * call the model; if it asked for tools, run them and feed the results back; repeat until the model stops,
- * the turn is cancelled, a tool crashed, a provider error ends it, or the step limit is hit.
+ * the turn is cancelled, a tool crashed or ended it (`ends_turn`), a provider error ends it, or the step limit is hit.
  */
 import type { ToolResultBlock, ToolUseBlock } from "../model/blocks.js";
 import { Conversation } from "../model/conversation.js";
@@ -174,6 +174,7 @@ export class Agent {
       }
       if (turn.crashes.length > 0) return end("tool_crash");
       if (signal.aborted) return end("cancelled");
+      if (records.some(({ outcome }) => outcome.status === "result" && outcome.ends_turn)) return end("end_turn");
     }
   }
 

@@ -9,6 +9,7 @@ import { compactionText, retryText, turnEndText } from "./output/notices.js";
 import { LineSink, wantsColor, type Writer } from "./output/sink.js";
 import { TerminalRenderer } from "./output/terminal-renderer.js";
 import { wrapText } from "./output/wrap-text.js";
+import { stripControls } from "../ui/safe-text.js";
 import type { Runtime } from "./runtime.js";
 
 export interface PrintIO {
@@ -50,6 +51,9 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   for (const note of invoked.notes) io.stderr.write(`awl: ${note}\n`);
   const { prompt: promptMessage, result } = await runtime.runTurn(invoked.content, receiver, signal, invoked.model === undefined ? {} : { model: invoked.model });
   await renderer?.finish();
+  // `--permission-mode plan`: a turn that ended with the model's plan (exit_plan) prints it as the answer.
+  const plan = runtime.plan?.takeDelivered();
+  if (plan !== undefined && format === "text") io.stdout.write(`${io.stdoutIsTerminal ? stripControls(plan) : plan}`.replace(/\n*$/, "\n"));
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot(), runtime.permissions?.takeDenied())));
   const note = turnEndText(result, runtime.settings);
   io.stderr.write(io.stderrColumns ? wrapText(note, io.stderrColumns()) : note);

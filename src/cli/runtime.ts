@@ -26,6 +26,7 @@ import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { LaterMcp } from "./later-mcp.js";
 import type { SubAgentToolSet } from "../agents/task-tool.js";
+import type { PlanToolSet } from "../permissions/exit-plan.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
@@ -92,6 +93,8 @@ export class Runtime {
   skills: SkillToolSet | undefined;
   /** The Markdown prompt commands found (docs/commands.md). */
   promptCommands: PromptCommands | undefined;
+  /** Plan mode's `exit_plan` tool (permissions/exit-plan.ts), when the run has permissions: each mode gives it its review. */
+  plan: PlanToolSet | undefined;
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -335,7 +338,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const subAgents = opened && !options.tools ? await (await import("./sub-agents.js")).openSubAgents(options, config.value, cwd) : undefined;
   const parts: ToolSet[] = [];
   const skills = reach?.skills.definitions().length ? reach.skills : undefined;
-  for (const part of [opened?.tools, skills, servers, subAgents?.tools]) if (part) parts.push(part);
+  // `exit_plan` (docs/permissions.md, "Plan mode"), offered while the mode is plan.
+  const plan = opened && !options.tools && options.permissions ? new (await import("../permissions/exit-plan.js")).PlanToolSet(options.permissions.engine) : undefined;
+  for (const part of [opened?.tools, skills, servers, subAgents?.tools, plan]) if (part) parts.push(part);
   const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
   const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn, eventHooks) : undefined;
@@ -362,6 +367,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   runtime.eventHooks = eventHooks;
   runtime.skills = reach?.skills;
   runtime.promptCommands = reach?.commands;
+  runtime.plan = plan;
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,

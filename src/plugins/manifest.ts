@@ -1,8 +1,8 @@
 /**
  * A plugin package read without running anything of it (docs/plugins.md, "Format"). Three layouts:
  *
- * - an **Agent Plugins 1.0** folder: `plugin.json` (its closed set of fields: unknown ones are reported and
- *   ignored, a wrong type of a known one is fatal), `skills/`, `mcp.json`, and awl's client folder `dev.awl/`
+ * - an **Agent Plugins 1.0** folder: `plugin.json` (checked against the spec's JSON Schema, vendored in
+ *   schema/agent-plugins/: unknown fields are reported and ignored, any other fault is fatal), `skills/`, `mcp.json`, and awl's client folder `dev.awl/`
  *   (the spec's reverse-domain rule for client extension folders) with `extensions/`, `commands/`, `agents/`
  *   and `hooks.json`;
  * - a **Claude Code plugin**: `.claude-plugin/plugin.json` with `commands/`, `agents/`, `skills/`,
@@ -16,6 +16,17 @@ import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { jsonErrorOffset, memberPositions, positionOf } from "../config/json-position.js";
 import { exists, isDir } from "./folder-list.js";
+import { validate as validateManifestRaw } from "./manifest-validator.generated.js";
+
+/** One error of the generated schema validator (ajv's shape, without messages). */
+interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** The Agent Plugins 1.0.0 manifest schema, precompiled (scripts/generate-plugin-manifest-validator.mjs). */
+const validateManifest = validateManifestRaw as ((value: unknown) => boolean) & { errors?: SchemaError[] | null };
 
 /** Which format a package is in. */
 export type PluginLayout = "agent-plugins" | "claude-code" | "lua-folder";
@@ -98,29 +109,15 @@ function readAgentPlugin(root: string): PluginPackage {
   const file = join(root, "plugin.json");
   const { value, at } = readJsonObject(file);
   const notices: string[] = [];
-  for (const key of Object.keys(value)) {
-    if (!AGENT_PLUGIN_FIELDS.has(key)) notices.push(`${at(`/${key}`)}: unknown field "${key}" (Agent Plugins 1.0 allows ${[...AGENT_PLUGIN_FIELDS].join(", ")}); ignored`);
-  }
-  const fail = (pointer: string, field: string, problem: string): never => {
-    throw new PluginFormatError(`${at(pointer)}: ${field} ${problem}`);
-  };
-  if (value.$schema === undefined) fail("", '"$schema"', `is missing; write "$schema": "${PLUGIN_SCHEMA_1_0}"`);
-  if (value.$schema !== PLUGIN_SCHEMA_1_0) fail("/$schema", '"$schema"', `is ${JSON.stringify(value.$schema)}: awl reads Agent Plugins 1.0 (${PLUGIN_SCHEMA_1_0})`);
-  const name = checkName(value.name, (problem) => fail(value.name === undefined ? "" : "/name", '"name"', problem));
-  for (const key of ["version", "description", "homepage", "repository", "license"]) {
-    if (value[key] !== undefined && typeof value[key] !== "string") fail(`/${key}`, `"${key}"`, "must be a string");
-  }
-  if (value.keywords !== undefined && !(Array.isArray(value.keywords) && value.keywords.every((k) => typeof k === "string"))) {
-    fail("/keywords", '"keywords"', "must be a list of strings");
-  }
-  if (value.author !== undefined) {
-    if (!isObject(value.author)) fail("/author", '"author"', 'must be an object like {"name": "...", "email": "...", "url": "..."}');
-    for (const [key, v] of Object.entries(value.author as Record<string, unknown>)) {
-      if (!AUTHOR_FIELDS.has(key)) fail(`/author/${key}`, `"author.${key}"`, "is not a field of author (name, email, url)");
-      if (typeof v !== "string") fail(`/author/${key}`, `"author.${key}"`, "must be a string");
+  const faults: string[] = [];
+  if (!validateManifest(value)) {
+    for (const error of validateManifest.errors ?? []) {
+      const said = schemaError(error, value, at);
+      (said.notice ? notices : faults).push(said.text);
     }
   }
-  if (value.extensions !== undefined && !isObject(value.extensions)) notices.push(`${at("/extensions")}: "extensions" must be an object of client namespaces; ignored`);
+  if (faults.length > 0) throw new PluginFormatError(faults[0]!);
+  const name = value.name as string;
   const client = join(root, AWL_CLIENT_FOLDER);
   const parts: PluginParts = {
     ...dirPart("skillsDir", join(root, "skills")),
@@ -182,6 +179,40 @@ function readLuaFolder(root: string): PluginPackage {
     parts: { extensionsDir: root },
     notices: [],
   };
+}
+
+/** One error of the manifest schema (schema/agent-plugins/1.0.0/plugin.schema.json), in words; an unknown field is a notice. */
+function schemaError(error: SchemaError, value: Record<string, unknown>, at: (pointer: string) => string): { notice: boolean; text: string } {
+  const path = error.instancePath;
+  const field = `"${path.slice(1).replace(/\//g, ".")}"`;
+  const params = error.params;
+  switch (error.keyword) {
+    case "additionalProperties": {
+      const key = String(params.additionalProperty);
+      const allowed = path === "" ? AGENT_PLUGIN_FIELDS : path === "/author" ? AUTHOR_FIELDS : undefined;
+      const full = path === "" ? key : `${path.slice(1).replace(/\//g, ".")}.${key}`;
+      return { notice: true, text: `${at(`${path}/${key}`)}: unknown field "${full}"${allowed ? ` (Agent Plugins 1.0 allows ${[...allowed].join(", ")})` : ""}; ignored` };
+    }
+    case "required": {
+      const key = String(params.missingProperty);
+      return { notice: false, text: `${at("")}: "${key}" is missing${key === "$schema" ? `; write "$schema": "${PLUGIN_SCHEMA_1_0}"` : ""}` };
+    }
+    case "const":
+      return { notice: false, text: `${at(path)}: ${field} is ${JSON.stringify(value.$schema)}: awl reads Agent Plugins 1.0 (${PLUGIN_SCHEMA_1_0})` };
+    case "type":
+      return { notice: false, text: `${at(path)}: ${field} must be ${params.type === "array" ? "a list" : `a${params.type === "object" ? "n" : ""} ${params.type}`}` };
+    case "minLength":
+    case "maxLength":
+      return { notice: false, text: `${at(path)}: ${field} must be 1 to 64 characters` };
+    case "pattern":
+      return { notice: false, text: `${at(path)}: ${field} ${JSON.stringify(pointerValue(value, path))} is not a plugin name: lowercase letters, digits, - and ., starting and ending with a letter or digit, no -- or ..` };
+    default:
+      return { notice: false, text: `${at(path)}: ${field} does not match the Agent Plugins 1.0 schema (${error.keyword})` };
+  }
+}
+
+function pointerValue(value: unknown, pointer: string): unknown {
+  return pointer.split("/").slice(1).reduce<unknown>((at, key) => (isObject(at) ? at[key] : Array.isArray(at) ? at[Number(key)] : undefined), value);
 }
 
 function checkName(name: unknown, fail: (problem: string) => never): string {

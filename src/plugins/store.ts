@@ -17,6 +17,7 @@ import { awlDataDir } from "../config/paths.js";
 import { isRunning, withFileLockSync } from "../util/file-lock.js";
 import type { PluginLayout } from "./manifest.js";
 import type { PluginSummary } from "./summary.js";
+import { testPause } from "./test-pause.js";
 
 export const LOCK_VERSION = 1;
 
@@ -133,8 +134,10 @@ export function commitInstall(env: NodeJS.ProcessEnv, root: string, entry: LockE
   if (existsSync(target)) {
     replaced = mkdtempSync(join(pluginsHome(env), `.replaced-${process.pid}-`));
     renameSync(target, join(replaced, "old"));
+    testPause("old-moved-aside", env);
   }
   renameSync(root, target);
+  testPause("new-in-place", env);
   changeLock(env, (lock) => {
     lock.plugins[entry.name] = entry;
   });

@@ -58,6 +58,8 @@ export type ToolOutcome =
       images?: ImageData[];
       /** Last `ctx:show` snapshot, persisted so a resumed session re-renders without running the tool. */
       snapshot?: unknown;
+      /** The turn ends after this batch, as if the model had ended it (a headless `exit_plan`: the plan is the answer). */
+      ends_turn?: boolean;
     }
   | { status: "crash"; extension: string; message: string; traceback: string }
   | { status: "timeout"; timeout_ms: number }

@@ -142,7 +142,7 @@ describe("awl acp: modes", () => {
       await awl.waitForUpdate((u) => u.update.sessionUpdate === "current_mode_update" && u.update.currentModeId === "plan");
       await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "plan it" }] });
       // `task` too: a sub-agent inherits plan mode, so it can only read as well (docs/agents.md).
-      expect(offered(1).sort()).toEqual(["find", "grep", "ls", "read", "task", "todo"]);
+      expect(offered(1).sort()).toEqual(["exit_plan", "find", "grep", "ls", "read", "task", "todo"]);
       await expect(ctx.request("session/set_mode", { sessionId, modeId: "yolo" })).rejects.toThrow(/unknown mode "yolo": use default, accept-edits, plan, bypass/);
     });
   });

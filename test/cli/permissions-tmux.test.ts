@@ -320,7 +320,7 @@ describe("modes in the terminal", () => {
     await tty.terminal.waitFor(/waiting for the model…[\s\S]*\nmode plan · /);
     held.open();
     await tty.terminal.waitFor(/Planned\.\n>/);
-    // The only tool is `run` (exec): plan mode offers none.
-    expect(tty.server.requests[0]!.json().tools ?? []).toEqual([]);
+    // The only tool is `run` (exec): plan mode offers none of it, only its own exit_plan.
+    expect((tty.server.requests[0]!.json().tools ?? []).map((t: { function: { name: string } }) => t.function.name)).toEqual(["exit_plan"]);
   });
 });

@@ -39,6 +39,7 @@ import { isPermissionMode, type PermissionMode } from "../../permissions/engine.
 import { setupRunPermissions } from "../run-permissions.js";
 import { clientTextHost } from "./client-files.js";
 import { askClient, sessionModes } from "./permission-ask.js";
+import { reviewPlanWithClient } from "./plan-review.js";
 import { askClientTrust, trustRequest, type TrustAnswer } from "./trust-ask.js";
 import { promptContent } from "./prompt-content.js";
 import { replaySession } from "./replay.js";
@@ -301,6 +302,14 @@ export class AcpAgent {
     const turn = live.session.prompt(content, invoked.model === undefined ? {} : { model: invoked.model });
     // This turn's asks go to the client that sent the prompt; "cancelled" (or Esc's equivalent) ends the turn.
     live.runtime.permissions?.setAsk((request, asked) => askClient(client, live.id, request, live.cwd, asked), () => turn.cancel());
+    // A plan (exit_plan) asks the client too; its approval switches the session's mode, which the editor is told.
+    live.runtime.plan?.setReview((plan, asked, call) => reviewPlanWithClient(client, live.id, plan, call, asked), {
+      onCancelTurn: () => turn.cancel(),
+      onModeChange: (mode) => {
+        live.mode = mode;
+        notify(client, live.id, { sessionUpdate: "current_mode_update", currentModeId: mode });
+      },
+    });
     const onAbort = (): void => turn.cancel();
     signal.addEventListener("abort", onAbort);
     const updates = new TurnUpdates(() => live.runtime.agent.tools?.definitions() ?? [], live.cwd, (update) => notify(client, live.id, update));

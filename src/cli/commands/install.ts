@@ -183,6 +183,7 @@ function finishScopeOnly(previous: LockEntry, scope: "user" | { project: string 
 }
 
 function describeVersion(entry: { version?: string | undefined; resolved?: string | undefined }): string {
-  const parts = [entry.version, entry.resolved && /^[0-9a-f]{40}$/.test(entry.resolved) ? entry.resolved.slice(0, 12) : entry.resolved].filter(Boolean);
+  // An npm package's resolved version is its manifest's version too: said once.
+  const parts = [...new Set([entry.version, entry.resolved && /^[0-9a-f]{40}$/.test(entry.resolved) ? entry.resolved.slice(0, 12) : entry.resolved].filter(Boolean))];
   return parts.length > 0 ? parts.join(", ") : "no version";
 }

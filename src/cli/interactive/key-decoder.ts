@@ -24,6 +24,8 @@ export type KeyName =
   | "delete-to-start"
   | "delete-to-end"
   | "tab"
+  /** Shift-Tab (`CSI Z`). */
+  | "backtab"
   | "escape"
   | "interrupt"
   | "eof"
@@ -79,7 +81,7 @@ const META_KEYS: Record<string, KeyName> = {
 };
 
 /** CSI/SS3 sequences by their final character, or by `number~`. */
-const FINAL_KEYS: Record<string, KeyName> = { A: "up", B: "down", C: "right", D: "left", H: "home", F: "end" };
+const FINAL_KEYS: Record<string, KeyName> = { A: "up", B: "down", C: "right", D: "left", H: "home", F: "end", Z: "backtab" };
 const TILDE_KEYS: Record<string, KeyName> = { "1": "home", "7": "home", "4": "end", "8": "end", "3": "delete" };
 
 /** A CSI sequence (`ESC [ params final`) or an SS3 one (`ESC O final`), complete. */

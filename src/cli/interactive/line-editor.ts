@@ -29,7 +29,9 @@ export type EditorAction =
   | { type: "expand-last" }
   | { type: "expand-all" }
   /** Ctrl-V: the caller reads the clipboard's image and puts it in with `insert`. */
-  | { type: "paste-image" };
+  | { type: "paste-image" }
+  /** Shift-Tab: the caller switches to the next permission mode. */
+  | { type: "backtab" };
 
 export interface EditorTerminal {
   write(text: string): unknown;
@@ -175,6 +177,7 @@ export class LineEditor {
       case "expand-last":
       case "expand-all":
       case "paste-image":
+      case "backtab":
         return { type: name };
       case "eof":
         if (b.text === "") return { type: "eof" };

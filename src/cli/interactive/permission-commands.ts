@@ -1,5 +1,5 @@
-/** `/permissions` (list, remove, switch the mode, untrust) and `/mode` for the interactive mode (docs/permissions.md). */
-import { isPermissionMode, PERMISSION_MODES, type PermissionEngine } from "../../permissions/engine.js";
+/** `/permissions` (list, remove, switch the mode, untrust), `/mode` and Shift-Tab for the interactive mode (docs/permissions.md). */
+import { isPermissionMode, PERMISSION_MODES, type PermissionEngine, type PermissionMode } from "../../permissions/engine.js";
 import { permissionsText, removeListedRule } from "../../permissions/listing.js";
 import { setFolderTrust } from "../../permissions/save.js";
 import type { SlashCommand } from "./slash-commands.js";
@@ -49,6 +49,15 @@ export const permissionCommands: SlashCommand[] = [
     },
   },
 ];
+
+/** Shift-Tab's order: default → accept-edits → plan → default (bypass, set by flag or `/mode`, goes back to default). */
+const NEXT_MODE: Record<PermissionMode, PermissionMode> = { default: "accept-edits", "accept-edits": "plan", plan: "default", bypass: "default" };
+
+/** Shift-Tab: the next permission mode, from now on (the status line shows it). */
+export function cycleMode(engine: PermissionEngine): PermissionMode {
+  engine.mode = NEXT_MODE[engine.mode];
+  return engine.mode;
+}
 
 /** `/permissions mode MODE`: the permission mode from now on; no MODE: show it. */
 function switchMode(engine: PermissionEngine, mode: string, print: (text: string) => void): void {

@@ -11,6 +11,7 @@
  */
 import type { AskAnswer, AskRequest } from "../../permissions/tool-set.js";
 import { showControls } from "../../ui/safe-text.js";
+import { questionAnswer, TypedLine } from "../../ui/question-input.js";
 import { wrapText } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 
@@ -28,7 +29,7 @@ const SHOWN_LINES = 20;
 /** How many lines of a diff are shown before "… N more lines (d shows them)". */
 const SHOWN_DIFF_LINES = 40;
 
-type Stage = { kind: "choose" } | { kind: "scope" } | { kind: "reason"; text: string };
+type Stage = { kind: "choose" } | { kind: "scope" } | { kind: "reason"; line: TypedLine };
 
 export class PermissionPrompt {
   private open: { request: AskRequest; stage: Stage; diff: string[] | undefined; resolve: (answer: AskAnswer) => void } | undefined;
@@ -47,18 +48,8 @@ export class PermissionPrompt {
   /** Shows the question and resolves with the answer; a cancelled turn (`signal`) closes it as a cancel. */
   async ask(request: AskRequest, signal: AbortSignal): Promise<AskAnswer> {
     const diff = await changeDiff(request, this.out.color);
-    return new Promise((resolve) => {
-      const done = (answer: AskAnswer): void => {
-        signal.removeEventListener("abort", onAbort);
-        this.open = undefined;
-        resolve(answer);
-      };
-      const onAbort = (): void => {
-        this.line("(cancelled)");
-        done({ kind: "cancel" });
-      };
-      if (signal.aborted) return resolve({ kind: "cancel" });
-      signal.addEventListener("abort", onAbort, { once: true });
+    const on = { aborted: () => this.line("(cancelled)"), settled: () => (this.open = undefined) };
+    return questionAnswer<AskAnswer>(signal, { kind: "cancel" }, on, (done) => {
       this.open = { request, stage: { kind: "choose" }, diff, resolve: done };
       this.out.endLine();
       this.out.write(wrapText(questionText(request, this.out.color, diff), this.columns()));
@@ -77,20 +68,8 @@ export class PermissionPrompt {
     }
     const stage = open.stage;
     if (stage.kind === "reason") {
-      if (key === "enter") {
-        this.out.write("\n");
-        const message = stage.text.trim();
-        return open.resolve(message ? { kind: "deny", message } : { kind: "deny" });
-      }
-      if (key === "backspace" && stage.text.length > 0) {
-        stage.text = [...stage.text].slice(0, -1).join("");
-        return this.out.write("\b \b");
-      }
-      if (text) {
-        const clean = text.replace(/[\x00-\x1f\x7f]/g, " ");
-        stage.text += clean;
-        this.out.write(clean);
-      }
+      const message = stage.line.handle(key, text);
+      if (message !== undefined) open.resolve(message ? { kind: "deny", message } : { kind: "deny" });
       return;
     }
     const choice = text.toLowerCase();
@@ -130,7 +109,7 @@ export class PermissionPrompt {
         return open.resolve({ kind: "deny" });
       case "t":
       case "5":
-        open.stage = { kind: "reason", text: "" };
+        open.stage = { kind: "reason", line: new TypedLine((s) => this.out.write(s)) };
         return this.out.write("tell the model why (Enter sends): ");
     }
   }

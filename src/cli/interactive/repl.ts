@@ -26,6 +26,8 @@ import { wrapText, writeNotice } from "../output/wrap-text.js";
 import type { KeyEvent } from "./key-decoder.js";
 import { LineEditor } from "./line-editor.js";
 import { PermissionPrompt } from "./permission-prompt.js";
+import { cycleMode } from "./permission-commands.js";
+import { PlanPrompt } from "../../ui/plan-prompt.js";
 import { layoutPrompt } from "./prompt-layout.js";
 import { completeSlashCommand, findSlashCommand, invocableCommands, type SlashContext } from "./slash-commands.js";
 import { invokePrompt } from "../prompt-invocation.js";
@@ -151,9 +153,32 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       asking?.releaseBlocks();
     }
   }, () => cancelTurn());
+  // Plan mode's plan (exit_plan) is approved, edited or rejected here; an editor gets the terminal meanwhile.
+  const planPrompt = new PlanPrompt(sink, {
+    columns: () => columns() - 1,
+    handOver: (edit) => {
+      input.stop();
+      try {
+        edit();
+      } finally {
+        input.start();
+      }
+    },
+  });
+  runtime.plan?.setReview(async (plan, signal) => {
+    const asking = renderer;
+    asking?.holdBlocks();
+    notifier.notify("awl: a plan waits for your approval");
+    try {
+      return await planPrompt.review(plan, signal);
+    } finally {
+      asking?.releaseBlocks();
+    }
+  }, { onCancelTurn: () => cancelTurn(), onModeChange: () => pane.refresh() });
 
   const onKey = (event: KeyEvent): void => {
     if (permissionPrompt.active) return permissionPrompt.handle(event);
+    if (planPrompt.active) return planPrompt.handle(event);
     if (picker) return picker.handle(event);
     const action = editor.handle(event);
     if (action?.type !== "escape") rewindArmed = false;
@@ -199,6 +224,11 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         return;
       case "paste-image":
         void pasteImage();
+        return;
+      case "backtab":
+        if (runtime.permissions) cycleMode(runtime.permissions.engine);
+        editor.refreshFooter();
+        pane.refresh();
         return;
       case "expand-last":
       case "expand-all":

@@ -180,6 +180,7 @@ const KEYS: [string, string][] = [
   ["Up, Down", "move between lines; past the first or last line, the prompts sent before"],
   ["Ctrl-R", "search the prompts sent before, in every directory: a list narrowed as you type, Enter puts one in"],
   ["Tab", "complete a slash command, or a file after @"],
+  ["Shift-Tab", "next permission mode: default → accept-edits → plan (read tools only; the model ends with a plan to approve)"],
   ["@path", "in a prompt: the file's text (an image: the image) goes with it"],
   ["!command", "a prompt starting with ! runs the rest in the shell; its output goes with the next prompt"],
   ["Ctrl-O, Alt-O", "print the last tool result expanded (Alt-O: all of the last turn's), again below the output"],
