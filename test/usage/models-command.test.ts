@@ -72,6 +72,10 @@ describe("awl models --refresh", () => {
     expect(google.models.find((m: { id: string }) => m.id === "gemini-3-pro-preview")).toMatchObject({
       prices: { input: "2", output: "12", cache_read: "0.2" }, long_context: { above_input_tokens: 200000, input: "4", output: "18", cache_read: "0.4" },
     });
+    const anthropic = JSON.parse((await runAwl(["models", "--provider", "anthropic", "--json"], { env: { ...env, ANTHROPIC_API_KEY: "" } })).stdout);
+    expect(anthropic.models.find((m: { id: string }) => m.id === "claude-sonnet-4-5-20250929")).toMatchObject({
+      long_context: { above_input_tokens: 200000, input: "6", output: "22.5", cache_read: "0.6", cache_write: "7.5" },
+    });
     // The bundled models of the provider are still there, beside the refreshed ones.
     expect(google.models.map((m: { id: string }) => m.id)).toEqual(expect.arrayContaining(["gemini-2.5-pro", "gemini-3-pro-preview", "gemini-2.5-flash-image"]));
   });
@@ -107,6 +111,14 @@ describe("awl models --refresh", () => {
     expect(failed.stderr).toContain("nothing was written; the bundled catalogue stays in use");
     expect(existsSync(file)).toBe(false);
   });
+});
+
+it("a models.dev file copied into the cache as it is (not awl's one-provider-per-line layout) is read whole", async () => {
+  const { file, env } = setup();
+  mkdirSync(join(file, ".."), { recursive: true });
+  writeFileSync(file, API_JSON);
+  const run = await costRun(env);
+  expect([run.result.cost_usd, run.stderr]).toEqual([0.001415, ""]);
 });
 
 describe("a corrupt cached catalogue", () => {
