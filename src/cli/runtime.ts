@@ -408,7 +408,11 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   }
   // After the session hook: a checkpoint belongs to the session that hook has just started.
   const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, sessions.value, config.value, cwd, options.warn) : undefined;
-  if (checkpoints) runtime.hooks.push(checkpoints);
+  if (checkpoints) {
+    runtime.hooks.push(checkpoints);
+    const events = ["tool_call", "PreToolUse", "tool_result", "PostToolUse"] as const;
+    if (agent.tools) agent.tools = checkpoints.guard(agent.tools, () => events.some((e) => eventHooks?.has(e) === true));
+  }
   if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
