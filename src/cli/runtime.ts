@@ -31,6 +31,7 @@ import type { PlanToolSet } from "../permissions/exit-plan.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
+import { takeCatalogueWarning } from "../usage/catalogue-store.js";
 import type { CompactionOutcome } from "../agent/context-layer.js";
 import { Compactor } from "../compaction/compactor.js";
 import { compactionSettings } from "../compaction/settings.js";
@@ -360,6 +361,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   if (!overrides.ok) return overrides;
   const compaction = compactionSettings(config.value.get<{ threshold_percent?: number; auto?: boolean }>("compaction")?.value);
   const usage = new SessionUsage(options.settings.provider, overrides.value);
+  const catalogueWarning = takeCatalogueWarning();
+  if (catalogueWarning) options.warn(catalogueWarning);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
   runtime.eventHooks = eventHooks;

@@ -12,6 +12,7 @@
  * Without a matching cache the first request waits for the load, so nothing else comes before the worker's
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
+import { pluginLuaDirs } from "../plugins/parts.js";
 import { mkdir, rmdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
@@ -245,8 +246,11 @@ export class LuaToolSet implements ToolSet {
     toolSet.callLog = options.onLog;
     const cachePath = options.cachePath ?? defaultToolCachePath(options.env);
     toolSet.cachePath = cachePath;
+    // Installed rocks' modules are required from awl's own Lua tree (docs/plugins.md); none: the default boot.
+    const luaPath = pluginLuaDirs(options.env, options.cwd, options.trustProject === true);
     const poolOptions: Omit<LuaPoolOptions, "extensions"> = (toolSet.poolOptions = {
       cwd: options.cwd,
+      ...(luaPath.length > 0 && { luaPath }),
       defaultTimeoutMs,
       env: childEnv(options.env, { withheld: options.withheldEnv ?? KNOWN_KEY_VARIABLES, secrets: scrub.known, pass: options.passEnv ?? [] }),
       secrets: scrub.known,
