@@ -4,6 +4,7 @@
  */
 import { Agent } from "../agent/agent.js";
 import type { ConfigResult } from "../config/errors.js";
+import type { ConfigFileValues } from "../config/config-file.js";
 import { Conversation } from "../model/conversation.js";
 import type { Hooks } from "../hooks/dispatcher.js";
 import type { ProviderError } from "../providers/errors.js";
@@ -19,6 +20,7 @@ import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
+import { takeCatalogueWarning } from "../usage/catalogue-store.js";
 import { Compactor } from "../compaction/compactor.js";
 import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
@@ -82,6 +84,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   if (!overrides.ok) return overrides;
   const compaction = compactionSettings(config.value.get<{ threshold_percent?: number; auto?: boolean }>("compaction")?.value);
   const usage = new SessionUsage(options.settings.provider, overrides.value);
+  const catalogueWarning = takeCatalogueWarning();
+  if (catalogueWarning) options.warn(catalogueWarning);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
   runtime.eventHooks = eventHooks;
@@ -142,7 +146,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 
 /** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */
 async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, config: LoadedConfig, cwd: string, runtime: () => Runtime): Promise<Hooks | undefined> {
-  const [{ setupHooks }, { runSecrets }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js")]);
+  const [{ setupHooks }, { runSecrets }, { withheldVariables }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js"), import("../util/secrets.js")]);
   const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
   return setupHooks({
     ...(lua && { lua }),
@@ -150,6 +154,9 @@ async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, co
     cwd,
     env: process.env,
     secrets: runSecrets(options),
+    // The programs awl starts get one environment: the tools' rule (util/secrets.ts childEnv), pass_env included.
+    withheldEnv: withheldVariables(config.values as ConfigFileValues),
+    ...(options.permissions?.config.passEnv && { passEnv: options.permissions.config.passEnv.value }),
     ...(sandbox?.ok && sandbox.value && { sandbox: sandbox.value }),
     sessionId: () => runtime().sessionId,
     warn: options.warn,
