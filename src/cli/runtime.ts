@@ -6,6 +6,7 @@
 import { Agent, type TurnReceiver, type TurnResult } from "../agent/agent.js";
 import { resolveSettings, type AwlSettings, type SettingsSources } from "../config/settings.js";
 import type { ConfigResult } from "../config/errors.js";
+import type { ConfigFileValues } from "../config/config-file.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
 import { emptyUsage, type Message } from "../model/message.js";
@@ -422,7 +423,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 
 /** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */
 async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, config: LoadedConfig, cwd: string, runtime: () => Runtime): Promise<Hooks | undefined> {
-  const [{ setupHooks }, { runSecrets }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js")]);
+  const [{ setupHooks }, { runSecrets }, { withheldVariables }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js"), import("../util/secrets.js")]);
   const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
   return setupHooks({
     ...(lua && { lua }),
@@ -430,6 +431,9 @@ async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, co
     cwd,
     env: process.env,
     secrets: runSecrets(options),
+    // The programs awl starts get one environment: the tools' rule (util/secrets.ts childEnv), pass_env included.
+    withheldEnv: withheldVariables(config.values as ConfigFileValues),
+    ...(options.permissions?.config.passEnv && { passEnv: options.permissions.config.passEnv.value }),
     ...(sandbox?.ok && sandbox.value && { sandbox: sandbox.value }),
     sessionId: () => runtime().sessionId,
     warn: options.warn,
