@@ -775,6 +775,11 @@ export class LuaToolSet implements ToolSet {
   }
 
   /** Stops every worker (a pool still being created is closed as soon as it exists; none is created after). */
+  /** `ctx.spill_dir`: this run's folder for whole outputs (background jobs keep theirs there too). */
+  get spillDir(): string {
+    return this.context.spill_dir;
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await this.watcher?.close();
