@@ -3,10 +3,12 @@
 // calls `task` to the moment the sub-agent's request arrives (SSE parsing, the call's checks, the permission
 // decision, reading the definitions, the side session's file, the child's request). Target: ≤ 20 ms (median).
 // Baseline in the same run: the same span for an `ls` call, to the request that carries its result (a Lua tool's
-// round trip). Run: `npm run bench -- sub-agents` (BENCH_RUNS runs each, default 10).
+// round trip). Both again with `checkpoints.enabled: false` (same folder, runs interleaved): what the checkpoint of
+// the turn's start still costs these spans (a call that only reads does not wait for it; docs/checkpoints.md).
+// Run: `npm run bench -- sub-agents` (BENCH_RUNS runs each, default 10).
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, CompositeToolSet, SessionStore, SubAgentToolSet, loadAgentDefinitions } from "../dist/index.js";
@@ -18,7 +20,7 @@ const toolCall = (name, args) =>
 const text = (t) => sse(choice({ role: "assistant", content: t }), choice({}, "stop"), usage);
 
 /** One `awl -p` run whose first reply calls `name`; resolves with the ms from that reply's end to the next request. */
-async function once(name, args, dir) {
+async function once(name, args, dir, config = join(dir, ".config")) {
   let sentAt = 0;
   let gap;
   let count = 0;
@@ -38,7 +40,7 @@ async function once(name, args, dir) {
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address();
-  const env = { PATH: process.env.PATH, HOME: dir, AWL_PROVIDER: "openai", AWL_BASE_URL: `http://127.0.0.1:${port}/v1`, AWL_API_KEY: "k", AWL_MODEL: "m" };
+  const env = { PATH: process.env.PATH, HOME: dir, XDG_CONFIG_HOME: config, AWL_PROVIDER: "openai", AWL_BASE_URL: `http://127.0.0.1:${port}/v1`, AWL_API_KEY: "k", AWL_MODEL: "m" };
   await new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [awl, "-p", "go"], { cwd: dir, env, stdio: ["ignore", "ignore", "pipe"] });
     let err = "";
@@ -54,12 +56,22 @@ const dir = mkdtempSync(join(tmpdir(), "awl-bench-sub-"));
 mkdirSync(join(dir, ".config", "awl", "agents"), { recursive: true });
 // Twenty user definitions, as a user who keeps some would have.
 for (let i = 0; i < 20; i++) writeFileSync(join(dir, ".config", "awl", "agents", `agent-${i}.md`), `---\nname: agent-${i}\ndescription: Agent number ${i}.\ntools: read, grep\n---\nYou are agent ${i}.\n`);
+// The same definitions with checkpoints off.
+const off = join(dir, "config-off");
+mkdirSync(join(off, "awl"), { recursive: true });
+cpSync(join(dir, ".config", "awl", "agents"), join(off, "awl", "agents"), { recursive: true });
+writeFileSync(join(off, "awl", "config.json"), JSON.stringify({ checkpoints: { enabled: false } }));
 const task = [];
 const ls = [];
+const taskOff = [];
+const lsOff = [];
 await once("task", { description: "warm", prompt: "warm up" }, dir);
 for (let i = 0; i < RUNS; i++) {
-  task.push(await once("task", { description: "bench", prompt: "say done", agent: "agent-3" }, dir));
+  const args = { description: "bench", prompt: "say done", agent: "agent-3" };
+  task.push(await once("task", args, dir));
+  taskOff.push(await once("task", args, dir, off));
   ls.push(await once("ls", {}, dir));
+  lsOff.push(await once("ls", {}, dir, off));
 }
 
 // In process (the library): from the parent's `task` call reaching the tool set to the sub-agent's model call,
@@ -100,5 +112,7 @@ console.log(`## Sub-agents: from a task call to the sub-agent's first request ($
 console.log("| span | median | p90 |\n| --- | --- | --- |");
 console.log(row("`task` call → the sub-agent's first request (target ≤ 20 ms)", task));
 console.log(row("baseline: `ls` call → the request with its result", ls));
+console.log(row("the same `task` span, `checkpoints.enabled: false`", taskOff));
+console.log(row("the same `ls` span, `checkpoints.enabled: false`", lsOff));
 console.log(row(`in process: \`task\` execute → the sub-agent's model call (${local.length} runs)`, local));
 console.log("");

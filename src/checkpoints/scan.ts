@@ -6,7 +6,6 @@
  * change is not hashed again, so a scan of an unchanged tree costs one `lstat` per entry.
  */
 import * as fs from "node:fs";
-import { join } from "node:path";
 import { ancestorLayers, ignoredBy, type Ignore, type IgnoreLayer } from "../util/ignore-layers.js";
 import { makeIgnore } from "../util/make-ignore.js";
 import { hashOf, StoreWriteError, type ObjectStore } from "./objects.js";
@@ -63,12 +62,18 @@ const IGNORED_NAMED = 100;
 const RACY_MS = 100;
 const RACY_COARSE_MS = 2_000;
 
+/** An index entry as the scanner holds it: `racy` is not trusted by the next scan, `seen` is the last scan that met it. */
+type HeldEntry = IndexEntry & { racy?: boolean; seen?: number };
+
+const NO_THROW = { throwIfNoEntry: false } as const;
 
 export class Scanner {
   /** Path → what the last scan recorded; saved between runs by the store. */
-  readonly index: Map<string, IndexEntry & { racy?: boolean }>;
-  /** Folder path → its last listing and object, so an unchanged folder is neither hashed nor written again. */
-  private readonly listings = new Map<string, { text: string; object: string }>();
+  readonly index: Map<string, HeldEntry>;
+  /** Folder path → its last entries and object, so an unchanged folder is neither encoded, hashed nor written again. */
+  private readonly listings = new Map<string, { entries: TreeEntry[]; object: string }>();
+  /** The number of the scan under way (index entries it meets are stamped with it). */
+  private scans = 0;
   /** Ignore file → its rules, while its size and times stay the same. */
   private readonly rules = new Map<string, { key: string; rules: Ignore }>();
   /** The index changed since it was saved. */
@@ -87,10 +92,10 @@ export class Scanner {
 
   /** Records the workspace as it is now; throws TooManyFiles, or StoreWriteError when the store cannot be written (ENOSPC). */
   scan(): ScanResult {
-    const state: ScanState = { files: 0, bytes: 0, skipped: [], ignored: [], ignoredCount: 0, started: Date.now(), seen: new Set() };
+    const state: ScanState = { files: 0, bytes: 0, skipped: [], ignored: [], ignoredCount: 0, started: Date.now(), scan: ++this.scans };
     const root = this.folder(this.root, "", ancestorLayers(this.root, makeIgnore), state);
-    for (const path of this.index.keys()) {
-      if (!state.seen.has(path)) {
+    for (const [path, entry] of this.index) {
+      if (entry.seen !== state.scan) {
         this.index.delete(path);
         this.changed = true;
       }
@@ -100,19 +105,20 @@ export class Scanner {
 
   /** Records folder `abs` (`rel` from the root) and returns its listing's object. */
   private folder(abs: string, rel: string, inherited: readonly IgnoreLayer[], state: ScanState): string {
-    const dirents = fs.readdirSync(abs, { withFileTypes: true });
-    const names = dirents.map((d) => d.name).sort(byteOrder);
+    // Plain names (no Dirent objects): each entry is lstat-ed anyway, for its times and mode.
+    const names = fs.readdirSync(abs).sort(byteOrder);
     const layers = this.layersOf(abs, names, inherited);
+    const prefix = abs.endsWith("/") ? abs : `${abs}/`;
     const entries: TreeEntry[] = [];
     for (const name of names) {
       if (name === ".git") continue;
       const path = rel === "" ? name : `${rel}/${name}`;
-      const full = join(abs, name);
-      if (this.excluded.includes(full)) continue;
-      const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+      const full = prefix + name;
+      if (this.excluded.length > 0 && this.excluded.includes(full)) continue;
+      const stat = fs.lstatSync(full, NO_THROW);
       if (!stat) continue; // deleted meanwhile
       const isDir = stat.isDirectory();
-      if (ignoredBy(layers, full, isDir)) {
+      if (layers.length > 0 && ignoredBy(layers, full, isDir)) {
         state.ignoredCount++;
         if (state.ignored.length < IGNORED_NAMED) state.ignored.push(isDir ? `${path}/` : path);
         continue;
@@ -131,15 +137,14 @@ export class Scanner {
         throw new TooManyFiles(
           `${this.root} holds more than ${this.limits.maxFiles} files that are not ignored, so no checkpoint was taken (rewind cannot restore this turn's files); raise checkpoints.max_files in awl's config, or ignore more in .awlignore`,
         );
-      state.seen.add(path);
       const entry = this.file(full, path, stat, state);
       entries.push([name, entry.kind, entry.object, entry.mode]);
     }
-    const text = encodeTree(entries);
     const last = this.listings.get(rel);
-    if (last?.text === text) return last.object;
+    if (last && sameEntries(last.entries, entries)) return last.object;
+    const text = encodeTree(entries);
     const object = this.objects.put(text, hashOf(text));
-    this.listings.set(rel, { text, object });
+    this.listings.set(rel, { entries, object });
     return object;
   }
 
@@ -164,6 +169,7 @@ export class Scanner {
     const mode = stat.mode & 0o7777;
     const known = this.index.get(path);
     if (known && !known.racy && sameFile(known, stat)) {
+      known.seen = state.scan;
       state.bytes += stat.size;
       return { kind: "f", object: known.object, mode };
     }
@@ -174,7 +180,7 @@ export class Scanner {
     const object = this.objects.put(read.data);
     const st = read.stat;
     const racyMs = st.mtimeMs % 1000 === 0 ? RACY_COARSE_MS : RACY_MS;
-    const entry = { size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino, mode: st.mode & 0o7777, object, racy: st.mtimeMs > state.started - racyMs };
+    const entry = { size: st.size, mtime: st.mtimeMs, ctime: st.ctimeMs, ino: st.ino, mode: st.mode & 0o7777, object, racy: st.mtimeMs > state.started - racyMs, seen: state.scan };
     this.index.set(path, entry);
     this.changed = true;
     state.bytes += st.size;
@@ -186,8 +192,8 @@ export class Scanner {
     let layers = inherited;
     for (const file of IGNORE_FILES) {
       if (!names.includes(file)) continue;
-      const path = join(abs, file);
-      const stat = fs.statSync(path, { throwIfNoEntry: false });
+      const path = `${abs}/${file}`;
+      const stat = fs.statSync(path, NO_THROW);
       if (!stat?.isFile()) continue;
       const key = `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}`;
       let cached = this.rules.get(path);
@@ -214,7 +220,19 @@ interface ScanState {
   ignored: string[];
   ignoredCount: number;
   started: number;
-  seen: Set<string>;
+  /** The scan's number (index entries met are stamped with it; the others are gone from the workspace). */
+  scan: number;
+}
+
+/** Whether two listings hold the same entries (an unchanged folder keeps its object without being encoded again). */
+function sameEntries(a: readonly TreeEntry[], b: readonly TreeEntry[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x[0] !== y[0] || x[1] !== y[1] || x[2] !== y[2] || x[3] !== y[3]) return false;
+  }
+  return true;
 }
 
 function sameFile(known: IndexEntry, stat: fs.Stats): boolean {

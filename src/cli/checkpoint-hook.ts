@@ -1,9 +1,10 @@
 /**
- * Checkpoints of the workspace for rewind (docs/checkpoints.md): the turn's start, recorded before its first tool
- * batch (waited for: the tools must not change what is being recorded), or when a turn without tools ends (never
- * while the answer streams); one before each later batch of tools that can write or run commands; and one when a
- * turn that ran tools ends (awl's view of the workspace, against which later outside changes are found). They run in
- * a worker thread.
+ * Checkpoints of the workspace for rewind (docs/checkpoints.md): the turn's start, recorded when its first tool
+ * batch starts (or when a turn without tools ends; never while the answer streams); one before each later batch of
+ * tools that can write or run commands; and one when a turn that ran tools ends (awl's view of the workspace,
+ * against which later outside changes are found). They run in a worker thread. No call that can change files runs
+ * before the checkpoints asked for are saved (write-barrier.ts, around the run's tools, sub-agents' calls included);
+ * a call that only reads runs at once.
  */
 import { resolve } from "node:path";
 import type { TurnReceiver, TurnResult } from "../agent/agent.js";
@@ -14,6 +15,8 @@ import type { ScanLimits } from "../checkpoints/scan.js";
 import { DEFAULT_RETENTION_DAYS } from "../checkpoints/prune.js";
 import type { LoadedConfig } from "../config/layers.js";
 import type { ToolUseBlock } from "../model/blocks.js";
+import type { ToolSet } from "../tools/types.js";
+import { canChangeFiles, WriteBarrierToolSet } from "../checkpoints/write-barrier.js";
 import type { Message } from "../model/message.js";
 import { defaultSessionDir } from "../session/paths.js";
 import { promptNumber } from "../checkpoints/prompts.js";
@@ -70,10 +73,12 @@ export class CheckpointHook implements TurnHook {
       await receiver.onToolBatchStart?.(calls);
       this.ranTools = true;
       if (!this.turnTaken) {
-        // The turn's first batch, whatever it declares (a sub-agent's `task` is `read`, and its own tools may write):
-        // the workspace is still as the turn found it.
+        // The turn's first batch, whatever it declares: the workspace is still as the turn found it. A batch that can
+        // change files waits for the checkpoint; one that only reads (`ls`, a sub-agent's `task`) runs meanwhile, and
+        // the barrier holds any call that can write until it is saved (a sub-agent's too).
         this.turnTaken = true;
-        await this.take("turn");
+        const taking = this.take("turn");
+        if (this.canChange(calls)) await taking;
       } else if (this.canChange(calls)) await this.take("tools");
     };
     return new Proxy(receiver, {
@@ -90,6 +95,14 @@ export class CheckpointHook implements TurnHook {
     if (!this.turnTaken) void this.take("turn");
     this.turnTaken = true;
     if (this.ranTools) void this.take("end");
+  }
+
+  /**
+   * The run's tools behind the write barrier: a call that can change files waits for the checkpoints asked for so far
+   * (every call waits when hooks around tool calls may run commands of their own).
+   */
+  guard(tools: ToolSet, hooksAroundCalls: () => boolean): ToolSet {
+    return new WriteBarrierToolSet(tools, () => this.pending, hooksAroundCalls);
   }
 
   /** The store on this thread, for rewinds (the checkpoints themselves are taken in the worker). */
@@ -113,7 +126,7 @@ export class CheckpointHook implements TurnHook {
     const tools = this.runtime.agent.tools?.definitions() ?? [];
     return calls.some((call) => {
       const tool = tools.find((t) => t.name === call.name);
-      return tool !== undefined && tool.kinds.some((k) => k === "write" || k === "exec");
+      return tool !== undefined && canChangeFiles(tool);
     });
   }
 

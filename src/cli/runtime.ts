@@ -6,6 +6,7 @@
 import { Agent, type TurnReceiver, type TurnResult } from "../agent/agent.js";
 import { resolveSettings, type AwlSettings, type SettingsSources } from "../config/settings.js";
 import type { ConfigResult } from "../config/errors.js";
+import type { ConfigFileValues } from "../config/config-file.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
 import { emptyUsage, type Message } from "../model/message.js";
@@ -33,6 +34,7 @@ import type { JobTable } from "../jobs/job-table.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
+import { takeCatalogueWarning } from "../usage/catalogue-store.js";
 import type { CompactionOutcome } from "../agent/context-layer.js";
 import { Compactor } from "../compaction/compactor.js";
 import { compactionSettings } from "../compaction/settings.js";
@@ -367,6 +369,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   if (!overrides.ok) return overrides;
   const compaction = compactionSettings(config.value.get<{ threshold_percent?: number; auto?: boolean }>("compaction")?.value);
   const usage = new SessionUsage(options.settings.provider, overrides.value);
+  const catalogueWarning = takeCatalogueWarning();
+  if (catalogueWarning) options.warn(catalogueWarning);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
   runtime.eventHooks = eventHooks;
@@ -416,7 +420,11 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   }
   // After the session hook: a checkpoint belongs to the session that hook has just started.
   const checkpoints = sessions.value ? (await import("./checkpoint-hook.js")).setupCheckpoints(runtime, sessions.value, config.value, cwd, options.warn) : undefined;
-  if (checkpoints) runtime.hooks.push(checkpoints);
+  if (checkpoints) {
+    runtime.hooks.push(checkpoints);
+    const events = ["tool_call", "PreToolUse", "tool_result", "PostToolUse"] as const;
+    if (agent.tools) agent.tools = checkpoints.guard(agent.tools, () => events.some((e) => eventHooks?.has(e) === true));
+  }
   if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
@@ -426,7 +434,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 
 /** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */
 async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, config: LoadedConfig, cwd: string, runtime: () => Runtime): Promise<Hooks | undefined> {
-  const [{ setupHooks }, { runSecrets }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js")]);
+  const [{ setupHooks }, { runSecrets }, { withheldVariables }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js"), import("../util/secrets.js")]);
   const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
   return setupHooks({
     ...(lua && { lua }),
@@ -434,6 +442,9 @@ async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, co
     cwd,
     env: process.env,
     secrets: runSecrets(options),
+    // The programs awl starts get one environment: the tools' rule (util/secrets.ts childEnv), pass_env included.
+    withheldEnv: withheldVariables(config.values as ConfigFileValues),
+    ...(options.permissions?.config.passEnv && { passEnv: options.permissions.config.passEnv.value }),
     ...(sandbox?.ok && sandbox.value && { sandbox: sandbox.value }),
     sessionId: () => runtime().sessionId,
     warn: options.warn,

@@ -4,6 +4,7 @@
  * - `git:URL[@REF]`: any URL git clones (`file://`, a local path, https, ssh), checked out at REF (a tag, a
  *   branch or a commit; default the remote's HEAD), recorded by its commit; never asks for credentials;
  * - `npm:NAME[@VERSION]`: `npm pack` through the registry the user's npm is configured for (scripts off);
+ * - `luarocks:NAME[@VERSION]`: a pure-Lua rock made into a package of Lua modules (fetch-rock.ts);
  * - a local folder (copied) or a packed tarball (`.tgz`, `.tar.gz`, `.tar`).
  *
  * An archive entry with an absolute path or `..`, a link pointing out of the package, or a device or fifo is
@@ -13,7 +14,10 @@ import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, posix, resolve } from "node:path";
 import { promisify } from "node:util";
+import { fetchRock } from "./fetch-rock.js";
+import { PluginSourceError } from "./source-error.js";
 import type { SourceKind } from "./store.js";
+import { testPause } from "./test-pause.js";
 
 const run = promisify(execFile);
 
@@ -27,19 +31,13 @@ export interface FetchedSource {
   resolved?: string;
 }
 
-/** A source that cannot be fetched; the message says which and why. */
-export class PluginSourceError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PluginSourceError";
-  }
-}
+export { PluginSourceError };
 
 /** Fetches `spec` into `staging` (an empty folder). */
 export async function fetchSource(spec: string, staging: string, cwd: string, env: NodeJS.ProcessEnv): Promise<FetchedSource> {
   if (spec.startsWith("git:")) return fetchGit(spec, staging, cwd, env);
   if (spec.startsWith("npm:")) return fetchNpm(spec, staging, cwd, env);
-  if (spec.startsWith("luarocks:")) throw new PluginSourceError(`${spec}: luarocks sources are not supported yet (docs/plugins.md)`);
+  if (spec.startsWith("luarocks:")) return fetchRock(spec, staging, env);
   const path = resolve(cwd, spec);
   let isDir: boolean;
   try {
@@ -53,7 +51,9 @@ export async function fetchSource(spec: string, staging: string, cwd: string, en
     return { root, kind: "path", source: path };
   }
   if (!/\.(tgz|tar\.gz|tar)$/.test(path)) throw new PluginSourceError(`${spec}: not a folder or a .tgz/.tar.gz/.tar archive`);
-  return { root: await unpack(path, staging), kind: "tarball", source: path };
+  const root = await unpack(path, staging);
+  testPause("unpacked", env);
+  return { root, kind: "tarball", source: path };
 }
 
 /** `git:URL@REF` → URL and REF: the part after the last `@` when it has no `/` or `:` (so `git@host:x` is a URL). */
@@ -81,6 +81,7 @@ async function fetchGit(spec: string, staging: string, cwd: string, env: NodeJS.
     }
   };
   await git(["clone", "--quiet", "--no-checkout", "--", url, root], `git clone ${url}`);
+  testPause("cloned", env);
   const tryRev = async (name: string): Promise<string> => {
     try {
       return (await run("git", ["-C", root, "rev-parse", "--verify", "--quiet", `${name}^{commit}`], { env: gitEnv })).stdout.trim();
@@ -108,7 +109,7 @@ async function fetchNpm(spec: string, staging: string, cwd: string, env: NodeJS.
   try {
     out = (await run("npm", ["pack", name, "--json", "--ignore-scripts", "--pack-destination", staging], { cwd, env, maxBuffer: 16 * 1024 * 1024 })).stdout;
   } catch (error) {
-    throw new PluginSourceError(`${spec}: npm pack failed: ${lastLine(String((error as { stderr?: string }).stderr ?? (error as Error).message))}`);
+    throw new PluginSourceError(`${spec}: npm pack failed: ${npmError(String((error as { stderr?: string }).stderr ?? (error as Error).message))}`);
   }
   const packed = (JSON.parse(out) as Array<{ filename: string; version?: string }>)[0];
   if (!packed) throw new PluginSourceError(`${spec}: npm pack gave no archive`);
@@ -148,6 +149,16 @@ export function entryProblem(path: string, type: string, linkpath: string | unde
   }
   if (type !== "File" && type !== "OldFile" && type !== "Directory" && type !== "ContiguousFile") return `a ${type} entry (only files, folders and links)`;
   return undefined;
+}
+
+/** npm's own words from its stderr (`npm error code EINTEGRITY`, then the reason), without the pointer to its log. */
+function npmError(stderr: string): string {
+  const said = stderr
+    .split("\n")
+    .filter((l) => /^npm (error|ERR!)/.test(l))
+    .map((l) => l.replace(/^npm (error|ERR!) ?/, "").trim())
+    .filter((l) => l !== "" && !/^A complete log of this run/.test(l) && !/^Log files were not written/.test(l));
+  return said.length > 0 ? said.slice(0, 2).join(": ") : lastLine(stderr);
 }
 
 function lastLine(text: string): string {

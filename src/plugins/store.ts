@@ -17,11 +17,12 @@ import { awlDataDir } from "../config/paths.js";
 import { isRunning, withFileLockSync } from "../util/file-lock.js";
 import type { PluginLayout } from "./manifest.js";
 import type { PluginSummary } from "./summary.js";
+import { testPause } from "./test-pause.js";
 
 export const LOCK_VERSION = 1;
 
 /** How a plugin was installed. */
-export type SourceKind = "path" | "tarball" | "git" | "npm";
+export type SourceKind = "path" | "tarball" | "git" | "npm" | "luarocks";
 
 /** One installed plugin, as the lock file records it. */
 export interface LockEntry {
@@ -29,7 +30,7 @@ export interface LockEntry {
   /** The SOURCE as given to `awl install` (a path made absolute), for `awl update`. */
   source: string;
   kind: SourceKind;
-  /** The exact commit (git) or version (npm) installed. */
+  /** The exact commit (git) or version (npm, luarocks) installed. */
   resolved?: string;
   /** The manifest's version. */
   version?: string;
@@ -133,8 +134,10 @@ export function commitInstall(env: NodeJS.ProcessEnv, root: string, entry: LockE
   if (existsSync(target)) {
     replaced = mkdtempSync(join(pluginsHome(env), `.replaced-${process.pid}-`));
     renameSync(target, join(replaced, "old"));
+    testPause("old-moved-aside", env);
   }
   renameSync(root, target);
+  testPause("new-in-place", env);
   changeLock(env, (lock) => {
     lock.plugins[entry.name] = entry;
   });

@@ -168,6 +168,69 @@ describe("install from a tarball", () => {
     expect((await awl(["tool", "call", "npm_kit", "{}"])).stdout).toContain("FROM-NPM");
   }, 60_000);
 
+  it("npm:NAME from a registry (a local one serving a packument and its tarball): checked, recorded, no script run", async () => {
+    const marker = join(box.root, "SCRIPT-RAN");
+    const scripts = Object.fromEntries(["preinstall", "install", "postinstall", "prepare", "prepack", "postpack"].map((s) => [s, `echo ${s} >> ${marker}`]));
+    const tarballs = new Map<string, Buffer>();
+    const versions: Record<string, unknown> = {};
+    const { createServer } = await import("node:http");
+    const { createHash } = await import("node:crypto");
+    const requests: string[] = [];
+    let latest = "1.0.0";
+    let corrupt = false;
+    const registry = createServer((req, res) => {
+      requests.push(req.url ?? "");
+      const tgz = /^\/reg-kit\/-\/(reg-kit-[\d.]+\.tgz)$/.exec(req.url ?? "")?.[1];
+      if (tgz && tarballs.has(tgz)) return res.end(corrupt ? Buffer.concat([tarballs.get(tgz)!, Buffer.from("x")]) : tarballs.get(tgz));
+      if (req.url === "/reg-kit") return res.setHeader("content-type", "application/json").end(JSON.stringify({ name: "reg-kit", "dist-tags": { latest }, versions }));
+      res.statusCode = 404;
+      res.end('{"error":"not found"}');
+    });
+    await new Promise<void>((done) => registry.listen(0, "127.0.0.1", done));
+    const url = `http://127.0.0.1:${(registry.address() as { port: number }).port}`;
+    try {
+      for (const version of ["1.0.0", "2.0.0"]) {
+        const manifest = { name: "reg-kit", version, scripts };
+        const src = write(join(box.root, `reg-kit-${version}`), {
+          "package.json": JSON.stringify(manifest),
+          "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "reg-kit", version }),
+          "dev.awl/extensions/k.lua": toolLua("reg_kit", `FROM-REGISTRY-${version}`),
+        });
+        execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", box.root], { cwd: src, stdio: "ignore" });
+        const file = `reg-kit-${version}.tgz`;
+        const bytes = readFileSync(join(box.root, file));
+        tarballs.set(file, bytes);
+        const dist = { tarball: `${url}/reg-kit/-/${file}`, shasum: createHash("sha1").update(bytes).digest("hex"), integrity: `sha512-${createHash("sha512").update(bytes).digest("base64")}` };
+        versions[version] = { ...manifest, dist };
+      }
+      const npmEnv = { npm_config_registry: `${url}/`, npm_config_cache: join(box.root, "npm-cache"), npm_config_update_notifier: "false", npm_config_audit: "false", npm_config_fund: "false", npm_config_fetch_retries: "0" };
+      const npmAwl = (args: string[]) => box.awl(args, { env: { ...providerEnv("openai", server.url), ...npmEnv } });
+      const r = await npmAwl(["install", "--yes", "npm:reg-kit"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(requests).toContain("/reg-kit");
+      expect(requests).toContain("/reg-kit/-/reg-kit-1.0.0.tgz");
+      expect(lock().plugins["reg-kit"]).toMatchObject({ source: "npm:reg-kit", resolved: "1.0.0" });
+      expect((await awl(["tool", "call", "reg_kit", "{}"])).stdout).toContain("FROM-REGISTRY-1.0.0");
+      latest = "2.0.0";
+      const updated = await npmAwl(["update", "--yes", "reg-kit"]);
+      expect(updated.code, updated.stderr).toBe(0);
+      expect(updated.stdout).toContain("Update reg-kit: 1.0.0 → 2.0.0");
+      expect(lock().plugins["reg-kit"]!.resolved).toBe("2.0.0");
+      expect((await awl(["tool", "call", "reg_kit", "{}"])).stdout).toContain("FROM-REGISTRY-2.0.0");
+      // A tarball that does not match the registry's integrity is refused by npm: nothing changes.
+      corrupt = true;
+      rmSync(join(box.root, "npm-cache"), { recursive: true, force: true });
+      const bad = await npmAwl(["install", "--yes", "npm:reg-kit@1.0.0"]);
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/npm:reg-kit@1\.0\.0: npm pack failed: .*(integrity|EINTEGRITY)/);
+      expect(lock().plugins["reg-kit"]!.resolved).toBe("2.0.0");
+      // No install, prepare or pack script of the package ran, at install, update or load.
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      registry.close();
+    }
+  }, 120_000);
+
   it("an archive with a .. path or a link out of the package is refused before anything is unpacked", async () => {
     const work = join(box.root, "work", "inner");
     mkdirSync(work, { recursive: true });
@@ -185,6 +248,62 @@ describe("install from a tarball", () => {
     expect(existsSync(join(box.root, "outside"))).toBe(false);
     expect(existsSync(join(pluginsHome(), "packages"))).toBe(false);
   });
+});
+
+describe("install from luarocks", () => {
+  /** Packs a rock of `files` (paths inside its source folder) with `build`, into the rocks server folder `server`. */
+  function packRock(server: string, name: string, version: string, files: Record<string, string>, build: string, extra = ""): void {
+    const work = join(box.root, "rocks-work", `${name}-${version}`);
+    write(join(work, `${name}-${version}`), files);
+    execFileSync("tar", ["czf", `${name}-${version}.tar.gz`, `${name}-${version}`], { cwd: work });
+    const rockspec = `${name}-${version}-1.rockspec`;
+    write(work, {
+      [rockspec]: `package = "${name}"\nversion = "${version}-1"\nsource = { url = "file://${work}/${name}-${version}.tar.gz", dir = "${name}-${version}" }\ndescription = { summary = "test" }\ndependencies = { "lua >= 5.1"${extra} }\nbuild = ${build}\n`,
+    });
+    execFileSync("luarocks", ["pack", rockspec], { cwd: work, env: box.env(), stdio: "ignore" });
+    mkdirSync(server, { recursive: true });
+    execFileSync("cp", [join(work, `${name}-${version}-1.src.rock`), server]);
+    execFileSync("luarocks-admin", ["make-manifest", server], { env: box.env(), stdio: "ignore" });
+  }
+
+  it("a pure-Lua rock installs into awl's Lua tree: an extension requires it; a rock with a C module is refused", async () => {
+    const server = join(box.root, "rocks");
+    packRock(server, "greet", "1.0", { "src/greet/init.lua": 'return { hello = function(n) return "hello " .. n .. " from " .. require("greet.util").who end }\n', "src/greet/util.lua": 'return { who = "the rock" }\n' },
+      '{ type = "builtin", modules = { greet = "src/greet/init.lua", ["greet.util"] = "src/greet/util.lua" } }', ', "penlight"');
+    packRock(server, "cmod", "1.0", { "cmod.c": "int luaopen_cmod(void *L) { return 0; }\n" }, '{ type = "builtin", modules = { cmod = { sources = { "cmod.c" } } } }');
+    packRock(server, "made", "1.0", { "Makefile": "all:\n\ttouch BUILT\n" }, '{ type = "make" }');
+    const config = write(join(box.root, "luarocks"), { "config.lua": `rocks_servers = { "${server}" }\n` });
+    const rocksEnv = { LUAROCKS_CONFIG: join(config, "config.lua") };
+    const rocks = (args: string[], input = "") => box.awl(args, { input, env: rocksEnv });
+    const review = await rocks(["install", "luarocks:greet@1.0"], "n\n");
+    expect(review.stdout, review.stderr).toContain("greet 1.0-1 (LuaRocks rock)");
+    expect(review.stdout).toMatch(/Lua modules \(for require[^)]*\):\n\s+greet\n\s+greet\.util/);
+    expect(review.stdout).toContain('note: it depends on the rock "penlight"');
+    expect(existsSync(join(pluginsHome(), "packages", "greet"))).toBe(false);
+    const installed = await rocks(["install", "--yes", "luarocks:greet@1.0"]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(lock().plugins.greet).toMatchObject({ source: "luarocks:greet@1.0", resolved: "1.0-1" });
+    expect(existsSync(join(pluginsHome(), "packages", "greet", "lua", "greet", "init.lua"))).toBe(true);
+    write(join(box.home, ".config/awl/extensions"), {
+      "use-rock.lua": 'awl.register_tool { name = "use_rock", description = "d", kinds = { "read" }, parameters = { type = "object", properties = {} }, run = function() return require("greet").hello("you") end }\n',
+    });
+    expect((await awl(["tool", "call", "use_rock", "{}"])).stdout).toContain("hello you from the rock");
+    // The rock's modules are pinned like any plugin: an edit is refused, and then require no longer finds it.
+    writeFileSync(join(pluginsHome(), "packages", "greet", "lua", "greet", "util.lua"), 'return { who = "an edit" }\n');
+    const edited = await awl(["tool", "call", "use_rock", "{}"]);
+    expect(edited.stdout + edited.stderr).not.toContain("an edit");
+    expect(edited.stdout + edited.stderr).toContain("module 'greet' not found");
+    // A C module, or a build awl cannot check, is refused with the reason; nothing is installed.
+    const c = await rocks(["install", "--yes", "luarocks:cmod"]);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toContain('luarocks:cmod: refused: module "cmod" (build.modules) is built from C sources, not Lua: awl\'s Lua is WebAssembly');
+    const make = await rocks(["install", "--yes", "luarocks:made"]);
+    expect(make.stderr).toContain('its build type is "make"');
+    expect(readdirSync(join(pluginsHome(), "packages"))).toEqual(["greet"]);
+    const missing = await rocks(["install", "--yes", "luarocks:nosuchrock"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/luarocks:nosuchrock: luarocks download failed: .*nothing was installed/);
+  }, 120_000);
 });
 
 describe("install from git", () => {
@@ -364,6 +483,74 @@ describe("an interrupted install", () => {
     expect((await awl(["install", "--yes", src])).code).toBe(0);
     expect(readdirSync(pluginsHome()).filter((n) => n.startsWith("."))).toEqual([]);
   }, 60_000);
+});
+
+describe("an install killed at each step (kill -9, at the test-only pause points of src/plugins/test-pause.ts)", () => {
+  /** Runs awl with `args`, pausing at `step`; kills it with SIGKILL once it says it is there. */
+  async function killAt(step: string, args: string[]): Promise<void> {
+    const child = spawn(process.execPath, [AWL, ...args], { cwd: box.cwd, env: box.env({ AWL_TEST_PLUGIN_PAUSE: step }), stdio: ["ignore", "pipe", "pipe"] });
+    let said = "";
+    await new Promise<void>((done, fail) => {
+      child.stderr.on("data", (d: Buffer) => (said += d.toString()).includes(`test pause at ${step}`) && done());
+      child.on("close", () => fail(new Error(`awl ${args.join(" ")} ended before ${step}: ${said}`)));
+    });
+    child.kill("SIGKILL");
+    await new Promise((done) => child.on("close", done));
+  }
+  const answer = async (): Promise<string> => (await awl(["tool", "call", "kit_answer", "{}"])).stdout;
+
+  it("an update killed while cloning, between its two renames, or before the lock: never half loaded; rerun completes it", async () => {
+    const repo = join(box.root, "repo");
+    fullPlugin(repo, "1.0.0");
+    git(repo, "init", "-q", "-b", "main");
+    git(repo, "add", ".");
+    git(repo, "commit", "-q", "-m", "v1");
+    git(repo, "tag", "v1");
+    write(repo, { "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "kit", version: "2.0.0" }), "dev.awl/extensions/kit.lua": toolLua("kit_answer", "ANSWER-V2") });
+    git(repo, "commit", "-qam", "v2");
+    git(repo, "tag", "v2");
+    expect((await awl(["install", "--yes", `git:${repo}@v1`])).code).toBe(0);
+    write(join(pluginsHome(), "data", "kit"), { "kept.txt": "mine" });
+    expect(await answer()).toContain("ANSWER-FROM-KIT");
+
+    // Killed mid-fetch: the installed version is untouched and keeps working.
+    await killAt("cloned", ["update", "--yes", "kit@v2"]);
+    expect(await answer()).toContain("ANSWER-FROM-KIT");
+
+    // Killed after the old files moved aside: the plugin is refused (files missing), never half loaded.
+    await killAt("old-moved-aside", ["update", "--yes", "kit@v2"]);
+    const aside = await awl(["tool", "call", "kit_answer", "{}"]);
+    expect(aside.stdout).not.toContain("ANSWER");
+    expect((await awl(["plugins"])).stdout).toContain("its files are missing");
+    expect((await awl(["update", "--yes", "kit@v2"])).code).toBe(0);
+    expect(await answer()).toContain("ANSWER-V2");
+    expect(lock().plugins.kit!.resolved).toBe(git(repo, "rev-parse", "v2"));
+
+    // Killed with the new files in place but the lock not written: they are not what the lock names: refused.
+    await killAt("new-in-place", ["update", "--yes", "kit@v1"]);
+    const unrecorded = await awl(["tool", "call", "kit_answer", "{}"]);
+    expect(unrecorded.stdout).not.toContain("ANSWER");
+    expect((await awl(["plugins"])).stdout).toContain("its files changed since it was installed");
+    expect((await awl(["update", "--yes", "kit@v1"])).code).toBe(0);
+    expect(await answer()).toContain("ANSWER-FROM-KIT");
+    expect(lock().plugins.kit!.resolved).toBe(git(repo, "rev-parse", "v1"));
+
+    // What the killed runs left behind is gone after the rerun; the data folder is kept throughout.
+    expect(readdirSync(pluginsHome()).filter((n) => n.startsWith("."))).toEqual([]);
+    expect(readFileSync(join(pluginsHome(), "data", "kit", "kept.txt"), "utf8")).toBe("mine");
+  }, 180_000);
+
+  it("an install from an archive killed once unpacked: nothing is installed; rerun installs it", async () => {
+    const src = write(join(box.root, "lua-pack"), { "package.json": JSON.stringify({ name: "lua-pack", version: "1.0.0" }), "hello.lua": toolLua("pack_hello", "HELLO") });
+    execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", box.root], { cwd: src, stdio: "ignore" });
+    const file = join(box.root, "lua-pack-1.0.0.tgz");
+    await killAt("unpacked", ["install", "--yes", file]);
+    expect((await awl(["plugins"])).stdout).toContain("No plugin is installed");
+    expect((await awl(["tools"])).stdout).not.toContain("pack_hello");
+    expect((await awl(["install", "--yes", file])).code).toBe(0);
+    expect((await awl(["tool", "call", "pack_hello", "{}"])).stdout).toContain("HELLO");
+    expect(readdirSync(pluginsHome()).filter((n) => n.startsWith("."))).toEqual([]);
+  }, 90_000);
 });
 
 describe("project plugins", () => {

@@ -274,10 +274,14 @@ describe("rewind and fork over stream-json input", () => {
 });
 
 describe("awl rewind --code after a sub-agent's changes", () => {
-  it("restores what a sub-agent wrote, though its task tool only reads: the turn's checkpoint comes before the first batch", async () => {
+  it("restores what a sub-agent wrote, though its task tool only reads and starts at once: the sub-agent's writes wait for the turn's checkpoint", async () => {
     writeFileSync(join(box.cwd, "a.txt"), "alpha\n");
+    // Enough files that recording them outlasts the sub-agent's first request: a write that did not wait for the
+    // checkpoint would be recorded in it, and the rewind would keep it.
+    mkdirSync(join(box.cwd, "many"));
+    for (let i = 0; i < 3000; i++) writeFileSync(join(box.cwd, "many", `f${i}.txt`), `${i}\n`);
     server.enqueue(
-      { body: openaiToolCalls([{ id: "t1", name: "task", input: { description: "write it", prompt: "write out.txt and change a.txt" } }]) },
+      { body: openaiToolCalls([{ id: "l1", name: "ls", input: {} }, { id: "t1", name: "task", input: { description: "write it", prompt: "write out.txt and change a.txt" } }]) },
       {
         body: openaiToolCalls([
           { id: "w1", name: "write", input: { path: "out.txt", content: "by the sub-agent\n" } },

@@ -21,6 +21,7 @@ export const INSTALL_USAGE = `usage: awl install SOURCE [--yes] [--project]
 Installs a plugin (docs/plugins.md) for your user, into ~/.local/share/awl/plugins/. SOURCE is
   git:URL[@REF]        a git repository (https, ssh, file:// or a path) at a tag, branch or commit
   npm:NAME[@VERSION]   a package from the npm registry your npm is configured for
+  luarocks:NAME[@VER]  a pure-Lua rock (its modules for require; needs luarocks)
   ./folder             a plugin folder
   ./plugin.tgz         a packed plugin (npm pack)
 What the plugin brings (Lua extensions and their tools, hooks, MCP servers, commands, agents,
@@ -183,6 +184,7 @@ function finishScopeOnly(previous: LockEntry, scope: "user" | { project: string 
 }
 
 function describeVersion(entry: { version?: string | undefined; resolved?: string | undefined }): string {
-  const parts = [entry.version, entry.resolved && /^[0-9a-f]{40}$/.test(entry.resolved) ? entry.resolved.slice(0, 12) : entry.resolved].filter(Boolean);
+  // An npm package's resolved version is its manifest's version too: said once.
+  const parts = [...new Set([entry.version, entry.resolved && /^[0-9a-f]{40}$/.test(entry.resolved) ? entry.resolved.slice(0, 12) : entry.resolved].filter(Boolean))];
   return parts.length > 0 ? parts.join(", ") : "no version";
 }
