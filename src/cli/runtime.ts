@@ -6,7 +6,6 @@
 import { Agent, type TurnReceiver, type TurnResult } from "../agent/agent.js";
 import { resolveSettings, type AwlSettings, type SettingsSources } from "../config/settings.js";
 import type { ConfigResult } from "../config/errors.js";
-import type { ConfigFileValues } from "../config/config-file.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
 import { emptyUsage, type Message } from "../model/message.js";
@@ -453,20 +452,13 @@ async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, co
 
 /** The tools with background commands (`bash` with `run_in_background`), run in the sandbox when it is on. */
 async function openJobs(options: RuntimeOptions, lua: LuaToolSet, tools: ToolSet, cwd: string): Promise<JobsToolSet | undefined> {
-  const [{ JobTable }, { JobsToolSet }, { withheldVariables, withoutVariables, SecretScrubber }, { runSecrets }] = await Promise.all([
+  const [{ JobTable }, { JobsToolSet }, { SecretScrubber }, { runSecrets }] = await Promise.all([
     import("../jobs/job-table.js"),
     import("../jobs/jobs-tool-set.js"),
     import("../util/secrets.js"),
     import("./run-secrets.js"),
   ]);
-  const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
-  const withheld = withheldVariables(options.config?.values as ConfigFileValues | undefined, options.permissions?.config.passEnv?.value);
-  const table = new JobTable({
-    env: withoutVariables(process.env, withheld),
-    spillDir: lua.spillDir,
-    ...(sandbox?.ok && sandbox.value && { sandbox: sandbox.value }),
-    scrub: new SecretScrubber(runSecrets(options)),
-  });
+  const table = new JobTable({ ...lua.programs, spillDir: lua.spillDir, scrub: new SecretScrubber(runSecrets(options)) });
   return new JobsToolSet(tools, table, cwd);
 }
 

@@ -787,6 +787,12 @@ export class LuaToolSet implements ToolSet {
     return this.context.spill_dir;
   }
 
+  /** How the extensions' programs run (background jobs run so too): their environment, and the sandbox if any. */
+  get programs(): { env: NodeJS.ProcessEnv; sandbox?: ProcessSandbox } {
+    const { env, sandbox } = this.poolOptions;
+    return { env: env ?? {}, ...(sandbox && { sandbox }) };
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await this.watcher?.close();
