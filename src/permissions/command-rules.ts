@@ -3,13 +3,78 @@
  * sandbox's `network(…)` rules: a deny or ask rule counts when it may match any form of any simple command
  * (what cannot be resolved may match every rule); allow rules must surely cover every simple command as
  * written, and cover nothing where something is unresolved or a command writes to a file.
+ *
+ * Rules are found by the first word of the commands they can match (rules.ts, `commandWord`): a command is
+ * tested against the rules of its own first word and those whose pattern leaves the first word open, not
+ * against every rule.
  */
 import type { Rule } from "./rules.js";
-import type { ParsedCommand } from "./shell-commands.js";
+import type { CommandPart, ParsedCommand } from "./shell-commands.js";
 
-/** Whether a deny or ask rule with a pattern may match the command. */
-export function commandHits(rule: Rule, parsed: ParsedCommand): boolean {
-  return parsed.checked.some((part) => rule.matchCommand!(part));
+/** The command rules of one rule list (rules without a pattern are not in it), found by first word. */
+export class CommandRules {
+  private readonly byWord = new Map<string, Rule[]>();
+  private readonly anyWord: Rule[] = [];
+  private readonly all: Rule[] = [];
+  /** Each rule's place in the list: where several match, the first one listed is the one named. */
+  private readonly order = new Map<Rule, number>();
+
+  constructor(rules: readonly Rule[]) {
+    for (const rule of rules) {
+      if (rule.pattern === undefined || !rule.matchCommand) continue;
+      this.order.set(rule, this.all.length);
+      this.all.push(rule);
+      if (rule.commandWord === undefined) this.anyWord.push(rule);
+      else this.byWord.set(rule.commandWord, [...(this.byWord.get(rule.commandWord) ?? []), rule]);
+    }
+  }
+
+  /** The rules that may match some form of some simple command of `parsed` (what deny and ask rules go by). */
+  hitting(parsed: ParsedCommand): Set<Rule> {
+    const hit = new Set<Rule>();
+    for (const part of parsed.checked) {
+      for (const rule of this.candidates(part)) if (!hit.has(rule) && rule.matchCommand!(part)) hit.add(rule);
+    }
+    return hit;
+  }
+
+  /**
+   * The allow rule that covers the command when every simple command in it (but those `skip` names) is surely
+   * matched by an allow rule; the first listed that covers its first command. Undefined when one is not covered,
+   * or something is unresolved, or a command writes to a file.
+   */
+  covering(parsed: ParsedCommand, skip?: (text: string) => boolean): Rule | undefined {
+    if (parsed.unresolved !== undefined) return undefined;
+    const commands = parsed.commands.filter((c) => c.open || !skip?.(c.text));
+    if (commands.length === 0 || commands.some((c) => c.writes)) return undefined;
+    let first: Rule | undefined;
+    for (const command of commands) {
+      let found: Rule | undefined;
+      for (const rule of this.candidates(command)) {
+        if (rule.action === "allow" && (found === undefined || this.order.get(rule)! < this.order.get(found)!) && rule.matchCommand!(command, true)) found = rule;
+      }
+      if (!found) return undefined;
+      first ??= found;
+    }
+    return first;
+  }
+
+  /** The rules that can match `part`: by its first word when that is known in full, else all. */
+  private candidates(part: Readonly<CommandPart>): readonly Rule[] {
+    const end = firstWordEnd(part.text);
+    if (end < 0 && part.open) return this.all;
+    const own = this.byWord.get(end < 0 ? part.text : part.text.slice(0, end));
+    return own ? (this.anyWord.length > 0 ? [...own, ...this.anyWord] : own) : this.anyWord;
+  }
+}
+
+/** Where a command's first word ends (a blank or `:`, as rules.ts `commandWordOf` reads patterns), or -1. */
+function firstWordEnd(text: string): number {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 58) return i;
+  }
+  return -1;
 }
 
 /** Why a deny or ask rule counts, for the user and the model. */
@@ -17,23 +82,6 @@ export function commandRuleReason(rule: Rule, parsed: ParsedCommand, verb: "deni
   const plain = parsed.checked.some((part) => !(part.open && part.text === "") && rule.matchCommand!(part));
   if (plain || parsed.unresolved === undefined) return `the rule "${rule.text}" ${verb === "denies" ? "denies it" : "asks"}`;
   return `the rule "${rule.text}" ${verb === "denies" ? "denies" : "asks for"} what it cannot rule out: ${parsed.unresolved}`;
-}
-
-/**
- * The allow rule that covers the command when every simple command in it (but those `skip` names) is covered
- * by some allow rule with a pattern; undefined when one is not, or something is unresolved.
- */
-export function coveringRule(allows: readonly Rule[], parsed: ParsedCommand, skip?: (text: string) => boolean): Rule | undefined {
-  if (parsed.unresolved !== undefined) return undefined;
-  const commands = parsed.commands.filter((c) => c.open || !skip?.(c.text));
-  if (commands.length === 0 || commands.some((c) => c.writes)) return undefined;
-  let first: Rule | undefined;
-  for (const command of commands) {
-    const rule = allows.find((r) => r.pattern !== undefined && r.matchCommand!(command, true));
-    if (!rule) return undefined;
-    first ??= rule;
-  }
-  return first;
 }
 
 /**

@@ -18,7 +18,7 @@ import { protectionOf } from "./protected.js";
 import { hostRuleText } from "./host-rules.js";
 import { nonPublicKind } from "../web/addresses.js";
 import type { Rule, RuleAction } from "./rules.js";
-import { commandHits, commandRuleReason, coveringRule, offeredCommandRules } from "./command-rules.js";
+import { commandRuleReason, CommandRules, offeredCommandRules } from "./command-rules.js";
 import { invalidCommandText, parseCommand, type ParsedCommand } from "./shell-commands.js";
 
 export const PERMISSION_MODES = ["default", "accept-edits", "plan", "bypass"] as const;
@@ -92,6 +92,8 @@ export class PermissionEngine {
   /** Rules by exact tool name; `wild` holds those whose tool name has a `*`. */
   private byTool = new Map<string, Rule[]>();
   private wild: Rule[] = [];
+  /** Command rules found by first word, per tool name (and for the sandbox's network); remade when rules change. */
+  private commandRules = new Map<string, CommandRules>();
 
   constructor(options: PermissionEngineOptions) {
     this.workspace = realPathOf(options.workspace);
@@ -108,6 +110,7 @@ export class PermissionEngine {
   }
 
   addRule(rule: Rule): void {
+    this.commandRules.clear();
     this.rules.push(rule);
     if (rule.tool.includes("*")) this.wild.push(rule);
     else this.byTool.set(rule.tool, [...(this.byTool.get(rule.tool) ?? []), rule]);
@@ -118,6 +121,7 @@ export class PermissionEngine {
     const index = this.rules.indexOf(rule);
     if (index < 0) return false;
     this.rules.splice(index, 1);
+    this.commandRules.clear();
     if (rule.tool.includes("*")) this.wild = this.wild.filter((r) => r !== rule);
     else this.byTool.set(rule.tool, (this.byTool.get(rule.tool) ?? []).filter((r) => r !== rule));
     return true;
@@ -156,9 +160,11 @@ export class PermissionEngine {
     const facts = { paths, commands: split?.commands.map((c) => c.text) ?? [], ...(handed && { input: handed.input }) };
     const rules = split || paths.length === 0 ? this.rulesFor(tool.name) : [...this.rulesFor(tool.name), ...this.kindRulesFor(tool)];
 
+    const commandRules = split && this.commandRulesOf(tool.name, () => rules);
+    const hitting = split && commandRules!.hitting(split);
     const hits = (rule: Rule): boolean => {
       if (rule.pattern === undefined) return true;
-      if (split) return commandHits(rule, split);
+      if (hitting) return hitting.has(rule);
       if (paths.length > 0) return rule.pathError !== undefined || paths.some((path) => rule.matchPath!(path));
       return false;
     };
@@ -182,7 +188,7 @@ export class PermissionEngine {
     if (whole) return decision("allow", `the rule "${whole.text}" allows it`, { rule: whole, ...facts });
     const outside = paths.filter((p) => !isInside(p, this.workspace));
     if (split) {
-      const covering = coveringRule(allows, split);
+      const covering = commandRules!.covering(split);
       if (covering) return decision("allow", "allow rules cover every command in it", { rule: covering, ...facts });
     } else if (paths.length > 0) {
       const covered = paths.every((path) => allows.some((r) => r.pathError === undefined && r.matchPath?.(path)));
@@ -214,12 +220,12 @@ export class PermissionEngine {
     if (rules.length === 0) return false;
     const split = invalidCommandText(command) ? undefined : parseCommand(command);
     if (!split) return false;
-    const hits = (rule: Rule): boolean => rule.pattern === undefined || commandHits(rule, split);
-    if (rules.some((r) => r.action !== "allow" && hits(r))) return false;
-    const allows = rules.filter((r) => r.action === "allow");
-    if (allows.some((r) => r.pattern === undefined)) return true;
+    const commandRules = this.commandRulesOf(`${NETWORK_RULE} of programs`, () => rules);
+    const hitting = commandRules.hitting(split);
+    if (rules.some((r) => r.action !== "allow" && (r.pattern === undefined || hitting.has(r)))) return false;
+    if (rules.some((r) => r.action === "allow" && r.pattern === undefined)) return true;
     // A bare `exec` runs nothing (std.bash starts its script with `exec 2>&1`).
-    return coveringRule(allows, split, (text) => text === "exec") !== undefined;
+    return commandRules.covering(split, (text) => text === "exec") !== undefined;
   }
 
   /**
@@ -334,6 +340,13 @@ export class PermissionEngine {
     if (shown.startsWith("~/")) return `~/${escapeGlob(shown.slice(2))}`;
     const escaped = escapeGlob(shown);
     return escaped.startsWith("~") ? `./${escaped}` : escaped;
+  }
+
+  /** The command rules of a rule list (`rules`, made on a miss), kept under `key` until the rules change. */
+  private commandRulesOf(key: string, rules: () => readonly Rule[]): CommandRules {
+    let made = this.commandRules.get(key);
+    if (!made) this.commandRules.set(key, (made = new CommandRules(rules())));
+    return made;
   }
 
   private rulesFor(tool: string): Rule[] {

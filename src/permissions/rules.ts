@@ -32,6 +32,8 @@ export interface Rule {
   /** Internal: compiled matchers. */
   matchTool: (name: string) => boolean;
   matchCommand?: (part: CommandPart, surely?: boolean) => boolean;
+  /** The first word (up to a blank or `:`) of every command `matchCommand` may match, when the pattern fixes it. */
+  commandWord?: string;
   matchPath?: (path: string) => boolean;
   /** Set when the pattern reads as a host (host-rules.ts): `network(api.github.com)`. */
   matchHost?: (host: string, port: number) => boolean;
@@ -68,6 +70,8 @@ export function parseRule(text: string, action: RuleAction, source: RuleSource, 
     rule.pathError = `the pattern of rule ${JSON.stringify(text)} is not a valid path glob: ${(error as Error).message}`;
   }
   rule.matchCommand = compileCommand(pattern);
+  const word = commandWordOf(pattern);
+  if (word !== undefined) rule.commandWord = word;
   const host = parseHostPattern(pattern);
   if (host) rule.matchHost = (name, port) => hostMatches(host, name, port);
   return { ok: true, rule };
@@ -90,9 +94,7 @@ function compileName(name: string): (tool: string) => boolean {
  * `ls:*` for `ls $dir`).
  */
 export function compileCommand(pattern: string): (part: CommandPart, surely?: boolean) => boolean {
-  const normal = pattern.replace(/\s+/g, " ");
-  const prefix = /^(.*?)(?::\*| \*)$/s.exec(normal);
-  const head = prefix ? prefix[1]! : normal;
+  const { normal, prefix, head } = commandHead(pattern);
   const exact = exactMatcher(normal, prefix ? head : undefined);
   const lead = head.split("*")[0]!;
   const literal = !head.includes("*");
@@ -101,10 +103,31 @@ export function compileCommand(pattern: string): (part: CommandPart, surely?: bo
     if (!part.open) return exact(part.text);
     const known = part.text;
     const afterHead = known.startsWith(`${head} `) || known.startsWith(`${head}:`);
-    if (surely) return (prefix !== null && literal && afterHead) || (trailingStar && known.startsWith(lead));
+    if (surely) return (prefix && literal && afterHead) || (trailingStar && known.startsWith(lead));
     if (!literal) return lead.startsWith(known) || known.startsWith(lead);
     return prefix ? head.startsWith(known) || afterHead : normal.startsWith(known);
   };
+}
+
+/** A command pattern with its blanks made single spaces; `prefix`: it ends in `:*` or ` *`; `head`: the part before that. */
+function commandHead(pattern: string): { normal: string; prefix: boolean; head: string } {
+  const normal = pattern.replace(/\s+/g, " ");
+  const prefix = /^(.*?)(?::\*| \*)$/s.exec(normal);
+  return { normal, prefix: prefix !== null, head: prefix ? prefix[1]! : normal };
+}
+
+/**
+ * The first word of every command a pattern may match (command-rules.ts finds rules by it): whatever a match
+ * starts with is the text before the pattern's first `*`, so that text's first word when a blank or `:` ends it
+ * there, or all of it when the pattern has no `*` before its end. Undefined when the pattern leaves it open (`ls*`).
+ */
+export function commandWordOf(pattern: string): string | undefined {
+  const { head } = commandHead(pattern);
+  const star = head.indexOf("*");
+  const lead = star < 0 ? head : head.slice(0, star);
+  const end = lead.search(/[ :]/);
+  if (end >= 0) return end > 0 ? lead.slice(0, end) : undefined;
+  return star < 0 && lead !== "" ? lead : undefined;
 }
 
 /** The matcher of a whole command's text; `head` set for a prefix pattern (`X:*`). */

@@ -9,7 +9,8 @@
  * beginning, then anything), and what cannot be resolved at all (a parse error, `eval "$x"`, a shell reading
  * its script from stdin, arithmetic that can run commands) adds the command "anything" and says why.
  */
-import { parseShell, type ShellNode } from "./shell-parser.js";
+import { parseShell, shellParserSettled, type ShellNode } from "./shell-parser.js";
+import { plainCommands } from "./shell-plain.js";
 import { groupWords, wordOf, type Word } from "./shell-words.js";
 import { assignedCommands, commandName, innerCommands, type Inner } from "./shell-wrappers.js";
 
@@ -26,14 +27,14 @@ export interface ShellCommand extends CommandPart {
 
 export interface ParsedCommand {
   /** Each simple command as written, assignments included: what allow rules must cover and the rules offered name. */
-  commands: ShellCommand[];
+  readonly commands: readonly Readonly<ShellCommand>[];
   /**
    * Every form deny and ask rules check: the commands as written, without their `NAME=value` prefixes, with a
    * path's last part as the name (`/bin/rm` is also `rm`), and the commands wrappers and nested scripts run.
    */
-  checked: CommandPart[];
+  readonly checked: readonly Readonly<CommandPart>[];
   /** Why part of it cannot be resolved before it runs; `checked` then holds "anything" (`""`, open). */
-  unresolved?: string;
+  readonly unresolved?: string;
 }
 
 /** Anything at all: what an unresolved piece may run. */
@@ -58,11 +59,45 @@ export function invalidCommandText(command: string): string | undefined {
   return undefined;
 }
 
-/** Reads `command` (the parser must be loaded, shell-parser.ts; else all of it is unresolved). */
-export function parseCommand(command: string): ParsedCommand {
-  const reader = new CommandReader();
+/** Readings kept (bounded): the same command is checked several times per call (hooks, the check, a question, the sandbox). */
+const cache = new Map<string, ParsedCommand>();
+const CACHE_ENTRIES = 64;
+/** Longer commands are read every time: the cache holds at most CACHE_ENTRIES × this many characters. */
+const CACHE_TEXT = 16_384;
+
+/**
+ * Reads `command` (the parser must be loaded, shell-parser.ts; else what is not a plain command is unresolved).
+ * The reading is shared (frozen): a later check of the same text gets the same object. `parser: true` reads it
+ * with the parser even when it is a plain command (what the tests compare the plain reading with), uncached.
+ */
+export function parseCommand(command: string, options: { parser?: boolean } = {}): ParsedCommand {
+  if (options.parser) return read(command, false);
+  const kept = cache.get(command);
+  if (kept) {
+    cache.delete(command);
+    cache.set(command, kept);
+    return kept;
+  }
+  const parsed = read(command, true);
+  // A reading made before the parser loaded is not kept: it would stay unresolved.
+  if (command.length <= CACHE_TEXT && shellParserSettled()) {
+    cache.set(command, freeze(parsed));
+    if (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  }
+  return parsed;
+}
+
+function read(command: string, plain: boolean): ParsedCommand {
+  const reader = new CommandReader(plain);
   reader.script(command, 0, false);
   return reader.finish();
+}
+
+/** A kept reading is shared: its lists cannot change (its parts are typed read-only). */
+function freeze(parsed: ParsedCommand): ParsedCommand {
+  Object.freeze(parsed.commands);
+  Object.freeze(parsed.checked);
+  return Object.freeze(parsed);
 }
 
 /** An arithmetic expression found: the variables it reads, and whether it can run commands whatever they hold. */
@@ -80,6 +115,9 @@ class CommandReader {
   /** Some variable is set in a way not seen (`read "$name"`, `source file`). */
   private taintedAll = false;
   private readonly arithmetic: Arithmetic[] = [];
+
+  /** `plain`: plain commands are read without the parser (shell-plain.ts). */
+  constructor(private readonly plain: boolean) {}
 
   finish(): ParsedCommand {
     for (const a of this.arithmetic) {
@@ -99,6 +137,12 @@ class CommandReader {
   /** Reads one script; `inner`: it runs inside another command (`bash -c`), so only deny and ask rules see it. */
   script(source: string, depth: number, inner: boolean): void {
     if (depth > MAX_NESTING) return this.unresolve(`it nests scripts in scripts more than ${MAX_NESTING} deep`);
+    // A plain command (words, quotes, `&&`, `|`, `;`) is read without the parser, as the parser would read it.
+    const plain = this.plain ? plainCommands(source) : undefined;
+    if (plain) {
+      for (const words of plain) this.words([], words, false, depth, inner);
+      return;
+    }
     const parsed = parseShell(source);
     if (!parsed.ok) return this.unresolve(parsed.reason);
     this.walk(parsed.root, source, depth, inner);
@@ -176,7 +220,11 @@ class CommandReader {
     }
     const groups = groupWords(pieces, source);
     if (!groups) return this.unresolve("the shell parser read its words in a way awl cannot check");
-    const words = groups.map((group) => wordOf(group, source));
+    this.words(assignments, groups.map((group) => wordOf(group, source)), writes, depth, inner);
+  }
+
+  /** A simple command's `NAME=value` prefixes and words: recorded, then what it runs besides itself. */
+  private words(assignments: Word[], words: Word[], writes: boolean, depth: number, inner: boolean): void {
     // The grammar differs from bash in corners (`! while …` reads as a command named `while`): a reserved word
     // as a command's name means the parser read it otherwise than bash will.
     if (words[0] && !words[0].open && RESERVED.has(words[0].text)) this.unresolve(`the shell parser read "${words[0].text}" as a command, which bash would not`);
@@ -233,7 +281,7 @@ class CommandReader {
   private statement(words: Word[], writes: boolean, inner: boolean): void {
     if (words.length === 0) return;
     const part = partOf(words);
-    if (!inner) this.commands.push({ ...part, writes });
+    if (!inner) this.commands.push({ text: part.text, open: part.open, writes });
     this.checked.push(part);
   }
 

@@ -52,6 +52,11 @@ export function loadShellParser(): Promise<void> {
   return loading;
 }
 
+/** Whether the parser has loaded, or failed to for good: until then `parseShell` says it is not loaded yet. */
+export function shellParserSettled(): boolean {
+  return parser !== undefined || failure !== undefined;
+}
+
 /** The nodes whose children's fields are read (shell-commands.ts): asking every node for its field costs a call each. */
 const FIELD_PARENTS = new Set(["variable_assignment", "for_statement", "subscript", "file_redirect"]);
 

@@ -4,6 +4,7 @@
  * - `git:URL[@REF]`: any URL git clones (`file://`, a local path, https, ssh), checked out at REF (a tag, a
  *   branch or a commit; default the remote's HEAD), recorded by its commit; never asks for credentials;
  * - `npm:NAME[@VERSION]`: `npm pack` through the registry the user's npm is configured for (scripts off);
+ * - `luarocks:NAME[@VERSION]`: a pure-Lua rock made into a package of Lua modules (fetch-rock.ts);
  * - a local folder (copied) or a packed tarball (`.tgz`, `.tar.gz`, `.tar`).
  *
  * An archive entry with an absolute path or `..`, a link pointing out of the package, or a device or fifo is
@@ -13,6 +14,8 @@ import { execFile } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, posix, resolve } from "node:path";
 import { promisify } from "node:util";
+import { fetchRock } from "./fetch-rock.js";
+import { PluginSourceError } from "./source-error.js";
 import type { SourceKind } from "./store.js";
 import { testPause } from "./test-pause.js";
 
@@ -28,19 +31,13 @@ export interface FetchedSource {
   resolved?: string;
 }
 
-/** A source that cannot be fetched; the message says which and why. */
-export class PluginSourceError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PluginSourceError";
-  }
-}
+export { PluginSourceError };
 
 /** Fetches `spec` into `staging` (an empty folder). */
 export async function fetchSource(spec: string, staging: string, cwd: string, env: NodeJS.ProcessEnv): Promise<FetchedSource> {
   if (spec.startsWith("git:")) return fetchGit(spec, staging, cwd, env);
   if (spec.startsWith("npm:")) return fetchNpm(spec, staging, cwd, env);
-  if (spec.startsWith("luarocks:")) throw new PluginSourceError(`${spec}: luarocks sources are not supported yet (docs/plugins.md)`);
+  if (spec.startsWith("luarocks:")) return fetchRock(spec, staging, env);
   const path = resolve(cwd, spec);
   let isDir: boolean;
   try {

@@ -7,7 +7,8 @@
  *   and `hooks.json`;
  * - a **Claude Code plugin**: `.claude-plugin/plugin.json` with `commands/`, `agents/`, `skills/`,
  *   `hooks/hooks.json` and `.mcp.json` at the root;
- * - a **plain folder of Lua extensions** (no manifest): its `.lua` files and `x/init.lua` folders.
+ * - a **plain folder of Lua extensions** (no manifest): its `.lua` files and `x/init.lua` folders;
+ * - a **rock** awl made into a package (`awl-rock.json`, fetch-rock.ts): Lua modules for `require`.
  *
  * Only file names, sizes and the manifest's text are read here. A fault is a {@link PluginFormatError} naming
  * the file, the line and the field.
@@ -29,7 +30,10 @@ interface SchemaError {
 const validateManifest = validateManifestRaw as ((value: unknown) => boolean) & { errors?: SchemaError[] | null };
 
 /** Which format a package is in. */
-export type PluginLayout = "agent-plugins" | "claude-code" | "lua-folder";
+export type PluginLayout = "agent-plugins" | "claude-code" | "lua-folder" | "lua-rock";
+
+/** What awl writes into the package it makes of a rock (fetch-rock.ts): `{name, version, rock, modules, dependencies}`. */
+export const ROCK_FILE = "awl-rock.json";
 
 /** awl's client folder in an Agent Plugins package (spec §8.2: a top-level folder named by a reverse-domain namespace). */
 export const AWL_CLIENT_FOLDER = "dev.awl";
@@ -49,6 +53,8 @@ export interface PluginParts {
   commandsDir?: string;
   /** Markdown sub-agent definitions. */
   agentsDir?: string;
+  /** Lua modules for `require` (a rock's `lua/`), searched before the system's Lua trees. */
+  luaDir?: string;
   /** `mcp.json` (Agent Plugins) or `.mcp.json` (Claude Code). */
   mcpFile?: string;
   /** Command hooks in Claude Code's format (`{"hooks": {Event: [...]}}` or the events at the top). */
@@ -102,6 +108,7 @@ export function readPluginPackage(root: string): PluginPackage {
   if (!isDir(root)) throw new PluginFormatError(`${root}: not a folder`);
   if (exists(join(root, "plugin.json"))) return readAgentPlugin(root);
   if (exists(join(root, ".claude-plugin", "plugin.json"))) return readClaudePlugin(root);
+  if (exists(join(root, ROCK_FILE))) return readRock(root);
   return readLuaFolder(root);
 }
 
@@ -153,6 +160,18 @@ function readClaudePlugin(root: string): PluginPackage {
     ...filePart("mcpFile", join(root, ".mcp.json")),
   };
   return { root, layout: "claude-code", name, ...metadata(value), manifestFile: file, parts, notices };
+}
+
+/** A package awl made of a pure-Lua rock: its modules in `lua/`, for `require` only (never loaded as extensions). */
+function readRock(root: string): PluginPackage {
+  const { value, at } = readJsonObject(join(root, ROCK_FILE));
+  const name = String(value.name ?? "").toLowerCase();
+  if (!NAME.test(name)) throw new PluginFormatError(`${at("/name")}: "name" ${JSON.stringify(value.name)} cannot be a plugin name`);
+  const notices = (Array.isArray(value.dependencies) ? value.dependencies : [])
+    .map(String)
+    .filter((dep) => !/^lua\b/.test(dep))
+    .map((dep) => `it depends on the rock "${dep}": install it too (awl install luarocks:${dep.split(/\s/)[0]}) unless your system's Lua tree has it`);
+  return { root, layout: "lua-rock", name, ...metadata(value), manifestFile: join(root, ROCK_FILE), parts: { ...dirPart("luaDir", join(root, "lua")) }, notices };
 }
 
 /** A folder without a manifest: its Lua files are extensions; its name is the folder's (or its `package.json`'s). */

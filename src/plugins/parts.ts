@@ -23,6 +23,11 @@ export function pluginExtensionRoots(env: NodeJS.ProcessEnv, cwd: string, truste
   return folders(env, cwd, trusted, "extensionsDir").map((f) => ({ dir: f.dir, source: "user", prefix: f.plugin }));
 }
 
+/** The `require` folders of the enabled rocks (awl's own Lua tree: searched before the system's). */
+export function pluginLuaDirs(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): string[] {
+  return folders(env, cwd, trusted, "luaDir").map((f) => f.dir);
+}
+
 /** Skill folders (each holding `<name>/SKILL.md`). */
 export function pluginSkillFolders(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): PluginFolder[] {
   return folders(env, cwd, trusted, "skillsDir");
@@ -80,7 +85,7 @@ export function pluginProblems(env: NodeJS.ProcessEnv, cwd: string, trusted: boo
   return installedPlugins(env, cwd, trusted).problems;
 }
 
-function folders(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean, key: "extensionsDir" | "skillsDir" | "commandsDir" | "agentsDir"): PluginFolder[] {
+function folders(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean, key: "extensionsDir" | "skillsDir" | "commandsDir" | "agentsDir" | "luaDir"): PluginFolder[] {
   const out: PluginFolder[] = [];
   for (const { pkg, places } of installedPlugins(env, cwd, trusted).plugins) {
     const dir = pkg.parts[key];

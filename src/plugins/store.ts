@@ -22,7 +22,7 @@ import { testPause } from "./test-pause.js";
 export const LOCK_VERSION = 1;
 
 /** How a plugin was installed. */
-export type SourceKind = "path" | "tarball" | "git" | "npm";
+export type SourceKind = "path" | "tarball" | "git" | "npm" | "luarocks";
 
 /** One installed plugin, as the lock file records it. */
 export interface LockEntry {
@@ -30,7 +30,7 @@ export interface LockEntry {
   /** The SOURCE as given to `awl install` (a path made absolute), for `awl update`. */
   source: string;
   kind: SourceKind;
-  /** The exact commit (git) or version (npm) installed. */
+  /** The exact commit (git) or version (npm, luarocks) installed. */
   resolved?: string;
   /** The manifest's version. */
   version?: string;

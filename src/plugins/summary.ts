@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { discoverExtensions } from "../extensions/discover.js";
-import { exists, listNames, markdownFiles } from "./folder-list.js";
+import { exists, isDir, listNames, markdownFiles } from "./folder-list.js";
 import type { PluginPackage } from "./manifest.js";
 import { hookEntries } from "./plugin-hooks.js";
 import { readPluginMcp, type PluginPlaces } from "./plugin-mcp.js";
@@ -25,6 +25,8 @@ export interface PluginSummary {
   commands: string[];
   agents: string[];
   skills: string[];
+  /** Lua modules for `require` (a rock); absent in lock files written before rocks. */
+  modules?: string[];
   size: string;
   notices: string[];
 }
@@ -37,6 +39,7 @@ const SECTIONS = [
   ["commands", "prompt commands"],
   ["agents", "sub-agents"],
   ["skills", "skills"],
+  ["modules", "Lua modules (for require, run as you when an extension requires them)"],
 ] as const;
 
 /** The summary of `pkg` (its files already checked: `content`) as it will be once installed at `places`. */
@@ -59,6 +62,7 @@ export function summarize(pkg: PluginPackage, content: PackageContent, places: P
     commands: parts.commandsDir ? markdownNames(parts.commandsDir).map((n) => `/${n}`) : [],
     agents: parts.agentsDir ? markdownNames(parts.agentsDir) : [],
     skills: parts.skillsDir ? skillNames(parts.skillsDir) : [],
+    modules: parts.luaDir ? luaModules(parts.luaDir) : [],
     size: `${content.files} files, ${formatSize(content.bytes)}`,
     notices: pkg.notices,
   };
@@ -68,12 +72,12 @@ export function summarize(pkg: PluginPackage, content: PackageContent, places: P
 export function summaryLines(summary: PluginSummary): string[] {
   const lines = [`${summary.name}${summary.version ? ` ${summary.version}` : ""} (${layoutWords(summary.layout)}), ${summary.size}`];
   for (const [key, title] of SECTIONS) {
-    const items = summary[key];
+    const items = summary[key] ?? [];
     if (items.length === 0) continue;
     lines.push(`  ${title}:`);
     for (const item of items) lines.push(`    ${item}`);
   }
-  if (SECTIONS.every(([key]) => summary[key].length === 0)) lines.push("  (nothing awl loads: no extensions, hooks, MCP servers, commands, agents or skills)");
+  if (SECTIONS.every(([key]) => (summary[key] ?? []).length === 0)) lines.push("  (nothing awl loads: no extensions, hooks, MCP servers, commands, agents or skills)");
   for (const notice of summary.notices) lines.push(`  note: ${notice}`);
   return lines;
 }
@@ -83,8 +87,9 @@ export function summaryDiff(before: PluginSummary, after: PluginSummary): string
   const lines: string[] = [];
   if (before.version !== after.version) lines.push(`  version: ${before.version ?? "(none)"} → ${after.version ?? "(none)"}`);
   for (const [key, title] of SECTIONS) {
-    const removed = before[key].filter((x) => !after[key].includes(x));
-    const added = after[key].filter((x) => !before[key].includes(x));
+    const [was, is] = [before[key] ?? [], after[key] ?? []];
+    const removed = was.filter((x) => !is.includes(x));
+    const added = is.filter((x) => !was.includes(x));
     if (removed.length + added.length === 0) continue;
     lines.push(`  ${title}:`);
     for (const item of removed) lines.push(`    - ${item}`);
@@ -95,7 +100,7 @@ export function summaryDiff(before: PluginSummary, after: PluginSummary): string
 }
 
 function layoutWords(layout: string): string {
-  return layout === "agent-plugins" ? "Agent Plugins 1.0" : layout === "claude-code" ? "Claude Code plugin" : "folder of Lua extensions";
+  return layout === "agent-plugins" ? "Agent Plugins 1.0" : layout === "claude-code" ? "Claude Code plugin" : layout === "lua-rock" ? "LuaRocks rock" : "folder of Lua extensions";
 }
 
 /** `register_tool` calls whose name is a string literal, with their `kinds` (default exec), in source order. */
@@ -122,6 +127,16 @@ function readText(file: string): string {
 /** Command or agent names of the `.md` files below `dir`: `sub:name`, lower case. */
 function markdownNames(dir: string): string[] {
   return markdownFiles(dir).map((file) => relative(dir, file).slice(0, -".md".length).split(sep).join(":").toLowerCase());
+}
+
+/** The modules below a `lua/` folder: `a/b.lua` → `a.b`, `a/init.lua` → `a`. */
+function luaModules(dir: string, prefix = ""): string[] {
+  return listNames(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (isDir(path)) return luaModules(path, `${prefix}${name}.`);
+    if (!name.endsWith(".lua")) return [];
+    return [name === "init.lua" ? prefix.slice(0, -1) : `${prefix}${name.slice(0, -".lua".length)}`];
+  });
 }
 
 function skillNames(dir: string): string[] {

@@ -10,6 +10,8 @@ export interface AcpProcess {
   child: ChildProcessWithoutNullStreams;
   /** Every session/update received, in order. */
   updates: SessionNotification[];
+  /** Every byte awl wrote to the client so far (its stdout), as text. */
+  stdout(): string;
   stderr(): string;
   exit: Promise<number | null>;
   /** Resolves once an update matching `match` has come (from index `from` on). */
@@ -38,6 +40,8 @@ export async function withAcp<T>(
   });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+  const written: Buffer[] = [];
+  child.stdout.on("data", (d: Buffer) => written.push(d));
   const exit = new Promise<number | null>((resolve) => child.on("close", resolve));
   const updates: SessionNotification[] = [];
   const waiters: (() => void)[] = [];
@@ -52,6 +56,7 @@ export async function withAcp<T>(
   const awl: AcpProcess = {
     child,
     updates,
+    stdout: () => Buffer.concat(written).toString("utf8"),
     stderr: () => stderr,
     exit,
     async waitForUpdate(match, from = 0) {

@@ -250,6 +250,62 @@ describe("install from a tarball", () => {
   });
 });
 
+describe("install from luarocks", () => {
+  /** Packs a rock of `files` (paths inside its source folder) with `build`, into the rocks server folder `server`. */
+  function packRock(server: string, name: string, version: string, files: Record<string, string>, build: string, extra = ""): void {
+    const work = join(box.root, "rocks-work", `${name}-${version}`);
+    write(join(work, `${name}-${version}`), files);
+    execFileSync("tar", ["czf", `${name}-${version}.tar.gz`, `${name}-${version}`], { cwd: work });
+    const rockspec = `${name}-${version}-1.rockspec`;
+    write(work, {
+      [rockspec]: `package = "${name}"\nversion = "${version}-1"\nsource = { url = "file://${work}/${name}-${version}.tar.gz", dir = "${name}-${version}" }\ndescription = { summary = "test" }\ndependencies = { "lua >= 5.1"${extra} }\nbuild = ${build}\n`,
+    });
+    execFileSync("luarocks", ["pack", rockspec], { cwd: work, env: box.env(), stdio: "ignore" });
+    mkdirSync(server, { recursive: true });
+    execFileSync("cp", [join(work, `${name}-${version}-1.src.rock`), server]);
+    execFileSync("luarocks-admin", ["make-manifest", server], { env: box.env(), stdio: "ignore" });
+  }
+
+  it("a pure-Lua rock installs into awl's Lua tree: an extension requires it; a rock with a C module is refused", async () => {
+    const server = join(box.root, "rocks");
+    packRock(server, "greet", "1.0", { "src/greet/init.lua": 'return { hello = function(n) return "hello " .. n .. " from " .. require("greet.util").who end }\n', "src/greet/util.lua": 'return { who = "the rock" }\n' },
+      '{ type = "builtin", modules = { greet = "src/greet/init.lua", ["greet.util"] = "src/greet/util.lua" } }', ', "penlight"');
+    packRock(server, "cmod", "1.0", { "cmod.c": "int luaopen_cmod(void *L) { return 0; }\n" }, '{ type = "builtin", modules = { cmod = { sources = { "cmod.c" } } } }');
+    packRock(server, "made", "1.0", { "Makefile": "all:\n\ttouch BUILT\n" }, '{ type = "make" }');
+    const config = write(join(box.root, "luarocks"), { "config.lua": `rocks_servers = { "${server}" }\n` });
+    const rocksEnv = { LUAROCKS_CONFIG: join(config, "config.lua") };
+    const rocks = (args: string[], input = "") => box.awl(args, { input, env: rocksEnv });
+    const review = await rocks(["install", "luarocks:greet@1.0"], "n\n");
+    expect(review.stdout, review.stderr).toContain("greet 1.0-1 (LuaRocks rock)");
+    expect(review.stdout).toMatch(/Lua modules \(for require[^)]*\):\n\s+greet\n\s+greet\.util/);
+    expect(review.stdout).toContain('note: it depends on the rock "penlight"');
+    expect(existsSync(join(pluginsHome(), "packages", "greet"))).toBe(false);
+    const installed = await rocks(["install", "--yes", "luarocks:greet@1.0"]);
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(lock().plugins.greet).toMatchObject({ source: "luarocks:greet@1.0", resolved: "1.0-1" });
+    expect(existsSync(join(pluginsHome(), "packages", "greet", "lua", "greet", "init.lua"))).toBe(true);
+    write(join(box.home, ".config/awl/extensions"), {
+      "use-rock.lua": 'awl.register_tool { name = "use_rock", description = "d", kinds = { "read" }, parameters = { type = "object", properties = {} }, run = function() return require("greet").hello("you") end }\n',
+    });
+    expect((await awl(["tool", "call", "use_rock", "{}"])).stdout).toContain("hello you from the rock");
+    // The rock's modules are pinned like any plugin: an edit is refused, and then require no longer finds it.
+    writeFileSync(join(pluginsHome(), "packages", "greet", "lua", "greet", "util.lua"), 'return { who = "an edit" }\n');
+    const edited = await awl(["tool", "call", "use_rock", "{}"]);
+    expect(edited.stdout + edited.stderr).not.toContain("an edit");
+    expect(edited.stdout + edited.stderr).toContain("module 'greet' not found");
+    // A C module, or a build awl cannot check, is refused with the reason; nothing is installed.
+    const c = await rocks(["install", "--yes", "luarocks:cmod"]);
+    expect(c.code).toBe(1);
+    expect(c.stderr).toContain('luarocks:cmod: refused: module "cmod" (build.modules) is built from C sources, not Lua: awl\'s Lua is WebAssembly');
+    const make = await rocks(["install", "--yes", "luarocks:made"]);
+    expect(make.stderr).toContain('its build type is "make"');
+    expect(readdirSync(join(pluginsHome(), "packages"))).toEqual(["greet"]);
+    const missing = await rocks(["install", "--yes", "luarocks:nosuchrock"]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/luarocks:nosuchrock: luarocks download failed: .*nothing was installed/);
+  }, 120_000);
+});
+
 describe("install from git", () => {
   function repository(): string {
     const repo = join(box.root, "repo");

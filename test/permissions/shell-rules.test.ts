@@ -11,6 +11,7 @@ import { PermissionEngine, type PermissionMode } from "../../src/permissions/eng
 import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
 import { parseCommand } from "../../src/permissions/shell-commands.js";
 import { loadShellParser } from "../../src/permissions/shell-parser.js";
+import { prng } from "../support/prng.js";
 import { RM_FORMS } from "./shell-forms.js";
 
 let ws: string;
@@ -153,17 +154,6 @@ describe("bad input", () => {
 
 // ---- fuzz ------------------------------------------------------------------------------------------------------
 
-/** A small seeded generator, so a failure names a seed that reproduces it. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Spellings of `rm` bash runs as rm. */
 const RM_NAMES = ["rm", "'rm'", '"rm"', "r\\m", "r''m", "$'rm'", "$'\\x72m'", "/bin/rm", "\\rm", "r\\\nm"];

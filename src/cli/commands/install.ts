@@ -21,6 +21,7 @@ export const INSTALL_USAGE = `usage: awl install SOURCE [--yes] [--project]
 Installs a plugin (docs/plugins.md) for your user, into ~/.local/share/awl/plugins/. SOURCE is
   git:URL[@REF]        a git repository (https, ssh, file:// or a path) at a tag, branch or commit
   npm:NAME[@VERSION]   a package from the npm registry your npm is configured for
+  luarocks:NAME[@VER]  a pure-Lua rock (its modules for require; needs luarocks)
   ./folder             a plugin folder
   ./plugin.tgz         a packed plugin (npm pack)
 What the plugin brings (Lua extensions and their tools, hooks, MCP servers, commands, agents,
