@@ -424,7 +424,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     const events = ["tool_call", "PreToolUse", "tool_result", "PostToolUse"] as const;
     if (agent.tools) agent.tools = checkpoints.guard(agent.tools, () => events.some((e) => eventHooks?.has(e) === true));
   }
-  if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
+  if (sessions.value) runtime.branching = (await import("./session-branching.js")).runtimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, (await import("./run-secrets.js")).runSecrets(options), options.warn));
