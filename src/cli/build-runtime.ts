@@ -5,6 +5,7 @@
 import { Agent } from "../agent/agent.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { ConfigFileValues } from "../config/config-file.js";
+import type { JobsToolSet } from "../jobs/jobs-tool-set.js";
 import { Conversation } from "../model/conversation.js";
 import type { Hooks } from "../hooks/dispatcher.js";
 import type { ProviderError } from "../providers/errors.js";
@@ -65,7 +66,10 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   // `exit_plan` (docs/permissions.md, "Plan mode"), offered while the mode is plan.
   const plan = opened && !options.tools && options.permissions ? new (await import("../permissions/exit-plan.js")).PlanToolSet(options.permissions.engine) : undefined;
   for (const part of [opened?.tools, skills, servers, subAgents?.tools, plan]) if (part) parts.push(part);
-  const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
+  const composite = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
+  // Background commands (docs/std-tools.md) are served around the tools, under the permission layer.
+  const jobs = opened && composite && !options.tools ? await openJobs(options, opened.tools, composite, cwd) : undefined;
+  const inner = jobs ?? composite;
   const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn, eventHooks) : undefined;
   const tools = eventHooks && (permissions ?? inner) ? new (await import("../hooks/hook-tool-set.js")).HookToolSet((permissions ?? inner)!, eventHooks, permissions) : (permissions ?? inner);
@@ -92,6 +96,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   runtime.skills = reach?.skills;
   runtime.promptCommands = reach?.commands;
   runtime.plan = plan;
+  runtime.jobs = jobs?.jobs;
+  // At exit the background jobs stop (the leftover watchdog kills them however awl ends).
+  if (jobs) runtime.hooks.push({ close: () => jobs.jobs.stopAll() });
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
@@ -137,7 +144,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     const events = ["tool_call", "PreToolUse", "tool_result", "PostToolUse"] as const;
     if (agent.tools) agent.tools = checkpoints.guard(agent.tools, () => events.some((e) => eventHooks?.has(e) === true));
   }
-  if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
+  if (sessions.value) runtime.branching = (await import("./session-branching.js")).runtimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, (await import("./run-secrets.js")).runSecrets(options), options.warn));
@@ -161,6 +168,18 @@ async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, co
     sessionId: () => runtime().sessionId,
     warn: options.warn,
   });
+}
+
+/** The tools with background commands (`bash` with `run_in_background`), run in the sandbox when it is on. */
+async function openJobs(options: RuntimeOptions, lua: LuaToolSet, tools: ToolSet, cwd: string): Promise<JobsToolSet | undefined> {
+  const [{ JobTable }, { JobsToolSet }, { SecretScrubber }, { runSecrets }] = await Promise.all([
+    import("../jobs/job-table.js"),
+    import("../jobs/jobs-tool-set.js"),
+    import("../util/secrets.js"),
+    import("./run-secrets.js"),
+  ]);
+  const table = new JobTable({ ...lua.programs, spillDir: lua.spillDir, scrub: new SecretScrubber(runSecrets(options)) });
+  return new JobsToolSet(tools, table, cwd);
 }
 
 /** The config files read at start-up, or read now when the caller did not. */

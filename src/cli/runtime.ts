@@ -23,6 +23,7 @@ import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { LaterMcp } from "./later-mcp.js";
 import type { SubAgentToolSet } from "../agents/task-tool.js";
 import type { PlanToolSet } from "../permissions/exit-plan.js";
+import type { JobTable } from "../jobs/job-table.js";
 import { SessionUsage } from "../usage/session-usage.js";
 import type { CompactionOutcome } from "../agent/context-layer.js";
 import { Compactor } from "../compaction/compactor.js";
@@ -72,6 +73,8 @@ export class Runtime {
   promptCommands: PromptCommands | undefined;
   /** Plan mode's `exit_plan` tool (permissions/exit-plan.ts), when the run has permissions: each mode gives it its review. */
   plan: PlanToolSet | undefined;
+  /** Background commands (`bash` with `run_in_background`, src/jobs/), when the std tools run here. */
+  jobs: JobTable | undefined;
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 

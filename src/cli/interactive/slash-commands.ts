@@ -8,7 +8,7 @@ import { resumeCommand, sessionsCommand } from "../session-history.js";
 import { costReport } from "../../usage/meter.js";
 import { displayWidth } from "../../ui/output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
-import { agentsCommand, toolsCommand } from "./info-commands.js";
+import { agentsCommand, jobsCommand, toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../../ui/output/notices.js";
 import type { Runtime } from "../runtime.js";
@@ -62,6 +62,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   forkCommand,
   toolsCommand,
   agentsCommand,
+  jobsCommand,
   ...permissionCommands,
   {
     name: "reload",
