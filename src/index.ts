@@ -62,8 +62,12 @@ export { limitResult, DEFAULT_RESULT_LIMIT, type SpillOptions, type LimitedResul
 export { SecretScrubber } from "./util/secrets.js";
 export { awlVersion } from "./version.js";
 // Long sessions (docs/cost.md): the model catalogue, exact costs, and the meter the status line and /cost read.
-export { CATALOGUE, CATALOGUE_DATE } from "./usage/catalogue-data.js";
-export type { CatalogueEntry, PriceTable } from "./usage/catalogue-data.js";
+export { CATALOGUE_DATE, modelCatalogue, cachedCataloguePath, bundledCataloguePath } from "./usage/catalogue-store.js";
+export type { LoadedCatalogue } from "./usage/catalogue-store.js";
+export type { CatalogueEntry, PriceTable } from "./usage/catalogue-types.js";
+export { parseModelsDev } from "./usage/models-dev.js";
+export type { ModelCatalogue, CatalogueModel, CatalogueProvider } from "./usage/models-dev.js";
+export { LOCAL_FAMILIES } from "./usage/local-families.js";
 export { resolveModelInfo, catalogueEntry, normaliseModelName, DEFAULT_CONTEXT_WINDOW } from "./usage/catalogue.js";
 export type { ModelInfo, ModelInfoSource, ModelOverride } from "./usage/catalogue.js";
 export { callCost, usdText, formatUsd, totalInputTokens, type CallCost, type UsageConvention } from "./usage/cost.js";

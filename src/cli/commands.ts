@@ -62,5 +62,10 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
   },
   update: { usage: "update [NAME[@REF]] [--yes]", summary: "fetch installed plugins again, show what changes and ask (docs/plugins.md)", load: () => import("./commands/update.js") },
   remove: { usage: "remove NAME", summary: "remove an installed plugin with its data folder (docs/plugins.md)", load: () => import("./commands/remove.js") },
+  models: {
+    usage: "models [--provider P] [--json] | --refresh",
+    summary: "list the models awl knows (window, output limit, prices, capabilities) with the server's own; refresh the catalogue from models.dev",
+    load: () => import("./commands/models.js"),
+  },
   mcp: { usage: "mcp list|add|remove|approve", summary: "list the MCP servers, add or remove one in the config (docs/mcp.md)", load: () => import("./commands/mcp.js") },
 };

@@ -6,6 +6,7 @@
 import { Agent, type TurnReceiver, type TurnResult } from "../agent/agent.js";
 import { resolveSettings, type AwlSettings, type SettingsSources } from "../config/settings.js";
 import type { ConfigResult } from "../config/errors.js";
+import type { ConfigFileValues } from "../config/config-file.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
 import { emptyUsage, type Message } from "../model/message.js";
@@ -30,6 +31,7 @@ import type { PlanToolSet } from "../permissions/exit-plan.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
+import { takeCatalogueWarning } from "../usage/catalogue-store.js";
 import type { CompactionOutcome } from "../agent/context-layer.js";
 import { Compactor } from "../compaction/compactor.js";
 import { compactionSettings } from "../compaction/settings.js";
@@ -360,6 +362,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   if (!overrides.ok) return overrides;
   const compaction = compactionSettings(config.value.get<{ threshold_percent?: number; auto?: boolean }>("compaction")?.value);
   const usage = new SessionUsage(options.settings.provider, overrides.value);
+  const catalogueWarning = takeCatalogueWarning();
+  if (catalogueWarning) options.warn(catalogueWarning);
   const runtime = new Runtime(agent, options.conversation ?? new Conversation(), options.settings, options, usage);
   runtime.permissions = permissions;
   runtime.eventHooks = eventHooks;
@@ -420,7 +424,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 
 /** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */
 async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, config: LoadedConfig, cwd: string, runtime: () => Runtime): Promise<Hooks | undefined> {
-  const [{ setupHooks }, { runSecrets }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js")]);
+  const [{ setupHooks }, { runSecrets }, { withheldVariables }] = await Promise.all([import("../hooks/setup.js"), import("./run-secrets.js"), import("../util/secrets.js")]);
   const sandbox = options.permissions?.sandbox ? await (await import("../permissions/sandbox.js")).runSandbox(options.permissions) : undefined;
   return setupHooks({
     ...(lua && { lua }),
@@ -428,6 +432,9 @@ async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, co
     cwd,
     env: process.env,
     secrets: runSecrets(options),
+    // The programs awl starts get one environment: the tools' rule (util/secrets.ts childEnv), pass_env included.
+    withheldEnv: withheldVariables(config.values as ConfigFileValues),
+    ...(options.permissions?.config.passEnv && { passEnv: options.permissions.config.passEnv.value }),
     ...(sandbox?.ok && sandbox.value && { sandbox: sandbox.value }),
     sessionId: () => runtime().sessionId,
     warn: options.warn,

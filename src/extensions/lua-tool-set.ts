@@ -19,7 +19,7 @@ import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProbl
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker } from "../tools/validate-input.js";
-import { KNOWN_KEY_VARIABLES, knownSecrets, SecretScrubber, withoutVariables } from "../util/secrets.js";
+import { childEnv, KNOWN_KEY_VARIABLES, knownSecrets, SecretScrubber } from "../util/secrets.js";
 import {
   defaultExtensionRoots,
   type DiscoveredExtension,
@@ -86,10 +86,13 @@ export interface LuaToolSetOptions {
    */
   secrets?: readonly (string | undefined)[];
   /**
-   * Variables of `env` that extensions and the programs they start never see: awl's credentials. Default
-   * {@link KNOWN_KEY_VARIABLES} (the CLI adds the config's `api_key_env` names and honours `permissions.pass_env`).
+   * Variables of `env` that extensions and the programs they start never see, besides every `*_API_KEY` and any
+   * holding a known key (util/secrets.ts `childEnv`). Default {@link KNOWN_KEY_VARIABLES} (the CLI adds the
+   * config's `api_key_env` names).
    */
   withheldEnv?: readonly string[];
+  /** Credential variables they see all the same: the user's `permissions.pass_env`. */
+  passEnv?: readonly string[];
   maxSlots?: number;
   memoryLimitBytes?: number;
   /** What extensions print; `callId`: printed by the handler of that tool call (`ToolCall.id`) while it ran. */
@@ -249,7 +252,7 @@ export class LuaToolSet implements ToolSet {
       cwd: options.cwd,
       ...(luaPath.length > 0 && { luaPath }),
       defaultTimeoutMs,
-      env: withoutVariables(options.env, options.withheldEnv ?? KNOWN_KEY_VARIABLES),
+      env: childEnv(options.env, { withheld: options.withheldEnv ?? KNOWN_KEY_VARIABLES, secrets: scrub.known, pass: options.passEnv ?? [] }),
       secrets: scrub.known,
       ...(options.maxSlots !== undefined && { maxSlots: options.maxSlots }),
       ...(options.memoryLimitBytes !== undefined && { memoryLimitBytes: options.memoryLimitBytes }),

@@ -21,6 +21,9 @@ export interface HooksOptions {
   env: NodeJS.ProcessEnv;
   /** The run's API keys, removed from command hooks' environment. */
   secrets: readonly string[];
+  /** Variables removed from it by name, and credential variables kept (run-command.ts). */
+  withheldEnv?: readonly string[];
+  passEnv?: readonly string[];
   sandbox?: ProcessSandbox;
   /** The saved session, for `session_id` and `transcript_path`. */
   session?: () => { id?: string; path?: string };
@@ -223,8 +226,8 @@ export class Hooks {
     const out: { hook: CommandHook; run: CommandRun; json?: Record<string, unknown> }[] = [];
     for (const hook of hooks) {
       if (signal.aborted) break;
-      const { cwd, env, secrets, sandbox } = this.options;
-      const run = await runHookCommand(hook.command, input, { cwd, env, secrets, timeoutMs: hook.timeoutMs, signal, ...(sandbox && { sandbox }) });
+      const { cwd, env, secrets, withheldEnv, passEnv, sandbox } = this.options;
+      const run = await runHookCommand(hook.command, input, { cwd, env, secrets, ...(withheldEnv && { withheldEnv }), ...(passEnv && { passEnv }), timeoutMs: hook.timeoutMs, signal, ...(sandbox && { sandbox }) });
       const where = `the ${event} hook "${hook.command}" (${hook.file}:${hook.line})`;
       if (run.how === "timeout") this.options.report(`${where} ran past its timeout of ${hook.timeoutMs / 1000} s and was stopped with its process group`);
       else if (run.how === "error") this.options.report(`${where} could not run: ${run.detail ?? "unknown error"}`);

@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
 import type { ProcessSandbox } from "../extensions/lua/types.js";
-import { isKeyVariable } from "../util/secrets.js";
+import { childEnv } from "../util/secrets.js";
 
 /** Output kept per stream. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -27,6 +27,9 @@ export interface CommandOptions {
   env: NodeJS.ProcessEnv;
   /** Key values to remove wherever they appear in the environment, besides the variables named like keys. */
   secrets: readonly string[];
+  /** Credential variables removed by name besides (`providers.*.api_key_env`), and those kept all the same (`pass_env`): util/secrets.ts `childEnv`. */
+  withheldEnv?: readonly string[];
+  passEnv?: readonly string[];
   timeoutMs: number;
   signal: AbortSignal;
   sandbox?: ProcessSandbox;
@@ -41,7 +44,7 @@ export function runHookCommand(command: string, input: string, options: CommandO
   return new Promise((done) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(file!, args, { cwd: options.cwd, env: hookEnv(options.env, options.secrets), detached: true, stdio: ["pipe", "pipe", "pipe", ...fds] });
+      child = spawn(file!, args, { cwd: options.cwd, env: childEnv(options.env, { secrets: options.secrets, withheld: options.withheldEnv ?? [], pass: options.passEnv ?? [] }), detached: true, stdio: ["pipe", "pipe", "pipe", ...fds] });
     } catch (e) {
       done({ code: null, stdout: "", stderr: "", how: "error", detail: (e as Error).message });
       return;
@@ -91,12 +94,6 @@ export function runHookCommand(command: string, input: string, options: CommandO
       done({ code: how === "exit" ? code : null, stdout: out.text(), stderr: err.text(), how, ...(detail !== undefined && { detail }) });
     });
   });
-}
-
-/** The hook's environment: awl's, without any variable named like an API key or holding a key awl knows. */
-function hookEnv(env: NodeJS.ProcessEnv, secrets: readonly string[]): NodeJS.ProcessEnv {
-  const known = new Set(secrets.filter((s) => s.length > 0));
-  return Object.fromEntries(Object.entries(env).filter(([name, value]) => !isKeyVariable(name) && !(value !== undefined && known.has(value))));
 }
 
 function capped(): { add: (chunk: Buffer) => void; text: () => string } {

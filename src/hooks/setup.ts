@@ -15,6 +15,9 @@ export interface HooksSetup {
   cwd: string;
   env: NodeJS.ProcessEnv;
   secrets: readonly string[];
+  /** Credential variables withheld by name, and those passed all the same (util/secrets.ts `childEnv`). */
+  withheldEnv?: readonly string[];
+  passEnv?: readonly string[];
   sandbox?: ProcessSandbox;
   sessionId: () => string | undefined;
   /** Problems of the config and hook failures (stderr, the UI's notices). */
@@ -35,6 +38,8 @@ export function setupHooks(setup: HooksSetup): Hooks | undefined {
     cwd: setup.cwd,
     env: setup.env,
     secrets: setup.secrets,
+    ...(setup.withheldEnv && { withheldEnv: setup.withheldEnv }),
+    ...(setup.passEnv && { passEnv: setup.passEnv }),
     ...(setup.sandbox && { sandbox: setup.sandbox }),
     session: () => {
       const id = setup.sessionId();

@@ -3,10 +3,14 @@
  * file's `models` override, the catalogue's vendor entries, the server's own report (`server-limits`), the
  * catalogue's local families, else a stated default. docs/cost.md describes the order and the data.
  */
-import { CATALOGUE, CATALOGUE_DATE, type CatalogueEntry, type PriceTable } from "./catalogue-data.js";
+import type { CatalogueEntry, PriceTable } from "./catalogue-types.js";
+import { modelCatalogue, VENDOR_PROVIDERS, type LoadedCatalogue } from "./catalogue-store.js";
+import { LOCAL_FAMILIES } from "./local-families.js";
+import type { CatalogueModel, ModelCatalogue } from "./models-dev.js";
 
-export { CATALOGUE_DATE };
+export { CATALOGUE_DATE } from "./catalogue-store.js";
 export type { CatalogueEntry, PriceTable };
+
 
 /** The window assumed when nothing tells awl the model's. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
@@ -45,14 +49,43 @@ export function normaliseModelName(name: string): string {
   return (slash === -1 ? base : base.slice(slash + 1)).replace(/\./g, "-");
 }
 
-const NORMALISED: ReadonlyArray<[string, string, CatalogueEntry]> = Object.entries(CATALOGUE)
-  .map(([key, entry]): [string, string, CatalogueEntry] => [normaliseModelName(key), key, entry])
-  .sort((a, b) => b[0].length - a[0].length);
+/** The catalogue's model as cost reads it; undefined when it has no context window (models.dev leaves some out). */
+export function entryOf(model: CatalogueModel): CatalogueEntry | undefined {
+  if (model.context_window === undefined) return undefined;
+  const entry: CatalogueEntry = { context_window: model.context_window };
+  if (model.max_output_tokens !== undefined) entry.max_output_tokens = model.max_output_tokens;
+  if (model.prices) entry.prices = model.prices;
+  if (model.long_context) entry.long_context = model.long_context;
+  return entry;
+}
+
+type Indexed = [normalised: string, key: string, entry: CatalogueEntry];
+let index: { from: LoadedCatalogue; entries: Indexed[] } | undefined;
+
+/** Vendor models (the cached copy's before the bundled ones) and local families, longest normalised key first. */
+function indexed(): Indexed[] {
+  const catalogue = modelCatalogue(VENDOR_PROVIDERS);
+  if (index?.from === catalogue) return index.entries;
+  const seen = new Set<string>();
+  const entries: Indexed[] = [];
+  const add = (key: string, entry: CatalogueEntry | undefined): void => {
+    const normal = normaliseModelName(key);
+    if (!entry || seen.has(normal)) return;
+    seen.add(normal);
+    entries.push([normal, key, entry]);
+  };
+  for (const source of [catalogue.cached, catalogue.bundled] as Array<ModelCatalogue | undefined>)
+    for (const vendor of VENDOR_PROVIDERS) for (const [key, model] of Object.entries(source?.[vendor]?.models ?? {})) add(key, entryOf(model));
+  for (const [key, family] of Object.entries(LOCAL_FAMILIES)) add(key, { ...family, local: true });
+  entries.sort((a, b) => b[0].length - a[0].length);
+  index = { from: catalogue, entries };
+  return entries;
+}
 
 /** The catalogue entry for a model name, and its key; the longest matching key wins. */
 export function catalogueEntry(model: string): { key: string; entry: CatalogueEntry } | undefined {
   const name = normaliseModelName(model);
-  for (const [normal, key, entry] of NORMALISED) {
+  for (const [normal, key, entry] of indexed()) {
     if (!name.startsWith(normal)) continue;
     const rest = name.slice(normal.length);
     if (rest === "" || (entry.local ? /^[-:@_]/.test(rest) : PRICED_SUFFIX.test(rest))) return { key, entry };

@@ -6,8 +6,7 @@
  */
 import { askServerLimits, type ServerModelLimits } from "../providers/model-limits.js";
 import type { ProviderSettings } from "../providers/types.js";
-import { CATALOGUE } from "./catalogue-data.js";
-import { resolveModelInfo, type ModelInfo, type ModelOverride } from "./catalogue.js";
+import { catalogueEntry, resolveModelInfo, type ModelInfo, type ModelOverride } from "./catalogue.js";
 
 /** Below this many tokens no window can be too small (the smallest windows in use hold 4096). */
 export const ASK_SERVER_FROM_TOKENS = 3_000;
@@ -35,8 +34,7 @@ export class ModelInfoResolver {
   get canAsk(): boolean {
     if (this.asked || this.settings.provider !== "openai") return false;
     if (this.info.source === "config" || this.info.source === "server") return false;
-    const key = this.info.catalogue_key;
-    return key === undefined || CATALOGUE[key]?.local === true;
+    return this.info.catalogue_key === undefined || catalogueEntry(this.settings.model)?.entry.local === true;
   }
 
   /** The figures, asking the server first when it could tell more; never rejects. */

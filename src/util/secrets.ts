@@ -97,20 +97,30 @@ function safeDecode(text: string): string {
 }
 
 /**
- * The variables holding awl's own credentials, which the programs tools start never get (docs/permissions.md,
- * "Credentials"): `AWL_API_KEY`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` and every `providers.*.api_key_env` of the
- * config, less those the user's `permissions.pass_env` names.
+ * The variables a config names as holding awl's credentials besides the key variables (docs/permissions.md,
+ * "Credentials"): `AWL_API_KEY`, `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` and every `providers.*.api_key_env`.
  */
-export function withheldVariables(file: ConfigFileValues = {}, pass: readonly string[] = []): string[] {
+export function withheldVariables(file: ConfigFileValues = {}): string[] {
   const names = new Set(KNOWN_KEY_VARIABLES);
   for (const entry of Object.values(file.providers ?? {})) if (entry.api_key_env) names.add(entry.api_key_env);
-  return [...names].filter((name) => !pass.includes(name));
+  return [...names];
 }
 
-/** `env` without the variables `names` (a copy). */
-export function withoutVariables(env: NodeJS.ProcessEnv, names: readonly string[]): NodeJS.ProcessEnv {
-  const out = { ...env };
-  for (const name of names) delete out[name];
+/**
+ * The environment of every program awl starts (tools' programs and the Lua extensions, command hooks; docs/permissions.md,
+ * "Credentials"): `env` without its credential variables — awl's own key variables, any named like an API key
+ * (`*_API_KEY`), those `withheld` names, and any holding one of `secrets` under another name — but for those
+ * `pass` names (the user's `permissions.pass_env`). A copy.
+ */
+export function childEnv(env: NodeJS.ProcessEnv, options: { withheld?: readonly string[]; secrets?: readonly string[]; pass?: readonly string[] } = {}): NodeJS.ProcessEnv {
+  const withheld = new Set(options.withheld ?? []);
+  const secrets = new Set((options.secrets ?? []).filter((s) => s.length > 0));
+  const pass = new Set(options.pass ?? []);
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    const credential = isKeyVariable(name) || withheld.has(name) || (value !== undefined && secrets.has(value));
+    if (!credential || pass.has(name)) out[name] = value;
+  }
   return out;
 }
 

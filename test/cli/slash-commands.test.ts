@@ -32,9 +32,10 @@ describe("slash commands", () => {
 
   it("/model alone lists the models the server offers, the current one marked; /quit leaves", async () => {
     await tty.start();
-    tty.server.enqueue({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ data: [{ id: "gpt-test" }, { id: "gpt-other" }] }) });
+    tty.server.enqueue({ status: 200, headers: { "content-type": "application/json" }, body: JSON.stringify({ data: [{ id: "gpt-test" }, { id: "gpt-other" }, { id: "gpt-4o-mini" }] }) });
     await tty.send("/model");
-    const screen = await tty.terminal.waitFor(/the server offers \(2\):\n {2}gpt-other\n {2}gpt-test {2}\(current\)/);
+    // A model the catalogue knows shows its figures (the model catalogue, docs/cost.md); the others their name.
+    const screen = await tty.terminal.waitFor(/the server offers \(3\):\n {2}gpt-4o-mini {2}128k context · 16k out · \$0\.15\/\$0\.6 per M\n {2}gpt-other\n {2}gpt-test {2}\(current\)/);
     expect(screen).toContain("model: openai gpt-test");
     expect(tty.server.requests.at(-1)).toMatchObject({ method: "GET", url: "/v1/models" });
     expect(tty.server.requests.at(-1)!.headers.authorization).toBe("Bearer sk-test");

@@ -1,6 +1,7 @@
 // Credentials through the built awl with a scripted model (issue 22 items 6 and 7h): the programs tools start
-// (`bash`, `awl.exec`, `awl.spawn`) never get awl's key variables or a variable the config names as a provider's
-// key, unless the user's own `permissions.pass_env` passes one through; every credential form the config holds is
+// (`bash`, `awl.exec`, `awl.spawn`) and command hooks never get awl's key variables, any `*_API_KEY`, a variable
+// the config names as a provider's key or one holding a copy of a key, unless the user's own
+// `permissions.pass_env` passes one through (to both alike); every credential form the config holds is
 // absent from session and spill files, stream-json and json output, stderr, `--record` and `awl config`.
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -73,6 +74,25 @@ describe("the programs tools start", () => {
       expect(sent[id], id).toContain(`OPENAI_API_KEY=${KEYS.OPENAI_API_KEY}`);
       expect(sent[id], id).not.toContain("AWL_API_KEY=");
       expect(sent[id], id).not.toContain("ANTHROPIC_API_KEY=");
+    }
+  }, 60_000);
+
+  it("tools' programs and command hooks strip the same variables: any *_API_KEY, api_key_env names, a copy of a key; pass_env passes one to both", async () => {
+    const others = { GROQ_API_KEY: "gsk-groq-0123456789abcdef", DEPLOY_COPY: KEYS.AWL_API_KEY };
+    userConfig({
+      providers: { anthropic: { api_key_env: "CORP_CLAUDE_TOKEN" } },
+      permissions: { pass_env: ["OPENAI_API_KEY"] },
+      hooks: { PreToolUse: [{ matcher: "bash", hooks: [{ type: "command", command: "env > hook-env.txt" }] }] },
+    });
+    server.enqueue({ body: openaiToolCalls([{ id: "bash", name: "bash", input: { command: "env; echo END" } }]) }, { body: openaiText("done") });
+    const result = await box.awl(["-p", "go", "--dangerously-skip-permissions"], { env: { ...providerEnv("openai", server.url), ...KEYS, ...others } });
+    expect(result.code, result.stderr).toBe(0);
+    const messages = server.requests.at(-1)!.json().messages as { role: string; content: string }[];
+    const seen = { tool: messages.find((m) => m.role === "tool")!.content, hook: readFileSync(join(box.cwd, "hook-env.txt"), "utf8") };
+    for (const [who, env] of Object.entries(seen)) {
+      expect(env, who).toContain(`HOME=${box.home}`);
+      expect(env, who).toContain(`OPENAI_API_KEY=${KEYS.OPENAI_API_KEY}`);
+      for (const name of ["AWL_API_KEY", "ANTHROPIC_API_KEY", "CORP_CLAUDE_TOKEN", "GROQ_API_KEY", "DEPLOY_COPY"]) expect(env, `${who}: ${name}`).not.toContain(`${name}=`);
     }
   }, 60_000);
 

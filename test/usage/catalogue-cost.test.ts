@@ -2,8 +2,9 @@
 import { createServer, type Server } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { askServerLimits, perTokenToPerMillion } from "../../src/providers/model-limits.js";
-import { CATALOGUE } from "../../src/usage/catalogue-data.js";
-import { catalogueEntry, resolveModelInfo } from "../../src/usage/catalogue.js";
+import { catalogueEntry, entryOf, resolveModelInfo } from "../../src/usage/catalogue.js";
+import { modelCatalogue } from "../../src/usage/catalogue-store.js";
+import { LOCAL_FAMILIES } from "../../src/usage/local-families.js";
 import { bucketsCost, callCost, formatUsd, usdText } from "../../src/usage/cost.js";
 import { costReport, UsageMeter } from "../../src/usage/meter.js";
 import { ModelInfoResolver } from "../../src/usage/model-info.js";
@@ -36,14 +37,25 @@ describe("the catalogue", () => {
     expect(resolveModelInfo("o3-pro")).toMatchObject({ source: "default", context_window: 128000, note: expect.stringContaining('models."o3-pro".context_window') });
   });
 
+  const bundled = Object.values(modelCatalogue().bundled).flatMap((provider) => Object.values(provider.models));
+
   it("every long-context tier starts where session listings bucket calls", () => {
-    for (const entry of Object.values(CATALOGUE)) if (entry.long_context) expect(entry.long_context.above_input_tokens).toBe(LONG_CONTEXT_TOKENS);
+    for (const model of bundled) if (model.long_context) expect(model.long_context.above_input_tokens).toBe(LONG_CONTEXT_TOKENS);
   });
 
-  it("prices are exact decimals; local families have none", () => {
-    for (const [key, entry] of Object.entries(CATALOGUE)) {
-      for (const price of Object.values({ ...entry.prices, ...entry.long_context })) if (typeof price === "string") expect(price, key).toMatch(/^\d+(\.\d{1,6})?$/);
-      if (entry.local) expect(entry.prices, key).toBeUndefined();
+  it("every bundled model has a window, an output limit, input and output prices as exact decimals, and capabilities", () => {
+    for (const model of bundled) {
+      expect(entryOf(model), model.id).toMatchObject({ context_window: expect.any(Number), max_output_tokens: expect.any(Number) });
+      for (const price of Object.values({ ...model.prices, ...model.long_context })) if (typeof price === "string") expect(price, model.id).toMatch(/^\d+(\.\d{1,6})?$/);
+      expect(model.prices, model.id).toMatchObject({ input: expect.any(String), output: expect.any(String) });
+      expect([typeof model.tools, typeof model.images, typeof model.reasoning], model.id).toEqual(["boolean", "boolean", "boolean"]);
+    }
+  });
+
+  it("local families have no price, and match a name with any suffix", () => {
+    for (const key of Object.keys(LOCAL_FAMILIES)) {
+      const entry = catalogueEntry(`${key}-q4_k_m.gguf`)?.entry;
+      expect([entry?.local, entry?.prices], key).toEqual([true, undefined]);
     }
   });
 });

@@ -12,6 +12,7 @@ import { EXIT } from "../exit-codes.js";
 import { oneLine } from "../output/tool-block.js";
 import { loadConfig, where } from "../../config/layers.js";
 import { resolveModelInfo, type ModelOverride } from "../../usage/catalogue.js";
+import { takeCatalogueWarning } from "../../usage/catalogue-store.js";
 import { bucketsCost, formatUsd, usdToPico } from "../../usage/cost.js";
 import { parseModelOverrides } from "../../usage/model-overrides.js";
 
@@ -102,6 +103,8 @@ async function sessionCoster(): Promise<SessionCoster> {
   const parsed = read.ok ? parseModelOverrides(models?.value, models ? where(models.source) : read.value.paths.user) : read;
   if (parsed.ok) overrides = parsed.value;
   else process.stderr.write(`awl: ${parsed.error.message}; costs use the catalogue alone\n`);
+  const catalogueWarning = takeCatalogueWarning();
+  if (catalogueWarning) process.stderr.write(`awl: ${catalogueWarning}\n`);
   return (s) => bucketsCost(s.tokens_by_model, (model) => resolveModelInfo(model, overrides));
 }
 

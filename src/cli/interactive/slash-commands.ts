@@ -54,11 +54,20 @@ export const SLASH_COMMANDS: SlashCommand[] = [
       const words = args.split(/\s+/).filter(Boolean);
       const current = runtime.providerSettings;
       if (words.length === 0) {
-        const { listServerModels } = await import("../../providers/list-models.js");
-        const models = await listServerModels(current);
-        const listed = models?.length
-          ? [`the server offers (${models.length}):`, ...models.map((m) => `  ${m}${m === current.model ? "  (current)" : ""}`), "/model NAME switches"]
-          : ["the server does not list its models; /model NAME switches"];
+        const [{ listServerModels }, list] = await Promise.all([import("../../providers/list-models.js"), import("../../usage/model-list.js")]);
+        const offered = await listServerModels(current);
+        // The server's models with the catalogue's figures; a server that lists none: the catalogue's for it.
+        const rows = list.modelRows(list.catalogueProviderFor(current), offered?.length ? offered : undefined).filter((r) => !offered?.length || r.offered);
+        const width = Math.max(0, ...rows.map((r) => r.id.length));
+        const lines = rows.map((r) => {
+          const figures = list.modelFiguresText(r);
+          return `  ${figures ? `${r.id.padEnd(width)}  ${figures}` : r.id}${r.id === current.model ? "  (current)" : ""}`;
+        });
+        const listed = offered?.length
+          ? [`the server offers (${offered.length}):`, ...lines, "/model NAME switches; awl models lists prices in full"]
+          : rows.length > 0
+            ? [`the server does not list its models; the catalogue knows (${rows.length}):`, ...lines, "/model NAME switches"]
+            : ["the server does not list its models; /model NAME switches"];
         return print([`model: ${current.provider} ${current.model}`, ...listed].join("\n"));
       }
       if (words.length > 2) return print("usage: /model [PROVIDER] NAME, e.g. /model gpt-4o or /model anthropic claude-sonnet-4-5");
