@@ -784,6 +784,17 @@ export class LuaToolSet implements ToolSet {
   }
 
   /** Stops every worker (a pool still being created is closed as soon as it exists; none is created after). */
+  /** `ctx.spill_dir`: this run's folder for whole outputs (background jobs keep theirs there too). */
+  get spillDir(): string {
+    return this.context.spill_dir;
+  }
+
+  /** How the extensions' programs run (background jobs run so too): their environment, and the sandbox if any. */
+  get programs(): { env: NodeJS.ProcessEnv; sandbox?: ProcessSandbox } {
+    const { env, sandbox } = this.poolOptions;
+    return { env: env ?? {}, ...(sandbox && { sandbox }) };
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await this.watcher?.close();

@@ -45,6 +45,7 @@ import { TerminalInput } from "./terminal-input.js";
 import { Notifier, notifyStyle, type NotifySetting } from "../../ui/notify.js";
 import { TodoSummary } from "../../ui/todo-list.js";
 import { TurnPane } from "../output/turn-pane.js";
+import { runningJobsText } from "../../jobs/job-table.js";
 
 interface Submission {
   text: string;
@@ -282,6 +283,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
     else if (note) writeNotice(process.stderr, note);
+    const running = runtime.jobs?.running() ?? [];
+    if (running.length > 0) sink.dim(`${wrapText(`(${runningJobsText(running, "/jobs lists them; they stop when awl exits")})`, columns() - 1)}\n`);
     const asked = pendingExpand;
     pendingExpand = undefined;
     if (asked) await expand(asked);
