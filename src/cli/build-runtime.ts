@@ -62,7 +62,8 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   // The `task` tool (docs/agents.md) sits beside the extensions' tools, under the permission layer.
   const subAgents = opened && !options.tools ? await (await import("./sub-agents.js")).openSubAgents(options, config.value, cwd) : undefined;
   const parts: ToolSet[] = [];
-  const skills = reach?.skills.definitions().length ? reach.skills : undefined;
+  // Offered even when none is found yet: a skill saved later (hot reload, reach-reload.ts) is offered then.
+  const skills = reach?.skills;
   // `exit_plan` (docs/permissions.md, "Plan mode"), offered while the mode is plan.
   const plan = opened && !options.tools && options.permissions ? new (await import("../permissions/exit-plan.js")).PlanToolSet(options.permissions.engine) : undefined;
   for (const part of [opened?.tools, skills, servers, subAgents?.tools, plan]) if (part) parts.push(part);

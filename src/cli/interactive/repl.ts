@@ -448,7 +448,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   // competing with the prompt for the CPU.
   setImmediate(() => {
     void loadDisplayWidth().then(loadMarkdown);
-    void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
+    // The skills', commands' and agents' folders ride on the same watcher (reach-reload.ts).
+    void (async () => {
+      const { reachWatchGroup } = await import("../reach-reload.js");
+      const reach = reachWatchGroup(runtime, runtime.options.cwd ?? process.cwd(), runtime.options.permissions?.trusted === true, notice);
+      await lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`), groups: [reach] });
+    })();
     // A server that fails from now on is reported like a reload, never over the prompt line; one that became
     // ready (or failed) leaves the status line's "starting" list.
     const report = (message: string): void => notice(`awl: ${message}`);
