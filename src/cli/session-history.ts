@@ -55,7 +55,7 @@ function replayAssistant(message: Message, renderer: TerminalRenderer, calls: Ma
     renderer.onBlockStart(block.type, i);
     if (block.type === "text") renderer.onContentDelta(i, block.text);
     else if (block.type === "thinking") renderer.onContentDelta(i, block.thinking);
-    renderer.onBlockComplete(i);
+    renderer.onBlockComplete(i, block);
   });
 }
 

@@ -157,3 +157,42 @@ describe("a conversation that moves Responses → Anthropic → Gemini → Respo
     expect(JSON.stringify(bodies[3]!.body)).not.toMatch(/gAAAAAB|CiQB/);
   });
 });
+
+describe("an image the Gemini model made, continued on every other API", () => {
+  it("Gemini gets it back as inlineData; Anthropic, Responses and Chat Completions (no images in assistant turns) get its text only", async () => {
+    const gemini = await createProvider(settings("gemini", "gemini-3-pro-image-preview", server.url));
+    const conversation = new Conversation([{ role: "user", content: [{ type: "text", text: "Draw a red square." }] }]);
+    const start = server.requests.length;
+    server.enqueue({ body: fixture("gemini/image.sse") });
+    await loop(gemini, conversation);
+    expect(conversation.messages.at(-1)!.content.map((b) => b.type)).toEqual(["thinking", "text", "thinking", "image"]);
+    conversation.addUserMessage("Describe it.");
+
+    server.enqueue({ body: fixture("gemini/text.sse") });
+    await loop(gemini, conversation);
+    const toGemini = server.requests.at(-1)!.json().contents[1].parts;
+    checkGemini(server.requests.at(-1)!.json());
+    expect(toGemini[1]).toMatchObject({ inlineData: { mimeType: "image/png" }, thoughtSignature: expect.any(String) });
+
+    const anthropic = await createProvider(settings("anthropic", "claude-sonnet-4-5", server.url));
+    server.enqueue({ body: fixture("anthropic/text.sse") });
+    await loop(anthropic, conversation);
+    const toAnthropic = server.requests.at(-1)!.json();
+    checkAnthropic(toAnthropic);
+    expect(toAnthropic.messages[1]).toEqual({ role: "assistant", content: [{ type: "text", text: "Here is a red square:" }] });
+
+    const responses = await createProvider(settings("openai-responses", "gpt-5-mini", `${server.url}/v1`));
+    server.enqueue({ body: fixture("openai-responses/text.sse") });
+    await loop(responses, conversation);
+    const toResponses = server.requests.at(-1)!.json();
+    checkResponses(toResponses);
+    expect(toResponses.input[1]).toEqual({ role: "assistant", content: "Here is a red square:" });
+
+    const chat = await createProvider(settings("openai", "gpt-4o", `${server.url}/v1`));
+    server.enqueue({ body: fixture("openai/plain-text.sse") });
+    await loop(chat, conversation);
+    const toChat = server.requests.at(-1)!.json();
+    expect(toChat.messages.find((m: Json) => m.role === "assistant")).toEqual({ role: "assistant", content: "Here is a red square:" });
+    expect(server.requests.length - start).toBe(5);
+  });
+});

@@ -13,7 +13,7 @@
  * (flow-text.ts); a "waiting for the model" line shows until the first token arrives (`activity`).
  */
 import type { TurnReceiver } from "../../agent/agent.js";
-import type { ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
+import type { ContentBlock, ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import { ActivityLine } from "./activity.js";
@@ -132,9 +132,14 @@ export class TerminalRenderer implements TurnReceiver {
     this.thinking = undefined;
   }
 
-  onBlockComplete(index: number): void {
+  onBlockComplete(index: number, block?: ContentBlock): void {
     const type = this.blockTypes.get(index);
-    if (type === "text") this.endAnswerFlow();
+    if (type === "image" && block?.type === "image") {
+      // A picture the model made (Gemini image models): named here; the conversation and the session keep it.
+      this.endLines();
+      this.aside.dim(this.wrapped(`[image from the model: ${block.media_type}, ${Math.max(1, Math.round((block.data.length * 3) / 4 / 1024))} KB]\n`));
+      this.shownThisAttempt = true;
+    } else if (type === "text") this.endAnswerFlow();
     else if (type === "thinking") {
       this.endThinking();
       if (this.thinkingFlow) this.aside.dim(this.thinkingFlow.end());

@@ -3,7 +3,8 @@
  * one assistant message.
  *
  * Parts of the first candidate are read in order: consecutive text parts are one text block, consecutive thought
- * parts (`thought: true`) one thinking block, each `functionCall` a tool_use block (its arguments arrive whole).
+ * parts (`thought: true`) one thinking block, each `functionCall` a tool_use block (its arguments arrive whole), each
+ * `inlineData` part (an image model's picture) an image block.
  * A `thoughtSignature` must go back on the part it came with: on a thought it is that thinking block's signature;
  * on a text or function-call part it becomes an empty thinking block just before that part's block (the request
  * builder puts it back on the part after it). Every such thinking block has `origin: "gemini"`.
@@ -83,7 +84,7 @@ export class GeminiAssembler implements StreamAssembler {
   finish(): Message | ProviderError {
     this.close();
     const raw = this.finishReason;
-    const produced = this.blocks.some((b) => (b.type === "text" && b.text !== "") || b.type === "tool_use");
+    const produced = this.blocks.some((b) => (b.type === "text" && b.text !== "") || b.type === "tool_use" || b.type === "image");
     const blocking = raw === undefined ? undefined : describeBlockingFinish(raw);
     if (!produced && blocking !== undefined)
       return providerError("bad_request", `${blocking} (finishReason ${raw})${this.finishMessage ? `: ${excerpt(this.finishMessage)}` : ""}`, { code: raw });
@@ -130,8 +131,23 @@ export class GeminiAssembler implements StreamAssembler {
       this.signatureBlock(signature);
     }
     if (text) this.append("text", text);
-    // awl has no image block for the model's side: the user is told an image came and was not kept.
-    if (image !== undefined) this.append("text", `[the model sent an image (${str(image.mimeType) ?? "unknown type"}); awl does not keep images from the model]`);
+    if (image !== undefined) this.image(image);
+  }
+
+  /** An image the model made (`inlineData`): an image block of its own, whole (images do not stream). */
+  private image(inline: Record<string, unknown>): void {
+    const mediaType = str(inline.mimeType);
+    const data = str(inline.data);
+    if (!mediaType || !data) {
+      this.append("text", `[the model sent an image awl could not read (${mediaType ? "no data" : "no mimeType"})]`);
+      return;
+    }
+    this.close();
+    const index = this.blocks.length;
+    const block: ContentBlock = { type: "image", media_type: mediaType, data };
+    this.receiver.onBlockStart?.("image", index);
+    this.blocks.push(block);
+    this.receiver.onBlockComplete?.(index, block);
   }
 
   private append(kind: "text" | "thinking", text: string): void {

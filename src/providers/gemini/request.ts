@@ -12,7 +12,7 @@
  *   Gemini documents for calls it did not make (`skip_thought_signature_validator`), as Gemini 3 requires one.
  * - tool_use → `functionCall {name, args}` (with `id` when Gemini gave it); tool_result →
  *   `functionResponse {name, response: {output}}` (`{error}` for a failed call), the name found from its call;
- *   images → `inlineData` parts.
+ *   images → `inlineData` parts, the model's own images (with their signatures) as well as the user's.
  */
 import type { ContentBlock, ImageData, ToolUseBlock } from "../../model/blocks.js";
 import type { Conversation } from "../../model/conversation.js";
@@ -107,7 +107,7 @@ function modelParts(blocks: readonly ContentBlock[], callNames: Map<string, stri
       if (firstCall && !fromGemini) part.thoughtSignature = FOREIGN_CALL_SIGNATURE;
       firstCall = false;
       push(part);
-    }
+    } else if (block.type === "image") push(inlineData(block));
   }
   if (pending !== undefined) parts.push({ text: "", thoughtSignature: pending });
   return parts;

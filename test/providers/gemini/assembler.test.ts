@@ -68,7 +68,7 @@ describe("Gemini assembler", () => {
     expect(assemble(fixture("error.sse"))).toMatchObject({ error: { kind: "server", retryable: true, code: "UNAVAILABLE", message: expect.stringContaining("The model is overloaded") } });
   });
 
-  it("a signed thought keeps its signature; a Gemini function call id is kept; an image from the model is a note", () => {
+  it("a signed thought keeps its signature; a Gemini function call id is kept; an image from the model is an image block", () => {
     const message = assembleMessage(
       chunks(
         { candidates: [{ content: { parts: [{ text: "Thinking.", thought: true, thoughtSignature: "c2ln" }] } }] },
@@ -78,7 +78,26 @@ describe("Gemini assembler", () => {
     expect(message.content).toEqual([
       { type: "thinking", thinking: "Thinking.", signature: "c2ln", origin: "gemini" },
       { type: "tool_use", id: "fc-7", name: "now", input: "{}" },
-      { type: "text", text: "[the model sent an image (image/png); awl does not keep images from the model]" },
+      { type: "image", media_type: "image/png", data: "iVBO" },
     ]);
+  });
+
+  it("image.sse (an image model's answer): text, then the image as an image block, each part's signature kept before it", () => {
+    const outcome = assemble(fixture("image.sse"), 1);
+    if (!("message" in outcome)) throw new Error(JSON.stringify(outcome));
+    const { message, calls } = outcome;
+    expect(message.content).toEqual([
+      { type: "thinking", thinking: "", signature: "CiQBAdHtim9sZWdlIHRoZSBzaWduYXR1cmUgb2YgdGhlIHRleHQ=", origin: "gemini" },
+      { type: "text", text: "Here is a red square:" },
+      { type: "thinking", thinking: "", signature: "CiIBAdHtim9pbWFnZSBzaWduYXR1cmU=", origin: "gemini" },
+      { type: "image", media_type: "image/png", data: expect.stringMatching(/^iVBORw0KGgo/) },
+    ]);
+    expect(message).toMatchObject({ stop_reason: "end_turn", usage: { input_tokens: 12, output_tokens: 1295 } });
+    expect(calls.filter((c) => c.includes("image"))).toEqual(["block_start 3 image", "block_complete 3 image"]);
+  });
+
+  it("an image part without data or type is a note, not a broken image block", () => {
+    const message = assembleMessage(chunks({ candidates: [{ content: { parts: [{ inlineData: { mimeType: "image/png" } }] }, finishReason: "STOP" }] }));
+    expect(message.content).toEqual([{ type: "text", text: "[the model sent an image awl could not read (no data)]" }]);
   });
 });

@@ -19,6 +19,7 @@ interface Summary {
   thoughts: string;
   signatures: string[];
   calls: Array<{ name: string; args: unknown }>;
+  images: Array<{ mimeType: string; data: string }>;
   finishReason: string | undefined;
   usage: { input_tokens: number; output_tokens: number; cache_read_input_tokens?: number; reasoning_tokens?: number } | undefined;
 }
@@ -26,11 +27,12 @@ interface Summary {
 async function sdkSummary(bytes: Buffer): Promise<Summary> {
   server.enqueue({ body: splitEvery(bytes, 3) });
   const ai = new GoogleGenAI({ apiKey: "oracle", httpOptions: { baseUrl: server.url } });
-  const summary: Summary = { text: "", thoughts: "", signatures: [], calls: [], finishReason: undefined, usage: undefined };
+  const summary: Summary = { text: "", thoughts: "", signatures: [], calls: [], images: [], finishReason: undefined, usage: undefined };
   for await (const chunk of await ai.models.generateContentStream({ model: "gemini-2.5-flash", contents: "x" })) {
     const candidate = chunk.candidates?.[0];
     for (const part of candidate?.content?.parts ?? []) {
       if (part.thoughtSignature) summary.signatures.push(part.thoughtSignature);
+      if (part.inlineData) summary.images.push({ mimeType: part.inlineData.mimeType ?? "", data: part.inlineData.data ?? "" });
       if (part.functionCall) summary.calls.push({ name: part.functionCall.name ?? "", args: part.functionCall.args ?? {} });
       else if (part.thought) summary.thoughts += part.text ?? "";
       else if (part.text) summary.text += part.text;
@@ -50,19 +52,20 @@ async function sdkSummary(bytes: Buffer): Promise<Summary> {
 }
 
 function awlSummary(message: Message): Summary {
-  const summary: Summary = { text: "", thoughts: "", signatures: [], calls: [], finishReason: message.stop_reason_raw, usage: message.usage };
+  const summary: Summary = { text: "", thoughts: "", signatures: [], calls: [], images: [], finishReason: message.stop_reason_raw, usage: message.usage };
   for (const block of message.content) {
     if (block.type === "text") summary.text += block.text;
     else if (block.type === "thinking") {
       summary.thoughts += block.thinking;
       if (block.signature) summary.signatures.push(block.signature);
     } else if (block.type === "tool_use") summary.calls.push({ name: block.name, args: JSON.parse(block.input) });
+    else if (block.type === "image") summary.images.push({ mimeType: block.media_type, data: block.data });
   }
   return summary;
 }
 
 describe("awl's Gemini assembly agrees with @google/genai on the same bytes", () => {
-  for (const name of ["text.sse", "thoughts-parallel-calls.sse", "answer-after-calls.sse", "max-tokens.sse"]) {
+  for (const name of ["text.sse", "thoughts-parallel-calls.sse", "answer-after-calls.sse", "max-tokens.sse", "image.sse"]) {
     it(name, async () => {
       const bytes = fixture(name);
       expect(awlSummary(assembleMessage(bytes, 3))).toEqual(await sdkSummary(bytes));
