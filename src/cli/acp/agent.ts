@@ -105,8 +105,13 @@ export class AcpAgent {
         return { sessionId: live.id, ...this.modesOf(live) };
       })
       .onRequest("session/load", async ({ params, client }) => {
+        const wasOpen = this.sessions.has(params.sessionId);
         const live = await this.open(client, params.cwd, params.mcpServers ?? [], params.sessionId);
-        const loaded = live.runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook)?.resumed;
+        const hook = live.runtime.hooks.find((h): h is SessionHook => h instanceof SessionHook);
+        // A session open here is read again from its file: the editor gets the branch in use (after a /rewind of the
+        // conversation, the rewound one), as the protocol has no way for awl to rewrite the transcript it shows.
+        const reread = wasOpen && hook?.id !== undefined ? hook.store.load(hook.id) : undefined;
+        const loaded = reread ? (reread.ok ? reread.value : undefined) : hook?.resumed;
         if (loaded) await replaySession(loaded, live.runtime.agent.tools, live.cwd, (update) => notify(client, live.id, update));
         advertiseCommands(client, live);
         return this.modesOf(live);

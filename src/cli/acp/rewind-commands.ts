@@ -46,7 +46,11 @@ export async function rewindCommandReply(text: string, session: AgentSession): P
       default: {
         const lines: string[] = [];
         if (outcome.files) lines.push(...(nothingToRestore(outcome.files) ? [`The files were already as before prompt ${n}.`] : restoreLines(`Restored the files to before prompt ${n}:`, outcome.files)));
-        if (mode !== "code") lines.push(`The conversation is back to before prompt ${n} (a new branch; the old one is kept). The prompt was:`, outcome.prompt);
+        if (mode !== "code")
+          lines.push(
+            `The conversation is back to before prompt ${n} (a new branch; the old one is kept). This transcript still shows the old one: reopen the session to see it as it now is. The prompt was:`,
+            outcome.prompt,
+          );
         return lines.join("\n");
       }
     }
