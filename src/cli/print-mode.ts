@@ -5,11 +5,13 @@ import type { CliOptions, OutputFormat } from "./options.js";
 import { StreamJsonWriter, failureJSON, jsonLine, resultJSON } from "./output/json-output.js";
 import { providerError } from "../providers/errors.js";
 import { invokePrompt, type Invocation } from "./prompt-invocation.js";
-import { compactionText, retryText, turnEndText } from "./output/notices.js";
-import { LineSink, wantsColor, type Writer } from "./output/sink.js";
-import { TerminalRenderer } from "./output/terminal-renderer.js";
-import { wrapText } from "./output/wrap-text.js";
+import { compactionText, retryText, turnEndText } from "../ui/output/notices.js";
+import { LineSink, wantsColor } from "../ui/output/sink.js";
+import type { Writer } from "../ui/output/output-order.js";
+import { TerminalRenderer } from "../ui/output/terminal-renderer.js";
+import { wrapText } from "../ui/output/wrap-text.js";
 import { stripControls } from "../ui/safe-text.js";
+import { runningJobsText } from "../jobs/job-table.js";
 import type { Runtime } from "./runtime.js";
 
 export interface PrintIO {
@@ -55,6 +57,9 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   const plan = runtime.plan?.takeDelivered();
   if (plan !== undefined && format === "text") io.stdout.write(`${io.stdoutIsTerminal ? stripControls(plan) : plan}`.replace(/\n*$/, "\n"));
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot(), runtime.permissions?.takeDenied())));
+  // The run ends here: background jobs still running stop with it (named, so nobody expects them to go on).
+  const running = runtime.jobs?.running() ?? [];
+  if (running.length > 0) io.stderr.write(`awl: ${runningJobsText(running, "they stop now, as awl exits")}\n`);
   const note = turnEndText(result, runtime.settings);
   io.stderr.write(io.stderrColumns ? wrapText(note, io.stderrColumns()) : note);
   return exitCodeFor(result.stop_reason, result.error?.kind);
@@ -83,7 +88,7 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
     if (cli.outputFormat === "text" && (process.stdout.isTTY || process.stderr.isTTY)) {
       // Exact widths of wide characters before any text is laid out (chat.ts starts loading them early).
       // On a terminal the answer is drawn as Markdown (chat.ts starts loading the renderer early too).
-      const [width, markdown] = await Promise.all([import("./output/width.js"), import("./output/markdown/load.js")]);
+      const [width, markdown] = await Promise.all([import("../ui/output/width.js"), import("../ui/markdown/load.js")]);
       await Promise.all([width.loadDisplayWidth(), process.stdout.isTTY ? markdown.loadMarkdown() : undefined]);
       if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns || 80;
       io.stdoutColor = wantsColor(process.stdout, process.env);

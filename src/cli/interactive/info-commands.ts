@@ -1,6 +1,6 @@
 /** `/tools`: the tools the model is offered (`/extensions` shows where they come from). */
-import { oneLine } from "../output/tool-block.js";
-import type { SlashCommand } from "./slash-commands.js";
+import { oneLine } from "../../ui/output/tool-block.js";
+import type { SlashCommand } from "./slash-command.js";
 
 export const toolsCommand: SlashCommand = {
   name: "tools",
@@ -13,6 +13,18 @@ export const toolsCommand: SlashCommand = {
     const extensions = Math.max(...tools.map((t) => t.extension.length));
     const room = Math.max(20, (process.stdout.columns || 100) - 1 - (2 + names + 2 + extensions + 2));
     print([`tools (${tools.length}):`, ...tools.map((t) => `  ${t.name.padEnd(names)}  ${t.extension.padEnd(extensions)}  ${oneLine(t.description ?? "", room)}`)].join("\n"));
+  },
+};
+
+/** `/jobs`: the background commands of this run (bash with run_in_background), running or ended. */
+export const jobsCommand: SlashCommand = {
+  name: "jobs",
+  summary: "list the background commands the model started (bash_stop stops one; all stop when awl exits)",
+  run: async (_args, { runtime, print }) => {
+    const jobs = runtime.jobs?.list() ?? [];
+    if (jobs.length === 0) return print(runtime.jobs ? "no background jobs" : "background jobs need the std bash tool, which this run does not have");
+    const { jobLines } = await import("../../jobs/job-table.js");
+    print([`background jobs (${jobs.length}):`, ...jobLines(jobs).map((l) => `  ${l}`)].join("\n"));
   },
 };
 
