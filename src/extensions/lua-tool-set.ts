@@ -20,8 +20,8 @@ import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker } from "../tools/validate-input.js";
 import { childEnv, KNOWN_KEY_VARIABLES, knownSecrets, SecretScrubber } from "../util/secrets.js";
+import { defaultExtensionRoots } from "./default-roots.js";
 import {
-  defaultExtensionRoots,
   type DiscoveredExtension,
   type DiscoveryResult,
   type ExtensionRoot,
@@ -36,7 +36,7 @@ import { readVersion, settledVersion, type ExtensionVersion } from "./versions.j
 import type { CapabilityMetadata } from "./metadata.js";
 import { findEnabled, metadataOf } from "./enabled-extensions.js";
 import { checkedSchemas, failedLoad, sameSnapshot, withSchemaChecks } from "./load-snapshot.js";
-import type { FolderWatcher } from "./watch.js";
+import type { FolderWatcher, WatchGroup } from "./watch.js";
 import { awlDataDir } from "../config/paths.js";
 import { packagePath } from "../util/package-path.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
@@ -416,10 +416,11 @@ export class LuaToolSet implements ToolSet {
   /**
    * Watches the extension folders (not the bundled one) from now on: a save marks the change for the next
    * `refresh()`, and `onChange` hears of it (once per burst of saves) so an idle caller can refresh at once.
+   * `groups`: other folders the same watcher watches for their own listeners (skills, prompt commands, agents).
    * Resolves once the watch is in place; a watch that cannot be set up (the system's limit of file watches) is
    * reported to `onProblem` and awl goes on without it.
    */
-  watch(options: { onChange?: () => void; onProblem?: (message: string) => void } = {}): Promise<void> {
+  watch(options: { onChange?: () => void; onProblem?: (message: string) => void; groups?: readonly WatchGroup[] } = {}): Promise<void> {
     // The folders holding the project's and the user's extensions hold their config files too (enable/disable).
     const folders = this.roots
       .filter((r) => r.source !== "bundled")
@@ -433,6 +434,7 @@ export class LuaToolSet implements ToolSet {
             options.onChange?.();
           },
           onProblem: report,
+          ...(options.groups && { groups: options.groups }),
         }),
       )
       .then(

@@ -12,39 +12,40 @@
  */
 import type { PromptContent, TurnOptions } from "../../agent-session/agent-session.js";
 import { reloadLines } from "../../extensions/reload-report.js";
-import { turnEndText } from "../output/notices.js";
-import { LineSink, wantsColor } from "../output/sink.js";
-import { statusLine, type StatusFacts } from "../output/status-line.js";
-import { TerminalRenderer } from "../output/terminal-renderer.js";
-import { loadDisplayWidth } from "../output/width.js";
-import { loadMarkdown } from "../output/markdown/load.js";
+import { turnEndText } from "../../ui/output/notices.js";
+import { LineSink, wantsColor } from "../../ui/output/sink.js";
+import { statusLine, type StatusFacts } from "../../ui/output/status-line.js";
+import { TerminalRenderer } from "../../ui/output/terminal-renderer.js";
+import { loadDisplayWidth } from "../../ui/output/width.js";
+import { loadMarkdown } from "../../ui/markdown/load.js";
 import type { Runtime } from "../runtime.js";
 import { showResumedSession } from "../session-history.js";
 import { drawOnAbruptEnd } from "../termination.js";
-import { outputOrder } from "../output/output-order.js";
-import { wrapText, writeNotice } from "../output/wrap-text.js";
-import type { KeyEvent } from "./key-decoder.js";
-import { LineEditor } from "./line-editor.js";
-import { PermissionPrompt } from "./permission-prompt.js";
+import { outputOrder } from "../../ui/output/output-order.js";
+import { wrapText, writeNotice } from "../../ui/output/wrap-text.js";
+import type { KeyEvent } from "../../ui/editor/key-decoder.js";
+import { LineEditor } from "../../ui/editor/line-editor.js";
+import { PermissionPrompt } from "../../ui/prompts/permission-prompt.js";
 import { cycleMode } from "./permission-commands.js";
-import { PlanPrompt } from "../../ui/plan-prompt.js";
-import { layoutPrompt } from "./prompt-layout.js";
-import { completeSlashCommand, findSlashCommand, invocableCommands, type SlashContext } from "./slash-commands.js";
+import { PlanPrompt } from "../../ui/prompts/plan-prompt.js";
+import { layoutPrompt } from "../../ui/editor/prompt-layout.js";
+import { completeSlashCommand, findSlashCommand, invocableCommands } from "./slash-commands.js";
+import type { SlashContext } from "./slash-command.js";
 import { invokePrompt } from "../prompt-invocation.js";
 import type { ContentBlock } from "../../model/blocks.js";
 import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
 import { runShellCommand, shellRunText } from "./shell-command.js";
 import { stripControls } from "../../ui/safe-text.js";
-import { Picker, type PickerItem } from "./picker.js";
+import { Picker, type PickerItem } from "../../ui/prompts/picker.js";
 import { resumeCommand } from "../session-history.js";
 import { openHistory, userPrompts } from "./history-setup.js";
-import { oneLine } from "../output/tool-block.js";
-import { expandedBlocksText, type Expandable } from "../output/expanded-blocks.js";
+import { oneLine } from "../../ui/output/tool-block.js";
+import { expandedBlocksText, type Expandable } from "../../ui/output/expanded-blocks.js";
 import type { Conversation } from "../../model/conversation.js";
-import { TerminalInput } from "./terminal-input.js";
+import { TerminalInput } from "../../ui/editor/terminal-input.js";
 import { Notifier, notifyStyle, type NotifySetting } from "../../ui/notify.js";
 import { TodoSummary } from "../../ui/todo-list.js";
-import { TurnPane } from "../output/turn-pane.js";
+import { TurnPane } from "../../ui/output/turn-pane.js";
 import { runningJobsText } from "../../jobs/job-table.js";
 
 interface Submission {
@@ -447,7 +448,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   // competing with the prompt for the CPU.
   setImmediate(() => {
     void loadDisplayWidth().then(loadMarkdown);
-    void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
+    // The skills', commands' and agents' folders ride on the same watcher (reach-reload.ts).
+    void (async () => {
+      const { reachWatchGroup } = await import("../reach-reload.js");
+      const reach = reachWatchGroup(runtime, runtime.options.cwd ?? process.cwd(), runtime.options.permissions?.trusted === true, notice);
+      await lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`), groups: [reach] });
+    })();
     // A server that fails from now on is reported like a reload, never over the prompt line; one that became
     // ready (or failed) leaves the status line's "starting" list.
     const report = (message: string): void => notice(`awl: ${message}`);
