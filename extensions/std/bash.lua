@@ -1,6 +1,7 @@
 -- std.bash: the `bash` tool. Runs a command in the workspace with a timeout, stdout and stderr interleaved as
 -- they come and streamed to the tool's block; long output keeps its head and tail inline and is saved whole.
--- On cancel or timeout awl kills the command's whole process group. Bundled with awl (docs/std-tools.md).
+-- On cancel or timeout awl kills the command's whole process group. `run_in_background` is served by awl's host
+-- (src/jobs/), which keeps the job past the call. Bundled with awl (docs/std-tools.md).
 local DEFAULT_TIMEOUT, MAX_TIMEOUT = 120, 600
 -- Within the 40 000 characters of a result the model reads by default (ctx.result_limit).
 local INLINE_BYTES, INLINE_LINES = 38 * 1024, 2000
@@ -140,14 +141,16 @@ end
 
 awl.register_tool {
   name = "bash",
-  description = "Run a bash command in the working directory; stdout and stderr come interleaved, then the exit code. "
-    .. "No stdin. Long output keeps its head and tail (all of it saved to a file). Timeout "
-    .. DEFAULT_TIMEOUT .. " s unless given, at most " .. MAX_TIMEOUT .. ".",
+  -- Every request carries this: kept short (docs/std-tools.md, the request budget).
+  description = "Run a bash command in the working directory; stdout and stderr interleaved, then the exit code. "
+    .. "No stdin. Long output keeps head and tail (all saved to a file). Timeout "
+    .. DEFAULT_TIMEOUT .. " s, max " .. MAX_TIMEOUT .. ". run_in_background: return now with a job id.",
   parameters = {
     type = "object",
     properties = {
-      command = { type = "string", description = "The command" },
-      timeout = { type = "integer", minimum = 1, maximum = MAX_TIMEOUT, description = "Seconds" },
+      command = { type = "string" },
+      timeout = { type = "integer", minimum = 1, maximum = MAX_TIMEOUT },
+      run_in_background = { type = "boolean" },
     },
     required = { "command" },
   },
@@ -155,6 +158,10 @@ awl.register_tool {
   parallel = false,
   timeout = MAX_TIMEOUT + 30, -- the command's own timeout comes first; this only bounds the handler
   run = function(args, ctx)
+    -- awl's host starts background commands (src/jobs/): a call that reaches here has no host that keeps jobs.
+    if args.run_in_background then
+      error(awl.tool_error("background commands are kept by awl's interactive and print modes, not here: run it without run_in_background"))
+    end
     local command = args.command
     local seconds = math.min(args.timeout or DEFAULT_TIMEOUT, MAX_TIMEOUT)
     ctx:title(command:match("^[^\n]*"))

@@ -15,6 +15,12 @@ import type { SessionUsage } from "../usage/session-usage.js";
 import { eventReceiver } from "./events.js";
 import { Turn, type TurnEnd } from "./turn.js";
 import type { BranchPrompt, RewindOutcome, RewindPoint, RewindRequest, SessionBranching } from "./branching.js";
+import { resolve } from "node:path";
+import { Checkpointer } from "../checkpoints/checkpointer.js";
+import { DEFAULT_RETENTION_DAYS } from "../checkpoints/prune.js";
+import { defaultCheckpointDir } from "../checkpoints/store.js";
+import { TurnCheckpoints } from "../checkpoints/turn-checkpoints.js";
+import { SavedSessionBranching } from "./saved-branching.js";
 
 /** A prompt: text, or content blocks (text, and whatever else the model accepts). */
 export type PromptContent = string | ContentBlock[];
@@ -60,6 +66,27 @@ export interface AgentSessionOptions {
   conversation?: Conversation;
   /** A write that failed (the conversation goes on; the writer keeps what it could not write). */
   onSaveError?(error: SessionError): void;
+  /**
+   * Record the workspace (`cwd`) in checkpoints as the turns run, so `rewind` can restore its files
+   * (docs/checkpoints.md): `true` for awl's checkpoint store and limits, or the store's folder and limits. Needs
+   * `store` (checkpoints belong to a saved session). While a checkpoint is recorded, the agent's tool calls that can
+   * change files wait for it (the session wraps `agent.tools`). Without it, `rewind` restores only the conversation.
+   */
+  checkpoints?: boolean | CheckpointOptions;
+}
+
+/** Where a library session's checkpoints go, and what they leave out. */
+export interface CheckpointOptions {
+  /** The checkpoint store's folder (default `$XDG_DATA_HOME/awl/checkpoints`). */
+  dir?: string;
+  /** Files (not ignored) beyond which no checkpoint is taken (default 100 000). */
+  maxFiles?: number;
+  /** Files larger than this many bytes are not recorded (default 10 MB). */
+  maxFileSize?: number;
+  /** Checkpoints of sessions older than this many days are pruned (default 30). */
+  retentionDays?: number;
+  /** A checkpoint that is incomplete, or leaves files out, is said here (once each). */
+  onWarning?(text: string): void;
 }
 
 /**
@@ -146,7 +173,7 @@ export class AgentSession {
   private after<T>(work: (branching: SessionBranching) => T | Promise<T>): Promise<T> {
     const done = this.queue.then(() => {
       const branching = this.runner.branching;
-      if (!branching) throw new Error("this session is not saved with checkpoints, so it cannot be rewound, branched or forked");
+      if (!branching) throw new Error("this session is not saved (createAgentSession without `store`), so it cannot be rewound, branched or forked");
       return work(branching);
     });
     this.queue = done.catch(() => undefined);
@@ -181,15 +208,42 @@ export async function createAgentSession(options: AgentSessionOptions): Promise<
   return new AgentSession(PlainRunner.open(options));
 }
 
-/** Runs turns with the agent and saves them through a SessionRecorder (as the CLI saves them). */
+/**
+ * Runs turns with the agent and saves them through a SessionRecorder (as the CLI saves them); with a store it offers
+ * branches and forks, and with checkpoints rewinds of the files too.
+ */
 class PlainRunner implements TurnRunner {
   private recorder: SessionRecorder | undefined;
+  readonly branching: SessionBranching | undefined;
+  private readonly checkpoints: TurnCheckpoints | undefined;
 
   private constructor(
     readonly agent: Agent,
-    readonly conversation: Conversation,
+    public conversation: Conversation,
     private readonly options: AgentSessionOptions,
-  ) {}
+  ) {
+    const store = options.store;
+    if (!store) {
+      if (options.checkpoints) throw new Error("checkpoints need the store the session is saved in (`store`)");
+      return;
+    }
+    if (options.checkpoints) this.checkpoints = turnCheckpoints(this, store, options.checkpoints === true ? {} : options.checkpoints, options.cwd ?? process.cwd());
+    const runner = this;
+    this.branching = new SavedSessionBranching({
+      store,
+      get writing() {
+        return runner.sessionId;
+      },
+      checkpoints: this.checkpoints,
+      switchBranch: (leaf, reason) => {
+        const id = this.sessionId;
+        if (!this.recorder || id === undefined) return { ok: false, message: "this conversation is not saved yet: send a prompt first" };
+        const saved = this.recorder.writer.appendBranch(leaf, reason);
+        return saved.ok ? this.continueIn(id) : { ok: false, message: saved.error.message };
+      },
+      continueIn: (id) => this.continueIn(id),
+    });
+  }
 
   static open(options: AgentSessionOptions): PlainRunner {
     if (options.resume === undefined) return new PlainRunner(options.agent, options.conversation ?? new Conversation(), options);
@@ -201,6 +255,27 @@ class PlainRunner implements TurnRunner {
     return runner;
   }
 
+  /** The id a message of the session was saved with. */
+  messageId(message: Message): string | undefined {
+    return this.recorder?.writer.idOf(message);
+  }
+
+  /** Goes on in saved session `id` (this one read again after a `branch` entry, or a fork). */
+  private continueIn(id: string): { ok: true } | { ok: false; message: string } {
+    const store = this.options.store!;
+    if (id === this.sessionId) {
+      // Its lock is ours: closed first rather than be refused.
+      this.recorder?.close();
+      this.recorder = undefined;
+    }
+    const opened = store.open(id);
+    if (!opened.ok) return { ok: false, message: opened.error.message };
+    this.recorder?.close();
+    this.conversation = opened.value.session.conversation;
+    this.recorder = this.record(opened.value.writer);
+    return { ok: true };
+  }
+
   get sessionId(): string | undefined {
     return this.recorder?.writer.id;
   }
@@ -208,14 +283,18 @@ class PlainRunner implements TurnRunner {
   async runTurn(content: PromptContent, receiver: TurnReceiver, signal?: AbortSignal): Promise<{ prompt: Message; result: TurnResult }> {
     const prompt = this.conversation.addMessage({ role: "user", content: typeof content === "string" ? [{ type: "text", text: content }] : [...content] });
     this.startRecording()?.message(prompt);
-    const wrapped = this.recorder ? this.recorder.wrap(receiver) : receiver;
+    this.checkpoints?.onTurnStart(prompt);
+    let wrapped = this.recorder ? this.recorder.wrap(receiver) : receiver;
+    if (this.checkpoints) wrapped = this.checkpoints.wrapReceiver(wrapped);
     const result = await this.agent.runStep(this.conversation, wrapped, signal ? { signal } : {});
     this.recorder?.endTurn();
+    this.checkpoints?.onTurnEnd(result);
     return { prompt, result };
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.recorder?.close();
+    await this.checkpoints?.close();
   }
 
   private startRecording(): SessionRecorder | undefined {
@@ -233,4 +312,14 @@ class PlainRunner implements TurnRunner {
   private record(writer: SessionRecorder["writer"]): SessionRecorder {
     return new SessionRecorder(writer, (error) => this.options.onSaveError?.(error));
   }
+}
+
+/** The checkpoints of a library session's turns, in a worker thread, and the write barrier around its agent's tools. */
+function turnCheckpoints(runner: PlainRunner, sessions: SessionStore, options: CheckpointOptions, cwd: string): TurnCheckpoints {
+  const dir = resolve(options.dir ?? defaultCheckpointDir());
+  const checkpointer = new Checkpointer(dir, [dir, resolve(sessions.dir)], { sessionDir: sessions.dir, days: options.retentionDays ?? DEFAULT_RETENTION_DAYS });
+  const limits = { ...(options.maxFiles !== undefined && { maxFiles: options.maxFiles }), ...(options.maxFileSize !== undefined && { maxFileSize: options.maxFileSize }) };
+  const checkpoints = new TurnCheckpoints(checkpointer, resolve(cwd), limits, (text) => options.onWarning?.(text), runner, (message) => runner.messageId(message));
+  if (runner.agent.tools) runner.agent.tools = checkpoints.guard(runner.agent.tools, () => false);
+  return checkpoints;
 }

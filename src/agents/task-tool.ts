@@ -77,10 +77,21 @@ export class SubAgentToolSet implements ToolSet {
     return this.loading;
   }
 
-  /** Reads the definitions again (`/agents` after editing one). */
+  /**
+   * Reads the definitions again (`/agents`, or a save seen by the interactive mode's watch). A definition whose file
+   * no longer reads keeps its previous version (its problem says so).
+   */
   async reload(): Promise<AgentCatalog> {
+    const previous = this.catalog;
     this.loading = undefined;
-    return this.agents();
+    const next = await this.agents();
+    for (const problem of next.problems) {
+      const old = previous?.agents.find((a) => a.file === problem.file);
+      if (!old || next.agents.some((a) => a.name === old.name)) continue;
+      next.agents.push(old);
+      problem.message += "; its previous version is kept";
+    }
+    return next;
   }
 
   /** The agent awaits this before each model call: the definitions are read before the tool is first offered. */

@@ -97,7 +97,9 @@ export function rewindCode(store: CheckpointStore, request: RewindCodeRequest): 
   } catch (e) {
     return { status: "error", message: `the restore stopped: ${String(e instanceof Error ? e.message : e)}; run the rewind again to finish it`, finishedEarlier };
   }
-  // The restored state is awl's view of the workspace from now on (what later conflicts are judged against).
-  store.take({ session: request.session, root, prompt: request.current, when: "end", ...(request.limits && { limits: request.limits }) });
+  // The restored state is awl's view of the workspace from now on (what later conflicts are judged against): only the
+  // folders the restore changed are read again (a change made elsewhere meanwhile shows as one made outside awl).
+  const changed = plan.ops.map((op) => op.path);
+  store.take({ session: request.session, root, prompt: request.current, when: "end", changed, ...(request.limits && { limits: request.limits }) });
   return { status: "restored", plan, checkpoint: target, finishedEarlier };
 }

@@ -70,8 +70,11 @@ const NO_THROW = { throwIfNoEntry: false } as const;
 export class Scanner {
   /** Path → what the last scan recorded; saved between runs by the store. */
   readonly index: Map<string, HeldEntry>;
-  /** Folder path → its last entries and object, so an unchanged folder is neither encoded, hashed nor written again. */
-  private readonly listings = new Map<string, { entries: TreeEntry[]; object: string }>();
+  /**
+   * Folder path → its last entries and object, so an unchanged folder is neither encoded, hashed nor written again,
+   * and what its subtree counted (a partial scan takes it as it was).
+   */
+  private readonly listings = new Map<string, { entries: TreeEntry[]; object: string; counted: Counted }>();
   /** The number of the scan under way (index entries it meets are stamped with it). */
   private scans = 0;
   /** Ignore file → its rules, while its size and times stay the same. */
@@ -90,21 +93,36 @@ export class Scanner {
     this.index = index;
   }
 
-  /** Records the workspace as it is now; throws TooManyFiles, or StoreWriteError when the store cannot be written (ENOSPC). */
-  scan(): ScanResult {
-    const state: ScanState = { files: 0, bytes: 0, skipped: [], ignored: [], ignoredCount: 0, started: Date.now(), scan: ++this.scans };
+  /**
+   * Records the workspace as it is now; throws TooManyFiles, or StoreWriteError when the store cannot be written
+   * (ENOSPC). With `only` (folder paths from the root, `""` the root), a partial scan: a folder not named there is
+   * taken as this scanner last recorded it, unread (for what awl itself just changed, e.g. a restore's files).
+   */
+  scan(only?: ReadonlySet<string>): ScanResult {
+    const state: ScanState = { files: 0, bytes: 0, skipped: [], ignored: [], ignoredCount: 0, started: Date.now(), scan: ++this.scans, ...(only && { only }) };
     const root = this.folder(this.root, "", ancestorLayers(this.root, makeIgnore), state);
+    // A partial scan did not meet the files of the folders it did not read: the next full scan forgets what is gone.
+    if (!only) this.forgetUnseen(state.scan);
+    return { tree: root, files: state.files, bytes: state.bytes, skipped: state.skipped, ignored: state.ignored, ignoredCount: state.ignoredCount };
+  }
+
+  private forgetUnseen(scan: number): void {
     for (const [path, entry] of this.index) {
-      if (entry.seen !== state.scan) {
+      if (entry.seen !== scan) {
         this.index.delete(path);
         this.changed = true;
       }
     }
-    return { tree: root, files: state.files, bytes: state.bytes, skipped: state.skipped, ignored: state.ignored, ignoredCount: state.ignoredCount };
   }
 
   /** Records folder `abs` (`rel` from the root) and returns its listing's object. */
   private folder(abs: string, rel: string, inherited: readonly IgnoreLayer[], state: ScanState): string {
+    const known = state.only && !state.only.has(rel) ? this.listings.get(rel) : undefined;
+    if (known) {
+      this.add(state, known.counted);
+      return known.object;
+    }
+    const from = { files: state.files, bytes: state.bytes, skipped: state.skipped.length, ignored: state.ignored.length, ignoredCount: state.ignoredCount };
     // Plain names (no Dirent objects): each entry is lstat-ed anyway, for its times and mode.
     const names = fs.readdirSync(abs).sort(byteOrder);
     const layers = this.layersOf(abs, names, inherited);
@@ -133,19 +151,42 @@ export class Scanner {
         }
         continue;
       }
-      if (++state.files > this.limits.maxFiles)
-        throw new TooManyFiles(
-          `${this.root} holds more than ${this.limits.maxFiles} files that are not ignored, so no checkpoint was taken (rewind cannot restore this turn's files); raise checkpoints.max_files in awl's config, or ignore more in .awlignore`,
-        );
+      if (++state.files > this.limits.maxFiles) throw this.tooMany();
       const entry = this.file(full, path, stat, state);
       entries.push([name, entry.kind, entry.object, entry.mode]);
     }
+    const counted: Counted = {
+      files: state.files - from.files,
+      bytes: state.bytes - from.bytes,
+      skipped: state.skipped.slice(from.skipped),
+      ignored: state.ignored.slice(from.ignored),
+      ignoredCount: state.ignoredCount - from.ignoredCount,
+    };
     const last = this.listings.get(rel);
-    if (last && sameEntries(last.entries, entries)) return last.object;
+    if (last && sameEntries(last.entries, entries)) {
+      last.counted = counted;
+      return last.object;
+    }
     const text = encodeTree(entries);
     const object = this.objects.put(text, hashOf(text));
-    this.listings.set(rel, { entries, object });
+    this.listings.set(rel, { entries, object, counted });
     return object;
+  }
+
+  /** What an unread folder's subtree counted when it was last recorded. */
+  private add(state: ScanState, counted: Counted): void {
+    state.files += counted.files;
+    if (state.files > this.limits.maxFiles) throw this.tooMany();
+    state.bytes += counted.bytes;
+    state.skipped.push(...counted.skipped);
+    for (const path of counted.ignored) if (state.ignored.length < IGNORED_NAMED) state.ignored.push(path);
+    state.ignoredCount += counted.ignoredCount;
+  }
+
+  private tooMany(): TooManyFiles {
+    return new TooManyFiles(
+      `${this.root} holds more than ${this.limits.maxFiles} files that are not ignored, so no checkpoint was taken (rewind cannot restore this turn's files); raise checkpoints.max_files in awl's config, or ignore more in .awlignore`,
+    );
   }
 
   /** One non-folder entry: recorded, or skipped with the reason named. */
@@ -222,6 +263,17 @@ interface ScanState {
   started: number;
   /** The scan's number (index entries met are stamped with it; the others are gone from the workspace). */
   scan: number;
+  /** A partial scan's folders to read (the others are taken as last recorded). */
+  only?: ReadonlySet<string>;
+}
+
+/** What a folder's subtree held besides its listing: counted files and bytes, skipped and ignored paths. */
+interface Counted {
+  files: number;
+  bytes: number;
+  skipped: Skipped[];
+  ignored: string[];
+  ignoredCount: number;
 }
 
 /** Whether two listings hold the same entries (an unchanged folder keeps its object without being encoded again). */

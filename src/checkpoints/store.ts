@@ -47,6 +47,13 @@ export interface TakeCheckpoint {
   message?: string;
   when: CheckpointWhen;
   limits?: Partial<ScanLimits>;
+  /**
+   * Paths (from the root) that are all awl changed since this store last recorded the workspace (a restore's): only
+   * the folders holding them are read again, the others are taken as last recorded. Files others changed elsewhere
+   * meanwhile are not seen, so use it only for a record that later rewinds compare against (`end`), never for one
+   * to restore.
+   */
+  changed?: readonly string[];
 }
 
 /** `$XDG_DATA_HOME/awl/checkpoints` (`~/.local/share/awl/checkpoints`). */
@@ -87,7 +94,7 @@ export class CheckpointStore {
     try {
       const scanner = this.scanner(root, { ...DEFAULT_LIMITS, ...request.limits });
       const before = scanner.index.size;
-      const scan = scanner.scan();
+      const scan = scanner.scan(request.changed && foldersOf(request.changed));
       Object.assign(record, { complete: true, tree: scan.tree, files: scan.files, bytes: scan.bytes });
       if (scan.skipped.length > 0) record.skipped = scan.skipped;
       if (scan.ignoredCount > 0) Object.assign(record, { ignored: scan.ignored, ignored_count: scan.ignoredCount });
@@ -224,4 +231,14 @@ export class CheckpointStore {
       // only a cache: the next run reads the files again
     }
   }
+}
+
+/** The folders a partial scan reads for `paths`: each one's folders from the root down, and the path itself. */
+function foldersOf(paths: readonly string[]): Set<string> {
+  const folders = new Set<string>([""]);
+  for (const path of paths) {
+    folders.add(path);
+    for (let at = path.indexOf("/"); at !== -1; at = path.indexOf("/", at + 1)) folders.add(path.slice(0, at));
+  }
+  return folders;
 }

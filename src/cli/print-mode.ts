@@ -10,6 +10,7 @@ import { LineSink, wantsColor, type Writer } from "./output/sink.js";
 import { TerminalRenderer } from "./output/terminal-renderer.js";
 import { wrapText } from "./output/wrap-text.js";
 import { stripControls } from "../ui/safe-text.js";
+import { runningJobsText } from "../jobs/job-table.js";
 import type { Runtime } from "./runtime.js";
 
 export interface PrintIO {
@@ -55,6 +56,9 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
   const plan = runtime.plan?.takeDelivered();
   if (plan !== undefined && format === "text") io.stdout.write(`${io.stdoutIsTerminal ? stripControls(plan) : plan}`.replace(/\n*$/, "\n"));
   if (format !== "text") io.stdout.write(jsonLine(resultJSON(promptMessage, result, runtime.sessionId, runtime.usage.meter.snapshot(), runtime.permissions?.takeDenied())));
+  // The run ends here: background jobs still running stop with it (named, so nobody expects them to go on).
+  const running = runtime.jobs?.running() ?? [];
+  if (running.length > 0) io.stderr.write(`awl: ${runningJobsText(running, "they stop now, as awl exits")}\n`);
   const note = turnEndText(result, runtime.settings);
   io.stderr.write(io.stderrColumns ? wrapText(note, io.stderrColumns()) : note);
   return exitCodeFor(result.stop_reason, result.error?.kind);

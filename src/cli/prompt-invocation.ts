@@ -9,7 +9,6 @@ import type { PromptContent } from "../agent-session/agent-session.js";
 import type { ContentBlock, ImageBlock } from "../model/blocks.js";
 import { expandCommand } from "../prompt-commands/expand-command.js";
 import { isRefusal } from "../permissions/tool-set.js";
-import { skillBodyText } from "../skills/skill-body.js";
 import { runSlashCommand } from "../extensions/run-slash-command.js";
 import type { Runtime } from "./runtime.js";
 import { attachMentionedFiles } from "./interactive/file-mentions.js";
@@ -71,7 +70,7 @@ async function invokeNamed(name: string, args: string, runtime: Reach, cwd: stri
   }
   const skill = runtime.skills?.find(name.toLowerCase());
   if (skill) {
-    const body = await skillBodyText(skill);
+    const body = await runtime.skills!.body(skill);
     if (!body.ok) return { kind: "refused", message: `/${skill.name}: ${body.message}` };
     return { kind: "send", content: args.trim() === "" ? body.text : `${body.text}\n\n${args.trim()}`, notes: [`loaded the skill ${skill.name}`] };
   }
@@ -123,7 +122,7 @@ async function mentionedSkills(blocks: ContentBlock[], content: PromptContent, r
   const bodies: string[] = [];
   const notes: string[] = [];
   for (const name of names) {
-    const body = await skillBodyText(skills.find(name)!);
+    const body = await skills.body(skills.find(name)!);
     if (body.ok) {
       bodies.push(body.text);
       notes.push(`loaded the skill ${name}`);

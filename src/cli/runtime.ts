@@ -6,7 +6,6 @@
 import { Agent, type TurnReceiver, type TurnResult } from "../agent/agent.js";
 import { resolveSettings, type AwlSettings, type SettingsSources } from "../config/settings.js";
 import type { ConfigResult } from "../config/errors.js";
-import type { ConfigFileValues } from "../config/config-file.js";
 import { Conversation } from "../model/conversation.js";
 import type { ContentBlock } from "../model/blocks.js";
 import { emptyUsage, type Message } from "../model/message.js";
@@ -26,8 +25,11 @@ import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { LaterMcp } from "./later-mcp.js";
+import type { JobsToolSet } from "../jobs/jobs-tool-set.js";
+import type { ConfigFileValues } from "../config/config-file.js";
 import type { SubAgentToolSet } from "../agents/task-tool.js";
 import type { PlanToolSet } from "../permissions/exit-plan.js";
+import type { JobTable } from "../jobs/job-table.js";
 import { systemPromptFor } from "../prompt/for-cwd.js";
 import { systemPromptChoice } from "./system-prompt-option.js";
 import { SessionUsage } from "../usage/session-usage.js";
@@ -96,6 +98,8 @@ export class Runtime {
   promptCommands: PromptCommands | undefined;
   /** Plan mode's `exit_plan` tool (permissions/exit-plan.ts), when the run has permissions: each mode gives it its review. */
   plan: PlanToolSet | undefined;
+  /** Background commands (`bash` with `run_in_background`, src/jobs/), when the std tools run here. */
+  jobs: JobTable | undefined;
   /** How this run's last turn ended, and in which conversation (for the note when it got no answer). */
   private lastTurn: { conversation: Conversation; result: TurnResult } | undefined;
 
@@ -338,11 +342,15 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   // The `task` tool (docs/agents.md) sits beside the extensions' tools, under the permission layer.
   const subAgents = opened && !options.tools ? await (await import("./sub-agents.js")).openSubAgents(options, config.value, cwd) : undefined;
   const parts: ToolSet[] = [];
-  const skills = reach?.skills.definitions().length ? reach.skills : undefined;
+  // Offered even when none is found yet: a skill saved later (hot reload, reach-reload.ts) is offered then.
+  const skills = reach?.skills;
   // `exit_plan` (docs/permissions.md, "Plan mode"), offered while the mode is plan.
   const plan = opened && !options.tools && options.permissions ? new (await import("../permissions/exit-plan.js")).PlanToolSet(options.permissions.engine) : undefined;
   for (const part of [opened?.tools, skills, servers, subAgents?.tools, plan]) if (part) parts.push(part);
-  const inner = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
+  const composite = options.tools ?? (parts.length > 1 ? new CompositeToolSet(parts) : opened?.tools);
+  // Background commands (docs/std-tools.md) are served around the tools, under the permission layer.
+  const jobs = opened && composite && !options.tools ? await openJobs(options, opened.tools, composite, cwd) : undefined;
+  const inner = jobs ?? composite;
   const eventHooks = await hooksFor(options, opened?.tools, config.value, cwd, () => runtime);
   const permissions = inner && options.permissions ? await permissionLayer(inner, options.permissions, options.warn, eventHooks) : undefined;
   const tools = eventHooks && (permissions ?? inner) ? new (await import("../hooks/hook-tool-set.js")).HookToolSet((permissions ?? inner)!, eventHooks, permissions) : (permissions ?? inner);
@@ -369,6 +377,9 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   runtime.skills = reach?.skills;
   runtime.promptCommands = reach?.commands;
   runtime.plan = plan;
+  runtime.jobs = jobs?.jobs;
+  // At exit the background jobs stop (the leftover watchdog kills them however awl ends).
+  if (jobs) runtime.hooks.push({ close: () => jobs.jobs.stopAll() });
   runtime.compactor = new Compactor({
     provider: () => runtime.agent.provider,
     contextWindow: async () => (await runtime.usage.ensureModelInfo()).context_window,
@@ -414,7 +425,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     const events = ["tool_call", "PreToolUse", "tool_result", "PostToolUse"] as const;
     if (agent.tools) agent.tools = checkpoints.guard(agent.tools, () => events.some((e) => eventHooks?.has(e) === true));
   }
-  if (sessions.value) runtime.branching = new (await import("./session-branching.js")).RuntimeBranching(runtime, sessions.value, checkpoints);
+  if (sessions.value) runtime.branching = (await import("./session-branching.js")).runtimeBranching(runtime, sessions.value, checkpoints);
 
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, (await import("./run-secrets.js")).runSecrets(options), options.warn));
@@ -438,6 +449,18 @@ async function hooksFor(options: RuntimeOptions, lua: LuaToolSet | undefined, co
     sessionId: () => runtime().sessionId,
     warn: options.warn,
   });
+}
+
+/** The tools with background commands (`bash` with `run_in_background`), run in the sandbox when it is on. */
+async function openJobs(options: RuntimeOptions, lua: LuaToolSet, tools: ToolSet, cwd: string): Promise<JobsToolSet | undefined> {
+  const [{ JobTable }, { JobsToolSet }, { SecretScrubber }, { runSecrets }] = await Promise.all([
+    import("../jobs/job-table.js"),
+    import("../jobs/jobs-tool-set.js"),
+    import("../util/secrets.js"),
+    import("./run-secrets.js"),
+  ]);
+  const table = new JobTable({ ...lua.programs, spillDir: lua.spillDir, scrub: new SecretScrubber(runSecrets(options)) });
+  return new JobsToolSet(tools, table, cwd);
 }
 
 /** The config files read at start-up, or read now when the caller did not. */

@@ -1,19 +1,10 @@
 /**
- * Rewind, branches and forks of the session a runtime writes (agent-session/branching.ts): the conversation through
- * the session hook (a rewind or a switch is a `branch` entry, a fork a new session file), the files through the
- * checkpoint store (the checkpoint taken before the chosen prompt's turn). Every surface uses this: the terminal UI,
- * stream-json control requests, `awl acp`.
+ * Rewind, branches and forks of the session a runtime writes: agent-session/saved-branching.ts with the CLI's session
+ * hook as its host (a switch resumes the file into the runtime).
  */
-import type { BranchPrompt, RestoreChanges, RewindOutcome, RewindPoint, RewindRequest, SessionBranching } from "../agent-session/branching.js";
-import { isPrompt, promptNumber } from "../checkpoints/prompts.js";
-import { planRestore, type RestorePlan } from "../checkpoints/restore.js";
-import { baselineOf, checkpointBefore, rewindCode } from "../checkpoints/rewind.js";
+import { SavedSessionBranching } from "../agent-session/saved-branching.js";
+import type { TurnCheckpoints } from "../checkpoints/turn-checkpoints.js";
 import type { Message } from "../model/message.js";
-import type { CheckpointRecord } from "../checkpoints/store.js";
-import { forkSession } from "../session/fork.js";
-import type { LoadedSession } from "../session/reader.js";
-import { branchTo, leavesOf, type TreeNode } from "../session/tree.js";
-import type { CheckpointHook } from "./checkpoint-hook.js";
 import type { Runtime } from "./runtime.js";
 import type { SessionHook } from "./session-hook.js";
 import { isUnansweredNote } from "./unanswered-note.js";
@@ -23,181 +14,21 @@ export function promptText(message: Message): string {
   return message.content.flatMap((b) => (b.type === "text" && !isUnansweredNote(b.text) ? [b.text] : [])).join("\n");
 }
 
-export class RuntimeBranching implements SessionBranching {
-  constructor(
-    private readonly runtime: Runtime,
-    private readonly sessions: SessionHook,
-    private readonly checkpoints: CheckpointHook | undefined,
-  ) {}
-
-  async rewindPoints(): Promise<RewindPoint[]> {
-    const session = this.load();
-    if (!session) return [];
-    await this.checkpoints?.settled();
-    const store = this.checkpoints?.store();
-    const records = store ? store.records(session.header.id) : [];
-    const root = this.checkpoints?.root;
-    const newest = root === undefined ? undefined : baselineOf(records, root);
-    const points: RewindPoint[] = [];
-    for (const [i, prompt] of session.transcript.filter(isPrompt).entries()) {
-      const id = session.ids.get(prompt);
-      const node = id === undefined ? undefined : session.tree.get(id);
-      const point: RewindPoint = { number: i + 1, text: promptText(prompt), time: node?.time ?? "", ...(id !== undefined && { id }) };
-      if (!store || root === undefined) point.unavailable = "checkpoints are off";
-      else {
-        const target = checkpointBefore(records, i + 1, root, id);
-        if (typeof target === "string") point.unavailable = target;
-        else {
-          point.checkpoint = target.id;
-          try {
-            // What changed since the prompt is the restore read backwards: what it deletes was added, and so on.
-            const plan = newest?.tree ? planRestore(store.objects, target.tree!, newest.tree, undefined) : undefined;
-            point.changes = plan ? { added: plan.deleted.length, modified: plan.modified.length, deleted: plan.added.length } : { added: 0, modified: 0, deleted: 0 };
-          } catch (e) {
-            point.unavailable = `the checkpoint is damaged (${e instanceof Error ? e.message : String(e)})`;
-            delete point.checkpoint;
-          }
-        }
-      }
-      points.push(point);
-    }
-    return points;
-  }
-
-  async rewind(request: RewindRequest): Promise<RewindOutcome> {
-    const session = this.load();
-    if (!session) return { status: "error", message: "this conversation is not saved yet, so there is nothing to rewind to" };
-    const prompts = session.transcript.filter(isPrompt);
-    const prompt = prompts[request.to - 1];
-    if (!Number.isInteger(request.to) || !prompt) return { status: "error", message: `there is no prompt ${request.to} to rewind to (this branch has ${prompts.length})` };
-    const text = promptText(prompt);
-    const id = session.ids.get(prompt);
-    const outcome: RewindOutcome & { status: "restored" | "planned" } = { status: request.dryRun ? "planned" : "restored", prompt: text };
-    if (request.mode !== "conversation") {
-      const checkpoints = this.checkpoints;
-      if (!checkpoints) return { status: "error", message: "checkpoints are off (checkpoints.enabled in the config), so the files cannot be restored" };
-      await checkpoints.settled();
-      const code = rewindCode(checkpoints.store(), {
-        session: session.header.id,
-        root: checkpoints.root,
-        prompt: request.to,
-        ...(id !== undefined && { message: id }),
-        current: promptNumber(session.transcript),
-        overwriteChanged: request.overwriteChanged === true,
-        dryRun: request.dryRun === true,
-        limits: checkpoints.limits,
-      });
-      if (code.status === "error") return { status: "error", message: code.message };
-      const files = changesOf(code.plan);
-      if (code.status === "conflicts") return { status: "conflicts", prompt: text, conflicts: code.plan.conflicts, files };
-      Object.assign(outcome, { checkpoint: code.checkpoint.id, files });
-    }
-    if (request.mode !== "code" && !request.dryRun) {
-      const node = id === undefined ? undefined : session.tree.get(id);
-      const switched = this.sessions.switchBranch(node?.parent ?? null, "rewind", this.runtime);
-      if (!switched.ok) return { status: "error", message: switched.error.message };
-      // Nothing to draw again: the screen keeps what was said, and the prompt goes back to the user.
-      this.sessions.resumed = undefined;
-    }
-    return outcome;
-  }
-
-  branches(): BranchPrompt[] {
-    const session = this.load();
-    return session ? promptTree(session) : [];
-  }
-
-  switchBranch(leaf: string): { ok: true } | { ok: false; message: string } {
-    const session = this.load();
-    if (!session?.tree.has(leaf)) return { ok: false, message: `no message ${JSON.stringify(leaf)} in this session` };
-    const switched = this.sessions.switchBranch(leaf, "switch", this.runtime);
-    return switched.ok ? { ok: true } : { ok: false, message: switched.error.message };
-  }
-
-  fork(): { ok: true; id: string; from: string } | { ok: false; message: string } {
-    const from = this.sessions.id;
-    if (from === undefined) return { ok: false, message: "this conversation is not saved yet: send a prompt first" };
-    const forked = forkSession(this.sessions.store, from);
-    if (!forked.ok) return { ok: false, message: forked.error.message };
-    const resumed = this.sessions.resume(forked.value, this.runtime);
-    if (!resumed.ok) return { ok: false, message: resumed.error.message };
-    this.sessions.resumed = undefined;
-    return { ok: true, id: forked.value, from };
-  }
-
-  onCheckpoint(listener: (record: CheckpointRecord) => void): void {
-    if (this.checkpoints) this.checkpoints.onCheckpoint = listener;
-  }
-
-  async checkpointsSaved(): Promise<void> {
-    await this.checkpoints?.settled();
-  }
-
-  /** The session as saved now (the file is the truth: the tree and the ids are read from it). */
-  private load(): LoadedSession | undefined {
-    const id = this.sessions.id;
-    if (id === undefined) return undefined;
-    const loaded = this.sessions.store.load(id);
-    return loaded.ok ? loaded.value : undefined;
-  }
-}
-
-function changesOf(plan: RestorePlan): RestoreChanges {
-  return { restore: [...plan.modified], create: [...plan.added], delete: [...plan.deleted] };
-}
-
-/**
- * The prompts of every branch in tree order: a prompt's follow-ups after it, a second branch from the same point
- * one level deeper. Each names the branch end it leads to (the one in use when it is on it, else its newest).
- */
-export function promptTree(session: LoadedSession): BranchPrompt[] {
-  const nodes = session.tree;
-  const inUse = new Set(branchTo(nodes, session.leaf).map((n) => n.id));
-  // The nearest prompt above each message (null: none).
-  const promptAbove = new Map<string, string | null>();
-  const above = (node: TreeNode): string | null => {
-    const parent = node.parent === null ? undefined : nodes.get(node.parent);
-    if (!parent) return null;
-    const known = promptAbove.get(parent.id);
-    if (known !== undefined) return known;
-    const found = isPrompt(parent.message) ? parent.id : above(parent);
-    promptAbove.set(parent.id, found);
-    return found;
+export function runtimeBranching(runtime: Runtime, sessions: SessionHook, checkpoints: TurnCheckpoints | undefined): SavedSessionBranching {
+  // After a rewind or a fork nothing is drawn again (the prompt goes back to the user); a switch shows the branch.
+  const resumed = (result: { ok: true } | { ok: false; error: { message: string } }, redraw: boolean): { ok: true } | { ok: false; message: string } => {
+    if (!result.ok) return { ok: false, message: result.error.message };
+    if (!redraw) sessions.resumed = undefined;
+    return { ok: true };
   };
-  const children = new Map<string | null, TreeNode[]>();
-  for (const node of nodes.values()) {
-    if (!isPrompt(node.message)) continue;
-    const key = above(node);
-    children.set(key, [...(children.get(key) ?? []), node]);
-  }
-  // The newest branch end below each message.
-  const leafBelow = new Map<string, TreeNode>();
-  for (const leaf of leavesOf(nodes)) {
-    for (const node of branchTo(nodes, leaf.id)) {
-      const had = leafBelow.get(node.id);
-      if (!had || leaf.line > had.line) leafBelow.set(node.id, leaf);
-    }
-  }
-  let lastInUse: string | undefined;
-  for (const node of branchTo(nodes, session.leaf)) if (isPrompt(node.message)) lastInUse = node.id;
-  const rows: BranchPrompt[] = [];
-  const walk = (key: string | null, depth: number): void => {
-    const list = children.get(key) ?? [];
-    list.forEach((node, i) => {
-      const level = depth + (i > 0 ? 1 : 0);
-      rows.push({
-        id: node.id,
-        text: promptText(node.message),
-        time: node.time,
-        depth: level,
-        branchStart: i > 0,
-        leaf: (inUse.has(node.id) && session.leaf !== null ? session.leaf : leafBelow.get(node.id)?.id) ?? node.id,
-        inUse: node.id === lastInUse,
-        onBranchInUse: inUse.has(node.id),
-      });
-      walk(node.id, level);
-    });
-  };
-  walk(null, 0);
-  return rows;
+  return new SavedSessionBranching({
+    store: sessions.store,
+    get writing() {
+      return sessions.id;
+    },
+    checkpoints,
+    switchBranch: (leaf, reason) => resumed(sessions.switchBranch(leaf, reason, runtime), reason === "switch"),
+    continueIn: (id) => resumed(sessions.resume(id, runtime), false),
+    promptText,
+  });
 }

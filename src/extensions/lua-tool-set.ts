@@ -36,7 +36,7 @@ import { readVersion, settledVersion, type ExtensionVersion } from "./versions.j
 import type { CapabilityMetadata } from "./metadata.js";
 import { findEnabled, metadataOf } from "./enabled-extensions.js";
 import { checkedSchemas, failedLoad, sameSnapshot, withSchemaChecks } from "./load-snapshot.js";
-import type { FolderWatcher } from "./watch.js";
+import type { FolderWatcher, WatchGroup } from "./watch.js";
 import { awlDataDir } from "../config/paths.js";
 import { packagePath } from "../util/package-path.js";
 import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
@@ -416,10 +416,11 @@ export class LuaToolSet implements ToolSet {
   /**
    * Watches the extension folders (not the bundled one) from now on: a save marks the change for the next
    * `refresh()`, and `onChange` hears of it (once per burst of saves) so an idle caller can refresh at once.
+   * `groups`: other folders the same watcher watches for their own listeners (skills, prompt commands, agents).
    * Resolves once the watch is in place; a watch that cannot be set up (the system's limit of file watches) is
    * reported to `onProblem` and awl goes on without it.
    */
-  watch(options: { onChange?: () => void; onProblem?: (message: string) => void } = {}): Promise<void> {
+  watch(options: { onChange?: () => void; onProblem?: (message: string) => void; groups?: readonly WatchGroup[] } = {}): Promise<void> {
     // The folders holding the project's and the user's extensions hold their config files too (enable/disable).
     const folders = this.roots
       .filter((r) => r.source !== "bundled")
@@ -433,6 +434,7 @@ export class LuaToolSet implements ToolSet {
             options.onChange?.();
           },
           onProblem: report,
+          ...(options.groups && { groups: options.groups }),
         }),
       )
       .then(
@@ -782,6 +784,17 @@ export class LuaToolSet implements ToolSet {
   }
 
   /** Stops every worker (a pool still being created is closed as soon as it exists; none is created after). */
+  /** `ctx.spill_dir`: this run's folder for whole outputs (background jobs keep theirs there too). */
+  get spillDir(): string {
+    return this.context.spill_dir;
+  }
+
+  /** How the extensions' programs run (background jobs run so too): their environment, and the sandbox if any. */
+  get programs(): { env: NodeJS.ProcessEnv; sandbox?: ProcessSandbox } {
+    const { env, sandbox } = this.poolOptions;
+    return { env: env ?? {}, ...(sandbox && { sandbox }) };
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     await this.watcher?.close();

@@ -6,27 +6,20 @@
  */
 import { parseToolInput } from "../model/blocks.js";
 import type { PermissionToolSet } from "../permissions/tool-set.js";
-import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
+import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 import { validateToolInput } from "../tools/validate-input.js";
+import { ToolSetLayer } from "../tools/tool-set-layer.js";
 import type { Hooks } from "./dispatcher.js";
 
-export class HookToolSet implements ToolSet {
+export class HookToolSet extends ToolSetLayer {
   constructor(
-    readonly inner: ToolSet,
+    inner: ToolSet,
     private readonly hooks: Hooks,
     /** The permission layer `inner` is (or wraps), when the run has one. */
     private readonly permissions?: PermissionToolSet,
   ) {
-    if (inner.prewarm) this.prewarm = (why) => inner.prewarm!(why);
-    if (inner.render) this.render = (name, state, view) => inner.render!(name, state, view);
-    if (inner.refresh) this.refresh = () => inner.refresh!();
-    if (inner.instructions) this.instructions = () => inner.instructions!();
+    super(inner);
   }
-
-  prewarm?(why?: PrewarmReason): void | Promise<void>;
-  refresh?(): Promise<void>;
-  instructions?(): readonly string[];
-  render?(toolName: string, state: unknown, view: ToolRenderView): Promise<string | string[] | undefined>;
 
   definitions(): readonly ToolDefinition[] {
     return this.inner.definitions();

@@ -10,15 +10,15 @@
  * kernel that refuses its namespaces or its seccomp filter, stops awl at start-up with a message saying so.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, closeSync, constants, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
 import type { PermissionSetup } from "./setup.js";
 import { NETWORK_RULE } from "./engine.js";
-import { realPathOf } from "./paths.js";
+import { isInside, realPathOf } from "./paths.js";
 import { unixSocketFilter } from "./seccomp.js";
 import { loadShellParser } from "./shell-parser.js";
 
@@ -44,6 +44,8 @@ export interface SandboxOptions {
    * socket it names turns the socket filter off (seccomp cannot tell one socket from another).
    */
   open?: readonly string[];
+  /** awl's own folders: read-only even where a writable folder holds them, absent ones too; default {@link awlFolders}. */
+  protectedFolders?: readonly string[];
 }
 
 /** A sandbox ready to wrap programs, or why there can be none here (a message for the user). */
@@ -51,13 +53,23 @@ export type SandboxResult = { ok: true; sandbox: BwrapSandbox } | { ok: false; m
 
 /** The credential folders and files awl hides inside the sandbox, for the home folder and awl folders of `env`. */
 export function credentialPaths(env: NodeJS.ProcessEnv, home: string): string[] {
-  return [...CREDENTIAL_PATHS.map((path) => join(home, path)), userConfigDir(env), awlDataDir(env)];
+  return [...CREDENTIAL_PATHS.map((path) => join(home, path)), ...awlFolders(env)];
+}
+
+/** awl's config and data folders of `env`: what they hold runs later (a config, extensions), outside the sandbox. */
+export function awlFolders(env: NodeJS.ProcessEnv): string[] {
+  return [userConfigDir(env), awlDataDir(env)];
 }
 
 /** Wraps each program in `bwrap` with the folders, namespaces and filter above. */
 export class BwrapSandbox implements ProcessSandbox {
   readonly writable: readonly string[];
+  /** The workspace's `.awl/` and `.git/`: read-only inside the sandbox, an empty read-only folder where absent. */
   private readonly protectedDirs: readonly string[];
+  /** awl's own folders that a writable folder holds: an empty read-only folder in their place, absent ones too. */
+  private readonly ownDirs: readonly string[];
+  /** Those of them `sandbox_open` opens: shown read-only. */
+  private readonly shownDirs: readonly string[];
   private readonly hidden: readonly string[];
   /** An open descriptor of the filter's (unlinked) file; each program gets a descriptor of its own from it. */
   private readonly filterFd: number | undefined;
@@ -69,12 +81,26 @@ export class BwrapSandbox implements ProcessSandbox {
     private readonly network: (argv: readonly string[]) => boolean = () => false,
     hidden: readonly string[] = [],
     open: readonly string[] = [],
+    awlDirs: readonly string[] = [],
   ) {
     const root = realPathOf(workspace);
     this.writable = [...new Set([root, ...writable.map((dir) => realPathOf(dir))])];
-    this.protectedDirs = PROTECTED_IN_WORKSPACE.map((name) => join(root, name));
     const opened = open.map((path) => realPathOf(path));
-    this.hidden = [...new Set(hidden.map((path) => realPathOf(path)))].filter((path) => !opened.some((o) => o === path || o.startsWith(`${path}/`) || path.startsWith(`${o}/`)));
+    const isOpened = (path: string): boolean => opened.some((o) => o === path || o.startsWith(`${path}/`) || path.startsWith(`${o}/`));
+    const inWritable = (path: string): boolean => this.writable.some((dir) => isInside(path, dir));
+    const own = [...new Set(awlDirs.map((path) => realPathOf(path)))].filter(inWritable);
+    this.protectedDirs = PROTECTED_IN_WORKSPACE.map((name) => join(root, name));
+    // Made now where absent (as bubblewrap makes a mount point): each program then finds the same folders.
+    for (const dir of own) {
+      try {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+      } catch {
+        // left absent: its first absent parent is made read-only instead (arguments)
+      }
+    }
+    this.ownDirs = own.filter((path) => !isOpened(path));
+    this.shownDirs = own.filter(isOpened);
+    this.hidden = [...new Set(hidden.map((path) => realPathOf(path)))].filter((path) => !isOpened(path) && !own.includes(path));
     const socketOpened = opened.some((path) => {
       try {
         return statSync(path).isSocket();
@@ -93,9 +119,34 @@ export class BwrapSandbox implements ProcessSandbox {
   /** The bwrap options for a program that runs in `cwd`; `filterFd`: the descriptor the program gets the seccomp filter on. */
   arguments(cwd: string, network: boolean, filterFd?: number): string[] {
     const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
-    for (const dir of this.writable) args.push("--bind", dir, dir);
-    // An absent .awl/ or .git/ gets an empty read-only one, so a command cannot create it either.
-    for (const dir of this.protectedDirs) args.push(...(existsSync(dir) ? ["--ro-bind", dir, dir] : ["--tmpfs", dir, "--remount-ro", dir]));
+    // Folders between a writable folder and a protected one (or another writable one) are bound onto themselves (so
+    // mount points, still writable): a mount point cannot be renamed, so a command cannot move a protected folder
+    // away with a parent and make a new one in its place (a workspace or a HOME inside the temp folder).
+    const bound = new Set(this.writable);
+    for (const dir of this.writable) for (const between of foldersBetween(this.writable, dir)) bound.add(between);
+    /** Where a protected folder is made read-only: itself, or its first absent parent (nothing can be made below). */
+    const guard = (dir: string): string => {
+      for (const between of foldersBetween(this.writable, dir)) {
+        if (!existsSync(between)) return between;
+        bound.add(between);
+      }
+      return dir;
+    };
+    const readOnly: string[] = [];
+    const mounted = new Set<string>();
+    const protect = (dir: string, show: boolean): void => {
+      const at = guard(dir);
+      if (mounted.has(at)) return;
+      mounted.add(at);
+      // An absent folder gets an empty read-only one; awl's own folders are hidden so (an empty folder in their place).
+      readOnly.push(...(show && at === dir && existsSync(dir) ? ["--ro-bind", dir, dir] : ["--tmpfs", at, "--remount-ro", at]));
+    };
+    for (const dir of this.protectedDirs) protect(dir, true);
+    for (const dir of this.ownDirs) protect(dir, false);
+    for (const dir of this.shownDirs) protect(dir, true);
+    // Parents first: a folder bound after one inside it would hide that one's mount.
+    for (const dir of [...bound].sort((x, y) => x.length - y.length)) args.push("--bind", dir, dir);
+    args.push(...readOnly);
     for (const path of this.hidden) {
       let folder: boolean;
       try {
@@ -111,6 +162,15 @@ export class BwrapSandbox implements ProcessSandbox {
     args.push("--chdir", cwd);
     return args;
   }
+}
+
+/** The folders below the innermost writable folder holding `path`, down to `path`'s parent, outermost first (none when none holds it). */
+function foldersBetween(writable: readonly string[], path: string): string[] {
+  const holder = writable.filter((dir) => dir !== path && isInside(path, dir)).sort((a, b) => b.length - a.length)[0];
+  if (holder === undefined) return [];
+  const out: string[] = [];
+  for (let dir = dirname(path); dir !== holder && isInside(dir, holder); dir = dirname(dir)) out.unshift(dir);
+  return out;
 }
 
 /** The seccomp filter in a private file, opened and unlinked: a descriptor only this process can reopen. */
@@ -136,7 +196,7 @@ export function openSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = pr
     return { ok: false, message: "--sandbox needs bubblewrap (the bwrap program), which is not on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run without --sandbox" };
   }
   const hidden = options.hidden ?? credentialPaths(env, env.HOME || homedir());
-  const sandbox = new BwrapSandbox(bwrap, options.workspace, [tmpdir(), ...(options.writable ?? [])], options.network, hidden, options.open);
+  const sandbox = new BwrapSandbox(bwrap, options.workspace, [tmpdir(), ...(options.writable ?? [])], options.network, hidden, options.open, options.protectedFolders ?? awlFolders(env));
   const failed = probe(sandbox, true);
   if (failed === undefined) return { ok: true, sandbox };
   if (probe(sandbox, false) === undefined) {

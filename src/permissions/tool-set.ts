@@ -8,11 +8,12 @@
  * Asks come one at a time (parallel calls that ask wait their turn, while calls that need no ask run).
  */
 import { parseToolInput } from "../model/blocks.js";
-import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
+import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 import type { Decision, PermissionEngine } from "./engine.js";
 import { parseRule, type Rule } from "./rules.js";
 import { loadShellParser } from "./shell-parser.js";
 import { TRUST_FLAG } from "./trust.js";
+import { ToolSetLayer } from "../tools/tool-set-layer.js";
 
 /** What the user is asked about. */
 export interface AskRequest {
@@ -67,28 +68,19 @@ export interface PermissionToolSetOptions {
   onAsk?: (call: ToolCall) => void;
 }
 
-export class PermissionToolSet implements ToolSet {
+export class PermissionToolSet extends ToolSetLayer {
   private offered: { from: readonly ToolDefinition[]; mode: string; rules: number; tools: readonly ToolDefinition[] } | undefined;
   /** The ask being shown, so the next waits for it. */
   private asking: Promise<unknown> = Promise.resolve();
   private readonly denied: DeniedCall[] = [];
 
   constructor(
-    readonly inner: ToolSet,
+    inner: ToolSet,
     readonly engine: PermissionEngine,
     private readonly options: PermissionToolSetOptions = {},
   ) {
-    if (inner.prewarm) this.prewarm = (why) => inner.prewarm!(why);
-    if (inner.render) this.render = (name, state, view) => inner.render!(name, state, view);
-    // MCP servers start, and reloads apply, on the inner set's refresh: the layer must pass it on.
-    if (inner.refresh) this.refresh = () => inner.refresh!();
-    if (inner.instructions) this.instructions = () => inner.instructions!();
+    super(inner);
   }
-
-  prewarm?(why?: PrewarmReason): void | Promise<void>;
-  refresh?(): Promise<void>;
-  instructions?(): readonly string[];
-  render?(toolName: string, state: unknown, view: ToolRenderView): Promise<string | string[] | undefined>;
 
   /** The inner tools the engine offers, the same array until the tools, the mode or the rules change. */
   definitions(): readonly ToolDefinition[] {

@@ -73,6 +73,36 @@ export class PromptCommands {
     return this.entries.filter((c) => c.state === "offered");
   }
 
+  /** Reads every offered command's file now (once the interactive mode watches the folders: a copy for a bad save). */
+  async readAll(): Promise<void> {
+    for (const command of this.offered()) await this.file(command);
+  }
+
+  /**
+   * After a hot reload (these are the commands found again): each offered command's file is read now; one that no
+   * longer parses keeps the version `previous` read. One line per change, for the user.
+   */
+  async carryOver(previous: PromptCommands): Promise<string[]> {
+    const lines: string[] = [];
+    for (const command of this.offered()) {
+      const now = await readCommandFile(command.file);
+      const old = previous.read.get(command.file);
+      if (now instanceof Error && old !== undefined && !(old instanceof Error)) {
+        this.read.set(command.file, old);
+        lines.push(`command /${command.name} not reloaded: ${now.message}; its previous version is kept`);
+        continue;
+      }
+      if (now instanceof Error) lines.push(`command /${command.name}: ${now.message}`);
+      else if (old !== undefined && JSON.stringify(old) !== JSON.stringify(now)) lines.push(`command /${command.name} reloaded`);
+      this.read.set(command.file, now);
+    }
+    const was = new Set(previous.offered().map((c) => c.name));
+    const is = new Set(this.offered().map((c) => c.name));
+    const changes = [...[...is].filter((n) => !was.has(n)).map((n) => `+/${n}`), ...[...was].filter((n) => !is.has(n)).map((n) => `-/${n}`)];
+    if (changes.length > 0) lines.unshift(`commands: ${changes.join(" ")}`);
+    return lines;
+  }
+
   /** The file's front matter and template, or an Error naming file:line (read once, then kept). */
   async file(command: PromptCommand): Promise<CommandFile | Error> {
     const known = this.read.get(command.file);

@@ -10,14 +10,28 @@ import { FRONT_MATTER_BYTES, readHead, type SkillEntry } from "./discover-skills
 /** The most of a body sent. */
 export const MAX_SKILL_BODY = 64 * 1024;
 
-/** The text for the conversation, or an error naming the file (it changed or went away since discovery). */
-export async function skillBodyText(skill: SkillEntry): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
+/** What {@link skillBodyText} reads of a `SKILL.md`: its head and its size (a copy kept through a bad save). */
+export interface SkillFileText {
+  text: string;
+  size: number;
+}
+
+/** The part of `skill`'s file a body is made of, read now. Throws when it cannot be read. */
+export function readSkillFile(skill: SkillEntry): SkillFileText {
+  return { size: statSync(skill.file).size, text: readHead(skill.file, FRONT_MATTER_BYTES + MAX_SKILL_BODY + 4) };
+}
+
+/**
+ * The text for the conversation, or an error naming the file (it changed or went away since discovery). `kept`: the
+ * file as it was when it last parsed, used instead of the file (a save that broke it keeps the previous version).
+ */
+export async function skillBodyText(skill: SkillEntry, kept?: SkillFileText): Promise<{ ok: true; text: string } | { ok: false; message: string }> {
   let text: string;
   let size: number;
-  try {
+  if (kept) ({ text, size } = kept);
+  else try {
     // Never more than the front matter and the part of the body that is sent, however big the file.
-    size = statSync(skill.file).size;
-    text = readHead(skill.file, FRONT_MATTER_BYTES + MAX_SKILL_BODY + 4);
+    ({ text, size } = readSkillFile(skill));
   } catch (error) {
     return { ok: false, message: `cannot read ${skill.file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` };
   }

@@ -1,11 +1,12 @@
 // The exec sandbox against a command that tries to get out (issue 22, item 5): it cannot plant code or config
-// that runs later outside the sandbox (.awl/, .git/), a project file cannot turn the sandbox off, it cannot reach
+// that runs later outside the sandbox (.awl/, .git/, awl's config and data folders, also where the writable temp
+// folder holds them and a parent could be moved away), a project file cannot turn the sandbox off, it cannot reach
 // a daemon through a Unix socket, and it cannot read the user's credential folders. A kernel without seccomp
 // stops awl rather than running without the socket filter.
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTool, replayedCall, textOf, useSandbox } from "../std/support.js";
 
@@ -56,6 +57,31 @@ describe("--sandbox against escapes", () => {
     mkdirSync(join(cwd, ".awl", "extensions"), { recursive: true });
     await callTool(env.box, "bash", { command: plant }, ["--sandbox"]);
     for (const planted of [".awl/extensions/x.lua", ".awl/config.json", ".git/hooks/pre-commit"]) expect(existsSync(join(cwd, planted)), planted).toBe(false);
+  });
+
+  it("with HOME and the workspace inside the writable temp folder, awl's config and data and .awl/ cannot be planted, neither directly nor by moving a parent away", async () => {
+    const { home, cwd } = env.box;
+    // The case in point: the temp folder, writable inside the sandbox, holds both.
+    for (const dir of [home, cwd]) expect(realpathSync(dir).startsWith(`${realpathSync(tmpdir())}/`), dir).toBe(true);
+    rmSync(join(home, ".config", "awl"), { recursive: true, force: true });
+    const config = join(home, ".config", "awl");
+    const data = join(home, ".local", "share", "awl");
+    const tries = [
+      `mkdir -p ${config}/extensions && echo 'os.execute("touch pwned")' > ${config}/extensions/x.lua`,
+      `echo '{"permissions":{"mode":"bypass"}}' > ${config}/config.json`,
+      `mkdir -p ${data}/plugins && echo planted > ${data}/plugins/x`,
+      `mv ${home}/.config ${home}/.config-old; mkdir -p ${config} && echo '{}' > ${config}/config.json`,
+      `mv ${home}/.local ${home}/.local-old; mkdir -p ${data} && echo planted > ${data}/x`,
+      `cd / && mv ${home} ${home}-old; mkdir -p ${config} && echo '{}' > ${config}/config.json`,
+      `cd / && mv ${cwd} ${cwd}-old; mkdir -p ${cwd}/.awl && echo '{}' > ${cwd}/.awl/config.json`,
+      `cd / && mv ${dirname(cwd)} ${dirname(cwd)}-old; mkdir -p ${cwd}/.awl && echo '{}' > ${cwd}/.awl/config.json`,
+    ];
+    for (const command of tries) {
+      const text = textOf((await callTool(env.box, "bash", { command }, ["--sandbox"])).outcome);
+      expect(text, command).toMatch(/Read-only file system|Device or resource busy/);
+      for (const planted of [`${config}/extensions/x.lua`, `${config}/config.json`, `${data}/plugins/x`, `${data}/x`, `${cwd}/.awl/config.json`]) expect(existsSync(planted), `${command}: ${planted}`).toBe(false);
+      for (const moved of [`${home}/.config-old`, `${home}/.local-old`, `${home}-old`, `${cwd}-old`, `${dirname(cwd)}-old`]) expect(existsSync(moved), `${command}: ${moved}`).toBe(false);
+    }
   });
 
   it("a trusted project's \"sandbox\": false is ignored and said so; only the user's own config turns it off", async () => {

@@ -16,6 +16,18 @@ export const toolsCommand: SlashCommand = {
   },
 };
 
+/** `/jobs`: the background commands of this run (bash with run_in_background), running or ended. */
+export const jobsCommand: SlashCommand = {
+  name: "jobs",
+  summary: "list the background commands the model started (bash_stop stops one; all stop when awl exits)",
+  run: async (_args, { runtime, print }) => {
+    const jobs = runtime.jobs?.list() ?? [];
+    if (jobs.length === 0) return print(runtime.jobs ? "no background jobs" : "background jobs need the std bash tool, which this run does not have");
+    const { jobLines } = await import("../../jobs/job-table.js");
+    print([`background jobs (${jobs.length}):`, ...jobLines(jobs).map((l) => `  ${l}`)].join("\n"));
+  },
+};
+
 /** `/agents`: the sub-agents the task tool can start (read again, so an edited definition shows), then files not used. */
 export const agentsCommand: SlashCommand = {
   name: "agents",

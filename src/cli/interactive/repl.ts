@@ -45,6 +45,7 @@ import { TerminalInput } from "./terminal-input.js";
 import { Notifier, notifyStyle, type NotifySetting } from "../../ui/notify.js";
 import { TodoSummary } from "../../ui/todo-list.js";
 import { TurnPane } from "../output/turn-pane.js";
+import { runningJobsText } from "../../jobs/job-table.js";
 
 interface Submission {
   text: string;
@@ -282,6 +283,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     const note = turnEndText(result, runtime.settings);
     if (result.stop_reason === "cancelled") sink.dim("(cancelled; a partial answer is not kept)\n");
     else if (note) writeNotice(process.stderr, note);
+    const running = runtime.jobs?.running() ?? [];
+    if (running.length > 0) sink.dim(`${wrapText(`(${runningJobsText(running, "/jobs lists them; they stop when awl exits")})`, columns() - 1)}\n`);
     const asked = pendingExpand;
     pendingExpand = undefined;
     if (asked) await expand(asked);
@@ -444,7 +447,12 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   // competing with the prompt for the CPU.
   setImmediate(() => {
     void loadDisplayWidth().then(loadMarkdown);
-    void lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`) });
+    // The skills', commands' and agents' folders ride on the same watcher (reach-reload.ts).
+    void (async () => {
+      const { reachWatchGroup } = await import("../reach-reload.js");
+      const reach = reachWatchGroup(runtime, runtime.options.cwd ?? process.cwd(), runtime.options.permissions?.trusted === true, notice);
+      await lua?.watch({ onChange: refreshIdle, onProblem: (message) => notice(`awl: ${message}`), groups: [reach] });
+    })();
     // A server that fails from now on is reported like a reload, never over the prompt line; one that became
     // ready (or failed) leaves the status line's "starting" list.
     const report = (message: string): void => notice(`awl: ${message}`);

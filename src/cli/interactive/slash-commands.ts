@@ -11,7 +11,7 @@ import type { PickerItem } from "./picker.js";
 import { costReport } from "../../usage/meter.js";
 import { displayWidth } from "../output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
-import { agentsCommand, toolsCommand } from "./info-commands.js";
+import { agentsCommand, jobsCommand, toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../output/notices.js";
 import { forkCommand, rewindCommand, treeCommand } from "./rewind-commands.js";
@@ -87,6 +87,7 @@ export const SLASH_COMMANDS: SlashCommand[] = [
   forkCommand,
   toolsCommand,
   agentsCommand,
+  jobsCommand,
   ...permissionCommands,
   {
     name: "reload",
