@@ -20,8 +20,8 @@ import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker } from "../tools/validate-input.js";
 import { childEnv, KNOWN_KEY_VARIABLES, knownSecrets, SecretScrubber } from "../util/secrets.js";
+import { defaultExtensionRoots } from "./default-roots.js";
 import {
-  defaultExtensionRoots,
   type DiscoveredExtension,
   type DiscoveryResult,
   type ExtensionRoot,

@@ -10,7 +10,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { promisify } from "node:util";
-import type { FetchedSource } from "./fetch-source.js";
+import type { FetchedSource } from "./fetched-source.js";
 import { PluginSourceError } from "./source-error.js";
 import { ROCK_FILE } from "./manifest.js";
 

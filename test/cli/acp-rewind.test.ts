@@ -65,6 +65,12 @@ describe("awl acp: rewind and fork", () => {
       // The conversation starts again from before the prompt.
       await ctx.request("session/prompt", { sessionId, prompt: text("only talk") });
       expect(server.requests[4]!.json().messages.filter((m: { role: string }) => m.role !== "system")).toHaveLength(1);
+      // Reopened (session/load of the open session), the editor is given the branch in use: the rewound one.
+      mark = awl.updates.length;
+      await ctx.request("session/load", { sessionId, cwd, mcpServers: [] });
+      const replayed = awl.updates.slice(mark).flatMap((u) => (u.update.sessionUpdate === "user_message_chunk" && u.update.content.type === "text" ? [u.update.content.text] : []));
+      expect(replayed).toEqual(["only talk"]);
+      expect(agentText(awl.updates.slice(mark))).toContain("Talked instead.");
 
       mark = awl.updates.length;
       await ctx.request("session/prompt", { sessionId, prompt: text("/rewind 9 sideways") });
