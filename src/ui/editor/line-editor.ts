@@ -2,7 +2,8 @@
  * The prompt: a multi-line text editor drawn at the bottom of the output. Enter submits; Alt-Enter (or
  * Shift-Enter where the terminal reports it, or Ctrl-J) and a trailing `\` before Enter insert a newline; a
  * bracketed paste is inserted whole, newlines kept (one of more than {@link PASTE_FOLD_LINES} lines shows as
- * `[pasted N lines #K]`, is sent whole, and Ctrl-O puts its text in the prompt). Up and Down move between lines, and through the history
+ * `[pasted N lines #K]`, one of more than {@link PASTE_FOLD_CHARS} characters on fewer lines as `[pasted N characters
+ * #K]`; either is sent whole, and Ctrl-O puts its text in the prompt). Up and Down move between lines, and through the history
  * from the first or last line; Tab completes what `complete` offers (slash commands).
  *
  * The editor keeps editing while hidden (a turn is running): keys typed then change the text, which the caller
@@ -51,6 +52,8 @@ export interface LineEditorOptions {
 
 /** A paste of more lines than this shows as one `[pasted N lines #K]` in the prompt. */
 export const PASTE_FOLD_LINES = 10;
+/** A paste of fewer lines but more characters than this (minified code, a long log line) shows as `[pasted N characters #K]`. */
+export const PASTE_FOLD_CHARS = 2000;
 
 const SYNC_START = "\x1b[?2026h";
 const SYNC_END = "\x1b[?2026l";
@@ -209,8 +212,8 @@ export class LineEditor {
   /** What a paste puts in the prompt: itself, or the marker of a long one. */
   private pasted(text: string): string {
     const lines = text.replace(/\n$/, "").split("\n").length;
-    if (lines <= PASTE_FOLD_LINES) return text;
-    const marker = `[pasted ${lines} lines #${this.pastes.size + 1}]`;
+    if (lines <= PASTE_FOLD_LINES && text.length <= PASTE_FOLD_CHARS) return text;
+    const marker = `[pasted ${lines > PASTE_FOLD_LINES ? `${lines} lines` : `${text.length} characters`} #${this.pastes.size + 1}]`;
     this.pastes.set(marker, text);
     return marker;
   }
