@@ -280,6 +280,7 @@ describe("install from luarocks", () => {
       '{ type = "builtin", modules = { greet = "src/greet/init.lua", ["greet.util"] = "src/greet/util.lua" } }', ', "penlight"');
     packRock(server, "cmod", "1.0", { "cmod.c": "int luaopen_cmod(void *L) { return 0; }\n" }, '{ type = "builtin", modules = { cmod = { sources = { "cmod.c" } } } }');
     packRock(server, "made", "1.0", { "Makefile": "all:\n\ttouch BUILT\n" }, '{ type = "make" }');
+    packRock(server, "escape", "1.0", { "e.lua": "return 1\n" }, '{ type = "builtin", modules = { ["../../../../escaped"] = "e.lua" } }');
     const config = write(join(box.root, "luarocks"), { "config.lua": `rocks_servers = { "${server}" }\n` });
     const rocksEnv = { LUAROCKS_CONFIG: join(config, "config.lua") };
     const rocks = (args: string[], input = "") => box.awl(args, { input, env: rocksEnv });
@@ -307,6 +308,11 @@ describe("install from luarocks", () => {
     expect(c.stderr).toContain('luarocks:cmod: refused: module "cmod" (build.modules) is built from C sources, not Lua: awl\'s Lua is WebAssembly');
     const make = await rocks(["install", "--yes", "luarocks:made"]);
     expect(make.stderr).toContain('its build type is "make"');
+    // A module name that would write outside the package is refused before anything is copied.
+    const escape = await rocks(["install", "--yes", "luarocks:escape"]);
+    expect(escape.stderr).toContain('luarocks:escape: refused: module name "../../../../escaped" is not a Lua module name');
+    // (staging/package/lua/ and four levels up is awl's data folder)
+    expect(existsSync(join(pluginsHome(), "..", "escaped.lua"))).toBe(false);
     expect(readdirSync(join(pluginsHome(), "packages"))).toEqual(["greet"]);
     const missing = await rocks(["install", "--yes", "luarocks:nosuchrock"]);
     expect(missing.code).toBe(1);
