@@ -74,10 +74,10 @@ console.log(`| \`node -e 0\` in a pseudo-terminal, median of ${RUNS} | ${base.to
 console.log(`| \`awl\` start to its prompt, 20 extensions, median of ${RUNS} | ${median(start).toFixed(0)} ms (+${(median(start) - base).toFixed(0)} ms) | ≤ +150 ms: ${median(start) - base <= 150 ? "met" : "NOT met"} |`);
 
 // --- 2. and 3.: the Markdown renderer on a stream -------------------------------------------------------
-const { MarkdownStream } = await import(join(dist, "cli", "output", "markdown", "markdown-stream.js"));
-const { LineSink } = await import(join(dist, "cli", "output", "sink.js"));
-const { loadDisplayWidth } = await import(join(dist, "cli", "output", "width.js"));
-const { outputOrder } = await import(join(dist, "cli", "output", "output-order.js"));
+const { MarkdownStream } = await import(join(dist, "ui", "markdown", "markdown-stream.js"));
+const { LineSink } = await import(join(dist, "ui", "output", "sink.js"));
+const { loadDisplayWidth } = await import(join(dist, "ui", "output", "width.js"));
+const { outputOrder } = await import(join(dist, "ui", "output", "output-order.js"));
 await loadDisplayWidth();
 
 /** A Markdown answer of `lines` lines: headings, prose with emphasis, lists, a table and code fences. */
@@ -110,7 +110,7 @@ async function stream(text, perSecond, onWrite) {
 }
 
 // Loaded as awl loads them once the prompt is drawn (and the language of the fences, at the first one).
-await (await import(join(dist, "cli", "output", "markdown", "load.js"))).loadMarkdown();
+await (await import(join(dist, "ui", "markdown", "load.js"))).loadMarkdown();
 await stream(answer(16), 100000, () => {});
 await new Promise((r) => setTimeout(r, 200));
 
@@ -131,7 +131,7 @@ console.log(`| keystroke to screen while ${streamed} tokens stream at 200/s into
 
 // 3. bytes on the terminal for a 2 000-token answer: a frame every FRAME_MS of the stream's time, drawn as the
 // stream would draw it, without timers (the figure does not depend on the machine's load).
-const { FRAME_MS } = await import(join(dist, "cli", "output", "markdown", "markdown-stream.js"));
+const { FRAME_MS } = await import(join(dist, "ui", "markdown", "markdown-stream.js"));
 let written = 0;
 const text = tokens(answer(400)).slice(0, 2000).join("");
 {

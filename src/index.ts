@@ -43,7 +43,8 @@ export { LuaToolSet, DEFAULT_TOOL_TIMEOUT_MS, BUNDLED_EXTENSIONS_DIR } from "./e
 export { buildSystemPrompt, localDate, findInstructionFiles, gitRoot, MAX_INSTRUCTION_BYTES, systemPromptFor } from "./prompt/index.js";
 export type { SystemPromptInputs, InstructionFile, SystemPromptOptions } from "./prompt/index.js";
 export type { LuaToolSetOptions, ExtensionReport, ExtensionState } from "./extensions/lua-tool-set.js";
-export { discoverExtensions, defaultExtensionRoots, DEFAULT_MAX_EXTENSION_FILE_BYTES } from "./extensions/discover.js";
+export { discoverExtensions, DEFAULT_MAX_EXTENSION_FILE_BYTES } from "./extensions/discover.js";
+export { defaultExtensionRoots } from "./extensions/default-roots.js";
 export type { DiscoveredExtension, DiscoveryResult, DiscoveryProblem, ShadowedExtension, ExtensionRoot, ExtensionSource } from "./extensions/discover.js";
 // Plugins (docs/plugins.md): read a package without running it, install it after a review, list and check installed ones.
 export { readPluginPackage, PluginFormatError, AWL_CLIENT_FOLDER, PLUGIN_SCHEMA_1_0, MCP_SCHEMA_1_0 } from "./plugins/manifest.js";

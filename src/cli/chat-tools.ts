@@ -15,7 +15,7 @@ import type { McpServerConfig } from "../extensions/mcp/config.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { McpToolsOptions } from "./mcp-tools.js";
 import type { LaterMcp } from "./later-mcp.js";
-import type { RuntimeOptions } from "./runtime.js";
+import type { RunOptions } from "./run-options.js";
 
 /** The tools, and when they are known (the first request needs them; see `openToolsForChat`). */
 export interface OpenedTools {
@@ -36,7 +36,7 @@ export interface ChatMode {
 
 /** Opens the tools for the settings and flags; resolves once a cold start's Lua worker is starting. */
 export async function openChatTools(
-  options: Pick<RuntimeOptions, "settings" | "sources" | "config" | "cli" | "cwd" | "warn" | "permissions">,
+  options: Pick<RunOptions, "settings" | "sources" | "config" | "cli" | "cwd" | "warn" | "permissions">,
   mode: ChatMode = { interactive: false },
   /** Where the std file tools' text goes instead of the disk (`awl acp` with a client that offers its fs). */
   textHost?: TextHost,
@@ -110,14 +110,14 @@ export async function openChatTools(
   }
   const [{ openMcpTools }, ask] = await Promise.all([
     import("./mcp-tools.js"),
-    mode.interactive ? import("./interactive/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
+    mode.interactive ? import("../ui/prompts/mcp-approval.js").then((m) => m.askMcpApproval) : undefined,
   ]);
   const mcp = await openMcpTools({ ...mcpOptions, ...(ask && { ask }) });
   return { ok: true, value: { ...opened.value, ...(mcp && { mcp }) } };
 }
 
 /** The MCP servers configured in the config files and the project's `.mcp.json` (their tools come later). */
-function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string, trusted: boolean): string[] {
+function mcpServerNames(options: Pick<RunOptions, "config">, cwd: string, trusted: boolean): string[] {
   const names = Object.keys((options.config?.get("mcpServers")?.value as Record<string, unknown> | undefined) ?? {});
   try {
     const project = JSON.parse(readFileSync(join(cwd, ".mcp.json"), "utf8")) as { mcpServers?: Record<string, unknown> };
@@ -129,6 +129,6 @@ function mcpServerNames(options: Pick<RuntimeOptions, "config">, cwd: string, tr
 }
 
 /** Whether any MCP server may be configured: the MCP modules load only then. */
-function hasMcpConfig(options: Pick<RuntimeOptions, "config">, cwd: string, trusted: boolean): boolean {
+function hasMcpConfig(options: Pick<RunOptions, "config">, cwd: string, trusted: boolean): boolean {
   return options.config?.get("mcpServers") !== undefined || existsSync(join(cwd, ".mcp.json")) || pluginsHaveMcp(process.env, cwd, trusted);
 }

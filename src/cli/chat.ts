@@ -4,11 +4,11 @@
  */
 import { isatty } from "node:tty";
 import type { ConfigError } from "../config/errors.js";
-import { formatUserMessage } from "./error-text.js";
+import { formatUserMessage } from "../ui/error-text.js";
 import { EXIT } from "./exit-codes.js";
 import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
 import { composePrompt, readPipedStdin } from "./stdin.js";
-import { writeNotice } from "./output/wrap-text.js";
+import { writeNotice } from "../ui/output/wrap-text.js";
 import { cleanUpOnTermination } from "./termination.js";
 
 const stdout = process.stdout;
@@ -77,11 +77,11 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn, permissions: permissions.value };
   const tools = await openChatTools(options, { interactive });
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
-  const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./runtime.js"), import("./print-mode.js")]);
+  const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./build-runtime.js"), import("./print-mode.js")]);
   // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
   // (The interactive mode loads it once its prompt is drawn.)
-  if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("./output/width.js").then((w) => w.loadDisplayWidth());
-  if (!interactive && cli.outputFormat === "text" && stdout.isTTY) void import("./output/markdown/load.js").then((m) => m.loadMarkdown());
+  if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("../ui/output/width.js").then((w) => w.loadDisplayWidth());
+  if (!interactive && cli.outputFormat === "text" && stdout.isTTY) void import("../ui/markdown/load.js").then((m) => m.loadMarkdown());
   const built = await buildRuntime({ ...options, openedTools: tools.value });
   if (!built.ok) return await fail(cli, built.error, EXIT.usage);
   const runtime = built.value;

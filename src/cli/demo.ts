@@ -5,12 +5,12 @@
 import { packagePath } from "../util/package-path.js";
 import { resolveSettings } from "../config/settings.js";
 import type { ConfigError } from "../config/errors.js";
-import { formatUserMessage } from "./error-text.js";
+import { formatUserMessage } from "../ui/error-text.js";
 import { EXIT } from "./exit-codes.js";
-import { writeNotice } from "./output/wrap-text.js";
+import { writeNotice } from "../ui/output/wrap-text.js";
 import { settingsFlags, type CliOptions } from "./options.js";
 import { runPrintMode } from "./print-mode.js";
-import { buildRuntime } from "./runtime.js";
+import { buildRuntime } from "./build-runtime.js";
 
 export const DEMO_SCRIPT = packagePath("examples", "replay", "demo.jsonl");
 /** The example extensions the demo's tool calls use (echo, word_count). */

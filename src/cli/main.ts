@@ -4,7 +4,7 @@
  * command, and turns anything unexpected into one readable line instead of a stack trace.
  */
 import { SUBCOMMANDS } from "./commands.js";
-import { writeNotice } from "./output/wrap-text.js";
+import { writeNotice } from "../ui/output/wrap-text.js";
 import { drawFinalState, handleTerminationSignals, terminationExitCode } from "./termination.js";
 
 function internalError(error: unknown): never {

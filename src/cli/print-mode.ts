@@ -5,10 +5,11 @@ import type { CliOptions, OutputFormat } from "./options.js";
 import { StreamJsonWriter, failureJSON, jsonLine, resultJSON } from "./output/json-output.js";
 import { providerError } from "../providers/errors.js";
 import { invokePrompt, type Invocation } from "./prompt-invocation.js";
-import { compactionText, retryText, turnEndText } from "./output/notices.js";
-import { LineSink, wantsColor, type Writer } from "./output/sink.js";
-import { TerminalRenderer } from "./output/terminal-renderer.js";
-import { wrapText } from "./output/wrap-text.js";
+import { compactionText, retryText, turnEndText } from "../ui/output/notices.js";
+import { LineSink, wantsColor } from "../ui/output/sink.js";
+import type { Writer } from "../ui/output/output-order.js";
+import { TerminalRenderer } from "../ui/output/terminal-renderer.js";
+import { wrapText } from "../ui/output/wrap-text.js";
 import { stripControls } from "../ui/safe-text.js";
 import { runningJobsText } from "../jobs/job-table.js";
 import type { Runtime } from "./runtime.js";
@@ -87,7 +88,7 @@ export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: st
     if (cli.outputFormat === "text" && (process.stdout.isTTY || process.stderr.isTTY)) {
       // Exact widths of wide characters before any text is laid out (chat.ts starts loading them early).
       // On a terminal the answer is drawn as Markdown (chat.ts starts loading the renderer early too).
-      const [width, markdown] = await Promise.all([import("./output/width.js"), import("./output/markdown/load.js")]);
+      const [width, markdown] = await Promise.all([import("../ui/output/width.js"), import("../ui/markdown/load.js")]);
       await Promise.all([width.loadDisplayWidth(), process.stdout.isTTY ? markdown.loadMarkdown() : undefined]);
       if (process.stdout.isTTY) io.stdoutColumns = () => process.stdout.columns || 80;
       io.stdoutColor = wantsColor(process.stdout, process.env);

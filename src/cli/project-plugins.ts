@@ -12,7 +12,6 @@ import { isProjectTrusted } from "../permissions/setup.js";
 import { pluginAppliesTo } from "../plugins/installed.js";
 import { readLock, type LockEntry } from "../plugins/store.js";
 import { EXIT } from "./exit-codes.js";
-import type { InstallOptions } from "./commands/install.js";
 
 /** One declared plugin and whether it is installed for this folder. */
 export interface DeclaredPlugin {
@@ -34,8 +33,11 @@ export async function declaredPlugins(cwd: string, env: NodeJS.ProcessEnv): Prom
   });
 }
 
+/** How `installDeclared` installs one declared plugin for the folder (`installOne` of commands/install.ts). */
+export type InstallForProject = (source: string, yes: boolean, options: { scope: { project: string }; expectName: string }) => Promise<number>;
+
 /** `awl install` without SOURCE. */
-export async function installDeclared(yes: boolean, installOne: (source: string, yes: boolean, options: InstallOptions) => Promise<number>): Promise<number> {
+export async function installDeclared(yes: boolean, installOne: InstallForProject): Promise<number> {
   const cwd = realpathSync(process.cwd());
   let declared: DeclaredPlugin[];
   try {

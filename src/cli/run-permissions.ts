@@ -38,7 +38,7 @@ export async function setupRunPermissions(cli: CliOptions, options: RunPermissio
   if (!result.ok) return result;
   if (options.interactive && result.value.untrustedParts.length > 0) {
     const [{ askFolderTrust }, { setFolderTrust }, { realPathOf }] = await Promise.all([
-      import("./interactive/trust-prompt.js"),
+      import("../ui/prompts/trust-prompt.js"),
       import("../permissions/save.js"),
       import("../permissions/paths.js"),
     ]);
@@ -60,7 +60,7 @@ export async function setupRunPermissions(cli: CliOptions, options: RunPermissio
   if (pin?.firstPin) warn(firstPinNotice(pin));
   if (pin && pin.unpinned.size > 0) {
     // A trusted folder changed since: the new content loads only once the user trusts the change.
-    if (options.interactive && (await (await import("./interactive/trust-prompt.js")).askChangedTrust(pin.folder, changeList(pin.changes)))) {
+    if (options.interactive && (await (await import("../ui/prompts/trust-prompt.js")).askChangedTrust(pin.folder, changeList(pin.changes)))) {
       pin.accept();
       result = await setup();
       if (!result.ok) return result;

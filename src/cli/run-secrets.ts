@@ -1,13 +1,13 @@
 /** The credentials a run of awl knows of, scrubbed from everything it writes to disk (session files, spill files) and prints. */
 import { configCredentials, knownSecrets } from "../util/secrets.js";
-import type { RuntimeOptions } from "./runtime.js";
+import type { RunOptions } from "./run-options.js";
 
 /**
  * Every key awl knows of: the active one, the config file's, and every key variable of the environment the
  * settings came from and of the process (what tools see: the demo resolves its settings from an empty one); every
  * other credential of the config (headers, URL passwords, MCP servers' env and headers, `configCredentials`).
  */
-export function runSecrets(options: Pick<RuntimeOptions, "settings" | "sources">): string[] {
+export function runSecrets(options: Pick<RunOptions, "settings" | "sources">): string[] {
   const { env, file } = options.sources;
   const provider = options.settings.provider;
   const inUse = configCredentials({ base_url: provider.baseUrl, providers: { inUse: { headers: provider.headers } } });

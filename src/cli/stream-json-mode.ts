@@ -11,11 +11,12 @@ import { replayEvent } from "../agent-session/events.js";
 import type { Turn } from "../agent-session/turn.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js";
-import { turnEndText } from "./output/notices.js";
-import type { Writer } from "./output/sink.js";
+import { turnEndText } from "../ui/output/notices.js";
+import type { Writer } from "../ui/output/output-order.js";
 import type { Runtime } from "./runtime.js";
 import { untilSecondInterrupt } from "./print-mode.js";
 import { parseInputLine, readLines } from "./stream-input.js";
+import { untilAborted } from "../util/until-aborted.js";
 import { invokePrompt, mayInvoke } from "./prompt-invocation.js";
 import type { RewindOutcome } from "../agent-session/branching.js";
 import type { CheckpointRecord } from "../checkpoints/store.js";
@@ -101,15 +102,10 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
       code = exitCodeFor(event.result.stop_reason, event.result.error?.kind);
     }
   };
-  const stopped = new Promise<"stopped">((resolve) => {
-    if (signal?.aborted) resolve("stopped");
-    signal?.addEventListener("abort", () => resolve("stopped"), { once: true });
-  });
-
   if (firstPrompt.trim() !== "") send(firstPrompt);
   const lines = readLines(io.stdin)[Symbol.asyncIterator]();
   for (let number = 1; ; number++) {
-    const next = await Promise.race([lines.next(), stopped]);
+    const next = await untilAborted(lines.next(), signal, "stopped" as const);
     if (next === "stopped") {
       for (const turn of unfinished) turn.cancel();
       break;

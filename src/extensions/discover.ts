@@ -7,21 +7,11 @@
  * `statSync` calls cost less than scheduling promises.
  */
 import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { compareCodeUnits } from "../tools/registry.js";
-import { userConfigDir } from "../config/paths.js";
-import { pluginExtensionRoots } from "../plugins/parts.js";
+import type { ExtensionRoot, ExtensionSource } from "./extension-root.js";
 
-/** Where a root came from, in precedence order: an earlier kind shadows a later one. */
-export type ExtensionSource = "flag" | "project" | "user" | "bundled";
-
-/** A folder scanned for extensions. */
-export interface ExtensionRoot {
-  dir: string;
-  source: ExtensionSource;
-  /** Put before every name found here (an installed plugin's name: `kit.tool`), so two plugins never clash by name. */
-  prefix?: string;
-}
+export type { ExtensionRoot, ExtensionSource } from "./extension-root.js";
 
 /** One extension entry point. */
 export interface DiscoveredExtension {
@@ -63,32 +53,6 @@ export interface DiscoveryOptions {
 
 /** 4 MiB: far above any hand-written extension, small enough that loading it in every slot stays cheap. */
 export const DEFAULT_MAX_EXTENSION_FILE_BYTES = 4 * 1024 * 1024;
-
-export interface RootOptions {
-  cwd: string;
-  env: NodeJS.ProcessEnv;
-  /** `--extensions-dir` folders, in the order given (relative to cwd). */
-  extraDirs?: readonly string[];
-  /** The package's bundled `std.*` extensions, if it ships any. */
-  bundledDir?: string;
-  /** Scan the folder's own `.awl/extensions/` (only once the folder is trusted; docs/permissions.md). Default true. */
-  project?: boolean;
-}
-
-/**
- * The folders to scan, highest precedence first: `--extensions-dir` folders (the most specific request),
- * then `.awl/extensions/` in cwd (unless `project` is false: an untrusted folder), then the user's `extensions/` folder, then the
- * installed plugins' extension folders, then the bundled extensions.
- */
-export function defaultExtensionRoots(options: RootOptions): ExtensionRoot[] {
-  const roots: ExtensionRoot[] = (options.extraDirs ?? []).map((dir) => ({ dir: resolve(options.cwd, dir), source: "flag" }));
-  if (options.project !== false) roots.push({ dir: resolve(options.cwd, ".awl", "extensions"), source: "project" });
-  roots.push({ dir: join(userConfigDir(options.env), "extensions"), source: "user" });
-  // Installed plugins' extensions come after the user's own (docs/plugins.md).
-  roots.push(...pluginExtensionRoots(options.env, options.cwd, options.project !== false));
-  if (options.bundledDir) roots.push({ dir: options.bundledDir, source: "bundled" });
-  return roots;
-}
 
 /** Scans every root and resolves name clashes by precedence. Never throws. */
 export function discoverExtensions(roots: readonly ExtensionRoot[], options: DiscoveryOptions = {}): DiscoveryResult {

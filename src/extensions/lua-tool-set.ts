@@ -20,8 +20,8 @@ import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "
 import type { PrewarmReason, ToolCall, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 import { preloadSchemaChecker } from "../tools/validate-input.js";
 import { childEnv, KNOWN_KEY_VARIABLES, knownSecrets, SecretScrubber } from "../util/secrets.js";
+import { defaultExtensionRoots } from "./default-roots.js";
 import {
-  defaultExtensionRoots,
   type DiscoveredExtension,
   type DiscoveryResult,
   type ExtensionRoot,
@@ -30,7 +30,7 @@ import {
 import type { LuaPool, LuaPoolOptions } from "./lua/pool.js";
 import type { ExtensionEntry, ExtensionLoadError, LuaCommand, LuaToolRegistration, NetworkGate, ProcessSandbox, TextHost, ToolContextData } from "./lua/types.js";
 import type { ReloadResult } from "./lua/protocol.js";
-import type { SearchSettings } from "../web/search.js";
+import { withEnvironmentKey, type SearchSettings } from "../web/search-settings.js";
 import { toolChanges, type ExtensionReload, type ReloadReport } from "./reload-report.js";
 import { readVersion, settledVersion, type ExtensionVersion } from "./versions.js";
 import type { CapabilityMetadata } from "./metadata.js";
@@ -248,6 +248,8 @@ export class LuaToolSet implements ToolSet {
     toolSet.cachePath = cachePath;
     // Installed rocks' modules are required from awl's own Lua tree (docs/plugins.md); none: the default boot.
     const luaPath = pluginLuaDirs(options.env, options.cwd, options.trustProject === true);
+    // The search key is read from awl's environment now: the one Lua gets has none.
+    const search = withEnvironmentKey(options.search, options.env);
     const poolOptions: Omit<LuaPoolOptions, "extensions"> = (toolSet.poolOptions = {
       cwd: options.cwd,
       ...(luaPath.length > 0 && { luaPath }),
@@ -260,7 +262,7 @@ export class LuaToolSet implements ToolSet {
       ...(options.textHost && { textHost: options.textHost }),
       ...(options.sandbox && { sandbox: options.sandbox }),
       ...(options.network && { network: options.network }),
-      ...(options.search && { search: options.search }),
+      ...(search && { search }),
     });
     let cached: LoadSnapshot | undefined;
     toolSet.beginLoad = async () => {

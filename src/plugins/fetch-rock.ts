@@ -10,7 +10,7 @@ import { execFile, execFileSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, sep } from "node:path";
 import { promisify } from "node:util";
-import type { FetchedSource } from "./fetch-source.js";
+import type { FetchedSource } from "./fetched-source.js";
 import { PluginSourceError } from "./source-error.js";
 import { ROCK_FILE } from "./manifest.js";
 
@@ -115,6 +115,9 @@ function pureLuaProblem(rockspec: Rockspec): string | undefined {
   const c = rockspec.modules.find((m) => m.where === "build.install.lib" || m.file.startsWith("\u0001") || !m.file.endsWith(".lua"));
   if (c) return `module "${c.name}" (${c.where}) is ${c.file.startsWith("\u0001") ? "built from C sources" : c.file}, not Lua: ${webAssembly}`;
   if (rockspec.modules.length === 0) return "it declares no Lua module";
+  // A module name becomes a path below lua/: nothing but name parts may reach it (no "..", "/" or absolute path).
+  const odd = rockspec.modules.find((m) => !/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/.test(m.name));
+  if (odd) return `module name ${JSON.stringify(odd.name)} is not a Lua module name (letters, digits, _ and -, parts joined by .)`;
   return undefined;
 }
 

@@ -15,23 +15,14 @@ import { cpSync, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { basename, isAbsolute, join, posix, resolve } from "node:path";
 import { promisify } from "node:util";
 import { fetchRock } from "./fetch-rock.js";
+import type { FetchedSource } from "./fetched-source.js";
 import { PluginSourceError } from "./source-error.js";
-import type { SourceKind } from "./store.js";
 import { testPause } from "./test-pause.js";
 
 const run = promisify(execFile);
 
-/** What a source gave: the package root inside the staging folder. */
-export interface FetchedSource {
-  root: string;
-  kind: SourceKind;
-  /** The source as it will be recorded (paths made absolute). */
-  source: string;
-  /** The commit (git) or the version (npm). */
-  resolved?: string;
-}
-
 export { PluginSourceError };
+export type { FetchedSource };
 
 /** Fetches `spec` into `staging` (an empty folder). */
 export async function fetchSource(spec: string, staging: string, cwd: string, env: NodeJS.ProcessEnv): Promise<FetchedSource> {

@@ -41,13 +41,28 @@ const loaded = new Map<string, InstalledPlugins>();
  * its review was of the package, the trust is of the folder that asks for it.
  */
 export function installedPlugins(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): InstalledPlugins {
-  const key = `${packageDir(env, "")}\0${cwd}\0${trusted}`;
+  const key = `${packageDir(env, "")}\0${cwd}`;
   let found = loaded.get(key);
   if (!found) {
-    found = checkInstalled(env, cwd, trusted);
+    found = checkInstalled(env, cwd);
     loaded.set(key, found);
   }
-  return found;
+  return trusted ? found : withoutProjectPlugins(found);
+}
+
+/** `found` without the plugins installed for a project (its folder is not trusted), each said. */
+function withoutProjectPlugins(found: InstalledPlugins): InstalledPlugins {
+  const project = found.plugins.filter((p) => p.entry.projects);
+  if (project.length === 0) return found;
+  return {
+    ...found,
+    plugins: found.plugins.filter((p) => !p.entry.projects),
+    problems: [...found.problems, ...project.map((p) => untrustedProblem(p.entry.name))],
+  };
+}
+
+function untrustedProblem(name: string): string {
+  return `plugin "${name}": installed for this project, which is not trusted; not loaded (awl permissions trust)`;
 }
 
 /** Whether `entry` is for work in `cwd`: installed for the user, or for a project folder holding `cwd`. */
@@ -81,7 +96,7 @@ export function checkInstalled(env: NodeJS.ProcessEnv, cwd?: string, trusted = t
       continue;
     }
     if (entry.projects && !trusted) {
-      out.problems.push(`plugin "${entry.name}": installed for this project, which is not trusted; not loaded (awl permissions trust)`);
+      out.problems.push(untrustedProblem(entry.name));
       continue;
     }
     const root = packageDir(env, entry.name);

@@ -5,7 +5,7 @@
  * clash; between two plugins the first by name wins and the other is reported, never mixed. `trusted`: whether the
  * folder of `cwd` is trusted (a plugin installed for a project loads only then: installed.ts).
  */
-import type { ExtensionRoot } from "../extensions/discover.js";
+import type { ExtensionRoot } from "../extensions/extension-root.js";
 import type { McpServerConfig } from "../extensions/mcp/config.js";
 import type { CommandHook } from "../hooks/command-config.js";
 import { installedPlugins } from "./installed.js";

@@ -24,14 +24,22 @@ export function todoItems(input: unknown): TodoItem[] | undefined {
   return items.length === todos.length ? items : undefined;
 }
 
-/** The list as of the last `todo` call in `messages`, or undefined when there is none. */
+/**
+ * The list as of the last `todo` call in `messages` that the tool took, or undefined when there is none. A refused
+ * call (more than the 100 items the tool takes, a bad status) changed nothing: the list before it stands.
+ */
 export function lastTodoList(messages: readonly Message[]): TodoItem[] | undefined {
+  const refused = new Set<string>();
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i]!;
+    if (message.role === "user") {
+      for (const block of message.content) if (block.type === "tool_result" && block.is_error) refused.add(block.tool_use_id);
+      continue;
+    }
     if (message.role !== "assistant") continue;
     for (let j = message.content.length - 1; j >= 0; j--) {
       const block = message.content[j]!;
-      if (block.type === "tool_use" && block.name === "todo") {
+      if (block.type === "tool_use" && block.name === "todo" && !refused.has(block.id)) {
         const items = todoItems(parseToolInput(block.input));
         if (items) return items;
       }

@@ -5,19 +5,9 @@
  * that answers with an error, HTML or anything but its JSON is an error that says which and what came.
  */
 import { httpRequest, type HttpGate } from "./http-request.js";
+import { resolveSearch, type SearchBackend, type SearchSettings } from "./search-settings.js";
 
-export const SEARCH_BACKENDS = ["searxng", "brave", "tavily"] as const;
-export type SearchBackend = (typeof SEARCH_BACKENDS)[number];
-
-/** The `search` config key (docs/config.md), with the environment's keys filled in. */
-export interface SearchSettings {
-  backend?: SearchBackend;
-  /** SearXNG: the instance's URL (required); Brave, Tavily: another endpoint than theirs (tests, proxies). */
-  url?: string;
-  api_key?: string;
-  /** The environment variable holding the key (default BRAVE_API_KEY, TAVILY_API_KEY). */
-  api_key_env?: string;
-}
+export { SEARCH_BACKENDS, resolveSearch, type SearchBackend, type SearchSettings } from "./search-settings.js";
 
 export interface SearchResult {
   title: string;
@@ -27,30 +17,8 @@ export interface SearchResult {
 
 export type SearchOutcome = { ok: true; backend: SearchBackend; results: SearchResult[] } | { ok: false; message: string };
 
-const ENDPOINTS: Record<Exclude<SearchBackend, "searxng">, string> = {
-  brave: "https://api.search.brave.com/res/v1/web/search",
-  tavily: "https://api.tavily.com/search",
-};
-const KEY_VARIABLES: Record<Exclude<SearchBackend, "searxng">, string> = { brave: "BRAVE_API_KEY", tavily: "TAVILY_API_KEY" };
 const TIMEOUT_MS = 20_000;
 const MAX_BYTES = 2 * 1024 * 1024;
-
-/** The backend and key in use, from the settings and the environment; or why there is none (a message for the model and the user). */
-export function resolveSearch(settings: SearchSettings | undefined, env: NodeJS.ProcessEnv): { backend: SearchBackend; url: string; key?: string } | { error: string } {
-  const backend = settings?.backend ?? (env.BRAVE_API_KEY ? "brave" : env.TAVILY_API_KEY ? "tavily" : undefined);
-  const how =
-    'set "search" in ~/.config/awl/config.json, e.g. {"search": {"backend": "searxng", "url": "http://localhost:8888"}} ' +
-    'for a SearXNG instance of your own, or {"search": {"backend": "brave"}} with BRAVE_API_KEY (or "tavily" with TAVILY_API_KEY) in the environment';
-  if (!backend) return { error: `no web search backend is set up: ${how}` };
-  if (backend === "searxng") {
-    if (!settings?.url) return { error: `the searxng search backend needs the instance's URL: ${how}` };
-    return { backend, url: settings.url };
-  }
-  const variable = settings?.api_key_env ?? KEY_VARIABLES[backend];
-  const key = settings?.api_key ?? env[variable];
-  if (!key) return { error: `the ${backend} search backend needs an API key: set ${variable} in the environment, or "search": {"api_key": ...} in ~/.config/awl/config.json` };
-  return { backend, url: settings?.url ?? ENDPOINTS[backend], key };
-}
 
 /** Searches `query` with the configured backend; at most `count` results. Never throws. */
 export async function searchWeb(settings: SearchSettings | undefined, env: NodeJS.ProcessEnv, query: string, count: number, gate: HttpGate, signal: AbortSignal): Promise<SearchOutcome> {

@@ -1,6 +1,6 @@
 // ACP prompt blocks as awl's user message.
 import { expect, it } from "vitest";
-import { promptContent } from "../../src/cli/acp/prompt-content.js";
+import { promptContent } from "../../src/acp/prompt-content.js";
 import { PNG_1X1 } from "../support/images.js";
 
 it("takes text, images, embedded context and resource links; refuses audio, bad images and empty prompts, naming the block", () => {

@@ -3,8 +3,8 @@
  * never broken, quotes unlike an echoed prompt, a resize re-laying the answer at one width, NO_COLOR plain.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { renderMarkdown } from "../../src/cli/output/markdown/render-markdown.js";
-import { displayWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
+import { renderMarkdown } from "../../src/ui/markdown/render-markdown.js";
+import { displayWidth, loadDisplayWidth } from "../../src/ui/output/width.js";
 import { openaiAnswer } from "./openai-answer.js";
 import { tmuxTest } from "./tmux-terminal.js";
 

@@ -12,7 +12,7 @@ import { openaiAnswer } from "./openai-answer.js";
 import { tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
 import { slashHelp } from "../../src/cli/interactive/slash-commands.js";
-import { displayWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
+import { displayWidth, loadDisplayWidth } from "../../src/ui/output/width.js";
 
 const tty = tmuxTest();
 beforeAll(() => loadDisplayWidth());

@@ -1,11 +1,11 @@
 /** Markdown as the terminal shows it: layout, plain without colour, code never wrapped, tables fitted; streamed frames. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { addedText, completePart, MarkdownStream, shownSoFar } from "../../src/cli/output/markdown/markdown-stream.js";
-import { renderMarkdown } from "../../src/cli/output/markdown/render-markdown.js";
-import { outputOrder } from "../../src/cli/output/output-order.js";
+import { addedText, completePart, MarkdownStream, shownSoFar } from "../../src/ui/markdown/markdown-stream.js";
+import { renderMarkdown } from "../../src/ui/markdown/render-markdown.js";
+import { outputOrder } from "../../src/ui/output/output-order.js";
 import { stripControls } from "../../src/ui/safe-text.js";
-import { LineSink } from "../../src/cli/output/sink.js";
-import { displayWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
+import { LineSink } from "../../src/ui/output/sink.js";
+import { displayWidth, loadDisplayWidth } from "../../src/ui/output/width.js";
 
 beforeAll(() => loadDisplayWidth());
 

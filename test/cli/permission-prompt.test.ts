@@ -1,7 +1,7 @@
 // The interactive question's text (docs/permissions.md, "Asking"): the tool, why it asks, the exact arguments,
 // and for an edit or a write the text it takes out (-) and puts in (+), line by line.
 import { describe, expect, it } from "vitest";
-import { questionText } from "../../src/cli/interactive/permission-prompt.js";
+import { questionText } from "../../src/ui/prompts/permission-prompt.js";
 import type { AskRequest } from "../../src/permissions/tool-set.js";
 
 function request(tool: string, input: Record<string, unknown>, rules: string[]): AskRequest {

@@ -31,7 +31,7 @@ async function askAbout(command: string, id = "c1"): Promise<void> {
   void id;
 }
 
-/** The marks a running block's spinner turns through (src/cli/output/spinner.ts). */
+/** The marks a running block's spinner turns through (src/ui/output/spinner.ts). */
 const SPINNER = /[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]/;
 
 /** Long enough for a running block's spinner to turn and its elapsed second to tick (the bugs below need it). */

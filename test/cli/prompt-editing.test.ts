@@ -1,11 +1,11 @@
 /** The prompt's pieces without a terminal: key decoding, the edit buffer, the layout, the editor's actions. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { EditBuffer } from "../../src/cli/interactive/edit-buffer.js";
-import { KeyDecoder, type KeyEvent } from "../../src/cli/interactive/key-decoder.js";
-import { LineEditor } from "../../src/cli/interactive/line-editor.js";
-import { layoutPrompt } from "../../src/cli/interactive/prompt-layout.js";
+import { EditBuffer } from "../../src/ui/editor/edit-buffer.js";
+import { KeyDecoder, type KeyEvent } from "../../src/ui/editor/key-decoder.js";
+import { LineEditor } from "../../src/ui/editor/line-editor.js";
+import { layoutPrompt } from "../../src/ui/editor/prompt-layout.js";
 import { completeSlashCommand, findSlashCommand, registerSlashCommand, SLASH_COMMANDS } from "../../src/cli/interactive/slash-commands.js";
-import { loadDisplayWidth } from "../../src/cli/output/width.js";
+import { loadDisplayWidth } from "../../src/ui/output/width.js";
 
 beforeAll(() => loadDisplayWidth());
 

@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LineSink } from "../../src/cli/output/sink.js";
+import { LineSink } from "../../src/ui/output/sink.js";
 import { showHistory } from "../../src/cli/session-history.js";
 import { LuaToolSet } from "../../src/extensions/lua-tool-set.js";
 import type { Message } from "../../src/model/message.js";

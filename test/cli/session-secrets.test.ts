@@ -58,7 +58,7 @@ describe("secrets never reach the session folder", () => {
     const run = await runAwl(["-p", "--provider", "replay", "--replay", script, "--extensions-dir", extensions, "--allow", "*", `keys: ${ALL.join(" ")}`], {
       env: { HOME: home, ...KEYS },
       cwd: home,
-      configFile: JSON.stringify({ api_key: FILE_KEY, providers: { openai: { api_key_env: "CORP_LLM_TOKEN" } } }),
+      configFile: JSON.stringify({ api_key: FILE_KEY, providers: { openai: { api_key_env: "CORP_LLM_TOKEN" } }, permissions: { pass_env: ["GROQ_API_KEY"] } }),
     });
     expect(run.stderr).not.toContain("awl:");
     expect(run.code).toBe(0);
@@ -73,8 +73,8 @@ describe("secrets never reach the session folder", () => {
       for (const key of ALL) expect(bytes, `${key} in ${file}`).not.toContain(key);
       redactions += bytes.split("[REDACTED]").length - 1;
     }
-    // Prompt, model text (6 each); the tool sees only GROQ_API_KEY (awl's own and the config's key variables are
-    // withheld from extensions, docs/permissions.md "Credentials"): tool result (in the results message and in the
+    // Prompt, model text (6 each); the tool sees only GROQ_API_KEY, which the config passes (every other key
+    // variable is withheld from extensions, docs/permissions.md "Credentials"): tool result (in the results message and in the
     // tool entry), summary, snapshot (1 each), details in the side file (2).
     expect(redactions).toBe(6 + 6 + 1 * 4 + 2);
   });
@@ -93,7 +93,7 @@ describe("secrets never reach the session folder", () => {
     const run = await runAwl(["-p", "--output-format", "json", "--provider", "replay", "--replay", script, "--extensions-dir", extensions, "--allow", "*", "env please"], {
       env: { HOME: home, ...KEYS },
       cwd: home,
-      configFile: JSON.stringify({ api_key: FILE_KEY, providers: { openai: { api_key_env: "CORP_LLM_TOKEN" } } }),
+      configFile: JSON.stringify({ api_key: FILE_KEY, providers: { openai: { api_key_env: "CORP_LLM_TOKEN" } }, permissions: { pass_env: ["GROQ_API_KEY"] } }),
     });
     expect(run.code).toBe(0);
     const messages = (JSON.parse(run.stdout) as { messages: { content: { type: string; content?: string }[] }[] }).messages;
@@ -104,7 +104,7 @@ describe("secrets never reach the session folder", () => {
     const spilled = readFileSync(file!, "utf8");
     expect(spilled).toContain("-".repeat(50000));
     for (const key of ALL) expect(spilled.includes(key), `${key} in the spill file`).toBe(false);
-    // The one key the tool could see (GROQ_API_KEY; the others are withheld from it), at both ends.
+    // The one key the tool could see (GROQ_API_KEY, passed by the config; the others are withheld), at both ends.
     expect(spilled.split("[REDACTED]").length - 1).toBe(2);
   });
 

@@ -1,9 +1,9 @@
 /** The model's text on a terminal: made safe, wrapped at words by display width, as it streams. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { FlowText } from "../../src/cli/output/flow-text.js";
+import { FlowText } from "../../src/ui/output/flow-text.js";
 import { SafeStream, stripControls } from "../../src/ui/safe-text.js";
-import { timeAgo } from "../../src/cli/output/time-text.js";
-import { displayWidth, fitWidth, loadDisplayWidth } from "../../src/cli/output/width.js";
+import { timeAgo } from "../../src/ui/output/time-text.js";
+import { displayWidth, fitWidth, loadDisplayWidth } from "../../src/ui/output/width.js";
 
 beforeAll(() => loadDisplayWidth());
 

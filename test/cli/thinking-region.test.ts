@@ -1,8 +1,8 @@
 /** Thinking on a live terminal (thinking-region.ts): its last lines redrawn in place, then one line once it ends. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { outputOrder } from "../../src/cli/output/output-order.js";
-import { LineSink } from "../../src/cli/output/sink.js";
-import { FRAME_MS, ThinkingRegion } from "../../src/cli/output/thinking-region.js";
+import { outputOrder } from "../../src/ui/output/output-order.js";
+import { LineSink } from "../../src/ui/output/sink.js";
+import { FRAME_MS, ThinkingRegion } from "../../src/ui/output/thinking-region.js";
 
 let chunks: string[];
 beforeEach(() => {

@@ -36,6 +36,12 @@ export class Terminal {
     await this.tmux("paste-buffer", "-p", "-d", "-b", "awl-test", "-t", "awl");
   }
 
+  /** Pastes the text of `file` as {@link paste} does: for a text too large for a command line (megabytes). */
+  async pasteFile(file: string): Promise<void> {
+    await this.tmux("load-buffer", "-b", "awl-test", file);
+    await this.tmux("paste-buffer", "-p", "-d", "-b", "awl-test", "-t", "awl");
+  }
+
   async resize(columns: number, rows: number): Promise<void> {
     await this.tmux("resize-window", "-t", "awl", "-x", String(columns), "-y", String(rows));
   }

@@ -42,6 +42,24 @@ describe("the todo list", () => {
     await tty.terminal.waitFor(/· todo 1\/3 · fix the off-by-one/);
   });
 
+  it("a list of 500 items is refused naming the limit of 100, for the model and on screen; the list before it stands", { timeout: 90_000 }, async () => {
+    const project = tempDir("awl-todo-");
+    const many = { todos: Array.from({ length: 500 }, (_, i) => ({ content: `step ${i + 1}`, status: "pending" })) };
+    tty.server.enqueue(
+      { body: openaiToolCalls([{ id: "t1", name: "todo", input: LIST("in_progress") }]) },
+      { body: openaiToolCalls([{ id: "t2", name: "todo", input: many }]) },
+      openaiAnswer("I will keep it shorter."),
+    );
+    await tty.start({ cwd: project, rows: 40 });
+    await tty.send("plan a big job");
+    const screen = await tty.terminal.waitFor(/I will keep it shorter\.\n/);
+    expect(screen).toMatch(/todos must NOT have more than 100 items/);
+    // The refused list is not the list: the status line keeps the one before it.
+    await tty.terminal.waitFor(/· todo 1\/3 · fix the off-by-one/);
+    const sent = JSON.stringify(tty.server.requests[2]!.json().messages.at(-1));
+    expect(sent).toContain("/todos must NOT have more than 100 items");
+  });
+
   it("reaches an ACP client as the session's plan", { timeout: 90_000 }, async () => {
     const { cwd, home, env } = live.setUp();
     live.server.enqueue({ body: openaiToolCalls([{ id: "t1", name: "todo", input: LIST("in_progress") }]) }, openaiAnswer("On it."));

@@ -1,10 +1,10 @@
 /** Live tool blocks: coalesced redraws in place, bracketed by synchronized-output escapes; or once at the end. */
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { outputOrder } from "../../src/cli/output/output-order.js";
-import { LineSink } from "../../src/cli/output/sink.js";
-import { ToolBlocks } from "../../src/cli/output/tool-blocks.js";
-import { screenRows } from "../../src/cli/output/width.js";
-import { SPIN_MS } from "../../src/cli/output/spinner.js";
+import { outputOrder } from "../../src/ui/output/output-order.js";
+import { LineSink } from "../../src/ui/output/sink.js";
+import { ToolBlocks } from "../../src/ui/output/tool-blocks.js";
+import { screenRows } from "../../src/ui/output/width.js";
+import { SPIN_MS } from "../../src/ui/output/spinner.js";
 import type { ToolCall, ToolSet } from "../../src/tools/types.js";
 
 const call: ToolCall = { id: "t1", name: "tick", input: '{"n":1}' };

@@ -1,8 +1,8 @@
 /** The pane under a turn's live output (turn-pane.ts) and the cell diff that keeps spinner redraws small (cell-diff.ts). */
 import { beforeAll, describe, expect, it } from "vitest";
-import { changedCells } from "../../src/cli/output/cell-diff.js";
-import { TurnPane } from "../../src/cli/output/turn-pane.js";
-import { loadDisplayWidth } from "../../src/cli/output/width.js";
+import { changedCells } from "../../src/ui/output/cell-diff.js";
+import { TurnPane } from "../../src/ui/output/turn-pane.js";
+import { loadDisplayWidth } from "../../src/ui/output/width.js";
 
 beforeAll(() => loadDisplayWidth());
 

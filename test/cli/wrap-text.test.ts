@@ -1,7 +1,7 @@
 /** awl's own text on a terminal: wrapped at words by display width, continuation lines indented under their text. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { loadDisplayWidth } from "../../src/cli/output/width.js";
-import { forTerminal, wrapText } from "../../src/cli/output/wrap-text.js";
+import { loadDisplayWidth } from "../../src/ui/output/width.js";
+import { forTerminal, wrapText } from "../../src/ui/output/wrap-text.js";
 
 beforeAll(() => loadDisplayWidth());
 

@@ -52,6 +52,14 @@ function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@t", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@t" }, encoding: "utf8" }).trim();
 }
 
+/** Makes `repo` a git repository whose first commit (all its files) is tagged `tag`. */
+function gitInitTagged(repo: string, tag: string): void {
+  git(repo, "init", "-q", "-b", "main");
+  git(repo, "add", ".");
+  git(repo, "commit", "-q", "-m", tag);
+  git(repo, "tag", tag);
+}
+
 describe("install from a folder", () => {
   it("shows what the plugin brings and, answered no, installs nothing", async () => {
     const src = fullPlugin(join(box.root, "kit"));
@@ -272,6 +280,7 @@ describe("install from luarocks", () => {
       '{ type = "builtin", modules = { greet = "src/greet/init.lua", ["greet.util"] = "src/greet/util.lua" } }', ', "penlight"');
     packRock(server, "cmod", "1.0", { "cmod.c": "int luaopen_cmod(void *L) { return 0; }\n" }, '{ type = "builtin", modules = { cmod = { sources = { "cmod.c" } } } }');
     packRock(server, "made", "1.0", { "Makefile": "all:\n\ttouch BUILT\n" }, '{ type = "make" }');
+    packRock(server, "escape", "1.0", { "e.lua": "return 1\n" }, '{ type = "builtin", modules = { ["../../../../escaped"] = "e.lua" } }');
     const config = write(join(box.root, "luarocks"), { "config.lua": `rocks_servers = { "${server}" }\n` });
     const rocksEnv = { LUAROCKS_CONFIG: join(config, "config.lua") };
     const rocks = (args: string[], input = "") => box.awl(args, { input, env: rocksEnv });
@@ -299,6 +308,11 @@ describe("install from luarocks", () => {
     expect(c.stderr).toContain('luarocks:cmod: refused: module "cmod" (build.modules) is built from C sources, not Lua: awl\'s Lua is WebAssembly');
     const make = await rocks(["install", "--yes", "luarocks:made"]);
     expect(make.stderr).toContain('its build type is "make"');
+    // A module name that would write outside the package is refused before anything is copied.
+    const escape = await rocks(["install", "--yes", "luarocks:escape"]);
+    expect(escape.stderr).toContain('luarocks:escape: refused: module name "../../../../escaped" is not a Lua module name');
+    // (staging/package/lua/ and four levels up is awl's data folder)
+    expect(existsSync(join(pluginsHome(), "..", "escaped.lua"))).toBe(false);
     expect(readdirSync(join(pluginsHome(), "packages"))).toEqual(["greet"]);
     const missing = await rocks(["install", "--yes", "luarocks:nosuchrock"]);
     expect(missing.code).toBe(1);
@@ -310,10 +324,7 @@ describe("install from git", () => {
   function repository(): string {
     const repo = join(box.root, "repo");
     fullPlugin(repo, "1.0.0");
-    git(repo, "init", "-q", "-b", "main");
-    git(repo, "add", ".");
-    git(repo, "commit", "-q", "-m", "v1");
-    git(repo, "tag", "v1");
+    gitInitTagged(repo, "v1");
     fullPlugin(repo, "2.0.0", { "dev.awl/extensions/more.lua": toolLua("kit_more", "MORE") });
     git(repo, "add", ".");
     git(repo, "commit", "-q", "-m", "v2");
@@ -502,10 +513,7 @@ describe("an install killed at each step (kill -9, at the test-only pause points
   it("an update killed while cloning, between its two renames, or before the lock: never half loaded; rerun completes it", async () => {
     const repo = join(box.root, "repo");
     fullPlugin(repo, "1.0.0");
-    git(repo, "init", "-q", "-b", "main");
-    git(repo, "add", ".");
-    git(repo, "commit", "-q", "-m", "v1");
-    git(repo, "tag", "v1");
+    gitInitTagged(repo, "v1");
     write(repo, { "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "kit", version: "2.0.0" }), "dev.awl/extensions/kit.lua": toolLua("kit_answer", "ANSWER-V2") });
     git(repo, "commit", "-qam", "v2");
     git(repo, "tag", "v2");
@@ -557,10 +565,7 @@ describe("project plugins", () => {
   it("an untrusted folder's declarations are listed, never fetched; trusted, awl install installs them for the folder only", async () => {
     const repo = join(box.root, "repo");
     fullPlugin(repo, "1.0.0");
-    git(repo, "init", "-q", "-b", "main");
-    git(repo, "add", ".");
-    git(repo, "commit", "-q", "-m", "v1");
-    git(repo, "tag", "v1");
+    gitInitTagged(repo, "v1");
     write(box.cwd, { ".awl/config.json": JSON.stringify({ plugins: { kit: `git:${repo}@v1` } }) });
     const untrusted = await awl(["install", "--yes"]);
     expect(untrusted.code).toBe(1);

@@ -3,7 +3,8 @@ import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { defaultExtensionRoots, discoverExtensions, type ExtensionRoot } from "../../src/extensions/discover.js";
+import { defaultExtensionRoots } from "../../src/extensions/default-roots.js";
+import { discoverExtensions, type ExtensionRoot } from "../../src/extensions/discover.js";
 
 let base: string;
 beforeEach(() => {

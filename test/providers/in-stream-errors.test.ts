@@ -4,7 +4,7 @@
  * User-Agent and OpenRouter attribution headers.
  */
 import { describe, expect, it } from "vitest";
-import { describeProviderError, formatUserMessage } from "../../src/cli/error-text.js";
+import { describeProviderError, formatUserMessage } from "../../src/ui/error-text.js";
 import type { AwlSettings } from "../../src/config/settings.js";
 import { Conversation } from "../../src/model/conversation.js";
 import { clientHeaders } from "../../src/providers/client-headers.js";

@@ -59,7 +59,8 @@ describe("std.bash", () => {
     const fileKey = "cfg-key-0123456789abcdef";
     const userDir = join(env.box.home, ".config", "awl");
     mkdirSync(userDir, { recursive: true });
-    writeFileSync(join(userDir, "config.json"), JSON.stringify({ api_key: fileKey }));
+    // The environment's key reaches the command only because the user passes it (tools get no *_API_KEY otherwise).
+    writeFileSync(join(userDir, "config.json"), JSON.stringify({ api_key: fileKey, permissions: { pass_env: ["MY_API_KEY"] } }));
     // The keys in the middle of an output too long to give whole, one printed in two halves a moment apart.
     const command = `seq 1 3000; env | grep MY_API_KEY; printf '${fileKey.slice(0, 9)}'; sleep 0.2; echo '${fileKey.slice(9)}'; cat ${join(userDir, "config.json")}; echo; seq 1 3000`;
     const run = await env.box.awl(["tool", "call", "bash", JSON.stringify({ command }), "--json"], { env: { MY_API_KEY: envKey } });
@@ -69,7 +70,7 @@ describe("std.bash", () => {
     const turn = /all of it is in (.+)\]$/m.exec(content)![1]!;
     expect(readFileSync(direct, "utf8")).toContain("MY_API_KEY=[REDACTED]\n");
     const saved = readFileSync(turn, "utf8");
-    expect(saved).toContain(`MY_API_KEY=[REDACTED]\n[REDACTED]\n{"api_key":"[REDACTED]"}\n1\n2\n`);
+    expect(saved).toContain(`MY_API_KEY=[REDACTED]\n[REDACTED]\n{"api_key":"[REDACTED]","permissions":{"pass_env":["MY_API_KEY"]}}\n1\n2\n`);
     for (const file of [direct, turn]) {
       const text = readFileSync(file, "utf8");
       expect(text).not.toContain(envKey);

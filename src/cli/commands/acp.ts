@@ -4,7 +4,7 @@
  * still runs, saves the sessions and exits 0.
  */
 import { resolve } from "node:path";
-import { formatUserMessage } from "../error-text.js";
+import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { parseCliArgs } from "../options.js";
 
@@ -26,7 +26,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(formatUserMessage({ message: `awl acp takes no prompt (got "${cli.prompt}")`, hint: "the client sends prompts over the protocol" }));
     return EXIT.usage;
   }
-  const [{ AcpAgent }, { stdioStream }] = await Promise.all([import("../acp/agent.js"), import("../acp/stdio.js")]);
+  const [{ AcpAgent }, { stdioStream }] = await Promise.all([import("../../acp/agent.js"), import("../../acp/stdio.js")]);
   const warn = (text: string): void => void process.stderr.write(`awl: ${text}\n`);
   // Each session reads the configuration of its own folder (a problem is that session/new's error).
   const acp = new AcpAgent({ cli, warn });

@@ -10,7 +10,7 @@ import { CheckpointStore } from "../../checkpoints/store.js";
 import { loadConfig } from "../../config/layers.js";
 import { defaultSessionDir } from "../../session/paths.js";
 import type { CheckpointSettings } from "../checkpoint-hook.js";
-import { formatUserMessage } from "../error-text.js";
+import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
 
 export const CHECKPOINTS_USAGE = `usage: awl checkpoints [--json]

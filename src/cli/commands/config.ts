@@ -4,7 +4,7 @@
  * cannot be resolved (no API key yet) are a note, not a failure; only a broken config file fails.
  */
 import { loadConfig, settingsSources, where, resolveSettings, type LoadedConfig } from "../../config/index.js";
-import { formatUserMessage } from "../error-text.js";
+import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { parseCliArgs, settingsFlags, type FlagValues } from "../options.js";
 import { userConfigDir } from "../../config/paths.js";

@@ -9,7 +9,7 @@ import { cachedCataloguePath, DEFAULT_MODELS_URL, forgetModelCatalogue, modelCat
 import { refreshCatalogue } from "../../usage/catalogue-refresh.js";
 import { catalogueProviderFor, catalogueProviders, modelRows, type ModelRow } from "../../usage/model-list.js";
 import { tokensText } from "../../usage/meter.js";
-import { formatUserMessage } from "../error-text.js";
+import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { parseCliArgs, settingsFlags } from "../options.js";
 

@@ -15,10 +15,10 @@ import type { Message } from "../../model/message.js";
 import { acquireSessionLock } from "../../session/lock.js";
 import { lockFile } from "../../session/paths.js";
 import { SessionStore } from "../../session/store.js";
-import { formatUserMessage } from "../error-text.js";
+import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
-import { oneLine } from "../output/tool-block.js";
-import { changeCountsText, restoreLines } from "../output/rewind-text.js";
+import { oneLine } from "../../ui/output/tool-block.js";
+import { changeCountsText, restoreLines } from "../../ui/output/rewind-text.js";
 import { promptText } from "../session-branching.js";
 
 export const REWIND_USAGE = `usage: awl rewind [SESSION] [--to N (--code | --conversation | --both)] [--yes] [--overwrite-changed]

@@ -8,7 +8,7 @@ import { crashReport } from "../../agent/agent.js";
 import { parseToolInput } from "../../model/blocks.js";
 import type { ToolOutcome, ToolProgress } from "../../tools/types.js";
 import { validateToolInput } from "../../tools/validate-input.js";
-import { formatUserMessage } from "../error-text.js";
+import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { readPipedStdin } from "../stdin.js";
 import type { McpToolDefinition, McpToolSet } from "../../extensions/mcp/mcp-tool-set.js";

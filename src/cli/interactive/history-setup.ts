@@ -5,7 +5,7 @@ import { SecretScrubber } from "../../util/secrets.js";
 import { runSecrets } from "../run-secrets.js";
 import type { Runtime } from "../runtime.js";
 import { isUnansweredNote } from "../unanswered-note.js";
-import { DEFAULT_HISTORY_SIZE, PromptHistory } from "./prompt-history.js";
+import { DEFAULT_HISTORY_SIZE, PromptHistory } from "../../ui/editor/prompt-history.js";
 
 /** Shapes of well-known API keys and tokens: redacted from the history even when awl does not know them. */
 const TOKEN_SHAPES = [

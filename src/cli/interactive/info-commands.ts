@@ -1,6 +1,6 @@
 /** `/tools`: the tools the model is offered (`/extensions` shows where they come from). */
-import { oneLine } from "../output/tool-block.js";
-import type { SlashCommand } from "./slash-commands.js";
+import { oneLine } from "../../ui/output/tool-block.js";
+import type { SlashCommand } from "./slash-command.js";
 
 export const toolsCommand: SlashCommand = {
   name: "tools",

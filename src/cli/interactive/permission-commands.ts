@@ -2,7 +2,7 @@
 import { isPermissionMode, PERMISSION_MODES, type PermissionEngine, type PermissionMode } from "../../permissions/engine.js";
 import { permissionsText, removeListedRule } from "../../permissions/listing.js";
 import { setFolderTrust } from "../../permissions/save.js";
-import type { SlashCommand } from "./slash-commands.js";
+import type { SlashCommand } from "./slash-command.js";
 
 export const permissionCommands: SlashCommand[] = [
   {

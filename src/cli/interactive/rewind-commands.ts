@@ -5,9 +5,9 @@
  * copy the branch in use into a new session. The work is the runtime's (session-branching.ts); this is the dialogue.
  */
 import type { RewindMode, RewindOutcome } from "../../agent-session/branching.js";
-import { branchPromptLabel, nothingToRestore, restoreLines, rewindPointLabel } from "../output/rewind-text.js";
+import { branchPromptLabel, nothingToRestore, restoreLines, rewindPointLabel } from "../../ui/output/rewind-text.js";
 import { showResumedSession } from "../session-history.js";
-import type { SlashCommand, SlashContext } from "./slash-commands.js";
+import type { SlashCommand, SlashContext } from "./slash-command.js";
 
 type Choice = RewindMode | "cancel";
 

@@ -6,7 +6,7 @@ import { exportSession, type ExportedSession } from "../../session/export.js";
 import { SESSION_FORMAT_VERSION } from "../../session/format.js";
 import { awlVersion } from "../../version.js";
 import { sessionHookOf } from "../session-history.js";
-import type { SlashCommand, SlashContext } from "./slash-commands.js";
+import type { SlashCommand, SlashContext } from "./slash-command.js";
 
 /** Starts a new conversation; the old one stays saved (`/resume` brings it back) unless the model never answered it. */
 function startNew({ runtime }: SlashContext): string {

@@ -4,41 +4,16 @@
  * extension's `awl.register_command`) through `registerSlashCommand`. They run between turns, never during one.
  * Names are matched in any case; Tab completes them; `/help` lists them, wrapped to the terminal's width.
  */
-import type { LineSink } from "../output/sink.js";
-import type { Runtime } from "../runtime.js";
 import { resumeCommand, sessionsCommand } from "../session-history.js";
-import type { PickerItem } from "./picker.js";
 import { costReport } from "../../usage/meter.js";
-import { displayWidth } from "../output/width.js";
+import { displayWidth } from "../../ui/output/width.js";
 import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
 import { agentsCommand, jobsCommand, toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
-import { compactionText } from "../output/notices.js";
+import { compactionText } from "../../ui/output/notices.js";
+import type { Runtime } from "../runtime.js";
 import { forkCommand, rewindCommand, treeCommand } from "./rewind-commands.js";
-
-export interface SlashContext {
-  runtime: Runtime;
-  /** Writes a line of output for the user. */
-  print(text: string): void;
-  /** Leaves the interactive mode after this command. */
-  exit(): void;
-  /** The terminal, for commands that render turns (`/resume` redraws a session). */
-  sink: LineSink;
-  /** Lets the user choose from a list below the prompt (picker.ts); undefined when left without a choice. */
-  pick<T>(title: string, items: readonly PickerItem<T>[], options?: { currentLabel?: string }): Promise<T | undefined>;
-  /** Puts text into the prompt editor (a rewound prompt, to edit and send again). */
-  setPrompt(text: string): void;
-}
-
-export interface SlashCommand {
-  name: string;
-  /** Other names that run it (`/quit` for `/exit`). */
-  aliases?: string[];
-  /** Shown in /help after the name, e.g. "[PROVIDER] NAME". */
-  args?: string;
-  summary: string;
-  run(args: string, context: SlashContext): void | Promise<void>;
-}
+import type { SlashCommand } from "./slash-command.js";
 
 export const SLASH_COMMANDS: SlashCommand[] = [
   {

@@ -11,7 +11,7 @@ import type { ProviderError } from "../../providers/errors.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import type { MeterSnapshot } from "../../usage/meter.js";
-import type { Writer } from "./sink.js";
+import type { Writer } from "../../ui/output/output-order.js";
 import type { DeniedCall } from "../../permissions/tool-set.js";
 
 /** The documented error object: all five keys, `null` where there is no value. */

@@ -13,6 +13,7 @@ import { describeConnectError } from "./describe-error.js";
 import type { ToolAnnotations } from "./kinds.js";
 import { mapCallResult, type McpCallResult } from "./map-result.js";
 import type { ProcessTransport } from "./stdio-transport.js";
+import { untilAborted } from "../../util/until-aborted.js";
 
 export type McpServerState = "starting" | "ready" | "failed" | "disabled" | "unapproved";
 
@@ -241,7 +242,7 @@ export class McpConnection {
     options: { signal: AbortSignal; timeoutMs: number; onProgress?: (update: ToolProgress) => void },
   ): Promise<ToolOutcome> {
     this.start(); // a server whose start was deferred (tool-list cache) starts at its first call
-    if (this.state === "starting") await untilSettledOrAborted(this.attempt, options.signal);
+    if (this.state === "starting") await untilAborted(this.attempt, options.signal, undefined);
     if (options.signal.aborted) return { status: "cancelled" };
     const client = this.client;
     if (this.state !== "ready" || !client) {
@@ -371,19 +372,6 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
     timer = setTimeout(() => reject(new Error(`${what} within ${ms / 1000} s`)), ms);
   });
   return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
-}
-
-/** Waits for `attempt`, or until `signal` aborts; leaves no listener behind. */
-async function untilSettledOrAborted(attempt: Promise<void>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return;
-  let stop!: () => void;
-  const aborted = new Promise<void>((resolve) => (stop = resolve));
-  signal.addEventListener("abort", stop, { once: true });
-  try {
-    await Promise.race([attempt, aborted]);
-  } finally {
-    signal.removeEventListener("abort", stop);
-  }
 }
 
 function stderrSuffix(lines: readonly string[]): string {

@@ -1,0 +1,216 @@
+// Budgets (issue 30, docs/benchmarks.md "Budgets"): the figures that keep awl light, each beside its baseline
+// from the same run (medians of interleaved runs) and printed against its budget with an "under" / "OVER" line.
+// Report mode: it exits 0 whatever the figures say (CI prints it after the tests; a busy machine inflates every
+// wall-clock figure, so a verdict is worth only the load printed beside it).
+//
+//   1. print mode: `awl -p --no-session hi` (a one-line reply, the std tools offered) against `node -e 0`: wall
+//      time (budget node + 30 ms) and peak RSS (budget 55 MB); `awl --version` (budget node + 10 ms);
+//   2. the tool step: tool-call reply → next request, first call of an `awl -p` run (budget 40 ms);
+//   3. interactive: start to a prompt that accepts keys with 20 extensions, 50 skills and 5 hooks, in a
+//      pseudo-terminal, against `node -e 0` in one (budget node + 60 ms);
+//   4. growth: one `--input-format stream-json` process fed BUDGET_TURNS turns (default 300) that each call `ls`:
+//      RSS after turn 10 and at the end, and the main thread's heap after a full GC (a probe, --import), per 1 000
+//      tool calls (budget 1 MB; the figure includes the messages the conversation keeps, nothing compacts here: the
+//      request body's growth is printed beside it for scale), RSS ≤ +20 MB over the run.
+// Run: `npm run bench -- budget` (BENCH_RUNS runs of each whole-process measure, default 10).
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { cpus, tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { awl, choice, loadText, median, now, repo, RUNS, sse } from "./support.mjs";
+
+const TURNS = Number(process.env.BUDGET_TURNS ?? 300);
+const root = mkdtempSync(join(tmpdir(), "awl-bench-budget-"));
+const verdicts = [];
+/** One budget line: the figure, its budget, under or over. */
+function judge(name, figure, unit, budget, note = "") {
+  const under = figure <= budget;
+  verdicts.push({ name, under });
+  const shown = unit === "MB" ? figure.toFixed(1) : figure.toFixed(0);
+  console.log(`| ${name} | ${shown} ${unit}${note} | ≤ ${budget} ${unit} | ${under ? "under" : "**OVER**"} |`);
+}
+
+// A local OpenAI-compatible server: "call" prompts get an `ls` call, a tool result gets "done", the rest "Hello.".
+let sentCallAt = 0;
+let steps = [];
+let lastBody = 0;
+const usage = { id: "b", choices: [], usage: { prompt_tokens: 50, completion_tokens: 2 } };
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on("data", (c) => chunks.push(c));
+  req.on("end", () => {
+    const body = Buffer.concat(chunks).toString();
+    lastBody = body.length;
+    const arrived = now();
+    const last = JSON.parse(body).messages?.at(-1);
+    if (last?.role === "tool" && sentCallAt) steps.push(arrived - sentCallAt);
+    const wantsCall = last?.role === "user" && /call|list/.test(JSON.stringify(last.content));
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    if (!wantsCall) return res.end(sse(choice({ role: "assistant", content: last?.role === "tool" ? "done" : "Hello." }), choice({}, "stop"), usage));
+    res.end(sse(choice({ role: "assistant", tool_calls: [{ index: 0, id: `c${steps.length}-${Date.now()}`, type: "function", function: { name: "ls", arguments: "{}" } }] }), choice({}, "tool_calls"), usage), () => {
+      sentCallAt = now();
+    });
+  });
+});
+await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+const base = `http://127.0.0.1:${server.address().port}/v1`;
+
+/** A home (its config says the model's window, so no window look-up) and a working folder with a few files. */
+function place(name) {
+  const home = join(root, name);
+  const cwd = join(home, "work");
+  mkdirSync(join(home, ".config", "awl"), { recursive: true });
+  mkdirSync(cwd, { recursive: true });
+  for (let i = 0; i < 5; i++) writeFileSync(join(cwd, `file${i}.txt`), `file ${i}\n`);
+  writeFileSync(join(home, ".config", "awl", "config.json"), JSON.stringify({ models: { m: { context_window: 1_000_000 } } }));
+  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), TERM: "xterm-256color", AWL_PROVIDER: "openai", AWL_BASE_URL: base, AWL_API_KEY: "k", AWL_MODEL: "m" };
+  return { home, cwd, env };
+}
+
+/** `node ARGS` under `/usr/bin/time`: wall ms (spawn to exit) and peak RSS in MB. */
+function measured(args, where) {
+  return new Promise((resolve, reject) => {
+    const start = now();
+    const child = spawn("/usr/bin/time", ["-f", "%M", process.execPath, ...args], { cwd: where.cwd, env: where.env, stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    child.on("close", (code) => {
+      const ms = now() - start;
+      const kb = Number(err.trim().split("\n").at(-1));
+      code === 0 && kb > 0 ? resolve({ ms, mb: kb / 1024 }) : reject(new Error(`node ${args.join(" ")} exited ${code}: ${err}`));
+    });
+  });
+}
+
+console.log(`## Budgets (issue 30)\n\nnode ${process.version}, ${cpus().length} CPUs; medians of ${RUNS} interleaved runs; ${loadText()} at the start (a busy machine inflates every wall-clock figure).\n`);
+console.log("| figure | measured | budget | verdict |\n| --- | --- | --- | --- |");
+
+// ---- 1. print mode and --version ------------------------------------------------------------------------------
+{
+  const where = place("print");
+  const cases = { node: ["-e", "0"], version: [awl, "--version"], print: [awl, "-p", "--no-session", "hi"] };
+  const runs = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
+  for (const args of Object.values(cases)) await measured(args, where); // warm the file and registration caches
+  for (let i = 0; i < RUNS; i++) for (const [name, args] of Object.entries(cases)) runs[name].push(await measured(args, where));
+  const wall = (name) => median(runs[name].map((r) => r.ms));
+  const rss = (name) => median(runs[name].map((r) => r.mb));
+  const node = wall("node");
+  judge("`awl -p --no-session hi` wall over `node -e 0`", wall("print") - node, "ms", 30, ` (node ${node.toFixed(0)} ms)`);
+  judge("`awl -p --no-session hi` peak RSS", rss("print"), "MB", 55, ` (node ${rss("node").toFixed(1)} MB)`);
+  judge("`awl --version` wall over `node -e 0`", wall("version") - node, "ms", 10);
+}
+
+// ---- 2. the tool step -----------------------------------------------------------------------------------------
+{
+  const where = place("step");
+  const firsts = [];
+  for (let i = 0; i <= RUNS; i++) {
+    steps = [];
+    sentCallAt = 0;
+    await measured([awl, "-p", "--no-session", "call"], where);
+    if (i > 0) firsts.push(steps[0]); // the first run fills the registration cache
+  }
+  judge("tool step (tool-call reply → next request), first call of a run", median(firsts), "ms", 40);
+}
+
+// ---- 3. interactive start-up ----------------------------------------------------------------------------------
+{
+  const where = place("interactive");
+  const config = join(where.home, ".config", "awl");
+  mkdirSync(join(config, "extensions"), { recursive: true });
+  for (let i = 0; i < 20; i++) {
+    writeFileSync(join(config, "extensions", `ext${String(i).padStart(2, "0")}.lua`),
+      `awl.register_tool { name = "ext${i}", description = "Tool of extension ${i}.", parameters = { type = "object", properties = { path = { type = "string" } } }, run = function(args) return args.path end }\n`);
+  }
+  for (let i = 0; i < 50; i++) {
+    mkdirSync(join(config, "skills", `skill-${i}`), { recursive: true });
+    writeFileSync(join(config, "skills", `skill-${i}`, "SKILL.md"), `---\nname: skill-${i}\ndescription: Does chore ${i}. Use when the user asks for chore ${i}.\n---\n# Skill ${i}\n\n${"Step by step. ".repeat(40)}\n`);
+  }
+  const hook = (command) => [{ hooks: [{ type: "command", command }] }];
+  const settings = JSON.parse(readFileSync(join(config, "config.json"), "utf8"));
+  settings.hooks = { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }], PostToolUse: [...hook("true"), { matcher: "Edit|Write", hooks: [{ type: "command", command: "true" }] }], PreCompact: hook("true"), Notification: hook("true") };
+  writeFileSync(join(config, "config.json"), JSON.stringify(settings));
+  // Python's pty (as bench/tui.bench.mjs): ms from the spawn until the output holds the prompt, a 100 × 30 terminal.
+  const PTY = `
+import os, pty, sys, time, select, signal, fcntl, struct, termios
+marker = sys.argv[1].encode()
+argv = sys.argv[2:]
+start = time.monotonic()
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    os.execvp(argv[0], argv)
+seen = b""
+while True:
+    r, _, _ = select.select([fd], [], [], 20)
+    if not r: print("timeout; seen: " + repr(seen[-300:]), file=sys.stderr); sys.exit(1)
+    try: data = os.read(fd, 65536)
+    except OSError: data = b""
+    if not data: break
+    seen += data
+    if marker and marker in seen: break
+elapsed = time.monotonic() - start
+if marker: os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+print(elapsed * 1000)
+`;
+  const pty = (marker, argv) => {
+    const run = spawnSync("python3", ["-c", PTY, marker, ...argv], { cwd: where.cwd, env: where.env, encoding: "utf8" });
+    if (run.status !== 0) throw new Error(`pty run failed: ${run.stderr}`);
+    return Number(run.stdout.trim());
+  };
+  const PROMPT = "\x1b[?2026h> "; // the line editor draws its prompt in synchronized output
+  const folder = ["--no-session"];
+  pty(PROMPT, [process.execPath, awl, ...folder]); // warm the caches (registration, skills' front matter)
+  const node = [];
+  const prompt = [];
+  for (let i = 0; i < RUNS; i++) {
+    node.push(pty("", [process.execPath, "-e", "0"]));
+    prompt.push(pty(PROMPT, [process.execPath, awl, ...folder]));
+  }
+  judge("interactive: prompt with 20 extensions, 50 skills, 5 hooks, over `node -e 0`", median(prompt) - median(node), "ms", 60, ` (node ${median(node).toFixed(0)} ms)`);
+}
+
+// ---- 4. growth over a long run --------------------------------------------------------------------------------
+{
+  const where = place("growth");
+  const probeOut = join(root, "heap.json");
+  // The probe: on SIGUSR2 a full GC, then the main thread's heap and the process's RSS, written to probeOut.
+  const probe = join(root, "heap-probe.mjs");
+  writeFileSync(probe, `import { writeFileSync } from "node:fs";\nprocess.on("SIGUSR2", () => { globalThis.gc(); globalThis.gc(); const m = process.memoryUsage(); writeFileSync(${JSON.stringify(probeOut)} + ".tmp", JSON.stringify({ heap: m.heapUsed, rss: m.rss })); import("node:fs").then((fs) => fs.renameSync(${JSON.stringify(probeOut)} + ".tmp", ${JSON.stringify(probeOut)})); });\n`);
+  const child = spawn(process.execPath, ["--expose-gc", "--import", probe, awl, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--no-session"], { cwd: where.cwd, env: where.env, stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout });
+  let waiting;
+  lines.on("line", (line) => {
+    if (JSON.parse(line).type === "result") waiting?.();
+  });
+  const turn = (t) => new Promise((resolve) => {
+    waiting = resolve;
+    child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: `turn ${t}: list the files` } })}\n`);
+  });
+  const sample = async () => {
+    if (existsSync(probeOut)) spawnSync("rm", [probeOut]);
+    child.kill("SIGUSR2");
+    while (!existsSync(probeOut)) await new Promise((resolve) => setTimeout(resolve, 50));
+    return { ...JSON.parse(readFileSync(probeOut, "utf8")), body: lastBody };
+  };
+  for (let t = 1; t <= 10; t++) await turn(t);
+  const early = await sample();
+  for (let t = 11; t <= TURNS; t++) await turn(t);
+  const late = await sample();
+  child.stdin.end();
+  await new Promise((resolve) => child.on("close", resolve));
+  const calls = TURNS - 10; // one `ls` per turn
+  const perThousand = (bytes) => (bytes / calls) * 1000 / 2 ** 20;
+  const heap = perThousand(late.heap - early.heap);
+  const conversation = perThousand(late.body - early.body);
+  judge(`main heap growth per 1 000 tool calls (${calls} calls, the conversation's messages included)`, heap, "MB", 1,
+    ` (the request body grew ${conversation.toFixed(1)} MB)`);
+  judge(`RSS growth from turn 10 to turn ${TURNS}`, (late.rss - early.rss) / 2 ** 20, "MB", 20, ` (${(early.rss / 2 ** 20).toFixed(0)} → ${(late.rss / 2 ** 20).toFixed(0)} MB)`);
+}
+
+server.close();
+const over = verdicts.filter((v) => !v.under).length;
+console.log(`\n${over === 0 ? "Every figure is under its budget." : `${over} of ${verdicts.length} figures are over budget.`} Report mode: this bench never fails on its figures (${loadText()} at the end; repo ${repo}).\n`);

@@ -1,0 +1,241 @@
+/**
+ * A streamed answer drawn as Markdown (render-markdown.ts) while it arrives. The text so far is laid out
+ * again at each frame (at most one every {@link FRAME_MS}) and drawn as a live region at the bottom of the
+ * output, redrawn from its first changed line only (text that just grows the last line is appended), inside
+ * synchronized-output brackets. The part before the last blank line outside a code fence is complete: it is
+ * laid out once per width and kept. A resize lays everything of the answer still on screen out again at the
+ * new width. Lines that scroll above the screen (or anything written after the region) are final.
+ */
+import { outputOrder } from "../output/output-order.js";
+import { SafeStream } from "../safe-text.js";
+import type { LineSink } from "../output/sink.js";
+import { displayWidth, screenRows } from "../output/width.js";
+import { whenLoaded } from "./highlight.js";
+import { renderMarkdown } from "./render-markdown.js";
+
+/** The region is drawn at most this often while text streams. */
+export const FRAME_MS = 33;
+const SYNC_START = "\x1b[?2026h";
+const SYNC_END = "\x1b[?2026l";
+
+export interface MarkdownStreamOptions {
+  /** The terminal's width and height now (read at every frame). */
+  columns: () => number;
+  rows: () => number;
+}
+
+export class MarkdownStream {
+  private readonly safe = new SafeStream();
+  private source = "";
+  /** The complete part's text and its lines at a width (kept while both stay the same). */
+  private head: { text: string; width: number; lines: string[] } | undefined;
+  /** What the last frame drew: every line of the answer, from which one on it is on screen and live. */
+  private drawn: string[] = [];
+  private drawnWidths: number[] = [];
+  private live = 0;
+  private drawnColumns = 0;
+  /** `outputOrder.writes` right after the last frame: the region is redrawn in place only if nothing came since. */
+  private writes = -1;
+  private timer: NodeJS.Timeout | undefined;
+  /** The text is complete: its last line is shown even when unfinished. */
+  private ended = false;
+  private readonly stopListening: () => void;
+
+  constructor(
+    private readonly sink: LineSink,
+    private readonly options: MarkdownStreamOptions,
+  ) {
+    // A code fence's language loaded: the region is drawn again, coloured.
+    this.stopListening = whenLoaded(() => this.schedule());
+  }
+
+  push(piece: string): void {
+    this.source += this.safe.push(piece);
+    this.schedule();
+  }
+
+  /** The terminal was resized: the answer is laid out again at the new width. */
+  resize(): void {
+    this.schedule();
+  }
+
+  /** The text ended: its final frame is drawn (in the output order, before anything written after). */
+  end(): void {
+    this.ended = true;
+    this.safe.end();
+    this.stop();
+    this.frame();
+  }
+
+  /** No frame is drawn any more (awl is ending: the screen keeps the last one). */
+  stop(): void {
+    this.stopListening();
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private schedule(): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.frame();
+    }, FRAME_MS);
+  }
+
+  /** Draws a frame at this point of the output (after what is waiting to be written, a tool block's render). */
+  private frame(): void {
+    this.sink.writeLater(Promise.resolve(() => this.frameText()));
+  }
+
+  /** The escape sequences and text that turn the screen's last frame into this one ("" when nothing changed). */
+  frameText(): string {
+    const text = this.nextFrame();
+    // `+ 1`: the write of this text, which follows (none when nothing changed).
+    this.writes = outputOrder.writes + (text === "" ? 0 : 1);
+    return text;
+  }
+
+  private nextFrame(): string {
+    const columns = this.options.columns();
+    const lines = this.layout(Math.max(10, columns - 1));
+    const inPlace = this.writes === outputOrder.writes && this.drawn.length > 0;
+    if (!inPlace) this.live = this.drawn.length;
+    // Lines still on screen: the region is at most the screen's height.
+    const rows = Math.max(2, this.options.rows() - 1);
+    let from = Math.min(this.live, lines.length);
+    // A last line taller than the screen is out of reach as a whole, but it can still grow: appended below.
+    const end = this.drawn.length - 1;
+    const grows = end >= 0 && lines.length > end && lines[end] !== this.drawn[end] && addedText(this.drawn[end]!, lines[end]!) !== undefined;
+    if (inPlace && columns === this.drawnColumns && this.live > end && grows) from = end;
+    if (columns === this.drawnColumns) while (from < lines.length && from < this.drawn.length && lines[from] === this.drawn[from]) from++;
+    const unchanged = from === lines.length && lines.length === this.drawn.length;
+    let out = "";
+    if (!unchanged) {
+      const last = this.drawn.length - 1;
+      const added = inPlace && columns === this.drawnColumns && from === last ? addedText(this.drawn[last]!, lines[from]!) : undefined;
+      if (added !== undefined) {
+        // Only the end of the last line is new: written where it left off, on its last row (a line wider than the
+        // screen ends on its last row); when it filled that row exactly, the row below the cursor is where it goes on.
+        const filled = this.drawnWidths[last]! % columns;
+        const move = filled === 0 && this.drawnWidths[last]! > 0 ? "" : `\x1b[1F\x1b[${filled + 1}G`;
+        // Text added after what is on screen cannot flicker: no synchronized-output brackets (they would be a
+        // third of the bytes of a streamed paragraph).
+        out = `${move}${added}\n${body(lines.slice(from + 1), columns)}`;
+      } else {
+        const up = inPlace ? Math.min(rows, screenRows(this.drawnWidths.slice(from), columns)) : 0;
+        // After a resize everything below the first redrawn row is cleared first: rows the terminal re-wrapped keep
+        // their "wrapped" mark otherwise, and would be joined again at the next resize.
+        const clear = up > 0 && columns !== this.drawnColumns ? "\x1b[J" : "";
+        out = body(lines.slice(from), columns);
+        // Only what overwrites lines on screen is bracketed: lines added below them cannot flicker.
+        if (up > 0) out = `${SYNC_START}\x1b[${up}F${clear}${out}\x1b[J${SYNC_END}`;
+      }
+    }
+    this.drawn = lines;
+    this.drawnWidths = lines.map(displayWidth);
+    this.drawnColumns = columns;
+    // Lines above the screen's top are out of reach from now on.
+    let onScreen = 0;
+    let top = lines.length;
+    while (top > this.live && onScreen + screenRows([this.drawnWidths[top - 1]!], columns) <= rows) onScreen += screenRows([this.drawnWidths[--top]!], columns);
+    this.live = top;
+    return out;
+  }
+
+  /** The answer's lines at `width`: the complete part (kept) and the part still arriving (laid out anew). */
+  private layout(width: number): string[] {
+    const source = this.ended ? this.source : shownSoFar(this.source);
+    const split = completePart(source);
+    const headText = source.slice(0, split);
+    const tailText = source.slice(split);
+    if (!this.head || this.head.text !== headText || this.head.width !== width) {
+      this.head = { text: headText, width, lines: headText.trim() === "" ? [] : renderMarkdown(headText, { width, color: this.sink.color }) };
+    }
+    const tail = tailText.trim() === "" ? [] : renderMarkdown(tailText, { width, color: this.sink.color });
+    return this.head.lines.length > 0 && tail.length > 0 ? [...this.head.lines, "", ...tail] : [...this.head.lines, ...tail];
+  }
+}
+
+const TRAILING_STYLES = /(?:\x1b\[[0-9;]*m)+$/;
+const STYLE = /\x1b\[[0-9;]*m/g;
+
+/**
+ * What to write after `drawn` (on screen, its styles closed at its end) to make it `next`, when `next` only
+ * adds text: the added part, or, when the last styled word grew (`**Part 1**` → `**Part 12**`), the styles in
+ * force there set again and the rest. Undefined when `next` changes what is drawn.
+ */
+export function addedText(drawn: string, next: string): string | undefined {
+  if (next.startsWith(drawn)) return next.slice(drawn.length);
+  const kept = drawn.replace(TRAILING_STYLES, "");
+  if (kept === drawn || !next.startsWith(kept)) return undefined;
+  // Lines start unstyled: replaying the line's style changes so far gives the styles in force where it goes on.
+  return `${(kept.match(STYLE) ?? []).join("")}${next.slice(kept.length)}`;
+}
+
+/**
+ * Each line cleared to its end (what an earlier frame left there), every one ended by a newline. A line that
+ * fills its last row exactly is not cleared: the cursor waits on that row's last column, which a clear would erase.
+ */
+function body(lines: readonly string[], columns: number): string {
+  return lines
+    .map((line) => {
+      const width = displayWidth(line);
+      return width > 0 && width % columns === 0 ? `${line}\n` : `${line}\x1b[K\n`;
+    })
+    .join("");
+}
+
+/**
+ * The streamed text to lay out now: all of it, except what would be drawn once and then taken back: an
+ * unfinished last line of a table or a code block waits for its newline (drawn piece by piece it would redraw the
+ * whole table, or recolour the code line, at every frame), and an unfinished line's trailing inline construct
+ * (`` `code ``, `**bold`, `*em`, `[link](…`) waits until it closes, so its marks never flash raw.
+ */
+export function shownSoFar(text: string): string {
+  const cut = text.lastIndexOf("\n") + 1;
+  const partial = text.slice(cut);
+  if (partial === "") return text;
+  if (/^ {0,3}\|/.test(partial) || openFence(text.slice(0, cut))) return text.slice(0, cut);
+  return text.slice(0, cut + closedPart(partial));
+}
+
+/** How much of an unfinished line shows: up to its first inline construct still open. */
+function closedPart(line: string): number {
+  let end = line.length;
+  const ticks = [...line.matchAll(/`+/g)];
+  if (ticks.length % 2 === 1) end = ticks.at(-1)!.index;
+  const link = line.lastIndexOf("[", end);
+  if (link >= 0 && !/\]\([^)]*\)/.test(line.slice(link, end))) end = link;
+  // A list's own marker (`* item`) is not emphasis.
+  const from = /^\s*\* /.exec(line)?.[0].length ?? 0;
+  for (const mark of [/\*\*/g, /(?<!\*)\*(?!\*)/g]) {
+    const marks = [...line.slice(from, end).matchAll(mark)];
+    if (marks.length % 2 === 1) end = from + marks.at(-1)!.index;
+  }
+  return end;
+}
+
+/** Where the complete part of streamed Markdown ends: after its last blank line outside a code fence (0: none). */
+export function completePart(text: string): number {
+  return scanFences(text).complete;
+}
+
+/** Whether `text` (whole lines) ends inside a code fence. */
+function openFence(text: string): boolean {
+  return scanFences(text).open;
+}
+
+/** One pass over the lines: where the last blank line outside a code fence ends, and whether a fence is open at the end. */
+function scanFences(text: string): { complete: number; open: boolean } {
+  let fence: string | undefined;
+  let end = 0;
+  let at = 0;
+  for (const line of text.split("\n")) {
+    const next = at + line.length + 1;
+    const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
+    if (fence === undefined && marker) fence = marker;
+    else if (fence !== undefined && marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
+    else if (fence === undefined && line.trim() === "" && next <= text.length) end = next;
+    at = next;
+  }
+  return { complete: end, open: fence !== undefined };
+}
