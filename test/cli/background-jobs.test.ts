@@ -90,6 +90,8 @@ describe("background commands in print mode", () => {
           { id: "o2", name: "bash_output", input: { id: "job2", wait_for: "never printed", timeout: 30 } },
           { id: "s2", name: "bash_stop", input: { id: "job2" } },
           { id: "o9", name: "bash_output", input: { id: "job9" } },
+          // awl's own memory while the flood runs (bash's shell is a child of awl's main thread).
+          { id: "m1", name: "bash", input: { command: "ps -o rss= -p $PPID" } },
           { id: "s1", name: "bash_stop", input: { id: "job1" } },
         ]),
       },
@@ -99,12 +101,14 @@ describe("background commands in print mode", () => {
     const run = await runAwl(["-p", "--allow", "bash", "try the jobs"], { cwd, env: { ...env, HOME: home } });
     expect(run.code, run.stderr).toBe(0);
     const all = results(live.server.requests.at(-1)!);
-    const [, , flood, waited, stoppedDone, unknown, stoppedFlood] = all;
+    const [, , flood, waited, stoppedDone, unknown, rss, stoppedFlood] = all;
     // The flood: at most the unread cap comes back, the rest is said to be skipped and saved (capped) in a file.
     expect(flood!.length).toBeLessThan(40_000);
     expect(flood).toMatch(/\[… \d+ bytes of earlier output skipped; (all of it|its first 64 MB) (is|are) in (\S+\.txt)/);
     const file = /in (\S+\/jobs\/job1-\d+\.txt)/.exec(flood!)![1]!;
     expect(statSync(file).size).toBeLessThanOrEqual(64 * 1024 * 1024);
+    // Bounded memory: what is not read is dropped (awl alone is ≈ 100 MB resident).
+    expect(Number(/^\s*(\d+)/.exec(rss!)![1]) * 1024).toBeLessThan(400 * 1024 * 1024);
     expect(stoppedFlood).toMatch(/^Stopped job1 \(stopped\)/);
     // A job that ended: its output, its end, and the pattern it never printed.
     expect(waited).toContain("short and done");
@@ -113,7 +117,7 @@ describe("background commands in print mode", () => {
     expect(stoppedDone).toBe("job2 had already ended (exit code 0); nothing to stop.");
     expect(unknown).toBe('Error: there is no background job "job9"; the jobs are: job1 (running), job2 (exit code 0)');
     // 16 run at once; the 17th is refused, naming the limit.
-    const limited = all.slice(7);
+    const limited = all.slice(8);
     expect(limited.filter((r) => r.startsWith("Started job"))).toHaveLength(16);
     expect(limited[16]).toMatch(/^Error: 16 background jobs are running, the most awl runs at once \(16\): stop one with bash_stop first/);
     expect(run.stderr).toContain("16 background jobs still running");

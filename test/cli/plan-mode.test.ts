@@ -4,7 +4,7 @@
  * plan and the write tools), edits or rejects it (plan mode stays, the model hears why). Headless, the plan is
  * printed and the run exits 0; over ACP the client answers and hears of the new mode.
  */
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
@@ -114,18 +114,31 @@ describe("plan mode in the terminal", () => {
 });
 
 describe("plan mode headless and over ACP", () => {
-  it("awl -p --permission-mode plan prints the plan and exits 0, nothing changed", { timeout: 60_000 }, async () => {
+  it("awl -p --permission-mode plan prints the plan and exits 0, nothing changed (a write beside exit_plan is refused)", { timeout: 60_000 }, async () => {
     const { cwd, home, env } = live.setUp();
     writeFileSync(join(cwd, "a.ts"), "export const count = 1;\n");
     live.server.enqueue(
       { body: openaiToolCalls([{ id: "r1", name: "read", input: { path: "a.ts" } }]) },
-      { body: openaiToolCalls([{ id: "p1", name: "exit_plan", input: { plan: PLAN } }]) },
+      // The model tries to approve its own plan by writing in the same reply: only the user leaves plan mode.
+      { body: openaiToolCalls([{ id: "p1", name: "exit_plan", input: { plan: PLAN } }, { id: "w1", name: "write", input: { path: "a.ts", content: "export const count = 2;\n" } }]) },
     );
     const run = await runAwl(["-p", "--permission-mode", "plan", "make count 2"], { cwd, env: { ...env, HOME: home } });
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(`${PLAN}\n`);
+    expect(readFileSync(join(cwd, "a.ts"), "utf8")).toBe("export const count = 1;\n");
     // The turn ended with the plan: no third request, and the mode never left plan.
     expect(live.server.requests).toHaveLength(2);
+  });
+
+  it("--output-format stream-json carries the plan as the exit_plan call, ends the turn there and prints JSON only", { timeout: 60_000 }, async () => {
+    const { cwd, home, env } = live.setUp();
+    live.server.enqueue({ body: openaiToolCalls([{ id: "p1", name: "exit_plan", input: { plan: PLAN } }]) });
+    const run = await runAwl(["-p", "--permission-mode", "plan", "--output-format", "stream-json", "make count 2"], { cwd, env: { ...env, HOME: home } });
+    expect(run.code, run.stderr).toBe(0);
+    const events = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(JSON.stringify(events)).toContain(JSON.stringify({ plan: PLAN }));
+    expect(events.at(-1)).toMatchObject({ type: "result", stop_reason: "end_turn" });
+    expect(live.server.requests).toHaveLength(1);
   });
 
   it("over ACP the client approves the plan and is told of the new mode; the next request has the write tools", { timeout: 90_000 }, async () => {
