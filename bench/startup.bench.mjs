@@ -3,9 +3,10 @@
 // the commands interleaved so a busy moment of the machine hits them all alike.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
+import { summarizeProfile } from "./profile-summary.mjs";
 import { awl, loadText, median } from "./support.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
@@ -62,6 +63,9 @@ for (const c of cases) await timeOnce(c.args, c.options); // warm the file cache
 for (let run = 0; run < RUNS; run++) {
   for (let i = 0; i < cases.length; i++) times[i].push(await timeOnce(cases[i].args, cases[i].options));
 }
+// `--profile`: one more `awl -p hi --no-session` under V8's profiler (every thread writes its own profile).
+const profiles = process.argv.includes("--profile") ? mkdtempSync(join(tmpdir(), "awl-bench-profile-")) : undefined;
+if (profiles) await timeOnce(["--cpu-prof", "--cpu-prof-dir", profiles, "--cpu-prof-interval", "100", awl, "-p", "hi", "--no-session"]);
 server.close();
 
 const base = median(times[0]);
@@ -72,3 +76,20 @@ cases.forEach((c, i) => {
   console.log(`| ${c.name} | ${m.toFixed(0)} ms | ${i === 0 ? "—" : `+${(m - base).toFixed(0)} ms`} |`);
 });
 console.log(`\nTarget: \`awl -p\` ≤ \`node -e 0\` + 150 ms → ${median(times[2]) - base <= 150 ? "met" : "NOT met"}.\n`);
+
+if (profiles) {
+  // Node names each thread's file CPU.<date>.<time>.<pid>.<thread id>.<n>.cpuprofile: thread 0 is the main one.
+  const threads = readdirSync(profiles).sort((a, b) => Number(a.split(".")[4]) - Number(b.split(".")[4]));
+  for (const [i, file] of threads.entries()) {
+    const { total, modules, functions } = summarizeProfile(join(profiles, file));
+    console.log(`### Profile of \`awl -p hi --no-session\`, ${i === 0 ? "main thread" : `worker thread ${file.split(".")[4]}`}: ${total.toFixed(0)} ms sampled (${loadText()})\n`);
+    console.log("| module | self ms |   | function | self ms |\n| --- | ---: | --- | --- | ---: |");
+    for (let row = 0; row < Math.max(modules.length, functions.length); row++) {
+      const [m, mMs] = modules[row] ?? ["", undefined];
+      const [f, fMs] = functions[row] ?? ["", undefined];
+      console.log(`| ${m} | ${mMs === undefined ? "" : mMs.toFixed(1)} | | ${f} | ${fMs === undefined ? "" : fMs.toFixed(1)} |`);
+    }
+    console.log("");
+  }
+  rmSync(profiles, { recursive: true, force: true });
+}

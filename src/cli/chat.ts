@@ -9,7 +9,6 @@ import { EXIT } from "./exit-codes.js";
 import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
 import { composePrompt, readPipedStdin } from "./stdin.js";
 import { writeNotice } from "../ui/output/wrap-text.js";
-import { cleanUpOnTermination } from "./termination.js";
 
 const stdout = process.stdout;
 const stderr = process.stderr;
@@ -32,19 +31,11 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     return EXIT.ok;
   }
 
-  // Interactive needs a terminal on both ends; without one awl never prompts.
+  // Interactive needs a terminal on both ends; without one awl never prompts. Headless, the Lua worker starts
+  // ahead when the tools open (LuaToolSet.prewarm), with the environment its extensions get: one started here,
+  // with awl's own (keys included), could never be taken, and cost every run a second thread (issue 30).
   const interactive = !cli.flags.print && cli.outputFormat === "text" && isatty(0) && isatty(1);
-  // Headless, the first tool call can come with the model's first reply: a Lua worker boots beside the rest of
-  // awl's start-up, before the extensions are known (the pool's first worker takes it; otherwise it stops at exit).
-  const luaAhead = interactive || cli.flags["no-std-tools"] ? undefined : await import("../extensions/lua/head-start.js");
-  if (!luaAhead) return await chat(cli, interactive);
-  luaAhead.startLuaThreadAhead({ env: process.env, cwd: process.cwd() });
-  cleanUpOnTermination({ kill: () => undefined, close: luaAhead.stopLuaThreadsAhead });
-  try {
-    return await chat(cli, interactive);
-  } finally {
-    await luaAhead.stopLuaThreadsAhead();
-  }
+  return await chat(cli, interactive);
 }
 
 /** The main command once its flags are read: stdin, configuration, the runtime, then the mode's own loop. */

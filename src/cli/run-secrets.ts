@@ -3,7 +3,7 @@ import { configCredentials, knownSecrets } from "../util/secrets.js";
 import type { RunOptions } from "./run-options.js";
 
 /**
- * Every key awl knows of: the active one, the config file's, and every key variable of the environment the
+ * Every key awl knows of: the active one (Bedrock's AWS secret key and session token too), the config file's, and every key variable of the environment the
  * settings came from and of the process (what tools see: the demo resolves its settings from an empty one); every
  * other credential of the config (headers, URL passwords, MCP servers' env and headers, `configCredentials`).
  */
@@ -11,5 +11,6 @@ export function runSecrets(options: Pick<RunOptions, "settings" | "sources">): s
   const { env, file } = options.sources;
   const provider = options.settings.provider;
   const inUse = configCredentials({ base_url: provider.baseUrl, providers: { inUse: { headers: provider.headers } } });
-  return [provider.apiKey ?? "", ...knownSecrets({ ...process.env, ...env }, file), ...configCredentials(file as Record<string, unknown> | undefined, { ...process.env, ...env }), ...inUse];
+  const aws = provider.aws?.credentials;
+  return [provider.apiKey ?? "", aws?.secretAccessKey ?? "", aws?.sessionToken ?? "", ...knownSecrets({ ...process.env, ...env }, file), ...configCredentials(file as Record<string, unknown> | undefined, { ...process.env, ...env }), ...inUse];
 }

@@ -51,7 +51,7 @@ export interface AwlSettings {
   baseUrlSource?: string;
 }
 
-export const PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "replay"] as const;
+export const PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "bedrock", "replay"] as const;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_STALL_TIMEOUT_MS = 90_000;
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -67,7 +67,15 @@ const VENDORS: Record<string, Vendor> = {
   "openai-responses": { keyVariable: "OPENAI_API_KEY", baseUrl: "https://api.openai.com/v1", exampleModel: "gpt-5-mini" },
   gemini: { keyVariable: "GEMINI_API_KEY", baseUrl: "https://generativelanguage.googleapis.com", exampleModel: "gemini-2.5-flash" },
   anthropic: { keyVariable: "ANTHROPIC_API_KEY", baseUrl: "https://api.anthropic.com", exampleModel: "claude-sonnet-4-5" },
+  // The base URL is the region's (bedrockVendor); the key is a Bedrock API key, else the AWS access keys sign.
+  bedrock: { keyVariable: "AWS_BEARER_TOKEN_BEDROCK", baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com", exampleModel: "us.anthropic.claude-sonnet-4-5-20250929-v1:0" },
 };
+
+/** Bedrock's endpoint is its region's: AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1 (as the AWS CLI). */
+function bedrockVendor(env: NodeJS.ProcessEnv): Vendor {
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1";
+  return { ...VENDORS.bedrock!, baseUrl: `https://bedrock-runtime.${region}.amazonaws.com` };
+}
 
 /** A value and where it came from, so messages can name the variable, key or flag. */
 interface Sourced<T> {
@@ -137,7 +145,7 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
     return { provider: settings, maxSteps, modelSource: model?.source ?? "the replay provider's default" };
   }
 
-  const vendor = VENDORS[provider]!;
+  const vendor = provider === "bedrock" ? bedrockVendor(env) : VENDORS[provider]!;
   const forThis = <T>(home: string, value: T | undefined): T | undefined => (home === provider ? value : undefined);
   const baseUrl = first(
     [forThis(flagsHome, flags.baseUrl), "--base-url"],
@@ -154,10 +162,10 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
   const apiKey = first(fromFile, ...keyVariables.map((name): [string | undefined, string] => [env[name], name]));
   const keySource = apiKey?.source ?? (own.api_key_env ? `${own.api_key_env} (${ownKey("api_key_env")})` : keyVariables.join(" or "));
   // Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) usually need no key; the vendors' own endpoints do.
-  const keyMissing = apiKey === undefined && settings.baseUrl === vendor.baseUrl;
+  const keyMissing = apiKey === undefined && settings.baseUrl === vendor.baseUrl && !(provider === "bedrock" && awsAccessKeys(env));
   const keyExample = keyVariables.at(-1)!;
   const notHome = env.AWL_API_KEY && envHome !== provider ? ` (AWL_API_KEY is for ${envHome}, the provider AWL_PROVIDER names)` : "";
-  const setKey = `set ${keyVariables.join(" or ")} (e.g. export ${keyExample}=...)${notHome}`;
+  const setKey = `set ${keyVariables.join(" or ")} (e.g. export ${keyExample}=...)${provider === "bedrock" ? ", or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" : ""}${notHome}`;
   const setModel = missingModelHint(provider, vendor, { envModelHome, fileModelHome, env, file, filePath, fileKey });
   const offline = "or try awl offline with --provider replay --replay FILE";
   if (keyMissing && !model) throw configError(`no API key and no model for provider "${provider}"`, `${setKey} and ${setModel}; ${offline}`);
@@ -169,6 +177,8 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
   }
   settings.model = model.value;
   if (apiKey !== undefined) settings.apiKey = apiKey.value;
+  const keys = provider === "bedrock" ? awsAccessKeys(env) : undefined;
+  if (keys) settings.aws = { region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1", credentials: keys };
   return { provider: settings, maxSteps, keySource, modelSource: model.source, baseUrlSource: baseUrl?.source ?? `${provider}'s default` };
 }
 
@@ -288,4 +298,10 @@ class ConfigFailure {
 }
 function configError(message: string, hint: string): ConfigFailure {
   return new ConfigFailure({ message, hint });
+}
+
+/** The AWS access keys of the standard variables, when both are set (and the session token with them). */
+function awsAccessKeys(env: NodeJS.ProcessEnv): { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined {
+  if (!env.AWS_ACCESS_KEY_ID || !env.AWS_SECRET_ACCESS_KEY) return undefined;
+  return { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, ...(env.AWS_SESSION_TOKEN ? { sessionToken: env.AWS_SESSION_TOKEN } : {}) };
 }

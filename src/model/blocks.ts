@@ -17,13 +17,13 @@ export interface ThinkingBlock {
   redacted?: string;
   /**
    * The wire API whose opaque data `signature` is, when it is not Anthropic's: `"openai-responses"` (a reasoning
-   * item's encrypted content) or `"gemini"` (a thought signature). Each provider sends back only its own signatures.
+   * item's encrypted content), `"gemini"` (a thought signature) or `"bedrock"` (Converse reasoning content). Each provider sends back only its own signatures.
    */
   origin?: ThinkingOrigin;
 }
 
 /** Wire APIs other than Anthropic's whose thinking carries opaque data that must go back to the same API. */
-export const THINKING_ORIGINS = ["openai-responses", "gemini"] as const;
+export const THINKING_ORIGINS = ["openai-responses", "gemini", "bedrock"] as const;
 export type ThinkingOrigin = (typeof THINKING_ORIGINS)[number];
 
 /** A tool call. `input` is the raw JSON text as the provider sent it; parse it on demand with {@link parseToolInput}. */

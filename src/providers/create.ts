@@ -16,6 +16,7 @@ const FACTORIES: Record<string, ProviderFactory> = {
   "openai-responses": async (settings) => (await import("./openai-responses/provider.js")).createResponsesProvider(settings),
   gemini: async (settings) => (await import("./gemini/provider.js")).createGeminiProvider(settings),
   anthropic: async (settings) => (await import("./anthropic/provider.js")).createAnthropicProvider(settings),
+  bedrock: async (settings) => (await import("./bedrock/provider.js")).createBedrockProvider(settings, settings.aws ?? {}),
   replay: async (settings) => (await import("./replay/index.js")).createReplayProvider(settings),
 };
 

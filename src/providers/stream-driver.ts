@@ -17,7 +17,7 @@ import { classifyHttpError, classifyNonSseResponse, describeUrl, isEventStream, 
 import { isProviderError, providerError, type ProviderError } from "./errors.js";
 import { postStreaming, type ResponseHead } from "./http.js";
 import { retryDelayMs } from "./retry-delay.js";
-import { createSseDecoder, type SseEvent } from "./sse.js";
+import { createSseDecoder, type SseDecoder, type SseEvent } from "./sse.js";
 import type { ProviderSettings, Receiver, StepResult, StreamOptions } from "./types.js";
 
 /** The HTTP request for one model call; `body` is the exact JSON text sent. */
@@ -57,6 +57,11 @@ export interface WireAdapter {
   createAssembler(receiver: Receiver): StreamAssembler;
   /** Overrides the generic non-2xx classification (e.g. to read a vendor's error type). */
   classifyHttpError?(failure: HttpFailure): ProviderError;
+  /**
+   * For a wire API whose stream is not SSE (Bedrock's AWS event stream): the response's content type and a decoder
+   * that turns its bytes into the same `{event, data}` events. Default: `text/event-stream` and the SSE decoder.
+   */
+  readonly stream?: { contentType: string; createDecoder(onEvent: (event: SseEvent) => void): SseDecoder };
 }
 
 /** Retry and stall settings the driver reads from {@link ProviderSettings}. */
@@ -135,14 +140,16 @@ async function streamAttempt(
   signal: AbortSignal | undefined,
 ): Promise<StepResult> {
   let verdict: EventVerdict;
-  const decoder = createSseDecoder((event) => {
+  const onEvent = (event: SseEvent): void => {
     if (verdict === undefined) verdict = assembler.onEvent(event);
-  });
+  };
+  const decoder = adapter.stream ? adapter.stream.createDecoder(onEvent) : createSseDecoder(onEvent);
+  const streamed = adapter.stream ? (head: ResponseHead) => String(head.headers["content-type"] ?? "").toLowerCase().startsWith(adapter.stream!.contentType) : (head: ResponseHead) => isEventStream(head.headers);
   let rejected: { head: ResponseHead; chunks: Buffer[]; size: number } | undefined;
 
   const timeouts = { stallTimeoutMs: settings.stallTimeoutMs, ...(settings.firstByteTimeoutMs !== undefined ? { firstByteTimeoutMs: settings.firstByteTimeoutMs } : {}) };
   const outcome = await postStreaming({ ...request, signal, ...timeouts }, (head) => {
-    if (head.status < 200 || head.status >= 300 || !isEventStream(head.headers)) {
+    if (head.status < 200 || head.status >= 300 || !streamed(head)) {
       const collected = { head, chunks: [] as Buffer[], size: 0 };
       rejected = collected;
       return (chunk) => {

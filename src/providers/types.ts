@@ -74,12 +74,14 @@ export type ThinkingSetting = number | "adaptive" | "off";
  * Providers read only this; they never look at the environment themselves.
  */
 export interface ProviderSettings {
-  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", or "replay". */
+  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", or "replay". */
   provider: string;
   model: string;
   /** e.g. https://api.openai.com/v1 (OpenAI: `{baseUrl}/chat/completions`), https://api.anthropic.com (`{baseUrl}/v1/messages`). */
   baseUrl: string;
   apiKey?: string;
+  /** Bedrock: the region and the AWS access keys that sign requests (SigV4) when there is no Bedrock API key. */
+  aws?: { region?: string; credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } };
   /** Retries of retryable errors (SPEC §3 rule 7); 0 disables. Default 3. */
   maxRetries: number;
   /** A stream with no bytes for this long is a retryable `stalled` error. */

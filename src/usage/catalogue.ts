@@ -40,13 +40,17 @@ export interface ModelOverride {
 }
 
 /** Suffixes a priced entry accepts after its key: dates, `-latest`, previews, Ollama tags, Vertex versions. */
-const PRICED_SUFFIX = /^(-\d{4}-?\d{2}-?\d{2}|-\d{4}|-latest|-preview[\w-]*|-exp[\w-]*|[:@].*)$/;
+const PRICED_SUFFIX = /^(-\d{4}-?\d{2}-?\d{2}(-v\d+(:\d+)?)?|-\d{4}|-latest|-preview[\w-]*|-exp[\w-]*|-v\d+(:\d+)?|[:@].*)$/;
 
-/** Lower case, `.` → `-`, without a `vendor/` prefix (OpenRouter `anthropic/claude-sonnet-4.5`, vLLM `Qwen/...`). */
+/**
+ * Lower case, `.` → `-`, without a `vendor/` prefix (OpenRouter `anthropic/claude-sonnet-4.5`, vLLM `Qwen/...`) or a
+ * Bedrock `[region.]vendor.` one (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`).
+ */
 export function normaliseModelName(name: string): string {
   const base = name.trim().toLowerCase();
   const slash = base.lastIndexOf("/");
-  return (slash === -1 ? base : base.slice(slash + 1)).replace(/\./g, "-");
+  // Bedrock's ids name the vendor and an inference profile's region: us.anthropic.claude-haiku-4-5-20251001-v1:0.
+  return (slash === -1 ? base : base.slice(slash + 1)).replace(/^(?:(?:us|eu|apac|jp|au|global)\.)?(?:anthropic|openai|mistral|deepseek)\./, "").replace(/\./g, "-");
 }
 
 /** The catalogue's model as cost reads it; undefined when it has no context window (models.dev leaves some out). */

@@ -31,6 +31,7 @@ export interface ModelRow {
 export function catalogueProviderFor(settings: Pick<ProviderSettings, "provider" | "baseUrl">, catalogue: LoadedCatalogue = modelCatalogue()): string | undefined {
   if (settings.provider === "anthropic") return "anthropic";
   if (settings.provider === "gemini") return "google";
+  if (settings.provider === "bedrock") return "amazon-bedrock";
   if (settings.provider !== "openai" && settings.provider !== "openai-responses") return undefined;
   const host = hostOf(settings.baseUrl);
   if (host === "api.openai.com") return "openai";

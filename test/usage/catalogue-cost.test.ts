@@ -27,6 +27,8 @@ describe("the catalogue", () => {
     ["qwen2.5-coder:7b", "qwen2.5-coder"],
     ["Qwen/Qwen2.5-Coder-7B-Instruct", "qwen2.5-coder"],
     ["llama3.1:8b", "llama3.1"],
+    ["us.anthropic.claude-sonnet-4-5-20250929-v1:0", "claude-sonnet-4-5"],
+    ["anthropic.claude-3-5-haiku-20241022-v1:0", "claude-3-5-haiku"],
   ])("%s is %s", (name, key) => {
     expect(catalogueEntry(name)?.key).toBe(key);
   });

@@ -18,7 +18,7 @@ const HELP = `usage: awl models [--provider P] [--json] [flags]
 
 Lists the models awl knows for a provider: context window, output limit, prices (USD per million tokens) and
 what each can do (tools, images, reasoning), from the model catalogue, merged with the models the provider's
-server offers. P is one of awl's providers (openai, openai-responses, gemini, anthropic: the server is asked,
+server offers. P is one of awl's providers (openai, openai-responses, gemini, anthropic, bedrock: the server is asked,
 with the key and base URL awl would use; --base-url picks another server) or any provider of the catalogue
 (deepseek, mistral, and after a refresh every models.dev provider: the catalogue only). Without --provider:
 the configured provider. --json prints one JSON object.
@@ -28,7 +28,7 @@ awl reads in $XDG_CACHE_HOME/awl/models.json; the cost display, compaction and /
 Reference: docs/cost.md.
 `;
 
-const AWL_PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic"];
+const AWL_PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "bedrock"];
 
 export async function run(argv: readonly string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
