@@ -91,3 +91,17 @@ export async function firstRequest(home, answer) {
   server.close();
   return { ms: arrived - started, bytes };
 }
+
+/** A Markdown answer of `lines` lines: headings, prose with emphasis, lists, a table and code fences. */
+export function markdownAnswer(lines) {
+  const out = [];
+  for (let i = 0; out.length < lines; i++) {
+    out.push(`## Part ${i}`, "", `Some **bold** prose with \`code\` and a [link](https://example.com/${i}) that goes on for a while to wrap.`, "",
+      "- first item of the list", "- second item, *emphasised*", "", "| name | value |", "|---|---|", `| row ${i} | ${i * 7} |`, "",
+      "```ts", `const value${i} = compute(${i}, "text");`, `console.log(value${i});`, "```", "");
+  }
+  return out.slice(0, lines).join("\n");
+}
+
+/** Tokens of about four characters, as models stream them. */
+export const tokens = (text) => text.match(/[\s\S]{1,4}/g);

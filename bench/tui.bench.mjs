@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { awl, loadText, median, percentile, RUNS } from "./support.mjs";
+import { awl, loadText, markdownAnswer as answer, median, percentile, RUNS, tokens } from "./support.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "..", "dist");
@@ -79,19 +79,6 @@ const { LineSink } = await import(join(dist, "ui", "output", "sink.js"));
 const { loadDisplayWidth } = await import(join(dist, "ui", "output", "width.js"));
 const { outputOrder } = await import(join(dist, "ui", "output", "output-order.js"));
 await loadDisplayWidth();
-
-/** A Markdown answer of `lines` lines: headings, prose with emphasis, lists, a table and code fences. */
-function answer(lines) {
-  const out = [];
-  for (let i = 0; out.length < lines; i++) {
-    out.push(`## Part ${i}`, "", `Some **bold** prose with \`code\` and a [link](https://example.com/${i}) that goes on for a while to wrap.`, "",
-      "- first item of the list", "- second item, *emphasised*", "", "| name | value |", "|---|---|", `| row ${i} | ${i * 7} |`, "",
-      "```ts", `const value${i} = compute(${i}, "text");`, `console.log(value${i});`, "```", "");
-  }
-  return out.slice(0, lines).join("\n");
-}
-/** Tokens of about four characters, as models stream them. */
-const tokens = (text) => text.match(/[\s\S]{1,4}/g);
 
 async function stream(text, perSecond, onWrite) {
   const sink = new LineSink({ write: onWrite }, true);

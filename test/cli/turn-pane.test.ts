@@ -20,18 +20,40 @@ describe("TurnPane", () => {
     expect(pane.height).toBe(2);
   });
 
-  it("leaves the pane alone for text on the cursor's row; erases and draws it again around a newline, in one frame", () => {
+  it("leaves the pane alone for text on the cursor's row and for a redraw that comes back to it", () => {
     const { written, terminal, pane } = setup(["status"]);
     pane.attach();
     written.length = 0;
     pane.write(terminal, "word ");
-    expect(written).toEqual(["word "]);
     pane.write(terminal, "\x1b[?2026h\x1b[1Fline\x1b[K\n\x1b[?2026l");
-    expect(written[1]).toBe("\x1b[?2026h\x1b[J\x1b[1Fline\x1b[K\n\x1bD\x1b[1A\x1b7\r\nstatus\x1b[K\x1b8\x1b[?2026l");
+    pane.write(terminal, "\x1b[2F\x1b[5Gmore\x1b[K\nnext \x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\\n");
+    expect(written).toEqual(["word ", "\x1b[?2026h\x1b[1Fline\x1b[K\n\x1b[?2026l", "\x1b[2F\x1b[5Gmore\x1b[K\nnext \x1b]8;;https://example.com\x1b\\link\x1b]8;;\x1b\\\n"]);
     pane.detach();
-    expect(written[2]).toBe("\x1b[J");
+    expect(written[3]).toBe("\x1b[J");
     pane.write(terminal, "after\n");
-    expect(written[3]).toBe("after\n");
+    expect(written[4]).toBe("after\n");
+  });
+
+  it("moves the pane down by the rows a write adds, with lines inserted above it (not drawn again)", () => {
+    const { written, terminal, pane } = setup(["> typed", "status"]);
+    pane.attach();
+    written.length = 0;
+    pane.write(terminal, "\x1b[?2026h\x1b[1Fline\x1b[K\nnew line\x1b[K\nand one more\x1b[K\n\x1b[?2026l");
+    expect(written).toEqual(["\x1b[?2026h\x1bD\x1bD\x1bD\x1bD\x1b[4A\x1b7\x1b[B\x1b[2L\x1b8\x1b[1Fline\x1b[K\nnew line\x1b[K\nand one more\x1b[K\n\x1b[?2026l"]);
+    pane.write(terminal, "\r\nplain\n");
+    expect(written[1]).toBe("\x1bD\x1bD\x1bD\x1bD\x1b[4A\x1b7\x1b[B\x1b[2L\x1b8\r\nplain\n");
+  });
+
+  it("erases and draws the pane again around a write it cannot follow, in one frame", () => {
+    const { written, terminal, pane } = setup(["status"]);
+    pane.attach();
+    const redrawn = (text: string) => `\x1b[?2026h\x1b[J${text}\x1bD\x1b[1A\x1b7\r\nstatus\x1b[K\x1b8\x1b[?2026l`;
+    // Text at a column not known may wrap; an erase below; a line that reaches the last column; the cursor left above.
+    for (const text of ["tail of a line\n", "\x1b[1Fline\x1b[K\n\x1b[J", `\r${"x".repeat(40)}\n`, "\r\n\n\x1b[2A", "\x1b7\r\n\x1b8"]) {
+      written.length = 0;
+      pane.write(terminal, text);
+      expect(written).toEqual([redrawn(text)]);
+    }
   });
 
   it("keeps another stream's writes (stderr) inside the same frame", () => {

@@ -126,8 +126,10 @@ export class MarkdownStream {
         // their "wrapped" mark otherwise, and would be joined again at the next resize.
         const clear = up > 0 && columns !== this.drawnColumns ? "\x1b[J" : "";
         out = body(lines.slice(from), columns);
+        // Rows left below the new lines are erased (the region shrank): when it did not, every row was written over.
+        const shrank = up > 0 && screenRows(lines.slice(from).map(displayWidth), columns) < up ? "\x1b[J" : "";
         // Only what overwrites lines on screen is bracketed: lines added below them cannot flicker.
-        if (up > 0) out = `${SYNC_START}\x1b[${up}F${clear}${out}\x1b[J${SYNC_END}`;
+        if (up > 0) out = `${SYNC_START}\x1b[${up}F${clear}${out}${shrank}${SYNC_END}`;
       }
     }
     this.drawn = lines;

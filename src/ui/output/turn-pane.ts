@@ -5,12 +5,16 @@
  * cursor) works as without the pane; the pane is drawn on the rows below the cursor after each write that
  * needs it, inside synchronized-output brackets, and the cursor put back (DECSC/DECRC).
  *
- * A write that can reach the rows below the cursor (a newline, an erase of the screen below) is preceded by
- * erasing the pane and followed by drawing it again; text that only stays on the cursor's row (a word added
- * to a line, a spinner's cell) leaves the pane as it is. Lines written here never fill the last column (the
- * callers lay out one column short), so no write leaves the cursor in the terminal's pending-wrap state.
+ * Text that only stays on the cursor's row (a word added to a line, a spinner's cell), or comes back to it (a
+ * Markdown frame redrawing its last line), leaves the pane as it is. A write that moves the output down by N rows
+ * and no further (a frame adding lines) first moves the pane down N rows (lines inserted above it: a few bytes,
+ * where drawing it again costs a status line at every frame, docs/benchmarks.md). Any other write that can
+ * reach the rows below the cursor (an erase of the screen below, a move the pane cannot follow) is preceded by
+ * erasing the pane and followed by drawing it again. Lines written here never fill the last column (the callers
+ * lay out one column short), so no write leaves the cursor in the terminal's pending-wrap state.
  */
 import type { Writer } from "./output-order.js";
+import { displayWidth } from "./width.js";
 
 const SYNC_START = "\x1b[?2026h";
 const SYNC_END = "\x1b[?2026l";
@@ -72,6 +76,18 @@ export class TurnPane {
     }
     // The output's own brackets would end the frame early: this one holds the whole of it.
     const body = text.replaceAll(SYNC_START, "").replaceAll(SYNC_END, "");
+    const moved = writer === this.terminal && this.shown > 0 ? rowsDown(body, this.columns()) : undefined;
+    if (moved === 0) {
+      writer.write(text);
+      return;
+    }
+    if (moved !== undefined) {
+      // Room for the pane's rows and the new ones (the screen scrolls if it must), then lines inserted above the pane.
+      const room = this.shown + moved;
+      const shift = `${INDEX.repeat(room)}\x1b[${room}A${SAVE}\x1b[B\x1b[${moved}L${RESTORE}`;
+      writer.write(text.includes(SYNC_START) ? `${SYNC_START}${shift}${body}${SYNC_END}` : `${shift}${body}`);
+      return;
+    }
     const erase = this.shown > 0 ? ERASE_BELOW : "";
     if (writer === this.terminal) {
       writer.write(`${SYNC_START}${erase}${body}${this.draw()}${SYNC_END}`);
@@ -82,13 +98,64 @@ export class TurnPane {
     this.terminal.write(`${this.draw()}${SYNC_END}`);
   }
 
+  private columns(): number {
+    return Math.max(10, this.terminal.columns || 80);
+  }
+
   /** The pane drawn below the cursor, which comes back where it was. */
   private draw(): string {
-    const rows = this.rows(Math.max(10, this.terminal.columns || 80));
+    const rows = this.rows(this.columns());
     this.shown = rows.length;
     if (rows.length === 0) return "";
     // Room below first (the screen scrolls if it must), then back up to the same column.
     const room = `${INDEX.repeat(rows.length)}\x1b[${rows.length}A`;
     return `${room}${SAVE}${rows.map((row) => `\r\n${row}\x1b[K`).join("")}${RESTORE}`;
   }
+}
+
+/** One piece of a write: a control sequence (an OSC 8 hyperlink's brackets move nothing), a line end, or text. */
+const PIECES = /\x1b\[([\d;?]*)([@-~])|\x1b\]8;[^\x07\x1b]*(?:\x07|\x1b\\)|\x1b(.)|(\r)|(\n)|([^\x1b\r\n]+)/gy;
+
+/**
+ * How many rows below the cursor's row `text` leaves it, when that is also the lowest row it reaches (0: it
+ * comes back to its row): a pane below only has to move down that much. Undefined when the pane cannot just
+ * follow: the write erases below, saves or restores the cursor, moves it in another way, ends above where it
+ * went, or writes text that may wrap (at a column not known, or up to the last one of `columns`).
+ */
+export function rowsDown(text: string, columns: number): number | undefined {
+  let row = 0;
+  let lowest = 0;
+  let column: number | undefined;
+  let read = 0;
+  PIECES.lastIndex = 0;
+  for (let piece = PIECES.exec(text); piece; piece = PIECES.exec(text)) {
+    read = PIECES.lastIndex;
+    const [, params, final, escape, cr, lf, chars] = piece;
+    const n = Math.max(1, Number.parseInt(params ?? "", 10) || 1);
+    if (chars !== undefined) {
+      if (column === undefined || column + displayWidth(chars) > columns - 1) return undefined;
+      column += displayWidth(chars);
+    } else if (cr !== undefined) column = 0;
+    else if (lf !== undefined) {
+      row++;
+      // The terminal returns the carriage too (onlcr: on in the raw mode Node sets, as all of awl's output expects).
+      column = 0;
+    } else if (escape !== undefined) {
+      if (escape === "D") row++;
+      else if (escape === "M") row--;
+      else return undefined;
+    } else if (final === "A" || final === "F") {
+      row -= n;
+      if (final === "F") column = 0;
+    } else if (final === "B" || final === "E") {
+      row += n;
+      if (final === "E") column = 0;
+    } else if (final === "G") column = n - 1;
+    else if (final === "C" && column !== undefined) column += n;
+    else if (final === "D" && column !== undefined) column = Math.max(0, column - n);
+    else if (final !== undefined && !"mKhlX".includes(final)) return undefined;
+    lowest = Math.max(lowest, row);
+  }
+  if (read !== text.length) return undefined;
+  return row === lowest ? row : undefined;
 }
