@@ -6,6 +6,7 @@
  * tools, so the calls of sub-agents, which go through their parent's tools, wait too.
  */
 import { passThrough } from "../tools/pass-through.js";
+import { untilAborted } from "../util/until-aborted.js";
 import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
 
 /** Whether a call of `tool` can change files (its kinds have `write` or `exec`; an unknown tool is assumed to). */
@@ -35,22 +36,10 @@ export class WriteBarrierToolSet implements ToolSet {
 
   async execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
     if (this.holdAll() || canChangeFiles(this.inner.definitions().find((t) => t.name === call.name))) {
-      await untilOrAborted(this.checkpointsSaved(), signal);
+      // The checkpoints' promise never rejects (a failed checkpoint is an incomplete one).
+      await untilAborted(this.checkpointsSaved(), signal, undefined);
       if (signal.aborted) return { status: "cancelled" };
     }
     return this.inner.execute(call, signal, onProgress);
   }
-}
-
-/** Resolves when `promise` settles or `signal` aborts, whichever is first. */
-function untilOrAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    signal.addEventListener("abort", done, { once: true });
-    promise.then(done, done);
-  });
 }
