@@ -5,29 +5,25 @@
  * or that this set does not know) waits until the checkpoints asked for so far are saved. A ToolSet around the run's
  * tools, so the calls of sub-agents, which go through their parent's tools, wait too.
  */
-import { passThrough } from "../tools/pass-through.js";
-import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "../tools/types.js";
+import { ToolSetLayer } from "../tools/tool-set-layer.js";
+import { untilAborted } from "../util/until-aborted.js";
+import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 
 /** Whether a call of `tool` can change files (its kinds have `write` or `exec`; an unknown tool is assumed to). */
 export function canChangeFiles(tool: ToolDefinition | undefined): boolean {
   return tool === undefined || tool.kinds.some((k) => k === "write" || k === "exec");
 }
 
-export class WriteBarrierToolSet implements ToolSet {
+export class WriteBarrierToolSet extends ToolSetLayer {
   constructor(
-    readonly inner: ToolSet,
+    inner: ToolSet,
     /** Resolves when every checkpoint asked for so far is saved (never rejects). */
     private readonly checkpointsSaved: () => Promise<unknown>,
     /** Every call waits (e.g. hooks around tool calls run commands of their own). */
     private readonly holdAll: () => boolean = () => false,
   ) {
-    Object.assign(this, passThrough(inner));
+    super(inner);
   }
-
-  prewarm?(why?: PrewarmReason): void | Promise<void>;
-  refresh?(): Promise<void>;
-  instructions?(): readonly string[];
-  render?(toolName: string, state: unknown, view: ToolRenderView): Promise<string | string[] | undefined>;
 
   definitions(): readonly ToolDefinition[] {
     return this.inner.definitions();
@@ -35,22 +31,10 @@ export class WriteBarrierToolSet implements ToolSet {
 
   async execute(call: ToolCall, signal: AbortSignal, onProgress?: (update: ToolProgress) => void): Promise<ToolOutcome> {
     if (this.holdAll() || canChangeFiles(this.inner.definitions().find((t) => t.name === call.name))) {
-      await untilOrAborted(this.checkpointsSaved(), signal);
+      // The checkpoints' promise never rejects (a failed checkpoint is an incomplete one).
+      await untilAborted(this.checkpointsSaved(), signal, undefined);
       if (signal.aborted) return { status: "cancelled" };
     }
     return this.inner.execute(call, signal, onProgress);
   }
-}
-
-/** Resolves when `promise` settles or `signal` aborts, whichever is first. */
-function untilOrAborted(promise: Promise<unknown>, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      signal.removeEventListener("abort", done);
-      resolve();
-    };
-    signal.addEventListener("abort", done, { once: true });
-    promise.then(done, done);
-  });
 }

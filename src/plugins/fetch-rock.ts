@@ -88,6 +88,7 @@ export async function fetchRock(spec: string, staging: string, env: NodeJS.Proce
   if (refused) throw new PluginSourceError(`${spec}: refused: ${refused}`);
   const root = join(staging, "package");
   const within = realpathSync(sourceDir);
+  if (!within.startsWith(realpathSync(work) + sep)) throw new PluginSourceError(`${spec}: refused: its source folder ${sourceLine} is outside the unpacked rock`);
   for (const module of rockspec.modules) {
     let from: string;
     try {
@@ -101,7 +102,7 @@ export async function fetchRock(spec: string, staging: string, env: NodeJS.Proce
     copyFileSync(from, to);
   }
   copyFileSync(rockspecFile, join(root, basename(rockspecFile)));
-  const description = { name: rockspec.package, version: rockspec.version, rock: rock, modules: rockspec.modules.map((m) => m.name).sort(), dependencies: rockspec.deps };
+  const description = { name: rockspec.package, version: rockspec.version, rock, modules: rockspec.modules.map((m) => m.name).sort(), dependencies: rockspec.deps };
   writeFileSync(join(root, ROCK_FILE), `${JSON.stringify(description, null, 2)}\n`);
   return { root, kind: "luarocks", source: spec, resolved: rockspec.version };
 }

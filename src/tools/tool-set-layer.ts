@@ -1,6 +1,6 @@
 /**
- * A ToolSet around another (the permission layer, the hooks, background jobs): the inner set's optional methods
- * (prewarm, refresh, instructions, render) are passed on as they are, and exist only where the inner set has
+ * A ToolSet around another (the permission layer, the hooks, background jobs, the checkpoints' write barrier):
+ * the inner set's optional methods (prewarm, refresh, instructions, render) are passed on as they are, and exist only where the inner set has
  * them. MCP servers start, and extension reloads apply, on the inner set's refresh: a layer must pass it on.
  */
 import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolRenderView, ToolSet } from "./types.js";

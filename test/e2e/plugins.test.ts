@@ -260,13 +260,13 @@ describe("install from a tarball", () => {
 
 describe("install from luarocks", () => {
   /** Packs a rock of `files` (paths inside its source folder) with `build`, into the rocks server folder `server`. */
-  function packRock(server: string, name: string, version: string, files: Record<string, string>, build: string, extra = ""): void {
+  function packRock(server: string, name: string, version: string, files: Record<string, string>, build: string, extra = "", dir = `${name}-${version}`): void {
     const work = join(box.root, "rocks-work", `${name}-${version}`);
     write(join(work, `${name}-${version}`), files);
     execFileSync("tar", ["czf", `${name}-${version}.tar.gz`, `${name}-${version}`], { cwd: work });
     const rockspec = `${name}-${version}-1.rockspec`;
     write(work, {
-      [rockspec]: `package = "${name}"\nversion = "${version}-1"\nsource = { url = "file://${work}/${name}-${version}.tar.gz", dir = "${name}-${version}" }\ndescription = { summary = "test" }\ndependencies = { "lua >= 5.1"${extra} }\nbuild = ${build}\n`,
+      [rockspec]: `package = "${name}"\nversion = "${version}-1"\nsource = { url = "file://${work}/${name}-${version}.tar.gz", dir = "${dir}" }\ndescription = { summary = "test" }\ndependencies = { "lua >= 5.1"${extra} }\nbuild = ${build}\n`,
     });
     execFileSync("luarocks", ["pack", rockspec], { cwd: work, env: box.env(), stdio: "ignore" });
     mkdirSync(server, { recursive: true });
@@ -280,6 +280,9 @@ describe("install from luarocks", () => {
       '{ type = "builtin", modules = { greet = "src/greet/init.lua", ["greet.util"] = "src/greet/util.lua" } }', ', "penlight"');
     packRock(server, "cmod", "1.0", { "cmod.c": "int luaopen_cmod(void *L) { return 0; }\n" }, '{ type = "builtin", modules = { cmod = { sources = { "cmod.c" } } } }');
     packRock(server, "made", "1.0", { "Makefile": "all:\n\ttouch BUILT\n" }, '{ type = "make" }');
+    // A source folder seven levels up from the unpacked rock (staging/rock/NAME-VERSION) is the home folder.
+    packRock(server, "leak", "1.0", { "e.lua": "return 1\n" }, '{ type = "builtin", modules = { leak = "secret.lua" } }', "", "../../../../../../..");
+    write(box.home, { "secret.lua": 'return "SECRET"\n' });
     packRock(server, "escape", "1.0", { "e.lua": "return 1\n" }, '{ type = "builtin", modules = { ["../../../../escaped"] = "e.lua" } }');
     const config = write(join(box.root, "luarocks"), { "config.lua": `rocks_servers = { "${server}" }\n` });
     const rocksEnv = { LUAROCKS_CONFIG: join(config, "config.lua") };
@@ -311,6 +314,8 @@ describe("install from luarocks", () => {
     // A module name that would write outside the package is refused before anything is copied.
     const escape = await rocks(["install", "--yes", "luarocks:escape"]);
     expect(escape.stderr).toContain('luarocks:escape: refused: module name "../../../../escaped" is not a Lua module name');
+    const leak = await rocks(["install", "--yes", "luarocks:leak"]);
+    expect(leak.stderr).toContain("luarocks:leak: refused: its source folder leak-1.0-1/../../../../../../.. is outside the unpacked rock");
     // (staging/package/lua/ and four levels up is awl's data folder)
     expect(existsSync(join(pluginsHome(), "..", "escaped.lua"))).toBe(false);
     expect(readdirSync(join(pluginsHome(), "packages"))).toEqual(["greet"]);

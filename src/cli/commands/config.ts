@@ -46,7 +46,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       "settings:",
       `  provider: ${p.provider}`,
       `  model: ${p.model} (from ${settings.modelSource})`,
-      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : "not set"}`]),
+      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : p.aws?.credentials ? `not set: requests are signed with the AWS access keys of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, region ${p.aws.region}` : "not set"}`]),
       `  max retries: ${p.maxRetries}`,
       `  stall timeout: ${p.stallTimeoutMs} ms`,
       `  first-byte timeout: ${p.firstByteTimeoutMs} ms`,

@@ -46,6 +46,9 @@ describe("awl -p with the Bedrock provider", () => {
     expect(run.stdout).toContain("Hello from Bedrock");
     expect(run.stdout + run.stderr).not.toContain(SECRET);
     expect(run.stdout + run.stderr).not.toContain(TOKEN);
+    const config = await runAwl(["config"], { env, cwd: home });
+    expect(config.stdout).toContain("API key: not set: requests are signed with the AWS access keys of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, region eu-central-1");
+    expect(config.stdout).not.toContain(SECRET);
     // The model said the secret: the session file holds the text with it scrubbed. grep exits 1: found nowhere.
     const found = spawnSync("grep", ["-rl", "-F", "-e", SECRET, "-e", TOKEN, home], { encoding: "utf8" });
     expect([found.status, found.stdout]).toEqual([1, ""]);
