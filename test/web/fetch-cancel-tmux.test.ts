@@ -17,18 +17,23 @@ afterEach(() => site.close());
 
 describe("fetch in the terminal", () => {
   it("Esc while fetch waits for a page: the block ends cancelled, the request is dropped, the next prompt works", { timeout: 90_000 }, async () => {
+    let arrived: () => void = () => {};
     let dropped: () => void = () => {};
+    const asked = new Promise<void>((resolve) => (arrived = resolve));
     const gone = new Promise<void>((resolve) => (dropped = resolve));
     // The page never comes: the response is held open until the client goes away.
     site.route("/slow", (req, res) => {
       res.writeHead(200, { "content-type": "text/html" });
       res.write("<html><body>");
       req.socket.on("close", dropped);
+      arrived();
     });
     tty.server.enqueue({ body: openaiToolCalls([{ id: "f1", name: "fetch", input: { url: `${site.url}/slow` } }]) }, openaiAnswer("Still here."));
     await tty.start({ args: ["--allow", "network(127.0.0.1)"] });
     await tty.send("read the page");
     await tty.terminal.waitFor(/[⠀-⣿] fetch .*slow/);
+    // Esc once the request is out (pressed earlier, it would cancel before any request: nothing to drop).
+    await asked;
     await tty.terminal.keys("Escape");
     const screen = await tty.terminal.waitFor(/⊘ fetch .*slow[^]*\n>/);
     expect(screen).not.toMatch(/✓ fetch/);
