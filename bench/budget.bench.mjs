@@ -13,13 +13,13 @@
 //      tool calls (budget 1 MB; the figure includes the messages the conversation keeps, nothing compacts here: the
 //      request body's growth is printed beside it for scale), RSS ≤ +20 MB over the run.
 // Run: `npm run bench -- budget` (BENCH_RUNS runs of each whole-process measure, default 10).
-import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { awl, choice, loadText, median, now, repo, RUNS, sse } from "./support.mjs";
+import { awl, choice, loadText, median, now, PROMPT, ptyTime, repo, RUNS, sse } from "./support.mjs";
 
 const TURNS = Number(process.env.BUDGET_TURNS ?? 300);
 const root = mkdtempSync(join(tmpdir(), "awl-bench-budget-"));
@@ -132,36 +132,7 @@ console.log("| figure | measured | budget | verdict |\n| --- | --- | --- | --- |
   const settings = JSON.parse(readFileSync(join(config, "config.json"), "utf8"));
   settings.hooks = { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }], PostToolUse: [...hook("true"), { matcher: "Edit|Write", hooks: [{ type: "command", command: "true" }] }], PreCompact: hook("true"), Notification: hook("true") };
   writeFileSync(join(config, "config.json"), JSON.stringify(settings));
-  // Python's pty (as bench/tui.bench.mjs): ms from the spawn until the output holds the prompt, a 100 × 30 terminal.
-  const PTY = `
-import os, pty, sys, time, select, signal, fcntl, struct, termios
-marker = sys.argv[1].encode()
-argv = sys.argv[2:]
-start = time.monotonic()
-pid, fd = pty.fork()
-if pid == 0:
-    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
-    os.execvp(argv[0], argv)
-seen = b""
-while True:
-    r, _, _ = select.select([fd], [], [], 20)
-    if not r: print("timeout; seen: " + repr(seen[-300:]), file=sys.stderr); sys.exit(1)
-    try: data = os.read(fd, 65536)
-    except OSError: data = b""
-    if not data: break
-    seen += data
-    if marker and marker in seen: break
-elapsed = time.monotonic() - start
-if marker: os.kill(pid, signal.SIGKILL)
-os.waitpid(pid, 0)
-print(elapsed * 1000)
-`;
-  const pty = (marker, argv) => {
-    const run = spawnSync("python3", ["-c", PTY, marker, ...argv], { cwd: where.cwd, env: where.env, encoding: "utf8" });
-    if (run.status !== 0) throw new Error(`pty run failed: ${run.stderr}`);
-    return Number(run.stdout.trim());
-  };
-  const PROMPT = "\x1b[?2026h> "; // the line editor draws its prompt in synchronized output
+  const pty = (marker, argv) => ptyTime(marker, argv, { cwd: where.cwd, env: where.env });
   const folder = ["--no-session"];
   pty(PROMPT, [process.execPath, awl, ...folder]); // warm the caches (registration, skills' front matter)
   const node = [];
@@ -191,7 +162,7 @@ print(elapsed * 1000)
     child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: `turn ${t}: list the files` } })}\n`);
   });
   const sample = async () => {
-    if (existsSync(probeOut)) spawnSync("rm", [probeOut]);
+    rmSync(probeOut, { force: true });
     child.kill("SIGUSR2");
     while (!existsSync(probeOut)) await new Promise((resolve) => setTimeout(resolve, 50));
     return { ...JSON.parse(readFileSync(probeOut, "utf8")), body: lastBody };

@@ -1,7 +1,7 @@
 // What the benches share: where awl is, how many runs, medians and percentiles, the load beside each table, the
 // replies of a local OpenAI-compatible server, and timing a child process. Not a bench itself (bench/run.mjs runs
 // the *.bench.mjs files only).
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { loadavg } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -105,3 +105,39 @@ export function markdownAnswer(lines) {
 
 /** Tokens of about four characters, as models stream them. */
 export const tokens = (text) => text.match(/[\s\S]{1,4}/g);
+
+// Python's pty: ms from the spawn until the output holds `marker` (awl's prompt), or until the child exits; a
+// 100 x 30 terminal.
+const PTY = `
+import os, pty, sys, time, select, signal, fcntl, struct, termios
+marker = sys.argv[1].encode()
+argv = sys.argv[2:]
+start = time.monotonic()
+pid, fd = pty.fork()
+if pid == 0:
+    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))
+    os.execvp(argv[0], argv)
+seen = b""
+while True:
+    r, _, _ = select.select([fd], [], [], 20)
+    if not r: print("timeout; seen: " + repr(seen[-300:]), file=sys.stderr); sys.exit(1)
+    try: data = os.read(fd, 65536)
+    except OSError: data = b""
+    if not data: break
+    seen += data
+    if marker and marker in seen: break
+elapsed = time.monotonic() - start
+if marker: os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+print(elapsed * 1000)
+`;
+
+/** The line editor's prompt as drawn (in synchronized output) after the start-up line. */
+export const PROMPT = "\x1b[?2026h> ";
+
+/** Ms from spawning `argv` in a pseudo-terminal until its output holds `marker` ("" : until it exits). */
+export function ptyTime(marker, argv, options = {}) {
+  const run = spawnSync("python3", ["-c", PTY, marker, ...argv], { ...options, encoding: "utf8" });
+  if (run.status !== 0) throw new Error(`pty run failed: ${run.stderr}`);
+  return Number(run.stdout.trim());
+}

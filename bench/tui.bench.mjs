@@ -6,12 +6,11 @@
 //      the answer frame by frame; p50/p99 (target p99 ≤ 16 ms);
 //   3. bytes written to the terminal for a 2 000-token streamed Markdown answer, beside the answer's own bytes
 //      (target ≤ 3×).
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { awl, loadText, markdownAnswer as answer, median, percentile, RUNS, tokens } from "./support.mjs";
+import { awl, loadText, markdownAnswer as answer, median, percentile, PROMPT, ptyTime, RUNS, tokens } from "./support.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "..", "dist");
@@ -27,45 +26,14 @@ for (let i = 0; i < 20; i++) {
     `awl.register_tool { name = "ext${i}", description = "Tool of extension ${i}.", parameters = { type = "object", properties = { path = { type = "string" } } }, run = function(args) return args.path end }\n`,
   );
 }
-// Python's pty: time from the spawn until the output holds `marker` (awl's prompt), or until the child exits.
-const PTY = `
-import os, pty, sys, time, select, signal, fcntl, struct, termios
-marker = sys.argv[1].encode()
-argv = sys.argv[2:]
-start = time.monotonic()
-pid, fd = pty.fork()
-if pid == 0:
-    fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 30, 100, 0, 0))  # a 100 x 30 terminal
-    os.execvp(argv[0], argv)
-seen = b""
-while True:
-    r, _, _ = select.select([fd], [], [], 10)
-    if not r: print("timeout; seen: " + repr(seen[-300:]), file=sys.stderr); sys.exit(1)
-    try: data = os.read(fd, 65536)
-    except OSError: data = b""
-    if not data: break
-    seen += data
-    if marker and marker in seen: break
-elapsed = time.monotonic() - start
-if marker: os.kill(pid, signal.SIGKILL)
-os.waitpid(pid, 0)
-print(elapsed * 1000)
-`;
 const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), TERM: "xterm-256color",
   AWL_BASE_URL: "http://127.0.0.1:9/v1", AWL_API_KEY: "bench", AWL_MODEL: "bench" };
-function ptyTime(marker, argv) {
-  const run = spawnSync("python3", ["-c", PTY, marker, ...argv], { env, encoding: "utf8" });
-  if (run.status !== 0) throw new Error(`pty run failed: ${run.stderr}`);
-  return Number(run.stdout.trim());
-}
-// The prompt: the line editor draws "> " (in synchronized output) after the start-up line.
-const PROMPT = "\x1b[?2026h> ";
-ptyTime(PROMPT, [process.execPath, awl]); // warm the file cache and the registration cache
+ptyTime(PROMPT, [process.execPath, awl], { env }); // warm the file cache and the registration cache
 const node = [];
 const start = [];
 for (let i = 0; i < RUNS; i++) {
-  node.push(ptyTime("", [process.execPath, "-e", "0"]));
-  start.push(ptyTime(PROMPT, [process.execPath, awl]));
+  node.push(ptyTime("", [process.execPath, "-e", "0"], { env }));
+  start.push(ptyTime(PROMPT, [process.execPath, awl], { env }));
 }
 const base = median(node);
 console.log(`## Interactive terminal\n\nnode ${process.version}, ${cpus().length} CPUs, ${loadText()} (a busy machine inflates every row).\n`);
