@@ -68,7 +68,10 @@ describe("require", () => {
         );
       }
       expect(await lua(`return require("cjson")`)).toMatch(/^error: module 'cjson' is a C module: awl runs Lua in WebAssembly/);
-      expect(await lua(`return require("socket.http")`)).toMatch(/^error: module 'socket\.http' is a C module/);
+      // With Debian's lua-socket installed (luarocks, which .ci/run installs, depends on it) socket.http is its pure-Lua
+      // part, and the C module that part requires is the one named; without it, awl knows socket.http as LuaSocket's.
+      const named = existsSync("/usr/share/lua/5.4/socket/http.lua") ? "socket\\.core" : "socket\\.http";
+      expect(await lua(`return require("socket.http")`)).toMatch(new RegExp(`^error: module '${named}' is a C module`));
       expect(await lua(`return package.loadlib("x.so", "f")`)).toBe("nil");
     } finally {
       await pool.close();
