@@ -163,8 +163,10 @@ export class Agent {
       const uses = step.message.content.filter((b): b is ToolUseBlock => b.type === "tool_use");
       if (uses.length === 0) return end(step.message.stop_reason ?? "end_turn");
       // The tools' own start gets under way first (a worker thread then boots beside this one): checking the
-      // calls loads ajv, which holds this thread for tens of ms.
-      await this.tools?.prewarm?.("tool_use");
+      // calls loads ajv, which holds this thread for tens of ms. Each called tool's host only (a `task` call
+      // starts no Lua worker's load).
+      const tools = this.tools;
+      if (tools?.prewarm) await Promise.all([...new Set(uses.map((u) => u.name))].map((name) => tools.prewarm!("tool_use", name)));
 
       await receiver.onToolBatchStart?.(uses);
       const records = await runToolBatch(uses, this.tools, signal, receiver);
@@ -224,7 +226,7 @@ export class Agent {
     return {
       onMessageStart: (role) => receiver.onMessageStart?.(role),
       onBlockStart: (type, index, meta) => {
-        if (type === "tool_use") void tools?.prewarm?.("tool_use");
+        if (type === "tool_use") void tools?.prewarm?.("tool_use", meta?.tool_name);
         receiver.onBlockStart?.(type, index, meta);
       },
       onContentDelta: (index, delta) => receiver.onContentDelta?.(index, delta),

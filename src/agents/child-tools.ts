@@ -38,8 +38,8 @@ export class ChildToolSet implements ToolSet {
     await this.nested?.refresh?.();
   }
 
-  prewarm(why?: PrewarmReason): void | Promise<void> {
-    return this.parent.prewarm?.(why);
+  prewarm(why?: PrewarmReason, tool?: string): void | Promise<void> {
+    return this.parent.prewarm?.(why, tool);
   }
 
   instructions(): readonly string[] {

@@ -29,8 +29,11 @@ export class CompositeToolSet implements ToolSet {
     return tools;
   }
 
-  prewarm(why?: PrewarmReason): Promise<void> {
-    return Promise.all(this.parts.map((p) => p.prewarm?.(why))).then(() => undefined);
+  /** Every part hears it, but a call of a named tool only its owner: a `task` call starts no Lua worker's load. */
+  prewarm(why?: PrewarmReason, tool?: string): Promise<void> {
+    const owner = tool === undefined ? undefined : this.owner(tool);
+    const parts = owner ? [owner] : this.parts;
+    return Promise.all(parts.map((p) => p.prewarm?.(why, tool))).then(() => undefined);
   }
 
   /** Every part's instructions, the parts in their order. */

@@ -7,13 +7,13 @@ import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress
 
 export abstract class ToolSetLayer implements ToolSet {
   constructor(readonly inner: ToolSet) {
-    if (inner.prewarm) this.prewarm = (why) => inner.prewarm!(why);
+    if (inner.prewarm) this.prewarm = (why, tool) => inner.prewarm!(why, tool);
     if (inner.render) this.render = (name, state, view) => inner.render!(name, state, view);
     if (inner.refresh) this.refresh = () => inner.refresh!();
     if (inner.instructions) this.instructions = () => inner.instructions!();
   }
 
-  prewarm?(why?: PrewarmReason): void | Promise<void>;
+  prewarm?(why?: PrewarmReason, tool?: string): void | Promise<void>;
   refresh?(): Promise<void>;
   instructions?(): readonly string[];
   render?(toolName: string, state: unknown, view: ToolRenderView): Promise<string | string[] | undefined>;

@@ -79,10 +79,11 @@ export interface ToolSet {
   /**
    * Optional: a tool call is on its way or may be, so start whatever the tools need to run (e.g. Lua workers)
    * without waiting for it to end; `why` says how likely it is (see {@link PrewarmReason}), and each host decides
-   * what is worth starting for it. May return a promise that settles once that start is under way (e.g. the worker
-   * threads exist); never rejects.
+   * what is worth starting for it. With `tool_use`, `tool` names the tool being called when it is known: a host
+   * that does not have that tool need not start anything for it. May return a promise that settles once that start
+   * is under way (e.g. the worker threads exist); never rejects.
    */
-  prewarm?(why?: PrewarmReason): void | Promise<void>;
+  prewarm?(why?: PrewarmReason, tool?: string): void | Promise<void>;
   /**
    * Optional: applies pending changes (extension reloads, MCP `list_changed`, servers that became ready,
    * enable/disable) so that `definitions()` is current. The agent awaits it before every model call (the first of
