@@ -11,16 +11,8 @@ import { modelCatalogue, type LoadedCatalogue } from "./catalogue-store.js";
 import type { CatalogueModel } from "./models-dev.js";
 import { tokensText } from "./meter.js";
 
-export interface ModelRow {
-  id: string;
-  name?: string;
-  context_window?: number;
-  max_output_tokens?: number;
-  prices?: PriceTable;
-  long_context?: PriceTable & { above_input_tokens: number };
-  tools?: boolean;
-  images?: boolean;
-  reasoning?: boolean;
+/** A catalogue model, or one only the server lists, with where it was found. */
+export interface ModelRow extends CatalogueModel {
   /** Listed by the catalogue's entry for the provider. */
   in_catalogue: boolean;
   /** Listed by the server (absent: the server was not asked or did not tell). */

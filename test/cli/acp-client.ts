@@ -4,7 +4,8 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientCapabilities, type ClientContext, type SessionNotification, type RequestPermissionResponse, type RequestPermissionRequest, type ReadTextFileRequest, type WriteTextFileRequest } from "@agentclientprotocol/sdk";
-import { AWL } from "./run-awl.js";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { AWL, tempDir } from "./run-awl.js";
 
 export interface AcpProcess {
   child: ChildProcessWithoutNullStreams;
@@ -82,4 +83,12 @@ export async function withAcp<T>(
 /** The text of the agent's message chunks among `updates`. */
 export function agentText(updates: readonly SessionNotification[]): string {
   return updates.map((n) => (n.update.sessionUpdate === "agent_message_chunk" && n.update.content.type === "text" ? n.update.content.text : "")).join("");
+}
+
+/** A replay server and a fresh home and project folder (`prefix` names the temporary root), for one test. */
+export async function acpPlaces(prefix: string): Promise<{ server: ReplayServer; home: string; cwd: string }> {
+  const root = tempDir(prefix);
+  const cwd = join(root, "project");
+  mkdirSync(cwd, { recursive: true });
+  return { server: await startReplayServer(), home: join(root, "home"), cwd };
 }

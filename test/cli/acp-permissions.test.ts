@@ -7,20 +7,15 @@ import { join } from "node:path";
 import type { RequestPermissionRequest, RequestPermissionResponse } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
-import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { withAcp } from "./acp-client.js";
+import type { ReplayServer } from "../support/replay-server.js";
+import { acpPlaces, withAcp } from "./acp-client.js";
 import { openaiAnswer } from "./openai-answer.js";
-import { tempDir } from "./run-awl.js";
 
 let server: ReplayServer;
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  server = await startReplayServer();
-  const root = tempDir("awl-acp-perm-");
-  home = join(root, "home");
-  cwd = join(root, "project");
-  mkdirSync(cwd, { recursive: true });
+  ({ server, home, cwd } = await acpPlaces("awl-acp-perm-"));
   // A user extension (always trusted) whose tool runs commands: kinds undeclared, so exec, so it asks.
   mkdirSync(join(home, ".config", "awl", "extensions"), { recursive: true });
   writeFileSync(

@@ -1,22 +1,17 @@
 /** `awl acp`: session/list, session/fork, and `/rewind` and `/fork` as slash commands, as an editor drives them. */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import type { ReplayServer } from "../support/replay-server.js";
 import { openaiToolCalls } from "../e2e/support.js";
-import { agentText, withAcp } from "./acp-client.js";
+import { acpPlaces, agentText, withAcp } from "./acp-client.js";
 import { openaiAnswer } from "./openai-answer.js";
-import { tempDir } from "./run-awl.js";
 
 let server: ReplayServer;
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  server = await startReplayServer();
-  const root = tempDir("awl-acp-");
-  home = join(root, "home");
-  cwd = join(root, "project");
-  mkdirSync(cwd, { recursive: true });
+  ({ server, home, cwd } = await acpPlaces("awl-acp-"));
 });
 afterEach(() => server.close());
 

@@ -1,14 +1,13 @@
 // Credentials never reach an ACP client (issue 22 item 6): a tool result that holds the API key, a tool error
 // that holds it, a tool call's title made of it and a model answer that repeats it are sent to the editor with
 // the key replaced by [REDACTED]; the bytes `awl acp` writes to its stdout never hold it.
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
-import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { agentText, withAcp } from "./acp-client.js";
+import type { ReplayServer } from "../support/replay-server.js";
+import { acpPlaces, agentText, withAcp } from "./acp-client.js";
 import { openaiAnswer } from "./openai-answer.js";
-import { tempDir } from "./run-awl.js";
 
 const KEY = "sk-acp-0123456789abcdefXYZ";
 
@@ -16,11 +15,7 @@ let server: ReplayServer;
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  server = await startReplayServer();
-  const root = tempDir("awl-acp-scrub-");
-  home = join(root, "home");
-  cwd = join(root, "project");
-  mkdirSync(cwd, { recursive: true });
+  ({ server, home, cwd } = await acpPlaces("awl-acp-scrub-"));
 });
 afterEach(() => server.close());
 

@@ -4,10 +4,9 @@ import { join } from "node:path";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
-import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
-import { agentText, withAcp } from "./acp-client.js";
+import type { ReplayServer } from "../support/replay-server.js";
+import { acpPlaces, agentText, withAcp } from "./acp-client.js";
 import { openaiAnswer, unfinishedAnswer } from "./openai-answer.js";
-import { tempDir } from "./run-awl.js";
 import { conversationSent } from "../support/sent.js";
 import { PNG_1X1 } from "../support/images.js";
 import { EVERYTHING } from "../extensions/mcp/servers.js";
@@ -17,11 +16,7 @@ let server: ReplayServer;
 let home: string;
 let cwd: string;
 beforeEach(async () => {
-  server = await startReplayServer();
-  const root = tempDir("awl-acp-");
-  home = join(root, "home");
-  cwd = join(root, "project");
-  mkdirSync(cwd, { recursive: true });
+  ({ server, home, cwd } = await acpPlaces("awl-acp-"));
 });
 afterEach(() => server.close());
 
