@@ -27,7 +27,7 @@ describe("config file", () => {
     if (read.ok)
       expect(read.value!.warnings).toEqual([
         `${path}:5: unknown key "modle" (did you mean "model"?) (ignored)`,
-        `${path}:6: unknown key "providers.openai.api_key" (known keys here: base_url, api_key_env, model, headers) (ignored)`,
+        `${path}:6: unknown key "providers.openai.api_key" (known keys here: base_url, api_key_env, model, headers, region, profile, project) (ignored)`,
       ]);
   });
 

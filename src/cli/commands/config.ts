@@ -11,6 +11,7 @@ import { userConfigDir } from "../../config/paths.js";
 import { findInstructionFiles } from "../../prompt/instructions.js";
 import { systemPromptChoice } from "../system-prompt-option.js";
 import type { ConfigFileValues } from "../../config/config-file.js";
+import type { ProviderSettings } from "../../providers/types.js";
 import { configCredentials, knownSecrets, SecretScrubber } from "../../util/secrets.js";
 
 const HELP = `usage: awl config [flags]
@@ -46,7 +47,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       "settings:",
       `  provider: ${p.provider}`,
       `  model: ${p.model} (from ${settings.modelSource})`,
-      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : p.aws?.credentials ? `not set: requests are signed with the AWS access keys of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, region ${p.aws.region}` : "not set"}`]),
+      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : cloudCredentials(p) ?? "not set"}`]),
       `  max retries: ${p.maxRetries}`,
       `  stall timeout: ${p.stallTimeoutMs} ms`,
       `  first-byte timeout: ${p.firstByteTimeoutMs} ms`,
@@ -102,4 +103,13 @@ function promptLines(flags: FlagValues, config: LoadedConfig): string[] {
       ? `instruction files: none (AGENTS.md, or CLAUDE.md, from the repository root down to here, and in ${userConfigDir(process.env)}/)`
       : `instruction files (in prompt order):\n${files.map((f) => `  ${f.path}${f.truncated ? " (cut at 32 KB)" : ""}`).join("\n")}`,
   ];
+}
+
+/** How a cloud provider without an API key authenticates (docs/providers.md), or undefined. */
+function cloudCredentials(p: ProviderSettings): string | undefined {
+  if (!p.aws) return undefined;
+  const region = `region ${p.aws.region ?? "of the profile, else us-east-1"}`;
+  if (p.aws.credentials) return `not set: requests are signed with the AWS access keys of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ${region}`;
+  const profile = p.aws.profile ? `the AWS profile "${p.aws.profile.name}" (from ${p.aws.profile.source})` : "the AWS credential chain (default profile, SSO, roles)";
+  return `not set: requests are signed with ${profile}, ${region}`;
 }
