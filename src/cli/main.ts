@@ -3,7 +3,10 @@
  * The `awl` program. Kept tiny for start-up: it picks a subcommand (imported only when used) or the main
  * command, and turns anything unexpected into one readable line instead of a stack trace.
  */
+import nodeModule from "node:module";
+import { join } from "node:path";
 import { SUBCOMMANDS } from "./commands.js";
+import { userCacheDir } from "../config/paths.js";
 import { writeNotice } from "../ui/output/wrap-text.js";
 import { drawFinalState, handleTerminationSignals, terminationExitCode } from "./termination.js";
 
@@ -19,6 +22,10 @@ process.on("unhandledRejection", internalError);
 // A reader that went away (`awl -p ... | head`) is not an error of awl's.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? process.exit(0) : internalError(error)));
 handleTerminationSignals();
+
+// Where Node has it (22.1 and newer), V8's compiled code of awl's modules is kept between runs, so a later run
+// loads the modules it imports from here on without compiling them again (docs/cli.md, "Start-up").
+(nodeModule as { enableCompileCache?: (directory: string) => unknown }).enableCompileCache?.(join(userCacheDir(process.env), "compile-cache"));
 
 const argv = process.argv.slice(2);
 const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
