@@ -100,14 +100,18 @@ describe("MarkdownStream", () => {
     frame();
     md.end();
     await outputOrder.idle();
-    // Text added after what is on screen needs no synchronized-output brackets: it cannot flicker.
-    expect(chunks[0]).toBe("Hello\x1b[K\n");
-    expect(chunks[1]).toBe("\x1b[1F\x1b[6G world\n");
-    expect(chunks[2]).toBe("\x1b[K\n# Head\x1b[K\n");
-    expect(chunks[3]).toBe("\x1b[K\nTitle\x1b[K\n");
+    // The cursor stays at the end of the last line: what only grows it is written alone, with no move and no
+    // synchronized-output brackets (text added after what is on screen cannot flicker).
+    expect(chunks[0]).toBe("Hello\x1b[K");
+    expect(chunks[1]).toBe(" world");
+    // New lines go on rows nothing is on: not erased to their end.
+    expect(chunks[2]).toBe("\n\n# Head");
+    expect(chunks[3]).toBe("\n\nTitle");
     // The paragraph became a heading: drawn again over itself, bracketed (no erase below: it took no fewer rows).
-    expect(chunks[4]).toBe("\x1b[?2026h\x1b[1F# Title\x1b[K\n\x1b[?2026l");
-    expect(chunks).toHaveLength(5);
+    expect(chunks[4]).toBe("\x1b[?2026h\r# Title\x1b[K\x1b[?2026l");
+    // The answer ended: its last line too.
+    expect(chunks[5]).toBe("\n");
+    expect(chunks).toHaveLength(6);
     expect(outputOrder.writes).toBeGreaterThan(0);
   });
 

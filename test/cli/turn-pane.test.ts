@@ -48,12 +48,27 @@ describe("TurnPane", () => {
     const { written, terminal, pane } = setup(["status"]);
     pane.attach();
     const redrawn = (text: string) => `\x1b[?2026h\x1b[J${text}\x1bD\x1b[1A\x1b7\r\nstatus\x1b[K\x1b8\x1b[?2026l`;
-    // Text at a column not known may wrap; an erase below; a line that reaches the last column; the cursor left above.
-    for (const text of ["tail of a line\n", "\x1b[1Fline\x1b[K\n\x1b[J", `\r${"x".repeat(40)}\n`, "\r\n\n\x1b[2A", "\x1b7\r\n\x1b8"]) {
+    // An erase below; a line that reaches the last column; the cursor left above; text at a column not known may wrap.
+    for (const text of ["\x1b[1Fline\x1b[K\n\x1b[J", `\r${"x".repeat(40)}\n`, "\r\n\n\x1b[2A", "\x1b7\r\n\x1b8", "tail of a line\n"]) {
+      // (Before the last: a line that wrapped, so the column is not known.)
+      if (text.startsWith("tail")) pane.write(terminal, `\r${"x".repeat(45)}`);
       written.length = 0;
       pane.write(terminal, text);
       expect(written).toEqual([redrawn(text)]);
     }
+  });
+
+  it("follows the cursor's column, so text that goes on where the last write left off moves the pane only by its rows", () => {
+    const { written, terminal, pane } = setup(["status"]);
+    pane.attach();
+    pane.write(terminal, "a line left open");
+    written.length = 0;
+    pane.write(terminal, " goes on\nand a new one");
+    expect(written).toEqual(["\x1bD\x1bD\x1b[2A\x1b7\x1b[B\x1b[1L\x1b8 goes on\nand a new one"]);
+    // Past the last column but one the text may have wrapped: the pane is drawn again.
+    written.length = 0;
+    pane.write(terminal, ` ${"y".repeat(30)}\n`);
+    expect(written[0]).toContain("\x1b[J");
   });
 
   it("keeps another stream's writes (stderr) inside the same frame", () => {

@@ -39,6 +39,10 @@ export class MarkdownStream {
   private timer: NodeJS.Timeout | undefined;
   /** The text is complete: its last line is shown even when unfinished. */
   private ended = false;
+  /** The last frame left the cursor at the end of its last line (its newline not written yet). */
+  private open = false;
+  /** Lines before this one are final: something else was written after them. */
+  private final = 0;
   private readonly stopListening: () => void;
 
   constructor(
@@ -83,10 +87,14 @@ export class MarkdownStream {
 
   /** Draws a frame at this point of the output (after what is waiting to be written, a tool block's render). */
   private frame(): void {
-    this.sink.writeLater(Promise.resolve(() => this.frameText()));
+    this.sink.writeFrame(() => ({ text: this.frameText(), open: this.open }));
   }
 
-  /** The escape sequences and text that turn the screen's last frame into this one ("" when nothing changed). */
+  /**
+   * The escape sequences and text that turn the screen's last frame into this one ("" when nothing changed). While
+   * the text streams a frame leaves the cursor at the end of its last line (`open`), so the next one that only adds
+   * to that line writes just what is new; the final frame ends the line.
+   */
   frameText(): string {
     const text = this.nextFrame();
     // `+ 1`: the write of this text, which follows (none when nothing changed).
@@ -98,40 +106,52 @@ export class MarkdownStream {
     const columns = this.options.columns();
     const lines = this.layout(Math.max(10, columns - 1));
     const inPlace = this.writes === outputOrder.writes && this.drawn.length > 0;
-    if (!inPlace) this.live = this.drawn.length;
+    // Where the cursor is: at the end of the last line drawn (open), else at the start of the row below it.
+    const open = inPlace && this.open;
+    if (!inPlace) this.live = this.final = this.drawn.length;
     // Lines still on screen: the region is at most the screen's height.
     const rows = Math.max(2, this.options.rows() - 1);
     let from = Math.min(this.live, lines.length);
     // A last line taller than the screen is out of reach as a whole, but it can still grow: appended below.
     const end = this.drawn.length - 1;
+    const sameWidth = inPlace && columns === this.drawnColumns;
     const grows = end >= 0 && lines.length > end && lines[end] !== this.drawn[end] && addedText(this.drawn[end]!, lines[end]!) !== undefined;
-    if (inPlace && columns === this.drawnColumns && this.live > end && grows) from = end;
+    if (sameWidth && this.live > end && end >= this.final && grows) from = end;
     if (columns === this.drawnColumns) while (from < lines.length && from < this.drawn.length && lines[from] === this.drawn[from]) from++;
     const unchanged = from === lines.length && lines.length === this.drawn.length;
+    // Lines past the ones drawn go on rows nothing is on (below the region): no erase to the line's end needed.
+    const fresh = inPlace ? this.drawn.length : lines.length;
+    const added = sameWidth && !unchanged && from === end ? addedText(this.drawn[end]!, lines[from]!) : undefined;
     let out = "";
-    if (!unchanged) {
-      const last = this.drawn.length - 1;
-      const added = inPlace && columns === this.drawnColumns && from === last ? addedText(this.drawn[last]!, lines[from]!) : undefined;
-      if (added !== undefined) {
-        // Only the end of the last line is new: written where it left off, on its last row (a line wider than the
-        // screen ends on its last row); when it filled that row exactly, the row below the cursor is where it goes on.
-        const filled = this.drawnWidths[last]! % columns;
-        const move = filled === 0 && this.drawnWidths[last]! > 0 ? "" : `\x1b[1F\x1b[${filled + 1}G`;
-        // Text added after what is on screen cannot flicker: no synchronized-output brackets (they would be a
-        // third of the bytes of a streamed paragraph).
-        out = `${move}${added}\n${body(lines.slice(from + 1), columns)}`;
-      } else {
-        const up = inPlace ? Math.min(rows, screenRows(this.drawnWidths.slice(from), columns)) : 0;
-        // After a resize everything below the first redrawn row is cleared first: rows the terminal re-wrapped keep
-        // their "wrapped" mark otherwise, and would be joined again at the next resize.
-        const clear = up > 0 && columns !== this.drawnColumns ? "\x1b[J" : "";
-        out = body(lines.slice(from), columns);
-        // Rows left below the new lines are erased (the region shrank): when it did not, every row was written over.
-        const shrank = up > 0 && screenRows(lines.slice(from).map(displayWidth), columns) < up ? "\x1b[J" : "";
-        // Only what overwrites lines on screen is bracketed: lines added below them cannot flicker.
-        if (up > 0) out = `${SYNC_START}\x1b[${up}F${clear}${out}${shrank}${SYNC_END}`;
-      }
+    if (added !== undefined) {
+      // Only the end of the last line is new: written where it left off, on its last row (a line wider than the
+      // screen ends on its last row); when it filled that row exactly, the row below the cursor is where it goes on.
+      const filled = this.drawnWidths[end]! % columns;
+      const move = open || (filled === 0 && this.drawnWidths[end]! > 0) ? "" : `\x1b[1F\x1b[${filled + 1}G`;
+      // Text added after what is on screen cannot flicker: no synchronized-output brackets (they would be a
+      // third of the bytes of a streamed paragraph).
+      out = `${move}${added}${from + 1 < lines.length ? "\n" : ""}${body(lines, from + 1, fresh, columns)}`;
+    } else if (!unchanged) {
+      // The rows from the first one redrawn down to the cursor's.
+      const below = inPlace ? screenRows(this.drawnWidths.slice(from), columns) - (open ? 1 : 0) : 0;
+      const up = Math.min(rows, below);
+      // After a resize everything below the first redrawn row is cleared first: rows the terminal re-wrapped keep
+      // their "wrapped" mark otherwise, and would be joined again at the next resize.
+      const clear = inPlace && columns !== this.drawnColumns ? "\x1b[J" : "";
+      out = body(lines, from, fresh, columns);
+      // Rows left below the new lines are erased (the region shrank): when it did not, every row was written over.
+      const shrank = inPlace && screenRows(lines.slice(from).map(displayWidth), columns) < below + (open ? 1 : 0) ? "\x1b[J" : "";
+      if (below < 0) out = `\n${out}`;
+      // Only what overwrites lines on screen is bracketed: lines added below them cannot flicker.
+      else if (below > 0 || open) out = `${SYNC_START}${up > 0 ? `\x1b[${up}F` : "\r"}${clear}${out}${shrank}${SYNC_END}`;
     }
+    // While the text streams the cursor stays at the end of the last line, unless that line filled its row exactly
+    // (the cursor waits on the row's last column then): the newline is written when something comes after it.
+    const lastWidth = lines.length > 0 ? displayWidth(lines.at(-1)!) : 0;
+    const keepOpen = !this.ended && lines.length > 0 && !(lastWidth > 0 && lastWidth % columns === 0);
+    if (lines.length > 0 && !keepOpen && (out !== "" || open)) out += "\n";
+    // A frame that wrote nothing left the cursor where it was.
+    this.open = keepOpen && (out !== "" || open);
     this.drawn = lines;
     this.drawnWidths = lines.map(displayWidth);
     this.drawnColumns = columns;
@@ -174,16 +194,18 @@ export function addedText(drawn: string, next: string): string | undefined {
 }
 
 /**
- * Each line cleared to its end (what an earlier frame left there), every one ended by a newline. A line that
- * fills its last row exactly is not cleared: the cursor waits on that row's last column, which a clear would erase.
+ * `lines` from `from` on, one a row, the newline after the last one left out. Each line is cleared to its end (what
+ * an earlier frame left there) unless it is `fresh` or later (a row nothing was drawn on), or fills its last row
+ * exactly (the cursor waits on that row's last column, which a clear would erase).
  */
-function body(lines: readonly string[], columns: number): string {
-  return lines
-    .map((line) => {
-      const width = displayWidth(line);
-      return width > 0 && width % columns === 0 ? `${line}\n` : `${line}\x1b[K\n`;
-    })
-    .join("");
+function body(lines: readonly string[], from: number, fresh: number, columns: number): string {
+  let out = "";
+  for (let i = from; i < lines.length; i++) {
+    const width = displayWidth(lines[i]!);
+    const clear = i < fresh && !(width > 0 && width % columns === 0) ? "\x1b[K" : "";
+    out += `${i > from ? "\n" : ""}${lines[i]}${clear}`;
+  }
+  return out;
 }
 
 /**

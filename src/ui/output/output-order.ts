@@ -25,6 +25,8 @@ export class OutputOrder {
   private ended = false;
   /** Set while a turn runs in the interactive mode. */
   frame: OutputFrame | undefined;
+  /** Where a live region left the cursor at the end of its last line (see `leaveLineOpen`). */
+  private openLine: Writer | undefined;
 
   write(writer: Writer, text: string): void {
     if (this.ended) return;
@@ -47,9 +49,32 @@ export class OutputOrder {
   /** Writes now, ahead of the queue (the queue's own steps). */
   direct(writer: Writer, text: string): void {
     if (this.ended) return;
+    const open = this.openLine;
+    this.openLine = undefined;
+    // The line a live region left open is ended first: what comes now starts on a line of its own.
+    const whole = open === writer ? `\n${text}` : text;
+    if (open && open !== writer) this.send(open, "\n");
+    this.send(writer, whole);
+    this.writes++;
+  }
+
+  /**
+   * A live region (a Markdown answer) left the cursor at the end of its last line on `writer` (just written), so
+   * its next frame can add to that line by writing only what is new: whatever is written next, by anyone, first
+   * ends the line. `resumeLine` takes it back for the region's next frame.
+   */
+  leaveLineOpen(writer: Writer): void {
+    this.openLine = writer;
+  }
+
+  /** The region that left its line open draws its next frame from the line's end (nothing was written since). */
+  resumeLine(): void {
+    this.openLine = undefined;
+  }
+
+  private send(writer: Writer, text: string): void {
     if (this.frame) this.frame.write(writer, text);
     else writer.write(text);
-    this.writes++;
   }
 
   /** awl is ending abruptly and the screen is final: nothing more is written, queued or not. */
