@@ -122,6 +122,20 @@ describe("MarkdownStream", () => {
     expect(addedText("abc", "abd")).toBeUndefined();
   });
 
+  it("draws a code block still arriving without its closing fence, so each code line is only added", async () => {
+    const { md, chunks, frame } = stream();
+    md.push("```\n");
+    frame();
+    md.push("one\n");
+    frame();
+    md.push("two\n");
+    frame();
+    md.push("```\n");
+    md.end();
+    await outputOrder.idle();
+    expect(chunks).toEqual(["```\x1b[K", "\none", "\ntwo", "\n```\n"]);
+  });
+
   it("holds an unfinished line's open inline construct back, so its marks never flash raw", () => {
     expect(shownSoFar("Some **bo")).toBe("Some ");
     expect(shownSoFar("Some **bold** and `co")).toBe("Some **bold** and ");
@@ -137,6 +151,12 @@ describe("MarkdownStream", () => {
     expect(shownSoFar("```ts\nconst a = 1;\ncons")).toBe("```ts\nconst a = 1;\n");
     expect(shownSoFar("```ts\nx\n```\nSome te")).toBe("```ts\nx\n```\nSome te");
     expect(shownSoFar("Some te")).toBe("Some te");
+    // A first row alone is a paragraph until the separator row comes: it waits for it.
+    expect(shownSoFar("Text\n\n| a | b |\n")).toBe("Text\n\n");
+    expect(shownSoFar("Text\n\n| a | b |\n|--")).toBe("Text\n\n");
+    expect(shownSoFar("Text\n\n| a | b |\n|---|---|\n")).toBe("Text\n\n| a | b |\n|---|---|\n");
+    expect(shownSoFar("| a | b\nmore")).toBe("| a | b\nmore");
+    expect(shownSoFar("```\n| a |\n")).toBe("```\n| a |\n");
     const { md, chunks, frame } = stream();
     md.push("| name | value |\n|---|---|\n| row 1 | 7 |\n| row 1");
     frame();

@@ -1,6 +1,7 @@
 /** The pane under a turn's live output (turn-pane.ts) and the cell diff that keeps spinner redraws small (cell-diff.ts). */
 import { beforeAll, describe, expect, it } from "vitest";
 import { changedCells } from "../../src/ui/output/cell-diff.js";
+import { OutputOrder } from "../../src/ui/output/output-order.js";
 import { TurnPane } from "../../src/ui/output/turn-pane.js";
 import { loadDisplayWidth } from "../../src/ui/output/width.js";
 
@@ -71,6 +72,30 @@ describe("TurnPane", () => {
     expect(written[0]).toContain("\x1b[J");
   });
 
+  it("keeps the row under a line left open empty, as it will be once the line's newline comes", () => {
+    const { written, terminal, pane } = setup(["status"]);
+    pane.attach();
+    written.length = 0;
+    // A first line left open: the pane goes down one row (to keep the row under the line empty).
+    pane.write(terminal, "Hello", true);
+    expect(written).toEqual(["\x1bD\x1bD\x1b[2A\x1b7\x1b[B\x1b[1L\x1b8Hello"]);
+    // More on the open line: nothing else is written.
+    pane.write(terminal, " world", true);
+    expect(written[1]).toBe(" world");
+    // A line added and left open: the pane goes down by it (counted from below the empty row).
+    pane.write(terminal, "\nnext", true);
+    expect(written[2]).toBe("\x1bD\x1bD\x1bD\x1b[3A\x1b7\x1b[2B\x1b[1L\x1b8\nnext");
+    // The line ended: the row under it was kept for that, the pane stays.
+    pane.write(terminal, "\n");
+    expect(written[3]).toBe("\n");
+    // Drawn again from there: right below the cursor.
+    pane.refresh();
+    expect(written[4]).toBe("\x1b[?2026h\x1b[J\x1bD\x1b[1A\x1b7\r\nstatus\x1b[K\x1b8\x1b[?2026l");
+    pane.write(terminal, "open", true);
+    pane.refresh();
+    expect(written[6]).toBe("\x1b[?2026h\x1b[J\x1bD\x1bD\x1b[2A\x1b7\r\n\r\nstatus\x1b[K\x1b8\x1b[?2026l");
+  });
+
   it("keeps another stream's writes (stderr) inside the same frame", () => {
     const { written, pane } = setup(["status"]);
     pane.attach();
@@ -90,5 +115,21 @@ describe("changedCells", () => {
   it("is undefined when nothing changed or the change moves what follows", () => {
     expect(changedCells("same", "same")).toBeUndefined();
     expect(changedCells("tick 9s", "tick 10s")).toBeUndefined();
+  });
+});
+
+describe("OutputOrder's open line", () => {
+  it("ends a line a frame left open before anything else is written, on the stream that left it", () => {
+    const order = new OutputOrder();
+    const out: string[] = [];
+    const answer = { write: (text: string) => out.push(`[out]${text}`) };
+    const aside = { write: (text: string) => out.push(`[err]${text}`) };
+    order.direct(answer, "Hello", true);
+    order.resumeLine();
+    order.direct(answer, " world", true);
+    order.direct(answer, "✓ block\n");
+    order.direct(answer, "again", true);
+    order.direct(aside, "[ext] log\n");
+    expect(out).toEqual(["[out]Hello", "[out] world", "[out]\n✓ block\n", "[out]again", "[out]\n", "[err][ext] log\n"]);
   });
 });

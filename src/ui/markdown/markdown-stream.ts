@@ -166,13 +166,16 @@ export class MarkdownStream {
   /** The answer's lines at `width`: the complete part (kept) and the part still arriving (laid out anew). */
   private layout(width: number): string[] {
     const source = this.ended ? this.source : shownSoFar(this.source);
-    const split = completePart(source);
+    const { complete: split, fenceBody } = scanFences(source);
     const headText = source.slice(0, split);
     const tailText = source.slice(split);
     if (!this.head || this.head.text !== headText || this.head.width !== width) {
       this.head = { text: headText, width, lines: headText.trim() === "" ? [] : renderMarkdown(headText, { width, color: this.sink.color }) };
     }
-    const tail = tailText.trim() === "" ? [] : renderMarkdown(tailText, { width, color: this.sink.color });
+    let tail = tailText.trim() === "" ? [] : renderMarkdown(tailText, { width, color: this.sink.color });
+    // A code block still arriving has no closing fence yet (nor, while empty, a blank line for its code): each code
+    // line is then added below the last one, not drawn again with the fence under it.
+    if (!this.ended && fenceBody !== undefined) tail = tail.slice(0, fenceBody === "" ? -2 : -1);
     return this.head.lines.length > 0 && tail.length > 0 ? [...this.head.lines, "", ...tail] : [...this.head.lines, ...tail];
   }
 }
@@ -211,15 +214,32 @@ function body(lines: readonly string[], from: number, fresh: number, columns: nu
 /**
  * The streamed text to lay out now: all of it, except what would be drawn once and then taken back: an
  * unfinished last line of a table or a code block waits for its newline (drawn piece by piece it would redraw the
- * whole table, or recolour the code line, at every frame), and an unfinished line's trailing inline construct
+ * whole table, or recolour the code line, at every frame), a table's first row waits for the row under it (alone it
+ * is a paragraph), and an unfinished line's trailing inline construct
  * (`` `code ``, `**bold`, `*em`, `[link](…`) waits until it closes, so its marks never flash raw.
  */
 export function shownSoFar(text: string): string {
   const cut = text.lastIndexOf("\n") + 1;
   const partial = text.slice(cut);
-  if (partial === "") return text;
-  if (/^ {0,3}\|/.test(partial) || openFence(text.slice(0, cut))) return text.slice(0, cut);
+  if (partial === "") return heldHeader(text);
+  if (TABLE_ROW.test(partial) || scanFences(text.slice(0, cut)).fenceBody !== undefined) return heldHeader(text.slice(0, cut));
   return text.slice(0, cut + closedPart(partial));
+}
+
+const TABLE_ROW = /^ {0,3}\|/;
+
+/**
+ * `text` (whole lines) without its last line when that line may be a table's header row whose separator row has not
+ * come yet: drawn now it would be a paragraph, drawn again as a table a moment later.
+ */
+function heldHeader(text: string): string {
+  const lines = text.split("\n");
+  // The last line is empty (`text` ends with its newline): the header candidate is the one before.
+  const last = lines.at(-2);
+  const before = lines.at(-3);
+  if (last === undefined || !TABLE_ROW.test(last) || (before !== undefined && TABLE_ROW.test(before))) return text;
+  if (scanFences(text).fenceBody !== undefined) return text;
+  return text.slice(0, text.length - last.length - 1);
 }
 
 /** How much of an unfinished line shows: up to its first inline construct still open. */
@@ -243,23 +263,24 @@ export function completePart(text: string): number {
   return scanFences(text).complete;
 }
 
-/** Whether `text` (whole lines) ends inside a code fence. */
-function openFence(text: string): boolean {
-  return scanFences(text).open;
-}
-
-/** One pass over the lines: where the last blank line outside a code fence ends, and whether a fence is open at the end. */
-function scanFences(text: string): { complete: number; open: boolean } {
+/**
+ * One pass over the lines: where the last blank line outside a code fence ends, and, when `text` ends inside a code
+ * fence, what that fence holds so far (undefined: no fence open at the end).
+ */
+function scanFences(text: string): { complete: number; fenceBody: string | undefined } {
   let fence: string | undefined;
   let end = 0;
   let at = 0;
+  let opened = 0;
   for (const line of text.split("\n")) {
     const next = at + line.length + 1;
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
-    if (fence === undefined && marker) fence = marker;
-    else if (fence !== undefined && marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
+    if (fence === undefined && marker) {
+      fence = marker;
+      opened = Math.min(next, text.length);
+    } else if (fence !== undefined && marker && marker[0] === fence[0] && marker.length >= fence.length && line.trim() === marker) fence = undefined;
     else if (fence === undefined && line.trim() === "" && next <= text.length) end = next;
     at = next;
   }
-  return { complete: end, open: fence !== undefined };
+  return { complete: end, fenceBody: fence === undefined ? undefined : text.slice(opened) };
 }

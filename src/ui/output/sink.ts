@@ -85,8 +85,8 @@ export class LineSink {
       Promise.resolve(() => {
         outputOrder.resumeLine();
         const { text, open } = draw();
-        if (text !== "") outputOrder.direct(this.writer, text);
-        if (open) outputOrder.leaveLineOpen(this.writer);
+        if (text !== "") outputOrder.direct(this.writer, text, open);
+        else if (open) outputOrder.keepLineOpen(this.writer);
       }),
     );
   }

@@ -41,6 +41,8 @@ export class TurnPane {
   private attached = false;
   /** The output cursor's column, as far as the writes so far tell (undefined: not known). */
   private column: number | undefined = 0;
+  /** Empty rows between the cursor's row and the pane: 1 while the output's line is open (see `write`). */
+  private gap = 0;
 
   constructor(
     private readonly terminal: TurnPaneTerminal,
@@ -57,6 +59,7 @@ export class TurnPane {
   attach(): void {
     this.attached = true;
     this.column = 0;
+    this.gap = 0;
     this.terminal.write(`${SYNC_START}${this.draw()}${SYNC_END}`);
   }
 
@@ -73,30 +76,36 @@ export class TurnPane {
     if (this.attached) this.terminal.write(`${SYNC_START}${this.shown > 0 ? ERASE_BELOW : ""}${this.draw()}${SYNC_END}`);
   }
 
-  /** Writes `text` of the output to `writer` (the terminal, or another stream on it) with the pane kept below. */
-  write(writer: Writer, text: string): void {
+  /**
+   * Writes `text` of the output to `writer` (the terminal, or another stream on it) with the pane kept below.
+   * `lineOpen`: the write leaves the cursor at the end of a line whose newline is still to come (a streamed Markdown
+   * answer, output-order.ts): the row below it is kept empty, as it will be once the newline is written.
+   */
+  write(writer: Writer, text: string, lineOpen = false): void {
     if (!this.attached) {
       writer.write(text);
       return;
     }
-    const start = this.column;
-    const move = followWrite(text, this.columns(), start);
+    const gap = lineOpen ? 1 : 0;
+    const before = this.gap;
+    this.gap = gap;
+    const move = followWrite(text, this.columns(), this.column);
     this.column = move.column;
-    if (!REACHES_BELOW.test(text)) {
+    if (!REACHES_BELOW.test(text) && gap === before) {
       writer.write(text);
       return;
     }
     // The output's own brackets would end the frame early: this one holds the whole of it.
     const body = text.replaceAll(SYNC_START, "").replaceAll(SYNC_END, "");
-    const moved = writer === this.terminal && this.shown > 0 ? move.down : undefined;
+    const moved = writer === this.terminal && this.shown > 0 && move.down !== undefined ? move.down + gap - before : undefined;
     if (moved === 0) {
       writer.write(text);
       return;
     }
-    if (moved !== undefined) {
+    if (moved !== undefined && moved > 0) {
       // Room for the pane's rows and the new ones (the screen scrolls if it must), then lines inserted above the pane.
-      const room = this.shown + moved;
-      const shift = `${INDEX.repeat(room)}\x1b[${room}A${SAVE}\x1b[B\x1b[${moved}L${RESTORE}`;
+      const room = before + this.shown + moved;
+      const shift = `${INDEX.repeat(room)}\x1b[${room}A${SAVE}\x1b[${before > 0 ? before + 1 : ""}B\x1b[${moved}L${RESTORE}`;
       writer.write(text.includes(SYNC_START) ? `${SYNC_START}${shift}${body}${SYNC_END}` : `${shift}${body}`);
       return;
     }
@@ -120,8 +129,9 @@ export class TurnPane {
     this.shown = rows.length;
     if (rows.length === 0) return "";
     // Room below first (the screen scrolls if it must), then back up to the same column.
-    const room = `${INDEX.repeat(rows.length)}\x1b[${rows.length}A`;
-    return `${room}${SAVE}${rows.map((row) => `\r\n${row}\x1b[K`).join("")}${RESTORE}`;
+    const down = this.gap + rows.length;
+    const room = `${INDEX.repeat(down)}\x1b[${down}A`;
+    return `${room}${SAVE}${"\r\n".repeat(this.gap)}${rows.map((row) => `\r\n${row}\x1b[K`).join("")}${RESTORE}`;
   }
 }
 
