@@ -122,6 +122,25 @@ describe("MarkdownStream", () => {
     expect(addedText("abc", "abd")).toBeUndefined();
   });
 
+  it("leaves the screen as the whole answer laid out at once, however it streamed (lists across blank lines included)", async () => {
+    const answer = [
+      "# Title", "", "Some **bold** prose with `code` and a [link](https://example.com) that goes on.", "",
+      "- a loose list", "", "- its second item", "", "  and its second paragraph", "",
+      "1. first", "", "2. second", "", "    an indented code block", "", "    that goes on", "",
+      "| name | value |", "|---|---|", "| row | 7 |", "", "> a quote", "", "```ts", "const a = 1;", "", "const b = 2;", "```", "",
+      "The end.",
+    ].join("\n");
+    const { md, chunks, frame } = stream(100, 1000);
+    const pieces = answer.match(/[\s\S]{1,4}/g)!;
+    pieces.forEach((piece, i) => {
+      md.push(piece);
+      if (i % 7 === 6) frame();
+    });
+    md.end();
+    await outputOrder.idle();
+    expect(screenOf(chunks.join(""))).toEqual(renderMarkdown(answer, { width: 99, color: false }));
+  });
+
   it("draws a code block still arriving without its closing fence, so each code line is only added", async () => {
     const { md, chunks, frame } = stream();
     md.push("```\n");
@@ -168,3 +187,28 @@ describe("MarkdownStream", () => {
     expect(stripControls(chunks.join(""))).toContain("row 10");
   });
 });
+
+/** The rows a terminal shows after `output` (a screen tall enough never to scroll; the moves Markdown frames use). */
+function screenOf(output: string): string[] {
+  const rows: string[] = [""];
+  let row = 0;
+  let column = 0;
+  const put = (text: string) => {
+    const line = (rows[row] ?? "").padEnd(column);
+    rows[row] = line.slice(0, column) + text + line.slice(column + text.length);
+    column += text.length;
+  };
+  for (const [, params, final, lf, cr, text] of output.matchAll(/\x1b\[([\d;?]*)([@-~])|(\n)|(\r)|([^\x1b\n\r]+)/g)) {
+    const n = Number.parseInt(params || "1", 10) || 1;
+    if (text !== undefined) put(text);
+    else if (lf !== undefined) [row, column] = [row + 1, 0];
+    else if (cr !== undefined) column = 0;
+    else if (final === "F") [row, column] = [row - n, 0];
+    else if (final === "G") column = n - 1;
+    else if (final === "K") rows[row] = (rows[row] ?? "").slice(0, column);
+    else if (final === "J") rows.splice(row + 1), (rows[row] = (rows[row] ?? "").slice(0, column));
+    rows[row] ??= "";
+  }
+  while (rows.length > 0 && rows.at(-1) === "") rows.pop();
+  return rows.map((line) => line.trimEnd());
+}

@@ -27,8 +27,8 @@ export interface MarkdownStreamOptions {
 export class MarkdownStream {
   private readonly safe = new SafeStream();
   private source = "";
-  /** The complete part's text and its lines at a width (kept while both stay the same). */
-  private head: { text: string; width: number; lines: string[] } | undefined;
+  /** The complete part laid out at a width (kept while the width stays the same; only what is added is laid out). */
+  private head: Head | undefined;
   /** What the last frame drew: every line of the answer, from which one on it is on screen and live. */
   private drawn: string[] = [];
   private drawnWidths: number[] = [];
@@ -104,7 +104,7 @@ export class MarkdownStream {
 
   private nextFrame(): string {
     const columns = this.options.columns();
-    const lines = this.layout(Math.max(10, columns - 1));
+    const { lines, widths } = this.layout(Math.max(10, columns - 1));
     const inPlace = this.writes === outputOrder.writes && this.drawn.length > 0;
     // Where the cursor is: at the end of the last line drawn (open), else at the start of the row below it.
     const open = inPlace && this.open;
@@ -130,7 +130,7 @@ export class MarkdownStream {
       const move = open || (filled === 0 && this.drawnWidths[end]! > 0) ? "" : `\x1b[1F\x1b[${filled + 1}G`;
       // Text added after what is on screen cannot flicker: no synchronized-output brackets (they would be a
       // third of the bytes of a streamed paragraph).
-      out = `${move}${added}${from + 1 < lines.length ? "\n" : ""}${body(lines, from + 1, fresh, columns)}`;
+      out = `${move}${added}${from + 1 < lines.length ? "\n" : ""}${body(lines, widths, from + 1, fresh, columns)}`;
     } else if (!unchanged) {
       // The rows from the first one redrawn down to the cursor's.
       const below = inPlace ? screenRows(this.drawnWidths.slice(from), columns) - (open ? 1 : 0) : 0;
@@ -138,22 +138,22 @@ export class MarkdownStream {
       // After a resize everything below the first redrawn row is cleared first: rows the terminal re-wrapped keep
       // their "wrapped" mark otherwise, and would be joined again at the next resize.
       const clear = inPlace && columns !== this.drawnColumns ? "\x1b[J" : "";
-      out = body(lines, from, fresh, columns);
+      out = body(lines, widths, from, fresh, columns);
       // Rows left below the new lines are erased (the region shrank): when it did not, every row was written over.
-      const shrank = inPlace && screenRows(lines.slice(from).map(displayWidth), columns) < below + (open ? 1 : 0) ? "\x1b[J" : "";
+      const shrank = inPlace && screenRows(widths.slice(from), columns) < below + (open ? 1 : 0) ? "\x1b[J" : "";
       if (below < 0) out = `\n${out}`;
       // Only what overwrites lines on screen is bracketed: lines added below them cannot flicker.
       else if (below > 0 || open) out = `${SYNC_START}${up > 0 ? `\x1b[${up}F` : "\r"}${clear}${out}${shrank}${SYNC_END}`;
     }
     // While the text streams the cursor stays at the end of the last line, unless that line filled its row exactly
     // (the cursor waits on the row's last column then): the newline is written when something comes after it.
-    const lastWidth = lines.length > 0 ? displayWidth(lines.at(-1)!) : 0;
+    const lastWidth = widths.at(-1) ?? 0;
     const keepOpen = !this.ended && lines.length > 0 && !(lastWidth > 0 && lastWidth % columns === 0);
     if (lines.length > 0 && !keepOpen && (out !== "" || open)) out += "\n";
     // A frame that wrote nothing left the cursor where it was.
     this.open = keepOpen && (out !== "" || open);
     this.drawn = lines;
-    this.drawnWidths = lines.map(displayWidth);
+    this.drawnWidths = widths;
     this.drawnColumns = columns;
     // Lines above the screen's top are out of reach from now on.
     let onScreen = 0;
@@ -163,22 +163,68 @@ export class MarkdownStream {
     return out;
   }
 
-  /** The answer's lines at `width`: the complete part (kept) and the part still arriving (laid out anew). */
-  private layout(width: number): string[] {
-    const source = this.ended ? this.source : shownSoFar(this.source);
-    const { complete: split, fenceBody } = scanFences(source);
-    const headText = source.slice(0, split);
-    const tailText = source.slice(split);
-    if (!this.head || this.head.text !== headText || this.head.width !== width) {
-      this.head = { text: headText, width, lines: headText.trim() === "" ? [] : renderMarkdown(headText, { width, color: this.sink.color }) };
-    }
+  /**
+   * The answer's lines at `width` and their widths: the complete part (laid out as it grows, kept) and the part still
+   * arriving (laid out anew).
+   */
+  private layout(width: number): { lines: string[]; widths: number[] } {
+    if (this.head?.width !== width || this.source.length < this.head.end) this.head = { width, end: 0, segments: [], lines: [], widths: [] };
+    const head = this.head;
+    // The complete part ends outside any code fence, at the start of a line: the text after it is scanned alone.
+    const source = this.ended ? this.source : shownSoFar(this.source, head.end);
+    const { complete, fenceBody } = scanFences(source, head.end);
+    if (complete > head.end) this.grow(head, source.slice(head.end, complete), width);
+    head.end = complete;
+    const tailText = source.slice(complete);
     let tail = tailText.trim() === "" ? [] : renderMarkdown(tailText, { width, color: this.sink.color });
     // A code block still arriving has no closing fence yet (nor, while empty, a blank line for its code): each code
     // line is then added below the last one, not drawn again with the fence under it.
     if (!this.ended && fenceBody !== undefined) tail = tail.slice(0, fenceBody === "" ? -2 : -1);
-    return this.head.lines.length > 0 && tail.length > 0 ? [...this.head.lines, "", ...tail] : [...this.head.lines, ...tail];
+    const tailWidths = tail.map(displayWidth);
+    if (head.lines.length === 0 || tail.length === 0) return tail.length === 0 ? head : { lines: tail, widths: tailWidths };
+    return { lines: [...head.lines, "", ...tail], widths: [...head.widths, 0, ...tailWidths] };
+  }
+
+  /**
+   * `text` (from a blank line to a blank line, outside code fences) added to the complete part: laid out alone when
+   * nothing before can go on in it, else together with the part before it (a list's next item, an indented block).
+   */
+  private grow(head: Head, text: string, width: number): void {
+    const first = /^.*\S.*$/m.exec(text)?.[0];
+    if (first === undefined && head.segments.length > 0) return void (head.segments.at(-1)!.text += text);
+    if (head.segments.length > 0 && first !== undefined && GOES_ON.test(first)) text = head.segments.pop()!.text + text;
+    const lines = text.trim() === "" ? [] : renderMarkdown(text, { width, color: this.sink.color });
+    head.segments.push({ text, lines, widths: lines.map(displayWidth) });
+    // As renderMarkdown joins blocks: a blank line between two parts that have lines.
+    head.lines = [];
+    head.widths = [];
+    for (const segment of head.segments) {
+      if (segment.lines.length === 0) continue;
+      if (head.lines.length > 0) {
+        head.lines.push("");
+        head.widths.push(0);
+      }
+      head.lines.push(...segment.lines);
+      head.widths.push(...segment.widths);
+    }
   }
 }
+
+/** The complete part of a streamed answer at one width: its parts, each laid out alone, and their lines joined. */
+interface Head {
+  width: number;
+  /** Where the complete part ends in the text. */
+  end: number;
+  segments: { text: string; lines: string[]; widths: number[] }[];
+  lines: string[];
+  widths: number[];
+}
+
+/**
+ * A first line after a blank line that may belong to a block before it: indented (a list item's next paragraph, an
+ * indented code block) or a list item (the next item of a loose list).
+ */
+const GOES_ON = /^(?:\s|(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$))/;
 
 const TRAILING_STYLES = /(?:\x1b\[[0-9;]*m)+$/;
 const STYLE = /\x1b\[[0-9;]*m/g;
@@ -201,10 +247,10 @@ export function addedText(drawn: string, next: string): string | undefined {
  * an earlier frame left there) unless it is `fresh` or later (a row nothing was drawn on), or fills its last row
  * exactly (the cursor waits on that row's last column, which a clear would erase).
  */
-function body(lines: readonly string[], from: number, fresh: number, columns: number): string {
+function body(lines: readonly string[], widths: readonly number[], from: number, fresh: number, columns: number): string {
   let out = "";
   for (let i = from; i < lines.length; i++) {
-    const width = displayWidth(lines[i]!);
+    const width = widths[i]!;
     const clear = i < fresh && !(width > 0 && width % columns === 0) ? "\x1b[K" : "";
     out += `${i > from ? "\n" : ""}${lines[i]}${clear}`;
   }
@@ -218,11 +264,11 @@ function body(lines: readonly string[], from: number, fresh: number, columns: nu
  * is a paragraph), and an unfinished line's trailing inline construct
  * (`` `code ``, `**bold`, `*em`, `[link](…`) waits until it closes, so its marks never flash raw.
  */
-export function shownSoFar(text: string): string {
+export function shownSoFar(text: string, from = 0): string {
   const cut = text.lastIndexOf("\n") + 1;
   const partial = text.slice(cut);
-  if (partial === "") return heldHeader(text);
-  if (TABLE_ROW.test(partial) || scanFences(text.slice(0, cut)).fenceBody !== undefined) return heldHeader(text.slice(0, cut));
+  if (partial === "") return heldHeader(text, from);
+  if (TABLE_ROW.test(partial) || (cut >= from && scanFences(text.slice(0, cut), from).fenceBody !== undefined)) return heldHeader(text.slice(0, cut), from);
   return text.slice(0, cut + closedPart(partial));
 }
 
@@ -232,13 +278,13 @@ const TABLE_ROW = /^ {0,3}\|/;
  * `text` (whole lines) without its last line when that line may be a table's header row whose separator row has not
  * come yet: drawn now it would be a paragraph, drawn again as a table a moment later.
  */
-function heldHeader(text: string): string {
+function heldHeader(text: string, from: number): string {
   const lines = text.split("\n");
   // The last line is empty (`text` ends with its newline): the header candidate is the one before.
   const last = lines.at(-2);
   const before = lines.at(-3);
   if (last === undefined || !TABLE_ROW.test(last) || (before !== undefined && TABLE_ROW.test(before))) return text;
-  if (scanFences(text).fenceBody !== undefined) return text;
+  if (scanFences(text, from).fenceBody !== undefined) return text;
   return text.slice(0, text.length - last.length - 1);
 }
 
@@ -264,15 +310,16 @@ export function completePart(text: string): number {
 }
 
 /**
- * One pass over the lines: where the last blank line outside a code fence ends, and, when `text` ends inside a code
- * fence, what that fence holds so far (undefined: no fence open at the end).
+ * One pass over the lines from `from` (a line's start outside any code fence): where the last blank line outside a
+ * code fence ends (`from` when there is none), and, when `text` ends inside a code fence, what that fence holds so
+ * far (undefined: no fence open at the end).
  */
-function scanFences(text: string): { complete: number; fenceBody: string | undefined } {
+function scanFences(text: string, from = 0): { complete: number; fenceBody: string | undefined } {
   let fence: string | undefined;
-  let end = 0;
-  let at = 0;
+  let end = from;
+  let at = from;
   let opened = 0;
-  for (const line of text.split("\n")) {
+  for (const line of text.slice(from).split("\n")) {
     const next = at + line.length + 1;
     const marker = /^ {0,3}(`{3,}|~{3,})/.exec(line)?.[1];
     if (fence === undefined && marker) {
