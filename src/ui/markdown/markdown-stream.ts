@@ -37,6 +37,8 @@ export class MarkdownStream {
   /** `outputOrder.writes` right after the last frame: the region is redrawn in place only if nothing came since. */
   private writes = -1;
   private timer: NodeJS.Timeout | undefined;
+  /** The frame due, waiting for the input already there to be handled first. */
+  private due: NodeJS.Immediate | undefined;
   /** The text is complete: its last line is shown even when unfinished. */
   private ended = false;
   /** The last frame left the cursor at the end of its last line (its newline not written yet). */
@@ -75,13 +77,19 @@ export class MarkdownStream {
   stop(): void {
     this.stopListening();
     clearTimeout(this.timer);
-    this.timer = undefined;
+    clearImmediate(this.due);
+    this.timer = this.due = undefined;
   }
 
   private schedule(): void {
-    this.timer ??= setTimeout(() => {
+    if (this.timer || this.due) return;
+    this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.frame();
+      // Drawn after the input waiting now (a key typed): a keystroke is never held behind a frame due at the same time.
+      this.due = setImmediate(() => {
+        this.due = undefined;
+        this.frame();
+      });
     }, FRAME_MS);
   }
 
