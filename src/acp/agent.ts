@@ -81,6 +81,12 @@ interface LiveSession extends SessionPlan {
   preparing?: AbortController;
 }
 
+/** Ends a session for good: its turns end and are saved, its runtime's hooks close (MCP servers, jobs, checkpoints), its Lua workers stop. */
+async function closeLive(live: LiveSession): Promise<void> {
+  await live.session.close();
+  await live.runtime.hosts.lua?.close();
+}
+
 /** JSON-RPC error codes of ACP beyond the standard ones. */
 const RESOURCE_NOT_FOUND = -32002;
 const INTERNAL_ERROR = -32603;
@@ -152,6 +158,17 @@ export class AcpAgent {
         if (ready !== live) advertiseCommands(client, ready);
         return this.prompt(ready, content.content, client, signal);
       })
+      // ACP's session/close: the session's turn is cancelled and saved, then everything it holds goes now (its Lua
+      // workers, MCP servers, checkpoint worker, background jobs), not at awl's exit; the id is unknown after.
+      .onRequest("session/close", async ({ params }) => {
+        const live = this.sessions.get(params.sessionId);
+        if (!live) throw RequestError.sessionNotFound(params.sessionId);
+        this.sessions.delete(params.sessionId);
+        live.preparing?.abort();
+        live.session.cancel();
+        await closeLive(live);
+        return {};
+      })
       .onNotification("session/cancel", ({ params }) => {
         const live = this.sessions.get(params.sessionId);
         live?.preparing?.abort();
@@ -165,7 +182,7 @@ export class AcpAgent {
     const sessions = [...this.sessions.values()];
     this.sessions.clear();
     for (const live of sessions) live.session.cancel();
-    await Promise.all(sessions.map((live) => live.session.close()));
+    await Promise.all(sessions.map(closeLive));
   }
 
   private initializeResponse(): InitializeResponse {
@@ -174,7 +191,7 @@ export class AcpAgent {
       agentCapabilities: {
         loadSession: true,
         // session/fork is not in the stable schema's types yet: the capability is added as the protocol names it.
-        sessionCapabilities: { list: {}, ...({ fork: {} } as object) },
+        sessionCapabilities: { list: {}, close: {}, ...({ fork: {} } as object) },
         mcpCapabilities: { http: true, sse: true },
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
       },
@@ -255,8 +272,7 @@ export class AcpAgent {
       if (answer === "no") return live;
       if (answer === "always") await this.rememberTrust(question.folder, question.userConfig);
       // The untrusted runtime goes (its Lua workers too); nothing of the folder ran in it.
-      await live.session.close();
-      await live.runtime.hosts.lua?.close();
+      await closeLive(live);
       const { id, cwd, mcpServers, resumed, mode } = live;
       const trusted = await this.build(client, { id, cwd, mcpServers, resumed, trusted: true, ...(mode !== undefined && { mode }) }).catch((error: unknown) => {
         // The old runtime is closed: the session is gone, and the error says why.

@@ -39,6 +39,17 @@ export class Checkpointer {
     this.worker = undefined;
   }
 
+  /**
+   * Ends the worker at once, whatever it is doing: the checkpoints under way are lost (each resolves incomplete), the
+   * store stays whole (objects and the index are written aside and renamed into place; a checkpoint's line is one write).
+   */
+  async abandon(): Promise<void> {
+    const worker = this.worker;
+    if (!worker) return;
+    this.worker = undefined;
+    await worker.terminate();
+  }
+
   private send(message: { request?: TakeCheckpoint; flush?: true }): Promise<CheckpointRecord | undefined> {
     const worker = this.start();
     const id = this.next++;

@@ -39,6 +39,13 @@ export function checkpointBefore(records: readonly CheckpointRecord[], prompt: n
   const at = records.filter((r) => r.when === "turn" && r.root === dir && (r.message !== undefined && message !== undefined ? r.message === message : r.prompt === prompt));
   const usable = at.find((r) => r.complete && r.tree);
   if (usable) return usable;
+  // A turn that changed nothing took no checkpoint (a single-turn run): the session's next view of the workspace is
+  // the state its files had before it, as far as awl changed them.
+  const none = at.find((r) => r.no_changes);
+  if (none) {
+    const next = records.slice(records.indexOf(none) + 1).find((r) => r.complete && r.tree && r.root === dir);
+    return next ?? `prompt ${prompt}'s turn changed no files and nothing was recorded since, so there is nothing to restore`;
+  }
   if (at.length > 0) return `the checkpoint before prompt ${prompt} is incomplete (${at[0]!.error ?? "not every file was recorded"}), so it cannot be used for a restore`;
   return `no checkpoint was taken before prompt ${prompt} in ${resolve(root)}`;
 }

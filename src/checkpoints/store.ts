@@ -38,6 +38,11 @@ export interface CheckpointRecord {
   ignored_count?: number;
   /** Why the checkpoint is incomplete. */
   error?: string;
+  /**
+   * Not taken, as not needed: the turn ran no tool that could change files (a single-turn run, print mode). The next
+   * complete checkpoint of the session stands for it (nothing of awl's changed the files in between).
+   */
+  no_changes?: true;
 }
 
 export interface TakeCheckpoint {
@@ -80,17 +85,8 @@ export class CheckpointStore {
 
   /** Records `root` now and appends the checkpoint to the session's list. Never throws: a failure is an incomplete checkpoint. */
   take(request: TakeCheckpoint): CheckpointRecord {
-    const root = resolve(request.root);
-    const record: CheckpointRecord = {
-      id: `ck_${randomBytes(6).toString("hex")}`,
-      session: request.session,
-      prompt: request.prompt,
-      ...(request.message !== undefined && { message: request.message }),
-      when: request.when,
-      created: new Date().toISOString(),
-      root,
-      complete: false,
-    };
+    const record = newRecord(request);
+    const root = record.root;
     try {
       const scanner = this.scanner(root, { ...DEFAULT_LIMITS, ...request.limits });
       const before = scanner.index.size;
@@ -109,6 +105,24 @@ export class CheckpointStore {
       record.error ??= `could not save the checkpoint in ${this.sessionFile(record.session)} (${(e as { code?: string }).code ?? String(e)})`;
     }
     return record;
+  }
+
+  /**
+   * Notes in the session's list that the checkpoint asked for was not needed (`no_changes`): a line without a tree,
+   * which readers that do not know the field take as an incomplete checkpoint. Not synced: losing it loses nothing
+   * a restore could use.
+   */
+  noteNoChanges(request: TakeCheckpoint): void {
+    const record: CheckpointRecord = {
+      ...newRecord(request),
+      error: "not taken: the turn ran no tool that could change files (the session's next checkpoint stands for it)",
+      no_changes: true,
+    };
+    try {
+      this.append(record, false);
+    } catch {
+      // a rewind to that prompt then says there is no checkpoint
+    }
   }
 
   /** The session's checkpoints, oldest first (damaged lines skipped). */
@@ -180,13 +194,14 @@ export class CheckpointStore {
     return join(this.dir, "sessions", `${session}.jsonl`);
   }
 
-  private append(record: CheckpointRecord): void {
+  /** One line, one write (a kill leaves it whole or absent, or torn at the file's end, which readers skip). */
+  private append(record: CheckpointRecord, sync = true): void {
     const file = this.sessionFile(record.session);
     fs.mkdirSync(join(this.dir, "sessions"), { recursive: true, mode: 0o700 });
     const fd = fs.openSync(file, "a", 0o600);
     try {
       fs.writeSync(fd, JSON.stringify(record) + "\n");
-      fs.fsyncSync(fd);
+      if (sync) fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
     }
@@ -231,6 +246,20 @@ export class CheckpointStore {
       // only a cache: the next run reads the files again
     }
   }
+}
+
+/** A checkpoint's line for `request`, incomplete until a scan fills it in. */
+function newRecord(request: TakeCheckpoint): CheckpointRecord {
+  return {
+    id: `ck_${randomBytes(6).toString("hex")}`,
+    session: request.session,
+    prompt: request.prompt,
+    ...(request.message !== undefined && { message: request.message }),
+    when: request.when,
+    created: new Date().toISOString(),
+    root: resolve(request.root),
+    complete: false,
+  };
 }
 
 /** The folders a partial scan reads for `paths`: each one's folders from the root down, and the path itself. */

@@ -25,6 +25,11 @@ export interface CheckpointedSession {
   readonly sessionId: string | undefined;
   readonly conversation: Conversation;
   readonly agent: Agent;
+  /**
+   * The process runs one turn, then exits (print mode): a checkpoint that no call able to change files waited for is
+   * given up at exit instead of being waited for (a text-only turn exits as soon as it has answered).
+   */
+  readonly singleTurn?: boolean;
 }
 
 export class TurnCheckpoints {
@@ -32,6 +37,12 @@ export class TurnCheckpoints {
   private ranTools = false;
   /** The checkpoint of the turn's start was asked for. */
   private turnTaken = false;
+  /** The checkpoint of the turn's start was saved complete. */
+  private turnSaved = false;
+  /** A call or batch that can change files waited for this turn's checkpoints (so they are needed). */
+  private needed = false;
+  /** The worker was stopped with checkpoints under way (their loss is not news). */
+  private abandoned = false;
   /** The prompt of the turn under way. */
   private prompt: Message | undefined;
   private warned = new Set<string>();
@@ -57,6 +68,8 @@ export class TurnCheckpoints {
   onTurnStart(prompt: Message): void {
     this.ranTools = false;
     this.turnTaken = false;
+    this.turnSaved = false;
+    this.needed = false;
     this.prompt = prompt;
     // Nothing of awl changes a file before the turn's first tool batch: the checkpoint of the turn's start is taken
     // then, or when the turn ends, never while the answer streams (a text-only turn gives the CPU to it). Its worker
@@ -70,14 +83,16 @@ export class TurnCheckpoints {
     const before = async (calls: readonly ToolUseBlock[]): Promise<void> => {
       await receiver.onToolBatchStart?.(calls);
       this.ranTools = true;
+      const canChange = this.canChange(calls);
+      if (canChange) this.needed = true;
       if (!this.turnTaken) {
         // The turn's first batch, whatever it declares: the workspace is still as the turn found it. A batch that can
         // change files waits for the checkpoint; one that only reads (`ls`, a sub-agent's `task`) runs meanwhile, and
         // the barrier holds any call that can write until it is saved (a sub-agent's too).
         this.turnTaken = true;
         const taking = this.take("turn");
-        if (this.canChange(calls)) await taking;
-      } else if (this.canChange(calls)) await this.take("tools");
+        if (canChange) await taking;
+      } else if (canChange) await this.take("tools");
     };
     return new Proxy(receiver, {
       get(target, property) {
@@ -90,6 +105,12 @@ export class TurnCheckpoints {
 
   /** The turn has ended. */
   onTurnEnd(_result?: TurnResult): void {
+    // One turn then exit, and nothing that can change files ran: no checkpoint is needed. The session's list says so
+    // (unless the one started for a reading batch is saved already); close gives that one up.
+    if (this.session.singleTurn && !this.needed) {
+      if (!this.turnSaved) this.noteNoChanges();
+      return;
+    }
     // A turn that ran nothing that can write: its workspace is as it found it (not awaited: the answer is out).
     if (!this.turnTaken) void this.take("turn");
     this.turnTaken = true;
@@ -101,7 +122,14 @@ export class TurnCheckpoints {
    * (every call waits when hooks around tool calls may run commands of their own).
    */
   guard(tools: ToolSet, hooksAroundCalls: () => boolean): ToolSet {
-    return new WriteBarrierToolSet(tools, () => this.pending, hooksAroundCalls);
+    return new WriteBarrierToolSet(
+      tools,
+      () => {
+        this.needed = true;
+        return this.pending;
+      },
+      hooksAroundCalls,
+    );
   }
 
   /** The store on this thread, for rewinds (the checkpoints themselves are taken in the worker). */
@@ -110,8 +138,18 @@ export class TurnCheckpoints {
     return this.mainStore;
   }
 
-  /** Waits for the checkpoints asked for, then ends the worker. */
+  /**
+   * Waits for the checkpoints asked for, then ends the worker. A single turn that ran nothing able to change files
+   * does not wait: its checkpoint (if one was started for a reading batch) is given up, the worker stopped where it
+   * is (every file of the store is written aside and renamed into place, so it stays whole), and the session's list
+   * notes that the turn changed nothing (docs/checkpoints.md, "When checkpoints are taken").
+   */
   async close(): Promise<void> {
+    if (this.session.singleTurn && !this.needed) {
+      this.abandoned = true;
+      await this.checkpointer.abandon();
+      return;
+    }
     await this.pending;
     await this.checkpointer.close();
   }
@@ -137,12 +175,22 @@ export class TurnCheckpoints {
     const message = this.prompt && this.messageId(this.prompt);
     const request = { session, root: this.root, prompt: number, when, limits: this.limits, ...(message !== undefined && { message }) };
     const taken = this.checkpointer.take(request).then((record) => {
+      if (this.abandoned) return;
+      if (when === "turn" && record.complete) this.turnSaved = true;
       this.taken.push(record);
       this.report(record);
       this.onCheckpoint?.(record);
     });
     this.pending = Promise.all([this.pending, taken]);
     return taken;
+  }
+
+  /** The session's list gets the line that stands for the turn's checkpoint that was not needed. */
+  private noteNoChanges(): void {
+    const session = this.session.sessionId;
+    if (session === undefined || this.prompt === undefined) return;
+    const message = this.messageId(this.prompt);
+    this.store().noteNoChanges({ session, root: this.root, prompt: promptNumber(this.session.conversation.messages, this.prompt), when: "turn", ...(message !== undefined && { message }) });
   }
 
   /** An incomplete checkpoint, or files left out of one, are said once each. */

@@ -78,6 +78,7 @@ function notSent(invoked: Exclude<Invocation, { kind: "send" }>, format: OutputF
 
 /** One print-mode turn on the process's stdio; the first Ctrl-C cancels it (exit 130), a second exits at once. */
 export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: string): Promise<number> {
+  runtime.singleTurn = true;
   return untilSecondInterrupt(async (signal) => {
     const io: PrintIO = {
       stdout: process.stdout,

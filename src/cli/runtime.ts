@@ -86,6 +86,8 @@ export class Runtime {
   branching: SessionBranching | undefined;
   /** The Lua and command hooks (docs/hooks.md), when any may run. */
   eventHooks: Hooks | undefined;
+  /** This process runs one turn, then exits (print mode): what the turn never needed is given up at exit. */
+  singleTurn = false;
   /** The conversation whose session_start hooks ran (its session_end runs when it is left or at exit). */
   private startedFor: Conversation | undefined;
 

@@ -44,6 +44,10 @@ export interface ProviderEntry {
   model?: string;
   /** Extra request headers (OpenRouter's `HTTP-Referer`, `X-Title`); "" leaves one of awl's own out. */
   headers?: Record<string, string>;
+  /** Bedrock, Vertex: the cloud region (`us-east-1`, `europe-west1`). */
+  region?: string;
+  /** Bedrock: the AWS profile of `~/.aws/credentials` and `~/.aws/config`. */
+  profile?: string;
 }
 
 /** One config file as read and checked. */

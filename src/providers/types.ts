@@ -70,18 +70,33 @@ export interface Provider {
 export type ThinkingSetting = number | "adaptive" | "off";
 
 /**
+ * Bedrock's AWS settings, resolved from the environment and the config file (the files of `~/.aws` are the
+ * provider's to read, when a request needs them).
+ */
+export interface AwsSettings {
+  /** The region set by the config file or `AWS_REGION`/`AWS_DEFAULT_REGION`; absent: the profile's, else us-east-1. */
+  region?: string;
+  /** The access keys of `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` (no profile chosen); absent: the SDK's chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** The profile chosen (`providers.bedrock.profile`, `AWS_PROFILE`) and where, for messages; absent: `default`. */
+  profile?: { name: string; source: string };
+  /** True when no base URL was set: the endpoint is the region's, `https://bedrock-runtime.REGION.amazonaws.com`. */
+  regionalEndpoint?: boolean;
+}
+
+/**
  * Everything needed to build a provider, already resolved from env, config file and flags (src/config does that).
  * Providers read only this; they never look at the environment themselves.
  */
 export interface ProviderSettings {
-  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", or "replay". */
+  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", "copilot", "chatgpt", or "replay". */
   provider: string;
   model: string;
   /** e.g. https://api.openai.com/v1 (OpenAI: `{baseUrl}/chat/completions`), https://api.anthropic.com (`{baseUrl}/v1/messages`). */
   baseUrl: string;
   apiKey?: string;
-  /** Bedrock: the region and the AWS access keys that sign requests (SigV4) when there is no Bedrock API key. */
-  aws?: { region?: string; credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } };
+  /** Bedrock: where the region and the credentials that sign requests (SigV4) come from when there is no Bedrock API key. */
+  aws?: AwsSettings;
   /** Retries of retryable errors (SPEC §3 rule 7); 0 disables. Default 3. */
   maxRetries: number;
   /** A stream with no bytes for this long is a retryable `stalled` error. */
@@ -112,6 +127,11 @@ export interface ProviderSettings {
    * and `X-Title`; they replace awl's own of the same name (`user-agent` too), and one set to "" is not sent.
    */
   headers?: Record<string, string>;
+  /**
+   * copilot, chatgpt: where the sign-in (`awl login`) is kept, and, for awl's own tests only
+   * (`AWL_LOGIN_TEST_SERVER`), a local server standing in for the vendors' fixed addresses (docs/providers.md).
+   */
+  login?: { dataDir: string; fileOnly?: boolean; testServer?: string };
   /** Replay provider: the JSON Lines script to play. */
   replayFile?: string;
   /**

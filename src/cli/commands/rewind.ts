@@ -172,6 +172,7 @@ function listPrompts(store: CheckpointStore, session: string, root: string, prom
         changes = "checkpoint damaged";
       }
     } else if (typeof target === "string" && target.includes("incomplete")) changes = "checkpoint incomplete";
+    else if (typeof target === "string" && target.includes("changed no files")) changes = changeCountsText({ added: 0, modified: 0, deleted: 0 });
     lines.push(`${String(i + 1).padStart(3)}  ${changes.padEnd(36)}  ${text}`);
   });
   process.stdout.write(lines.length > 0 ? lines.join("\n") + "\n" : "This session has no prompts.\n");
