@@ -17,6 +17,8 @@ const FACTORIES: Record<string, ProviderFactory> = {
   gemini: async (settings) => (await import("./gemini/provider.js")).createGeminiProvider(settings),
   anthropic: async (settings) => (await import("./anthropic/provider.js")).createAnthropicProvider(settings),
   bedrock: async (settings) => (await import("./bedrock/provider.js")).createBedrockProvider(settings, settings.aws ?? {}),
+  "google-vertex": async (settings) => (await import("./vertex/provider.js")).createVertexGeminiProvider(settings),
+  "google-vertex-anthropic": async (settings) => (await import("./vertex/provider.js")).createVertexAnthropicProvider(settings),
   replay: async (settings) => (await import("./replay/index.js")).createReplayProvider(settings),
 };
 

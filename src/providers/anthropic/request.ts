@@ -28,7 +28,10 @@ export { defaultMaxTokens } from "./limits.js";
 export type AnthropicRequestSettings = Pick<
   ProviderSettings,
   "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinking" | "interleavedThinking" | "headers"
->;
+> & {
+  /** A platform's `anthropic_version` (Vertex AI: `vertex-2023-10-16`): sent in the body in place of the model and header. */
+  bodyVersion?: string;
+};
 
 export interface AnthropicRequest {
   url: string;
@@ -61,7 +64,7 @@ export function buildMessagesRequest(
   if (problem) return providerError("config", problem);
 
   const body = {
-    model: settings.model,
+    ...(settings.bodyVersion ? { anthropic_version: settings.bodyVersion } : { model: settings.model }),
     max_tokens: maxTokens,
     stream: true,
     system: system === "" ? undefined : [{ type: "text", text: system, cache_control: EPHEMERAL }],
@@ -72,7 +75,7 @@ export function buildMessagesRequest(
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "text/event-stream",
-    "anthropic-version": ANTHROPIC_VERSION,
+    ...(settings.bodyVersion ? {} : { "anthropic-version": ANTHROPIC_VERSION }),
     ...clientHeaders(settings),
   };
   if (settings.apiKey) headers["x-api-key"] = settings.apiKey;
