@@ -8,7 +8,8 @@
  */
 import { resolve, sep } from "node:path";
 import { parseMcpServers, type McpServerConfig } from "../extensions/mcp/config.js";
-import { MCP_SCHEMA_1_0, PluginFormatError, readJsonObject, type PluginLayout } from "./manifest.js";
+import { MCP_SCHEMA_1_0, type PluginLayout } from "./package-format.js";
+import { isObject, PluginFormatError, readJsonObject } from "./plugin-json.js";
 
 /** Where the plugin is and where its data folder is. */
 export interface PluginPlaces {
@@ -130,8 +131,4 @@ function replaceAll(text: string, pairs: Array<[string, string]>): string {
 
 function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
