@@ -19,6 +19,8 @@ const FACTORIES: Record<string, ProviderFactory> = {
   bedrock: async (settings) => (await import("./bedrock/provider.js")).createBedrockProvider(settings, settings.aws ?? {}),
   "google-vertex": async (settings) => (await import("./vertex/provider.js")).createVertexGeminiProvider(settings),
   "google-vertex-anthropic": async (settings) => (await import("./vertex/provider.js")).createVertexAnthropicProvider(settings),
+  copilot: async (settings) => (await import("./login-provider.js")).createLoginProvider(settings, "copilot"),
+  chatgpt: async (settings) => (await import("./login-provider.js")).createLoginProvider(settings, "chatgpt"),
   replay: async (settings) => (await import("./replay/index.js")).createReplayProvider(settings),
 };
 

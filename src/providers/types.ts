@@ -99,7 +99,7 @@ export interface VertexSettings {
  * Providers read only this; they never look at the environment themselves.
  */
 export interface ProviderSettings {
-  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", "google-vertex", "google-vertex-anthropic", or "replay". */
+  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", "google-vertex", "google-vertex-anthropic", "copilot", "chatgpt", or "replay". */
   provider: string;
   model: string;
   /** e.g. https://api.openai.com/v1 (OpenAI: `{baseUrl}/chat/completions`), https://api.anthropic.com (`{baseUrl}/v1/messages`). */
@@ -139,6 +139,11 @@ export interface ProviderSettings {
    * and `X-Title`; they replace awl's own of the same name (`user-agent` too), and one set to "" is not sent.
    */
   headers?: Record<string, string>;
+  /**
+   * copilot, chatgpt: where the sign-in (`awl login`) is kept, and, for awl's own tests only
+   * (`AWL_LOGIN_TEST_SERVER`), a local server standing in for the vendors' fixed addresses (docs/providers.md).
+   */
+  login?: { dataDir: string; fileOnly?: boolean; testServer?: string };
   /** Replay provider: the JSON Lines script to play. */
   replayFile?: string;
   /**
