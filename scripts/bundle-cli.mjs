@@ -28,7 +28,7 @@ const START_PHASES = [
   { name: "interactive", imports: ["cli/interactive/repl.js"] },
 ];
 /** Never in a phase's chunk (nor what they import): the entry, `awl --version`'s path, the Lua thread's start. */
-const isOwnPath = (path) => ["cli/main.js", "cli/chat.js", "cli/help.js"].includes(path) || path.startsWith("extensions/lua/");
+const isOwnPath = (path) => ["cli/main.js", "cli/program.js", "cli/chat.js", "cli/help.js", "version.js"].includes(path) || path.startsWith("extensions/lua/");
 
 const graph = new Map(); // module path in dist/ → the awl modules it imports statically
 const bundle = await rolldown({

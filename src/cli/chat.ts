@@ -26,7 +26,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     return EXIT.ok;
   }
   if (cli.flags.version) {
-    const { versionText } = await import("./help.js");
+    const { versionText } = await import("../version.js");
     stdout.write(`${versionText()}\n`);
     return EXIT.ok;
   }

@@ -6,6 +6,8 @@ import { defaultMaxTokens, MIN_THINKING_BUDGET, THINKING_ANSWER_TOKENS } from ".
 import type { AwsSettings, ProviderSettings, ThinkingSetting } from "../providers/types.js";
 import type { ConfigFileValues } from "./config-file.js";
 import type { ConfigError, ConfigResult } from "./errors.js";
+import { loginSettings } from "./login-settings.js";
+import { isLoginProvider } from "../login/types.js";
 
 /** Flag values as typed on the command line (numbers are still text: checked here so the message names the flag). */
 export interface SettingsFlags {
@@ -51,7 +53,7 @@ export interface AwlSettings {
   baseUrlSource?: string;
 }
 
-export const PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "bedrock", "replay"] as const;
+export const PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "bedrock", "copilot", "chatgpt", "replay"] as const;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_STALL_TIMEOUT_MS = 90_000;
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
@@ -102,8 +104,8 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
   const flagsHome = providerName({ value: flags.provider ?? "", source: "--provider" }) ?? fileHome;
   const provider = providerName({ value: choice.provider ?? "", source: "/model" }) ?? flagsHome;
   for (const name of Object.keys(file.providers ?? {})) {
-    if (!Object.hasOwn(VENDORS, name)) {
-      throw configError(`unknown provider "${name}" under ${fileKey("providers")}`, `use ${Object.keys(VENDORS).join(" or ")}`);
+    if (!Object.hasOwn(VENDORS, name) && !isLoginProvider(name)) {
+      throw configError(`unknown provider "${name}" under ${fileKey("providers")}`, `use ${[...Object.keys(VENDORS), "copilot", "chatgpt"].join(" or ")}`);
     }
   }
 
@@ -153,8 +155,13 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
     [forThis(fileHome, file.base_url), fileKey("base_url")],
     [forThis(envHome, env.AWL_BASE_URL), "AWL_BASE_URL"],
   );
-  settings.baseUrl = baseUrl ? checkUrl(baseUrl) : vendor.baseUrl;
   if (own.headers) settings.headers = own.headers;
+  if (isLoginProvider(provider)) {
+    const login = loginSettings(provider, settings, { env, ...(baseUrl && { baseUrl }), ...(model && { model }) });
+    if ("hint" in login) throw new ConfigFailure(login);
+    return { provider: login.settings, maxSteps, keySource: login.keySource, modelSource: login.modelSource, baseUrlSource: login.baseUrlSource };
+  }
+  settings.baseUrl = baseUrl ? checkUrl(baseUrl) : vendor.baseUrl;
 
   // The variables that may hold this provider's key, most specific first.
   const keyVariables = own.api_key_env ? [own.api_key_env] : [...(envHome === provider ? ["AWL_API_KEY"] : []), vendor.keyVariable];

@@ -89,7 +89,7 @@ export interface AwsSettings {
  * Providers read only this; they never look at the environment themselves.
  */
 export interface ProviderSettings {
-  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", or "replay". */
+  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", "copilot", "chatgpt", or "replay". */
   provider: string;
   model: string;
   /** e.g. https://api.openai.com/v1 (OpenAI: `{baseUrl}/chat/completions`), https://api.anthropic.com (`{baseUrl}/v1/messages`). */
@@ -127,6 +127,11 @@ export interface ProviderSettings {
    * and `X-Title`; they replace awl's own of the same name (`user-agent` too), and one set to "" is not sent.
    */
   headers?: Record<string, string>;
+  /**
+   * copilot, chatgpt: where the sign-in (`awl login`) is kept, and, for awl's own tests only
+   * (`AWL_LOGIN_TEST_SERVER`), a local server standing in for the vendors' fixed addresses (docs/providers.md).
+   */
+  login?: { dataDir: string; fileOnly?: boolean; testServer?: string };
   /** Replay provider: the JSON Lines script to play. */
   replayFile?: string;
   /**

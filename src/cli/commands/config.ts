@@ -13,6 +13,11 @@ import { systemPromptChoice } from "../system-prompt-option.js";
 import type { ConfigFileValues } from "../../config/config-file.js";
 import type { ProviderSettings } from "../../providers/types.js";
 import { configCredentials, knownSecrets, SecretScrubber } from "../../util/secrets.js";
+import { loginPlace } from "../../config/login-settings.js";
+import { LOGIN_LABELS } from "../../login/session.js";
+import { LoginStore, storedLoginSecrets } from "../../login/store.js";
+import { isLoginProvider } from "../../login/types.js";
+import { describeLogin } from "../../login/describe.js";
 
 const HELP = `usage: awl config [flags]
 
@@ -47,7 +52,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       "settings:",
       `  provider: ${p.provider}`,
       `  model: ${p.model} (from ${settings.modelSource})`,
-      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : cloudCredentials(p) ?? "not set"}`]),
+      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : p.login ? await signInLines(p.provider, p.login) : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : cloudCredentials(p) ?? "not set"}`]),
       `  max retries: ${p.maxRetries}`,
       `  stall timeout: ${p.stallTimeoutMs} ms`,
       `  first-byte timeout: ${p.firstByteTimeoutMs} ms`,
@@ -61,10 +66,20 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
   out.push("", ...promptLines(parsed.value.flags, config), "", ...valueLines(config));
   // Whatever else holds a credential (a header, a URL's password, an MCP server's env) is masked too.
-  const mask = new SecretScrubber([...knownSecrets(process.env, config.values as ConfigFileValues), ...configCredentials(config.values, process.env), ...(resolved.ok ? [resolved.value.provider.apiKey, ...configCredentials({ base_url: resolved.value.provider.baseUrl })] : [])]);
+  const mask = new SecretScrubber([...storedLoginSecrets(loginPlace(process.env), resolved.ok ? resolved.value.provider.provider : ""), ...knownSecrets(process.env, config.values as ConfigFileValues), ...configCredentials(config.values, process.env), ...(resolved.ok ? [resolved.value.provider.apiKey, ...configCredentials({ base_url: resolved.value.provider.baseUrl })] : [])]);
   process.stdout.write(mask.text(out.join("\n") + "\n"));
   for (const warning of config.warnings) process.stderr.write(`awl: ${warning}\n`);
   return EXIT.ok;
+}
+
+/** The sign-in in use (who, plan, until when, where kept), never its tokens. */
+async function signInLines(provider: string, place: NonNullable<ProviderSettings["login"]>): Promise<string[]> {
+  if (!isLoginProvider(provider)) return [];
+  const endpoint = `  endpoint: ${LOGIN_LABELS[provider]}'s own (fixed: no setting sends the sign-in's token elsewhere)`;
+  const loaded = await new LoginStore(place).load(provider);
+  if (!loaded.ok) return [endpoint, `  sign-in: cannot be read: ${loaded.problem}; run awl login ${provider}`];
+  if (!loaded.record) return [endpoint, `  sign-in: none; run awl login ${provider}`];
+  return [endpoint, `  sign-in: ${LOGIN_LABELS[provider]}, ${describeLogin(loaded.record)}; kept in ${loaded.where === "file" ? `${loaded.file} (mode 0600)` : "the OS keychain"}`];
 }
 
 function fileLines(config: LoadedConfig): string[] {
