@@ -138,6 +138,7 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
   if (thinking !== undefined) settings.thinking = thinking.value;
   if (interleaved !== undefined) settings.interleavedThinking = interleaved;
   if (file.compat) settings.compat = file.compat;
+  if (file.search?.backend === "provider") settings.webSearch = true;
 
   if (provider === "replay") {
     if (!flags.replay) throw configError("--provider replay needs a script to play", "pass --replay FILE (format: docs/replay-format.md)");

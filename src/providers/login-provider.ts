@@ -9,24 +9,30 @@ import { copilotHeaders, refreshCopilotToken } from "../login/copilot.js";
 import { LoginSession, type Refresher } from "../login/session.js";
 import type { LoginProvider, LoginRecord } from "../login/types.js";
 import { providerError, ProviderConfigError, type ProviderError } from "./errors.js";
+import type { Conversation } from "../model/conversation.js";
 import type { Provider, ProviderSettings, Receiver } from "./types.js";
 
 interface LoginWire {
   refresher(): Promise<Refresher>;
-  /** The wire provider for a fresh record: its URL, token and headers. */
-  create(settings: ProviderSettings, record: LoginRecord): Promise<Provider>;
+  /** The wire provider for a fresh record: its URL, token and headers (`callHeaders` among them). */
+  create(settings: ProviderSettings, record: LoginRecord, callHeaders: Record<string, string>): Promise<Provider>;
+  /** Headers that depend on the call's conversation. */
+  callHeaders?(conversation: Conversation): Record<string, string>;
 }
 
 const WIRES: Record<LoginProvider, LoginWire> = {
   copilot: {
     refresher: async () => refreshCopilotToken,
-    create: async (settings, record) =>
+    create: async (settings, record, callHeaders) =>
       (await import("./openai/provider.js")).createOpenAIProvider({
         ...settings,
         baseUrl: record.api_base_url!,
         apiKey: record.access_token!,
-        headers: { ...copilotHeaders(), ...settings.headers },
+        headers: { ...copilotHeaders(), ...callHeaders, ...settings.headers },
       }),
+    // Copilot counts a premium request for each call a person starts (`user`), not for the agent's own follow-ups
+    // after tool results (`agent`), as VS Code and opencode tell it.
+    callHeaders: (conversation) => ({ "x-initiator": answersTools(conversation) ? "agent" : "user" }),
   },
   chatgpt: {
     refresher: async () => (await import("../login/chatgpt.js")).refreshChatgptToken,
@@ -48,12 +54,16 @@ export async function createLoginProvider(settings: ProviderSettings, provider: 
   if (!settings.login) throw new ProviderConfigError(providerError("config", `provider "${provider}" needs its sign-in settings (awl's data folder)`));
   const wire = WIRES[provider];
   const session = new LoginSession(provider, settings.login, await wire.refresher());
-  let built: { token: string; provider: Provider } | undefined;
-  const wireFor = async (record: LoginRecord): Promise<Provider> => {
-    if (built && built.token === record.access_token) return built.provider;
-    const made = { token: record.access_token!, provider: await wire.create(settings, record) };
-    built = made;
-    return made.provider;
+  // The wire providers made for the current token, one per set of call headers.
+  let built: { token: string; providers: Map<string, Provider> } | undefined;
+  const wireFor = async (record: LoginRecord, conversation: Conversation): Promise<Provider> => {
+    const current = built?.token === record.access_token && built ? built : { token: record.access_token!, providers: new Map<string, Provider>() };
+    built = current;
+    const callHeaders = wire.callHeaders?.(conversation) ?? {};
+    const key = JSON.stringify(callHeaders);
+    const made = current.providers.get(key) ?? (await wire.create(settings, record, callHeaders));
+    current.providers.set(key, made);
+    return made;
   };
   return {
     name: provider,
@@ -62,13 +72,19 @@ export async function createLoginProvider(settings: ProviderSettings, provider: 
       const login = await session.current();
       if (!login.ok) return failed(receiver, login.error);
       const held = holdAuthError(receiver);
-      const first = await (await wireFor(login.record)).streamStep(conversation, held.receiver, options);
+      const first = await (await wireFor(login.record, conversation)).streamStep(conversation, held.receiver, options);
       if (first.ok || first.error.kind !== "auth" || login.refreshed) return held.release(first);
       const again = await session.current(true);
       if (!again.ok) return failed(receiver, again.error);
-      return (await wireFor(again.record)).streamStep(conversation, receiver, options);
+      return (await wireFor(again.record, conversation)).streamStep(conversation, receiver, options);
     },
   };
+}
+
+/** Whether the conversation's last message is tool results (the agent calls again), not a person's prompt. */
+function answersTools(conversation: Conversation): boolean {
+  const last = conversation.messages.at(-1);
+  return last?.role === "user" && last.content.some((block) => block.type === "tool_result");
 }
 
 function failed(receiver: Receiver, error: ProviderError): { ok: false; error: ProviderError } {

@@ -120,6 +120,12 @@ export interface ProviderSettings {
    * models can think between tool calls. Default true; adaptive thinking interleaves without it.
    */
   interleavedThinking?: boolean;
+  /**
+   * Anthropic and OpenAI Responses: let the model search the web on the provider's side (`"search": {"backend":
+   * "provider"}`, docs/std-tools.md): the request offers the provider's web search tool instead of awl's `search`
+   * tool, and the answer's citations are kept on its text. Other providers ignore it.
+   */
+  webSearch?: boolean;
   /** Per-endpoint quirks for OpenAI-compatible servers, each a named boolean/string the user can override. */
   compat?: Record<string, unknown>;
   /**

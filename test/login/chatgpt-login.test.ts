@@ -110,6 +110,33 @@ describe("awl login chatgpt", () => {
     expectSignInAgain(run, "chatgpt", "the ChatGPT sign-in no longer works: OpenAI refused the stored sign-in (refresh_token_invalidated)");
   });
 
+  it("--headless takes the address the browser ended on, pasted (a browser on another machine)", async () => {
+    const { env, file } = place();
+    const child = spawn(process.execPath, [AWL, "login", "chatgpt", "--headless"], { env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    await new Promise<void>((resolve) => {
+      child.stdout.setEncoding("utf8").on("data", async (d: string) => {
+        const first = !/\n {2}(http\S+)\n/.test(stdout);
+        stdout += d;
+        const address = /\n {2}(http\S+)\n/.exec(stdout)?.[1];
+        if (!address || !first) return;
+        // The browser elsewhere: it ends on the callback address, which cannot reach this machine; the user pastes it.
+        const ended = (await fetch(address, { redirect: "manual" })).headers.get("location")!;
+        child.stdin.write("not an address\n");
+        child.stdin.write(`${ended}\n`);
+        resolve();
+      });
+    });
+    const code = await new Promise<number | null>((resolve) => child.on("close", resolve));
+    expectNoStackTrace(stderr);
+    expect(code).toBe(0);
+    expect(stderr).toContain("that is not the address of this sign-in's callback");
+    expect(stdout).toContain("signed in to ChatGPT as ada@example.com");
+    expect(JSON.parse(readFileSync(file, "utf8")).refresh_token).toBe(fake.chatgptRefresh.at(-1));
+  });
+
   it("logout removes the ChatGPT sign-in", async () => {
     const { env, file } = place();
     expect((await login(env)).code).toBe(0);

@@ -138,6 +138,32 @@ describe("awl login copilot", () => {
     expect(run.stderr).toContain("not signed in to GitHub Copilot");
   });
 
+  it("a code refused on GitHub or left to expire ends the sign-in with a clear message; nothing is stored", async () => {
+    const { env, file } = place();
+    for (const [error, said] of [
+      ["access_denied", "the sign-in was refused on GitHub"],
+      ["expired_token", "the code WDJB-MJHT expired before it was entered"],
+    ] as const) {
+      fake.options.deviceError = error;
+      const run = await runAwl(["login", "copilot"], { env });
+      fake.options.deviceError = undefined;
+      expectNoStackTrace(run.stderr);
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`the GitHub Copilot sign-in failed: ${said}`);
+      expect(existsSync(file)).toBe(false);
+    }
+  });
+
+  it("the keychain library is pinned and installs without install scripts", () => {
+    const root = join(import.meta.dirname, "..", "..");
+    const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    expect(pkg.dependencies["@napi-rs/keyring"]).toMatch(/^\d+\.\d+\.\d+$/);
+    const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as { packages: Record<string, { hasInstallScript?: boolean }> };
+    const keyring = Object.entries(lock.packages).filter(([path]) => path.startsWith("node_modules/@napi-rs/keyring"));
+    expect(keyring.length).toBeGreaterThan(1);
+    for (const [path, entry] of keyring) expect([path, entry.hasInstallScript]).toEqual([path, undefined]);
+  });
+
   it("other providers are API-key only, with the reason; an unknown one is named", async () => {
     const anthropic = await runAwl(["login", "anthropic"]);
     expect(anthropic.code).toBe(2);

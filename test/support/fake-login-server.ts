@@ -31,6 +31,8 @@ export interface FakeLoginServer {
   options: {
     /** Polls answered `authorization_pending` before the token. */
     pendingPolls: number;
+    /** The device flow ends with this error (`access_denied`, `expired_token`) instead of a token. */
+    deviceError?: string;
     /** Lifetime of a Copilot token, in seconds. */
     copilotTtl: number;
     /** Lifetime of a ChatGPT access token, in seconds. */
@@ -84,6 +86,7 @@ export async function startFakeLoginServer(): Promise<FakeLoginServer> {
         case "POST /github.com/login/oauth/access_token":
           if (form.get("device_code") !== "dev-code-1" || form.get("grant_type") !== "urn:ietf:params:oauth:grant-type:device_code") return json(400, { error: "bad_verification_code" });
           if (polls++ < fake.options.pendingPolls) return json(200, { error: "authorization_pending" });
+          if (fake.options.deviceError) return json(200, { error: fake.options.deviceError });
           return json(200, { access_token: fake.githubToken, token_type: "bearer", scope: "read:user" });
         case "GET /api.github.com/user":
           return auth === `token ${fake.githubToken}` ? json(200, { login: "octocat" }) : json(401, { message: "Bad credentials" });
