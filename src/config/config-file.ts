@@ -48,6 +48,8 @@ export interface ProviderEntry {
   region?: string;
   /** Bedrock: the AWS profile of `~/.aws/credentials` and `~/.aws/config`. */
   profile?: string;
+  /** Vertex AI: the Google Cloud project. */
+  project?: string;
 }
 
 /** One config file as read and checked. */

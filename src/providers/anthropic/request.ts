@@ -29,7 +29,10 @@ export { defaultMaxTokens } from "./limits.js";
 export type AnthropicRequestSettings = Pick<
   ProviderSettings,
   "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinking" | "interleavedThinking" | "headers" | "webSearch"
->;
+> & {
+  /** A platform's `anthropic_version` (Vertex AI: `vertex-2023-10-16`): sent in the body in place of the model and header. */
+  bodyVersion?: string;
+};
 
 /** Anthropic's server-side web search tool (`webSearch`), offered before awl's tools. */
 const WEB_SEARCH_TOOL = { type: "web_search_20250305", name: "web_search", max_uses: 5 };
@@ -66,7 +69,7 @@ export function buildMessagesRequest(
   if (problem) return providerError("config", problem);
 
   const body = {
-    model: settings.model,
+    ...(settings.bodyVersion ? { anthropic_version: settings.bodyVersion } : { model: settings.model }),
     max_tokens: maxTokens,
     stream: true,
     system: system === "" ? undefined : [{ type: "text", text: system, cache_control: EPHEMERAL }],
@@ -77,7 +80,7 @@ export function buildMessagesRequest(
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "text/event-stream",
-    "anthropic-version": ANTHROPIC_VERSION,
+    ...(settings.bodyVersion ? {} : { "anthropic-version": ANTHROPIC_VERSION }),
     ...clientHeaders(settings),
   };
   if (settings.apiKey) headers["x-api-key"] = settings.apiKey;
