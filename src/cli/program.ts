@@ -26,15 +26,13 @@ handleTerminationSignals();
 // loads the modules it imports from here on without compiling them again (docs/cli.md, "Start-up").
 (nodeModule as { enableCompileCache?: (directory: string) => unknown }).enableCompileCache?.(join(userCacheDir(process.env), "compile-cache"));
 
-const argv = process.argv.slice(2);
-const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
-try {
-  const code = subcommand
-    ? await (await subcommand.load()).run(argv.slice(1))
-    : await (await import("./chat.js")).runChat(argv);
+/** Runs the subcommand or the main command, then exits with its code. */
+async function run(argv: readonly string[]): Promise<never> {
+  const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
+  const code = subcommand ? await (await subcommand.load()).run(argv.slice(1)) : await (await import("./chat.js")).runChat(argv);
   // Exit now: pooled sockets or idle workers must not keep a finished command alive.
   // A SIGTERM/SIGHUP being handled decides the code (the command may have ended because of it: "cancelled").
   process.exit(terminationExitCode() ?? code);
-} catch (error) {
-  internalError(error);
 }
+// No top-level await: the bundle may put this module in a chunk that others import (scripts/bundle-cli.mjs).
+run(process.argv.slice(2)).catch(internalError);

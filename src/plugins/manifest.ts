@@ -27,7 +27,7 @@ interface SchemaError {
   params: Record<string, unknown>;
 }
 
-/** The Agent Plugins 1.0.0 manifest schema, precompiled (scripts/generate-plugin-manifest-validator.mjs). */
+/** The Agent Plugins 1.0.0 manifest schema, precompiled (scripts/generate-plugin-validators.mjs). */
 const validateManifest = validateManifestRaw as ((value: unknown) => boolean) & { errors?: SchemaError[] | null };
 
 /** What a package says about itself, and where its parts are. */

@@ -84,12 +84,22 @@ export interface AwsSettings {
   regionalEndpoint?: boolean;
 }
 
+/** Vertex AI's settings, resolved from the environment and the config file (the credentials are the provider's to find). */
+export interface VertexSettings {
+  /** The Google Cloud project and where it was set; absent: the credentials' own (a key's `project_id`...). */
+  project?: { name: string; source: string };
+  /** `global` (host `aiplatform.googleapis.com`) or a region such as `us-east5` (`us-east5-aiplatform.googleapis.com`). */
+  region: string;
+  /** True when no base URL was set: the host is the region's. */
+  regionalEndpoint: boolean;
+}
+
 /**
  * Everything needed to build a provider, already resolved from env, config file and flags (src/config does that).
  * Providers read only this; they never look at the environment themselves.
  */
 export interface ProviderSettings {
-  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", "copilot", "chatgpt", or "replay". */
+  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", "google-vertex", "google-vertex-anthropic", "copilot", "chatgpt", or "replay". */
   provider: string;
   model: string;
   /** e.g. https://api.openai.com/v1 (OpenAI: `{baseUrl}/chat/completions`), https://api.anthropic.com (`{baseUrl}/v1/messages`). */
@@ -97,6 +107,8 @@ export interface ProviderSettings {
   apiKey?: string;
   /** Bedrock: where the region and the credentials that sign requests (SigV4) come from when there is no Bedrock API key. */
   aws?: AwsSettings;
+  /** Vertex AI (`google-vertex`, `google-vertex-anthropic`): the project and region; the token is Google's ADC. */
+  vertex?: VertexSettings;
   /** Retries of retryable errors (SPEC §3 rule 7); 0 disables. Default 3. */
   maxRetries: number;
   /** A stream with no bytes for this long is a retryable `stalled` error. */
@@ -120,6 +132,12 @@ export interface ProviderSettings {
    * models can think between tool calls. Default true; adaptive thinking interleaves without it.
    */
   interleavedThinking?: boolean;
+  /**
+   * Anthropic and OpenAI Responses: let the model search the web on the provider's side (`"search": {"backend":
+   * "provider"}`, docs/std-tools.md): the request offers the provider's web search tool instead of awl's `search`
+   * tool, and the answer's citations are kept on its text. Other providers ignore it.
+   */
+  webSearch?: boolean;
   /** Per-endpoint quirks for OpenAI-compatible servers, each a named boolean/string the user can override. */
   compat?: Record<string, unknown>;
   /**

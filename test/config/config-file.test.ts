@@ -87,7 +87,7 @@ describe("config file", () => {
     const badName = await parseConfigText("/c/config.json", '{"providers": {"openai": {"headers": {"X Title": "t"}}}}');
     expect(!badName.ok && badName.error.message).toContain('key "providers.openai.headers" has an entry "X Title"; expected a header name HTTP allows');
     const vendor = await parseConfigText("/c/config.json", '{"providers": {\n"cohere": {}}}');
-    expect(!vendor.ok && vendor.error.message).toBe('the config file /c/config.json:2: key "providers" has an entry "cohere"; expected one of "openai", "openai-responses", "gemini", "anthropic", "bedrock", "copilot", "chatgpt"');
+    expect(!vendor.ok && vendor.error.message).toBe('the config file /c/config.json:2: key "providers" has an entry "cohere"; expected one of "openai", "openai-responses", "gemini", "anthropic", "bedrock", "google-vertex", "google-vertex-anthropic", "copilot", "chatgpt"');
   });
 
   it("accepts $schema for editors", async () => {

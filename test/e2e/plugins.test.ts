@@ -486,6 +486,52 @@ describe("awl plugins check and new", () => {
   }, 60_000);
 });
 
+describe("mcp.json against the spec's mcp.schema.json", () => {
+  const mcpText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+  it("a server with an unknown field or a field of the wrong type is named with file:line and field, and left out; the others and the plugin stay", async () => {
+    const src = write(join(box.root, "mcpkit"), {
+      "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "mcpkit" }),
+      "mcp.json": mcpText({
+        $schema: MCP_SCHEMA,
+        mcpServers: {
+          good: { type: "stdio", command: "node", args: [ODD_SERVER, "normal"] },
+          typo: { type: "stdio", command: "node", argz: ["x"] },
+          listless: { type: "stdio", command: "node", args: "x", env: { PLUGIN_DATA: "/tmp" } },
+          remote: { type: "streamable-http", headers: { a: "b" } },
+          odd: { type: "websocket", url: "wss://x" },
+        },
+      }),
+    });
+    const file = join(src, "mcp.json");
+    const check = await awl(["plugins", "check", src]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(`error: ${file}:15: "mcpServers.typo.argz" is not a field of a stdio server (type, command, args, env, cwd); server "typo" left out`);
+    expect(check.stdout).toContain(`error: ${file}:22: "mcpServers.listless.args" must be a list; ${file}:23: "mcpServers.listless.env" sets PLUGIN_DATA; awl sets PLUGIN_ROOT and PLUGIN_DATA itself; server "listless" left out`);
+    expect(check.stdout).toContain(`error: ${file}:27: "mcpServers.remote.url" is missing; server "remote" left out`);
+    expect(check.stdout).toContain(`error: ${file}:34: "mcpServers.odd.type" is "websocket"; use "stdio", "streamable-http" or "sse"; server "odd" left out`);
+    expect(check.stdout).not.toContain('server "good"');
+    // Not fatal to the plugin: it installs, the review says which servers are refused and why.
+    const install = await awl(["install", "--yes", src]);
+    expect(install.code).toBe(0);
+    expect(install.stdout).toMatch(/good: node .*odd-server\.mjs normal/);
+    expect(install.stdout).toContain('typo: refused:');
+    expect((await awl(["mcp", "list"])).stdout).toMatch(/good/);
+  }, 60_000);
+
+  it("a top level the schema refuses (another field, a wrong $schema) turns the plugin's MCP servers off, said with file:line", async () => {
+    const src = write(join(box.root, "mcptop"), {
+      "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "mcptop" }),
+      "mcp.json": mcpText({ $schema: "https://agent-plugins.org/schemas/9.0.0/mcp.schema.json", mcpServers: { good: { type: "stdio", command: "node" } }, servers: {} }),
+    });
+    const file = join(src, "mcp.json");
+    const check = await awl(["plugins", "check", src]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(`error: ${file}:9: "servers" is not a field of mcp.json ($schema, mcpServers); ${file}:2: "$schema" must be "${MCP_SCHEMA}"; the plugin's MCP servers are off`);
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+  }, 60_000);
+});
+
 describe("an interrupted install", () => {
   it("killed while waiting for the answer (kill -9): the next run sees no half-installed plugin", async () => {
     const src = fullPlugin(join(box.root, "kit"));

@@ -122,6 +122,10 @@ function promptLines(flags: FlagValues, config: LoadedConfig): string[] {
 
 /** How a cloud provider without an API key authenticates (docs/providers.md), or undefined. */
 function cloudCredentials(p: ProviderSettings): string | undefined {
+  if (p.vertex) {
+    const project = p.vertex.project ? `${p.vertex.project.name} (from ${p.vertex.project.source})` : "the credentials' own";
+    return `not set: requests carry a token of Google's application-default credentials, project ${project}, region ${p.vertex.region}`;
+  }
   if (!p.aws) return undefined;
   const region = `region ${p.aws.region ?? "of the profile, else us-east-1"}`;
   if (p.aws.credentials) return `not set: requests are signed with the AWS access keys of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ${region}`;
