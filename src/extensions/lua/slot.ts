@@ -249,6 +249,8 @@ export class WorkerSlot {
       }
       case "search":
         return this.http.runSearch(req.callId, req.query, req.count);
+      case "pdf_text":
+        return import("../../web/pdf-text.js").then(({ pdfText }) => pdfText(req.data));
     }
   }
 
@@ -447,6 +449,11 @@ export class WorkerSlot {
       Atomics.store(this.control, CONTROL_ABORT, ABORT_NONE);
       this.worker.postMessage(request);
     });
+  }
+
+  /** Tells the worker the whole list of secrets to scrub from its spill files (one became known later). */
+  knowSecrets(secrets: readonly string[]): void {
+    if (!this.dead) this.worker.postMessage({ type: "secrets", secrets: [...secrets] } satisfies ToWorker);
   }
 
   /** Kills, now, every process group its current call started (awl itself is being stopped by a signal). */
