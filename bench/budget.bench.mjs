@@ -5,7 +5,8 @@
 //
 //   1. print mode: `awl -p --no-session hi` (a one-line reply, the std tools offered) against `node -e 0`: wall
 //      time (budget node + 30 ms) and peak RSS (budget 55 MB); `awl --version` (budget node + 10 ms);
-//   2. the tool step: tool-call reply → next request, first call of an `awl -p` run (budget 40 ms);
+//   2. the tool step: tool-call reply → next request, first call of an `awl -p` run (budget 40 ms), the call sent
+//      at once and after a model's time to its first token (the Lua worker starts while a request waits);
 //   3. interactive: start to a prompt that accepts keys with 20 extensions, 50 skills and 5 hooks, in a
 //      pseudo-terminal, against `node -e 0` in one (budget node + 60 ms);
 //   4. growth: one `--input-format stream-json` process fed BUDGET_TURNS turns (default 300) that each call `ls`:
@@ -47,13 +48,20 @@ const server = createServer((req, res) => {
     const last = JSON.parse(body).messages?.at(-1);
     if (last?.role === "tool" && sentCallAt) steps.push(arrived - sentCallAt);
     const wantsCall = last?.role === "user" && /call|list/.test(JSON.stringify(last.content));
+    // "think" prompts: the call comes after a model's time to first token (THINK_MS), as a real model's does.
+    const thinks = wantsCall && JSON.stringify(last.content).includes("think");
     res.writeHead(200, { "content-type": "text/event-stream" });
     if (!wantsCall) return res.end(sse(choice({ role: "assistant", content: last?.role === "tool" ? "done" : "Hello." }), choice({}, "stop"), usage));
-    res.end(sse(choice({ role: "assistant", tool_calls: [{ index: 0, id: `c${steps.length}-${Date.now()}`, type: "function", function: { name: "ls", arguments: "{}" } }] }), choice({}, "tool_calls"), usage), () => {
+    if (thinks) return setTimeout(() => res.end(callReply(), () => (sentCallAt = now())), THINK_MS);
+    res.end(callReply(), () => {
       sentCallAt = now();
     });
   });
 });
+/** An `ls` call, the whole reply at once. */
+const callReply = () => sse(choice({ role: "assistant", tool_calls: [{ index: 0, id: `c${steps.length}-${Date.now()}`, type: "function", function: { name: "ls", arguments: "{}" } }] }), choice({}, "tool_calls"), usage);
+/** A fast model's time to its first token (a call's name comes after it). */
+const THINK_MS = 400;
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${server.address().port}/v1`;
 
@@ -104,15 +112,21 @@ console.log("| figure | measured | budget | verdict |\n| --- | --- | --- | --- |
 
 // ---- 2. the tool step -----------------------------------------------------------------------------------------
 {
+  // Headless awl starts its Lua worker only once a call is likely (a request unanswered after 250 ms, a call
+  // streaming): against a server that answers at once, the worker's whole start is inside the first step; against
+  // one that takes a model's time to its first token, it started while the model thought.
   const where = place("step");
-  const firsts = [];
+  const firsts = { call: [], "think, then call": [] };
   for (let i = 0; i <= RUNS; i++) {
-    steps = [];
-    sentCallAt = 0;
-    await measured([awl, "-p", "--no-session", "call"], where);
-    if (i > 0) firsts.push(steps[0]); // the first run fills the registration cache
+    for (const prompt of Object.keys(firsts)) {
+      steps = [];
+      sentCallAt = 0;
+      await measured([awl, "-p", "--no-session", prompt], where);
+      if (i > 0) firsts[prompt].push(steps[0]); // the first run fills the registration cache
+    }
   }
-  judge("tool step (tool-call reply → next request), first call of a run", median(firsts), "ms", 40);
+  judge("tool step (tool-call reply → next request), first call of a run, the call sent at once", median(firsts.call), "ms", 40);
+  judge(`the same, the call sent after ${THINK_MS} ms (a model's time to its first token)`, median(firsts["think, then call"]), "ms", 40);
 }
 
 // ---- 3. interactive start-up ----------------------------------------------------------------------------------

@@ -39,11 +39,14 @@ export function sseResponse(reads) {
   return new Response(body, { status: 200, headers: { "content-type": "text/event-stream" } });
 }
 
-/** Feeds `reads` through awl's SSE decoder into `assembler` as the stream driver does; returns the message and the time. */
-export function runAwlAssembler(assembler, reads) {
+/**
+ * Feeds `reads` through awl's SSE decoder (or another, e.g. Bedrock's event-stream decoder) into `assembler` as the
+ * stream driver does; returns the message and the time.
+ */
+export function runAwlAssembler(assembler, reads, createDecoder = createSseDecoder) {
   const start = performance.now();
   let verdict;
-  const decoder = createSseDecoder((event) => {
+  const decoder = createDecoder((event) => {
     if (verdict === undefined) verdict = assembler.onEvent(event);
   });
   for (const read of reads) {

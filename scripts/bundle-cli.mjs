@@ -4,11 +4,13 @@
 // module on its own: most of awl's start-up). Packages stay imports of node_modules. The library (dist/index.js)
 // and the Lua worker (scripts/bundle-lua-worker.mjs) stay tsc's output here.
 //
-// The modules the main command loads in turn (its settings and tools, its runtime, the interactive mode's own)
-// each go into one chunk, START_PHASES below: split the default way, they came as ~60 small chunks (every set of
-// modules that two lazy imports share becomes its own), and each file costs the loader a resolve, a read and a link. A module that the
-// entry, `--version` (cli/chat.js, cli/help.js) or the Lua thread's start-up (extensions/lua/) imports stays out of
-// them, so that those load no more than they need; a subcommand that imports a grouped module loads its phase's chunk.
+// The modules the program loads in turn (the program itself, the main command's settings and tools, its runtime,
+// the interactive mode's own) each go into one chunk, START_PHASES below: split the default way, they came as ~60
+// small chunks (every set of modules that two lazy imports share becomes its own), and each file costs the loader
+// a resolve, a read and a link (`awl -p`: 32 files, 56 before the program had its phase). A module that the entry,
+// `awl --version` (version.js) or the Lua thread's start-up (extensions/lua/) imports stays out of them, so that
+// those load no more than they need; a subcommand that imports a grouped module loads its phase's chunk. A module
+// in a phase must not await at its top level: a chunk importing its chunk would wait for it.
 import { rmSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,6 +22,8 @@ const entry = join(cli, "main.js");
 
 /** The phases of the main command's start, in order: each the modules its lazy imports (paths in dist/) reach. */
 const START_PHASES = [
+  // The program: the subcommand table, flags, the main command's first steps, help (`awl --version` alone skips it).
+  { name: "program", imports: ["cli/program.js", "cli/chat.js", "cli/help.js"] },
   // awl opens its tools: the config files, permissions, the Lua extensions' tool set.
   { name: "open", imports: ["config/index.js", "cli/chat-tools.js", "cli/run-permissions.js", "cli/commands/extension-host.js", "cli/run-secrets.js"] },
   // awl builds what a turn needs, while a Lua worker may be starting: the runtime, sessions, print mode, permission layer.
@@ -28,7 +32,7 @@ const START_PHASES = [
   { name: "interactive", imports: ["cli/interactive/repl.js"] },
 ];
 /** Never in a phase's chunk (nor what they import): the entry, `awl --version`'s path, the Lua thread's start. */
-const isOwnPath = (path) => ["cli/main.js", "cli/chat.js", "cli/help.js"].includes(path) || path.startsWith("extensions/lua/");
+const isOwnPath = (path) => ["cli/main.js", "version.js"].includes(path) || path.startsWith("extensions/lua/");
 
 const graph = new Map(); // module path in dist/ → the awl modules it imports statically
 const bundle = await rolldown({

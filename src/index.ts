@@ -47,8 +47,9 @@ export { discoverExtensions, DEFAULT_MAX_EXTENSION_FILE_BYTES } from "./extensio
 export { defaultExtensionRoots } from "./extensions/default-roots.js";
 export type { DiscoveredExtension, DiscoveryResult, DiscoveryProblem, ShadowedExtension, ExtensionRoot, ExtensionSource } from "./extensions/discover.js";
 // Plugins (docs/plugins.md): read a package without running it, install it after a review, list and check installed ones.
-export { readPluginPackage, PluginFormatError, AWL_CLIENT_FOLDER, PLUGIN_SCHEMA_1_0, MCP_SCHEMA_1_0 } from "./plugins/manifest.js";
-export type { PluginPackage, PluginParts, PluginLayout } from "./plugins/manifest.js";
+export { readPluginPackage, type PluginPackage } from "./plugins/manifest.js";
+export { PluginFormatError } from "./plugins/plugin-json.js";
+export { AWL_CLIENT_FOLDER, PLUGIN_SCHEMA_1_0, MCP_SCHEMA_1_0, type PluginParts, type PluginLayout } from "./plugins/package-format.js";
 export { prepareInstall, finishInstall, discardInstall, type PreparedInstall } from "./plugins/install.js";
 export { PluginSourceError, type FetchedSource } from "./plugins/fetch-source.js";
 export { readLock, removeInstalled, setEnabled, pluginsHome, packageDir, pluginDataDir, LOCK_VERSION } from "./plugins/store.js";

@@ -15,3 +15,8 @@ export function awlVersion(): string {
   }
   return cached;
 }
+
+/** What `awl --version` prints: `awl 0.1.0`. */
+export function versionText(): string {
+  return `awl ${awlVersion()}`;
+}

@@ -528,6 +528,12 @@ awl.web = {}
 ---@return boolean is_article Whether Readability found an article.
 function awl.web.markdown(html, url) end
 
+---A PDF's text, page by page (PDF.js through unpdf, loaded on the first call).
+---@param data string The PDF's bytes.
+---@return string[]? pages Each page's text, in order.
+---@return string? message Why the bytes could not be read (not a PDF, encrypted, damaged).
+function awl.web.pdf_text(data) end
+
 ---@class awl.SearchResult
 ---@field title string
 ---@field url string

@@ -35,9 +35,19 @@ local function readable(r, type)
   return r.body
 end
 
+--- A PDF's text as Markdown, a heading per page; or nil and why it could not be read.
+local function pdf_markdown(r)
+  if r.truncated then return nil, "it is longer than " .. text.size(MAX_BODY) .. ", so its text was not read" end
+  local pages, why = awl.web.pdf_text(r.body)
+  if not pages then return nil, why end
+  local parts = {}
+  for i, page in ipairs(pages) do parts[#parts + 1] = string.format("## Page %d\n\n%s", i, page) end
+  return table.concat(parts, "\n\n")
+end
+
 awl.register_tool {
   name = "fetch",
-  description = "Fetch an http(s) URL: a page as Markdown, text/JSON as is; a long page in parts (start_index). "
+  description = "Fetch an http(s) URL: a page as Markdown, text/JSON as is, a PDF's text; a long page in parts (start_index). "
     .. "Untrusted web data.",
   parameters = {
     type = "object",
@@ -72,15 +82,20 @@ awl.register_tool {
       return { content = string.format("An image (%s, %s) from %s.", type, text.size(#r.body), r.url),
         images = { { media_type = type, data = awl.base64.encode(r.body) } } }
     end
-    if r.binary then
+    local page, pdf_problem
+    if type == "application/pdf" or r.body:sub(1, 5) == "%PDF-" then
+      page, pdf_problem = pdf_markdown(r)
+      type = "application/pdf"
+    end
+    if not page and r.binary then
       local ext = type == "application/pdf" and "pdf" or "bin"
       local path = spill(ctx, spill_name(ctx, ext), r.body)
       local what = type == "application/pdf" and "a PDF document" or ("binary content (" .. (type ~= "" and type or "no type") .. ")")
-      return string.format("%s is %s of %s%s, which fetch does not turn into text.%s", r.url, what, text.size(#r.body),
-        r.truncated and " (cut at " .. text.size(MAX_BODY) .. ")" or "",
+      return string.format("%s is %s of %s%s, which fetch does not turn into text%s.%s", r.url, what, text.size(#r.body),
+        r.truncated and " (cut at " .. text.size(MAX_BODY) .. ")" or "", pdf_problem and (": " .. pdf_problem) or "",
         path and (" Its bytes are saved in " .. path .. ".") or "")
     end
-    local page = readable(r, type)
+    page = page or readable(r, type)
     local first = (args.start_index or 0) + 1
     local part, total = web.slice(page, first, args.max_length or DEFAULT_LENGTH)
     local notes = {}

@@ -66,9 +66,8 @@ export async function openChatTools(
     ...(options.permissions && { network: networkGate(options.permissions.engine) }),
     ...(options.config?.get("search") && { search: options.config.get("search")!.value as SearchSettings }),
   });
-  // Headless (awl -p, ACP), the first tool call may come as soon as the first reply does: a Lua worker boots now,
-  // beside the rest of awl's start-up (for `awl -p` it already does, see chat.ts); the extensions load into it once
-  // a request offering tools is on its way (the agent's prewarm), so a reply needing no tool ends the run first.
+  // Headless (awl -p, ACP): no Lua worker starts until a call is likely (a request slow to answer, a tool call
+  // streaming), so a reply needing no tool costs no thread (LuaToolSet.prewarm).
   if (opened.ok && !mode.interactive) void opened.value.tools.prewarm();
   if (opened.ok && sandbox.value && options.permissions) {
     // Exec calls of the Lua tools run inside the sandbox: `permissions.sandbox_auto_allow` may let them run unasked.

@@ -26,14 +26,13 @@ export async function runChat(argv: readonly string[]): Promise<number> {
     return EXIT.ok;
   }
   if (cli.flags.version) {
-    const { versionText } = await import("./help.js");
+    const { versionText } = await import("../version.js");
     stdout.write(`${versionText()}\n`);
     return EXIT.ok;
   }
 
-  // Interactive needs a terminal on both ends; without one awl never prompts. Headless, the Lua worker starts
-  // ahead when the tools open (LuaToolSet.prewarm), with the environment its extensions get: one started here,
-  // with awl's own (keys included), could never be taken, and cost every run a second thread (issue 30).
+  // Interactive needs a terminal on both ends; without one awl never prompts. Headless, no Lua worker starts here:
+  // one starts once a tool call is likely (LuaToolSet.prewarm), with the environment its extensions get (issue 30).
   const interactive = !cli.flags.print && cli.outputFormat === "text" && isatty(0) && isatty(1);
   return await chat(cli, interactive);
 }

@@ -67,5 +67,11 @@ export const SUBCOMMANDS: Record<string, Subcommand> = {
     summary: "list the models awl knows (window, output limit, prices, capabilities) with the server's own; refresh the catalogue from models.dev",
     load: () => import("./commands/models.js"),
   },
+  login: {
+    usage: "login [PROVIDER] [--headless]",
+    summary: "sign in to a subscription (copilot: GitHub Copilot; chatgpt: ChatGPT) instead of an API key; list the sign-ins (docs/providers.md)",
+    load: () => import("./commands/login.js"),
+  },
+  logout: { usage: "logout [PROVIDER]", summary: "remove a sign-in (copilot, chatgpt; all without PROVIDER) from the keychain and awl's files", load: () => import("./commands/logout.js") },
   mcp: { usage: "mcp list|add|remove|approve", summary: "list the MCP servers, add or remove one in the config (docs/mcp.md)", load: () => import("./commands/mcp.js") },
 };

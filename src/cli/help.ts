@@ -1,11 +1,7 @@
-/** `awl --help` and `awl --version`. */
-import { awlVersion } from "../version.js";
+/** `awl --help`. */
+import { versionText } from "../version.js";
 import { SUBCOMMANDS } from "./commands.js";
 import { flagsHelp } from "./options.js";
-
-export function versionText(): string {
-  return `awl ${awlVersion()}`;
-}
 
 export function helpText(): string {
   const subcommands = Object.values(SUBCOMMANDS)

@@ -1,34 +1,12 @@
 #!/usr/bin/env node
 /**
- * The `awl` program. Kept tiny for start-up: it picks a subcommand (imported only when used) or the main
- * command, and turns anything unexpected into one readable line instead of a stack trace.
+ * The `awl` entry point. `awl --version` alone is answered here, loading only the version's own module (it must
+ * cost little more than starting Node: issue 30); anything else is the program (program.ts). No top-level await:
+ * nothing waits for this module.
  */
-import { SUBCOMMANDS } from "./commands.js";
-import { writeNotice } from "../ui/output/wrap-text.js";
-import { drawFinalState, handleTerminationSignals, terminationExitCode } from "./termination.js";
-
-function internalError(error: unknown): never {
-  drawFinalState();
-  const message = error instanceof Error ? error.message : String(error);
-  writeNotice(process.stderr, `awl: internal error: ${message}\n  → this is a bug in awl; please report it (AWL_DEBUG=1 shows details)\n`);
-  if (process.env.AWL_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  process.exit(1);
-}
-process.on("uncaughtException", internalError);
-process.on("unhandledRejection", internalError);
-// A reader that went away (`awl -p ... | head`) is not an error of awl's.
-process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? process.exit(0) : internalError(error)));
-handleTerminationSignals();
-
 const argv = process.argv.slice(2);
-const subcommand = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? SUBCOMMANDS[argv[0]] : undefined;
-try {
-  const code = subcommand
-    ? await (await subcommand.load()).run(argv.slice(1))
-    : await (await import("./chat.js")).runChat(argv);
-  // Exit now: pooled sockets or idle workers must not keep a finished command alive.
-  // A SIGTERM/SIGHUP being handled decides the code (the command may have ended because of it: "cancelled").
-  process.exit(terminationExitCode() ?? code);
-} catch (error) {
-  internalError(error);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+  void import("../version.js").then(({ versionText }) => process.stdout.write(`${versionText()}\n`));
+} else {
+  void import("./program.js");
 }

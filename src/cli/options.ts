@@ -25,7 +25,7 @@ export const FLAGS = {
   print: { type: "boolean", short: "p", group: "Modes", help: "one turn, then exit: the prompt is the arguments plus piped stdin" },
   "output-format": { type: "string", value: "FORMAT", group: "Modes", help: "text (default), json (one object at the end) or stream-json (one event per line)" },
   "input-format": { type: "string", value: "FORMAT", group: "Modes", help: "text (default) or stream-json: one JSON message per stdin line, turn after turn (needs --output-format stream-json)" },
-  provider: { type: "string", value: "NAME", group: "Model", help: "openai (any OpenAI-compatible server), openai-responses, gemini, anthropic, bedrock or replay  [AWL_PROVIDER]" },
+  provider: { type: "string", value: "NAME", group: "Model", help: "openai (any OpenAI-compatible server), openai-responses, gemini, anthropic, bedrock, google-vertex, google-vertex-anthropic or replay  [AWL_PROVIDER]" },
   model: { type: "string", value: "NAME", group: "Model", help: "model name  [AWL_MODEL]" },
   "base-url": { type: "string", value: "URL", group: "Model", help: "API endpoint, e.g. http://localhost:11434/v1  [AWL_BASE_URL]" },
   "max-retries": { type: "string", value: "N", group: "Limits", help: "retries of rate limits, overloads, 5xx, cut or stalled streams (default 3, 0 = off)" },

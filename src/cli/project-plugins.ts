@@ -9,7 +9,7 @@ import { realpathSync } from "node:fs";
 import { projectConfigPath, readConfigFile } from "../config/config-file.js";
 import { editConfigFile } from "../config/write.js";
 import { isProjectTrusted } from "../permissions/setup.js";
-import { pluginAppliesTo } from "../plugins/installed.js";
+import { pluginAppliesTo } from "../plugins/start-check.js";
 import { readLock, type LockEntry } from "../plugins/store.js";
 import { EXIT } from "./exit-codes.js";
 

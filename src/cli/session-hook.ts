@@ -18,6 +18,7 @@ import { SessionStore } from "../session/store.js";
 import { forkSession } from "../session/fork.js";
 import type { FlagValues } from "./options.js";
 import { runSecrets } from "./run-secrets.js";
+import { onSecretsAnnounced } from "../util/late-secrets.js";
 import type { Runtime, RuntimeOptions, TurnHook } from "./runtime.js";
 
 export class SessionHook implements TurnHook {
@@ -178,7 +179,10 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
   }
   if (flags.continue && flags.resume !== undefined) return usage("-c continues the latest session and -r a given one: use one of them");
   const cwd = options.cwd ?? process.cwd();
-  const hook = new SessionHook(new SessionStore(undefined, { secrets: runSecrets(options) }), cwd, options.warn);
+  const store = new SessionStore(undefined, { secrets: runSecrets(options) });
+  // A sign-in's token refreshed mid-session is scrubbed from the file too.
+  onSecretsAnnounced((late) => store.addSecrets(late));
+  const hook = new SessionHook(store, cwd, options.warn);
   // `-r` alone: the interactive mode shows the picker (needs a terminal); print mode needs an id.
   let target = flags.resume === "" ? undefined : flags.resume;
   if (flags.resume === "" && (flags.print || options.cli.outputFormat !== "text" || !process.stdin.isTTY || !process.stdout.isTTY)) {

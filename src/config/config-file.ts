@@ -34,7 +34,7 @@ export interface ConfigFileValues {
   /** Per-provider endpoint, key variable and model, used whenever that provider is chosen (docs/config.md). */
   providers?: Record<string, ProviderEntry>;
   /** The web search backend (docs/config.md); its `api_key` is scrubbed like a provider's. */
-  search?: { api_key?: string };
+  search?: { api_key?: string; backend?: string };
 }
 
 /** One entry of `providers`: where that provider lives, which environment variable holds its key, its model. */
@@ -44,6 +44,12 @@ export interface ProviderEntry {
   model?: string;
   /** Extra request headers (OpenRouter's `HTTP-Referer`, `X-Title`); "" leaves one of awl's own out. */
   headers?: Record<string, string>;
+  /** Bedrock, Vertex: the cloud region (`us-east-1`, `europe-west1`). */
+  region?: string;
+  /** Bedrock: the AWS profile of `~/.aws/credentials` and `~/.aws/config`. */
+  profile?: string;
+  /** Vertex AI: the Google Cloud project. */
+  project?: string;
 }
 
 /** One config file as read and checked. */

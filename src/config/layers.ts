@@ -31,6 +31,8 @@ const TRUSTED_ONLY: readonly RegExp[] = [
   /^\/api_key$/,
   /^\/base_url$/,
   /^\/providers\/[^/]+\/(base_url|api_key_env)$/,
+  // Which of the user's cloud credentials sign (an AWS profile, whose credential_process is a program too).
+  /^\/providers\/[^/]+\/profile$/,
   // Programs to start, and the switch that starts a project's .mcp.json servers unasked.
   /^\/mcpServers$/,
   /^\/approve_mcp_json$/,

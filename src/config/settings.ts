@@ -3,9 +3,11 @@
  * Pure: the caller passes the environment, the file's values and the flag strings; nothing is read here.
  */
 import { defaultMaxTokens, MIN_THINKING_BUDGET, THINKING_ANSWER_TOKENS } from "../providers/anthropic/limits.js";
-import type { ProviderSettings, ThinkingSetting } from "../providers/types.js";
+import type { AwsSettings, ProviderSettings, ThinkingSetting } from "../providers/types.js";
 import type { ConfigFileValues } from "./config-file.js";
 import type { ConfigError, ConfigResult } from "./errors.js";
+import { loginSettings } from "./login-settings.js";
+import { isLoginProvider } from "../login/types.js";
 
 /** Flag values as typed on the command line (numbers are still text: checked here so the message names the flag). */
 export interface SettingsFlags {
@@ -51,14 +53,15 @@ export interface AwlSettings {
   baseUrlSource?: string;
 }
 
-export const PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "bedrock", "replay"] as const;
+export const PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "bedrock", "google-vertex", "google-vertex-anthropic", "copilot", "chatgpt", "replay"] as const;
 export const DEFAULT_MAX_RETRIES = 3;
 export const DEFAULT_STALL_TIMEOUT_MS = 90_000;
 export const DEFAULT_FIRST_BYTE_TIMEOUT_MS = 30_000;
 export const DEFAULT_MAX_STEPS = 50;
 
 interface Vendor {
-  keyVariable: string;
+  /** The vendor's own key variable; none for Vertex AI (application-default credentials, or AWL_API_KEY as a token). */
+  keyVariable?: string;
   baseUrl: string;
   exampleModel: string;
 }
@@ -69,12 +72,21 @@ const VENDORS: Record<string, Vendor> = {
   anthropic: { keyVariable: "ANTHROPIC_API_KEY", baseUrl: "https://api.anthropic.com", exampleModel: "claude-sonnet-4-5" },
   // The base URL is the region's (bedrockVendor); the key is a Bedrock API key, else the AWS access keys sign.
   bedrock: { keyVariable: "AWS_BEARER_TOKEN_BEDROCK", baseUrl: "https://bedrock-runtime.us-east-1.amazonaws.com", exampleModel: "us.anthropic.claude-sonnet-4-5-20250929-v1:0" },
+  // The host is the region's (vertexVendor); requests carry a token of Google's application-default credentials.
+  "google-vertex": { baseUrl: "https://aiplatform.googleapis.com", exampleModel: "gemini-2.5-flash" },
+  "google-vertex-anthropic": { baseUrl: "https://aiplatform.googleapis.com", exampleModel: "claude-sonnet-4-5@20250929" },
 };
 
-/** Bedrock's endpoint is its region's: AWS_REGION, else AWS_DEFAULT_REGION, else us-east-1 (as the AWS CLI). */
-function bedrockVendor(env: NodeJS.ProcessEnv): Vendor {
-  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1";
-  return { ...VENDORS.bedrock!, baseUrl: `https://bedrock-runtime.${region}.amazonaws.com` };
+const isVertex = (provider: string): boolean => provider === "google-vertex" || provider === "google-vertex-anthropic";
+
+/** Vertex AI's host is its region's: `aiplatform.googleapis.com` for `global`, else `{region}-aiplatform.googleapis.com`. */
+function vertexVendor(provider: string, region: string): Vendor {
+  return { ...VENDORS[provider]!, baseUrl: `https://${region === "global" ? "" : `${region}-`}aiplatform.googleapis.com` };
+}
+
+/** Bedrock's endpoint is its region's (the profile's when none is set, us-east-1 when the profile has none). */
+function bedrockVendor(region: string | undefined): Vendor {
+  return { ...VENDORS.bedrock!, baseUrl: `https://bedrock-runtime.${region ?? "us-east-1"}.amazonaws.com` };
 }
 
 /** A value and where it came from, so messages can name the variable, key or flag. */
@@ -103,8 +115,8 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
   const flagsHome = providerName({ value: flags.provider ?? "", source: "--provider" }) ?? fileHome;
   const provider = providerName({ value: choice.provider ?? "", source: "/model" }) ?? flagsHome;
   for (const name of Object.keys(file.providers ?? {})) {
-    if (!Object.hasOwn(VENDORS, name)) {
-      throw configError(`unknown provider "${name}" under ${fileKey("providers")}`, `use ${Object.keys(VENDORS).join(" or ")}`);
+    if (!Object.hasOwn(VENDORS, name) && !isLoginProvider(name)) {
+      throw configError(`unknown provider "${name}" under ${fileKey("providers")}`, `use ${[...Object.keys(VENDORS), "copilot", "chatgpt"].join(" or ")}`);
     }
   }
 
@@ -137,6 +149,7 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
   if (thinking !== undefined) settings.thinking = thinking.value;
   if (interleaved !== undefined) settings.interleavedThinking = interleaved;
   if (file.compat) settings.compat = file.compat;
+  if (file.search?.backend === "provider") settings.webSearch = true;
 
   if (provider === "replay") {
     if (!flags.replay) throw configError("--provider replay needs a script to play", "pass --replay FILE (format: docs/replay-format.md)");
@@ -145,7 +158,9 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
     return { provider: settings, maxSteps, modelSource: model?.source ?? "the replay provider's default" };
   }
 
-  const vendor = provider === "bedrock" ? bedrockVendor(env) : VENDORS[provider]!;
+  const awsRegion = provider === "bedrock" ? first([own.region, ownKey("region")], [env.AWS_REGION, "AWS_REGION"], [env.AWS_DEFAULT_REGION, "AWS_DEFAULT_REGION"]) : undefined;
+  const vertexRegion = isVertex(provider) ? first([own.region, ownKey("region")], [env.GOOGLE_CLOUD_LOCATION, "GOOGLE_CLOUD_LOCATION"], [env.CLOUD_ML_REGION, "CLOUD_ML_REGION"]) : undefined;
+  const vendor = provider === "bedrock" ? bedrockVendor(awsRegion?.value) : isVertex(provider) ? vertexVendor(provider, vertexRegion?.value ?? "global") : VENDORS[provider]!;
   const forThis = <T>(home: string, value: T | undefined): T | undefined => (home === provider ? value : undefined);
   const baseUrl = first(
     [forThis(flagsHome, flags.baseUrl), "--base-url"],
@@ -153,19 +168,25 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
     [forThis(fileHome, file.base_url), fileKey("base_url")],
     [forThis(envHome, env.AWL_BASE_URL), "AWL_BASE_URL"],
   );
-  settings.baseUrl = baseUrl ? checkUrl(baseUrl) : vendor.baseUrl;
   if (own.headers) settings.headers = own.headers;
+  if (isLoginProvider(provider)) {
+    const login = loginSettings(provider, settings, { env, ...(baseUrl && { baseUrl }), ...(model && { model }) });
+    if ("hint" in login) throw new ConfigFailure(login);
+    return { provider: login.settings, maxSteps, keySource: login.keySource, modelSource: login.modelSource, baseUrlSource: login.baseUrlSource };
+  }
+  settings.baseUrl = baseUrl ? checkUrl(baseUrl) : vendor.baseUrl;
 
   // The variables that may hold this provider's key, most specific first.
-  const keyVariables = own.api_key_env ? [own.api_key_env] : [...(envHome === provider ? ["AWL_API_KEY"] : []), vendor.keyVariable];
+  const keyVariables = own.api_key_env ? [own.api_key_env] : [...(envHome === provider ? ["AWL_API_KEY"] : []), ...(vendor.keyVariable ? [vendor.keyVariable] : [])];
   const fromFile: [string | undefined, string] = [own.api_key_env ? undefined : forThis(fileHome, file.api_key), fileKey("api_key")];
   const apiKey = first(fromFile, ...keyVariables.map((name): [string | undefined, string] => [env[name], name]));
   const keySource = apiKey?.source ?? (own.api_key_env ? `${own.api_key_env} (${ownKey("api_key_env")})` : keyVariables.join(" or "));
   // Local OpenAI-compatible servers (Ollama, llama.cpp, vLLM) usually need no key; the vendors' own endpoints do.
-  const keyMissing = apiKey === undefined && settings.baseUrl === vendor.baseUrl && !(provider === "bedrock" && awsAccessKeys(env));
+  // Bedrock without a key signs with the AWS credential chain, which only a request can ask (aws-credential-chain.ts).
+  const keyMissing = apiKey === undefined && settings.baseUrl === vendor.baseUrl && provider !== "bedrock" && !isVertex(provider);
   const keyExample = keyVariables.at(-1)!;
   const notHome = env.AWL_API_KEY && envHome !== provider ? ` (AWL_API_KEY is for ${envHome}, the provider AWL_PROVIDER names)` : "";
-  const setKey = `set ${keyVariables.join(" or ")} (e.g. export ${keyExample}=...)${provider === "bedrock" ? ", or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY" : ""}${notHome}`;
+  const setKey = `set ${keyVariables.join(" or ")} (e.g. export ${keyExample}=...)${notHome}`;
   const setModel = missingModelHint(provider, vendor, { envModelHome, fileModelHome, env, file, filePath, fileKey });
   const offline = "or try awl offline with --provider replay --replay FILE";
   if (keyMissing && !model) throw configError(`no API key and no model for provider "${provider}"`, `${setKey} and ${setModel}; ${offline}`);
@@ -177,8 +198,11 @@ function resolve({ env, file = {}, filePath = "the config file", describeKey, fl
   }
   settings.model = model.value;
   if (apiKey !== undefined) settings.apiKey = apiKey.value;
-  const keys = provider === "bedrock" ? awsAccessKeys(env) : undefined;
-  if (keys) settings.aws = { region: env.AWS_REGION || env.AWS_DEFAULT_REGION || "us-east-1", credentials: keys };
+  if (isVertex(provider)) {
+    const project = first([own.project, ownKey("project")], [env.GOOGLE_CLOUD_PROJECT, "GOOGLE_CLOUD_PROJECT"], [env.GCLOUD_PROJECT, "GCLOUD_PROJECT"], [env.ANTHROPIC_VERTEX_PROJECT_ID, "ANTHROPIC_VERTEX_PROJECT_ID"]);
+    settings.vertex = { region: vertexRegion?.value ?? "global", regionalEndpoint: !baseUrl, ...(project ? { project: { name: project.value, source: project.source } } : {}) };
+  }
+  if (provider === "bedrock") settings.aws = awsSettings(env, awsRegion?.value, first([own.profile, ownKey("profile")], [env.AWS_PROFILE, "AWS_PROFILE"]), !baseUrl);
   return { provider: settings, maxSteps, keySource, modelSource: model.source, baseUrlSource: baseUrl?.source ?? `${provider}'s default` };
 }
 
@@ -298,6 +322,19 @@ class ConfigFailure {
 }
 function configError(message: string, hint: string): ConfigFailure {
   return new ConfigFailure({ message, hint });
+}
+
+/**
+ * Bedrock's AWS settings: a chosen profile goes to the SDK's chain (as the AWS CLI, it wins over the access key
+ * variables); else the access keys of the variables when both are set; else the chain's default profile and the rest.
+ */
+function awsSettings(env: NodeJS.ProcessEnv, region: string | undefined, profile: Sourced<string> | undefined, regionalEndpoint: boolean): AwsSettings {
+  const aws: AwsSettings = { regionalEndpoint };
+  if (region) aws.region = region;
+  const keys = awsAccessKeys(env);
+  if (profile) aws.profile = { name: profile.value, source: profile.source };
+  else if (keys) aws.credentials = keys;
+  return aws;
 }
 
 /** The AWS access keys of the standard variables, when both are set (and the session token with them). */

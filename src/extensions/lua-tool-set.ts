@@ -188,6 +188,8 @@ export class LuaToolSet implements ToolSet {
   private cacheKeys: ReturnType<typeof extensionKeys>;
   /** A prewarm started a Lua worker ahead of the pool (head-start.ts). */
   private startedAhead = false;
+  /** Headless: the workers start only once a call is likely (see prewarm). */
+  private startsWhenLikely = false;
   /** head-start.ts once imported: a call that comes sends that worker its load at once, not a microtask later. */
   private ahead: typeof import("./lua/head-start.js") | undefined;
   /** What the pool is created with (its extensions aside). */
@@ -362,31 +364,38 @@ export class LuaToolSet implements ToolSet {
   /**
    * Gets the Lua workers ready ahead of a call, so that it does not pay their start-up; resolves once the first
    * worker is starting, not when it is ready. Without `why` (the tools were just opened: headless awl, an ACP
-   * session) a worker starts ahead and boots awl's Lua runtime, loading no extension (head-start.ts). With one (see
-   * PrewarmReason) the extensions load too; but a worker started ahead loads them only once a call is likely
-   * (`slow`, `tool_use`), not for every request. Calls start it all anyway. A load that only a prewarm asked for is
-   * given up at exit if no extension registered an on_unload hook (see unload), so a reply that needs no tool does
-   * not wait for it.
+   * session) nothing starts yet: most replies need no tool, and a worker costs a thread, ≈ 14 MB and its start's
+   * CPU (issue 30). Such tools start only once a call is likely (`slow`: a model at work, `tool_use`: a call
+   * streams, its name before its arguments): a worker then starts ahead and boots awl's Lua runtime while the
+   * pool's own modules load (head-start.ts), and the extensions load into it. Otherwise (the interactive mode) a
+   * request offering tools starts them too (`request`). Calls start it all anyway. A load that only a prewarm asked
+   * for is given up at exit if no extension registered an on_unload hook (see unload), so a reply that needs no
+   * tool does not wait for it.
    */
   prewarm(why?: PrewarmReason): Promise<void> {
     if (!why) {
-      if (!this.loading && this.discovery.extensions.length > 0) {
-        this.startedAhead = true;
-        const { cwd, env, textHost } = this.poolOptions;
-        void import("./lua/head-start.js").then((ahead) => {
-          this.ahead = ahead;
-          const options = { cwd, env, ...(textHost && { textHost }) };
-          ahead.startLuaThreadAhead(options);
-          ahead.bootLuaThreadAhead(options);
-        });
-      }
+      this.startsWhenLikely = true;
       return Promise.resolve();
     }
-    // Booted ahead, a worker loads the extensions only once a call is likely: a reply needing no tool, the most
-    // common one, then ends with no load sharing the machine with its last steps (see PrewarmReason).
-    if (why === "request" && this.startedAhead && !this.loading) return Promise.resolve();
+    if (this.startsWhenLikely && !this.loading) {
+      if (why === "request") return Promise.resolve();
+      this.startAhead();
+    }
     if (!this.loading) this.speculative = true;
     return this.startLoading().begun;
+  }
+
+  /** Starts a worker ahead of the pool, booting awl's Lua runtime (head-start.ts); once, and only with extensions to run. */
+  private startAhead(): void {
+    if (this.startedAhead || this.discovery.extensions.length === 0) return;
+    this.startedAhead = true;
+    const { cwd, env, textHost } = this.poolOptions;
+    void import("./lua/head-start.js").then((ahead) => {
+      this.ahead = ahead;
+      const options = { cwd, env, ...(textHost && { textHost }) };
+      ahead.startLuaThreadAhead(options);
+      ahead.bootLuaThreadAhead(options);
+    });
   }
 
   /**

@@ -6,7 +6,8 @@
  */
 import { spawn } from "node:child_process";
 import { closeSync } from "node:fs";
-import type { ProcessSandbox } from "../extensions/lua/types.js";
+import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
+import { connectRelay, sandboxStdio } from "../extensions/lua/sandbox-stdio.js";
 import { childEnv } from "../util/secrets.js";
 
 /** Output kept per stream. */
@@ -39,12 +40,14 @@ export interface CommandOptions {
 export function runHookCommand(command: string, input: string, options: CommandOptions): Promise<CommandRun> {
   const argv = ["/bin/sh", "-c", command];
   // The sandbox hands its seccomp filter over as fd 3 (closed here once the child has it).
-  const { argv: line, fds } = options.sandbox ? options.sandbox.wrap(argv, options.cwd) : { argv, fds: [] };
-  const [file, ...args] = line;
+  const wrapped: SandboxedCommand = options.sandbox ? options.sandbox.wrap(argv, options.cwd) : { argv, fds: [] };
+  const [file, ...args] = wrapped.argv;
+  const { fds } = wrapped;
   return new Promise((done) => {
     let child: ReturnType<typeof spawn>;
     try {
-      child = spawn(file!, args, { cwd: options.cwd, env: childEnv(options.env, { secrets: options.secrets, withheld: options.withheldEnv ?? [], pass: options.passEnv ?? [] }), detached: true, stdio: ["pipe", "pipe", "pipe", ...fds] });
+      child = spawn(file!, args, { cwd: options.cwd, env: childEnv(options.env, { secrets: options.secrets, withheld: options.withheldEnv ?? [], pass: options.passEnv ?? [] }), detached: true, stdio: ["pipe", "pipe", "pipe", ...sandboxStdio(wrapped)] });
+      connectRelay(wrapped, child);
     } catch (e) {
       done({ code: null, stdout: "", stderr: "", how: "error", detail: (e as Error).message });
       return;

@@ -12,7 +12,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import type { ProcessSandbox } from "../extensions/lua/types.js";
+import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
+import { connectRelay, sandboxStdio } from "../extensions/lua/sandbox-stdio.js";
 import { markedEnv, newProcessMark, watchForLeftovers } from "../extensions/lua/process-marks.js";
 import type { SecretScrubber } from "../util/secrets.js";
 
@@ -102,12 +103,13 @@ export class JobTable {
     this.jobs.set(id, job);
     this.openFile(job);
     const argv = [shell(), "-c", `exec 2>&1\n${command}`];
-    const wrapped = this.options.sandbox ? this.options.sandbox.wrap(argv, cwd) : { argv, fds: [] };
+    const wrapped: SandboxedCommand = this.options.sandbox ? this.options.sandbox.wrap(argv, cwd) : { argv, fds: [] };
     watchForLeftovers();
     const env = { ...markedEnv(this.options.env, this.mark, 0), PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true" };
     let child: ChildProcess;
     try {
-      child = spawn(wrapped.argv[0]!, wrapped.argv.slice(1), { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", ...wrapped.fds] });
+      child = spawn(wrapped.argv[0]!, wrapped.argv.slice(1), { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", ...sandboxStdio(wrapped)] });
+      connectRelay(wrapped, child);
     } catch (e) {
       this.end(job, `cannot run ${argv[0]}: ${(e as Error).message}`);
       return job;

@@ -7,6 +7,15 @@
 export interface TextBlock {
   type: "text";
   text: string;
+  /** The sources the provider's own web search cited for this text (docs/conversation-format.md), in order. */
+  citations?: Citation[];
+}
+/** A web page the model cited (Anthropic's `web_search_result_location`, OpenAI's `url_citation`). */
+export interface Citation {
+  url: string;
+  title?: string;
+  /** The passage cited (Anthropic's `cited_text`). */
+  cited_text?: string;
 }
 
 /** The model's reasoning. `signature` (Anthropic) must round-trip unchanged; `redacted` holds opaque redacted-thinking data. */

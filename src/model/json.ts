@@ -3,7 +3,7 @@
  * Writing: each block is its fields; `tool_use.input` is a JSON value when it parses, else the raw string.
  * Reading: validates shape and names the exact path of anything wrong.
  */
-import { THINKING_ORIGINS, type ContentBlock, type ImageData, type ThinkingOrigin } from "./blocks.js";
+import { THINKING_ORIGINS, type Citation, type ContentBlock, type ImageData, type ThinkingOrigin } from "./blocks.js";
 import { Conversation } from "./conversation.js";
 import type { Message, Role, StopReason, Usage } from "./message.js";
 
@@ -119,8 +119,11 @@ export function usageFromJSON(value: unknown, path: string): Usage {
 function blockFromJSON(value: unknown, path: string): ContentBlock {
   if (!isObject(value)) throw new FormatError(path, `expected an object, got ${describe(value)}`);
   switch (value.type) {
-    case "text":
-      return { type: "text", text: str(value, "text", path)! };
+    case "text": {
+      const block: ContentBlock = { type: "text", text: str(value, "text", path)! };
+      if (value.citations !== undefined) block.citations = citationsFromJSON(value.citations, `${path}.citations`);
+      return block;
+    }
     case "thinking": {
       const block: ContentBlock = { type: "thinking", thinking: str(value, "thinking", path)! };
       const signature = str(value, "signature", path, true);
@@ -157,6 +160,19 @@ function blockFromJSON(value: unknown, path: string): ContentBlock {
     default:
       throw new FormatError(`${path}.type`, `unknown block type ${describe(value.type)}`);
   }
+}
+
+function citationsFromJSON(value: unknown, path: string): Citation[] {
+  if (!Array.isArray(value)) throw new FormatError(path, `expected an array, got ${describe(value)}`);
+  return value.map((item, i) => {
+    if (!isObject(item)) throw new FormatError(`${path}[${i}]`, `expected an object, got ${describe(item)}`);
+    const citation: Citation = { url: str(item, "url", `${path}[${i}]`)! };
+    const title = str(item, "title", `${path}[${i}]`, true);
+    const cited = str(item, "cited_text", `${path}[${i}]`, true);
+    if (title !== undefined) citation.title = title;
+    if (cited !== undefined) citation.cited_text = cited;
+    return citation;
+  });
 }
 
 function imagesFromJSON(value: unknown, path: string): ImageData[] {

@@ -65,6 +65,9 @@ interface Subject {
   error?: string;
 }
 
+/** What a program in the exec sandbox may reach through its proxy: nothing, the hosts host rules allow, any host. */
+export type SandboxReach = "none" | "hosts" | "any";
+
 /** The rule name that opens the exec sandbox's network (`network`, `network(curl:*)`); no tool's. */
 export const NETWORK_RULE = "network";
 
@@ -209,23 +212,32 @@ export class PermissionEngine {
   }
 
   /**
-   * Whether a program started inside the exec sandbox may reach the network (docs/permissions.md, "Sandbox"):
-   * only rules naming `network` decide, never a tool's kinds, the mode or a `*` rule. `command` is the
-   * program's command line (a shell command as written). A deny or ask rule that matches any piece keeps the
-   * network closed (nobody can be asked while a program starts); `network` allows every program, `network(P)`
-   * the commands P matches, every part of a compound command covered, as for a command rule.
+   * What a program started inside the exec sandbox may reach through the sandbox's proxy (docs/permissions.md,
+   * "Sandbox"): only rules naming `network` decide, never a tool's kinds, the mode or a `*` rule. `command` is the
+   * program's command line (a shell command as written). A deny or ask command rule that matches any piece (or a
+   * bare `network` deny or ask rule) gives it nothing (nobody can be asked while a program starts); `network` or a
+   * command rule `network(P)` that covers every part of the command, as for a command rule, gives it any host; else
+   * it may reach the hosts that host rules allow, when there are any.
    */
-  allowsNetwork(command: string): boolean {
-    const rules = (this.byTool.get(NETWORK_RULE) ?? []).filter((r) => r.matchHost === undefined);
-    if (rules.length === 0) return false;
+  sandboxReach(command: string): SandboxReach {
+    const rules = this.byTool.get(NETWORK_RULE) ?? [];
+    const hosts: SandboxReach = rules.some((r) => r.action === "allow" && r.matchHost !== undefined) ? "hosts" : "none";
+    const programRules = rules.filter((r) => r.matchHost === undefined);
+    if (programRules.length === 0) return hosts;
+    if (programRules.some((r) => r.action !== "allow" && r.pattern === undefined)) return "none";
     const split = invalidCommandText(command) ? undefined : parseCommand(command);
-    if (!split) return false;
-    const commandRules = this.commandRulesOf(`${NETWORK_RULE} of programs`, () => rules);
+    if (!split) return programRules.some((r) => r.action !== "allow") ? "none" : hosts;
+    const commandRules = this.commandRulesOf(`${NETWORK_RULE} of programs`, () => programRules);
     const hitting = commandRules.hitting(split);
-    if (rules.some((r) => r.action !== "allow" && (r.pattern === undefined || hitting.has(r)))) return false;
-    if (rules.some((r) => r.action === "allow" && r.pattern === undefined)) return true;
+    if (programRules.some((r) => r.action !== "allow" && hitting.has(r))) return "none";
+    if (programRules.some((r) => r.action === "allow" && r.pattern === undefined)) return "any";
     // A bare `exec` runs nothing (std.bash starts its script with `exec 2>&1`).
-    return commandRules.covering(split, (text) => text === "exec") !== undefined;
+    return commandRules.covering(split, (text) => text === "exec") !== undefined ? "any" : hosts;
+  }
+
+  /** Whether a program started inside the exec sandbox may reach any host (`sandboxReach`). */
+  allowsNetwork(command: string): boolean {
+    return this.sandboxReach(command) === "any";
   }
 
   /**
@@ -263,9 +275,9 @@ export class PermissionEngine {
   /**
    * Whether `awl.http` (or a network tool's `url`) may reach `url`'s host (docs/permissions.md, "Network"): only
    * rules named `network` with a host pattern (or none) decide; deny > ask > allow; bypass mode allows what no deny
-   * rule denies; otherwise it asks, offering `network(HOST)`.
+   * rule denies (unless `byMode` is false: the sandbox's proxy); otherwise it asks, offering `network(HOST)`.
    */
-  decideHost(url: URL): Decision {
+  decideHost(url: URL, byMode = true): Decision {
     const name = url.hostname;
     const port = portOf(url);
     const shown = hostRuleText(name);
@@ -274,7 +286,7 @@ export class PermissionEngine {
     const base = { allowRules: [] as string[], paths: [] as string[], commands: [] as string[] };
     const deny = rules.find((r) => r.action === "deny" && hits(r));
     if (deny) return { ...base, action: "deny", reason: `the rule "${deny.text}" denies reaching ${shown}`, rule: deny };
-    if (this.mode === "bypass") return { ...base, action: "allow", reason: "bypass mode" };
+    if (byMode && this.mode === "bypass") return { ...base, action: "allow", reason: "bypass mode" };
     const ask = rules.find((r) => r.action === "ask" && hits(r));
     if (ask) return { ...base, action: "ask", reason: `the rule "${ask.text}" asks before reaching ${shown}`, rule: ask, allowRules: [`network(${shown})`] };
     const allow = rules.find((r) => r.action === "allow" && hits(r));
@@ -286,11 +298,12 @@ export class PermissionEngine {
    * Why a connection for `url` may not go to `address` (undefined: it may): a loopback, private or link-local
    * address (web/addresses.ts) is reached only in bypass mode or when an allow rule names that address, or names
    * the URL's host when that host is the address itself or `localhost` (then an approval of that host counts too).
-   * A DNS name that resolves there is not enough: the name is not what is connected to.
+   * A DNS name that resolves there is not enough: the name is not what is connected to. `byMode` false: bypass
+   * mode does not count (the sandbox's proxy).
    */
-  addressRefusal(url: URL, address: string, granted: readonly string[] = []): string | undefined {
+  addressRefusal(url: URL, address: string, granted: readonly string[] = [], byMode = true): string | undefined {
     const kind = nonPublicKind(address);
-    if (kind === undefined || this.mode === "bypass") return undefined;
+    if (kind === undefined || (byMode && this.mode === "bypass")) return undefined;
     const port = portOf(url);
     const rules = (this.byTool.get(NETWORK_RULE) ?? []).filter((r) => r.matchHost !== undefined);
     const deny = rules.find((r) => r.action !== "allow" && r.matchHost!(address, port));

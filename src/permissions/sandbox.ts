@@ -4,7 +4,8 @@
  * runs inside bubblewrap (`bwrap`, Linux): the whole file system read-only except the workspace and the temp
  * folder; inside the workspace `.awl/` and `.git/` read-only too (what they hold runs later, outside the
  * sandbox); the credential folders awl knows hidden (`~/.ssh`, `~/.aws`, awl's config and data, ...); no network
- * (unless a `network` rule allows the program, engine.ts); no Unix-socket connections (a seccomp filter,
+ * (a program that some `network` rule lets reach a host gets a proxy instead, which decides each connection by
+ * its host: sandbox-relay.ts, sandbox-proxy.ts); no Unix-socket connections (a seccomp filter,
  * seccomp.ts); its own process namespace (a process that left its group still dies with the call, and everything
  * dies with awl). awl never runs a program outside the sandbox when the sandbox is on: a missing `bwrap`, or a
  * kernel that refuses its namespaces or its seccomp filter, stops awl at start-up with a message saying so.
@@ -13,6 +14,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import type { Duplex } from "node:stream";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
@@ -20,6 +22,9 @@ import type { PermissionSetup } from "./setup.js";
 import { NETWORK_RULE } from "./engine.js";
 import { isInside, realPathOf } from "./paths.js";
 import { unixSocketFilter } from "./seccomp.js";
+import { sandboxNetwork, type SandboxNetwork } from "./sandbox-network.js";
+import { sandboxProxy } from "./sandbox-proxy.js";
+import { BRIDGE_SCRIPT, RelayEnd } from "./sandbox-relay.js";
 import { loadShellParser } from "./shell-parser.js";
 
 /** Folders (and files) in the home folder that hold credentials: hidden inside the sandbox unless opened. */
@@ -35,8 +40,8 @@ export interface SandboxOptions {
   writable?: readonly string[];
   /** The `bwrap` program; default: found on PATH. */
   bwrap?: string;
-  /** Whether the program `argv` may reach the network; default: none may. */
-  network?: (argv: readonly string[]) => boolean;
+  /** What the programs may reach through the sandbox's proxy; default: nothing. */
+  network?: SandboxNetwork;
   /** Hidden inside the sandbox (credential folders and files); default: those of {@link credentialPaths}. */
   hidden?: readonly string[];
   /**
@@ -78,7 +83,7 @@ export class BwrapSandbox implements ProcessSandbox {
     readonly bwrap: string,
     workspace: string,
     writable: readonly string[],
-    private readonly network: (argv: readonly string[]) => boolean = () => false,
+    private readonly network?: SandboxNetwork,
     hidden: readonly string[] = [],
     open: readonly string[] = [],
     awlDirs: readonly string[] = [],
@@ -111,13 +116,22 @@ export class BwrapSandbox implements ProcessSandbox {
     this.filterFd = socketOpened ? undefined : filterDescriptor();
   }
 
-  wrap(argv: readonly string[], cwd: string): SandboxedCommand {
+  /**
+   * `argv` inside bwrap; a program that may reach some host runs under the bridge (sandbox-relay.ts), which gets
+   * one more descriptor after the filter's: the caller's `relay` end goes to the proxy. `offline`: never.
+   */
+  wrap(argv: readonly string[], cwd: string, offline = false): SandboxedCommand {
     const fds = this.filterFd === undefined ? [] : [openSync(`/proc/self/fd/${this.filterFd}`, "r")];
-    return { argv: [this.bwrap, ...this.arguments(cwd, this.network(argv), fds.length > 0 ? 3 : undefined), "--", ...argv], fds };
+    const sandboxed = [this.bwrap, ...this.arguments(cwd, fds.length > 0 ? 3 : undefined), "--"];
+    const reach = offline ? "none" : (this.network?.reach(commandLineOf(argv)) ?? "none");
+    if (reach === "none") return { argv: [...sandboxed, ...argv], fds };
+    const proxy = sandboxProxy(this.network!.refusal(reach));
+    const relay = (end: Duplex) => new RelayEnd(end, (connection) => proxy.emit("connection", connection));
+    return { argv: [...sandboxed, process.execPath, "-e", BRIDGE_SCRIPT, String(3 + fds.length), ...argv], fds, relay };
   }
 
   /** The bwrap options for a program that runs in `cwd`; `filterFd`: the descriptor the program gets the seccomp filter on. */
-  arguments(cwd: string, network: boolean, filterFd?: number): string[] {
+  arguments(cwd: string, filterFd?: number): string[] {
     const args = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
     // Folders between a writable folder and a protected one (or another writable one) are bound onto themselves (so
     // mount points, still writable): a mount point cannot be renamed, so a command cannot move a protected folder
@@ -156,8 +170,7 @@ export class BwrapSandbox implements ProcessSandbox {
       }
       args.push(...(folder ? ["--tmpfs", path, "--remount-ro", path] : ["--ro-bind", "/dev/null", path]));
     }
-    args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session");
-    if (!network) args.push("--unshare-net");
+    args.push("--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-net", "--die-with-parent", "--new-session");
     if (filterFd !== undefined) args.push("--seccomp", String(filterFd));
     args.push("--chdir", cwd);
     return args;
@@ -213,8 +226,8 @@ export function openSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = pr
 
 /** Runs `true` in the sandbox (with its filter or without): undefined when it ran, else why not. */
 function probe(sandbox: BwrapSandbox, filtered: boolean): string | undefined {
-  const command = sandbox.wrap(["true"], "/");
-  const argv = filtered ? command.argv : [sandbox.bwrap, ...sandbox.arguments("/", false), "--", "true"];
+  const command = sandbox.wrap(["true"], "/", true);
+  const argv = filtered ? command.argv : [sandbox.bwrap, ...sandbox.arguments("/"), "--", "true"];
   try {
     const run = spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe", ...command.fds] });
     if (!run.error && run.status === 0) return undefined;
@@ -226,13 +239,13 @@ function probe(sandbox: BwrapSandbox, filtered: boolean): string | undefined {
 
 /**
  * The run's sandbox when its permissions ask for one (`--sandbox`, `permissions.sandbox`); an error when it cannot
- * be had. With `network` rules the shell parser is loaded first: they match the commands programs run.
+ * be had. With `network` rules the shell parser is loaded first: command rules match the commands programs run.
  */
 export async function runSandbox(setup: Pick<PermissionSetup, "sandbox" | "engine">): Promise<ConfigResult<BwrapSandbox | undefined>> {
   if (!setup.sandbox) return { ok: true, value: undefined };
   const { engine } = setup;
   if (engine.list().some((rule) => rule.tool === NETWORK_RULE)) await loadShellParser();
-  const opened = openSandbox({ workspace: engine.workspace, network: (argv) => engine.allowsNetwork(commandLineOf(argv)), ...(setup.sandbox.open && { open: setup.sandbox.open }) });
+  const opened = openSandbox({ workspace: engine.workspace, network: sandboxNetwork(engine), ...(setup.sandbox.open && { open: setup.sandbox.open }) });
   if (!opened.ok) return { ok: false, error: { message: opened.message, hint: `the sandbox was asked for by ${setup.sandbox.source}` } };
   return { ok: true, value: opened.sandbox };
 }

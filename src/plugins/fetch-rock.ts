@@ -12,7 +12,7 @@ import { basename, dirname, join, sep } from "node:path";
 import { promisify } from "node:util";
 import type { FetchedSource } from "./fetched-source.js";
 import { PluginSourceError } from "./source-error.js";
-import { ROCK_FILE } from "./manifest.js";
+import { ROCK_FILE } from "./package-format.js";
 
 const run = promisify(execFile);
 

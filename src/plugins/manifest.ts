@@ -15,9 +15,10 @@
  */
 import { readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { jsonErrorOffset, memberPositions, positionOf } from "../config/json-position.js";
 import { exists, isDir } from "./folder-list.js";
 import { validate as validateManifestRaw } from "./manifest-validator.generated.js";
+import { partsOf, PLUGIN_SCHEMA_1_0, ROCK_FILE, type PluginLayout, type PluginParts } from "./package-format.js";
+import { isObject, PluginFormatError, readJsonObject } from "./plugin-json.js";
 
 /** One error of the generated schema validator (ajv's shape, without messages). */
 interface SchemaError {
@@ -26,40 +27,8 @@ interface SchemaError {
   params: Record<string, unknown>;
 }
 
-/** The Agent Plugins 1.0.0 manifest schema, precompiled (scripts/generate-plugin-manifest-validator.mjs). */
+/** The Agent Plugins 1.0.0 manifest schema, precompiled (scripts/generate-plugin-validators.mjs). */
 const validateManifest = validateManifestRaw as ((value: unknown) => boolean) & { errors?: SchemaError[] | null };
-
-/** Which format a package is in. */
-export type PluginLayout = "agent-plugins" | "claude-code" | "lua-folder" | "lua-rock";
-
-/** What awl writes into the package it makes of a rock (fetch-rock.ts): `{name, version, rock, modules, dependencies}`. */
-export const ROCK_FILE = "awl-rock.json";
-
-/** awl's client folder in an Agent Plugins package (spec §8.2: a top-level folder named by a reverse-domain namespace). */
-export const AWL_CLIENT_FOLDER = "dev.awl";
-
-/** The `$schema` of an Agent Plugins 1.0 manifest. */
-export const PLUGIN_SCHEMA_1_0 = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json";
-/** The `$schema` of an Agent Plugins 1.0 `mcp.json`. */
-export const MCP_SCHEMA_1_0 = "https://agent-plugins.org/schemas/1.0.0/mcp.schema.json";
-
-/** The parts of a package, by where they are (absent: the package has none). */
-export interface PluginParts {
-  /** A folder of Lua extensions, discovered like `~/.config/awl/extensions/`. */
-  extensionsDir?: string;
-  /** Agent Skills: `<name>/SKILL.md` folders. */
-  skillsDir?: string;
-  /** Markdown prompt commands. */
-  commandsDir?: string;
-  /** Markdown sub-agent definitions. */
-  agentsDir?: string;
-  /** Lua modules for `require` (a rock's `lua/`), searched before the system's Lua trees. */
-  luaDir?: string;
-  /** `mcp.json` (Agent Plugins) or `.mcp.json` (Claude Code). */
-  mcpFile?: string;
-  /** Command hooks in Claude Code's format (`{"hooks": {Event: [...]}}` or the events at the top). */
-  hooksFile?: string;
-}
 
 /** What a package says about itself, and where its parts are. */
 export interface PluginPackage {
@@ -73,14 +42,6 @@ export interface PluginPackage {
   parts: PluginParts;
   /** Things reported and ignored: unknown manifest fields, Claude Code features awl does not run. */
   notices: string[];
-}
-
-/** A package awl cannot read: `message` reads `file:line: field: what is wrong`. */
-export class PluginFormatError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "PluginFormatError";
-  }
 }
 
 const AGENT_PLUGIN_FIELDS = new Set(["$schema", "name", "version", "description", "author", "homepage", "repository", "license", "keywords", "extensions"]);
@@ -125,16 +86,7 @@ function readAgentPlugin(root: string): PluginPackage {
   }
   if (faults.length > 0) throw new PluginFormatError(faults[0]!);
   const name = value.name as string;
-  const client = join(root, AWL_CLIENT_FOLDER);
-  const parts: PluginParts = {
-    ...dirPart("skillsDir", join(root, "skills")),
-    ...filePart("mcpFile", join(root, "mcp.json")),
-    ...dirPart("extensionsDir", join(client, "extensions")),
-    ...dirPart("commandsDir", join(client, "commands")),
-    ...dirPart("agentsDir", join(client, "agents")),
-    ...filePart("hooksFile", join(client, "hooks.json")),
-  };
-  return { root, layout: "agent-plugins", name, ...metadata(value), manifestFile: file, parts, notices };
+  return { root, layout: "agent-plugins", name, ...metadata(value), manifestFile: file, parts: partsOf("agent-plugins", root), notices };
 }
 
 function readClaudePlugin(root: string): PluginPackage {
@@ -152,14 +104,7 @@ function readClaudePlugin(root: string): PluginPackage {
   for (const key of ["version", "description"]) {
     if (value[key] !== undefined && typeof value[key] !== "string") throw new PluginFormatError(`${at(`/${key}`)}: "${key}" must be a string`);
   }
-  const parts: PluginParts = {
-    ...dirPart("skillsDir", join(root, "skills")),
-    ...dirPart("commandsDir", join(root, "commands")),
-    ...dirPart("agentsDir", join(root, "agents")),
-    ...filePart("hooksFile", join(root, "hooks", "hooks.json")),
-    ...filePart("mcpFile", join(root, ".mcp.json")),
-  };
-  return { root, layout: "claude-code", name, ...metadata(value), manifestFile: file, parts, notices };
+  return { root, layout: "claude-code", name, ...metadata(value), manifestFile: file, parts: partsOf("claude-code", root), notices };
 }
 
 /** A package awl made of a pure-Lua rock: its modules in `lua/`, for `require` only (never loaded as extensions). */
@@ -171,7 +116,7 @@ function readRock(root: string): PluginPackage {
     .map(String)
     .filter((dep) => !/^lua\b/.test(dep))
     .map((dep) => `it depends on the rock "${dep}": install it too (awl install luarocks:${dep.split(/\s/)[0]}) unless your system's Lua tree has it`);
-  return { root, layout: "lua-rock", name, ...metadata(value), manifestFile: join(root, ROCK_FILE), parts: { ...dirPart("luaDir", join(root, "lua")) }, notices };
+  return { root, layout: "lua-rock", name, ...metadata(value), manifestFile: join(root, ROCK_FILE), parts: partsOf("lua-rock", root), notices };
 }
 
 /** A folder without a manifest: its Lua files are extensions; its name is the folder's (or its `package.json`'s). */
@@ -195,7 +140,7 @@ function readLuaFolder(root: string): PluginPackage {
     name,
     ...(version !== undefined && { version }),
     ...(description !== undefined && { description }),
-    parts: { extensionsDir: root },
+    parts: partsOf("lua-folder", root),
     notices: [],
   };
 }
@@ -248,40 +193,4 @@ function metadata(value: Record<string, unknown>): { version?: string; descripti
     ...(typeof value.version === "string" && { version: value.version }),
     ...(typeof value.description === "string" && { description: value.description }),
   };
-}
-
-/** A JSON file that must hold an object, with `at(pointer)` giving `file:line` of a member. */
-export function readJsonObject(file: string): { value: Record<string, unknown>; text: string; at: (pointer: string) => string } {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8").replace(/^\uFEFF/, "");
-  } catch (error) {
-    throw new PluginFormatError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? String(error)})`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    const { line, column } = positionOf(text, Math.max(0, jsonErrorOffset(text)));
-    throw new PluginFormatError(`${file}:${line}:${column}: not valid JSON`);
-  }
-  if (!isObject(value)) throw new PluginFormatError(`${file}:1: must be a JSON object`);
-  let positions: Map<string, { line: number }> | undefined;
-  const at = (pointer: string): string => {
-    positions ??= memberPositions(text);
-    return `${file}:${positions.get(pointer)?.line ?? 1}`;
-  };
-  return { value, text, at };
-}
-
-function dirPart<K extends keyof PluginParts>(key: K, path: string): Partial<PluginParts> {
-  return isDir(path) ? { [key]: path } : {};
-}
-
-function filePart<K extends keyof PluginParts>(key: K, path: string): Partial<PluginParts> {
-  return exists(path) ? { [key]: path } : {};
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

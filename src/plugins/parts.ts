@@ -3,12 +3,12 @@
  * "Loading"): Lua extension folders beside `~/.config/awl/extensions/`, skill, command and agent folders after the
  * user's own, MCP servers after the config's, command hooks after the config's. The user's own files win a name
  * clash; between two plugins the first by name wins and the other is reported, never mixed. `trusted`: whether the
- * folder of `cwd` is trusted (a plugin installed for a project loads only then: installed.ts).
+ * folder of `cwd` is trusted (a plugin installed for a project loads only then: start-check.ts).
  */
 import type { ExtensionRoot } from "../extensions/extension-root.js";
 import type { McpServerConfig } from "../extensions/mcp/config.js";
 import type { CommandHook } from "../hooks/command-config.js";
-import { installedPlugins } from "./installed.js";
+import { installedPlugins } from "./start-check.js";
 import { readPluginHooks } from "./plugin-hooks.js";
 import { readPluginMcp } from "./plugin-mcp.js";
 
@@ -47,9 +47,9 @@ export function pluginAgentFolders(env: NodeJS.ProcessEnv, cwd: string, trusted:
 export function pluginMcpServers(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): McpServerConfig[] {
   const out: McpServerConfig[] = [];
   const owner = new Map<string, string>();
-  for (const { pkg, places } of installedPlugins(env, cwd, trusted).plugins) {
-    if (!pkg.parts.mcpFile) continue;
-    for (const server of readPluginMcp(pkg.parts.mcpFile, places, env)) {
+  for (const { parts, places } of installedPlugins(env, cwd, trusted).plugins) {
+    if (!parts.mcpFile) continue;
+    for (const server of readPluginMcp(parts.mcpFile, places, env)) {
       const first = owner.get(server.name);
       if (first !== undefined) {
         out.push({ ...server, transport: undefined, error: `${server.file}: server "${server.name}" of plugin "${places.name}" has the name of one of plugin "${first}"; left out` } as McpServerConfig);
@@ -64,31 +64,32 @@ export function pluginMcpServers(env: NodeJS.ProcessEnv, cwd: string, trusted: b
 
 /** Whether any enabled plugin has an `mcp.json`. */
 export function pluginsHaveMcp(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): boolean {
-  return installedPlugins(env, cwd, trusted).plugins.some((p) => p.pkg.parts.mcpFile !== undefined);
+  return installedPlugins(env, cwd, trusted).plugins.some((p) => p.parts.mcpFile !== undefined);
 }
 
 /** The command hooks of the enabled plugins (user hooks, after the config files'), and their problems. */
 export function pluginCommandHooks(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): { hooks: CommandHook[]; problems: string[] } {
   const hooks: CommandHook[] = [];
   const problems: string[] = [];
-  for (const { pkg, places } of installedPlugins(env, cwd, trusted).plugins) {
-    if (!pkg.parts.hooksFile) continue;
-    const read = readPluginHooks(pkg.parts.hooksFile, places);
+  for (const { parts, places } of installedPlugins(env, cwd, trusted).plugins) {
+    if (!parts.hooksFile) continue;
+    const read = readPluginHooks(parts.hooksFile, places);
     hooks.push(...read.hooks);
     problems.push(...read.problems);
   }
   return { hooks, problems };
 }
 
-/** Why installed plugins are not loaded, one line each (shown at start-up). */
+/** Why installed plugins are not loaded, and that their start index was rebuilt, one line each (shown at start-up). */
 export function pluginProblems(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean): string[] {
-  return installedPlugins(env, cwd, trusted).problems;
+  const found = installedPlugins(env, cwd, trusted);
+  return [...found.notices, ...found.problems];
 }
 
 function folders(env: NodeJS.ProcessEnv, cwd: string, trusted: boolean, key: "extensionsDir" | "skillsDir" | "commandsDir" | "agentsDir" | "luaDir"): PluginFolder[] {
   const out: PluginFolder[] = [];
-  for (const { pkg, places } of installedPlugins(env, cwd, trusted).plugins) {
-    const dir = pkg.parts[key];
+  for (const { parts, places } of installedPlugins(env, cwd, trusted).plugins) {
+    const dir = parts[key];
     if (dir) out.push({ plugin: places.name, dir });
   }
   return out;

@@ -7,7 +7,7 @@
  */
 import type { ConfigLayer } from "../config/config-file.js";
 import { readCommandHooks, type CommandHook } from "../hooks/command-config.js";
-import { PluginFormatError, readJsonObject } from "./manifest.js";
+import { isObject, PluginFormatError, readJsonObject } from "./plugin-json.js";
 import type { PluginPlaces } from "./plugin-mcp.js";
 
 /** The hooks of `file`, and the problems of entries left out (each naming file:line). */
@@ -83,8 +83,4 @@ function expandCommands(section: unknown, pairs: Array<[RegExp, string]>): unkno
 
 function quote(path: string): string {
   return `'${path.replace(/'/g, "'\\''")}'`;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -4,11 +4,15 @@
  * expanded in `args`, `env` and `cwd`, nothing else expanded) or a Claude Code `.mcp.json` (`${CLAUDE_PLUGIN_ROOT}`
  * and `${CLAUDE_PLUGIN_DATA}` as well, and `${VAR}` from the environment as Claude Code does). Each server's
  * process gets `PLUGIN_ROOT` and `PLUGIN_DATA` in its environment. A bad entry is one failed server naming the
- * file, the server and the key; a bad file disables the plugin's MCP servers only (spec §7.2.2).
+ * file, the server and the key; a bad file disables the plugin's MCP servers only (spec §7.2.2). An Agent Plugins
+ * `mcp.json` is checked against the spec's schema (mcp-schema.ts), then against what the schema cannot say (a
+ * command inside the plugin, a working folder inside it or its data folder, an https URL).
  */
 import { resolve, sep } from "node:path";
 import { parseMcpServers, type McpServerConfig } from "../extensions/mcp/config.js";
-import { MCP_SCHEMA_1_0, PluginFormatError, readJsonObject, type PluginLayout } from "./manifest.js";
+import { mcpFileFaults, mcpServerFaults } from "./mcp-schema.js";
+import type { PluginLayout } from "./package-format.js";
+import { isObject, PluginFormatError, readJsonObject } from "./plugin-json.js";
 
 /** Where the plugin is and where its data folder is. */
 export interface PluginPlaces {
@@ -17,9 +21,6 @@ export interface PluginPlaces {
   root: string;
   data: string;
 }
-
-const STDIO_KEYS = new Set(["type", "command", "args", "env", "cwd"]);
-const REMOTE_KEYS = new Set(["type", "url", "headers"]);
 
 /** The servers of `file` for the plugin at `places`; never throws (a fault is a failed entry). */
 export function readPluginMcp(file: string, places: PluginPlaces, env: NodeJS.ProcessEnv): McpServerConfig[] {
@@ -34,18 +35,19 @@ export function readPluginMcp(file: string, places: PluginPlaces, env: NodeJS.Pr
   const { value, at } = read;
   const servers = value.mcpServers;
   if (places.layout === "agent-plugins") {
-    if (value.$schema !== MCP_SCHEMA_1_0) return failed(`${at("/$schema")}: "$schema" must be "${MCP_SCHEMA_1_0}"; the plugin's MCP servers are off`);
-    const extra = Object.keys(value).find((k) => k !== "$schema" && k !== "mcpServers");
-    if (extra !== undefined) return failed(`${at(`/${extra}`)}: "${extra}" is not a field of mcp.json ($schema, mcpServers); the plugin's MCP servers are off`);
+    const faults = mcpFileFaults(value, at);
+    if (faults.length > 0) return failed(`${faults.join("; ")}; the plugin's MCP servers are off`);
   }
   if (!isObject(servers)) return failed(`${at("/mcpServers")}: "mcpServers" must be an object of named servers; the plugin's MCP servers are off`);
   const placeholders = placeholdersOf(places);
   const out: McpServerConfig[] = [];
   for (const [name, entry] of Object.entries(servers)) {
     const where = at(`/mcpServers/${name.replace(/~/g, "~0").replace(/\//g, "~1")}`);
-    const problem = places.layout === "agent-plugins" ? agentPluginsProblem(entry, places) : undefined;
-    if (problem) {
-      out.push({ name, source: "user", file: where, error: `${where}: server "${name}" ${problem}`, disabled: false, fingerprint: "" });
+    const faults = places.layout === "agent-plugins" ? mcpServerFaults(name, entry, at) : [];
+    const problem = faults.length === 0 && places.layout === "agent-plugins" ? placeProblem(entry as Record<string, unknown>, places) : undefined;
+    if (faults.length > 0 || problem) {
+      const error = faults.length > 0 ? `${faults.join("; ")}; server "${name}" left out` : `${where}: server "${name}" ${problem}`;
+      out.push({ name, source: "user", file: where, error, disabled: false, fingerprint: "" });
       continue;
     }
     const expanded = expandEntry(entry, placeholders, places);
@@ -63,39 +65,27 @@ export function readPluginMcp(file: string, places: PluginPlaces, env: NodeJS.Pr
   return out;
 }
 
-/** What the spec's closed server variants forbid, in words; undefined when the entry is one of them. */
-function agentPluginsProblem(entry: unknown, places: PluginPlaces): string | undefined {
-  if (!isObject(entry)) return "must be an object";
-  const type = entry.type;
-  if (type === "stdio") {
-    const extra = Object.keys(entry).find((k) => !STDIO_KEYS.has(k));
-    if (extra !== undefined) return `has "${extra}", not a field of a stdio server (${[...STDIO_KEYS].join(", ")})`;
-    if (typeof entry.command !== "string" || entry.command === "") return 'needs "command"';
-    if (entry.command.includes("/") && !entry.command.startsWith("./")) return `has the command ${JSON.stringify(entry.command)}: a bare program name or a path starting with ./`;
-    if (entry.command.startsWith("./") && !inside(resolve(places.root, entry.command), places.root)) return `has a command outside the plugin: ${JSON.stringify(entry.command)}`;
-    if (isObject(entry.env) && ("PLUGIN_ROOT" in entry.env || "PLUGIN_DATA" in entry.env)) return "sets PLUGIN_ROOT or PLUGIN_DATA in env; awl sets those";
-    if (entry.cwd !== undefined) {
-      if (typeof entry.cwd !== "string" || !/^(?:\.\/|\$\{PLUGIN_ROOT\}(?:\/|$)|\$\{PLUGIN_DATA\}(?:\/|$))/.test(entry.cwd)) return 'has a "cwd" that is not ./..., ${PLUGIN_ROOT}... or ${PLUGIN_DATA}...';
+/** What a server the schema accepts may still not do (the spec's semantic rules); undefined when it is fine. */
+function placeProblem(entry: Record<string, unknown>, places: PluginPlaces): string | undefined {
+  if (entry.type === "stdio") {
+    const command = entry.command as string;
+    if (command.includes("/") && !command.startsWith("./")) return `has the command ${JSON.stringify(command)}: a bare program name or a path starting with ./`;
+    if (command.startsWith("./") && !inside(resolve(places.root, command), places.root)) return `has a command outside the plugin: ${JSON.stringify(command)}`;
+    if (typeof entry.cwd === "string") {
       const cwd = resolve(places.root, entry.cwd.replace("${PLUGIN_ROOT}", places.root).replace("${PLUGIN_DATA}", places.data));
       if (!inside(cwd, places.root) && !inside(cwd, places.data)) return `has a "cwd" outside the plugin and its data folder: ${JSON.stringify(entry.cwd)}`;
     }
     return undefined;
   }
-  if (type === "streamable-http" || type === "sse") {
-    const extra = Object.keys(entry).find((k) => !REMOTE_KEYS.has(k));
-    if (extra !== undefined) return `has "${extra}", not a field of a ${type} server (${[...REMOTE_KEYS].join(", ")})`;
-    if (typeof entry.url !== "string") return 'needs "url"';
-    let url: URL;
-    try {
-      url = new URL(entry.url);
-    } catch {
-      return `has a "url" that is not a URL: ${JSON.stringify(entry.url)}`;
-    }
-    const loopback = url.hostname === "localhost" || url.hostname === "[::1]" || /^127\./.test(url.hostname);
-    if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) return `has the url ${JSON.stringify(entry.url)}: https:// (http:// only to localhost)`;
-    return undefined;
+  let url: URL;
+  try {
+    url = new URL(entry.url as string);
+  } catch {
+    return `has a "url" that is not a URL: ${JSON.stringify(entry.url)}`;
   }
-  return `has the type ${JSON.stringify(type)}; use "stdio", "streamable-http" or "sse"`;
+  const loopback = url.hostname === "localhost" || url.hostname === "[::1]" || /^127\./.test(url.hostname);
+  if (url.protocol !== "https:" && !(url.protocol === "http:" && loopback)) return `has the url ${JSON.stringify(entry.url)}: https:// (http:// only to localhost)`;
+  return undefined;
 }
 
 function placeholdersOf(places: PluginPlaces): Array<[string, string]> {
@@ -130,8 +120,4 @@ function replaceAll(text: string, pairs: Array<[string, string]>): string {
 
 function inside(path: string, root: string): boolean {
   return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

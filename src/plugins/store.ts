@@ -3,6 +3,7 @@
  * awl's data folder (`~/.local/share/awl/plugins/`):
  *
  *     lock.json            { "version": 1, "plugins": { NAME: LockEntry } }
+ *     index.json           what a run reads instead (start-index.ts), rewritten with every change of lock.json
  *     packages/NAME/       the files the package shipped (replaced whole by an update)
  *     data/NAME/           ${PLUGIN_DATA}: the plugin's own files (kept across updates, removed with it)
  *     .staging-XXXX/       an install being unpacked (never read; removed by the next install)
@@ -15,7 +16,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import { join } from "node:path";
 import { awlDataDir } from "../config/paths.js";
 import { isRunning, withFileLockSync } from "../util/file-lock.js";
-import type { PluginLayout } from "./manifest.js";
+import type { PluginLayout } from "./package-format.js";
+import { indexFromLock, readIndex, stampOf, writeIndex } from "./start-index.js";
 import type { PluginSummary } from "./summary.js";
 import { testPause } from "./test-pause.js";
 
@@ -71,6 +73,11 @@ export function lockPath(env: NodeJS.ProcessEnv): string {
   return join(pluginsHome(env), "lock.json");
 }
 
+/** The start index (start-index.ts). */
+export function indexPath(env: NodeJS.ProcessEnv): string {
+  return join(pluginsHome(env), "index.json");
+}
+
 /** The lock file; an absent one is empty. Throws an Error naming the file when it cannot be read. */
 export function readLock(env: NodeJS.ProcessEnv): LockFile {
   const file = lockPath(env);
@@ -94,7 +101,10 @@ export function readLock(env: NodeJS.ProcessEnv): LockFile {
   return lock as LockFile;
 }
 
-/** Changes the lock file under a lock (another awl may be installing too), writing it atomically. */
+/**
+ * Changes the lock file under a lock (another awl may be installing too), writing it atomically, then the start
+ * index made from it (keeping what runs checked of the plugins whose digest did not change).
+ */
 export function changeLock<T>(env: NodeJS.ProcessEnv, change: (lock: LockFile) => T): T {
   const file = lockPath(env);
   mkdirSync(pluginsHome(env), { recursive: true });
@@ -104,6 +114,9 @@ export function changeLock<T>(env: NodeJS.ProcessEnv, change: (lock: LockFile) =
     const temporary = `${file}.${process.pid}.tmp`;
     writeFileSync(temporary, `${JSON.stringify(lock, null, 2)}\n`);
     renameSync(temporary, file);
+    testPause("lock-written", env);
+    const previous = readIndex(indexPath(env));
+    writeIndex(indexPath(env), indexFromLock(lock.plugins, stampOf(file)!, "index" in previous ? previous.index : undefined));
     return result;
   });
 }

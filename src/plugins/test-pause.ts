@@ -7,11 +7,12 @@
  * - `cloned`: a git source cloned into the staging folder, not checked out yet;
  * - `unpacked`: an archive unpacked into the staging folder;
  * - `old-moved-aside`: an update moved the installed files out of `packages/NAME`, the new ones not in yet;
- * - `new-in-place`: the new files are `packages/NAME`, the lock file not written yet.
+ * - `new-in-place`: the new files are `packages/NAME`, the lock file not written yet;
+ * - `lock-written`: the lock file written, the start index made from it not yet (store.ts).
  */
 import { writeSync } from "node:fs";
 
-export type PauseStep = "cloned" | "unpacked" | "old-moved-aside" | "new-in-place";
+export type PauseStep = "cloned" | "unpacked" | "old-moved-aside" | "new-in-place" | "lock-written";
 
 /** Stops here for good when the test asks for `step`; otherwise nothing. */
 export function testPause(step: PauseStep, env: NodeJS.ProcessEnv): void {

@@ -17,6 +17,10 @@ const FACTORIES: Record<string, ProviderFactory> = {
   gemini: async (settings) => (await import("./gemini/provider.js")).createGeminiProvider(settings),
   anthropic: async (settings) => (await import("./anthropic/provider.js")).createAnthropicProvider(settings),
   bedrock: async (settings) => (await import("./bedrock/provider.js")).createBedrockProvider(settings, settings.aws ?? {}),
+  "google-vertex": async (settings) => (await import("./vertex/provider.js")).createVertexGeminiProvider(settings),
+  "google-vertex-anthropic": async (settings) => (await import("./vertex/provider.js")).createVertexAnthropicProvider(settings),
+  copilot: async (settings) => (await import("./login-provider.js")).createLoginProvider(settings, "copilot"),
+  chatgpt: async (settings) => (await import("./login-provider.js")).createLoginProvider(settings, "chatgpt"),
   replay: async (settings) => (await import("./replay/index.js")).createReplayProvider(settings),
 };
 

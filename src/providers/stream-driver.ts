@@ -52,8 +52,11 @@ export interface StreamAssembler {
 export interface WireAdapter {
   /** Names the terminal marker in messages, e.g. `data: [DONE]` or `message_stop`. */
   readonly terminalMarker: string;
-  /** Builds the request; deterministic (same input, same bytes). May return an error for a conversation it cannot send. */
-  buildRequest(conversation: Conversation, options: StreamOptions): WireRequest | ProviderError;
+  /**
+   * Builds the request; deterministic (same input, same bytes). May return an error for a conversation it cannot send.
+   * Asynchronous for a wire API whose credentials are fetched (Bedrock's AWS chain, Vertex's Google token).
+   */
+  buildRequest(conversation: Conversation, options: StreamOptions): WireRequest | ProviderError | Promise<WireRequest | ProviderError>;
   createAssembler(receiver: Receiver): StreamAssembler;
   /** Overrides the generic non-2xx classification (e.g. to read a vendor's error type). */
   classifyHttpError?(failure: HttpFailure): ProviderError;
@@ -85,7 +88,7 @@ export async function runStream(
   let error: ProviderError;
   let retries = 0;
   try {
-    const request = adapter.buildRequest(conversation, options);
+    const request = await adapter.buildRequest(conversation, options);
     if (isProviderError(request)) error = request;
     else {
       for (let attempt = 1; ; attempt++) {

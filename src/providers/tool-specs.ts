@@ -16,3 +16,11 @@ export function toolSpecsJSON(tools: readonly ToolSpec[], build: (tool: ToolSpec
   }
   return specs;
 }
+
+/** The name of awl's own web search tool (the std `search` extension), which the provider's replaces (`webSearch`). */
+export const SEARCH_TOOL = "search";
+
+/** The tools but awl's `search` tool: with the provider's web search on (`ProviderSettings.webSearch`), the model searches there. */
+export function withoutSearchTool(tools: readonly ToolSpec[]): readonly ToolSpec[] {
+  return tools.some((tool) => tool.name === SEARCH_TOOL) ? tools.filter((tool) => tool.name !== SEARCH_TOOL) : tools;
+}

@@ -70,18 +70,45 @@ export interface Provider {
 export type ThinkingSetting = number | "adaptive" | "off";
 
 /**
+ * Bedrock's AWS settings, resolved from the environment and the config file (the files of `~/.aws` are the
+ * provider's to read, when a request needs them).
+ */
+export interface AwsSettings {
+  /** The region set by the config file or `AWS_REGION`/`AWS_DEFAULT_REGION`; absent: the profile's, else us-east-1. */
+  region?: string;
+  /** The access keys of `AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY` (no profile chosen); absent: the SDK's chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** The profile chosen (`providers.bedrock.profile`, `AWS_PROFILE`) and where, for messages; absent: `default`. */
+  profile?: { name: string; source: string };
+  /** True when no base URL was set: the endpoint is the region's, `https://bedrock-runtime.REGION.amazonaws.com`. */
+  regionalEndpoint?: boolean;
+}
+
+/** Vertex AI's settings, resolved from the environment and the config file (the credentials are the provider's to find). */
+export interface VertexSettings {
+  /** The Google Cloud project and where it was set; absent: the credentials' own (a key's `project_id`...). */
+  project?: { name: string; source: string };
+  /** `global` (host `aiplatform.googleapis.com`) or a region such as `us-east5` (`us-east5-aiplatform.googleapis.com`). */
+  region: string;
+  /** True when no base URL was set: the host is the region's. */
+  regionalEndpoint: boolean;
+}
+
+/**
  * Everything needed to build a provider, already resolved from env, config file and flags (src/config does that).
  * Providers read only this; they never look at the environment themselves.
  */
 export interface ProviderSettings {
-  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", or "replay". */
+  /** "openai" (any OpenAI-compatible endpoint), "openai-responses", "gemini", "anthropic", "bedrock", "google-vertex", "google-vertex-anthropic", "copilot", "chatgpt", or "replay". */
   provider: string;
   model: string;
   /** e.g. https://api.openai.com/v1 (OpenAI: `{baseUrl}/chat/completions`), https://api.anthropic.com (`{baseUrl}/v1/messages`). */
   baseUrl: string;
   apiKey?: string;
-  /** Bedrock: the region and the AWS access keys that sign requests (SigV4) when there is no Bedrock API key. */
-  aws?: { region?: string; credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } };
+  /** Bedrock: where the region and the credentials that sign requests (SigV4) come from when there is no Bedrock API key. */
+  aws?: AwsSettings;
+  /** Vertex AI (`google-vertex`, `google-vertex-anthropic`): the project and region; the token is Google's ADC. */
+  vertex?: VertexSettings;
   /** Retries of retryable errors (SPEC §3 rule 7); 0 disables. Default 3. */
   maxRetries: number;
   /** A stream with no bytes for this long is a retryable `stalled` error. */
@@ -105,6 +132,12 @@ export interface ProviderSettings {
    * models can think between tool calls. Default true; adaptive thinking interleaves without it.
    */
   interleavedThinking?: boolean;
+  /**
+   * Anthropic and OpenAI Responses: let the model search the web on the provider's side (`"search": {"backend":
+   * "provider"}`, docs/std-tools.md): the request offers the provider's web search tool instead of awl's `search`
+   * tool, and the answer's citations are kept on its text. Other providers ignore it.
+   */
+  webSearch?: boolean;
   /** Per-endpoint quirks for OpenAI-compatible servers, each a named boolean/string the user can override. */
   compat?: Record<string, unknown>;
   /**
@@ -112,6 +145,11 @@ export interface ProviderSettings {
    * and `X-Title`; they replace awl's own of the same name (`user-agent` too), and one set to "" is not sent.
    */
   headers?: Record<string, string>;
+  /**
+   * copilot, chatgpt: where the sign-in (`awl login`) is kept, and, for awl's own tests only
+   * (`AWL_LOGIN_TEST_SERVER`), a local server standing in for the vendors' fixed addresses (docs/providers.md).
+   */
+  login?: { dataDir: string; fileOnly?: boolean; testServer?: string };
   /** Replay provider: the JSON Lines script to play. */
   replayFile?: string;
   /**

@@ -36,6 +36,8 @@ export function describeProviderError(error: ProviderError, { provider: settings
     const wait = `the server asks to wait ${duration(error.retry_after_ms)} (awl waits at most ${duration(MAX_HONOURED_RETRY_AFTER_MS)})`;
     return { message: `${error.message}; ${wait}`, hint: "try again later" };
   }
+  // A sign-in that is missing, expired or revoked: only a new `awl login` mends it (src/login/session.ts).
+  if (error.code === "login_required") return { message: error.message, hint: `run awl login ${settings.provider}` };
   switch (error.kind) {
     case "auth":
       return line("the API key was refused", `check ${keySource ?? "the API key"}`);

@@ -24,6 +24,7 @@ export function catalogueProviderFor(settings: Pick<ProviderSettings, "provider"
   if (settings.provider === "anthropic") return "anthropic";
   if (settings.provider === "gemini") return "google";
   if (settings.provider === "bedrock") return "amazon-bedrock";
+  if (settings.provider === "google-vertex" || settings.provider === "google-vertex-anthropic") return settings.provider;
   if (settings.provider !== "openai" && settings.provider !== "openai-responses") return undefined;
   const host = hostOf(settings.baseUrl);
   if (host === "api.openai.com") return "openai";

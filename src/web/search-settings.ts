@@ -2,7 +2,7 @@
  * The web search settings (docs/config.md, `search`) and the backend, endpoint and key they come to with the
  * environment. Apart from search.ts, which does the requests, so that what opens the tools reads them cheaply.
  */
-export const SEARCH_BACKENDS = ["searxng", "brave", "tavily"] as const;
+export const SEARCH_BACKENDS = ["searxng", "brave", "tavily", "provider"] as const;
 export type SearchBackend = (typeof SEARCH_BACKENDS)[number];
 
 /** The `search` config key (docs/config.md), with the environment's keys filled in. */
@@ -15,11 +15,14 @@ export interface SearchSettings {
   api_key_env?: string;
 }
 
-const ENDPOINTS: Record<Exclude<SearchBackend, "searxng">, string> = {
+/** The backends awl asks itself, with a key. */
+type KeyedBackend = Exclude<SearchBackend, "searxng" | "provider">;
+
+const ENDPOINTS: Record<KeyedBackend, string> = {
   brave: "https://api.search.brave.com/res/v1/web/search",
   tavily: "https://api.tavily.com/search",
 };
-const KEY_VARIABLES: Record<Exclude<SearchBackend, "searxng">, string> = { brave: "BRAVE_API_KEY", tavily: "TAVILY_API_KEY" };
+const KEY_VARIABLES: Record<KeyedBackend, string> = { brave: "BRAVE_API_KEY", tavily: "TAVILY_API_KEY" };
 
 /**
  * `settings` with the backend and key the environment gives written in (docs/std-tools.md, "search"): the
@@ -39,6 +42,13 @@ export function resolveSearch(settings: SearchSettings | undefined, env: NodeJS.
     'set "search" in ~/.config/awl/config.json, e.g. {"search": {"backend": "searxng", "url": "http://localhost:8888"}} ' +
     'for a SearXNG instance of your own, or {"search": {"backend": "brave"}} with BRAVE_API_KEY (or "tavily" with TAVILY_API_KEY) in the environment';
   if (!backend) return { error: `no web search backend is set up: ${how}` };
+  if (backend === "provider") {
+    return {
+      error:
+        'web search is set to run on the provider\'s side ("search": {"backend": "provider"}), which only the anthropic and openai-responses providers offer; ' +
+        "this provider has none: switch provider, or set another search backend",
+    };
+  }
   if (backend === "searxng") {
     if (!settings?.url) return { error: `the searxng search backend needs the instance's URL: ${how}` };
     return { backend, url: settings.url };

@@ -100,14 +100,18 @@ describe("MarkdownStream", () => {
     frame();
     md.end();
     await outputOrder.idle();
-    // Text added after what is on screen needs no synchronized-output brackets: it cannot flicker.
-    expect(chunks[0]).toBe("Hello\x1b[K\n");
-    expect(chunks[1]).toBe("\x1b[1F\x1b[6G world\n");
-    expect(chunks[2]).toBe("\x1b[K\n# Head\x1b[K\n");
-    expect(chunks[3]).toBe("\x1b[K\nTitle\x1b[K\n");
+    // The cursor stays at the end of the last line: what only grows it is written alone, with no move and no
+    // synchronized-output brackets (text added after what is on screen cannot flicker).
+    expect(chunks[0]).toBe("Hello\x1b[K");
+    expect(chunks[1]).toBe(" world");
+    // New lines go on rows nothing is on: not erased to their end.
+    expect(chunks[2]).toBe("\n\n# Head");
+    expect(chunks[3]).toBe("\n\nTitle");
     // The paragraph became a heading: drawn again over itself, bracketed (no erase below: it took no fewer rows).
-    expect(chunks[4]).toBe("\x1b[?2026h\x1b[1F# Title\x1b[K\n\x1b[?2026l");
-    expect(chunks).toHaveLength(5);
+    expect(chunks[4]).toBe("\x1b[?2026h\r# Title\x1b[K\x1b[?2026l");
+    // The answer ended: its last line too.
+    expect(chunks[5]).toBe("\n");
+    expect(chunks).toHaveLength(6);
     expect(outputOrder.writes).toBeGreaterThan(0);
   });
 
@@ -116,6 +120,39 @@ describe("MarkdownStream", () => {
     expect(addedText("plain", "plain text")).toBe(" text");
     expect(addedText("\x1b[1mab\x1b[22m", "\x1b[3mab\x1b[23m")).toBeUndefined();
     expect(addedText("abc", "abd")).toBeUndefined();
+  });
+
+  it("leaves the screen as the whole answer laid out at once, however it streamed (lists across blank lines included)", async () => {
+    const answer = [
+      "# Title", "", "Some **bold** prose with `code` and a [link](https://example.com) that goes on.", "",
+      "- a loose list", "", "- its second item", "", "  and its second paragraph", "",
+      "1. first", "", "2. second", "", "    an indented code block", "", "    that goes on", "",
+      "| name | value |", "|---|---|", "| row | 7 |", "", "> a quote", "", "```ts", "const a = 1;", "", "const b = 2;", "```", "",
+      "The end.",
+    ].join("\n");
+    const { md, chunks, frame } = stream(100, 1000);
+    const pieces = answer.match(/[\s\S]{1,4}/g)!;
+    pieces.forEach((piece, i) => {
+      md.push(piece);
+      if (i % 7 === 6) frame();
+    });
+    md.end();
+    await outputOrder.idle();
+    expect(screenOf(chunks.join(""))).toEqual(renderMarkdown(answer, { width: 99, color: false }));
+  });
+
+  it("draws a code block still arriving without its closing fence, so each code line is only added", async () => {
+    const { md, chunks, frame } = stream();
+    md.push("```\n");
+    frame();
+    md.push("one\n");
+    frame();
+    md.push("two\n");
+    frame();
+    md.push("```\n");
+    md.end();
+    await outputOrder.idle();
+    expect(chunks).toEqual(["```\x1b[K", "\none", "\ntwo", "\n```\n"]);
   });
 
   it("holds an unfinished line's open inline construct back, so its marks never flash raw", () => {
@@ -133,6 +170,12 @@ describe("MarkdownStream", () => {
     expect(shownSoFar("```ts\nconst a = 1;\ncons")).toBe("```ts\nconst a = 1;\n");
     expect(shownSoFar("```ts\nx\n```\nSome te")).toBe("```ts\nx\n```\nSome te");
     expect(shownSoFar("Some te")).toBe("Some te");
+    // A first row alone is a paragraph until the separator row comes: it waits for it.
+    expect(shownSoFar("Text\n\n| a | b |\n")).toBe("Text\n\n");
+    expect(shownSoFar("Text\n\n| a | b |\n|--")).toBe("Text\n\n");
+    expect(shownSoFar("Text\n\n| a | b |\n|---|---|\n")).toBe("Text\n\n| a | b |\n|---|---|\n");
+    expect(shownSoFar("| a | b\nmore")).toBe("| a | b\nmore");
+    expect(shownSoFar("```\n| a |\n")).toBe("```\n| a |\n");
     const { md, chunks, frame } = stream();
     md.push("| name | value |\n|---|---|\n| row 1 | 7 |\n| row 1");
     frame();
@@ -144,3 +187,28 @@ describe("MarkdownStream", () => {
     expect(stripControls(chunks.join(""))).toContain("row 10");
   });
 });
+
+/** The rows a terminal shows after `output` (a screen tall enough never to scroll; the moves Markdown frames use). */
+function screenOf(output: string): string[] {
+  const rows: string[] = [""];
+  let row = 0;
+  let column = 0;
+  const put = (text: string) => {
+    const line = (rows[row] ?? "").padEnd(column);
+    rows[row] = line.slice(0, column) + text + line.slice(column + text.length);
+    column += text.length;
+  };
+  for (const [, params, final, lf, cr, text] of output.matchAll(/\x1b\[([\d;?]*)([@-~])|(\n)|(\r)|([^\x1b\n\r]+)/g)) {
+    const n = Number.parseInt(params || "1", 10) || 1;
+    if (text !== undefined) put(text);
+    else if (lf !== undefined) [row, column] = [row + 1, 0];
+    else if (cr !== undefined) column = 0;
+    else if (final === "F") [row, column] = [row - n, 0];
+    else if (final === "G") column = n - 1;
+    else if (final === "K") rows[row] = (rows[row] ?? "").slice(0, column);
+    else if (final === "J") rows.splice(row + 1), (rows[row] = (rows[row] ?? "").slice(0, column));
+    rows[row] ??= "";
+  }
+  while (rows.length > 0 && rows.at(-1) === "") rows.pop();
+  return rows.map((line) => line.trimEnd());
+}

@@ -1,6 +1,7 @@
 /** The pane under a turn's live output (turn-pane.ts) and the cell diff that keeps spinner redraws small (cell-diff.ts). */
 import { beforeAll, describe, expect, it } from "vitest";
 import { changedCells } from "../../src/ui/output/cell-diff.js";
+import { OutputOrder } from "../../src/ui/output/output-order.js";
 import { TurnPane } from "../../src/ui/output/turn-pane.js";
 import { loadDisplayWidth } from "../../src/ui/output/width.js";
 
@@ -48,12 +49,51 @@ describe("TurnPane", () => {
     const { written, terminal, pane } = setup(["status"]);
     pane.attach();
     const redrawn = (text: string) => `\x1b[?2026h\x1b[J${text}\x1bD\x1b[1A\x1b7\r\nstatus\x1b[K\x1b8\x1b[?2026l`;
-    // Text at a column not known may wrap; an erase below; a line that reaches the last column; the cursor left above.
-    for (const text of ["tail of a line\n", "\x1b[1Fline\x1b[K\n\x1b[J", `\r${"x".repeat(40)}\n`, "\r\n\n\x1b[2A", "\x1b7\r\n\x1b8"]) {
+    // An erase below; a line that reaches the last column; the cursor left above; text at a column not known may wrap.
+    for (const text of ["\x1b[1Fline\x1b[K\n\x1b[J", `\r${"x".repeat(40)}\n`, "\r\n\n\x1b[2A", "\x1b7\r\n\x1b8", "tail of a line\n"]) {
+      // (Before the last: a line that wrapped, so the column is not known.)
+      if (text.startsWith("tail")) pane.write(terminal, `\r${"x".repeat(45)}`);
       written.length = 0;
       pane.write(terminal, text);
       expect(written).toEqual([redrawn(text)]);
     }
+  });
+
+  it("follows the cursor's column, so text that goes on where the last write left off moves the pane only by its rows", () => {
+    const { written, terminal, pane } = setup(["status"]);
+    pane.attach();
+    pane.write(terminal, "a line left open");
+    written.length = 0;
+    pane.write(terminal, " goes on\nand a new one");
+    expect(written).toEqual(["\x1bD\x1bD\x1b[2A\x1b7\x1b[B\x1b[1L\x1b8 goes on\nand a new one"]);
+    // Past the last column but one the text may have wrapped: the pane is drawn again.
+    written.length = 0;
+    pane.write(terminal, ` ${"y".repeat(30)}\n`);
+    expect(written[0]).toContain("\x1b[J");
+  });
+
+  it("keeps the row under a line left open empty, as it will be once the line's newline comes", () => {
+    const { written, terminal, pane } = setup(["status"]);
+    pane.attach();
+    written.length = 0;
+    // A first line left open: the pane goes down one row (to keep the row under the line empty).
+    pane.write(terminal, "Hello", true);
+    expect(written).toEqual(["\x1bD\x1bD\x1b[2A\x1b7\x1b[B\x1b[1L\x1b8Hello"]);
+    // More on the open line: nothing else is written.
+    pane.write(terminal, " world", true);
+    expect(written[1]).toBe(" world");
+    // A line added and left open: the pane goes down by it (counted from below the empty row).
+    pane.write(terminal, "\nnext", true);
+    expect(written[2]).toBe("\x1bD\x1bD\x1bD\x1b[3A\x1b7\x1b[2B\x1b[1L\x1b8\nnext");
+    // The line ended: the row under it was kept for that, the pane stays.
+    pane.write(terminal, "\n");
+    expect(written[3]).toBe("\n");
+    // Drawn again from there: right below the cursor.
+    pane.refresh();
+    expect(written[4]).toBe("\x1b[?2026h\x1b[J\x1bD\x1b[1A\x1b7\r\nstatus\x1b[K\x1b8\x1b[?2026l");
+    pane.write(terminal, "open", true);
+    pane.refresh();
+    expect(written[6]).toBe("\x1b[?2026h\x1b[J\x1bD\x1bD\x1b[2A\x1b7\r\n\r\nstatus\x1b[K\x1b8\x1b[?2026l");
   });
 
   it("keeps another stream's writes (stderr) inside the same frame", () => {
@@ -75,5 +115,21 @@ describe("changedCells", () => {
   it("is undefined when nothing changed or the change moves what follows", () => {
     expect(changedCells("same", "same")).toBeUndefined();
     expect(changedCells("tick 9s", "tick 10s")).toBeUndefined();
+  });
+});
+
+describe("OutputOrder's open line", () => {
+  it("ends a line a frame left open before anything else is written, on the stream that left it", () => {
+    const order = new OutputOrder();
+    const out: string[] = [];
+    const answer = { write: (text: string) => out.push(`[out]${text}`) };
+    const aside = { write: (text: string) => out.push(`[err]${text}`) };
+    order.direct(answer, "Hello", true);
+    order.resumeLine();
+    order.direct(answer, " world", true);
+    order.direct(answer, "✓ block\n");
+    order.direct(answer, "again", true);
+    order.direct(aside, "[ext] log\n");
+    expect(out).toEqual(["[out]Hello", "[out] world", "[out]\n✓ block\n", "[out]again", "[out]\n", "[err][ext] log\n"]);
   });
 });

@@ -27,7 +27,7 @@ describe("config file", () => {
     if (read.ok)
       expect(read.value!.warnings).toEqual([
         `${path}:5: unknown key "modle" (did you mean "model"?) (ignored)`,
-        `${path}:6: unknown key "providers.openai.api_key" (known keys here: base_url, api_key_env, model, headers) (ignored)`,
+        `${path}:6: unknown key "providers.openai.api_key" (known keys here: base_url, api_key_env, model, headers, region, profile, project) (ignored)`,
       ]);
   });
 
@@ -87,7 +87,7 @@ describe("config file", () => {
     const badName = await parseConfigText("/c/config.json", '{"providers": {"openai": {"headers": {"X Title": "t"}}}}');
     expect(!badName.ok && badName.error.message).toContain('key "providers.openai.headers" has an entry "X Title"; expected a header name HTTP allows');
     const vendor = await parseConfigText("/c/config.json", '{"providers": {\n"cohere": {}}}');
-    expect(!vendor.ok && vendor.error.message).toBe('the config file /c/config.json:2: key "providers" has an entry "cohere"; expected one of "openai", "openai-responses", "gemini", "anthropic", "bedrock"');
+    expect(!vendor.ok && vendor.error.message).toBe('the config file /c/config.json:2: key "providers" has an entry "cohere"; expected one of "openai", "openai-responses", "gemini", "anthropic", "bedrock", "google-vertex", "google-vertex-anthropic", "copilot", "chatgpt"');
   });
 
   it("accepts $schema for editors", async () => {

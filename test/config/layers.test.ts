@@ -72,6 +72,18 @@ describe("config layers", () => {
     expect(trusted.ok && trusted.value.get("base_url")?.value).toBe("http://evil.example/v1");
   });
 
+  it("does not let an untrusted project file choose which AWS profile signs (its credential_process is a program), only the region", async () => {
+    const { env, cwd, projectFile } = setUp(undefined, '{\n  "providers": {"bedrock": {"profile": "prod-admin", "region": "eu-west-1"}}\n}');
+    const read = await loadConfig({ env, cwd });
+    if (!read.ok) throw new Error(read.error.message);
+    expect(read.value.values).toEqual({ providers: { bedrock: { region: "eu-west-1" } } });
+    expect(read.value.warnings).toEqual([
+      `${projectFile}:2: "providers.bedrock.profile" is not read from a project file of a folder that is not trusted (ignored; set it in your user config file, or trust the folder)`,
+    ]);
+    const trusted = await loadConfig({ env, cwd, trustProject: true });
+    expect(trusted.ok && trusted.value.get("providers.bedrock.profile")?.value).toBe("prod-admin");
+  });
+
   it("trusts a folder the user's trusted_folders lists (the one trust store awl permissions trust writes), never one a project file lists", async () => {
     const { env, cwd } = setUp(undefined, '{"base_url": "http://project.example/v1", "trusted_folders": ["/"]}');
     const untrusted = await loadConfig({ env, cwd });

@@ -1,16 +1,21 @@
-// How many threads a headless run starts (issue 30): a reply needing no tool costs no more than the one Lua worker
-// started ahead when the tools open, and a call runs in that same worker. A probe (NODE_OPTIONS=--import) counts
-// the worker threads the main thread creates and writes the count when awl exits. (Until issue 30 a second thread,
-// started as awl began with awl's own environment, could never be taken by the pool and was started every run.)
-import { readFileSync, writeFileSync } from "node:fs";
+// How many threads a headless run starts (issue 30): a reply needing no tool starts no Lua worker at all; one starts
+// once a call is likely (a request slow to answer, a tool call streaming), and the call runs in it. A probe
+// (NODE_OPTIONS=--import) counts the worker threads the main thread creates, marks the first one's start in a file,
+// and writes the count when awl exits. (Until issue 30 every headless run started a worker as its tools opened, and
+// before that a second one, started as awl began with awl's own environment, that the pool could never take.)
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
-import type { ReplayServer } from "../support/replay-server.js";
+import { bodyGate, type ReplayServer } from "../support/replay-server.js";
+import { waitUntil } from "../support/processes.js";
 import { openaiText, openaiToolCalls, providerEnv, withServerAndSandbox, type Sandbox } from "./support.js";
 
 let server: ReplayServer;
 let box: Sandbox;
 withServerAndSandbox((made) => ({ server, box } = made));
+
+/** Where the probe marks that a first worker thread has started. */
+const firstStarted = () => join(box.root, "worker-started");
 
 /** `awl -p PROMPT` with the probe: its run and the number of worker threads it started. */
 async function threadsOf(prompt: string) {
@@ -20,7 +25,7 @@ async function threadsOf(prompt: string) {
 import { writeFileSync } from "node:fs";
 if (isMainThread) {
   let started = 0;
-  process.on("worker", () => started++);
+  process.on("worker", () => started++ === 0 && writeFileSync(${JSON.stringify(firstStarted())}, ""));
   process.on("exit", () => writeFileSync(${JSON.stringify(out)}, String(started)));
 }
 `);
@@ -29,15 +34,32 @@ if (isMainThread) {
   return { run, threads: Number(readFileSync(out, "utf8")) };
 }
 
-it("a reply that needs no tool starts at most the one Lua worker started ahead", async () => {
-  server.enqueue({ body: openaiText("Hello.") });
+it("a reply that needs no tool starts no Lua worker (once the tools' registration cache is written)", async () => {
+  server.enqueue({ body: openaiText("Hello.") }, { body: openaiText("Hello again.") });
+  // The first run in a new home has no registration cache: a worker loads the extensions to learn their tools.
+  const first = await threadsOf("hi");
+  expect(first.run.code, first.run.stderr).toBe(0);
+  expect(first.threads).toBe(1);
   const { run, threads } = await threadsOf("hi");
   expect(run.code, run.stderr).toBe(0);
-  expect(run.stdout).toContain("Hello.");
-  expect(threads).toBeLessThanOrEqual(1);
+  expect(run.stdout).toContain("Hello again.");
+  expect(threads).toBe(0);
 });
 
-it("a tool call runs in the worker started ahead: still one thread", async () => {
+it("a request slow to answer starts the Lua worker while it waits, so a call that follows finds it started", async () => {
+  // The reply is held until the worker has started: it must start while the request is still unanswered.
+  const gate = bodyGate();
+  server.enqueue({ body: [{ data: openaiText("Thought about it."), after: gate.until }] });
+  const running = threadsOf("think first");
+  await waitUntil(() => existsSync(firstStarted()), "a Lua worker to start while the request waits for its answer");
+  gate.open();
+  const { run, threads } = await running;
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain("Thought about it.");
+  expect(threads).toBe(1);
+});
+
+it("a tool call starts one Lua worker and runs in it", async () => {
   writeFileSync(join(box.cwd, "notes.txt"), "a note\n");
   server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "read", input: { path: "notes.txt" } }]) }, { body: openaiText("Read it.") });
   const { run, threads } = await threadsOf("read the notes");

@@ -486,6 +486,52 @@ describe("awl plugins check and new", () => {
   }, 60_000);
 });
 
+describe("mcp.json against the spec's mcp.schema.json", () => {
+  const mcpText = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+  it("a server with an unknown field or a field of the wrong type is named with file:line and field, and left out; the others and the plugin stay", async () => {
+    const src = write(join(box.root, "mcpkit"), {
+      "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "mcpkit" }),
+      "mcp.json": mcpText({
+        $schema: MCP_SCHEMA,
+        mcpServers: {
+          good: { type: "stdio", command: "node", args: [ODD_SERVER, "normal"] },
+          typo: { type: "stdio", command: "node", argz: ["x"] },
+          listless: { type: "stdio", command: "node", args: "x", env: { PLUGIN_DATA: "/tmp" } },
+          remote: { type: "streamable-http", headers: { a: "b" } },
+          odd: { type: "websocket", url: "wss://x" },
+        },
+      }),
+    });
+    const file = join(src, "mcp.json");
+    const check = await awl(["plugins", "check", src]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(`error: ${file}:15: "mcpServers.typo.argz" is not a field of a stdio server (type, command, args, env, cwd); server "typo" left out`);
+    expect(check.stdout).toContain(`error: ${file}:22: "mcpServers.listless.args" must be a list; ${file}:23: "mcpServers.listless.env" sets PLUGIN_DATA; awl sets PLUGIN_ROOT and PLUGIN_DATA itself; server "listless" left out`);
+    expect(check.stdout).toContain(`error: ${file}:27: "mcpServers.remote.url" is missing; server "remote" left out`);
+    expect(check.stdout).toContain(`error: ${file}:34: "mcpServers.odd.type" is "websocket"; use "stdio", "streamable-http" or "sse"; server "odd" left out`);
+    expect(check.stdout).not.toContain('server "good"');
+    // Not fatal to the plugin: it installs, the review says which servers are refused and why.
+    const install = await awl(["install", "--yes", src]);
+    expect(install.code).toBe(0);
+    expect(install.stdout).toMatch(/good: node .*odd-server\.mjs normal/);
+    expect(install.stdout).toContain('typo: refused:');
+    expect((await awl(["mcp", "list"])).stdout).toMatch(/good/);
+  }, 60_000);
+
+  it("a top level the schema refuses (another field, a wrong $schema) turns the plugin's MCP servers off, said with file:line", async () => {
+    const src = write(join(box.root, "mcptop"), {
+      "plugin.json": JSON.stringify({ $schema: SCHEMA, name: "mcptop" }),
+      "mcp.json": mcpText({ $schema: "https://agent-plugins.org/schemas/9.0.0/mcp.schema.json", mcpServers: { good: { type: "stdio", command: "node" } }, servers: {} }),
+    });
+    const file = join(src, "mcp.json");
+    const check = await awl(["plugins", "check", src]);
+    expect(check.code).toBe(1);
+    expect(check.stdout).toContain(`error: ${file}:9: "servers" is not a field of mcp.json ($schema, mcpServers); ${file}:2: "$schema" must be "${MCP_SCHEMA}"; the plugin's MCP servers are off`);
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+  }, 60_000);
+});
+
 describe("an interrupted install", () => {
   it("killed while waiting for the answer (kill -9): the next run sees no half-installed plugin", async () => {
     const src = fullPlugin(join(box.root, "kit"));
@@ -553,6 +599,24 @@ describe("an install killed at each step (kill -9, at the test-only pause points
     expect(readFileSync(join(pluginsHome(), "data", "kit", "kept.txt"), "utf8")).toBe("mine");
   }, 180_000);
 
+  it("an update killed with the lock file written but not the start index: the next run says so, rebuilds it, loads what the lock names", async () => {
+    const repo = join(box.root, "repo");
+    fullPlugin(repo, "1.0.0");
+    gitInitTagged(repo, "v1");
+    write(repo, { "dev.awl/extensions/kit.lua": toolLua("kit_answer", "ANSWER-V2") });
+    git(repo, "commit", "-qam", "v2");
+    git(repo, "tag", "v2");
+    expect((await awl(["install", "--yes", `git:${repo}@v1`])).code).toBe(0);
+    expect(await answer()).toContain("ANSWER-FROM-KIT");
+    await killAt("lock-written", ["update", "--yes", "kit@v2"]);
+    const next = await awl(["plugins"]);
+    expect(next.stderr).toContain("index.json was older than lock.json (changed by hand, or an install was interrupted); rebuilt from it");
+    expect(next.stdout).toMatch(/kit 1\.0\.0 {2}on/);
+    expect(await answer()).toContain("ANSWER-V2");
+    // Said once: the rebuilt index is current.
+    expect((await awl(["plugins"])).stderr).not.toContain("index.json");
+  }, 120_000);
+
   it("an install from an archive killed once unpacked: nothing is installed; rerun installs it", async () => {
     const src = write(join(box.root, "lua-pack"), { "package.json": JSON.stringify({ name: "lua-pack", version: "1.0.0" }), "hello.lua": toolLua("pack_hello", "HELLO") });
     execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", box.root], { cwd: src, stdio: "ignore" });
@@ -564,6 +628,77 @@ describe("an install killed at each step (kill -9, at the test-only pause points
     expect((await awl(["tool", "call", "pack_hello", "{}"])).stdout).toContain("HELLO");
     expect(readdirSync(pluginsHome()).filter((n) => n.startsWith("."))).toEqual([]);
   }, 90_000);
+});
+
+describe("the start index (plugins/index.json: what a run reads instead of each plugin's manifest and files)", () => {
+  const indexFile = (): string => join(pluginsHome(), "index.json");
+  const index = (): { plugins: Array<{ name: string; checked?: { tree: Array<[string, number, number, number, number]> } }> } =>
+    JSON.parse(readFileSync(indexFile(), "utf8")).index;
+  const kitFile = (): string => join(pluginsHome(), "packages/kit/dev.awl/extensions/kit.lua");
+  const answer = async (): Promise<{ stdout: string; stderr: string }> => awl(["tool", "call", "kit_answer", "{}"]);
+  /** An `awl -p` run: what it says on stderr and the tools it offers the model. */
+  const run = async (): Promise<{ stderr: string; tools: string[] }> => {
+    server.enqueue({ body: openaiText("done") });
+    const r = await awl(["-p", "go"]);
+    expect(r.code).toBe(0);
+    return { stderr: r.stderr, tools: toolNamesOffered("openai", server.requests.at(-1)!) };
+  };
+
+  it("a file edited after a run recorded the plugin's stamps is refused as before, with the reason; reinstalled, it loads", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    expect((await answer()).stdout).toContain("ANSWER-FROM-KIT");
+    expect(index().plugins[0]!.checked?.tree.some(([path]) => path === "dev.awl/extensions/kit.lua")).toBe(true);
+    // Same size, modification time put back: only the change time tells.
+    const before = statSync(kitFile());
+    writeFileSync(kitFile(), readFileSync(kitFile(), "utf8").replace("ANSWER-FROM-KIT", "ANSWER-FROM-BAD"));
+    utimesSync(kitFile(), before.atime, before.mtime);
+    const edited = await run();
+    expect(edited.tools).not.toContain("kit_answer");
+    expect(edited.stderr).toContain('plugin "kit": its files changed since it was installed');
+    // Refused at every run, not only the first after the edit.
+    expect((await answer()).stdout).not.toContain("ANSWER-FROM-BAD");
+    expect((await awl(["plugins"])).stdout).toMatch(/kit 1\.0\.0 {2}not loaded/);
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    expect((await answer()).stdout).toContain("ANSWER-FROM-KIT");
+  }, 60_000);
+
+  it("an index edited by hand to vouch for an edited file is damaged: rebuilt with a message, the plugin still refused", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    expect((await answer()).stdout).toContain("ANSWER-FROM-KIT");
+    writeFileSync(kitFile(), toolLua("kit_answer", "TAMPERED"));
+    // The index made to say the edited file's new stamp (and its folder's) is what was checked.
+    const text = readFileSync(indexFile(), "utf8");
+    const forged = index();
+    for (const [i, entry] of forged.plugins[0]!.checked!.tree.entries()) {
+      const stat = statSync(join(pluginsHome(), "packages/kit", entry[0]));
+      forged.plugins[0]!.checked!.tree[i] = [entry[0], stat.size, stat.mtimeMs, stat.ctimeMs, stat.ino];
+    }
+    writeFileSync(indexFile(), `${text.slice(0, text.indexOf('"index":') + 8)}${JSON.stringify(forged)}}\n`);
+    const r = await run();
+    expect(r.tools).not.toContain("kit_answer");
+    expect((await answer()).stdout).not.toContain("TAMPERED");
+    expect(r.stderr).toContain("index.json: its content does not match its check sum (edited by hand, or cut short); rebuilt from lock.json, every plugin's files checked again");
+    expect(r.stderr).toContain('plugin "kit": its files changed since it was installed');
+  }, 60_000);
+
+  it("an index that is not one, or a lock file edited by hand: said, rebuilt, and what the lock file says holds", async () => {
+    const src = fullPlugin(join(box.root, "kit"));
+    expect((await awl(["install", "--yes", src])).code).toBe(0);
+    writeFileSync(indexFile(), "{ not json");
+    const garbled = await run();
+    expect(garbled.tools).toContain("kit_answer");
+    expect(garbled.stderr).toContain("index.json: not an awl plugin index; rebuilt from lock.json");
+    expect((await run()).stderr).not.toContain("index.json");
+    // The lock file switched off by hand: the index made before it does not keep the plugin on.
+    const lockFile = join(pluginsHome(), "lock.json");
+    writeFileSync(lockFile, readFileSync(lockFile, "utf8").replace('"enabled": true', '"enabled": false'));
+    const off = await awl(["plugins"]);
+    expect(off.stderr).toContain("index.json was older than lock.json");
+    expect(off.stdout).toMatch(/kit 1\.0\.0 {2}off/);
+    expect((await answer()).stdout).not.toContain("ANSWER-FROM-KIT");
+  }, 60_000);
 });
 
 describe("project plugins", () => {

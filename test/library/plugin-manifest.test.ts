@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readPluginPackage } from "../../src/index.js";
 // @ts-expect-error: a script without types
-import { GENERATED_FILE, manifestValidatorSource } from "../../scripts/generate-plugin-manifest-validator.mjs";
+import { VALIDATORS, validatorSource } from "../../scripts/generate-plugin-validators.mjs";
 
 const SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json";
 
@@ -26,9 +26,10 @@ const fault = (value: unknown): string => {
 };
 
 describe("the plugin.json schema", () => {
-  it("ships a validator generated from the vendored schema as it is (node scripts/generate-plugin-manifest-validator.mjs)", () => {
-    expect(readFileSync(GENERATED_FILE, "utf8")).toBe(manifestValidatorSource());
+  it("ships validators generated from the vendored schemas as they are (node scripts/generate-plugin-validators.mjs)", () => {
+    for (const validator of VALIDATORS) expect(readFileSync(validator.file, "utf8")).toBe(validatorSource(validator));
     expect(JSON.parse(readFileSync(join(import.meta.dirname, "../../schema/agent-plugins/1.0.0/plugin.schema.json"), "utf8")).$id).toBe(SCHEMA);
+    expect(JSON.parse(readFileSync(join(import.meta.dirname, "../../schema/agent-plugins/1.0.0/mcp.schema.json"), "utf8")).$id).toBe(SCHEMA.replace("plugin.schema", "mcp.schema"));
   });
 
   it("reports unknown fields, at the top and in author, with their line, and loads the plugin", () => {

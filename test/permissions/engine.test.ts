@@ -213,6 +213,16 @@ describe("network rules (the sandbox's network)", () => {
     expect(engine({ allow: ["network"], ask: ["network(nc:*)"] }).allowsNetwork("nc host 1")).toBe(false);
     expect(engine({ allow: ["network"], ask: ["network(nc:*)"] }).allowsNetwork("curl http://x")).toBe(true);
   });
+
+  it("host rules give every program the hosts they allow through the proxy; a command deny rule gives it nothing", () => {
+    expect(engine({}).sandboxReach("curl http://x")).toBe("none");
+    expect(engine({ allow: ["network(api.github.com)"] }).sandboxReach("curl http://x")).toBe("hosts");
+    expect(engine({ ask: ["network(api.github.com)"] }).sandboxReach("curl http://x")).toBe("none");
+    expect(engine({ allow: ["network(api.github.com)", "network(npm install:*)"] }).sandboxReach("npm install x")).toBe("any");
+    expect(engine({ allow: ["network(api.github.com)", "network(npm install:*)"] }).sandboxReach("npm install x && curl y")).toBe("hosts");
+    expect(engine({ allow: ["network(api.github.com)"], deny: ["network(curl:*)"] }).sandboxReach("env curl y")).toBe("none");
+    expect(engine({ allow: ["network(api.github.com)"], deny: ["network"] }).sandboxReach("git fetch")).toBe("none");
+  });
 });
 
 describe("rule parsing", () => {

@@ -79,34 +79,6 @@ describe("--sandbox", () => {
     expect(connections()).toBe(1);
   });
 
-  /** The user config's permissions, then a sandboxed `bash` call of `command`: its output. */
-  async function boxedWith(permissions: object, command: string): Promise<string> {
-    const dir = join(env.box.home, ".config", "awl");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "config.json"), JSON.stringify({ permissions }));
-    try {
-      return textOf((await callTool(env.box, "bash", { command }, ["--sandbox"])).outcome);
-    } finally {
-      rmSync(join(dir, "config.json"), { force: true });
-    }
-  }
-  const connectTo = (port: number) => `node -e 'require("net").connect(${port}, "127.0.0.1").on("data", (d) => process.stdout.write(d)).on("error", (e) => console.log(e.code))'`;
-
-  it("a network rule lets a matching command reach a local port; a compound command it does not cover stays cut off", async () => {
-    const { port, connections } = await listener();
-    expect(await boxedWith({ allow: ["network(node -e:*)"] }, connectTo(port))).toBe("hello\n[exit code 0]");
-    expect(connections()).toBe(1);
-    expect(await boxedWith({ allow: ["network(node -e:*)"] }, `true && ${connectTo(port)}`)).toContain("ECONNREFUSED");
-    expect(connections()).toBe(1);
-  }, 120_000);
-
-  it("a bare network rule opens it to any command; a network deny rule wins over it", async () => {
-    const { port, connections } = await listener();
-    expect(await boxedWith({ allow: ["network"], deny: ["network(node:*)"] }, connectTo(port))).toContain("ECONNREFUSED");
-    expect(await boxedWith({ allow: ["network"] }, `exec 3<>/dev/tcp/127.0.0.1/${port} && head -n1 <&3`)).toBe("hello\n[exit code 0]");
-    expect(connections()).toBe(1);
-  }, 120_000);
-
   it("kills with the call a child that left the command's process group (setsid)", async () => {
     // Lengths of their own, so no other test's process is taken for these.
     const child = ["sleep", "871"];

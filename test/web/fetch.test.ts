@@ -6,6 +6,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ReplayServer } from "../support/replay-server.js";
 import { openaiText, openaiToolCalls, providerEnv, withServerAndSandbox, type Sandbox } from "../e2e/support.js";
+import { pdfWithText } from "./pdf.js";
 import { loopbackAlias, startSite, type Site } from "./site.js";
 
 let server: ReplayServer;
@@ -42,6 +43,9 @@ beforeAll(async () => {
   site.route("/moved", (_req, res) => res.writeHead(301, { location: `http://localhost:${site.port}/article` }).end());
   site.route("/here", (_req, res) => res.writeHead(302, { location: "/data.json" }).end());
   site.route("/inject", (_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(INJECTION));
+  const pdf = pdfWithText(["Quarterly report\nRevenue grew by 12 percent.", "Outlook\nWe expect more growth."]);
+  site.route("/report.pdf", (_req, res) => res.writeHead(200, { "content-type": "application/pdf" }).end(pdf));
+  site.route("/broken.pdf", (_req, res) => res.writeHead(200, { "content-type": "application/pdf" }).end(Buffer.concat([pdf.subarray(0, 40), Buffer.from([0, 255, 0, 255])])));
   site.route("/gone", (_req, res) => res.writeHead(404, { "content-type": "text/plain" }).end("no such page"));
 });
 afterAll(() => site.close());
@@ -95,6 +99,20 @@ describe("fetch", () => {
     expect(out).toContain(`redirects (HTTP 301) to another host: http://localhost:${site.port}/article`);
     expect(out).toContain("call fetch with that URL");
     expect(site.seen.slice(before).map((r) => r.path)).toEqual(["/moved"]);
+  });
+
+  it("returns a PDF's text, a heading per page, paged like other text", async () => {
+    const [out] = await fetchWith({ url: `${site.url}/report.pdf` }, allowLocal);
+    expect(out).toContain("## Page 1\n\nQuarterly report\nRevenue grew by 12 percent.\n\n## Page 2\n\nOutlook\nWe expect more growth.");
+    expect(out).toContain(`source="${site.url}/report.pdf"`);
+    const [part] = await fetchWith({ url: `${site.url}/report.pdf`, max_length: 20 }, allowLocal);
+    expect(part).toContain("## Page 1\n\nQuarterly\n</untrusted-web-content");
+    expect(part).toMatch(/showing characters 0-20 of \d+; call fetch with start_index=20 for more/);
+  });
+
+  it("a PDF it cannot read is said so, with why, and its bytes are kept", async () => {
+    const [out] = await fetchWith({ url: `${site.url}/broken.pdf` }, allowLocal);
+    expect(out).toMatch(/broken\.pdf is a PDF document of 44 B, which fetch does not turn into text: the PDF could not be read: .+\. Its bytes are saved in \S+\.pdf\./);
   });
 
   it("an error status is an error result with the page's text", async () => {

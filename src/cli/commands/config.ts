@@ -11,7 +11,13 @@ import { userConfigDir } from "../../config/paths.js";
 import { findInstructionFiles } from "../../prompt/instructions.js";
 import { systemPromptChoice } from "../system-prompt-option.js";
 import type { ConfigFileValues } from "../../config/config-file.js";
+import type { ProviderSettings } from "../../providers/types.js";
 import { configCredentials, knownSecrets, SecretScrubber } from "../../util/secrets.js";
+import { loginPlace } from "../../config/login-settings.js";
+import { LOGIN_LABELS } from "../../login/session.js";
+import { LoginStore, storedLoginSecrets } from "../../login/store.js";
+import { isLoginProvider } from "../../login/types.js";
+import { describeLogin } from "../../login/describe.js";
 
 const HELP = `usage: awl config [flags]
 
@@ -46,7 +52,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       "settings:",
       `  provider: ${p.provider}`,
       `  model: ${p.model} (from ${settings.modelSource})`,
-      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : p.aws?.credentials ? `not set: requests are signed with the AWS access keys of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, region ${p.aws.region}` : "not set"}`]),
+      ...(p.provider === "replay" ? [`  replay script: ${p.replayFile}`] : p.login ? await signInLines(p.provider, p.login) : [`  base URL: ${p.baseUrl} (from ${settings.baseUrlSource})`, `  API key: ${p.apiKey ? `set (from ${settings.keySource})` : cloudCredentials(p) ?? "not set"}`]),
       `  max retries: ${p.maxRetries}`,
       `  stall timeout: ${p.stallTimeoutMs} ms`,
       `  first-byte timeout: ${p.firstByteTimeoutMs} ms`,
@@ -60,10 +66,20 @@ export async function run(argv: readonly string[]): Promise<number> {
   }
   out.push("", ...promptLines(parsed.value.flags, config), "", ...valueLines(config));
   // Whatever else holds a credential (a header, a URL's password, an MCP server's env) is masked too.
-  const mask = new SecretScrubber([...knownSecrets(process.env, config.values as ConfigFileValues), ...configCredentials(config.values, process.env), ...(resolved.ok ? [resolved.value.provider.apiKey, ...configCredentials({ base_url: resolved.value.provider.baseUrl })] : [])]);
+  const mask = new SecretScrubber([...storedLoginSecrets(loginPlace(process.env), resolved.ok ? resolved.value.provider.provider : ""), ...knownSecrets(process.env, config.values as ConfigFileValues), ...configCredentials(config.values, process.env), ...(resolved.ok ? [resolved.value.provider.apiKey, ...configCredentials({ base_url: resolved.value.provider.baseUrl })] : [])]);
   process.stdout.write(mask.text(out.join("\n") + "\n"));
   for (const warning of config.warnings) process.stderr.write(`awl: ${warning}\n`);
   return EXIT.ok;
+}
+
+/** The sign-in in use (who, plan, until when, where kept), never its tokens. */
+async function signInLines(provider: string, place: NonNullable<ProviderSettings["login"]>): Promise<string[]> {
+  if (!isLoginProvider(provider)) return [];
+  const endpoint = `  endpoint: ${LOGIN_LABELS[provider]}'s own (fixed: no setting sends the sign-in's token elsewhere)`;
+  const loaded = await new LoginStore(place).load(provider);
+  if (!loaded.ok) return [endpoint, `  sign-in: cannot be read: ${loaded.problem}; run awl login ${provider}`];
+  if (!loaded.record) return [endpoint, `  sign-in: none; run awl login ${provider}`];
+  return [endpoint, `  sign-in: ${LOGIN_LABELS[provider]}, ${describeLogin(loaded.record)}; kept in ${loaded.where === "file" ? `${loaded.file} (mode 0600)` : "the OS keychain"}`];
 }
 
 function fileLines(config: LoadedConfig): string[] {
@@ -102,4 +118,17 @@ function promptLines(flags: FlagValues, config: LoadedConfig): string[] {
       ? `instruction files: none (AGENTS.md, or CLAUDE.md, from the repository root down to here, and in ${userConfigDir(process.env)}/)`
       : `instruction files (in prompt order):\n${files.map((f) => `  ${f.path}${f.truncated ? " (cut at 32 KB)" : ""}`).join("\n")}`,
   ];
+}
+
+/** How a cloud provider without an API key authenticates (docs/providers.md), or undefined. */
+function cloudCredentials(p: ProviderSettings): string | undefined {
+  if (p.vertex) {
+    const project = p.vertex.project ? `${p.vertex.project.name} (from ${p.vertex.project.source})` : "the credentials' own";
+    return `not set: requests carry a token of Google's application-default credentials, project ${project}, region ${p.vertex.region}`;
+  }
+  if (!p.aws) return undefined;
+  const region = `region ${p.aws.region ?? "of the profile, else us-east-1"}`;
+  if (p.aws.credentials) return `not set: requests are signed with the AWS access keys of AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, ${region}`;
+  const profile = p.aws.profile ? `the AWS profile "${p.aws.profile.name}" (from ${p.aws.profile.source})` : "the AWS credential chain (default profile, SSO, roles)";
+  return `not set: requests are signed with ${profile}, ${region}`;
 }

@@ -6,11 +6,11 @@
 import { parseArgs } from "node:util";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { checkInstalled } from "../../plugins/installed.js";
+import { startPlugins } from "../../plugins/start-check.js";
 import { readLock, removeInstalled, setEnabled, packageDir, pluginDataDir } from "../../plugins/store.js";
 import { EXIT } from "../exit-codes.js";
 import { processIO, usageError } from "./extension-host.js";
-import { AWL_CLIENT_FOLDER, PLUGIN_SCHEMA_1_0 } from "../../plugins/manifest.js";
+import { AWL_CLIENT_FOLDER, PLUGIN_SCHEMA_1_0 } from "../../plugins/package-format.js";
 
 export const PLUGINS_USAGE = `usage: awl plugins [--json]
        awl plugins enable|disable|remove NAME
@@ -62,6 +62,7 @@ async function list(json: boolean): Promise<number> {
     process.stderr.write(`awl: ${listed.error}\n`);
     return EXIT.error;
   }
+  for (const notice of listed.notices) process.stderr.write(`awl: ${notice}\n`);
   const { declaredPlugins } = await import("../project-plugins.js");
   const missing = (await declaredPlugins(process.cwd(), process.env).catch(() => [])).filter((d) => !d.installed);
   if (json) {
@@ -94,15 +95,15 @@ export interface PluginRow {
   projects?: string[];
 }
 
-/** The installed plugins, each checked against its digest now. */
-export function pluginRows(env: NodeJS.ProcessEnv): { rows: PluginRow[] } | { error: string } {
+/** The installed plugins, each checked against its digest now, and what the check said besides (the start index rebuilt). */
+export function pluginRows(env: NodeJS.ProcessEnv): { rows: PluginRow[]; notices: string[] } | { error: string } {
   let lock;
   try {
     lock = readLock(env);
   } catch (error) {
     return { error: (error as Error).message };
   }
-  const checked = checkInstalled(env);
+  const checked = startPlugins(env);
   const rows = Object.values(lock.plugins)
     .sort((a, b) => (a.name < b.name ? -1 : 1))
     .map((entry): PluginRow => {
@@ -123,7 +124,7 @@ export function pluginRows(env: NodeJS.ProcessEnv): { rows: PluginRow[] } | { er
         ...scope,
       };
     });
-  return { rows };
+  return { rows, notices: checked.notices };
 }
 
 /** The listing's text (also `/plugins` in the interactive mode). */

@@ -8,6 +8,7 @@
  */
 import { writeSync } from "node:fs";
 import { SecretScrubber } from "../../util/secrets.js";
+import { onSecretsAnnounced } from "../../util/late-secrets.js";
 
 /** How long the end of a write that may begin a credential waits for the next write before it is printed. */
 const HOLD_MS = 30;
@@ -20,6 +21,7 @@ export function scrubPrinted(secrets: readonly string[]): void {
   scrubber.add(secrets);
   if (installed) return;
   installed = true;
+  onSecretsAnnounced((late) => scrubber.add(late));
   for (const [stream, fd] of [[process.stdout, 1], [process.stderr, 2]] as const) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     let held = "";

@@ -1,8 +1,8 @@
 /**
  * Lua workers started ahead. A worker's own start (Node's thread, wasmoon, awl's Lua runtime) is most of what a
- * first tool call would wait for, and none of it depends on the extensions: so a headless run starts one as it
- * starts, and opened tools start one (LuaToolSet.prewarm), before any extension is loaded; the opened tools then
- * have it boot the runtime, and a call on its way has it load the extensions, before the pool is there. A pool's
+ * first tool call would wait for, and none of it depends on the extensions: so headless tools, once a call is
+ * likely (LuaToolSet.prewarm), start one and have it boot the runtime while the pool's own modules load, and a call
+ * on its way has it load the extensions, before the pool is there. A pool's
  * first worker with the same boot takes it; a thread nobody took is stopped at exit. One thread per boot (folder,
  * environment): an `awl acp` process serves several folders.
  */

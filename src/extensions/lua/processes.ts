@@ -9,6 +9,7 @@ import { closeSync } from "node:fs";
 import { constants } from "node:os";
 import type { ExecReply, ExecRequest, ProcessEnd, ReadReply, SpawnRequest } from "./protocol.js";
 import type { SandboxedCommand } from "./types.js";
+import { connectRelay, sandboxStdio } from "./sandbox-stdio.js";
 import { killMarked, markedEnv, newProcessMark, watchForLeftovers } from "./process-marks.js";
 
 /** Captured output beyond this is dropped (the program keeps running). */
@@ -54,9 +55,18 @@ export class ChildProcesses {
    * The program and arguments to start for `argv` (itself, or the sandbox's command line around it) and the
    * descriptors it gets besides its stdio, which `started` closes here once it was started.
    */
-  private commandLine(argv: readonly string[], cwd: string): { file: string; args: string[]; fds: number[]; started(): void } {
-    const { argv: line, fds } = this.sandbox ? this.sandbox(argv, cwd) : { argv: [...argv], fds: [] };
-    return { file: line[0]!, args: line.slice(1), fds, started: () => fds.forEach((fd) => closeSync(fd)) };
+  private commandLine(argv: readonly string[], cwd: string): { file: string; args: string[]; fds: (number | "pipe")[]; started(child?: ChildProcess): void } {
+    const command: SandboxedCommand = this.sandbox ? this.sandbox(argv, cwd) : { argv: [...argv], fds: [] };
+    const line = command.argv;
+    return {
+      file: line[0]!,
+      args: line.slice(1),
+      fds: sandboxStdio(command),
+      started: (child) => {
+        command.fds.forEach((fd) => closeSync(fd));
+        if (child) connectRelay(command, child);
+      },
+    };
   }
 
   /** The environment of a program of that call: marked, so it can be found once it left its process group. */
@@ -81,11 +91,11 @@ export class ChildProcesses {
           stdio: [req.stdin ? "pipe" : "ignore", "pipe", "pipe", ...fds],
         });
       } catch (e) {
+        started();
         reply({ code: null, how: "error", detail: `cannot run ${file}: ${(e as Error).message}` });
         return;
-      } finally {
-        started();
       }
+      started(child);
       if (child.pid !== undefined) this.remember(req.callId, child.pid);
       const collect = (stream: "stdout" | "stderr", into: Buffer[], index: 0 | 1) => (chunk: Buffer) => {
         if (req[stream] === "log") {
@@ -117,11 +127,11 @@ export class ChildProcesses {
     try {
       child = spawn(file, args, { cwd: req.cwd, env: this.envOf(req), detached: true, stdio: ["ignore", "pipe", "pipe", ...fds] });
     } catch (e) {
+      started();
       entry.end = { code: null, how: "error", detail: `cannot run ${file}: ${(e as Error).message}` };
       return;
-    } finally {
-      started();
     }
+    started(child);
     entry.child = child;
     if (child.pid !== undefined) this.remember(req.callId, child.pid);
     const wake = () => {

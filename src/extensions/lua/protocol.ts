@@ -7,6 +7,7 @@ import type { ToolProgress } from "../../tools/types.js";
 import type { MessagePort } from "node:worker_threads";
 import type { HttpRequestSpec, HttpResult } from "../../web/http-request.js";
 import type { SearchOutcome } from "../../web/search.js";
+import type { PdfText } from "../../web/pdf-text.js";
 
 /**
  * A compiled WebAssembly.Module (the project compiles without the DOM lib, so it is opaque here).
@@ -204,7 +205,9 @@ export type HostRequest =
   /** `awl.http.request`: performed on the main thread, where the permission gate and the call's abort are. */
   | { op: "http"; callId: number; spec: HttpRequestSpec }
   /** `awl.web.search`: the configured backend, asked on the main thread (its key never enters Lua). */
-  | { op: "search"; callId: number; query: string; count: number };
+  | { op: "search"; callId: number; query: string; count: number }
+  /** `awl.web.pdf_text`: a PDF's text (PDF.js works with promises, which only the main thread can wait for). */
+  | { op: "pdf_text"; data: Uint8Array };
 
 /** What a worker tells the main thread without waiting for an answer. */
 export type HostNotice = { op: "spawn" } & SpawnRequest;
@@ -223,4 +226,5 @@ export interface HostReplies {
   write_text: TextReply;
   http: HttpResult;
   search: SearchOutcome;
+  pdf_text: PdfText;
 }

@@ -249,6 +249,8 @@ export class WorkerSlot {
       }
       case "search":
         return this.http.runSearch(req.callId, req.query, req.count);
+      case "pdf_text":
+        return import("../../web/pdf-text.js").then(({ pdfText }) => pdfText(req.data));
     }
   }
 

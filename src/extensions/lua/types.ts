@@ -2,6 +2,7 @@
  * The Lua runtime's public contract: what the extension registry (discovery, ToolSet adapter, CLI)
  * builds on. The runtime itself lives in worker threads (see pool.ts).
  */
+import type { Duplex } from "node:stream";
 import type { ToolKind, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import type { SearchSettings } from "../../web/search.js";
 
@@ -140,6 +141,11 @@ export interface ProcessSandbox {
 export interface SandboxedCommand {
   argv: string[];
   fds: number[];
+  /**
+   * When set, the program gets one more descriptor after `fds`: a socket pair (stdio `"pipe"`), whose end the
+   * caller hands here once it started (the sandbox's network, src/permissions/sandbox-relay.ts).
+   */
+  relay?: (end: Duplex) => void;
 }
 
 /**

@@ -7,7 +7,8 @@
  * Decisions for input that breaks the event grammar (documented in docs/providers.md, "Anthropic"):
  * - a `data:` line that is not a JSON object: `stream_error` (its content cannot be placed);
  * - an event type or a delta type awl does not know, `ping`, or a block type awl does not model
- *   (e.g. `server_tool_use`): skipped, with any deltas of such a block;
+ *   (`server_tool_use`, `web_search_tool_result`: the provider's own web search): skipped, with any deltas of
+ *   such a block; the text's `citations` (`citations_delta`, or a start block's) are kept on the text block;
  * - a delta for a block index that never started, for a text/thinking block after its
  *   `content_block_stop`, or of the wrong kind for its block: `stream_error` (the delta would be lost);
  * - a `content_block_stop` for an index never started, or a second one: skipped (nothing is lost);
@@ -16,7 +17,7 @@
  * (claude-code-router) send `input_json_delta`s for a tool block after stopping it when the upstream
  * interleaves parallel tool calls; the official SDK applies those late fragments too.
  */
-import type { ContentBlock, ContentBlockType } from "../../model/blocks.js";
+import type { Citation, ContentBlock, ContentBlockType } from "../../model/blocks.js";
 import type { Message, Usage } from "../../model/message.js";
 import { TextBuffer } from "../../model/text-buffer.js";
 import type { SseEvent } from "../sse.js";
@@ -43,6 +44,8 @@ interface BlockState {
   toolName?: string;
   /** tool_use: the `input` object of `content_block_start`, used when no fragment follows. */
   startInput?: string;
+  /** text: the web pages it cites. */
+  citations?: Citation[];
 }
 
 const USAGE_FIELDS = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const;
@@ -145,6 +148,7 @@ export class AnthropicAssembler implements StreamAssembler {
     else this.receiver.onBlockStart?.(type, state.index);
     // A start block may carry initial content; the API sends it empty, but honour it as a first delta.
     if (content.type === "text" && typeof content.text === "string") this.append(state, content.text);
+    if (content.type === "text" && Array.isArray(content.citations)) for (const citation of content.citations) this.cite(state, citation);
     if (content.type === "thinking") {
       if (typeof content.thinking === "string") this.append(state, content.thinking);
       if (typeof content.signature === "string" && content.signature !== "") state.signature = content.signature;
@@ -172,6 +176,9 @@ export class AnthropicAssembler implements StreamAssembler {
         return this.appendField(state, delta, "thinking", wireIndex);
       case "input_json_delta":
         return this.appendField(state, delta, "partial_json", wireIndex);
+      case "citations_delta":
+        this.cite(state, delta.citation);
+        return undefined;
       default: // signature_delta: the last one wins, as in the SDK
         if (typeof delta.signature !== "string") return malformedStream(`a signature_delta for block ${wireIndex} without a signature`);
         state.signature = delta.signature;
@@ -206,6 +213,15 @@ export class AnthropicAssembler implements StreamAssembler {
     if (typeof text !== "string") return malformedStream(`a ${String(delta.type)} for block ${wireIndex} without "${field}"`);
     this.append(state, text);
     return undefined;
+  }
+
+  /** Keeps a web page the text cites (other citation kinds, of documents awl never sends, are left out). */
+  private cite(state: BlockState, citation: unknown): void {
+    if (!isObject(citation) || typeof citation.url !== "string") return;
+    const kept: Citation = { url: citation.url };
+    if (typeof citation.title === "string") kept.title = citation.title;
+    if (typeof citation.cited_text === "string") kept.cited_text = citation.cited_text;
+    (state.citations ??= []).push(kept);
   }
 
   private append(state: BlockState, text: string): void {
@@ -243,6 +259,7 @@ const DELTA_TARGETS: ReadonlyMap<string, ContentBlockType> = new Map([
   ["thinking_delta", "thinking"],
   ["signature_delta", "thinking"],
   ["input_json_delta", "tool_use"],
+  ["citations_delta", "text"],
 ]);
 
 function modelledType(type: unknown): ContentBlockType | undefined {
@@ -264,7 +281,7 @@ function buildBlock(state: BlockState): ContentBlock {
       return block;
     }
     default:
-      return { type: "text", text };
+      return state.citations ? { type: "text", text, citations: state.citations } : { type: "text", text };
   }
 }
 

@@ -17,6 +17,7 @@ import type { ProviderSettings, ToolSpec } from "../types.js";
 import { convertMessages, createAnthropicWireCache, type AnthropicWireCache, type WireBlock } from "./convert-messages.js";
 import { defaultMaxTokens, MIN_THINKING_BUDGET } from "./limits.js";
 import { RawJson, stringifyWithRaw } from "./raw-json.js";
+import { withoutSearchTool } from "../tool-specs.js";
 
 export const ANTHROPIC_VERSION = "2023-06-01";
 export const ANTHROPIC_BASE_URL = "https://api.anthropic.com";
@@ -27,8 +28,14 @@ export { defaultMaxTokens } from "./limits.js";
 
 export type AnthropicRequestSettings = Pick<
   ProviderSettings,
-  "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinking" | "interleavedThinking" | "headers"
->;
+  "model" | "baseUrl" | "apiKey" | "maxTokens" | "thinking" | "interleavedThinking" | "headers" | "webSearch"
+> & {
+  /** A platform's `anthropic_version` (Vertex AI: `vertex-2023-10-16`): sent in the body in place of the model and header. */
+  bodyVersion?: string;
+};
+
+/** Anthropic's server-side web search tool (`webSearch`), offered before awl's tools. */
+const WEB_SEARCH_TOOL = { type: "web_search_20250305", name: "web_search", max_uses: 5 };
 
 export interface AnthropicRequest {
   url: string;
@@ -45,10 +52,11 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 export function buildMessagesRequest(
   conversation: Conversation,
   settings: AnthropicRequestSettings,
-  tools: readonly ToolSpec[] = [],
+  offered: readonly ToolSpec[] = [],
   prompt?: string,
   cache: AnthropicWireCache = createAnthropicWireCache(),
 ): AnthropicRequest | ProviderError {
+  const tools = settings.webSearch ? withoutSearchTool(offered) : offered;
   const converted = convertMessages(conversation.messages, cache);
   const system = [prompt ?? "", converted.system].filter((text) => text !== "").join("\n\n");
   if (converted.count === 0)
@@ -61,18 +69,18 @@ export function buildMessagesRequest(
   if (problem) return providerError("config", problem);
 
   const body = {
-    model: settings.model,
+    ...(settings.bodyVersion ? { anthropic_version: settings.bodyVersion } : { model: settings.model }),
     max_tokens: maxTokens,
     stream: true,
     system: system === "" ? undefined : [{ type: "text", text: system, cache_control: EPHEMERAL }],
     messages: new RawJson(`[${converted.messagesJSON}]`),
-    tools: tools.length === 0 ? undefined : tools.map((tool, i) => wireTool(tool, i === tools.length - 1)),
+    tools: tools.length === 0 && !settings.webSearch ? undefined : [...(settings.webSearch ? [WEB_SEARCH_TOOL] : []), ...tools.map((tool, i) => wireTool(tool, i === tools.length - 1))],
     thinking: thinkingParam(settings.thinking),
   };
   const headers: Record<string, string> = {
     "content-type": "application/json",
     accept: "text/event-stream",
-    "anthropic-version": ANTHROPIC_VERSION,
+    ...(settings.bodyVersion ? {} : { "anthropic-version": ANTHROPIC_VERSION }),
     ...clientHeaders(settings),
   };
   if (settings.apiKey) headers["x-api-key"] = settings.apiKey;

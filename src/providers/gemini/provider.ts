@@ -7,6 +7,7 @@ import { clientHeaders } from "../client-headers.js";
 import type { ProviderError } from "../errors.js";
 import { isProviderError } from "../errors.js";
 import { objectOf, str } from "../json-fields.js";
+import { onPlatform, type WirePlatform } from "../platform.js";
 import { runStream, type WireAdapter } from "../stream-driver.js";
 import type { Provider, ProviderSettings } from "../types.js";
 import { GeminiAssembler } from "./assembler.js";
@@ -24,23 +25,25 @@ export function geminiStreamUrl(baseUrl: string, model: string): string {
   return `${geminiApiBase(baseUrl)}/models/${encodeURIComponent(name)}:streamGenerateContent?alt=sse`;
 }
 
-export function createGeminiProvider(settings: ProviderSettings): Provider {
+/** Builds the provider; on a `platform` (Gemini on Vertex AI) the same requests go to its URL with its sign-in. */
+export function createGeminiProvider(settings: ProviderSettings, platform?: WirePlatform): Provider {
   const url = geminiStreamUrl(settings.baseUrl, settings.model);
   const headers: Record<string, string> = { "content-type": "application/json", accept: "text/event-stream", ...clientHeaders(settings) };
-  if (settings.apiKey) headers["x-goog-api-key"] = settings.apiKey;
+  if (settings.apiKey && !platform) headers["x-goog-api-key"] = settings.apiKey;
   const requestSettings = { model: settings.model, maxTokens: settings.maxTokens, thinking: settings.thinking };
 
   const adapter: WireAdapter = {
     terminalMarker: "a chunk with a finishReason",
     buildRequest(conversation, options) {
       const body = buildGeminiRequestBody(conversation, options.tools ?? [], { ...requestSettings, system: options.system });
-      return isProviderError(body) ? body : { url, headers, body };
+      const request = isProviderError(body) ? body : { url, headers, body };
+      return platform ? onPlatform(platform, request) : request;
     },
-    createAssembler: (receiver) => new GeminiAssembler(receiver, describeUrl(url)),
-    classifyHttpError: classifyGeminiHttpError,
+    createAssembler: (receiver) => new GeminiAssembler(receiver, platform?.describe ?? describeUrl(url)),
+    classifyHttpError: platform?.explainHttpError ? (failure) => platform.explainHttpError!(classifyGeminiHttpError(failure)) : classifyGeminiHttpError,
   };
   return {
-    name: "gemini",
+    name: platform?.name ?? "gemini",
     model: settings.model,
     streamStep: (conversation, receiver, options = {}) => runStream(adapter, settings, conversation, receiver, options),
   };

@@ -10,7 +10,7 @@
  * `response.incomplete`; `response.failed` and `error` events are errors. Event types awl does not know are
  * ignored, and each is reported once through `onUnknownEvent`.
  */
-import type { ContentBlock } from "../../model/blocks.js";
+import type { Citation, ContentBlock } from "../../model/blocks.js";
 import type { Message, Usage } from "../../model/message.js";
 import { TextBuffer } from "../../model/text-buffer.js";
 import { errorCode, errorFields, kindOfStreamError, malformedJsonError } from "../classify-error-payload.js";
@@ -38,6 +38,8 @@ interface ItemState {
   encrypted: string | undefined;
   /** Thinking: the summary part being streamed, to put a blank line between parts. */
   summaryIndex: number | undefined;
+  /** Text: the web pages its `url_citation` annotations cite. */
+  citations: Citation[];
 }
 
 /** Events with nothing for awl in them (their content also arrives in the events handled below). */
@@ -48,11 +50,14 @@ const IGNORED = new Set([
   "response.content_part.added",
   "response.content_part.done",
   "response.output_text.done",
-  "response.output_text.annotation.added",
   "response.refusal.done",
   "response.reasoning_summary_part.done",
   "response.reasoning_summary_text.done",
   "response.reasoning_text.done",
+  // The provider's own web search (ProviderSettings.webSearch): its progress; its citations come with the text.
+  "response.web_search_call.in_progress",
+  "response.web_search_call.searching",
+  "response.web_search_call.completed",
 ]);
 
 export class ResponsesAssembler implements StreamAssembler {
@@ -98,6 +103,11 @@ export class ResponsesAssembler implements StreamAssembler {
       case "response.reasoning_text.delta":
         this.onDelta(record, str(record.delta) ?? "");
         return undefined;
+      case "response.output_text.annotation.added": {
+        const item = this.itemOf(record);
+        if (item?.kind === "text") addCitation(item.citations, record.annotation);
+        return undefined;
+      }
       case "response.reasoning_summary_text.delta":
         this.onSummaryDelta(record);
         return undefined;
@@ -149,6 +159,7 @@ export class ResponsesAssembler implements StreamAssembler {
       name: str(wire.name) ?? "",
       encrypted: undefined,
       summaryIndex: undefined,
+      citations: [],
     };
     this.items.set(index, item);
     this.order.push(item);
@@ -176,6 +187,10 @@ export class ResponsesAssembler implements StreamAssembler {
       item.name ||= str(wire.name) ?? "";
     }
     if (item.kind === "thinking") item.encrypted = str(wire.encrypted_content) ?? undefined;
+    // The finished item holds every annotation (a server may send no annotation events).
+    if (item.kind === "text" && Array.isArray(wire.content)) {
+      for (const part of wire.content) for (const annotation of arrayOf(objectOf(part)?.annotations)) addCitation(item.citations, annotation);
+    }
     item.done = true;
     this.pump();
   }
@@ -230,7 +245,7 @@ export class ResponsesAssembler implements StreamAssembler {
     const text = item.buffer.toString();
     let block: ContentBlock;
     if (item.kind === "tool") block = { type: "tool_use", id: item.callId, name: item.name, input: text.trim() === "" ? "{}" : text };
-    else if (item.kind === "text") block = { type: "text", text };
+    else if (item.kind === "text") block = item.citations.length > 0 ? { type: "text", text, citations: item.citations } : { type: "text", text };
     else {
       block = { type: "thinking", thinking: text };
       if (item.encrypted) Object.assign(block, { signature: item.encrypted, origin: "openai-responses" });
@@ -273,6 +288,19 @@ function convertUsage(wire: Record<string, unknown>): Usage {
 function messageText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   return content.map((part) => str(objectOf(part)?.text) ?? str(objectOf(part)?.refusal) ?? "").join("");
+}
+
+function arrayOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** Keeps a `url_citation` annotation's page, once per URL (the finished item repeats what the events said). */
+function addCitation(citations: Citation[], value: unknown): void {
+  const annotation = objectOf(value);
+  const url = str(annotation?.url);
+  if (annotation?.type !== "url_citation" || url === undefined || citations.some((c) => c.url === url)) return;
+  const title = str(annotation.title);
+  citations.push(title === undefined ? { url } : { url, title });
 }
 
 function summaryText(summary: unknown): string {

@@ -40,7 +40,7 @@ export function createResponsesProvider(settings: ProviderSettings): Provider {
   const adapter: WireAdapter = {
     terminalMarker: "response.completed",
     buildRequest(conversation, options) {
-      const body = buildResponsesRequestBody(conversation, options.tools ?? [], { model: settings.model, maxTokens: settings.maxTokens, system: options.system, reasoning }, cache);
+      const body = buildResponsesRequestBody(conversation, options.tools ?? [], { model: settings.model, maxTokens: settings.maxTokens, system: options.system, reasoning, webSearch: settings.webSearch === true }, cache);
       return isProviderError(body) ? body : { url, headers, body };
     },
     createAssembler: (receiver) => new ResponsesAssembler(receiver, describeUrl(url), onUnknownEvent),

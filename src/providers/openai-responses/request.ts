@@ -21,7 +21,7 @@ import type { Conversation } from "../../model/conversation.js";
 import type { Message } from "../../model/message.js";
 import { MessageMemo } from "../../model/message-memo.js";
 import { isProviderError, type ProviderError } from "../errors.js";
-import { toolSpecsJSON } from "../tool-specs.js";
+import { toolSpecsJSON, withoutSearchTool } from "../tool-specs.js";
 import { markedErrorText } from "../tool-error-text.js";
 import type { ToolSpec } from "../types.js";
 
@@ -32,6 +32,8 @@ export interface ResponsesRequestSettings {
   system?: string | undefined;
   /** Ask for reasoning summaries (`reasoning: {summary: "auto"}`) and encrypted reasoning; only reasoning models accept it. */
   reasoning: boolean;
+  /** Offer OpenAI's web search tool (`{"type": "web_search"}`) instead of awl's `search` tool. */
+  webSearch?: boolean;
 }
 
 /** Each message's input items as JSON, remembered between requests of one provider. */
@@ -44,10 +46,11 @@ export function createResponsesWireCache(): ResponsesWireCache {
 /** The JSON text of the request body, or a `bad_request` error for a tool whose schema is not a JSON object. */
 export function buildResponsesRequestBody(
   conversation: Conversation,
-  tools: readonly ToolSpec[],
+  offered: readonly ToolSpec[],
   settings: ResponsesRequestSettings,
   cache: ResponsesWireCache = createResponsesWireCache(),
 ): string | ProviderError {
+  const tools = settings.webSearch ? withoutSearchTool(offered) : offered;
   let body = `{"model":${JSON.stringify(settings.model)},"stream":true,"store":false`;
   if (settings.system) body += `,"instructions":${JSON.stringify(settings.system)}`;
   if (settings.reasoning) body += `,"reasoning":{"summary":"auto"},"include":["reasoning.encrypted_content"]`;
@@ -63,13 +66,13 @@ export function buildResponsesRequestBody(
     items.push(...json);
   }
   body += `,"input":[${items.join(",")}]`;
-  if (tools.length > 0) {
+  if (tools.length > 0 || settings.webSearch) {
     const specs = toolSpecsJSON(
       tools,
       (tool, schema) => `{"type":"function","name":${JSON.stringify(tool.name)},"description":${JSON.stringify(tool.description)},"parameters":${schema},"strict":false}`,
     );
     if (isProviderError(specs)) return specs;
-    body += `,"tools":[${specs.join(",")}]`;
+    body += `,"tools":[${[...(settings.webSearch ? ['{"type":"web_search"}'] : []), ...specs].join(",")}]`;
   }
   return body + "}";
 }

@@ -101,8 +101,7 @@ class Renderer {
     const lang = token.lang?.trim().split(/\s+/)[0] ?? "";
     const text = token.text.replace(/\n$/, "");
     const lines = (this.color && lang ? highlightLines(text, lang) : undefined) ?? text.split("\n");
-    const fence = this.styled("```", [DIM]);
-    return [`${fence}${lang ? this.styled(lang, [DIM]) : ""}`, ...lines.map(expandTabs), fence];
+    return [this.styled(`\`\`\`${lang}`, [DIM]), ...lines.map(expandTabs), this.styled("```", [DIM])];
   }
 
   private list(token: Tokens.List, width: number): string[] {

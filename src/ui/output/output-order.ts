@@ -14,7 +14,8 @@ type Step = { write: () => void } | { later: Promise<() => void> };
 
 /** What every write goes through while it is set: rows kept below the output (turn-pane.ts). */
 export interface OutputFrame {
-  write(writer: Writer, text: string): void;
+  /** `lineOpen`: the write leaves the cursor at the end of a line whose newline is still to come (`OutputOrder.direct`). */
+  write(writer: Writer, text: string, lineOpen: boolean): void;
 }
 
 export class OutputOrder {
@@ -25,6 +26,8 @@ export class OutputOrder {
   private ended = false;
   /** Set while a turn runs in the interactive mode. */
   frame: OutputFrame | undefined;
+  /** Where a live region left the cursor at the end of its last line (see `direct`'s `leaveOpen`). */
+  private openLine: Writer | undefined;
 
   write(writer: Writer, text: string): void {
     if (this.ended) return;
@@ -44,18 +47,40 @@ export class OutputOrder {
     while (this.draining) await this.draining;
   }
 
-  /** Writes now, ahead of the queue (the queue's own steps). */
-  direct(writer: Writer, text: string): void {
+  /**
+   * Writes now, ahead of the queue (the queue's own steps). `leaveOpen`: the text leaves the cursor at the end of
+   * its last line, its newline still to come (a live region's frame): whatever is written next, by anyone, first
+   * ends that line, so a frame that only adds to it can write just what is new.
+   */
+  direct(writer: Writer, text: string, leaveOpen = false): void {
     if (this.ended) return;
-    if (this.frame) this.frame.write(writer, text);
-    else writer.write(text);
+    const open = this.openLine;
+    this.openLine = leaveOpen ? writer : undefined;
+    // The line a live region left open is ended first: what comes now starts on a line of its own.
+    if (open && open !== writer) this.send(open, "\n", false);
+    this.send(writer, open === writer ? `\n${text}` : text, leaveOpen);
     this.writes++;
+  }
+
+  /** The region that left its line open draws its next frame from the line's end (nothing was written since). */
+  resumeLine(): void {
+    this.openLine = undefined;
+  }
+
+  /** The line stays open after a frame that wrote nothing. */
+  keepLineOpen(writer: Writer): void {
+    this.openLine = writer;
   }
 
   /** awl is ending abruptly and the screen is final: nothing more is written, queued or not. */
   end(): void {
     this.ended = true;
     this.steps.length = 0;
+  }
+
+  private send(writer: Writer, text: string, lineOpen: boolean): void {
+    if (this.frame) this.frame.write(writer, text, lineOpen);
+    else writer.write(text);
   }
 
   private async drain(): Promise<void> {

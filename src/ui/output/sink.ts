@@ -73,6 +73,24 @@ export class LineSink {
     );
   }
 
+  /**
+   * Draws a live region's next frame at this point of the output, as `writeLater` does: `draw` gives the frame's
+   * text and whether it leaves the cursor at the end of its last line (the line kept open: a frame that only adds
+   * to it writes only what is new). Whatever anyone writes next first ends that line (output-order.ts).
+   */
+  writeFrame(draw: () => { text: string; open: boolean }): void {
+    this.clearStatus();
+    this.wroteAnything = true;
+    outputOrder.writeLater(
+      Promise.resolve(() => {
+        outputOrder.resumeLine();
+        const { text, open } = draw();
+        if (text !== "") outputOrder.direct(this.writer, text, open);
+        else if (open) outputOrder.keepLineOpen(this.writer);
+      }),
+    );
+  }
+
   /** Ends the current line if something is on it. */
   endLine(): void {
     if (!this.lineStart) this.write("\n");

@@ -28,6 +28,7 @@ import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
 import type { Expandable } from "./expanded-blocks.js";
 import { ThinkingRegion } from "./thinking-region.js";
 import { wrapText } from "./wrap-text.js";
+import { sourcesText } from "./sources-text.js";
 
 /** How a renderer lays text out on terminals: the width of each stream's terminal, when it is one. */
 export interface TerminalLayout {
@@ -139,8 +140,15 @@ export class TerminalRenderer implements TurnReceiver {
       this.endLines();
       this.aside.dim(this.wrapped(`[image from the model: ${block.media_type}, ${Math.max(1, Math.round((block.data.length * 3) / 4 / 1024))} KB]\n`));
       this.shownThisAttempt = true;
-    } else if (type === "text") this.endAnswerFlow();
-    else if (type === "thinking") {
+    } else if (type === "text") {
+      this.endAnswerFlow();
+      // The pages the provider's own web search cited, under the text they back.
+      const sources = block?.type === "text" && block.citations ? sourcesText(block.citations) : "";
+      if (sources && this.live) {
+        this.answer.endLine();
+        this.writeAnswer(`\n${sources}`);
+      } else if (sources && block?.type === "text") this.writeAnswer(`${block.text.endsWith("\n") ? "" : "\n"}\n${sources}`);
+    } else if (type === "thinking") {
       this.endThinking();
       if (this.thinkingFlow) this.aside.dim(this.thinkingFlow.end());
       this.thinkingFlow = undefined;

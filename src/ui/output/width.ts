@@ -13,6 +13,7 @@ let loading: Promise<void> | undefined;
 let segmenter: Intl.Segmenter | undefined;
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const STYLES = /\x1b\[[0-9;]*m/g;
 
 /** Loads the exact measure; resolves (never rejects) once {@link displayWidth} uses it. Safe to call more than once. */
 export function loadDisplayWidth(): Promise<void> {
@@ -29,6 +30,11 @@ export function loadDisplayWidth(): Promise<void> {
 /** Columns `text` takes on a terminal; escape sequences (styling) take none. */
 export function displayWidth(text: string): number {
   if (PRINTABLE_ASCII.test(text)) return text.length;
+  // Styled ASCII (a Markdown line): its styling taken out, the character count.
+  if (text.includes("\x1b[")) {
+    const bare = text.replace(STYLES, "");
+    if (PRINTABLE_ASCII.test(bare)) return bare.length;
+  }
   return measure ? measure(text) : Array.from(stripControls(text)).length;
 }
 

@@ -71,12 +71,12 @@ describe("Anthropic assembly (SPEC §3 rule 4)", () => {
     ]);
   });
 
-  it("ignores ping, comments, unknown events, unknown delta types and block types it does not model", () => {
+  it("ignores ping, comments, unknown events, unknown delta types and block types it does not model; keeps a text's web citations", () => {
     const outcome = assemble(fixture("unknown-events.sse"));
     // The server_tool_use block (wire index 0) is skipped, so the text is awl's block 0.
     expect(outcome.calls).toEqual(["block_start 0 text", d(0, "Found it."), "block_complete 0 text"]);
     const message = "message" in outcome ? outcome.message : undefined;
-    expect(message?.content).toEqual([{ type: "text", text: "Found it." }]);
+    expect(message?.content).toEqual([{ type: "text", text: "Found it.", citations: [{ url: "https://example.com", title: "Example", cited_text: "awl" }] }]);
     // message_delta usage replaces the message_start values field by field.
     expect(message?.usage).toEqual({ input_tokens: 12, output_tokens: 20, cache_read_input_tokens: 7 });
   });
@@ -93,7 +93,7 @@ describe("Anthropic assembly (SPEC §3 rule 4)", () => {
   });
 
   it("gives the same message for every split, CRLF line ends, and UTF-8 split across reads", () => {
-    for (const name of ["text.sse", "thinking-tool.sse", "parallel-tools.sse", "unknown-events.sse", "redacted-thinking.sse"]) {
+    for (const name of ["text.sse", "thinking-tool.sse", "parallel-tools.sse", "unknown-events.sse", "redacted-thinking.sse", "web-search.sse"]) {
       const bytes = fixture(name);
       const whole = assembleMessage(bytes);
       const crlf = Buffer.from(bytes.toString("utf8").replace(/\n/g, "\r\n"));

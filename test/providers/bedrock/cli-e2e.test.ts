@@ -62,11 +62,11 @@ describe("awl -p with the Bedrock provider", () => {
     expect(server.requests.at(-1)!.headers.authorization).toBe("Bearer bedrock-api-key-e2e");
   });
 
-  it("without credentials: a clear error naming the variables, nothing sent", async () => {
+  it("without credentials: a clear error naming the variables and the places the AWS chain looked at, nothing sent", async () => {
     const before = server.requests.length;
-    const run = await runAwl(["-p", "hi", "--no-session"], { env: { AWL_PROVIDER: "bedrock", AWL_MODEL: MODEL, AWS_REGION: "us-west-2" } });
+    const run = await runAwl(["-p", "hi", "--no-session"], { env: { AWL_PROVIDER: "bedrock", AWL_MODEL: MODEL, AWS_REGION: "us-west-2", AWS_EC2_METADATA_DISABLED: "true" } });
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('no API key for provider "bedrock"');
+    expect(run.stderr).toContain("no AWS credentials for Bedrock");
     expect(run.stderr).toContain("AWS_BEARER_TOKEN_BEDROCK");
     expect(run.stderr).toContain("AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY");
     expect(server.requests.length).toBe(before);

@@ -123,6 +123,13 @@ function web.markdown(html, url)
   return host.web_markdown(html, url)
 end
 
+--- A PDF's text, page by page: `local pages = awl.web.pdf_text(bytes)` (a list of strings); nil and why when the
+--- bytes are no PDF it can read (encrypted, damaged).
+function web.pdf_text(data)
+  if type(data) ~= "string" then error("bad argument #1 to 'awl.web.pdf_text' (string expected, got " .. type(data) .. ")", 2) end
+  return host.web_pdf_text(data)
+end
+
 --- Searches the web with the backend the user set up: `local results, backend = awl.web.search(query, { count = 8 })`,
 --- each result `{ title, url, snippet }`; nil and why when there is no backend, or it failed.
 function web.search(query, opts)

@@ -358,6 +358,11 @@ export class LuaRuntime {
       if (!reply.ok) return [null, reply.message];
       return [reply.results.map((r) => ({ ...r })), reply.backend];
     });
+    this.hostFunction("web_pdf_text", (L) => {
+      // A copy: a view would post the whole Lua heap it lies in.
+      const reply = this.host.request({ op: "pdf_text", data: bytes(L, 1).slice() });
+      return reply.ok ? [reply.pages] : [null, reply.message];
+    });
     this.hostFunction("web_markdown", (L) => {
       const page = pageMarkdown(str(L, 1), str(L, 2));
       return [page.title, page.markdown, page.article];
