@@ -2,7 +2,8 @@
  * Plan mode over ACP (docs/acp.md, "Plan mode"): the model's plan (`exit_plan`) becomes a
  * `session/request_permission` on that tool call, its text the content, with three options: yes and accept edits,
  * yes and ask before each edit, no and keep planning. A client that answers "cancelled" cancels the turn; a request
- * that fails is a reject (plan mode stays).
+ * that fails is a reject (plan mode stays). No "edit" option: an ACP answer is only the chosen option's id, so an
+ * edited plan cannot come back in it (docs/acp.md, "Plan mode").
  */
 import type { AgentContext, PermissionOption, RequestPermissionRequest } from "@agentclientprotocol/sdk";
 import type { PlanAnswer } from "../permissions/exit-plan.js";

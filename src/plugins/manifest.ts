@@ -112,10 +112,8 @@ function readRock(root: string): PluginPackage {
   const { value, at } = readJsonObject(join(root, ROCK_FILE));
   const name = String(value.name ?? "").toLowerCase();
   if (!NAME.test(name)) throw new PluginFormatError(`${at("/name")}: "name" ${JSON.stringify(value.name)} cannot be a plugin name`);
-  const notices = (Array.isArray(value.dependencies) ? value.dependencies : [])
-    .map(String)
-    .filter((dep) => !/^lua\b/.test(dep))
-    .map((dep) => `it depends on the rock "${dep}": install it too (awl install luarocks:${dep.split(/\s/)[0]}) unless your system's Lua tree has it`);
+  const included = Array.isArray(value.included) ? value.included.map(String) : [];
+  const notices = included.length > 0 ? [`it brings the rocks it depends on, inside it: ${included.join(", ")}`] : [];
   return { root, layout: "lua-rock", name, ...metadata(value), manifestFile: join(root, ROCK_FILE), parts: partsOf("lua-rock", root), notices };
 }
 

@@ -90,6 +90,24 @@ function slowAnswer(words: number, delayMs: number, usage = { prompt_tokens: 9, 
 /** The screen's lines, trailing spaces cut. */
 const lines = (screen: string): string[] => screen.split("\n").map((l) => l.trimEnd());
 
+describe("a batch of calls", () => {
+  it("leaves no frozen copy of a block when the calls of one answer run one after another", async () => {
+    // Each call ran alone, so between two of them none was running: the waiting line came back there, was written
+    // under the blocks, and the next drawing of the blocks went below it, the running block's old drawing left above.
+    const todo = { todos: [{ content: "read the parser", status: "in_progress" }] };
+    tty.server.enqueue(
+      { body: openaiToolCalls([{ id: "t1", name: "todo", input: todo }, { id: "b1", name: "bash", input: { command: "sleep 0.5; echo first" } }, { id: "b2", name: "bash", input: { command: "echo second" } }]) },
+      openaiAnswer("Both ran."),
+    );
+    await tty.start({ args: ["--allow", "bash"], rows: 40 });
+    await tty.send("run them");
+    const screen = await tty.terminal.waitFor(/Both ran\.\n/);
+    expect(screen).not.toMatch(/[⠀-⣿] bash/);
+    expect(screen.match(/✓ bash/g)).toHaveLength(2);
+    expect(screen.match(/✓ todo/g)).toHaveLength(1);
+  }, 60_000);
+});
+
 describe("under the live output", () => {
   it("shows what is typed during a turn, with its cursor, while a tool runs and the answer streams; sent once the turn is over", async () => {
     const gate = join(tempDir("awl-gate-"), "gate");

@@ -276,8 +276,14 @@ describe("install from luarocks", () => {
 
   it("a pure-Lua rock installs into awl's Lua tree: an extension requires it; a rock with a C module is refused", async () => {
     const server = join(box.root, "rocks");
-    packRock(server, "greet", "1.0", { "src/greet/init.lua": 'return { hello = function(n) return "hello " .. n .. " from " .. require("greet.util").who end }\n', "src/greet/util.lua": 'return { who = "the rock" }\n' },
-      '{ type = "builtin", modules = { greet = "src/greet/init.lua", ["greet.util"] = "src/greet/util.lua" } }', ', "penlight"');
+    packRock(server, "greet", "1.0", { "src/greet/init.lua": 'return { hello = function(n) return "hello " .. n .. " from " .. require("greet.util").who .. require("shout").mark end }\n', "src/greet/util.lua": 'return { who = "the rock" }\n' },
+      '{ type = "builtin", modules = { greet = "src/greet/init.lua", ["greet.util"] = "src/greet/util.lua" } }', ', "shout >= 1.0, < 2"');
+    // Its dependency, pure Lua: two versions on the server, the newest meeting the constraint is taken.
+    packRock(server, "shout", "1.2", { "shout.lua": 'return { mark = "!" }\n' }, '{ type = "builtin", modules = { shout = "shout.lua" } }');
+    packRock(server, "shout", "2.0", { "shout.lua": 'return { mark = "?" }\n' }, '{ type = "builtin", modules = { shout = "shout.lua" } }');
+    // Rocks whose dependency has a C module, or is on no server in a version that meets the constraint.
+    packRock(server, "needc", "1.0", { "n.lua": "return 1\n" }, '{ type = "builtin", modules = { needc = "n.lua" } }', ', "cmod"');
+    packRock(server, "needold", "1.0", { "n.lua": "return 1\n" }, '{ type = "builtin", modules = { needold = "n.lua" } }', ', "shout < 1.0"');
     packRock(server, "cmod", "1.0", { "cmod.c": "int luaopen_cmod(void *L) { return 0; }\n" }, '{ type = "builtin", modules = { cmod = { sources = { "cmod.c" } } } }');
     packRock(server, "made", "1.0", { "Makefile": "all:\n\ttouch BUILT\n" }, '{ type = "make" }');
     // A source folder seven levels up from the unpacked rock (staging/rock/NAME-VERSION) is the home folder.
@@ -289,8 +295,8 @@ describe("install from luarocks", () => {
     const rocks = (args: string[], input = "") => box.awl(args, { input, env: rocksEnv });
     const review = await rocks(["install", "luarocks:greet@1.0"], "n\n");
     expect(review.stdout, review.stderr).toContain("greet 1.0-1 (LuaRocks rock)");
-    expect(review.stdout).toMatch(/Lua modules \(for require[^)]*\):\n\s+greet\n\s+greet\.util/);
-    expect(review.stdout).toContain('note: it depends on the rock "penlight"');
+    expect(review.stdout).toMatch(/Lua modules \(for require[^)]*\):\n\s+greet\n\s+greet\.util\n\s+shout/);
+    expect(review.stdout).toContain("note: it brings the rocks it depends on, inside it: shout 1.2-1");
     expect(existsSync(join(pluginsHome(), "packages", "greet"))).toBe(false);
     const installed = await rocks(["install", "--yes", "luarocks:greet@1.0"]);
     expect(installed.code, installed.stderr).toBe(0);
@@ -299,7 +305,7 @@ describe("install from luarocks", () => {
     write(join(box.home, ".config/awl/extensions"), {
       "use-rock.lua": 'awl.register_tool { name = "use_rock", description = "d", kinds = { "read" }, parameters = { type = "object", properties = {} }, run = function() return require("greet").hello("you") end }\n',
     });
-    expect((await awl(["tool", "call", "use_rock", "{}"])).stdout).toContain("hello you from the rock");
+    expect((await awl(["tool", "call", "use_rock", "{}"])).stdout).toContain("hello you from the rock!");
     // The rock's modules are pinned like any plugin: an edit is refused, and then require no longer finds it.
     writeFileSync(join(pluginsHome(), "packages", "greet", "lua", "greet", "util.lua"), 'return { who = "an edit" }\n');
     const edited = await awl(["tool", "call", "use_rock", "{}"]);
@@ -309,6 +315,12 @@ describe("install from luarocks", () => {
     const c = await rocks(["install", "--yes", "luarocks:cmod"]);
     expect(c.code).toBe(1);
     expect(c.stderr).toContain('luarocks:cmod: refused: module "cmod" (build.modules) is built from C sources, not Lua: awl\'s Lua is WebAssembly');
+    const needc = await rocks(["install", "--yes", "luarocks:needc"]);
+    expect(needc.code).toBe(1);
+    expect(needc.stderr).toContain('luarocks:needc: refused (the rock "cmod" it depends on (through "needc")): module "cmod" (build.modules) is built from C sources, not Lua');
+    const needold = await rocks(["install", "--yes", "luarocks:needold"]);
+    expect(needold.code).toBe(1);
+    expect(needold.stderr).toContain('luarocks:needold: refused: it depends on the rock "shout < 1.0", and no rocks server has such a version (there: ');
     const make = await rocks(["install", "--yes", "luarocks:made"]);
     expect(make.stderr).toContain('its build type is "make"');
     // A module name that would write outside the package is refused before anything is copied.

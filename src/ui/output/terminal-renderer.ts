@@ -13,7 +13,7 @@
  * (flow-text.ts); a "waiting for the model" line shows until the first token arrives (`activity`).
  */
 import type { TurnReceiver } from "../../agent/agent.js";
-import type { ContentBlock, ContentBlockType, ToolResultBlock } from "../../model/blocks.js";
+import type { ContentBlock, ContentBlockType, ToolResultBlock, ToolUseBlock } from "../../model/blocks.js";
 import type { BlockMeta, RetryNotice } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import { ActivityLine } from "./activity.js";
@@ -67,6 +67,8 @@ export class TerminalRenderer implements TurnReceiver {
   private readonly activity: ActivityLine | undefined;
   /** Tool calls started and not ended yet. */
   private running = 0;
+  /** Calls of the batch running now that have not ended (some may not have started: calls that run alone wait). */
+  private unfinished = 0;
 
   constructor(
     private readonly answer: LineSink,
@@ -196,6 +198,10 @@ export class TerminalRenderer implements TurnReceiver {
     this.activity?.start();
   }
 
+  onToolBatchStart(calls: readonly ToolUseBlock[]): void {
+    this.unfinished = calls.length;
+  }
+
   onToolStart(call: ToolCall): void {
     this.activity?.stop();
     this.endLines();
@@ -211,8 +217,10 @@ export class TerminalRenderer implements TurnReceiver {
     const before = this.blocks.ended.length;
     this.blocks.end(call, outcome, result);
     for (const block of this.blocks.ended.slice(before)) this.ended.push({ kind: "tool", block });
-    // The results go back to the model: waiting for it again.
-    if (--this.running === 0) this.activity?.start();
+    this.unfinished = Math.max(0, this.unfinished - 1);
+    // The results go back to the model once every call of the batch ended (the waiting line written between two
+    // calls would go under the blocks, and their next drawing below it): waiting for it again.
+    if (--this.running === 0 && this.unfinished === 0) this.activity?.start();
   }
 
   /** The terminal was resized: live tool blocks are drawn again for the new width (streamed text wraps at it from the next word on). */
