@@ -179,7 +179,10 @@ async function openJobs(options: RuntimeOptions, lua: LuaToolSet, tools: ToolSet
     import("../util/secrets.js"),
     import("./run-secrets.js"),
   ]);
-  const table = new JobTable({ ...lua.programs, spillDir: lua.spillDir, scrub: new SecretScrubber(runSecrets(options)) });
+  const scrub = new SecretScrubber(runSecrets(options));
+  // A sign-in's token refreshed later is scrubbed from the jobs' saved output too.
+  (await import("../util/late-secrets.js")).onSecretsAnnounced((late) => scrub.add(late));
+  const table = new JobTable({ ...lua.programs, spillDir: lua.spillDir, scrub });
   return new JobsToolSet(tools, table, cwd);
 }
 

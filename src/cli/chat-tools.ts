@@ -11,6 +11,7 @@ import type { ConfigResult } from "../config/errors.js";
 import { pluginMcpServers, pluginProblems, pluginsHaveMcp } from "../plugins/parts.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { TextHost } from "../extensions/lua/types.js";
+import { onSecretsAnnounced } from "../util/late-secrets.js";
 import type { McpServerConfig } from "../extensions/mcp/config.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import type { McpToolsOptions } from "./mcp-tools.js";
@@ -68,6 +69,11 @@ export async function openChatTools(
   });
   // Headless (awl -p, ACP): no Lua worker starts until a call is likely (a request slow to answer, a tool call
   // streaming), so a reply needing no tool costs no thread (LuaToolSet.prewarm).
+  // A sign-in's token refreshed later is scrubbed from tool results and spill files too.
+  if (opened.ok) {
+    const lua = opened.value.tools;
+    onSecretsAnnounced((late) => lua.addSecrets(late));
+  }
   if (opened.ok && !mode.interactive) void opened.value.tools.prewarm();
   if (opened.ok && sandbox.value && options.permissions) {
     // Exec calls of the Lua tools run inside the sandbox: `permissions.sandbox_auto_allow` may let them run unasked.

@@ -10,6 +10,7 @@ import { DEFAULT_RETENTION_DAYS } from "../checkpoints/prune.js";
 import { TurnCheckpoints } from "../checkpoints/turn-checkpoints.js";
 import type { LoadedConfig } from "../config/layers.js";
 import { defaultSessionDir } from "../session/paths.js";
+import { awlDataDir } from "../config/paths.js";
 import type { Runtime } from "./runtime.js";
 import type { SessionHook } from "./session-hook.js";
 
@@ -36,6 +37,8 @@ export function setupCheckpoints(
     ...(settings.max_files !== undefined && { maxFiles: settings.max_files }),
     ...(settings.max_file_size !== undefined && { maxFileSize: settings.max_file_size }),
   };
-  const checkpointer = new Checkpointer(dir, [dir, defaultSessionDir()], { sessionDir: defaultSessionDir(), days: settings.retention_days ?? DEFAULT_RETENTION_DAYS });
+  // Never recorded (docs/checkpoints.md): awl's own data folder (checkpoints, sessions, spilled results, the
+  // sign-ins' private files and their tokens) and the checkpoint and session folders wherever they are.
+  const checkpointer = new Checkpointer(dir, [dir, defaultSessionDir(), awlDataDir(process.env)], { sessionDir: defaultSessionDir(), days: settings.retention_days ?? DEFAULT_RETENTION_DAYS });
   return new TurnCheckpoints(checkpointer, resolve(cwd), limits, warn, runtime, (message) => sessions.messageId(message));
 }

@@ -323,6 +323,15 @@ export class LuaToolSet implements ToolSet {
   }
 
   /** Resolves once the tools are known (from the cache, or loaded): `definitions()` is complete from then on. */
+  /**
+   * Scrubs these secrets too from now on (one that became known while awl runs, such as a sign-in's refreshed
+   * token): from the results the model and the session get, and from the workers' spill files.
+   */
+  addSecrets(secrets: readonly string[]): void {
+    this.scrub.add(secrets);
+    this.pool?.knowSecrets(this.scrub.known);
+  }
+
   ready(): Promise<void> {
     return this.known;
   }

@@ -77,6 +77,29 @@ describe("awl login copilot", () => {
     expect([found.status, found.stdout]).toEqual([1, ""]);
   });
 
+  it("a token refreshed during the run is scrubbed from a tool's spilled output, the session and stream-json", async () => {
+    const { env, home, file } = place();
+    fake.options.copilotTtl = 60;
+    expect((await runAwl(["login", "copilot"], { env })).code).toBe(0);
+    fake.options.copilotTtl = 1800;
+    // The model runs a command that prints the sign-in file (rewritten with the refreshed token just before) and
+    // enough besides for the output to be spilled to a file.
+    fake.options.toolCall = { name: "bash", input: { command: `cat ${file}; yes x | head -c 60000` } };
+    const run = await runAwl(["-p", "show it", "--provider", "copilot", "--output-format", "stream-json", "--dangerously-skip-permissions"], { env, cwd: home });
+    fake.options.toolCall = undefined;
+    expectNoStackTrace(run.stderr);
+    expect(run.code).toBe(0);
+    const fresh = fake.copilotTokens.at(-1)!;
+    expect(readFileSync(file, "utf8")).toContain(fresh);
+    expect(run.stdout).not.toContain(fresh);
+    // Nowhere on disk but the sign-in file itself: not the session, not the spill file.
+    const found = spawnSync("grep", ["-rlF", "--exclude=copilot.json", "-e", fresh, "-e", fake.githubToken, home], { encoding: "utf8" });
+    expect([found.status, found.stdout]).toEqual([1, ""]);
+    const spilled = spawnSync("grep", ["-rl", "--exclude=copilot.json", "REDACTED", home], { encoding: "utf8" }).stdout;
+    expect(spilled).toMatch(/sessions/);
+    expect(spilled).toMatch(/spill\/.*bash-.*\.txt/);
+  });
+
   it("a revoked sign-in is a clear error naming awl login, and nothing is asked of the chat API", async () => {
     const { env, home } = place();
     fake.options.copilotTtl = 60;

@@ -41,6 +41,8 @@ export interface FakeLoginServer {
     githubRevoked: boolean;
     /** OpenAI refuses every refresh token. */
     chatgptRevoked: boolean;
+    /** The Copilot API first asks for this tool call (until the conversation has a tool result). */
+    toolCall?: { name: string; input: unknown };
     /** What the Copilot API says (`{github_token}` and `{copilot_token}` become the tokens: a model repeating them). */
     answer: string;
   };
@@ -100,6 +102,12 @@ export async function startFakeLoginServer(): Promise<FakeLoginServer> {
           if (auth !== `Bearer ${fake.copilotTokens.at(-1)}`) return json(401, { error: { message: "unauthorized: token expired" } });
           const chunk = (delta: unknown, finish: string | null = null): string => `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", model: "gpt-4.1", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
           response.writeHead(200, { "content-type": "text/event-stream" });
+          const answered = (JSON.parse(body) as { messages: Array<{ role: string }> }).messages.some((m) => m.role === "tool");
+          const wanted = fake.options.toolCall;
+          if (wanted && !answered) {
+            const call = { index: 0, id: "call_1", type: "function", function: { name: wanted.name, arguments: JSON.stringify(wanted.input) } };
+            return void response.end(chunk({ role: "assistant", tool_calls: [call] }) + chunk({}, "tool_calls") + "data: [DONE]\n\n");
+          }
           return void response.end(chunk({ role: "assistant", content: fake.options.answer.replace("{github_token}", fake.githubToken).replace("{copilot_token}", fake.copilotTokens.at(-1)!) }) + chunk({}, "stop") + "data: [DONE]\n\n");
         }
         case "GET /auth.openai.com/oauth/authorize": {

@@ -436,6 +436,15 @@ export class LuaPool {
    * Kills, synchronously, every process group the running calls started: for a signal that ends awl, where
    * `close()` (which first runs on_unload hooks) may not get to finish.
    */
+  /**
+   * Secrets that became known while the pool runs (a sign-in's token refreshed): every live worker scrubs the
+   * whole list from its spill files from now on; workers started later get it with their settings.
+   */
+  knowSecrets(secrets: readonly string[]): void {
+    this.settings.secrets = [...secrets];
+    for (const slot of [...this.slots, ...(this.renderSlot ? [this.renderSlot] : [])]) slot.knowSecrets(secrets);
+  }
+
   killProcesses(): void {
     for (const slot of this.slots) slot.killProcesses();
     this.renderSlot?.killProcesses();

@@ -451,6 +451,11 @@ export class WorkerSlot {
     });
   }
 
+  /** Tells the worker the whole list of secrets to scrub from its spill files (one became known later). */
+  knowSecrets(secrets: readonly string[]): void {
+    if (!this.dead) this.worker.postMessage({ type: "secrets", secrets: [...secrets] } satisfies ToWorker);
+  }
+
   /** Kills, now, every process group its current call started (awl itself is being stopped by a signal). */
   killProcesses(): void {
     this.processes.killAll();
