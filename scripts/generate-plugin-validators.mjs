@@ -18,6 +18,10 @@ export const VALIDATORS = [
     file: at("src/plugins/mcp-validator.generated.ts"),
     schema: "schema/agent-plugins/1.0.0/mcp.schema.json",
     exports: (id) => ({ validate: id, stdio: `${id}#/$defs/stdioServer`, streamableHttp: `${id}#/$defs/streamableHttpServer`, sse: `${id}#/$defs/sseServer` }),
+    // Every run that reads a plugin's mcp.json loads this module (in the start-up chunk): ajv's unicode string
+    // length would make it require() ajv's runtime at load, for every run. Its only length rules are minLength 1,
+    // which a string meets in UTF-16 units exactly when it does in code points.
+    options: { unicode: false },
   },
 ];
 
@@ -26,7 +30,7 @@ export function validatorSource(validator) {
   const schema = JSON.parse(readFileSync(at(validator.schema), "utf8"));
   // allErrors: every unknown field is reported beside the first real fault. No messages: the words come from
   // src/plugins/manifest.ts and src/plugins/plugin-mcp.ts.
-  const ajv = new Ajv2020.default({ allErrors: true, strict: true, messages: false, code: { source: true, esm: true } });
+  const ajv = new Ajv2020.default({ allErrors: true, strict: true, messages: false, code: { source: true, esm: true }, ...validator.options });
   const origin = `scripts/generate-plugin-validators.mjs from ${validator.schema}`;
   const names = validator.exports(schema.$id);
   if (!names) return standaloneModule(ajv, ajv.compile(schema), origin);
