@@ -16,13 +16,25 @@ export type WatchedChanges = { all: string } | { all?: undefined; folders: Reado
 
 /** Events since the last full scan from which the queue could have overflowed: half of inotify's queue. */
 export function overflowMargin(): number {
+  return Math.floor((inotifySetting("max_queued_events") ?? 16_384) / 2);
+}
+
+/**
+ * Folders awl watches at most: half of the system's watches per user (`fs.inotify.max_user_watches`), so the editors
+ * and tools that watch the same user's files keep the other half.
+ */
+export function watchCap(): number {
+  return Math.floor((inotifySetting("max_user_watches") ?? 8_192) / 2);
+}
+
+/** A positive number of `/proc/sys/fs/inotify/` (undefined where there is none: not Linux). */
+function inotifySetting(name: string): number | undefined {
   try {
-    const queued = Number(fs.readFileSync("/proc/sys/fs/inotify/max_queued_events", "utf8").trim());
-    if (Number.isInteger(queued) && queued > 0) return Math.floor(queued / 2);
+    const value = Number(fs.readFileSync(`/proc/sys/fs/inotify/${name}`, "utf8").trim());
+    return Number.isInteger(value) && value > 0 ? value : undefined;
   } catch {
-    // not Linux: no inotify
+    return undefined;
   }
-  return 8192;
 }
 
 /** How long `settle` waits for its own event before taking the watch as not working (this checkpoint reads everything). */
@@ -51,6 +63,8 @@ export class FolderWatch {
     private readonly isRuleFile: (name: string) => boolean,
     /** Events since the last full scan from which it is taken as overflowed (overflowMargin). */
     private readonly margin: number = overflowMargin(),
+    /** Folders watched at most (watchCap); past it every scan reads everything. */
+    private readonly cap: number = watchCap(),
   ) {
     let sentinel: FolderWatch["sentinel"];
     try {
@@ -72,6 +86,10 @@ export class FolderWatch {
     const had = this.watchers.get(rel);
     if (had && !renew) return;
     had?.close();
+    if (!had && this.watchers.size >= this.cap) {
+      this.fail(`the workspace has more than ${this.cap} folders to watch (half of fs.inotify.max_user_watches, the rest left to other programs)`);
+      return;
+    }
     try {
       const watcher = fs.watch(abs, { persistent: false }, (_type, name) => {
         this.events++;

@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { CheckpointStore, type CheckpointRecord } from "../../src/checkpoints/store.js";
 import { rewindCode } from "../../src/checkpoints/rewind.js";
 import { VERIFY_EVERY_MS } from "../../src/checkpoints/scan.js";
+import { FolderWatch } from "../../src/checkpoints/folder-watch.js";
 
 const SESSION = "20260101-000000-000-abcdef";
 const stores: CheckpointStore[] = [];
@@ -182,5 +183,23 @@ describe("a watched workspace", () => {
     expect(outcome.status).toBe("conflicts");
     expect(outcome.status === "conflicts" && outcome.plan.conflicts).toEqual(["a/1.txt"]);
     expect(readFileSync(join(root, "a", "1.txt"), "utf8")).toBe("the user's, unseen\n");
+  });
+});
+
+describe("the watch's share of the system's watches", () => {
+  it("watches no more folders than its cap (half of fs.inotify.max_user_watches): past it, it says so and asks for full scans", () => {
+    const base = mkdtempSync(join(tmpdir(), "awl-ck-cap-"));
+    for (const dir of ["a", "b", "c"]) mkdirSync(join(base, dir));
+    const watch = new FolderWatch(join(base, "sentinel"), () => false, 8192, 2);
+    try {
+      watch.add("a", join(base, "a"), false);
+      watch.add("b", join(base, "b"), false);
+      expect(watch.take()).toEqual({ folders: new Set() });
+      watch.add("c", join(base, "c"), false);
+      expect(watch.newFailure()).toMatch(/more than 2 folders to watch .*max_user_watches/);
+      expect(watch.take()).toEqual({ all: expect.stringMatching(/more than 2 folders/) });
+    } finally {
+      watch.close();
+    }
   });
 });
