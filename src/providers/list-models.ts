@@ -1,7 +1,8 @@
 /**
  * The models a server offers, for `/model` with no argument: OpenAI-compatible `GET {base}/models` (OpenAI,
  * Ollama, vLLM, llama.cpp, LM Studio, OpenRouter), Anthropic's `GET /v1/models` and Gemini's `GET /v1beta/models`
- * (only those that can `streamGenerateContent`), and Copilot's `GET {api}/models` with the sign-in's token. Undefined
+ * (only those that can `streamGenerateContent`), and Copilot's `GET {api}/models` with the sign-in's token (its chat
+ * models: one whose `capabilities.type` says another kind, an embedding model, is left out). Undefined
  * when the server does not tell (no such endpoint, a refusal, no answer within the short timeout): never an error.
  */
 import { copilotHeaders, refreshCopilotToken } from "../login/copilot.js";
@@ -41,7 +42,12 @@ export async function listServerModels(settings: Pick<ProviderSettings, "provide
   const body = await getJson(url, headers);
   const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
   if (!Array.isArray(data)) return undefined;
-  const ids = data.map((entry) => (typeof entry === "object" && entry !== null ? (entry as { id?: unknown }).id : undefined));
+  // Copilot's list says each model's kind: embedding models are left out (they cannot chat).
+  const chats = data.filter((entry) => {
+    const kind = (entry as { capabilities?: { type?: unknown } } | null)?.capabilities?.type;
+    return typeof kind !== "string" || kind === "chat";
+  });
+  const ids = chats.map((entry) => (typeof entry === "object" && entry !== null ? (entry as { id?: unknown }).id : undefined));
   return [...new Set(ids.filter((id): id is string => typeof id === "string" && id !== ""))].sort();
 }
 

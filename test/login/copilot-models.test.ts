@@ -2,15 +2,18 @@
  * `awl models` for the sign-in and Vertex providers through the built awl (issue 29 item 5): Copilot's server list
  * (asked with the sign-in's fresh token and Copilot's headers, on the fake) merged with the catalogue's
  * `github-copilot` entry; without a sign-in the reason names `awl login copilot`; the ChatGPT plan and Vertex list
- * the catalogue's models (OpenAI's, Google's) and say why no server was asked. The token never shows.
+ * the catalogue's models (OpenAI's, Google's) and say why no server was asked; `/model` lists Copilot's models. The
+ * token never shows.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { expectNoStackTrace, runAwl, type AwlRun } from "../cli/run-awl.js";
+import { tmuxTest } from "../cli/tmux-terminal.js";
 import { startFakeLoginServer, type FakeLoginServer } from "../support/fake-login-server.js";
 import { loginHome } from "./login-home.js";
 
+const tty = tmuxTest();
 let fake: FakeLoginServer;
 beforeAll(async () => {
   fake = await startFakeLoginServer();
@@ -41,10 +44,16 @@ function listing(run: AwlRun): { provider: string; catalogue_provider: string | 
   return JSON.parse(run.stdout);
 }
 
+/** A home signed in to the fake Copilot. */
+function signedIn(): ReturnType<typeof loginHome> {
+  const place = loginHome(fake.url, "copilot");
+  mkdirSync(join(place.file, ".."), { recursive: true });
+  writeFileSync(place.file, JSON.stringify({ version: 1, provider: "copilot", refresh_token: fake.githubToken }));
+  return place;
+}
+
 it("lists Copilot's server models merged with the catalogue, asked with the fresh token and Copilot's headers", async () => {
-  const { home, env, file } = loginHome(fake.url, "copilot");
-  mkdirSync(join(file, ".."), { recursive: true });
-  writeFileSync(file, JSON.stringify({ version: 1, provider: "copilot", refresh_token: fake.githubToken }));
+  const { home, env } = signedIn();
   const cache = join(home, "cache");
   mkdirSync(join(cache, "awl"), { recursive: true });
   writeFileSync(join(cache, "awl", "models.json"), JSON.stringify(CACHED));
@@ -56,6 +65,8 @@ it("lists Copilot's server models merged with the catalogue, asked with the fres
   expect(byId.get("gpt-4.1")).toMatchObject({ in_catalogue: true, offered: true, context_window: 128000, max_output_tokens: 16384 });
   expect(byId.get("fake-copilot-model")).toMatchObject({ in_catalogue: false, offered: true });
   expect(byId.get("retired-model")).toMatchObject({ in_catalogue: true, offered: false });
+  // The embedding model the server also lists cannot chat: left out.
+  expect(byId.has("text-embedding-3-small")).toBe(false);
   const asked = fake.requests.find((r) => r.path === "/api.individual.githubcopilot.com/models")!;
   expect(asked.headers.authorization).toBe(`Bearer ${fake.copilotTokens.at(-1)}`);
   expect(asked.headers["copilot-integration-id"]).toBe("vscode-chat");
@@ -91,4 +102,14 @@ it("lists the catalogue's Gemini models for google-vertex and Claude for google-
   const claude = listing(await models("google-vertex-anthropic", env, home));
   expect(claude.catalogue_provider).toBe("anthropic");
   expect(claude.models.some((m) => String(m.id).startsWith("claude-"))).toBe(true);
+});
+
+it("/model alone lists the models Copilot's server offers, with the catalogue's figures", async () => {
+  const { home } = signedIn();
+  await tty.start({ home, args: ["--provider", "copilot", "--no-session"], extraEnv: [`AWL_LOGIN_TEST_SERVER=${fake.url}`, "DBUS_SESSION_BUS_ADDRESS=unix:path=/nonexistent"] });
+  await tty.send("/model");
+  const screen = await tty.terminal.waitFor(/the server offers \(2\):\n {2}fake-copilot-model\n {2}gpt-4\.1 +1\.0M context/);
+  for (const token of [fake.githubToken, ...fake.copilotTokens]) expect(screen).not.toContain(token);
+  await tty.send("/quit");
+  await tty.terminal.waitFor(/\[awl exited 0\]/);
 });

@@ -51,7 +51,7 @@ export interface FakeLoginServer {
   close(): Promise<void>;
 }
 
-/** The models the fake Copilot API lists: one the catalogue knows by name, one it does not. */
+/** The chat models the fake Copilot API lists (and an embedding model): one the catalogue knows by name, one it does not. */
 export const COPILOT_MODELS = ["gpt-4.1", "fake-copilot-model"];
 
 const RESPONSES_TEXT = readFileSync(resolve(import.meta.dirname, "../fixtures/openai-responses/text.sse"), "utf8");
@@ -115,7 +115,7 @@ export async function startFakeLoginServer(): Promise<FakeLoginServer> {
         }
         case "GET /api.individual.githubcopilot.com/models":
           if (auth !== `Bearer ${fake.copilotTokens.at(-1)}` || request.headers["copilot-integration-id"] !== "vscode-chat") return json(401, { error: { message: "unauthorized: token expired" } });
-          return json(200, { object: "list", data: COPILOT_MODELS.map((id) => ({ id, object: "model", vendor: "fake" })) });
+          return json(200, { object: "list", data: [...COPILOT_MODELS.map((id) => ({ id, object: "model", capabilities: { type: "chat" } })), { id: "text-embedding-3-small", object: "model", capabilities: { type: "embeddings" } }] });
         case "GET /auth.openai.com/oauth/authorize": {
           const challenge = url.searchParams.get("code_challenge") ?? "";
           const redirectUri = url.searchParams.get("redirect_uri") ?? "";
