@@ -6,7 +6,7 @@
  * it, never against the process's working directory, so one process serves sessions of several folders.
  */
 import { statSync } from "node:fs";
-import { isAbsolute } from "node:path";
+import { isAbsolute, join } from "node:path";
 import {
   agent,
   PROTOCOL_VERSION,
@@ -325,7 +325,10 @@ export class AcpAgent {
     // This turn's asks go to the client that sent the prompt; "cancelled" (or Esc's equivalent) ends the turn.
     live.runtime.permissions?.setAsk((request, asked) => askClient(client, live.id, request, live.cwd, asked), () => turn.cancel());
     // A plan (exit_plan) asks the client too; its approval switches the session's mode, which the editor is told.
-    live.runtime.plan?.setReview((plan, asked, call) => reviewPlanWithClient(client, live.id, plan, call, asked), {
+    // With the client's file system the plan can be edited first, in the session folder's .awl/plan.md.
+    const files = clientTextHost(this.clientCapabilities, client, live.id);
+    const planFile = files && { files, path: join(live.cwd, ".awl", "plan.md") };
+    live.runtime.plan?.setReview((plan, asked, call) => reviewPlanWithClient(client, live.id, plan, call, asked, planFile), {
       onCancelTurn: () => turn.cancel(),
       onModeChange: (mode) => {
         live.mode = mode;

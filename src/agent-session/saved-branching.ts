@@ -7,7 +7,7 @@
 import type { BranchPrompt, RestoreChanges, RewindOutcome, RewindPoint, RewindRequest, SessionBranching } from "./branching.js";
 import { isPrompt, promptNumber } from "../checkpoints/prompts.js";
 import { planRestore, type RestorePlan } from "../checkpoints/restore.js";
-import { baselineOf, checkpointBefore, rewindCode } from "../checkpoints/rewind.js";
+import { baselineOf, checkpointBefore } from "../checkpoints/rewind.js";
 import type { Message } from "../model/message.js";
 import type { CheckpointRecord } from "../checkpoints/store.js";
 import type { TurnCheckpoints } from "../checkpoints/turn-checkpoints.js";
@@ -90,16 +90,13 @@ export class SavedSessionBranching implements SessionBranching {
     if (request.mode !== "conversation") {
       const checkpoints = this.host.checkpoints;
       if (!checkpoints) return { status: "error", message: "checkpoints are off (checkpoints.enabled in the config; `checkpoints` of createAgentSession), so the files cannot be restored" };
-      await checkpoints.settled();
-      const code = rewindCode(checkpoints.store(), {
+      const code = await checkpoints.rewindCode({
         session: session.header.id,
-        root: checkpoints.root,
         prompt: request.to,
         ...(id !== undefined && { message: id }),
         current: promptNumber(session.transcript),
         overwriteChanged: request.overwriteChanged === true,
         dryRun: request.dryRun === true,
-        limits: checkpoints.limits,
       });
       if (code.status === "error") return { status: "error", message: code.message };
       const files = changesOf(code.plan);

@@ -4,12 +4,15 @@
  */
 import { Worker } from "node:worker_threads";
 import { packagePath } from "../util/package-path.js";
+import type { RewindCodeOutcome, RewindCodeRequest } from "./rewind.js";
 import type { CheckpointRecord, TakeCheckpoint } from "./store.js";
 
 export class Checkpointer {
   private worker: Worker | undefined;
   private next = 0;
-  private readonly waiting = new Map<number, (value: CheckpointRecord | undefined) => void>();
+  private readonly waiting = new Map<number, (value: unknown) => void>();
+  /** What the worker has to say about its watch (each once), as it says it. */
+  onNotice: ((text: string) => void) | undefined;
 
   constructor(
     readonly dir: string,
@@ -21,9 +24,14 @@ export class Checkpointer {
 
   /** Records the workspace; resolves with the checkpoint (`complete: false` and its `error` when it could not be taken). */
   take(request: TakeCheckpoint): Promise<CheckpointRecord> {
-    return this.send({ request }).then(
+    return this.send<CheckpointRecord>({ request }).then(
       (record) => record ?? { id: "", session: request.session, prompt: request.prompt, when: request.when, created: new Date().toISOString(), root: request.root, complete: false, error: "the checkpoint worker stopped" },
     );
+  }
+
+  /** Restores a checkpoint in the worker, on its (watched) view of the workspace: rewind.ts's rewindCode. */
+  rewind(request: RewindCodeRequest): Promise<RewindCodeOutcome> {
+    return this.send<RewindCodeOutcome>({ rewind: request }).then((outcome) => outcome ?? { status: "error", message: "the checkpoint worker stopped", finishedEarlier: false });
   }
 
   /** Starts the worker now (its start and module load, ≈ 90 ms, then overlap what runs meanwhile); takes nothing. */
@@ -50,11 +58,11 @@ export class Checkpointer {
     await worker.terminate();
   }
 
-  private send(message: { request?: TakeCheckpoint; flush?: true }): Promise<CheckpointRecord | undefined> {
+  private send<T>(message: { request?: TakeCheckpoint; rewind?: RewindCodeRequest; flush?: true }): Promise<T | undefined> {
     const worker = this.start();
     const id = this.next++;
     return new Promise((resolve) => {
-      this.waiting.set(id, resolve);
+      this.waiting.set(id, resolve as (value: unknown) => void);
       worker.postMessage({ id, ...message });
     });
   }
@@ -65,8 +73,9 @@ export class Checkpointer {
       workerData: { dir: this.dir, excluded: [...this.excluded], sessionDir: this.retention.sessionDir, retentionDays: this.retention.days },
     });
     worker.unref();
-    worker.on("message", (message: { id: number; record?: CheckpointRecord }) => {
-      this.waiting.get(message.id)?.(message.record);
+    worker.on("message", (message: { id: number; value?: unknown; notices: string[] }) => {
+      for (const notice of message.notices) this.onNotice?.(notice);
+      this.waiting.get(message.id)?.(message.value);
       this.waiting.delete(message.id);
     });
     const fail = (): void => {

@@ -39,8 +39,24 @@ export function pruneCheckpoints(store: CheckpointStore, sessionDir: string, ret
     outcome.objects++;
     outcome.bytes += size;
   }
+  removeLeftovers(join(store.dir, "tmp"), now);
   writeMarker(store, now);
   return outcome;
+}
+
+/** What killed runs left in `tmp/` a day ago or more: objects being written, a watch's own folder. */
+function removeLeftovers(tmp: string, now: number): void {
+  let names: string[];
+  try {
+    names = fs.readdirSync(tmp);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const at = join(tmp, name);
+    const changed = fs.lstatSync(at, { throwIfNoEntry: false })?.mtimeMs;
+    if (changed !== undefined && now - changed >= PRUNE_EVERY_MS) fs.rmSync(at, { recursive: true, force: true });
+  }
 }
 
 /** Prunes when the last pruning was a day ago or more (the checkpoint worker asks at its first checkpoint). */

@@ -60,6 +60,16 @@ export function baselineOf(records: readonly CheckpointRecord[], root: string): 
   return undefined;
 }
 
+/** The restore's plan from the record of the present, or why there is none. */
+function planPresent(store: CheckpointStore, now: CheckpointRecord, target: CheckpointRecord, baseline: CheckpointRecord | undefined): { plan: RestorePlan } | string {
+  if (!now.complete || !now.tree) return `the workspace could not be recorded as it is now, so restoring could lose changes: ${now.error ?? "incomplete"}`;
+  try {
+    return { plan: planRestore(store.objects, target.tree!, now.tree, baseline?.tree) };
+  } catch (e) {
+    return String(e instanceof Error ? e.message : e);
+  }
+}
+
 /** The file of a restore under way in workspace `root`. */
 export function journalFile(store: CheckpointStore, root: string): string {
   return join(store.workspaceDir(root), "rewind-journal.json");
@@ -86,15 +96,16 @@ export function rewindCode(store: CheckpointStore, request: RewindCodeRequest): 
   const target = checkpointBefore(records, request.prompt, root, request.message);
   if (typeof target === "string") return { status: "error", message: target, finishedEarlier };
   const baseline = baselineOf(records, root);
-  const now = store.take({ session: request.session, root, prompt: request.current, when: "rewind", ...(request.limits && { limits: request.limits }) });
-  if (!now.complete || !now.tree)
-    return { status: "error", message: `the workspace could not be recorded as it is now, so restoring could lose changes: ${now.error ?? "incomplete"}`, finishedEarlier };
-  let plan: RestorePlan;
-  try {
-    plan = planRestore(store.objects, target.tree!, now.tree, baseline?.tree);
-  } catch (e) {
-    return { status: "error", message: String(e instanceof Error ? e.message : e), finishedEarlier };
+  const present = { session: request.session, root, prompt: request.current, when: "rewind" as const, ...(request.limits && { limits: request.limits }) };
+  let planned = planPresent(store, store.take(present), target, baseline);
+  // Recorded from what a watch reported (docs/checkpoints.md, "The watch"): the files the restore would write over or
+  // delete are checked against their metadata first; any doubt, and the present is recorded by reading everything.
+  if (typeof planned !== "string" && store.lastScanFull(root) === undefined) {
+    const { plan } = planned;
+    if (!store.unchangedSinceScan(root, request.limits, [...plan.modified, ...plan.deleted], plan.added)) planned = planPresent(store, store.take({ ...present, full: true }), target, baseline);
   }
+  if (typeof planned === "string") return { status: "error", message: planned, finishedEarlier };
+  const { plan } = planned;
   if (plan.conflicts.length > 0 && !request.overwriteChanged) return { status: "conflicts", plan, checkpoint: target, finishedEarlier };
   if (request.dryRun || plan.ops.length === 0) return { status: request.dryRun ? "planned" : "restored", plan, checkpoint: target, finishedEarlier };
   const file = journalFile(store, root);

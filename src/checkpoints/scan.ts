@@ -6,10 +6,12 @@
  * change is not hashed again, so a scan of an unchanged tree costs one `lstat` per entry.
  */
 import * as fs from "node:fs";
-import { ancestorLayers, ignoredBy, type Ignore, type IgnoreLayer } from "../util/ignore-layers.js";
+import { dirname, join } from "node:path";
+import { ancestorLayers, ignoredBy, repositoryRoot, type Ignore, type IgnoreLayer } from "../util/ignore-layers.js";
 import { makeIgnore } from "../util/make-ignore.js";
 import { hashOf, StoreWriteError, type ObjectStore } from "./objects.js";
 import { encodeTree, type TreeEntry } from "./tree.js";
+import type { FolderWatch } from "./folder-watch.js";
 
 /** Ignore files read in every folder, later ones winning (`!` re-includes). */
 export const IGNORE_FILES = [".gitignore", ".ignore", ".awlignore"] as const;
@@ -62,6 +64,18 @@ const IGNORED_NAMED = 100;
 const RACY_MS = 100;
 const RACY_COARSE_MS = 2_000;
 
+/**
+ * With a watch, everything is read again (verifyIfDue) after a checkpoint nothing waits for (the end of a turn) when
+ * the last full scan is this old: what the watch cannot see (docs/checkpoints.md, "What the watch can miss") is
+ * found within this time.
+ */
+export const VERIFY_EVERY_MS = 5 * 60_000;
+
+/** How a scan is taken: `full` reads everything, whatever the watch says. */
+export interface ScanMode {
+  full?: boolean;
+}
+
 /** An index entry as the scanner holds it: `racy` is not trusted by the next scan, `seen` is the last scan that met it. */
 type HeldEntry = IndexEntry & { racy?: boolean; seen?: number };
 
@@ -74,7 +88,18 @@ export class Scanner {
    * Folder path → its last entries and object, so an unchanged folder is neither encoded, hashed nor written again,
    * and what its subtree counted (a partial scan takes it as it was).
    */
-  private readonly listings = new Map<string, { entries: TreeEntry[]; object: string; counted: Counted }>();
+  private readonly listings = new Map<string, { entries: TreeEntry[]; object: string; counted: Counted; ino: number }>();
+  /** The watch of the workspace's folders (a long-lived worker's): a scan reads only the folders it names. */
+  private watch: FolderWatch | undefined;
+  /** Files with more than one link (path → its folder): a write through a link outside the workspace raises no event in it. */
+  private readonly linked = new Map<string, string>();
+  /** When the last full scan ended (ms), and the ignore files above the workspace as it saw them. */
+  private lastFull = 0;
+  private ancestorsKey = "";
+  /** A scan stopped halfway (too many files, a full disk): the next one reads everything. */
+  private unfinished = false;
+  /** Why the last scan read everything (undefined: it read only what the watch named). */
+  lastScanFull: string | undefined;
   /** The number of the scan under way (index entries it meets are stamped with it). */
   private scans = 0;
   /** Ignore file → its rules, while its size and times stay the same. */
@@ -98,12 +123,123 @@ export class Scanner {
    * (ENOSPC). With `only` (folder paths from the root, `""` the root), a partial scan: a folder not named there is
    * taken as this scanner last recorded it, unread (for what awl itself just changed, e.g. a restore's files).
    */
-  scan(only?: ReadonlySet<string>): ScanResult {
-    const state: ScanState = { files: 0, bytes: 0, skipped: [], ignored: [], ignoredCount: 0, started: Date.now(), scan: ++this.scans, ...(only && { only }) };
-    const root = this.folder(this.root, "", ancestorLayers(this.root, makeIgnore), state);
+  scan(only?: ReadonlySet<string>, mode: ScanMode = {}): ScanResult {
+    let read = only ?? this.watched(mode);
+    const ino = fs.statSync(this.root).ino;
+    // Another folder where the workspace was: everything is read.
+    if (read && this.listings.get("")?.ino !== ino) read = undefined;
+    const state: ScanState = { files: 0, bytes: 0, skipped: [], ignored: [], ignoredCount: 0, started: Date.now(), scan: ++this.scans, met: new Set(), ...(read && { only: read }) };
+    // The rules above the workspace are read only when its own folder is.
+    const layers = read && !read.has("") ? [] : ancestorLayers(this.root, makeIgnore);
+    let root: string;
+    try {
+      root = this.folder(this.root, "", layers, state, ino, false);
+    } catch (e) {
+      // The events taken for this scan are gone with it: the next one reads everything.
+      this.unfinished = true;
+      throw e;
+    }
     // A partial scan did not meet the files of the folders it did not read: the next full scan forgets what is gone.
-    if (!only) this.forgetUnseen(state.scan);
+    if (!read) {
+      this.unfinished = false;
+      this.forgetUnseen(state.scan);
+      this.watch?.fullScanDone(state.met);
+      this.lastFull = Date.now();
+    }
     return { tree: root, files: state.files, bytes: state.bytes, skipped: state.skipped, ignored: state.ignored, ignoredCount: state.ignoredCount };
+  }
+
+  /**
+   * The periodic full scan of a watched workspace, when the last one is VERIFY_EVERY_MS old: run after a checkpoint
+   * nothing waits for has been answered, so no one waits for it; what it finds the watch missed, the next checkpoint
+   * records. True when it ran.
+   */
+  verifyIfDue(): boolean {
+    if (!this.watch || Date.now() - this.lastFull < VERIFY_EVERY_MS) return false;
+    this.scan(undefined, { full: true });
+    this.lastScanFull = "the periodic full scan";
+    return true;
+  }
+
+  /** From now on, scans read only the folders `watch` names (and the files with several links), with its safety nets. */
+  watchWith(watch: FolderWatch): void {
+    this.watch = watch;
+  }
+
+  /** Waits for the watch to have reported every change made before this call. */
+  async settle(): Promise<void> {
+    await this.watch?.settle();
+  }
+
+  /** Why the watch stopped working, the first time it is asked after it did. */
+  watchNotice(): string | undefined {
+    const why = this.watch?.newFailure();
+    return why === undefined ? undefined : `the file-system watch of ${this.root} stopped (${why}): every checkpoint reads the whole workspace`;
+  }
+
+  stopWatching(): void {
+    this.watch?.close();
+    this.watch = undefined;
+  }
+
+  /**
+   * Whether files are as the last scan recorded them by their metadata (`present`: files it recorded; `absent`:
+   * paths it did not find): what a restore planned from a watched scan checks before it writes over them.
+   */
+  unchangedSinceScan(present: readonly string[], absent: readonly string[]): boolean {
+    for (const path of absent) if (fs.lstatSync(`${this.root}/${path}`, NO_THROW)) return false;
+    for (const path of present) {
+      const known = this.index.get(path);
+      const stat = fs.lstatSync(`${this.root}/${path}`, NO_THROW);
+      if (!known || !stat || !stat.isFile() || !sameFile(known, stat)) return false;
+    }
+    return true;
+  }
+
+  /**
+   * The folders a scan reads when the watch is trusted (each one's folders up to the root with it), else undefined: a
+   * full scan, at the first scan, when the watch says so, when the ignore files above the workspace changed, when
+   * asked, and periodically for a scan nothing waits for.
+   */
+  private watched(mode: ScanMode): ReadonlySet<string> | undefined {
+    if (!this.watch) {
+      this.lastScanFull = "no watch";
+      return undefined;
+    }
+    const changes = this.watch.take();
+    const key = ancestorRulesKey(this.root);
+    const before = this.ancestorsKey;
+    this.ancestorsKey = key;
+    const why =
+      this.lastFull === 0 ? "the first scan" :
+      this.unfinished ? "the last scan did not finish" :
+      changes.all !== undefined ? changes.all :
+      mode.full ? "asked for" :
+      key !== before ? "an ignore file above the workspace changed" : undefined;
+    this.lastScanFull = why;
+    if (why !== undefined || changes.all !== undefined) return undefined;
+    const folders = new Set<string>();
+    const add = (rel: string): void => {
+      for (let at = rel; !folders.has(at); at = parentOf(at)) {
+        folders.add(at);
+        if (at === "") break;
+      }
+    };
+    for (const rel of changes.folders) add(rel);
+    for (const [path, folder] of this.linked) {
+      const known = this.index.get(path);
+      const stat = fs.lstatSync(`${this.root}/${path}`, NO_THROW);
+      if (!stat) this.linked.delete(path);
+      if (!known || !stat || known.racy || !sameFile(known, stat)) add(folder);
+    }
+    return folders;
+  }
+
+  /** Forgets what the scans knew of folder `rel` and below (gone, ignored, or no longer a folder). */
+  private forget(rel: string): void {
+    const below = `${rel}/`;
+    for (const at of this.listings.keys()) if (at === rel || at.startsWith(below)) this.listings.delete(at);
+    this.watch?.drop(rel);
   }
 
   private forgetUnseen(scan: number): void {
@@ -115,13 +251,20 @@ export class Scanner {
     }
   }
 
-  /** Records folder `abs` (`rel` from the root) and returns its listing's object. */
-  private folder(abs: string, rel: string, inherited: readonly IgnoreLayer[], state: ScanState): string {
-    const known = state.only && !state.only.has(rel) ? this.listings.get(rel) : undefined;
-    if (known) {
-      this.add(state, known.counted);
-      return known.object;
+  /**
+   * Records folder `abs` (`rel` from the root, `ino` its inode) and returns its listing's object. A `fresh` folder's
+   * earlier listings are not used (a new folder where one was: inode numbers are reused).
+   */
+  private folder(abs: string, rel: string, inherited: readonly IgnoreLayer[], state: ScanState, ino: number, fresh: boolean): string {
+    const last = fresh ? undefined : this.listings.get(rel);
+    const same = last !== undefined && last.ino === ino;
+    if (same && state.only && !state.only.has(rel)) {
+      this.add(state, last.counted);
+      return last.object;
     }
+    // Watched before it is read: a change after the reading raises an event.
+    this.watch?.add(rel, abs, !same);
+    state.met.add(rel);
     const from = { files: state.files, bytes: state.bytes, skipped: state.skipped.length, ignored: state.ignored.length, ignoredCount: state.ignoredCount };
     // Plain names (no Dirent objects): each entry is lstat-ed anyway, for its times and mode.
     const names = fs.readdirSync(abs).sort(byteOrder);
@@ -143,7 +286,7 @@ export class Scanner {
       }
       if (isDir) {
         try {
-          entries.push([name, "d", this.folder(full, path, layers, state), stat.mode & 0o7777]);
+          entries.push([name, "d", this.folder(full, path, layers, state, stat.ino, !same), stat.mode & 0o7777]);
         } catch (e) {
           if (!isReadError(e)) throw e;
           entries.push([name, "s", null, 0]);
@@ -153,6 +296,8 @@ export class Scanner {
       }
       if (++state.files > this.limits.maxFiles) throw this.tooMany();
       const entry = this.file(full, path, stat, state);
+      if (stat.nlink > 1) this.linked.set(path, rel);
+      else if (this.linked.size > 0) this.linked.delete(path);
       entries.push([name, entry.kind, entry.object, entry.mode]);
     }
     const counted: Counted = {
@@ -162,14 +307,18 @@ export class Scanner {
       ignored: state.ignored.slice(from.ignored),
       ignoredCount: state.ignoredCount - from.ignoredCount,
     };
-    const last = this.listings.get(rel);
+    if (last) {
+      // Folders it no longer holds (gone, ignored now, or not folders any more) are forgotten, with their watches.
+      const now = new Set(entries.flatMap((e) => (e[1] === "d" ? [e[0]] : [])));
+      for (const [name, kind] of last.entries) if (kind === "d" && !now.has(name)) this.forget(rel === "" ? name : `${rel}/${name}`);
+    }
     if (last && sameEntries(last.entries, entries)) {
-      last.counted = counted;
+      Object.assign(last, { counted, ino });
       return last.object;
     }
     const text = encodeTree(entries);
     const object = this.objects.put(text, hashOf(text));
-    this.listings.set(rel, { entries, object, counted });
+    this.listings.set(rel, { entries, object, counted, ino });
     return object;
   }
 
@@ -263,6 +412,8 @@ interface ScanState {
   started: number;
   /** The scan's number (index entries met are stamped with it; the others are gone from the workspace). */
   scan: number;
+  /** The folders read. */
+  met: Set<string>;
   /** A partial scan's folders to read (the others are taken as last recorded). */
   only?: ReadonlySet<string>;
 }
@@ -342,6 +493,29 @@ export function formatSize(bytes: number): string {
   if (bytes >= 1024 * 1024) return `${+(bytes / (1024 * 1024)).toFixed(1)} MB`;
   if (bytes >= 1024) return `${+(bytes / 1024).toFixed(1)} KB`;
   return `${bytes} B`;
+}
+
+/** The folder above `rel` (`""` the root's). */
+function parentOf(rel: string): string {
+  const at = rel.lastIndexOf("/");
+  return at === -1 ? "" : rel.slice(0, at);
+}
+
+/** The ignore files above the workspace that apply to it (ancestorLayers reads them), as their metadata: a key that changes with them. */
+function ancestorRulesKey(root: string): string {
+  const repository = repositoryRoot(root);
+  if (!repository) return "";
+  const files = [join(repository, ".git", "info", "exclude")];
+  for (let at = dirname(root); at.startsWith(repository) && at !== dirname(at); at = dirname(at)) {
+    files.push(join(at, ".gitignore"));
+    if (at === repository) break;
+  }
+  return files
+    .map((file) => {
+      const stat = fs.statSync(file, NO_THROW);
+      return stat ? `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}` : "-";
+    })
+    .join(",");
 }
 
 function byteOrder(a: string, b: string): number {

@@ -8,7 +8,8 @@ import * as fs from "node:fs";
 import { join, resolve } from "node:path";
 import { awlDataDir } from "../config/paths.js";
 import { ObjectStore, StoreWriteError } from "./objects.js";
-import { DEFAULT_LIMITS, Scanner, TooManyFiles, type IndexEntry, type ScanLimits, type Skipped } from "./scan.js";
+import { DEFAULT_LIMITS, IGNORE_FILES, Scanner, TooManyFiles, type IndexEntry, type ScanLimits, type Skipped } from "./scan.js";
+import { FolderWatch } from "./folder-watch.js";
 
 /** What a checkpoint was taken before: a turn, a batch of tools that can write or run commands, a rewind; or after a turn's tools (`end`). */
 export type CheckpointWhen = "turn" | "tools" | "end" | "rewind";
@@ -59,6 +60,10 @@ export interface TakeCheckpoint {
    * to restore.
    */
   changed?: readonly string[];
+  /** Read every folder, whatever the watch says (a restore's present when the watch's view of it is in doubt). */
+  full?: boolean;
+  /** Nothing waits for this checkpoint (a turn's end): the periodic full scan of a watched workspace may follow it. */
+  idle?: boolean;
 }
 
 /** `$XDG_DATA_HOME/awl/checkpoints` (`~/.local/share/awl/checkpoints`). */
@@ -79,8 +84,53 @@ export class CheckpointStore {
     readonly dir: string = defaultCheckpointDir(),
     /** Absolute folders never recorded (awl's own data, when a workspace holds it). */
     private readonly excluded: readonly string[] = [dir],
+    /**
+     * Watch the folders of the workspaces recorded (a long-lived process, on Linux: docs/checkpoints.md, "The
+     * watch"): a checkpoint then reads only what changed. Call `settle` before each `take`, `close` at the end.
+     */
+    private readonly watchFolders = false,
   ) {
     this.objects = new ObjectStore(dir);
+  }
+
+  /** Waits until the watches of `root` have reported every change made before this call (before a `take`). */
+  async settle(root: string): Promise<void> {
+    const dir = resolve(root);
+    for (const scanner of this.scanners.values()) if (scanner.root === dir) await scanner.settle();
+  }
+
+  /** What went wrong with a watch since last asked (each said once), for the run's log. */
+  notices(): string[] {
+    return [...this.scanners.values()].flatMap((scanner) => scanner.watchNotice() ?? []);
+  }
+
+  /** Why the last scan of `root` read every folder (undefined: only what the watch named). */
+  lastScanFull(root: string): string | undefined {
+    const dir = resolve(root);
+    return [...this.scanners.values()].find((scanner) => scanner.root === dir)?.lastScanFull;
+  }
+
+  /** Whether `paths` are, by their metadata, what the last scan of `root` recorded (`absent` ones: not there). */
+  unchangedSinceScan(root: string, limits: Partial<ScanLimits> | undefined, present: readonly string[], absent: readonly string[]): boolean {
+    return this.scanner(resolve(root), { ...DEFAULT_LIMITS, ...limits }).unchangedSinceScan(present, absent);
+  }
+
+  /**
+   * The periodic full scan of `root` when it is due (after a checkpoint nothing waits for: docs/checkpoints.md, "The
+   * watch"). Never throws (the next checkpoint says what is wrong).
+   */
+  verifyIfDue(request: TakeCheckpoint): void {
+    try {
+      const scanner = this.scanner(resolve(request.root), { ...DEFAULT_LIMITS, ...request.limits });
+      if (scanner.verifyIfDue() && scanner.changed) this.saveIndex(scanner);
+    } catch {
+      // a later checkpoint reads everything again, and reports
+    }
+  }
+
+  /** Stops the watches. */
+  close(): void {
+    for (const scanner of this.scanners.values()) scanner.stopWatching();
   }
 
   /** Records `root` now and appends the checkpoint to the session's list. Never throws: a failure is an incomplete checkpoint. */
@@ -90,7 +140,7 @@ export class CheckpointStore {
     try {
       const scanner = this.scanner(root, { ...DEFAULT_LIMITS, ...request.limits });
       const before = scanner.index.size;
-      const scan = scanner.scan(request.changed && foldersOf(request.changed));
+      const scan = scanner.scan(request.changed && foldersOf(request.changed), request.full ? { full: true } : {});
       Object.assign(record, { complete: true, tree: scan.tree, files: scan.files, bytes: scan.bytes });
       if (scan.skipped.length > 0) record.skipped = scan.skipped;
       if (scan.ignoredCount > 0) Object.assign(record, { ignored: scan.ignored, ignored_count: scan.ignoredCount });
@@ -212,6 +262,10 @@ export class CheckpointStore {
     let scanner = this.scanners.get(key);
     if (!scanner) {
       scanner = new Scanner(root, this.objects, limits, this.excluded, this.loadIndex(root));
+      if (this.watchFolders) {
+        const sentinel = join(this.dir, "tmp", `watch-${process.pid}-${randomBytes(4).toString("hex")}`);
+        scanner.watchWith(new FolderWatch(sentinel, (name) => (IGNORE_FILES as readonly string[]).includes(name)));
+      }
       this.scanners.set(key, scanner);
     }
     return scanner;

@@ -11,6 +11,7 @@ import type { Agent } from "../agent/agent.js";
 import type { Checkpointer } from "./checkpointer.js";
 import type { CheckpointRecord, CheckpointWhen } from "./store.js";
 import { CheckpointStore } from "./store.js";
+import type { RewindCodeOutcome, RewindCodeRequest } from "./rewind.js";
 import type { ScanLimits } from "./scan.js";
 import type { Conversation } from "../model/conversation.js";
 import type { ToolUseBlock } from "../model/blocks.js";
@@ -62,7 +63,9 @@ export class TurnCheckpoints {
     private readonly session: CheckpointedSession,
     /** The id the session saved a message with. */
     private readonly messageId: (message: Message) => string | undefined,
-  ) {}
+  ) {
+    checkpointer.onNotice = (text) => this.warnOnce(`checkpoint: ${text}`);
+  }
 
   /** A turn starts (its prompt is in the conversation). */
   onTurnStart(prompt: Message): void {
@@ -74,8 +77,9 @@ export class TurnCheckpoints {
     // Nothing of awl changes a file before the turn's first tool batch: the checkpoint of the turn's start is taken
     // then, or when the turn ends, never while the answer streams (a text-only turn gives the CPU to it). Its worker
     // starts now, on another thread while the request is on its way, so the first tool batch does not wait for it
-    // (every turn takes a checkpoint, so this only moves the start earlier).
-    this.checkpointer.prewarm();
+    // (every turn takes a checkpoint, so this only moves the start earlier). A single turn may need none: its worker
+    // starts when the reply starts a tool call (guard), so a text-only answer exits without starting or stopping one.
+    if (!this.session.singleTurn) this.checkpointer.prewarm();
   }
 
   /** The turn's receiver, taking the checkpoints as its tool batches start. */
@@ -112,9 +116,10 @@ export class TurnCheckpoints {
       return;
     }
     // A turn that ran nothing that can write: its workspace is as it found it (not awaited: the answer is out).
-    if (!this.turnTaken) void this.take("turn");
+    // Nothing waits for these: one may be the periodic full scan of a watched workspace.
+    if (!this.turnTaken) void this.take("turn", true);
     this.turnTaken = true;
-    if (this.ranTools) void this.take("end");
+    if (this.ranTools) void this.take("end", true);
   }
 
   /**
@@ -129,6 +134,7 @@ export class TurnCheckpoints {
         return this.pending;
       },
       hooksAroundCalls,
+      () => this.checkpointer.prewarm(),
     );
   }
 
@@ -154,6 +160,12 @@ export class TurnCheckpoints {
     await this.checkpointer.close();
   }
 
+  /** Restores a checkpoint of the workspace (rewind.ts's rewindCode) in the worker, on its watched view, once the checkpoints asked for are saved. */
+  async rewindCode(request: Omit<RewindCodeRequest, "root" | "limits">): Promise<RewindCodeOutcome> {
+    await this.pending;
+    return this.checkpointer.rewind({ ...request, root: this.root, limits: this.limits });
+  }
+
   /** Waits for every checkpoint asked for so far (a rewind needs them saved). */
   settled(): Promise<unknown> {
     return this.pending;
@@ -168,12 +180,12 @@ export class TurnCheckpoints {
     });
   }
 
-  private take(when: CheckpointWhen): Promise<unknown> {
+  private take(when: CheckpointWhen, idle = false): Promise<unknown> {
     const session = this.session.sessionId;
     if (session === undefined) return this.pending;
     const number = promptNumber(this.session.conversation.messages, this.prompt);
     const message = this.prompt && this.messageId(this.prompt);
-    const request = { session, root: this.root, prompt: number, when, limits: this.limits, ...(message !== undefined && { message }) };
+    const request = { session, root: this.root, prompt: number, when, limits: this.limits, ...(message !== undefined && { message }), ...(idle && { idle }) };
     const taken = this.checkpointer.take(request).then((record) => {
       if (this.abandoned) return;
       if (when === "turn" && record.complete) this.turnSaved = true;
@@ -198,10 +210,12 @@ export class TurnCheckpoints {
     const lines: string[] = [];
     if (!record.complete) lines.push(`checkpoint: ${record.error ?? "incomplete"}`);
     for (const skipped of record.skipped ?? []) lines.push(`checkpoint: ${skipped.path} is not recorded: ${skipped.reason}`);
-    for (const line of lines) {
-      if (this.warned.has(line)) continue;
-      this.warned.add(line);
-      this.warn(line);
-    }
+    for (const line of lines) this.warnOnce(line);
+  }
+
+  private warnOnce(line: string): void {
+    if (this.warned.has(line)) return;
+    this.warned.add(line);
+    this.warn(line);
   }
 }

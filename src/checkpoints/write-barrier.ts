@@ -7,7 +7,7 @@
  */
 import { ToolSetLayer } from "../tools/tool-set-layer.js";
 import { untilAborted } from "../util/until-aborted.js";
-import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
+import type { PrewarmReason, ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 
 /** Whether a call of `tool` can change files (its kinds have `write` or `exec`; an unknown tool is assumed to). */
 export function canChangeFiles(tool: ToolDefinition | undefined): boolean {
@@ -21,8 +21,17 @@ export class WriteBarrierToolSet extends ToolSetLayer {
     private readonly checkpointsSaved: () => Promise<unknown>,
     /** Every call waits (e.g. hooks around tool calls run commands of their own). */
     private readonly holdAll: () => boolean = () => false,
+    /** Told when the model's reply starts a tool call (the checkpoint's worker may start then). */
+    onToolUse?: () => void,
   ) {
     super(inner);
+    if (onToolUse) {
+      const passOn = this.prewarm;
+      this.prewarm = (why?: PrewarmReason, tool?: string) => {
+        if (why === "tool_use") onToolUse();
+        return passOn?.(why, tool);
+      };
+    }
   }
 
   definitions(): readonly ToolDefinition[] {

@@ -22,6 +22,17 @@ export type CurrentLogin = { ok: true; record: LoginRecord; refreshed: boolean }
 /** The `code` of errors only a new sign-in mends (the hint says `awl login PROVIDER`). */
 export const LOGIN_REQUIRED = "login_required";
 
+/** The sessions of this process, one per provider and data folder: sub-agents and `/model` share one refresh. */
+const shared = new Map<string, LoginSession>();
+
+/** The process's session for `provider`'s sign-in kept in `settings.dataDir` (made on first use). */
+export function sharedLoginSession(provider: LoginProvider, settings: NonNullable<ProviderSettings["login"]>, refresh: Refresher): LoginSession {
+  const key = JSON.stringify([provider, settings.dataDir, settings.fileOnly === true, settings.testServer ?? ""]);
+  let session = shared.get(key);
+  if (!session) shared.set(key, (session = new LoginSession(provider, settings, refresh)));
+  return session;
+}
+
 export class LoginSession {
   private record: LoginRecord | undefined;
   private pending: Promise<CurrentLogin> | undefined;
@@ -52,9 +63,15 @@ export class LoginSession {
       if (!loaded.record) return this.required(`not signed in to ${LOGIN_LABELS[this.provider]}`);
       this.record = loaded.record;
     }
+    if (!force && this.isFresh(this.record)) return { ok: true, record: this.record, refreshed: false };
+    // Another awl process may have refreshed it meanwhile (ChatGPT replaces the refresh token each time: the old
+    // one would be refused): the stored record is read again first.
+    const stored = await this.store.load(this.provider);
+    if (stored.ok && stored.record && stored.record.access_token !== this.record.access_token) {
+      this.record = stored.record;
+      if (this.isFresh(stored.record)) return { ok: true, record: stored.record, refreshed: true };
+    }
     const record = this.record;
-    const fresh = record.access_token !== undefined && record.expires_at !== undefined && record.expires_at - this.now() > REFRESH_MARGIN_MS;
-    if (fresh && !force) return { ok: true, record, refreshed: false };
     const refreshed = await this.refresh(record, this.settings.testServer);
     if (!refreshed.ok) {
       if (refreshed.revoked) return this.required(`the ${LOGIN_LABELS[this.provider]} sign-in no longer works: ${refreshed.message}`);
@@ -68,6 +85,10 @@ export class LoginSession {
       // Kept for this run; the next one refreshes again from the stored long-lived token.
     }
     return { ok: true, record: refreshed.value, refreshed: true };
+  }
+
+  private isFresh(record: LoginRecord): boolean {
+    return record.access_token !== undefined && record.expires_at !== undefined && record.expires_at - this.now() > REFRESH_MARGIN_MS;
   }
 
   private required(what: string): CurrentLogin {

@@ -7,6 +7,7 @@
 import { rmSync } from "node:fs";
 import { fetchSource, type FetchedSource } from "./fetch-source.js";
 import { readPluginPackage, type PluginPackage } from "./manifest.js";
+import { PluginFormatError } from "./plugin-json.js";
 import { packageContent, type PackageContent } from "./package-files.js";
 import { commitInstall, newStaging, packageDir, pluginDataDir, readLock, type LockEntry } from "./store.js";
 import { summarize, type PluginSummary } from "./summary.js";
@@ -25,9 +26,10 @@ export interface PreparedInstall {
 /** Fetches and reads `spec`; throws (with the staging folder removed) when it cannot be installed. */
 export async function prepareInstall(spec: string, cwd: string, env: NodeJS.ProcessEnv): Promise<PreparedInstall> {
   const staging = newStaging(env);
+  let fetched: FetchedSource | undefined;
   try {
-    const fetched = await fetchSource(spec, staging, cwd, env);
-    const pkg = readPluginPackage(fetched.root);
+    fetched = await fetchSource(spec, staging, cwd, env);
+    const pkg = withSourcePaths(readPluginPackage(fetched.root), fetched);
     const content = packageContent(fetched.root);
     const places = { name: pkg.name, layout: pkg.layout, root: packageDir(env, pkg.name), data: pluginDataDir(env, pkg.name) };
     const summary = summarize(pkg, content, places, env);
@@ -35,8 +37,21 @@ export async function prepareInstall(spec: string, cwd: string, env: NodeJS.Proc
     return { fetched, pkg, content, summary, ...(previous && { previous }), staging };
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
+    if (fetched && error instanceof PluginFormatError) throw new PluginFormatError(sourcePaths(error.message, fetched));
     throw error;
   }
+}
+
+/**
+ * `text` naming the package's files where the user knows them, not in the staging folder: below the folder a
+ * local folder was installed from, otherwise by their path in the package.
+ */
+function sourcePaths(text: string, fetched: FetchedSource): string {
+  return text.split(`${fetched.root}/`).join(fetched.kind === "path" ? `${fetched.source}/` : "");
+}
+
+function withSourcePaths(pkg: PluginPackage, fetched: FetchedSource): PluginPackage {
+  return { ...pkg, notices: pkg.notices.map((notice) => sourcePaths(notice, fetched)) };
 }
 
 /**

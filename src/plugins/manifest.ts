@@ -1,8 +1,8 @@
 /**
  * A plugin package read without running anything of it (docs/plugins.md, "Format"). Three layouts:
  *
- * - an **Agent Plugins 1.0** folder: `plugin.json` (checked against the spec's JSON Schema, vendored in
- *   schema/agent-plugins/: unknown fields are reported and ignored, any other fault is fatal), `skills/`, `mcp.json`, and awl's client folder `dev.awl/`
+ * - an **Agent Plugins 1.0** folder: `plugin.json` (checked against awl's JSON Schema of the spec's rules,
+ *   schema/plugins/plugin-manifest.schema.json: unknown fields are reported and ignored, any other fault is fatal), `skills/`, `mcp.json`, and awl's client folder `dev.awl/`
  *   (the spec's reverse-domain rule for client extension folders) with `extensions/`, `commands/`, `agents/`
  *   and `hooks.json`;
  * - a **Claude Code plugin**: `.claude-plugin/plugin.json` with `commands/`, `agents/`, `skills/`,
@@ -143,7 +143,7 @@ function readLuaFolder(root: string): PluginPackage {
   };
 }
 
-/** One error of the manifest schema (schema/agent-plugins/1.0.0/plugin.schema.json), in words; an unknown field is a notice. */
+/** One error of the manifest schema (schema/plugins/plugin-manifest.schema.json), in words; an unknown field is a notice. */
 function schemaError(error: SchemaError, value: Record<string, unknown>, at: (pointer: string) => string): { notice: boolean; text: string } {
   const path = error.instancePath;
   const field = `"${path.slice(1).replace(/\//g, ".")}"`;

@@ -1,6 +1,6 @@
 /**
- * An Agent Plugins `mcp.json` checked against the spec's own JSON Schema (schema/agent-plugins/1.0.0/mcp.schema.json,
- * vendored, precompiled by scripts/generate-plugin-validators.mjs), in words naming the file, the line and the
+ * An Agent Plugins `mcp.json` checked against awl's JSON Schema of the spec's rules (schema/plugins/plugin-mcp.schema.json,
+ * precompiled by scripts/generate-plugin-validators.mjs), in words naming the file, the line and the
  * field. The file's top level and each server are checked apart, as the spec's failure boundaries ask (§7.2.2): a
  * fault of the top level turns the plugin's MCP servers off, a fault of a server (an unknown field included) skips
  * that server only. Nothing else of the plugin fails with them.

@@ -1,16 +1,29 @@
 /**
  * The models a server offers, for `/model` with no argument: OpenAI-compatible `GET {base}/models` (OpenAI,
  * Ollama, vLLM, llama.cpp, LM Studio, OpenRouter), Anthropic's `GET /v1/models` and Gemini's `GET /v1beta/models`
- * (only those that can `streamGenerateContent`). Undefined when the server
- * does not tell (no such endpoint, a refusal, no answer within the short timeout): never an error.
+ * (only those that can `streamGenerateContent`), and Copilot's `GET {api}/models` with the sign-in's token (its chat
+ * models: one whose `capabilities.type` says another kind, an embedding model, is left out). Undefined
+ * when the server does not tell (no such endpoint, a refusal, no answer within the short timeout): never an error.
  */
+import { copilotHeaders, refreshCopilotToken } from "../login/copilot.js";
+import { sharedLoginSession } from "../login/session.js";
+import { isLoginProvider, type LoginProvider } from "../login/types.js";
 import { clientHeaders } from "./client-headers.js";
 import { ANTHROPIC_VERSION } from "./anthropic/request.js";
 import { geminiApiBase } from "./gemini/provider.js";
 import { getJson } from "./model-limits.js";
 import type { ProviderSettings } from "./types.js";
 
-export async function listServerModels(settings: Pick<ProviderSettings, "provider" | "baseUrl" | "apiKey" | "headers">): Promise<string[] | undefined> {
+/** Whether awl asks `provider`'s server for its models (Bedrock and Vertex: not). */
+export function hasServerList(provider: string): boolean {
+  return ["openai", "openai-responses", "anthropic", "gemini", "copilot"].includes(provider);
+}
+
+export async function listServerModels(settings: Pick<ProviderSettings, "provider" | "baseUrl" | "apiKey" | "headers" | "login">): Promise<string[] | undefined> {
+  if (isLoginProvider(settings.provider)) {
+    const listed = await listLoginModels(settings, settings.provider);
+    return "offered" in listed ? listed.offered : undefined;
+  }
   const headers: Record<string, string> = { accept: "application/json", ...clientHeaders(settings) };
   let url: string;
   const base = settings.baseUrl.replace(/\/+$/, "");
@@ -29,7 +42,12 @@ export async function listServerModels(settings: Pick<ProviderSettings, "provide
   const body = await getJson(url, headers);
   const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
   if (!Array.isArray(data)) return undefined;
-  const ids = data.map((entry) => (typeof entry === "object" && entry !== null ? (entry as { id?: unknown }).id : undefined));
+  // Copilot's list says each model's kind: embedding models are left out (they cannot chat).
+  const chats = data.filter((entry) => {
+    const kind = (entry as { capabilities?: { type?: unknown } } | null)?.capabilities?.type;
+    return typeof kind !== "string" || kind === "chat";
+  });
+  const ids = chats.map((entry) => (typeof entry === "object" && entry !== null ? (entry as { id?: unknown }).id : undefined));
   return [...new Set(ids.filter((id): id is string => typeof id === "string" && id !== ""))].sort();
 }
 
@@ -43,4 +61,19 @@ function geminiModels(body: unknown): string[] | undefined {
     return typeof model?.name === "string" && methods.includes("streamGenerateContent") ? [model.name.replace(/^models\//, "")] : [];
   });
   return [...new Set(names)].sort();
+}
+
+/**
+ * The models a sign-in provider's server offers, or why it was not asked: Copilot's `GET {api}/models` with the
+ * sign-in's token (made fresh as for a model call) and the headers its calls carry; the ChatGPT plan's backend has
+ * no model list awl uses. No sign-in: the reason says so and names `awl login PROVIDER`.
+ */
+export async function listLoginModels(settings: Pick<ProviderSettings, "headers" | "login">, provider: LoginProvider): Promise<{ offered: string[] } | { reason: string }> {
+  if (provider === "chatgpt") return { reason: "not asked: the ChatGPT plan's backend has no model list awl uses" };
+  if (!settings.login) return { reason: `not asked: no sign-in settings (awl login ${provider})` };
+  const login = await sharedLoginSession(provider, settings.login, refreshCopilotToken).current();
+  if (!login.ok) return { reason: `not asked: ${login.error.message}` };
+  const api = login.record.api_base_url!;
+  const offered = await listServerModels({ provider: "openai", baseUrl: api, apiKey: login.record.access_token!, headers: { ...copilotHeaders(), ...settings.headers } });
+  return offered ? { offered } : { reason: `${api} did not list its models` };
 }

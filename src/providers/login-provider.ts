@@ -6,7 +6,7 @@
  * streamed, so the Receiver sees one call.
  */
 import { copilotHeaders, refreshCopilotToken } from "../login/copilot.js";
-import { LoginSession, type Refresher } from "../login/session.js";
+import { sharedLoginSession, type Refresher } from "../login/session.js";
 import type { LoginProvider, LoginRecord } from "../login/types.js";
 import { providerError, ProviderConfigError, type ProviderError } from "./errors.js";
 import type { Conversation } from "../model/conversation.js";
@@ -53,7 +53,7 @@ const WIRES: Record<LoginProvider, LoginWire> = {
 export async function createLoginProvider(settings: ProviderSettings, provider: LoginProvider): Promise<Provider> {
   if (!settings.login) throw new ProviderConfigError(providerError("config", `provider "${provider}" needs its sign-in settings (awl's data folder)`));
   const wire = WIRES[provider];
-  const session = new LoginSession(provider, settings.login, await wire.refresher());
+  const session = sharedLoginSession(provider, settings.login, await wire.refresher());
   // The wire providers made for the current token, one per set of call headers.
   let built: { token: string; providers: Map<string, Provider> } | undefined;
   const wireFor = async (record: LoginRecord, conversation: Conversation): Promise<Provider> => {

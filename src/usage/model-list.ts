@@ -19,12 +19,29 @@ export interface ModelRow extends CatalogueModel {
   offered?: boolean;
 }
 
+/**
+ * The catalogue providers that describe each of awl's providers, best first: a later one stands in while the
+ * catalogue lacks the first (the bundled one has no Vertex, Copilot or Bedrock entry; `awl models --refresh` adds
+ * them); none held: none describes the endpoint, and figures are found by model name.
+ */
+const CATALOGUE_PROVIDERS: Readonly<Record<string, readonly string[]>> = {
+  anthropic: ["anthropic"],
+  gemini: ["google"],
+  bedrock: ["amazon-bedrock"],
+  "google-vertex": ["google-vertex", "google"],
+  "google-vertex-anthropic": ["google-vertex-anthropic", "anthropic"],
+  copilot: ["github-copilot"],
+  // The ChatGPT plan serves OpenAI's models.
+  chatgpt: ["openai"],
+};
+
 /** The catalogue provider that prices an endpoint: awl's provider, or the catalogue provider whose `api` has its host. */
 export function catalogueProviderFor(settings: Pick<ProviderSettings, "provider" | "baseUrl">, catalogue: LoadedCatalogue = modelCatalogue()): string | undefined {
-  if (settings.provider === "anthropic") return "anthropic";
-  if (settings.provider === "gemini") return "google";
-  if (settings.provider === "bedrock") return "amazon-bedrock";
-  if (settings.provider === "google-vertex" || settings.provider === "google-vertex-anthropic") return settings.provider;
+  const named = Object.hasOwn(CATALOGUE_PROVIDERS, settings.provider) ? CATALOGUE_PROVIDERS[settings.provider]! : undefined;
+  if (named) {
+    const held = catalogueProviders(catalogue);
+    return named.find((id) => held.includes(id));
+  }
   if (settings.provider !== "openai" && settings.provider !== "openai-responses") return undefined;
   const host = hostOf(settings.baseUrl);
   if (host === "api.openai.com") return "openai";

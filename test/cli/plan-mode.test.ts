@@ -171,4 +171,45 @@ describe("plan mode headless and over ACP", () => {
     expect(tools(live.server.requests[0]!)).toContain("exit_plan");
     expect(tools(live.server.requests[1]!)).toContain("edit");
   });
+
+  it("over ACP a client with a file system edits the plan first: written to .awl/plan.md, asked again, read back on approval", { timeout: 90_000 }, async () => {
+    const { cwd, home, env } = live.setUp();
+    live.server.enqueue({ body: openaiToolCalls([{ id: "p1", name: "exit_plan", input: { plan: PLAN } }]) }, openaiAnswer("On it."));
+    const asked: string[] = [];
+    const buffers = new Map<string, string>();
+    await withAcp(
+      {
+        home,
+        cwd,
+        env,
+        handlers: {
+          capabilities: { fs: { readTextFile: true, writeTextFile: true } },
+          writeTextFile: (request) => void buffers.set(request.path, request.content),
+          // The user's edit, not saved yet: the editor's buffer is what is read.
+          readTextFile: (request) => ({ content: `${buffers.get(request.path)}\n3. Also update the changelog.` }),
+          permission: (request) => {
+            asked.push(JSON.stringify(request));
+            return { outcome: { outcome: "selected", optionId: asked.length === 1 ? "plan_edit" : "plan_default" } };
+          },
+        },
+      },
+      async (ctx) => {
+        const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+        await ctx.request("session/set_mode", { sessionId, modeId: "plan" });
+        const done = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "make count 2" }] });
+        expect(done.stopReason).toBe("end_turn");
+      },
+    );
+    const file = join(cwd, ".awl", "plan.md");
+    expect(asked).toHaveLength(2);
+    expect(asked[0]).toContain(`No, edit the plan first (in ${file})`);
+    expect(buffers.get(file)).toBe(PLAN);
+    // Asked again, pointing at the file, without the edit option.
+    expect(asked[1]).toContain(`The plan is in ${file}`);
+    expect(asked[1]).toContain(JSON.stringify({ path: file }));
+    expect(asked[1]).not.toContain("plan_edit");
+    const result = JSON.stringify(live.server.requests[1]!.json().messages.at(-1));
+    expect(result).toContain("the plan as they edited it");
+    expect(result).toContain("Also update the changelog.");
+  });
 });

@@ -430,6 +430,7 @@ describe("a Claude Code plugin", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("cc-kit 0.3.0 (Claude Code plugin)");
     expect(r.stdout).toContain('"outputStyles": output styles are a Claude Code UI feature awl does not have');
+    expect(r.stdout).not.toContain(".staging-");
     expect((await awl(["agents"])).stdout).toContain("helper");
     server.enqueue({ body: openaiText("done") });
     const run = await awl(["-p", "/greet Bob"]);
@@ -482,7 +483,9 @@ describe("awl plugins check and new", () => {
     expect(notJson.stdout).toContain(`${join(box.cwd, "my-kit/plugin.json")}:3:3: not valid JSON`);
     const install = await awl(["install", "--yes", "my-kit"]);
     expect(install.code).toBe(1);
-    expect(install.stderr).toContain("plugin.json:3:3: not valid JSON; nothing was installed");
+    // Named where the user has it, not in awl's staging folder.
+    expect(install.stderr).toContain(`${join(box.cwd, "my-kit/plugin.json")}:3:3: not valid JSON; nothing was installed`);
+    expect(install.stderr).not.toContain(".staging-");
   }, 60_000);
 
   it("a Lua extension that fails to load and a missing MCP program are errors with file:line", async () => {

@@ -1,5 +1,5 @@
-// An Agent Plugins manifest is checked against the specification's JSON Schema (schema/agent-plugins/1.0.0,
-// vendored): unknown fields are notices with their line, a known field that breaks the schema is fatal.
+// An Agent Plugins manifest is checked against awl's schema of the specification's rules (schema/plugins/):
+// unknown fields are notices with their line, a known field that breaks the schema is fatal.
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -26,10 +26,12 @@ const fault = (value: unknown): string => {
 };
 
 describe("the plugin.json schema", () => {
-  it("ships validators generated from the vendored schemas as they are (node scripts/generate-plugin-validators.mjs)", () => {
+  it("ships validators generated from awl's schemas as they are (node scripts/generate-plugin-validators.mjs)", () => {
     for (const validator of VALIDATORS) expect(readFileSync(validator.file, "utf8")).toBe(validatorSource(validator));
-    expect(JSON.parse(readFileSync(join(import.meta.dirname, "../../schema/agent-plugins/1.0.0/plugin.schema.json"), "utf8")).$id).toBe(SCHEMA);
-    expect(JSON.parse(readFileSync(join(import.meta.dirname, "../../schema/agent-plugins/1.0.0/mcp.schema.json"), "utf8")).$id).toBe(SCHEMA.replace("plugin.schema", "mcp.schema"));
+    // Each accepts exactly the spec's identifier of its file as `$schema`.
+    const schema = (file: string) => JSON.parse(readFileSync(join(import.meta.dirname, "../../schema/plugins", file), "utf8"));
+    expect(schema("plugin-manifest.schema.json").properties.$schema.const).toBe(SCHEMA);
+    expect(schema("plugin-mcp.schema.json").properties.$schema.const).toBe(SCHEMA.replace("plugin.schema", "mcp.schema"));
   });
 
   it("reports unknown fields, at the top and in author, with their line, and loads the plugin", () => {

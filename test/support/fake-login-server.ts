@@ -1,7 +1,7 @@
 /**
  * A local stand-in for the vendors awl signs in to (AWL_LOGIN_TEST_SERVER maps `https://HOST/PATH` to
  * `{url}/HOST/PATH`): GitHub's device flow and Copilot token, Copilot's chat API, OpenAI's authorize and token
- * endpoints (checking the PKCE verifier against the challenge it was given), and ChatGPT's Responses API. Each API
+ * endpoints (checking the PKCE verifier against the challenge it was given), Copilot's model list, and ChatGPT's Responses API. Each API
  * answers only the token the fake issued last, so a test sees whether awl refreshed before its request.
  */
 import { createHash, randomBytes } from "node:crypto";
@@ -50,6 +50,9 @@ export interface FakeLoginServer {
   challenges: string[];
   close(): Promise<void>;
 }
+
+/** The chat models the fake Copilot API lists (and an embedding model): one the catalogue knows by name, one it does not. */
+export const COPILOT_MODELS = ["gpt-4.1", "fake-copilot-model"];
 
 const RESPONSES_TEXT = readFileSync(resolve(import.meta.dirname, "../fixtures/openai-responses/text.sse"), "utf8");
 
@@ -110,6 +113,9 @@ export async function startFakeLoginServer(): Promise<FakeLoginServer> {
           }
           return void response.end(chunk({ role: "assistant", content: fake.options.answer.replace("{github_token}", fake.githubToken).replace("{copilot_token}", fake.copilotTokens.at(-1)!) }) + chunk({}, "stop") + "data: [DONE]\n\n");
         }
+        case "GET /api.individual.githubcopilot.com/models":
+          if (auth !== `Bearer ${fake.copilotTokens.at(-1)}` || request.headers["copilot-integration-id"] !== "vscode-chat") return json(401, { error: { message: "unauthorized: token expired" } });
+          return json(200, { object: "list", data: [...COPILOT_MODELS.map((id) => ({ id, object: "model", capabilities: { type: "chat" } })), { id: "text-embedding-3-small", object: "model", capabilities: { type: "embeddings" } }] });
         case "GET /auth.openai.com/oauth/authorize": {
           const challenge = url.searchParams.get("code_challenge") ?? "";
           const redirectUri = url.searchParams.get("redirect_uri") ?? "";

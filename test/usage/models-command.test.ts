@@ -177,6 +177,6 @@ describe("awl models", () => {
     expect(deepseek.models.map((m: { id: string }) => m.id)).toEqual(["deepseek-chat", "deepseek-reasoner"]);
     const bad = await runAwl(["models", "--provider", "nowhere"], { env: { XDG_CACHE_HOME: cache } });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/"nowhere" is neither one of awl's providers \(openai, openai-responses, gemini, anthropic, bedrock\) nor a provider of the catalogue \(anthropic, deepseek, google, mistral, openai\)/);
+    expect(bad.stderr).toMatch(/"nowhere" is neither one of awl's providers \(openai, openai-responses, gemini, anthropic, bedrock, google-vertex, google-vertex-anthropic, copilot, chatgpt\) nor a provider of the catalogue \(anthropic, deepseek, google, mistral, openai\)/);
   });
 });

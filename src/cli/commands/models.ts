@@ -4,7 +4,9 @@
  * cached catalogue from models.dev (docs/cli.md, docs/cost.md).
  */
 import { loadConfig, resolveSettings, settingsSources } from "../../config/index.js";
-import { listServerModels } from "../../providers/list-models.js";
+import { isLoginProvider } from "../../login/types.js";
+import { PROVIDER_NAMES } from "../../providers/create.js";
+import { hasServerList, listLoginModels, listServerModels } from "../../providers/list-models.js";
 import { cachedCataloguePath, DEFAULT_MODELS_URL, forgetModelCatalogue, modelCatalogue, MODELS_URL_ENV, takeCatalogueWarning } from "../../usage/catalogue-store.js";
 import { refreshCatalogue } from "../../usage/catalogue-refresh.js";
 import { catalogueProviderFor, catalogueProviders, modelRows, type ModelRow } from "../../usage/model-list.js";
@@ -13,22 +15,23 @@ import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { parseCliArgs, settingsFlags } from "../options.js";
 
+/** awl's own providers (the replay provider has no models). */
+const AWL_PROVIDERS = PROVIDER_NAMES.filter((name) => name !== "replay");
+
 const HELP = `usage: awl models [--provider P] [--json] [flags]
        awl models --refresh
 
 Lists the models awl knows for a provider: context window, output limit, prices (USD per million tokens) and
 what each can do (tools, images, reasoning), from the model catalogue, merged with the models the provider's
-server offers. P is one of awl's providers (openai, openai-responses, gemini, anthropic, bedrock: the server is asked,
-with the key and base URL awl would use; --base-url picks another server) or any provider of the catalogue
-(deepseek, mistral, and after a refresh every models.dev provider: the catalogue only). Without --provider:
-the configured provider. --json prints one JSON object.
+server offers. P is one of awl's providers (${AWL_PROVIDERS.join(", ")}: the server is asked where it has a list, with the key,
+sign-in and base URL awl would use; --base-url picks another server) or any provider of the catalogue (deepseek,
+mistral, and after a refresh every models.dev provider: the catalogue only). Without --provider: the configured
+provider. --json prints one JSON object.
 
 --refresh fetches models.dev's catalogue (https://models.dev/api.json, or $${MODELS_URL_ENV}) and caches the part
 awl reads in $XDG_CACHE_HOME/awl/models.json; the cost display, compaction and /model use it from then on.
 Reference: docs/cost.md.
 `;
-
-const AWL_PROVIDERS = ["openai", "openai-responses", "gemini", "anthropic", "bedrock"];
 
 export async function run(argv: readonly string[]): Promise<number> {
   if (argv.includes("--help") || argv.includes("-h")) {
@@ -96,13 +99,20 @@ async function serverListing(rest: readonly string[]): Promise<Listing | number>
   const settings = resolved.value.provider;
   if (settings.provider === "replay") return usage("the replay provider has no models (docs/replay-format.md)");
   const id = catalogueProviderFor(settings) ?? null;
-  const offered = await listServerModels(settings);
+  const listed = isLoginProvider(settings.provider) ? await listLoginModels(settings, settings.provider) : undefined;
+  const offered = listed ? ("offered" in listed ? listed.offered : undefined) : await listServerModels(settings);
+  const why =
+    listed && "reason" in listed
+      ? listed.reason
+      : hasServerList(settings.provider)
+        ? `${settings.baseUrl} did not list its models`
+        : `not asked: awl has no way to ask ${settings.provider}'s server for its models`;
   return {
     provider: settings.provider,
     catalogue_provider: id,
     catalogue_file: catalogueFile(),
-    base_url: settings.baseUrl,
-    server: offered ? { listed: true, count: offered.length } : { listed: false, reason: `${settings.baseUrl} did not list its models` },
+    ...(settings.baseUrl && { base_url: settings.baseUrl }),
+    server: offered ? { listed: true, count: offered.length } : { listed: false, reason: why },
     models: modelRows(id ?? undefined, offered),
   };
 }

@@ -274,6 +274,9 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     pane.attach();
     renderer.begin();
     const { result } = await runtime.runTurn(text, renderer, turn.signal, options);
+    // After a turn that ran tools, the prompt comes back once awl's view of the files after it is saved (a few ms:
+    // docs/checkpoints.md, "The watch"), so an edit made at the prompt is always one made outside awl.
+    if (result.steps > 1) await runtime.branching?.checkpointsSaved();
     turn = undefined;
     notifier.notify(result.stop_reason === "error" ? "awl: the turn ended with an error" : "awl: the turn ended");
     await renderer.finish();

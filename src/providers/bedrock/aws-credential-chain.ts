@@ -35,6 +35,25 @@ function reasonLog(): { reasons: string[]; logger: Record<"debug" | "info" | "wa
   return { reasons, logger: { debug: note, info: note, warn: () => {}, error: () => {} } };
 }
 
+const SDK_NODE_WARNING = "AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED";
+
+/**
+ * Runs `ask` with the SDK's Node-version warning off: the clients its chain builds for SSO and role assumption
+ * print eight lines on stderr under Node 20 (which awl supports), over awl's terminal. The variable is the SDK's own
+ * switch; it is set only while the chain runs (the SDK then remembers the warning as given) and put back after, so
+ * the programs awl's tools start do not inherit it.
+ */
+async function quietly<T>(ask: () => Promise<T>): Promise<T> {
+  const before = process.env[SDK_NODE_WARNING];
+  process.env[SDK_NODE_WARNING] = "true";
+  try {
+    return await ask();
+  } finally {
+    if (before === undefined) delete process.env[SDK_NODE_WARNING];
+    else process.env[SDK_NODE_WARNING] = before;
+  }
+}
+
 /** A source for `aws`: its fixed access keys when it has them, else the SDK's chain for its profile. */
 export function awsCredentialSource(aws: AwsSettings): AwsCredentialSource {
   const profile = aws.profile?.name;
@@ -46,8 +65,8 @@ export function awsCredentialSource(aws: AwsSettings): AwsCredentialSource {
       try {
         // As the AWS CLI: a profile that is in neither file is an error at once, not after the rest of the chain.
         if (aws.profile && !(await profileExists(aws.profile.name))) return providerError("config", await describeFailure(aws, []));
-        chain ??= import("@aws-sdk/credential-provider-node").then(({ defaultProvider }) => defaultProvider({ ...(profile ? { profile } : {}), logger: log.logger }));
-        const found = await (await chain)();
+        const ready = (chain ??= import("@aws-sdk/credential-provider-node").then(({ defaultProvider }) => defaultProvider({ ...(profile ? { profile } : {}), logger: log.logger })));
+        const found = await quietly(async () => (await ready)());
         return { accessKeyId: found.accessKeyId, secretAccessKey: found.secretAccessKey, ...(found.sessionToken ? { sessionToken: found.sessionToken } : {}) };
       } catch (error) {
         const reasons = log.reasons.splice(0);

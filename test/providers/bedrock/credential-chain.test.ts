@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAwl, tempDir } from "../../cli/run-awl.js";
 import { splitEvery, startReplayServer, type ReplayServer } from "../../support/replay-server.js";
-import { credentialProcess, frames, sdkAuthorization } from "./support.js";
+import { credentialProcess, frames, sdkAuthorization, startStsServer } from "./support.js";
 
 let server: ReplayServer;
 beforeAll(async () => {
@@ -86,6 +86,24 @@ describe("Bedrock credentials from the AWS chain (~/.aws, credential_process)", 
     expect(run.stderr).toBe("");
     const request = server.requests.at(-1)!;
     expect(request.headers.authorization).toBe(await sdkAuthorization(request, server.url, { accessKeyId: "AKIDTEAM", secretAccessKey: "team/secret" }, "us-west-2"));
+  });
+
+  it("web identity (AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN) assumes the role at STS (a local fake) and signs with its session credentials; the SDK's Node-version warning never reaches awl's stderr", async () => {
+    const home = awsHome("", "");
+    writeFileSync(join(home, "token"), "eyJ.web-identity");
+    const sts = await startStsServer();
+    try {
+      server.enqueue(answer());
+      const env = bedrockEnv(home, { AWS_REGION: "eu-central-1", AWS_WEB_IDENTITY_TOKEN_FILE: join(home, "token"), AWS_ROLE_ARN: "arn:aws:iam::123456789012:role/agent", AWS_ENDPOINT_URL_STS: sts.url });
+      const run = await runAwl(["-p", "hi", "--no-std-tools", "--no-session"], { env });
+      expect(run.stderr).toBe("");
+      expect(sts.requests.at(-1)).toMatch(/Action=AssumeRoleWithWebIdentity&.*RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fagent&.*WebIdentityToken=eyJ.web-identity/);
+      const request = server.requests.at(-1)!;
+      expect(request.headers.authorization).toBe(await sdkAuthorization(request, server.url, { accessKeyId: "AKIDSTS", secretAccessKey: "sts/secret", sessionToken: "sts-token" }, "eu-central-1"));
+      expect(request.headers["x-amz-security-token"]).toBe("sts-token");
+    } finally {
+      await sts.close();
+    }
   });
 
   it("a profile in neither file: a clear error naming it, where it was chosen and both files; nothing sent", async () => {

@@ -3,6 +3,8 @@
  * SDK's signature of a logged request, a `credential_process` program.
  */
 import { chmodSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { EventStreamCodec } from "@smithy/eventstream-codec";
 import { Hash } from "@smithy/hash-node";
@@ -52,4 +54,24 @@ console.log(JSON.stringify({ Version: 1, AccessKeyId: "AKIDPROC" + n, SecretAcce
   );
   chmodSync(script, 0o755);
   return `${process.execPath} ${script}`;
+}
+
+/** A fake STS (`AWS_ENDPOINT_URL_STS`): answers AssumeRoleWithWebIdentity with `AKIDSTS` / `sts/secret` / `sts-token`. */
+export async function startStsServer(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const requests: string[] = [];
+  const xml =
+    '<AssumeRoleWithWebIdentityResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/"><AssumeRoleWithWebIdentityResult><Credentials>' +
+    "<AccessKeyId>AKIDSTS</AccessKeyId><SecretAccessKey>sts/secret</SecretAccessKey><SessionToken>sts-token</SessionToken><Expiration>2030-01-01T00:00:00Z</Expiration>" +
+    "</Credentials><AssumedRoleUser><Arn>arn:aws:sts::123456789012:assumed-role/agent/awl</Arn><AssumedRoleId>AROA:awl</AssumedRoleId></AssumedRoleUser>" +
+    "</AssumeRoleWithWebIdentityResult></AssumeRoleWithWebIdentityResponse>";
+  const server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      requests.push(body);
+      response.writeHead(200, { "content-type": "text/xml" }).end(xml);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }
