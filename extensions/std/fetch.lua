@@ -47,7 +47,7 @@ end
 
 awl.register_tool {
   name = "fetch",
-  description = "Fetch an http(s) URL: a page as Markdown, text/JSON as is, a PDF's text; a long page in parts (start_index). "
+  description = "Fetch an http(s) URL: pages as Markdown, PDFs as text, else as is; paged by start_index. "
     .. "Untrusted web data.",
   parameters = {
     type = "object",
