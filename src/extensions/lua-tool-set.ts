@@ -146,6 +146,8 @@ export class LuaToolSet implements ToolSet {
   private loading: Loading | undefined;
   /** Creates the pool and starts its load, resolving with the rest of it (nothing to load without extensions). */
   private beginLoad: () => Promise<{ rest: Promise<void> }> = async () => ({ rest: Promise.resolve() });
+  /** The tools offered came from the registration cache (a failed start of the workers leaves them offered). */
+  private offeredFromCache = false;
   /** Settles once the tools are known: at once from the cache, else at the end of the load. */
   private known: Promise<void> = Promise.resolve();
   private loadErrors: ExtensionLoadError[] = [];
@@ -309,7 +311,15 @@ export class LuaToolSet implements ToolSet {
           toolSet.noteVersions(extensions, versions);
           if (cachePath !== false && keys && !sameSnapshot(snapshot, cached)) writeToolCache(cachePath, keys, snapshot);
         },
-        (error: unknown) => toolSet.apply(failedLoad(extensions, error)),
+        (error: unknown) => {
+          // The worker could not start (nothing loaded: nothing to cache). The next call starts one again; until
+          // then the tools the cache offered stay offered, and the calls that waited for this start get why.
+          if (toolSet.closing) return; // a start given up at exit (unload)
+          toolSet.loading = undefined;
+          const failed = failedLoad(extensions, error);
+          if (toolSet.offeredFromCache) throw new Error(failed.errors[0]?.message ?? String(error));
+          toolSet.apply(failed);
+        },
       );
       return { rest };
     };
@@ -319,6 +329,7 @@ export class LuaToolSet implements ToolSet {
     cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
+      toolSet.offeredFromCache = true;
     } else {
       const loading = toolSet.startLoading();
       toolSet.known = loading.done;
@@ -370,7 +381,9 @@ export class LuaToolSet implements ToolSet {
   private startLoading(): Loading {
     if (!this.loading) {
       const begun = this.beginLoad();
-      this.loading = { begun: begun.then(() => undefined), done: begun.then((load) => load.rest) };
+      const done = begun.then((load) => load.rest);
+      done.catch(() => undefined); // a start that failed is reported to the calls that wait for it (loaded())
+      this.loading = { begun: begun.then(() => undefined), done };
     }
     return this.loading;
   }
@@ -848,7 +861,7 @@ export class LuaToolSet implements ToolSet {
       this.closing = true;
       return;
     }
-    await pool?.load();
+    await this.loading?.done.catch(() => undefined); // a load under way ends first (a failed start: none)
     await pool?.unload();
     await this.removeEmptySpillDir();
   }
