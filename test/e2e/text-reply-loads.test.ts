@@ -20,6 +20,7 @@ const UNLOADED = {
   readPluginHooks: "plugins' hooks.json reader: only when an installed plugin has one",
   checkPin: "a trusted folder's pins: only in a trusted folder",
   runSubAgent: "a sub-agent's loop: only once the task tool runs one",
+  parseCommand: "the permission engine's shell command reader: only once a command is checked",
   SessionRecorder: "the sessions' recorder: only for a run that saves its conversation or runs a sub-agent",
 };
 
