@@ -190,6 +190,11 @@ export class LuaToolSet implements ToolSet {
   private cacheKeys: ReturnType<typeof extensionKeys>;
   /** A prewarm started a Lua worker ahead of the pool (head-start.ts). */
   private startedAhead = false;
+  /**
+   * Whether this run has drawn a tool block yet (the interactive UI, ACP's replay): only then does a long call start
+   * the renders' worker ahead. Print mode and stream-json never draw one, and a worker started for nothing stays.
+   */
+  private drawsBlocks = false;
   /** Headless: the workers start only once a call is likely (see prewarm). */
   private startsWhenLikely = false;
   /** head-start.ts once imported: a call that comes sends that worker its load at once, not a microtask later. */
@@ -717,7 +722,7 @@ export class LuaToolSet implements ToolSet {
       // A call that runs a while will have its block redrawn: the renders' worker starts meanwhile. Not for a quick
       // call: a thread's start holds this one for a few ms (more on a busy machine), which its result would wait for.
       const pool = this.pool;
-      const prewarmRender = tool.has_render ? setTimeout(() => pool.prewarmRender(), RENDER_PREWARM_AFTER_MS) : undefined;
+      const prewarmRender = tool.has_render && this.drawsBlocks ? setTimeout(() => pool.prewarmRender(), RENDER_PREWARM_AFTER_MS) : undefined;
       const outcome = await running.finally(() => clearTimeout(prewarmRender));
       if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;
@@ -739,6 +744,7 @@ export class LuaToolSet implements ToolSet {
    * Undefined when the tool is unknown or has no render; rejects with what went wrong when the render failed.
    */
   async render(toolName: string, state: unknown, view: ToolRenderView): Promise<string | undefined> {
+    this.drawsBlocks = true;
     await this.loaded();
     const tool = this.registry.get(toolName);
     if (!tool?.has_render || !this.pool) return undefined;
