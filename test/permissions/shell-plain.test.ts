@@ -7,7 +7,7 @@ import { join } from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCommand } from "../../src/permissions/shell-commands.js";
-import { loadShellParser } from "../../src/permissions/shell-parser.js";
+import { loadShellParser } from "../../src/permissions/command-reading.js";
 import { plainCommands } from "../../src/permissions/shell-plain.js";
 import { prng } from "../support/prng.js";
 import { RM_FORMS } from "./shell-forms.js";
