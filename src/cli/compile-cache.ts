@@ -1,9 +1,10 @@
 /**
  * V8's compiled code of the CLI's own modules, kept between runs in `$XDG_CACHE_HOME/awl/compile-cache`, so that a
- * run does not compile again the ~700 KB of JavaScript the main command loads (≈ 25 ms of its start on Node 20).
- * Where the running Node has `module.enableCompileCache` (22.1 and newer) Node keeps it. Elsewhere awl keeps it
- * for the CommonJS chunks of its bundle (scripts/bundle-cli.mjs): each is compiled through `vm.Script` with the
- * code cache of its last compile, `<folder>/awl/<chunk>.v8` (the chunk's name holds a hash of its text), and the
+ * run does not compile again the half MB of JavaScript the main command loads (a fifth of what `awl -p` executes
+ * over `node -e 0` on Node 20: docs/benchmarks.md). Where the running Node has `module.enableCompileCache` (22.1
+ * and newer) Node keeps it. Elsewhere awl keeps it for the CommonJS chunks of its bundle (scripts/bundle-cli.mjs),
+ * loaded through `require.extensions[".cjs"]`: each is compiled by `vm.Script` with the code cache of its last
+ * compile, `<folder>/awl/<chunk>.v8` (the chunk's name holds a hash of its text), and the
  * caches of the files compiled without one are written as the process exits (they then hold every function the
  * run used), the other builds' dropped. A cache that is missing, damaged, unreadable or made by another Node or
  * for other V8 flags is passed over (V8 rejects what does not fit its version, flags or source) and rewritten.
