@@ -15,14 +15,17 @@
 //      request body's growth is printed beside it for scale), RSS ≤ +20 MB over the run.
 // Run: `npm run bench -- budget` (BENCH_RUNS runs of each whole-process measure, default 10).
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { awl, choice, loadText, median, now, PROMPT, ptyTime, repo, RUNS, sse } from "./support.mjs";
+import { heapGrowth, memoryProbe, perThousand, rssOf, streamJsonRun } from "./long-run.mjs";
 
-const TURNS = Number(process.env.BUDGET_TURNS ?? 300);
+const TURNS = Number(process.env.BUDGET_TURNS ?? 500);
+/** `BUDGET_ONLY=growth,acp`: only these sections (print, step, interactive, growth, session, acp, lua); all by default. */
+const only = process.env.BUDGET_ONLY?.split(",");
+const wanted = (section) => !only || only.includes(section);
 const root = mkdtempSync(join(tmpdir(), "awl-bench-budget-"));
 const verdicts = [];
 /** One budget line: the figure, its budget, under or over. */
@@ -96,7 +99,7 @@ console.log(`## Budgets (issue 30)\n\nnode ${process.version}, ${cpus().length} 
 console.log("| figure | measured | budget | verdict |\n| --- | --- | --- | --- |");
 
 // ---- 1. print mode and --version ------------------------------------------------------------------------------
-{
+if (wanted("print")) {
   const where = place("print");
   const cases = { node: ["-e", "0"], version: [awl, "--version"], print: [awl, "-p", "--no-session", "hi"] };
   const runs = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
@@ -111,7 +114,7 @@ console.log("| figure | measured | budget | verdict |\n| --- | --- | --- | --- |
 }
 
 // ---- 2. the tool step -----------------------------------------------------------------------------------------
-{
+if (wanted("step")) {
   // Headless awl starts its Lua worker only once a call is likely (a request unanswered after 250 ms, a call
   // streaming): against a server that answers at once, the worker's whole start is inside the first step; against
   // one that takes a model's time to its first token, it started while the model thought.
@@ -130,7 +133,7 @@ console.log("| figure | measured | budget | verdict |\n| --- | --- | --- | --- |
 }
 
 // ---- 3. interactive start-up ----------------------------------------------------------------------------------
-{
+if (wanted("interactive")) {
   const where = place("interactive");
   const config = join(where.home, ".config", "awl");
   mkdirSync(join(config, "extensions"), { recursive: true });
@@ -158,41 +161,30 @@ console.log("| figure | measured | budget | verdict |\n| --- | --- | --- | --- |
   judge("interactive: prompt with 20 extensions, 50 skills, 5 hooks, over `node -e 0`", median(prompt) - median(node), "ms", 60, ` (node ${median(node).toFixed(0)} ms)`);
 }
 
-// ---- 4. growth over a long run --------------------------------------------------------------------------------
-{
+// ---- 4. growth over a long run (stream-json) ------------------------------------------------------------------
+if (wanted("growth")) {
+  // Two passes of one stream-json process fed TURNS `ls` turns: RSS and heap as the system and the GC see them, then
+  // heap snapshots after turn 10 and at the end (a snapshot's own buffers stay in RSS, so it has a pass of its own),
+  // split into the conversation's messages, the wire JSON kept per message, compiled code, and the rest: what the
+  // issue means by "no retained per-call objects".
   const where = place("growth");
-  const probeOut = join(root, "heap.json");
-  // The probe: on SIGUSR2 a full GC, then the main thread's heap and the process's RSS, written to probeOut.
-  const probe = join(root, "heap-probe.mjs");
-  writeFileSync(probe, `import { writeFileSync } from "node:fs";\nprocess.on("SIGUSR2", () => { globalThis.gc(); globalThis.gc(); const m = process.memoryUsage(); writeFileSync(${JSON.stringify(probeOut)} + ".tmp", JSON.stringify({ heap: m.heapUsed, rss: m.rss })); import("node:fs").then((fs) => fs.renameSync(${JSON.stringify(probeOut)} + ".tmp", ${JSON.stringify(probeOut)})); });\n`);
-  const child = spawn(process.execPath, ["--expose-gc", "--import", probe, awl, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--no-session"], { cwd: where.cwd, env: where.env, stdio: ["pipe", "pipe", "inherit"] });
-  const lines = createInterface({ input: child.stdout });
-  let waiting;
-  lines.on("line", (line) => {
-    if (JSON.parse(line).type === "result") waiting?.();
+  const probe = memoryProbe(root);
+  const prompt = (t) => `turn ${t}: list the files`;
+  const samples = {};
+  await streamJsonRun(where, probe, TURNS, prompt, async (t, pid) => {
+    if (t === 10 || t === TURNS) samples[t] = { ...(await probe.sample(pid)), rss: rssOf(pid), body: lastBody };
   });
-  const turn = (t) => new Promise((resolve) => {
-    waiting = resolve;
-    child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: `turn ${t}: list the files` } })}\n`);
+  const snapshots = [join(root, "early.heapsnapshot"), join(root, "late.heapsnapshot")];
+  await streamJsonRun(where, probe, TURNS, prompt, async (t, pid) => {
+    if (t === 10) await probe.sample(pid, snapshots[0]);
+    if (t === TURNS) await probe.sample(pid, snapshots[1]);
   });
-  const sample = async () => {
-    rmSync(probeOut, { force: true });
-    child.kill("SIGUSR2");
-    while (!existsSync(probeOut)) await new Promise((resolve) => setTimeout(resolve, 50));
-    return { ...JSON.parse(readFileSync(probeOut, "utf8")), body: lastBody };
-  };
-  for (let t = 1; t <= 10; t++) await turn(t);
-  const early = await sample();
-  for (let t = 11; t <= TURNS; t++) await turn(t);
-  const late = await sample();
-  child.stdin.end();
-  await new Promise((resolve) => child.on("close", resolve));
+  const [early, late] = [samples[10], samples[TURNS]];
   const calls = TURNS - 10; // one `ls` per turn
-  const perThousand = (bytes) => (bytes / calls) * 1000 / 2 ** 20;
-  const heap = perThousand(late.heap - early.heap);
-  const conversation = perThousand(late.body - early.body);
-  judge(`main heap growth per 1 000 tool calls (${calls} calls, the conversation's messages included)`, heap, "MB", 1,
-    ` (the request body grew ${conversation.toFixed(1)} MB)`);
+  const parts = heapGrowth(...snapshots, calls);
+  const mb = (v) => `${v.toFixed(2)} MB`;
+  judge(`main heap growth per 1 000 tool calls, net of the conversation (snapshots: the rest once messages, their wire JSON and compiled code are set apart; ${calls} calls)`, parts.rest, "MB", 1,
+    ` (in all ${mb(parts.live)}: conversation ${mb(parts.conversation)}, wire JSON ${mb(parts.memo)}, code ${mb(parts.code)}; after a GC the heap grew ${mb(perThousand(late.heap - early.heap, calls))}, the request body ${mb(perThousand(late.body - early.body, calls))})`);
   judge(`RSS growth from turn 10 to turn ${TURNS}`, (late.rss - early.rss) / 2 ** 20, "MB", 20, ` (${(early.rss / 2 ** 20).toFixed(0)} → ${(late.rss / 2 ** 20).toFixed(0)} MB)`);
 }
 

@@ -19,7 +19,8 @@ import { performance } from "node:perf_hooks";
 import { PermissionEngine } from "../dist/permissions/engine.js";
 import { parseRule } from "../dist/permissions/rules.js";
 import { compoundCommands } from "../dist/permissions/shell-compound.js";
-import { loadShellParser, parseShell } from "../dist/permissions/shell-parser.js";
+import { loadShellParser } from "../dist/permissions/command-reading.js";
+import { parseShell } from "../dist/permissions/shell-parser.js";
 import { loadText, median as medianOf, repo } from "./support.mjs";
 
 const root = mkdtempSync(join(tmpdir(), "awl-bench-perm-"));
@@ -68,7 +69,7 @@ function measure(engine) {
 const loads = [];
 for (let i = 0; i < 5; i++) {
   const run = spawnSync(process.execPath, ["--input-type=module", "-e",
-    `import { performance } from "node:perf_hooks"; const t = performance.now(); const m = await import(${JSON.stringify(`${repo}/dist/permissions/shell-parser.js`)}); await m.loadShellParser(); console.log(performance.now() - t);`], { encoding: "utf8" });
+    `import { performance } from "node:perf_hooks"; const t = performance.now(); const m = await import(${JSON.stringify(`${repo}/dist/permissions/command-reading.js`)}); await m.loadShellParser(); console.log(performance.now() - t);`], { encoding: "utf8" });
   loads.push(Number(run.stdout.trim()));
 }
 await loadShellParser();

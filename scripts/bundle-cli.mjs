@@ -27,7 +27,9 @@ const START_PHASES = [
   // awl opens its tools: the config files, permissions, the Lua extensions' tool set.
   { name: "open", imports: ["config/index.js", "cli/chat-tools.js", "cli/run-permissions.js", "cli/commands/extension-host.js", "cli/run-secrets.js"] },
   // awl builds what a turn needs, while a Lua worker may be starting: the runtime, sessions, print mode, permission layer.
-  { name: "turn", imports: ["cli/build-runtime.js", "cli/print-mode.js", "cli/session-hook.js", "permissions/tool-set.js"] },
+  { name: "turn", imports: ["cli/build-runtime.js", "cli/print-mode.js", "permissions/tool-set.js"] },
+  // A run that saves its conversation (not `--no-session`): the sessions' modules.
+  { name: "session", imports: ["cli/session-hook.js"] },
   // The interactive mode's own modules, before its prompt is drawn.
   { name: "interactive", imports: ["cli/interactive/repl.js"] },
 ];

@@ -3,6 +3,7 @@
  * parallel-safe runs alone), results reported in the model's order. Every call ends in exactly one
  * tool_result, whatever happens (SPEC §5).
  */
+import { setMaxListeners } from "node:events";
 import { parseToolInput } from "../model/blocks.js";
 import type { ToolResultBlock, ToolUseBlock } from "../model/blocks.js";
 import { toolResult } from "../model/conversation.js";
@@ -27,9 +28,32 @@ type Prepared = { kind: "immediate"; call: ToolCall; message: string } | { kind:
 export async function runToolBatch(
   uses: readonly ToolUseBlock[],
   tools: ToolSet | undefined,
-  signal: AbortSignal,
+  turnSignal: AbortSignal,
   hooks: BatchHooks,
 ): Promise<CallRecord[]> {
+  const batch = batchSignal(turnSignal);
+  try {
+    return await runBatch(uses, tools, batch.signal, hooks);
+  } finally {
+    batch.release();
+  }
+}
+
+/**
+ * The batch's own signal, aborted with the turn's. Every call of a batch listens on it while it waits or runs
+ * (for a Lua slot, a request, a child process), so a batch of a dozen calls would set off Node's listener-leak
+ * warning on the turn's signal; the batch's signal takes any number, and the turn's gets one listener per batch.
+ */
+function batchSignal(turnSignal: AbortSignal): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const forward = (): void => controller.abort(turnSignal.reason);
+  if (turnSignal.aborted) forward();
+  else turnSignal.addEventListener("abort", forward, { once: true });
+  return { signal: controller.signal, release: () => turnSignal.removeEventListener("abort", forward) };
+}
+
+async function runBatch(uses: readonly ToolUseBlock[], tools: ToolSet | undefined, signal: AbortSignal, hooks: BatchHooks): Promise<CallRecord[]> {
   const definitions = new Map((tools?.definitions() ?? []).map((d) => [d.name, d]));
   const prepared: Prepared[] = [];
   for (const use of uses) prepared.push(await prepare({ id: use.id, name: use.name, input: use.input }, definitions));

@@ -12,7 +12,6 @@ import type { SessionStore } from "../session/store.js";
 import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 import { ChildToolSet } from "./child-tools.js";
 import { BUILT_IN_AGENT, GENERAL_PURPOSE, resolveTools, type AgentCatalog, type AgentDefinition } from "./definitions.js";
-import { runSubAgent } from "./sub-agent.js";
 
 /** The tool's name. */
 export const TASK_TOOL = "task";
@@ -131,6 +130,8 @@ export class SubAgentToolSet implements ToolSet {
     const sessions = this.options.sessions;
     const parentId = sessions?.parent();
     const description = typeof input.description === "string" && input.description.trim() !== "" ? input.description.trim() : "task";
+    // The sub-agent's own loop loads with its first run (a turn that starts none never needs it).
+    const { runSubAgent } = await import("./sub-agent.js");
     const { outcome, usage } = await runSubAgent(
       {
         definition,

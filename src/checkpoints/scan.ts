@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import { dirname, join } from "node:path";
-import { ancestorLayers, ignoredBy, repositoryRoot, type Ignore, type IgnoreLayer } from "../util/ignore-layers.js";
+import { ancestorLayers, excludeFile, ignoredBy, repositoryRoot, type Ignore, type IgnoreLayer } from "../util/ignore-layers.js";
 import { makeIgnore } from "../util/make-ignore.js";
 import { hashOf, StoreWriteError, type ObjectStore } from "./objects.js";
 import { encodeTree, type TreeEntry } from "./tree.js";
@@ -505,14 +505,19 @@ function parentOf(rel: string): string {
 function ancestorRulesKey(root: string): string {
   const repository = repositoryRoot(root);
   if (!repository) return "";
-  const files = [join(repository, ".git", "info", "exclude")];
+  const files = [excludeFile(repository)];
   for (let at = dirname(root); at.startsWith(repository) && at !== dirname(at); at = dirname(at)) {
     files.push(join(at, ".gitignore"));
     if (at === repository) break;
   }
   return files
     .map((file) => {
-      const stat = fs.statSync(file, NO_THROW);
+      let stat: fs.Stats | undefined;
+      try {
+        stat = fs.statSync(file, NO_THROW);
+      } catch {
+        // ENOTDIR and the like: no such file either.
+      }
       return stat ? `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}` : "-";
     })
     .join(",");

@@ -27,6 +27,7 @@ import { compactionSettings } from "../compaction/settings.js";
 import { parseModelOverrides } from "../usage/model-overrides.js";
 
 import { Runtime, type RuntimeOptions, type TurnHook } from "./runtime.js";
+import type { SessionHook } from "./session-hook.js";
 
 /**
  * Builds the runtime for the settings: provider, tools and agent, then the hooks the flags ask for.
@@ -42,11 +43,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!result.ok) return result;
     opened = result.value;
   }
-  const [created, , { setupSessions }] = await Promise.all([
-    options.provider ? undefined : createProvider(options.settings.provider),
-    opened?.ready,
-    import("./session-hook.js"),
-  ]);
+  const [created] = await Promise.all([options.provider ? undefined : createProvider(options.settings.provider), opened?.ready]);
   let provider = options.provider;
   if (created) {
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };
@@ -131,7 +128,7 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
 
   // Nothing awl prints holds a credential of the run (a 401 body echoing the key, a tool printing it).
   (await import("./output/scrub-printed.js")).scrubPrinted((await import("./run-secrets.js")).runSecrets(options));
-  const sessions = setupSessions(options, runtime);
+  const sessions = await sessionsFor(options, runtime);
   if (!sessions.ok) return sessions;
   if (sessions.value) runtime.hooks.push(sessions.value);
   if (subAgents) {
@@ -150,6 +147,14 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
   const recordFile = options.cli.flags.record;
   if (recordFile) runtime.hooks.push(await recordHook(recordFile, (await import("./run-secrets.js")).runSecrets(options), options.warn));
   return { ok: true, value: runtime };
+}
+
+/** The hook that saves the conversation (session-hook.ts, loaded only then); none with `--no-session`. */
+async function sessionsFor(options: RuntimeOptions, runtime: Runtime): Promise<ConfigResult<SessionHook | undefined>> {
+  const flags = options.cli.flags;
+  if (!flags["no-session"]) return (await import("./session-hook.js")).setupSessions(options, runtime);
+  if (flags.continue || flags.resume !== undefined) return { ok: false, error: { message: "--no-session cannot be combined with -c or -r", hint: "see awl --help" } };
+  return { ok: true, value: undefined };
 }
 
 /** The run's Lua and command hooks (docs/hooks.md); undefined when none can run. */

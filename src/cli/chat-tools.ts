@@ -8,7 +8,7 @@ import type { SearchSettings } from "../web/search.js";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
-import { pluginMcpServers, pluginProblems, pluginsHaveMcp } from "../plugins/parts.js";
+import { pluginProblems, pluginsHaveMcp } from "../plugins/parts.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { TextHost } from "../extensions/lua/types.js";
 import { onSecretsAnnounced } from "../util/late-secrets.js";
@@ -84,9 +84,8 @@ export async function openChatTools(
     // Once the tools are known: a rule naming none of them is said (a typo must not silently match nothing).
     const { engine } = options.permissions;
     const lua = opened.value.tools;
-    const servers = mcpServerNames(options, cwd, trusted);
     opened.value.ready = opened.value.ready.then(async () => {
-      const { unknownToolRules } = await import("../permissions/unknown-tools.js");
+      const [{ unknownToolRules }, servers] = await Promise.all([import("../permissions/unknown-tools.js"), mcpServerNames(options, cwd, trusted)]);
       for (const line of unknownToolRules(engine, lua.definitions().map((t) => t.name), servers)) options.warn(line);
     });
   }
@@ -121,8 +120,8 @@ export async function openChatTools(
   return { ok: true, value: { ...opened.value, ...(mcp && { mcp }) } };
 }
 
-/** The MCP servers configured in the config files and the project's `.mcp.json` (their tools come later). */
-function mcpServerNames(options: Pick<RunOptions, "config">, cwd: string, trusted: boolean): string[] {
+/** The MCP servers configured in the config files, the project's `.mcp.json` and the plugins (their tools come later). */
+async function mcpServerNames(options: Pick<RunOptions, "config">, cwd: string, trusted: boolean): Promise<string[]> {
   const names = Object.keys((options.config?.get("mcpServers")?.value as Record<string, unknown> | undefined) ?? {});
   try {
     const project = JSON.parse(readFileSync(join(cwd, ".mcp.json"), "utf8")) as { mcpServers?: Record<string, unknown> };
@@ -130,6 +129,9 @@ function mcpServerNames(options: Pick<RunOptions, "config">, cwd: string, truste
   } catch {
     // none, or not readable: the MCP layer reports a broken file itself
   }
+  // The plugins' `mcp.json` files are read (their reader loaded) only when a plugin has one.
+  if (!pluginsHaveMcp(process.env, cwd, trusted)) return names;
+  const { pluginMcpServers } = await import("../plugins/read-parts.js");
   return [...names, ...pluginMcpServers(process.env, cwd, trusted).map((s) => s.name)];
 }
 

@@ -8,7 +8,7 @@ import { loadConfig, where, withoutProjectKeys, type LoadedConfig } from "../con
 import { awlDataDir } from "../config/paths.js";
 import { approvalOf, rememberApproval } from "../extensions/mcp/approvals.js";
 import { mergeServers, parseMcpServers, readMcpJson, type McpServerConfig } from "../extensions/mcp/config.js";
-import { pluginMcpServers } from "../plugins/parts.js";
+import { pluginMcpServers } from "../plugins/read-parts.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
 import { SecretScrubber, knownSecrets } from "../util/secrets.js";
 import { cleanUpOnTermination } from "./termination.js";

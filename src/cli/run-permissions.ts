@@ -7,7 +7,6 @@
 import type { ConfigResult } from "../config/errors.js";
 import { bypassNotice, setupPermissions, type PermissionSetup } from "../permissions/setup.js";
 import { untrustedNotice } from "../permissions/trust.js";
-import { changeList, firstPinNotice, unpinnedNotice } from "../trust/pin.js";
 import type { CliOptions } from "./options.js";
 
 export interface RunPermissionOptions {
@@ -57,14 +56,18 @@ export async function setupRunPermissions(cli: CliOptions, options: RunPermissio
     warn(untrustedNotice(cwd, result.value.untrustedParts));
   }
   const pin = result.value.pin;
-  if (pin?.firstPin) warn(firstPinNotice(pin));
-  if (pin && pin.unpinned.size > 0) {
-    // A trusted folder changed since: the new content loads only once the user trusts the change.
-    if (options.interactive && (await (await import("../ui/prompts/trust-prompt.js")).askChangedTrust(pin.folder, changeList(pin.changes)))) {
-      pin.accept();
-      result = await setup();
-      if (!result.ok) return result;
-    } else if (!options.interactive) warn(unpinnedNotice(pin));
+  if (pin) {
+    // A trusted folder's pins (their modules load only then).
+    const { changeList, firstPinNotice, unpinnedNotice } = await import("../trust/pin.js");
+    if (pin.firstPin) warn(firstPinNotice(pin));
+    if (pin.unpinned.size > 0) {
+      // A trusted folder changed since: the new content loads only once the user trusts the change.
+      if (options.interactive && (await (await import("../ui/prompts/trust-prompt.js")).askChangedTrust(pin.folder, changeList(pin.changes)))) {
+        pin.accept();
+        result = await setup();
+        if (!result.ok) return result;
+      } else if (!options.interactive) warn(unpinnedNotice(pin));
+    }
   }
   for (const problem of result.value.problems) warn(problem);
   if (result.value.engine.mode === "bypass") warn(bypassNotice(result.value.modeSource));

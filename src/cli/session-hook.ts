@@ -168,15 +168,12 @@ export class SessionHook implements TurnHook {
 }
 
 /**
- * The session hook for these flags (none with `--no-session`), having opened the session `-c` or `-r` names.
- * A session that cannot be found or read is a usage error: awl does not silently start a new one.
+ * The session hook of a run that saves its conversation (not `--no-session`: build-runtime.ts), having opened the
+ * session `-c` or `-r` names. A session that cannot be found or read is a usage error: awl does not silently start
+ * a new one.
  */
-export function setupSessions(options: RuntimeOptions, runtime: Runtime): ConfigResult<SessionHook | undefined> {
+export function setupSessions(options: RuntimeOptions, runtime: Runtime): ConfigResult<SessionHook> {
   const flags: FlagValues = options.cli.flags;
-  if (flags["no-session"]) {
-    if (flags.continue || flags.resume !== undefined) return usage("--no-session cannot be combined with -c or -r");
-    return { ok: true, value: undefined };
-  }
   if (flags.continue && flags.resume !== undefined) return usage("-c continues the latest session and -r a given one: use one of them");
   const cwd = options.cwd ?? process.cwd();
   const store = new SessionStore(undefined, { secrets: runSecrets(options) });

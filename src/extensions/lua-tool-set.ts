@@ -146,6 +146,8 @@ export class LuaToolSet implements ToolSet {
   private loading: Loading | undefined;
   /** Creates the pool and starts its load, resolving with the rest of it (nothing to load without extensions). */
   private beginLoad: () => Promise<{ rest: Promise<void> }> = async () => ({ rest: Promise.resolve() });
+  /** The tools offered came from the registration cache (a failed start of the workers leaves them offered). */
+  private offeredFromCache = false;
   /** Settles once the tools are known: at once from the cache, else at the end of the load. */
   private known: Promise<void> = Promise.resolve();
   private loadErrors: ExtensionLoadError[] = [];
@@ -188,6 +190,11 @@ export class LuaToolSet implements ToolSet {
   private cacheKeys: ReturnType<typeof extensionKeys>;
   /** A prewarm started a Lua worker ahead of the pool (head-start.ts). */
   private startedAhead = false;
+  /**
+   * Whether this run has drawn a tool block yet (the interactive UI, ACP's replay): only then does a long call start
+   * the renders' worker ahead. Print mode and stream-json never draw one, and a worker started for nothing stays.
+   */
+  private drawsBlocks = false;
   /** Headless: the workers start only once a call is likely (see prewarm). */
   private startsWhenLikely = false;
   /** head-start.ts once imported: a call that comes sends that worker its load at once, not a microtask later. */
@@ -304,7 +311,15 @@ export class LuaToolSet implements ToolSet {
           toolSet.noteVersions(extensions, versions);
           if (cachePath !== false && keys && !sameSnapshot(snapshot, cached)) writeToolCache(cachePath, keys, snapshot);
         },
-        (error: unknown) => toolSet.apply(failedLoad(extensions, error)),
+        (error: unknown) => {
+          // The worker could not start (nothing loaded: nothing to cache). The next call starts one again; until
+          // then the tools the cache offered stay offered, and the calls that waited for this start get why.
+          if (toolSet.closing) return; // a start given up at exit (unload)
+          toolSet.loading = undefined;
+          const failed = failedLoad(extensions, error);
+          if (toolSet.offeredFromCache) throw new Error(failed.errors[0]?.message ?? String(error));
+          toolSet.apply(failed);
+        },
       );
       return { rest };
     };
@@ -314,6 +329,7 @@ export class LuaToolSet implements ToolSet {
     cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
+      toolSet.offeredFromCache = true;
     } else {
       const loading = toolSet.startLoading();
       toolSet.known = loading.done;
@@ -365,7 +381,9 @@ export class LuaToolSet implements ToolSet {
   private startLoading(): Loading {
     if (!this.loading) {
       const begun = this.beginLoad();
-      this.loading = { begun: begun.then(() => undefined), done: begun.then((load) => load.rest) };
+      const done = begun.then((load) => load.rest);
+      done.catch(() => undefined); // a start that failed is reported to the calls that wait for it (loaded())
+      this.loading = { begun: begun.then(() => undefined), done };
     }
     return this.loading;
   }
@@ -704,7 +722,7 @@ export class LuaToolSet implements ToolSet {
       // A call that runs a while will have its block redrawn: the renders' worker starts meanwhile. Not for a quick
       // call: a thread's start holds this one for a few ms (more on a busy machine), which its result would wait for.
       const pool = this.pool;
-      const prewarmRender = tool.has_render ? setTimeout(() => pool.prewarmRender(), RENDER_PREWARM_AFTER_MS) : undefined;
+      const prewarmRender = tool.has_render && this.drawsBlocks ? setTimeout(() => pool.prewarmRender(), RENDER_PREWARM_AFTER_MS) : undefined;
       const outcome = await running.finally(() => clearTimeout(prewarmRender));
       if (outcome.status === "crash") return { ...outcome, traceback: tracebackOnly(outcome.traceback, outcome.message) };
       if (outcome.status !== "result") return outcome;
@@ -726,6 +744,7 @@ export class LuaToolSet implements ToolSet {
    * Undefined when the tool is unknown or has no render; rejects with what went wrong when the render failed.
    */
   async render(toolName: string, state: unknown, view: ToolRenderView): Promise<string | undefined> {
+    this.drawsBlocks = true;
     await this.loaded();
     const tool = this.registry.get(toolName);
     if (!tool?.has_render || !this.pool) return undefined;
@@ -842,7 +861,7 @@ export class LuaToolSet implements ToolSet {
       this.closing = true;
       return;
     }
-    await pool?.load();
+    await this.loading?.done.catch(() => undefined); // a load under way ends first (a failed start: none)
     await pool?.unload();
     await this.removeEmptySpillDir();
   }

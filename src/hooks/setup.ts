@@ -2,7 +2,7 @@
 import type { LoadedConfig } from "../config/layers.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { ProcessSandbox } from "../extensions/lua/types.js";
-import { pluginCommandHooks } from "../plugins/parts.js";
+import { pluginsHaveHooks } from "../plugins/parts.js";
 import { readCommandHooks } from "./command-config.js";
 import { Hooks } from "./dispatcher.js";
 import { LuaHooks } from "./lua-hooks.js";
@@ -25,9 +25,12 @@ export interface HooksSetup {
 }
 
 /** The hooks of the run; undefined when no hook can run (no Lua extensions and no command hooks). */
-export function setupHooks(setup: HooksSetup): Hooks | undefined {
+export async function setupHooks(setup: HooksSetup): Promise<Hooks | undefined> {
   const configured = readCommandHooks(setup.config.layers);
-  const plugins = pluginCommandHooks(setup.env, setup.cwd, setup.config.trusted);
+  // The plugins' hooks files are read (their reader loaded) only when a plugin has one.
+  const plugins = pluginsHaveHooks(setup.env, setup.cwd, setup.config.trusted)
+    ? (await import("../plugins/read-parts.js")).pluginCommandHooks(setup.env, setup.cwd, setup.config.trusted)
+    : { hooks: [], problems: [] };
   const commands = [...configured.hooks, ...plugins.hooks];
   const problems = [...configured.problems, ...plugins.problems];
   for (const problem of problems) setup.warn(problem);

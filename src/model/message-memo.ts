@@ -4,48 +4,57 @@
  * an entry keeps the exact field values it was computed from and counts only while every one of them is still the
  * same (`===`: the same string is found equal at once, so checking an unchanged message costs a few comparisons per
  * block). Entries are weak: a message dropped from every conversation frees its value.
+ *
+ * A session keeps one entry per message for its whole length, so an entry is one array of exactly its size (the
+ * value, then the fields), nothing more: ≈ 100 bytes for a tool call or result beside the value itself.
  */
 import type { Message } from "./message.js";
 
-interface Entry<T> {
-  fields: unknown[];
-  value: T;
-}
-
 export class MessageMemo<T> {
-  private readonly entries = new WeakMap<Message, Entry<T>>();
+  /** Per message: `[value, ...fields]`. */
+  private readonly entries = new WeakMap<Message, unknown[]>();
 
   /** The value remembered for `message`, or undefined when there is none or the message changed since. */
   get(message: Message): T | undefined {
     const entry = this.entries.get(message);
-    return entry && sameFields(message, entry.fields) ? entry.value : undefined;
+    return entry && sameFields(message, entry) ? (entry[0] as T) : undefined;
   }
 
   /** Remembers `value` for `message` as it is now. */
   set(message: Message, value: T): void {
-    this.entries.set(message, { fields: fieldsOf(message), value });
+    scratch.length = 0;
+    scratch.push(value);
+    pushFields(message, scratch);
+    // slice() allocates exactly the length; an array grown by push keeps spare room.
+    this.entries.set(message, scratch.slice());
+    scratch.length = 0;
   }
 }
 
-/** Every field a message's wire form can depend on, flat, in a fixed order. */
-function fieldsOf(message: Message): unknown[] {
-  const fields: unknown[] = [];
-  pushFields(message, fields);
-  return fields;
+/**
+ * `json` as one flat string. V8's JSON.stringify returns a rope of the pieces it wrote (≈ 90 bytes more than the
+ * text for a short message); reading a character joins them, and the garbage collector then drops the rope. Wire
+ * JSON kept for a whole session goes through this.
+ */
+export function flatJSON(json: string): string {
+  json.charCodeAt(0);
+  return json;
 }
 
-/** Reused by {@link sameFields}, so checking a message allocates nothing. */
+/** Reused by `set` and {@link sameFields}, so checking a message allocates nothing. */
 const scratch: unknown[] = [];
 
-function sameFields(message: Message, fields: readonly unknown[]): boolean {
+/** Whether `message` still has the fields of `entry` (which holds them from its index 1). */
+function sameFields(message: Message, entry: readonly unknown[]): boolean {
   scratch.length = 0;
   pushFields(message, scratch);
-  let same = scratch.length === fields.length;
-  for (let i = 0; same && i < fields.length; i++) same = scratch[i] === fields[i];
+  let same = scratch.length === entry.length - 1;
+  for (let i = 0; same && i < scratch.length; i++) same = scratch[i] === entry[i + 1];
   scratch.length = 0;
   return same;
 }
 
+/** Every field a message's wire form can depend on, flat, in a fixed order. */
 function pushFields(message: Message, out: unknown[]): void {
   out.push(message.role, message.content, message.content.length);
   for (const block of message.content) {

@@ -6,8 +6,7 @@
 import { homedir } from "node:os";
 import type { ConfigResult } from "../config/errors.js";
 import { loadConfig, withoutProjectKeys, type LoadedConfig } from "../config/layers.js";
-import { checkPin, namesOf, type PinCheck } from "../trust/pin.js";
-import { dropHooks } from "../trust/content.js";
+import type { PinCheck } from "../trust/pin.js";
 import { realPathOf } from "./paths.js";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
 import { permissionConfig, permissionLayer, type PermissionConfig } from "./config.js";
@@ -82,14 +81,19 @@ export async function setupPermissions(options: PermissionSetupOptions): Promise
   let files = read.value;
   const userConfigPath = files.paths.user;
   // Trusted by the list (not for this run only): trusted as the content it had when the user said yes.
-  const pin = files.trusted && flags.trustProject !== true ? checkPin(realPathOf(options.cwd), userConfigPath) : undefined;
-  const unpinned = pin && pin.unpinned.size > 0
-    ? { keys: pin.unpinned, extensions: namesOf(pin.unpinned, "extension"), mcpServers: namesOf(pin.unpinned, "mcp") }
+  // (The pins' modules load only for a trusted folder: an untrusted one's content is never read.)
+  const pins = files.trusted && flags.trustProject !== true ? await import("../trust/pin.js") : undefined;
+  const pin = pins?.checkPin(realPathOf(options.cwd), userConfigPath);
+  const unpinned = pins && pin && pin.unpinned.size > 0
+    ? { keys: pin.unpinned, extensions: pins.namesOf(pin.unpinned, "extension"), mcpServers: pins.namesOf(pin.unpinned, "mcp") }
     : undefined;
-  if (unpinned) {
-    const hooks = namesOf(unpinned.keys, "hook");
-    if (hooks.size > 0) for (const layer of files.layers) if (layer.scope === "project") dropHooks(layer.values.hooks, hooks);
-    files = withoutProjectKeys(files, [...namesOf(unpinned.keys, "setting")].filter((key) => !key.startsWith("permissions.")));
+  if (pins && unpinned) {
+    const hooks = pins.namesOf(unpinned.keys, "hook");
+    if (hooks.size > 0) {
+      const { dropHooks } = await import("../trust/content.js");
+      for (const layer of files.layers) if (layer.scope === "project") dropHooks(layer.values.hooks, hooks);
+    }
+    files = withoutProjectKeys(files, [...pins.namesOf(unpinned.keys, "setting")].filter((key) => !key.startsWith("permissions.")));
   }
   const projectConfigPath = files.paths.project;
   const layers = files.layers.map(permissionLayer);

@@ -52,13 +52,6 @@ const ASSIGNMENT_OWNERS = new Set(["command", "declaration_command", "variable_a
 /** `[[ … ]]` operators that evaluate their operands as arithmetic. */
 const ARITHMETIC_TESTS = new Set(["-eq", "-ne", "-lt", "-le", "-gt", "-ge", "-v"]);
 
-/** Text awl refuses to check at all: a NUL (bash would cut the command there) or text that is not valid UTF-8. */
-export function invalidCommandText(command: string): string | undefined {
-  if (command.includes("\0")) return "the command holds a NUL byte";
-  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\uFFFD/.test(command)) return "the command is not valid UTF-8";
-  return undefined;
-}
-
 /** Readings kept (bounded): the same command is checked several times per call (hooks, the check, a question, the sandbox). */
 const cache = new Map<string, ParsedCommand>();
 const CACHE_ENTRIES = 64;
@@ -66,7 +59,7 @@ const CACHE_ENTRIES = 64;
 const CACHE_TEXT = 16_384;
 
 /**
- * Reads `command` (the parser must be loaded, shell-parser.ts; else what neither shortcut reads is unresolved).
+ * Reads `command` (the parser must be loaded, command-reading.ts; else what neither shortcut reads is unresolved).
  * The reading is shared (frozen): a later check of the same text gets the same object. `parser: true` reads it
  * with the parser alone, without the shortcuts (what the tests compare theirs with); `plain: false` skips the
  * plain shortcut (so the compound one reads plain commands too); both uncached.

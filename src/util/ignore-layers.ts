@@ -5,7 +5,7 @@
  * caller, so a worker that never walks never loads it.
  */
 import { lstatSync, readFileSync } from "node:fs";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 
 /** The part of the `ignore` package's matcher used here. */
 export type Ignore = { add(rules: string): Ignore; test(path: string): { ignored: boolean; unignored: boolean } };
@@ -29,6 +29,29 @@ export function ignoreFileRules(file: string, make: MakeIgnore): Ignore | undefi
   return make().add(text);
 }
 
+/**
+ * The repository's `info/exclude`, where git reads it: in `.git/`, or for a linked worktree (`git worktree add`:
+ * `.git` is a file naming the worktree's git folder) in the main repository's git folder, which all its
+ * worktrees share.
+ */
+export function excludeFile(root: string): string {
+  const dotGit = join(root, ".git");
+  let pointer: string;
+  try {
+    pointer = readFileSync(dotGit, "utf8");
+  } catch {
+    return join(dotGit, "info", "exclude"); // a folder (or nothing): the usual place
+  }
+  const gitDir = /^gitdir: *(.+)$/m.exec(pointer)?.[1]?.trim();
+  if (!gitDir) return join(dotGit, "info", "exclude");
+  const own = resolve(root, gitDir);
+  try {
+    return join(resolve(own, readFileSync(join(own, "commondir"), "utf8").trim()), "info", "exclude");
+  } catch {
+    return join(own, "info", "exclude");
+  }
+}
+
 /** The repository root at or above `dir` (the folder holding `.git`), or undefined. */
 export function repositoryRoot(dir: string): string | undefined {
   for (let at = dir; ; at = dirname(at)) {
@@ -49,7 +72,7 @@ export function ancestorLayers(dir: string, make: MakeIgnore, outside?: string):
   const root = repositoryRoot(dir) ?? outside;
   if (!root || relative(root, dir).startsWith("..")) return [];
   const layers: IgnoreLayer[] = [];
-  const exclude = ignoreFileRules(join(root, ".git", "info", "exclude"), make);
+  const exclude = ignoreFileRules(excludeFile(root), make);
   if (exclude) layers.push({ base: root, rules: exclude });
   const chain: string[] = [];
   if (dir !== root) {

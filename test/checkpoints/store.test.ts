@@ -1,4 +1,5 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -60,6 +61,29 @@ describe("checkpoint store", () => {
     expect(files(root)).toEqual({ "a.txt": "alpha\n", "c.txt": "gamma\n", "src/run.sh": "#!/bin/sh\necho hi\n" });
     expect(statSync(join(root, "src", "run.sh")).mode & 0o777).toBe(0o755);
     expect(existsSync(join(root, "new"))).toBe(false);
+  });
+
+  it("works in a linked git worktree (`.git` a file): the main repository's info/exclude applies, nothing fails", () => {
+    const base = mkdtempSync(join(tmpdir(), "awl-ck-wt-"));
+    const main = join(base, "main");
+    const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, stdio: "pipe" });
+    mkdirSync(main);
+    git(main, "init", "-q");
+    writeFileSync(join(main, "a.txt"), "a\n");
+    git(main, "add", ".");
+    git(main, "commit", "-qm", "one");
+    const root = join(base, "linked");
+    git(main, "worktree", "add", "-q", root);
+    writeFileSync(join(main, ".git", "info", "exclude"), "secret.txt\n");
+    writeFileSync(join(root, "secret.txt"), "s");
+    writeFileSync(join(root, "b.txt"), "b");
+    const store = new CheckpointStore(join(base, "store"));
+    const ck = store.take({ session: SESSION, root, prompt: 1, when: "turn" });
+    expect(ck.complete).toBe(true);
+    expect(ck.ignored).toContain("secret.txt");
+    expect([...flattenTree(store.objects, ck.tree!).keys()].sort()).toEqual(["a.txt", "b.txt"]);
+    // Taken again (the ignore files' key is read again): still no failure, nothing new.
+    expect(store.take({ session: SESSION, root, prompt: 1, when: "end" }).tree).toBe(ck.tree);
   });
 
   it("leaves ignored files, .git and oversized files alone, naming what it skipped", () => {

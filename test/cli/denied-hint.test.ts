@@ -25,7 +25,7 @@ it("writes a denied call's block whole when stderr is not a terminal: the header
   const run = await runAwl(["-p", "hi", "--provider", "replay", "--replay", deniedCallScript()]);
   expect(run.code).toBe(0);
   expect(run.stderr).toContain(HINT);
-  expect(run.stderr).toContain(`✗ bash {"command":"${COMMAND}"}`);
+  expect(run.stderr).toContain(`✗ bash ${COMMAND}\n`);
 });
 
 it("wraps a denied call's message at words on a terminal, so the --allow hint is all on screen", async () => {

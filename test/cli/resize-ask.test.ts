@@ -37,6 +37,6 @@ describe("a resize during a permission question", () => {
     const history = await tty.terminal.screen({ history: true, joined: true });
     expect(count(history, /run wants to run/), history).toBe(1);
     expect(count(history, /openai gpt-test · context/), history).toBe(1);
-    expect(history).toMatch(/allowed once\n✓ run \{"command":"ls -la \/some\/where\/long\/enough"\}\n {2}ran ls -la/);
+    expect(history).toMatch(/allowed once\n✓ run ls -la \/some\/where\/long\/enough\n {2}ran ls -la/);
   });
 });

@@ -3,7 +3,7 @@
 // (NODE_OPTIONS=--import) counts the worker threads the main thread creates, marks the first one's start in a file,
 // and writes the count when awl exits. (Until issue 30 every headless run started a worker as its tools opened, and
 // before that a second one, started as awl began with awl's own environment, that the pool could never take.)
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { bodyGate, type ReplayServer } from "../support/replay-server.js";
@@ -65,5 +65,20 @@ it("a tool call starts one Lua worker and runs in it", async () => {
   const { run, threads } = await threadsOf("read the notes");
   expect(run.code, run.stderr).toBe(0);
   expect(JSON.stringify(server.requests.at(-1)!.json().messages)).toContain("a note");
+  expect(threads).toBe(1);
+});
+
+it("a long call of a tool that can render starts no second worker for renders where no block is drawn", async () => {
+  // A call past 50 ms of a tool with a render starts the renders' worker ahead in the interactive UI; print mode and
+  // stream-json never draw a block, and that worker stayed until exit (+13 MB for a whole session).
+  const extensions = join(box.home, ".config/awl/extensions");
+  mkdirSync(extensions, { recursive: true });
+  writeFileSync(join(extensions, "drawn.lua"), `awl.register_tool { name = "drawn", description = "A tool that draws its block.", kinds = { "read" }, parameters = { type = "object" },
+  run = function() local t = os.clock(); while os.clock() - t < 0.4 do end; return "ran" end,
+  render = function() return "drawn" end }`);
+  server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "drawn", input: {} }]) }, { body: openaiText("Done.") });
+  const { run, threads } = await threadsOf("draw");
+  expect(run.code, run.stderr).toBe(0);
+  expect(JSON.stringify(server.requests.at(-1)!.json().messages)).toContain("ran");
   expect(threads).toBe(1);
 });

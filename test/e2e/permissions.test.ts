@@ -64,6 +64,18 @@ describe("headless asks", () => {
     expect(messages.at(-1).content).toContain("permission denied");
   });
 
+  it("a denied call's block names what it would have run, as an allowed one's does, not its raw JSON", async () => {
+    server.enqueue(
+      { body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "rm -rf build\necho gone" } }, { id: "c2", name: "read", input: { path: ".env" } }]) },
+      { body: openaiText("Done.") },
+    );
+    const result = await box.awl(["-p", "go", "--deny", "bash(rm:*)", "--deny", "read(.env)"], { env: providerEnv("openai", server.url) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain("✗ bash rm -rf build …\n  permission denied: the rule \"bash(rm:*)\" denies it");
+    expect(result.stderr).toContain("✗ read .env\n");
+    expect(result.stderr).not.toContain('{"');
+  });
+
   it("a rule in the user config allows matching calls", async () => {
     userExtension("run.lua", RUN);
     userConfig({ model: "gpt-test", permissions: { allow: ["run(npm test:*)"] } });

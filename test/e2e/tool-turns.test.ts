@@ -218,3 +218,16 @@ it("the offline demo (the README's main command with no key) plays a tool-callin
   ]);
   expect(turn.stop_reason).toBe("end_turn");
 });
+
+it("runs a batch of a dozen calls sharing two Lua workers with no listener-leak warning", async () => {
+  // Calls waiting for a slot each listen for the turn's Esc: twelve of them once set off Node's
+  // MaxListenersExceededWarning ("Possible EventTarget memory leak detected") on the user's screen.
+  installExamples(box, ["echo.lua"]);
+  const calls: ScriptedCall[] = Array.from({ length: 12 }, (_, i) => ({ id: `c${i}`, name: "echo", input: { message: `m${i}` } }));
+  server.enqueue({ body: openaiToolCalls(calls) }, { body: openaiText("all echoed") });
+  const result = await box.awl(["--trust-project", "--allow", "*", "-p", "echo twelve", "--no-std-tools", "--lua-workers", "2"], { env: providerEnv("openai", server.url) });
+  expect(result.stderr).not.toContain("Warning");
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain("all echoed");
+  expect(toolResults("openai", server.requests[1]!)).toEqual(calls.map((c, i) => ({ id: c.id, content: `m${i}` })));
+});

@@ -8,7 +8,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCommand } from "../../src/permissions/shell-commands.js";
 import { compoundCommands } from "../../src/permissions/shell-compound.js";
-import { loadShellParser } from "../../src/permissions/shell-parser.js";
+import { loadShellParser } from "../../src/permissions/command-reading.js";
 import { prng } from "../support/prng.js";
 import { commandTestStrings, generateCompound, generateRmCommand, RM_FORMS } from "./shell-forms.js";
 

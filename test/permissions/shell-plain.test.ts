@@ -4,7 +4,7 @@
 // commands, same forms for deny rules, same unresolved reason). So the fast path can never be less strict.
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCommand } from "../../src/permissions/shell-commands.js";
-import { loadShellParser } from "../../src/permissions/shell-parser.js";
+import { loadShellParser } from "../../src/permissions/command-reading.js";
 import { plainCommands } from "../../src/permissions/shell-plain.js";
 import { prng } from "../support/prng.js";
 import { commandTestStrings, RM_FORMS } from "./shell-forms.js";

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { PermissionEngine, type PermissionMode } from "../../src/permissions/engine.js";
 import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
 import { parseCommand } from "../../src/permissions/shell-commands.js";
-import { loadShellParser } from "../../src/permissions/shell-parser.js";
+import { loadShellParser } from "../../src/permissions/command-reading.js";
 import { prng } from "../support/prng.js";
 import { generateRmCommand, RM_FORMS } from "./shell-forms.js";
 

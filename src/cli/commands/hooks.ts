@@ -6,7 +6,7 @@
  */
 import { loadConfig } from "../../config/layers.js";
 import { readCommandHooks, type CommandHook } from "../../hooks/command-config.js";
-import { pluginCommandHooks } from "../../plugins/parts.js";
+import { pluginCommandHooks } from "../../plugins/read-parts.js";
 import { LuaHooks } from "../../hooks/lua-hooks.js";
 import { commandEntries, hooksText, luaEntries } from "../../hooks/listing.js";
 import { setupPermissions } from "../../permissions/setup.js";

@@ -42,6 +42,7 @@ let compiled: Promise<WasmModule> | undefined;
  * V8 compiles each function at its first call) so that the tiering budget, which V8 reads as the module is
  * compiled, applies to this module alone: the flag is back to its default before any other code runs (a
  * changed flag would make V8 reject its code caches, e.g. Node's for its built-in modules in a new worker).
+ * A module that could not be read or compiled is tried again by the next caller (the next worker's start).
  */
 export function luaWasmModule(): Promise<WasmModule> {
   compiled ??= readFile(createRequire(import.meta.url).resolve("wasmoon/dist/glue.wasm")).then((bytes) => {
@@ -54,5 +55,9 @@ export function luaWasmModule(): Promise<WasmModule> {
       setFlagsFromString(`--wasm-tiering-budget=${DEFAULT_TIERING_BUDGET}`);
     }
   });
-  return compiled;
+  const compiling = compiled;
+  compiling.catch(() => {
+    if (compiled === compiling) compiled = undefined;
+  });
+  return compiling;
 }

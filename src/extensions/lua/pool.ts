@@ -83,10 +83,20 @@ export class LuaPool {
     this.log = onLog ? (extension, stream, text) => onLog(extension, text, stream) : defaultLog;
   }
 
-  /** Loads every extension in a first slot; returns registrations and per-extension load errors. */
+  /**
+   * Loads every extension in a first slot; returns registrations and per-extension load errors. Rejects when the
+   * worker itself could not start (its thread, wasmoon, awl's Lua runtime): nothing was loaded then, and the next
+   * `load()` starts one again.
+   */
   async load(): Promise<{ tools: LuaToolRegistration[]; errors: ExtensionLoadError[] }> {
-    this.loading ??= this.loadFirstSlot();
-    const loaded = await this.loading;
+    const loading = (this.loading ??= this.loadFirstSlot());
+    let loaded: Loaded;
+    try {
+      loaded = await loading;
+    } catch (error) {
+      if (this.loading === loading) this.loading = undefined;
+      throw error;
+    }
     return { tools: loaded.tools.map((t) => ({ ...t })), errors: loaded.errors.map((e) => ({ ...e })) };
   }
 
@@ -110,11 +120,7 @@ export class LuaPool {
           hung.push({ extension: entry.name, file: entry.file, message: `${entry.file}: ${err.message}` });
           continue;
         }
-        const message = `the Lua runtime could not start: ${(err as Error).message}`;
-        return {
-          tools: [],
-          errors: this.options.extensions.map((e) => ({ extension: e.name, file: e.file, message: `${e.file}: ${message}` })),
-        };
+        throw err;
       }
     }
   }

@@ -19,7 +19,7 @@ import { createHash } from "node:crypto";
 import type { ContentBlock, ImageData } from "../../model/blocks.js";
 import type { Conversation } from "../../model/conversation.js";
 import type { Message } from "../../model/message.js";
-import { MessageMemo } from "../../model/message-memo.js";
+import { flatJSON, MessageMemo } from "../../model/message-memo.js";
 import { isProviderError, type ProviderError } from "../errors.js";
 import { toolSpecsJSON, withoutSearchTool } from "../tool-specs.js";
 import { markedErrorText } from "../tool-error-text.js";
@@ -60,7 +60,7 @@ export function buildResponsesRequestBody(
   for (const message of conversation.messages) {
     let json = cache.get(message);
     if (json === undefined) {
-      json = messageItems(message);
+      json = messageItems(message).map(flatJSON);
       cache.set(message, json);
     }
     items.push(...json);

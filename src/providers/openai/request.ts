@@ -7,7 +7,7 @@
 import type { ImageBlock, ImageData, ToolResultBlock, ToolUseBlock } from "../../model/blocks.js";
 import type { Conversation } from "../../model/conversation.js";
 import type { Message } from "../../model/message.js";
-import { MessageMemo } from "../../model/message-memo.js";
+import { flatJSON, MessageMemo } from "../../model/message-memo.js";
 import { isProviderError, type ProviderError } from "../errors.js";
 import { toolSpecsJSON } from "../tool-specs.js";
 import { markedErrorText } from "../tool-error-text.js";
@@ -114,8 +114,8 @@ function messagesJSON(messages: readonly Message[], compat: Compat, cache: ChatW
 
 /** One awl message → its OpenAI messages: tool results become one `role: "tool"` message each, placed first. */
 function convertMessage(message: Message, compat: Compat): ChatFragment {
-  if (message.role === "system") return { compat, lead: JSON.stringify({ role: compat.systemRole, content: joinedText(message) }) };
-  if (message.role === "assistant") return { compat, lead: JSON.stringify(convertAssistant(message, compat)) };
+  if (message.role === "system") return { compat, lead: flatJSON(JSON.stringify({ role: compat.systemRole, content: joinedText(message) })) };
+  if (message.role === "assistant") return { compat, lead: flatJSON(JSON.stringify(convertAssistant(message, compat))) };
   const out: WireMessage[] = [];
   const results = message.content.filter((b): b is ToolResultBlock => b.type === "tool_result");
   const images: ImageData[] = [];
@@ -132,18 +132,17 @@ function convertMessage(message: Message, compat: Compat): ChatFragment {
   // Tool messages take text only, so their images follow as one user message.
   if (images.length > 0)
     out.push({ role: "user", content: [{ type: "text", text: "Images returned by the tool calls above:" }, ...images.map(imagePart)] });
-  const fragment: ChatFragment = { compat, lead: out.map((wire) => JSON.stringify(wire)).join(",") };
+  const lead = flatJSON(out.map((wire) => JSON.stringify(wire)).join(","));
   let prompted = message.content.filter((b): b is ImageBlock => b.type === "image");
-  if (message.content.some((b) => b.type === "text") || prompted.length > 0) {
-    fragment.text = joinedText(message, "\n\n");
-    if (prompted.length > 0 && !compat.toolResultImages) {
-      fragment.text = [fragment.text, `[${prompted.length} image(s) of this message were left out: this endpoint does not accept images]`].filter((t) => t !== "").join("\n\n");
-      prompted = [];
-    }
-    if (prompted.length > 0) fragment.images = prompted;
-    fragment.textJSON = userJSON(fragment.text, prompted);
+  if (!message.content.some((b) => b.type === "text") && prompted.length === 0) return { compat, lead };
+  let text = joinedText(message, "\n\n");
+  if (prompted.length > 0 && !compat.toolResultImages) {
+    text = [text, `[${prompted.length} image(s) of this message were left out: this endpoint does not accept images]`].filter((t) => t !== "").join("\n\n");
+    prompted = [];
   }
-  return fragment;
+  const textJSON = flatJSON(userJSON(text, prompted));
+  // Every field at once: one object of its own size (fields added later would go to a store of their own).
+  return prompted.length > 0 ? { compat, lead, text, images: prompted, textJSON } : { compat, lead, text, textJSON };
 }
 
 /** A user message: its text as a string, or, with images, as content parts (text first). */

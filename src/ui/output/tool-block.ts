@@ -86,7 +86,7 @@ export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockV
   const mark = block.status === "running" ? (block.spinner ?? STILL_MARK) : MARKS[block.status];
   const lead = `${mark} ${block.name} `;
   const room = Math.max(8, lineWidth - displayWidth(lead) - displayWidth(status));
-  const label = block.title !== undefined ? cut(block.title, room) : cut(block.input, Math.min(100, room));
+  const label = block.title !== undefined ? cut(block.title, room) : cut(inputLabel(block.input), Math.min(100, room));
   const header = fitWidth(`${lead}${label}${status}`, lineWidth);
   const reset = block.status === "running" ? "22" : "39";
   const lines = [color ? `\x1b[${MARK_COLORS[block.status]}m${mark}\x1b[${reset}m${header.slice(mark.length)}` : header];
@@ -111,6 +111,31 @@ export function drawBlock(block: ToolBlockData, body: RenderedBody, view: BlockV
     lines.push(...block.logs.lines.map((line) => dim(indent(plain(line)))));
   }
   return lines;
+}
+
+/**
+ * The fields that say what a call acts on, as the std tools' `ctx:title` shows them: a call that never ran (denied,
+ * refused, cancelled while waiting) or has not set its title yet is labelled by the first of them it has.
+ */
+const SUBJECT_FIELDS = ["command", "path", "file_path", "url", "pattern", "query"];
+
+/** A header's label for a call without a title: its subject field (first line), else the raw JSON input. */
+function inputLabel(input: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(input);
+  } catch {
+    return input;
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return input;
+  for (const field of SUBJECT_FIELDS) {
+    const value = (parsed as Record<string, unknown>)[field];
+    if (typeof value !== "string" || value.trim() === "") continue;
+    // A command of several lines shows its first and says there is more (the question shows them all).
+    const end = value.indexOf("\n");
+    return end < 0 ? value : `${value.slice(0, end)} …`;
+  }
+  return input;
 }
 
 /** `text` on one line, cut to `max` columns. */

@@ -315,7 +315,7 @@ export class LuaRuntime {
       if (typeof path !== "string") return [null, "awl writes only to paths that are valid UTF-8", 22];
       if (!this.init.textFromHost) return writeText(path, bytes(L, 2));
       const created = !existsSync(path);
-      const reply = this.host.request({ op: "write_text", path, data: bytes(L, 2) });
+      const reply = this.host.request({ op: "write_text", path, data: bytes(L, 2).slice() }); // slice: never clone all of wasm memory
       return reply.ok ? [true, created] : [null, `${path}: ${reply.message}`, 5];
     });
     const stop = () => this.shouldStop();

@@ -1,0 +1,136 @@
+// The long runs of issue 30's "No growth", measured by budget.bench.mjs: a local model that scripts each reply, a
+// memory probe loaded into awl (`--import`: on SIGUSR2 a full GC, then the heap and RSS, or a heap snapshot), and
+// the runs themselves (stream-json turns, one interactive session in a pseudo-terminal, ACP sessions opened and
+// closed, a Lua tool's big results). Not a bench itself.
+import { spawn } from "node:child_process";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { awl, choice, sse } from "./support.mjs";
+import { heapParts } from "./heap-parts.mjs";
+
+const usage = { id: "b", choices: [], usage: { prompt_tokens: 50, completion_tokens: 2 } };
+/** A streamed assistant text reply. */
+export const textReply = (text) => sse(choice({ role: "assistant", content: text }), choice({}, "stop"), usage);
+let callIds = 0;
+/** A streamed reply calling `calls` ([name, arguments object]) in one batch. */
+export const callsReply = (calls) =>
+  sse(
+    choice({ role: "assistant", tool_calls: calls.map(([name, args], index) => ({ index, id: `call${callIds++}`, type: "function", function: { name, arguments: JSON.stringify(args) } })) }),
+    choice({}, "tool_calls"),
+    usage,
+  );
+
+/**
+ * A local OpenAI-compatible server whose every reply `script(request)` writes (`request`: the parsed body and its
+ * length); `lastBody` is the length of the last request.
+ */
+export async function modelServer(script) {
+  const state = { lastBody: 0, requests: 0, url: "" };
+  const server = createServer((req, res) => {
+    const chunks = [];
+    req.on("data", (c) => chunks.push(c));
+    req.on("end", async () => {
+      const text = Buffer.concat(chunks).toString();
+      state.lastBody = text.length;
+      state.requests++;
+      const reply = await script(JSON.parse(text));
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.end(reply);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  state.url = `http://127.0.0.1:${server.address().port}/v1`;
+  state.close = () => server.close();
+  return state;
+}
+
+/** The text of a request's last message ("" for none). */
+export const lastText = (request) => {
+  const last = request.messages?.at(-1);
+  return typeof last?.content === "string" ? last.content : JSON.stringify(last?.content ?? "");
+};
+
+/**
+ * The probe awl loads (`--import`): on SIGUSR2 it reads `ask` (a JSON line: `{"snapshot": FILE}` or `{}`), runs a full
+ * GC, and writes `answer` with the heap, RSS and live worker threads (after writing the snapshot, if asked).
+ */
+export function memoryProbe(dir) {
+  const file = join(dir, "memory-probe.mjs");
+  const ask = join(dir, "probe-ask.json");
+  const answer = join(dir, "probe-answer.json");
+  writeFileSync(file, `import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import v8 from "node:v8";
+let workers = 0;
+process.on("worker", (w) => { workers++; w.once("exit", () => workers--); });
+process.on("SIGUSR2", () => {
+  const ask = JSON.parse(readFileSync(${JSON.stringify(ask)}, "utf8"));
+  globalThis.gc(); globalThis.gc();
+  if (ask.snapshot) v8.writeHeapSnapshot(ask.snapshot);
+  const m = process.memoryUsage();
+  writeFileSync(${JSON.stringify(answer)} + ".tmp", JSON.stringify({ heap: m.heapUsed, heapTotal: m.heapTotal, external: m.external, rss: m.rss, workers, spaces: v8.getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size, s.space_used_size]) }));
+  renameSync(${JSON.stringify(answer)} + ".tmp", ${JSON.stringify(answer)});
+});
+`);
+  return {
+    /** Node's flags that load the probe. */
+    nodeArgs: ["--expose-gc", "--import", file],
+    /** `{heap, rss, workers}` of the process `pid` after a full GC (with `snapshot`: also writes a heap snapshot there). */
+    async sample(pid, snapshot) {
+      rmSync(answer, { force: true });
+      writeFileSync(ask, JSON.stringify(snapshot ? { snapshot } : {}));
+      process.kill(pid, "SIGUSR2");
+      while (!existsSync(answer)) await new Promise((resolve) => setTimeout(resolve, 20));
+      return JSON.parse(readFileSync(answer, "utf8"));
+    },
+  };
+}
+
+/** RSS of the process `pid` in bytes, from /proc (no GC first: what the system sees). */
+export const rssOf = (pid) => Number(readFileSync(`/proc/${pid}/status`, "utf8").match(/VmRSS:\s+(\d+)/)[1]) * 1024;
+
+/** Bytes per 1 000 tool calls, in MB. */
+export const perThousand = (bytes, calls) => (bytes / calls) * 1000 / 2 ** 20;
+
+/**
+ * One `awl -p --input-format stream-json` process fed `turns` prompts (each `prompt(t)`), turn after turn, in
+ * `where` (cwd, env). `at(t, pid)` runs after turn t (awaited). Resolves when awl has exited.
+ */
+export async function streamJsonRun(where, probe, turns, prompt, at) {
+  const child = spawn(process.execPath, [...probe.nodeArgs, awl, "-p", "--input-format", "stream-json", "--output-format", "stream-json", "--no-session"], { cwd: where.cwd, env: where.env, stdio: ["pipe", "pipe", "inherit"] });
+  const lines = createInterface({ input: child.stdout });
+  let waiting;
+  lines.on("line", (line) => {
+    const event = JSON.parse(line);
+    if (event.type === "result") {
+      if (event.is_error) console.error(`awl: a turn ended in an error: ${line.slice(0, 300)}`);
+      waiting?.();
+    }
+  });
+  let exited = false;
+  child.on("close", (code) => {
+    exited = true;
+    waiting?.(new Error(`awl exited (${code}) before its turns were done`));
+  });
+  for (let t = 1; t <= turns; t++) {
+    await new Promise((resolve, reject) => {
+      if (exited) reject(new Error("awl exited before its turns were done"));
+      waiting = (error) => (error ? reject(error) : resolve());
+      child.stdin.write(`${JSON.stringify({ type: "user", message: { role: "user", content: prompt(t) } })}\n`);
+    });
+    await at(t, child.pid);
+  }
+  waiting = undefined;
+  child.stdin.end();
+  if (!exited) await new Promise((resolve) => child.on("close", resolve));
+}
+
+/**
+ * The parts of two heap snapshots' difference, per 1 000 tool calls (MB): the whole live heap, the conversation's
+ * own messages, what is kept per message beside them (the wire JSON), compiled code, and the rest.
+ */
+export function heapGrowth(early, late, calls) {
+  const [a, b] = [heapParts(early), heapParts(late)];
+  return Object.fromEntries(Object.keys(a).map((k) => [k, perThousand(b[k] - a[k], calls)]));
+}

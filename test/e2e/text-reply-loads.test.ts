@@ -1,0 +1,60 @@
+// What a one-line reply loads (issue 30): `awl -p --no-session hi` with the std tools offered loads only what such a
+// reply runs; each part below loads the first time a run needs it. V8's coverage (NODE_V8_COVERAGE, whatever the
+// bundle's module format) lists every script awl loaded, so a module counts as loaded when a loaded script defines
+// one of its functions or classes; a probe (NODE_OPTIONS=--import) lists the Node built-ins loaded.
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import type { ReplayServer } from "../support/replay-server.js";
+import { openaiText, providerEnv, withServerAndSandbox, type Sandbox } from "./support.js";
+
+let server: ReplayServer;
+let box: Sandbox;
+withServerAndSandbox((made) => ({ server, box } = made));
+
+/** A function of each part a text reply leaves unloaded, and when that part loads. */
+const UNLOADED = {
+  SessionStore: "the sessions' modules: only for a run that saves its conversation",
+  readPluginMcp: "plugins' mcp.json reader: only when an installed plugin has one",
+  readPluginHooks: "plugins' hooks.json reader: only when an installed plugin has one",
+  checkPin: "a trusted folder's pins: only in a trusted folder",
+  runSubAgent: "a sub-agent's loop: only once the task tool runs one",
+  parseCommand: "the permission engine's shell command reader: only once a command is checked",
+  SessionRecorder: "the sessions' recorder: only for a run that saves its conversation or runs a sub-agent",
+};
+
+/** The text of awl's scripts that a run of `awl ARGS` loaded, and the Node built-ins it loaded. */
+async function loadedBy(args: readonly string[]): Promise<{ defines: (name: string) => boolean; builtins: Set<string> }> {
+  const coverage = join(box.root, `coverage-${Date.now()}`);
+  const builtins = join(box.root, "builtins.txt");
+  const probe = join(box.root, "list-builtins.mjs");
+  writeFileSync(probe, `import { writeFileSync } from "node:fs";
+process.on("exit", () => writeFileSync(${JSON.stringify(builtins)}, process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)).join("\\n")));
+`);
+  const run = await box.awl(args, { env: { ...providerEnv("openai", server.url), NODE_V8_COVERAGE: coverage, NODE_OPTIONS: `--import=${probe}` } });
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toContain("Hello.");
+  const scripts = new Set<string>();
+  for (const file of readdirSync(coverage)) {
+    const { result } = JSON.parse(readFileSync(join(coverage, file), "utf8")) as { result: Array<{ url: string }> };
+    for (const script of result) if (script.url.startsWith("file://") && script.url.includes("/dist/")) scripts.add(fileURLToPath(script.url));
+  }
+  const text = [...scripts].map((path) => readFileSync(path, "utf8")).join("\n");
+  // `function NAME`, `class NAME` or `NAME = class` (as a bundler writes a class), which it may have renamed `NAME$1`.
+  const defines = (name: string) => new RegExp(`\\b(?:class|function) ${name}(?:\\$\\d+)?\\b|\\b${name}(?:\\$\\d+)? = class\\b`).test(text);
+  return { defines, builtins: new Set(readFileSync(builtins, "utf8").split("\n")) };
+}
+
+it("a text reply with --no-session loads none of the parts it does not run; a run that saves its session loads the sessions' modules", async () => {
+  server.enqueue({ body: openaiText("Hello.") }, { body: openaiText("Hello.") }, { body: openaiText("Hello.") });
+  // The first run in a new home writes the tools' registration cache (a Lua worker loads the extensions).
+  await loadedBy(["-p", "--no-session", "hi"]);
+  const text = await loadedBy(["-p", "--no-session", "hi"]);
+  expect(text.defines("runPrintMode")).toBe(true);
+  const loaded = Object.keys(UNLOADED).filter((name) => text.defines(name));
+  expect(loaded.map((name) => `${name} (${UNLOADED[name as keyof typeof UNLOADED]})`)).toEqual([]);
+  // The same probe sees a part once a run needs it.
+  const saved = await loadedBy(["-p", "hi"]);
+  expect(saved.defines("SessionStore")).toBe(true);
+});
