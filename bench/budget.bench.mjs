@@ -20,7 +20,7 @@ import { createServer } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { awl, choice, loadText, median, now, PROMPT, ptyTime, repo, RUNS, sse } from "./support.mjs";
-import { heapGrowth, memoryProbe, perThousand, rssOf, streamJsonRun } from "./long-run.mjs";
+import { acpSessions, heapGrowth, memoryProbe, perThousand, rssOf, streamJsonRun } from "./long-run.mjs";
 
 const TURNS = Number(process.env.BUDGET_TURNS ?? 500);
 /** `BUDGET_ONLY=growth,acp`: only these sections (print, step, interactive, growth, session, acp, lua); all by default. */
@@ -36,7 +36,9 @@ function judge(name, figure, unit, budget, note = "") {
   console.log(`| ${name} | ${shown} ${unit}${note} | ≤ ${budget} ${unit} | ${under ? "under" : "**OVER**"} |`);
 }
 
-// A local OpenAI-compatible server: "call" prompts get an `ls` call, a tool result gets "done", the rest "Hello.".
+// A local OpenAI-compatible server: "call" and "list" prompts get an `ls` call (or the calls a prompt names after
+// `calls=`, a JSON list of [name, arguments], repeated in `steps=N` steps), a tool result gets "done" once the steps
+// are over, other prompts "Hello.", and a compaction's summary request a summary.
 let sentCallAt = 0;
 let steps = [];
 let lastBody = 0;
@@ -48,21 +50,34 @@ const server = createServer((req, res) => {
     const body = Buffer.concat(chunks).toString();
     lastBody = body.length;
     const arrived = now();
-    const last = JSON.parse(body).messages?.at(-1);
+    const messages = JSON.parse(body).messages ?? [];
+    const last = messages.at(-1);
     if (last?.role === "tool" && sentCallAt) steps.push(arrived - sentCallAt);
-    const wantsCall = last?.role === "user" && /call|list/.test(JSON.stringify(last.content));
+    const asked = messages.findLast((m) => m.role === "user");
+    const prompt = typeof asked?.content === "string" ? asked.content : JSON.stringify(asked?.content ?? "");
+    const named = prompt.match(/calls=(\[.*\]) steps=(\d+)/);
+    const stepsDone = messages.slice(messages.lastIndexOf(asked)).filter((m) => m.tool_calls).length;
+    const wantsCall = named ? stepsDone < Number(named[2]) : last?.role === "user" && /call|list/.test(prompt);
     // "think" prompts: the call comes after a model's time to first token (THINK_MS), as a real model's does.
-    const thinks = wantsCall && JSON.stringify(last.content).includes("think");
+    const thinks = wantsCall && prompt.includes("think");
     res.writeHead(200, { "content-type": "text/event-stream" });
-    if (!wantsCall) return res.end(sse(choice({ role: "assistant", content: last?.role === "tool" ? "done" : "Hello." }), choice({}, "stop"), usage));
-    if (thinks) return setTimeout(() => res.end(callReply(), () => (sentCallAt = now())), THINK_MS);
-    res.end(callReply(), () => {
+    if (body.includes(SUMMARY)) return res.end(textReply("## Goal\nList files.\n## Done\nListed them."));
+    if (!wantsCall) return res.end(textReply(last?.role === "tool" ? "done" : "Hello."));
+    const reply = callReply(named ? JSON.parse(named[1]) : [["ls", {}]]);
+    if (thinks) return setTimeout(() => res.end(reply, () => (sentCallAt = now())), THINK_MS);
+    res.end(reply, () => {
       sentCallAt = now();
     });
   });
 });
-/** An `ls` call, the whole reply at once. */
-const callReply = () => sse(choice({ role: "assistant", tool_calls: [{ index: 0, id: `c${steps.length}-${Date.now()}`, type: "function", function: { name: "ls", arguments: "{}" } }] }), choice({}, "tool_calls"), usage);
+/** What a compaction's summary request says (src/compaction/summary-prompt.ts). */
+const SUMMARY = "You summarise a conversation";
+/** A streamed text reply. */
+const textReply = (text) => sse(choice({ role: "assistant", content: text }), choice({}, "stop"), usage);
+let callIds = 0;
+/** The calls (`[name, arguments]`) in one reply, the whole reply at once. */
+const callReply = (calls) =>
+  sse(choice({ role: "assistant", tool_calls: calls.map(([name, args], index) => ({ index, id: `c${callIds++}-${Date.now()}`, type: "function", function: { name, arguments: JSON.stringify(args) } })) }), choice({}, "tool_calls"), usage);
 /** A fast model's time to its first token (a call's name comes after it). */
 const THINK_MS = 400;
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -186,6 +201,45 @@ if (wanted("growth")) {
   judge(`main heap growth per 1 000 tool calls, net of the conversation (snapshots: the rest once messages, their wire JSON and compiled code are set apart; ${calls} calls)`, parts.rest, "MB", 1,
     ` (in all ${mb(parts.live)}: conversation ${mb(parts.conversation)}, wire JSON ${mb(parts.memo)}, code ${mb(parts.code)}; after a GC the heap grew ${mb(perThousand(late.heap - early.heap, calls))}, the request body ${mb(perThousand(late.body - early.body, calls))})`);
   judge(`RSS growth from turn 10 to turn ${TURNS}`, (late.rss - early.rss) / 2 ** 20, "MB", 20, ` (${(early.rss / 2 ** 20).toFixed(0)} → ${(late.rss / 2 ** 20).toFixed(0)} MB)`);
+}
+
+// ---- 5. ACP sessions opened and closed ----------------------------------------------------------------------
+if (wanted("acp")) {
+  // Each session gets an MCP server (test/fixtures/mcp/odd-server.mjs) and one prompt that calls `ls` and one of the
+  // server's tools (its permission asked and allowed once), then is closed: what it held must go with it.
+  const where = place("acp");
+  const probe = memoryProbe(root);
+  const sessions = Number(process.env.BUDGET_ACP_SESSIONS ?? 50);
+  const odd = { name: "odd", command: process.execPath, args: [join(repo, "test/fixtures/mcp/odd-server.mjs")], env: [] };
+  const samples = await acpSessions(where, probe, sessions, [odd], `calls=${JSON.stringify([["ls", {}], ["odd_slow", { ms: 1 }]])} steps=1`);
+  const mb = (b) => (b / 2 ** 20).toFixed(1);
+  judge(`\`awl acp\`: heap after ${sessions} sessions opened, prompted and closed, over the first one closed`, (samples.last.heap - samples.first.heap) / 2 ** 20, "MB", 1,
+    ` (${mb(samples.start.heap)} MB after initialize, ${mb(samples.first.heap)} → ${mb(samples.last.heap)} MB; worker threads left: ${samples.last.workers})`);
+  judge(`\`awl acp\`: RSS after ${sessions} sessions over the first one closed`, (samples.last.rss - samples.first.rss) / 2 ** 20, "MB", 20,
+    ` (${mb(samples.start.rss)} MB after initialize, ${mb(samples.first.rss)} → ${mb(samples.last.rss)} MB)`);
+}
+
+// ---- 6. a Lua tool's big results -----------------------------------------------------------------------------
+if (wanted("lua")) {
+  // One stream-json process: 10 `ls` turns, then BIG turns whose Lua tool returns BUDGET_BIG_MB MB of text each (the
+  // result is spilled to a file, the model sees its head), then 20 `ls` turns: the Lua slot must give that memory back.
+  const where = place("lua");
+  const extensions = join(where.home, ".config", "awl", "extensions");
+  mkdirSync(extensions, { recursive: true });
+  writeFileSync(join(extensions, "big.lua"), `awl.register_tool { name = "big", description = "Returns mb megabytes of text.", kinds = { "read" },
+  parameters = { type = "object", properties = { mb = { type = "number" } } },
+  run = function(args) return string.rep("big result line\\n", math.floor(args.mb * 65536)) end }\n`);
+  const probe = memoryProbe(root);
+  const big = Number(process.env.BUDGET_BIG_MB ?? 8);
+  const BIG = 5;
+  const samples = {};
+  const prompt = (t) => (t > 10 && t <= 10 + BIG ? `turn ${t}: calls=${JSON.stringify([["big", { mb: big }]])} steps=1` : `turn ${t}: list the files`);
+  await streamJsonRun(where, probe, 30 + BIG, prompt, async (t, pid) => {
+    if (t === 10 || t === 10 + BIG || t === 30 + BIG) samples[t] = { ...(await probe.sample(pid)), rss: rssOf(pid) };
+  });
+  const [before, during, after] = [samples[10], samples[10 + BIG], samples[30 + BIG]].map((m) => m.rss / 2 ** 20);
+  judge(`RSS after ${BIG} Lua results of ${big} MB and 20 turns more, over before them`, after - before, "MB", big,
+    ` (${before.toFixed(0)} → ${during.toFixed(0)} MB right after them → ${after.toFixed(0)} MB)`);
 }
 
 server.close();

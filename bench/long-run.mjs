@@ -1,56 +1,12 @@
-// The long runs of issue 30's "No growth", measured by budget.bench.mjs: a local model that scripts each reply, a
-// memory probe loaded into awl (`--import`: on SIGUSR2 a full GC, then the heap and RSS, or a heap snapshot), and
+// The long runs of issue 30's "No growth", measured by budget.bench.mjs: a memory probe loaded into awl (`--import`: on SIGUSR2 a full GC, then the heap and RSS, or a heap snapshot), and
 // the runs themselves (stream-json turns, one interactive session in a pseudo-terminal, ACP sessions opened and
 // closed, a Lua tool's big results). Not a bench itself.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
-import { awl, choice, sse } from "./support.mjs";
+import { awl } from "./support.mjs";
 import { heapParts } from "./heap-parts.mjs";
-
-const usage = { id: "b", choices: [], usage: { prompt_tokens: 50, completion_tokens: 2 } };
-/** A streamed assistant text reply. */
-export const textReply = (text) => sse(choice({ role: "assistant", content: text }), choice({}, "stop"), usage);
-let callIds = 0;
-/** A streamed reply calling `calls` ([name, arguments object]) in one batch. */
-export const callsReply = (calls) =>
-  sse(
-    choice({ role: "assistant", tool_calls: calls.map(([name, args], index) => ({ index, id: `call${callIds++}`, type: "function", function: { name, arguments: JSON.stringify(args) } })) }),
-    choice({}, "tool_calls"),
-    usage,
-  );
-
-/**
- * A local OpenAI-compatible server whose every reply `script(request)` writes (`request`: the parsed body and its
- * length); `lastBody` is the length of the last request.
- */
-export async function modelServer(script) {
-  const state = { lastBody: 0, requests: 0, url: "" };
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on("data", (c) => chunks.push(c));
-    req.on("end", async () => {
-      const text = Buffer.concat(chunks).toString();
-      state.lastBody = text.length;
-      state.requests++;
-      const reply = await script(JSON.parse(text));
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end(reply);
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  state.url = `http://127.0.0.1:${server.address().port}/v1`;
-  state.close = () => server.close();
-  return state;
-}
-
-/** The text of a request's last message ("" for none). */
-export const lastText = (request) => {
-  const last = request.messages?.at(-1);
-  return typeof last?.content === "string" ? last.content : JSON.stringify(last?.content ?? "");
-};
 
 /**
  * The probe awl loads (`--import`): on SIGUSR2 it reads `ask` (a JSON line: `{"snapshot": FILE}` or `{}`), runs a full
@@ -133,4 +89,33 @@ export async function streamJsonRun(where, probe, turns, prompt, at) {
 export function heapGrowth(early, late, calls) {
   const [a, b] = [heapParts(early), heapParts(late)];
   return Object.fromEntries(Object.keys(a).map((k) => [k, perThousand(b[k] - a[k], calls)]));
+}
+
+/**
+ * `awl acp` with `sessions` sessions, each opened (with `mcpServers`), prompted once (`ask` after its number), and closed; every
+ * permission it asks is allowed once. Samples (heap after a GC, RSS, worker threads) after `initialize`, after the
+ * first session closed, and after the last (with heap snapshots there when `snapshots` names two files).
+ */
+export async function acpSessions(where, probe, sessions, mcpServers, ask, snapshots = []) {
+  const { client, ndJsonStream, PROTOCOL_VERSION } = await import("@agentclientprotocol/sdk");
+  const { Readable, Writable } = await import("node:stream");
+  const child = spawn(process.execPath, [...probe.nodeArgs, awl, "acp", "--no-session"], { cwd: where.cwd, env: where.env, stdio: ["pipe", "pipe", "inherit"] });
+  const sample = async (snapshot) => ({ ...(await probe.sample(child.pid, snapshot)), rss: rssOf(child.pid) });
+  const app = client({ name: "bench" }).onRequest("session/request_permission", () => ({ outcome: { outcome: "selected", optionId: "allow_once" } }));
+  const samples = {};
+  await app.connectWith(ndJsonStream(Writable.toWeb(child.stdin), Readable.toWeb(child.stdout)), async (ctx) => {
+    await ctx.request("initialize", { protocolVersion: PROTOCOL_VERSION, clientCapabilities: {} });
+    samples.start = await sample();
+    for (let s = 1; s <= sessions; s++) {
+      const { sessionId } = await ctx.request("session/new", { cwd: where.cwd, mcpServers });
+      const { stopReason } = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: `session ${s}: ${ask}` }] });
+      if (stopReason !== "end_turn") throw new Error(`session ${s} ended its prompt with ${stopReason}`);
+      await ctx.request("session/close", { sessionId });
+      if (s === 1) samples.first = await sample(snapshots[0]);
+    }
+    samples.last = await sample(snapshots[1]);
+  });
+  child.stdin.end();
+  await new Promise((resolve) => child.on("close", resolve));
+  return samples;
 }

@@ -88,4 +88,4 @@ export { CompositeToolSet } from "./tools/composite.js";
 export type { AskFunction, AskRequest, AskAnswer, DeniedCall, PermissionToolSetOptions } from "./permissions/tool-set.js";
 export { parseCommand } from "./permissions/shell-commands.js";
 export type { ParsedCommand, ShellCommand, CommandPart } from "./permissions/shell-commands.js";
-export { loadShellParser } from "./permissions/shell-parser.js";
+export { loadShellParser } from "./permissions/command-reading.js";

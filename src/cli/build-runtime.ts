@@ -186,7 +186,7 @@ async function openJobs(options: RuntimeOptions, lua: LuaToolSet, tools: ToolSet
   ]);
   const scrub = new SecretScrubber(runSecrets(options));
   // A sign-in's token refreshed later is scrubbed from the jobs' saved output too.
-  (await import("../util/late-secrets.js")).onSecretsAnnounced((late) => scrub.add(late));
+  (await import("../util/late-secrets.js")).onSecretsAnnounced(scrub, "add");
   const table = new JobTable({ ...lua.programs, spillDir: lua.spillDir, scrub });
   return new JobsToolSet(tools, table, cwd);
 }

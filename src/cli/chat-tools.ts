@@ -71,8 +71,7 @@ export async function openChatTools(
   // streaming), so a reply needing no tool costs no thread (LuaToolSet.prewarm).
   // A sign-in's token refreshed later is scrubbed from tool results and spill files too.
   if (opened.ok) {
-    const lua = opened.value.tools;
-    onSecretsAnnounced((late) => lua.addSecrets(late));
+    onSecretsAnnounced(opened.value.tools, "addSecrets");
   }
   if (opened.ok && !mode.interactive) void opened.value.tools.prewarm();
   if (opened.ok && sandbox.value && options.permissions) {

@@ -104,7 +104,8 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
         options.warn(`MCP server${late.length > 1 ? "s" : ""} ${late.map((s) => `"${s}"`).join(", ")} not ready after ${startupTimeoutMs / 1000} s: ${late.length > 1 ? "their" : "its"} tools are not offered`),
     }),
   });
-  cleanUpOnTermination({ kill: () => tools.kill(), close: () => tools.close() });
+  // Until it is closed: a closed session's servers (ACP's session/close) are no longer held here.
+  tools.whenClosed(cleanUpOnTermination({ kill: () => tools.kill(), close: () => tools.close() }));
   return tools;
 }
 

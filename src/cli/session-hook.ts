@@ -178,7 +178,7 @@ export function setupSessions(options: RuntimeOptions, runtime: Runtime): Config
   const cwd = options.cwd ?? process.cwd();
   const store = new SessionStore(undefined, { secrets: runSecrets(options) });
   // A sign-in's token refreshed mid-session is scrubbed from the file too.
-  onSecretsAnnounced((late) => store.addSecrets(late));
+  onSecretsAnnounced(store, "addSecrets");
   const hook = new SessionHook(store, cwd, options.warn);
   // `-r` alone: the interactive mode shows the picker (needs a terminal); print mode needs an id.
   let target = flags.resume === "" ? undefined : flags.resume;

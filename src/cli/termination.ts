@@ -24,9 +24,10 @@ export function handleTerminationSignals(): void {
   for (const [signal, code] of SIGNALS) process.on(signal, () => terminate(code));
 }
 
-/** Registers a clean-up for the rest of the process's life. */
-export function cleanUpOnTermination(cleanup: TerminationCleanup): void {
+/** Registers a clean-up for the rest of the process's life, or until the undo it returns is called. */
+export function cleanUpOnTermination(cleanup: TerminationCleanup): () => void {
   cleanups.add(cleanup);
+  return () => cleanups.delete(cleanup);
 }
 
 /**

@@ -195,6 +195,7 @@ export class LuaToolSet implements ToolSet {
    * the renders' worker ahead. Print mode and stream-json never draw one, and a worker started for nothing stays.
    */
   private drawsBlocks = false;
+  private readonly onClosed: (() => void)[] = [];
   /** Headless: the workers start only once a call is likely (see prewarm). */
   private startsWhenLikely = false;
   /** head-start.ts once imported: a call that comes sends that worker its load at once, not a microtask later. */
@@ -840,6 +841,12 @@ export class LuaToolSet implements ToolSet {
     const pool = await this.poolReady?.catch(() => undefined);
     await pool?.close();
     await this.removeEmptySpillDir();
+    for (const listener of this.onClosed.splice(0)) listener();
+  }
+
+  /** Calls `listener` once the set is closed (e.g. to let go of what would have cleaned it up at a signal). */
+  whenClosed(listener: () => void): void {
+    this.onClosed.push(listener);
   }
 
   /** This run's own spill folder goes when nothing was spilled into it (no empty folder left per run). */

@@ -5,6 +5,7 @@
  * the `tool_result` / PostToolUse hooks after it.
  */
 import { parseToolInput } from "../model/blocks.js";
+import { loadShellParser } from "../permissions/command-reading.js";
 import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 import { validateToolInput } from "../tools/validate-input.js";
@@ -31,6 +32,8 @@ export class HookToolSet extends ToolSetLayer {
       return this.inner.execute(call, signal, onProgress);
     }
     const input = parseToolInput(call.input);
+    // The hooks are told the decision the call would get: a command's is made with the shell parser loaded.
+    if (this.permissions && typeof (input as { command?: unknown } | null)?.command === "string") await loadShellParser();
     const decision = this.permissions?.engine.decide(tool, input) ?? { action: "allow", reason: "no permission rules" };
     const verdict = await this.hooks.toolCall({ id: call.id, name: call.name, input }, decision, signal);
     if (signal.aborted) return { status: "cancelled" };

@@ -19,7 +19,8 @@ import { hostRuleText } from "./host-rules.js";
 import { nonPublicKind } from "../web/addresses.js";
 import type { Rule, RuleAction } from "./rules.js";
 import { commandRuleReason, CommandRules, offeredCommandRules } from "./command-rules.js";
-import { invalidCommandText, parseCommand, type ParsedCommand } from "./shell-commands.js";
+import { invalidCommandText, readCommand } from "./command-reading.js";
+import type { ParsedCommand } from "./shell-commands.js";
 
 export const PERMISSION_MODES = ["default", "accept-edits", "plan", "bypass"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -136,7 +137,11 @@ export class PermissionEngine {
     return !this.rulesFor(tool.name).some((r) => r.action === "deny" && r.pattern === undefined);
   }
 
-  /** The decision for one call; `input` is the call's parsed, schema-checked arguments. */
+  /**
+   * The decision for one call; `input` is the call's parsed, schema-checked arguments. A command is read once
+   * `loadShellParser()` (command-reading.ts) has resolved; before that it is unresolved (denied by a deny rule of
+   * its tool, else asked about).
+   */
   decide(tool: PermissionTool, input: unknown): Decision {
     const subject = subjectOf(input);
     const decision = (action: RuleAction, reason: string, extra: Partial<Decision> = {}): Decision => ({
@@ -159,7 +164,7 @@ export class PermissionEngine {
     if (handed && "error" in handed) return decision("deny", handed.error);
     const invalid = subject.command === undefined ? undefined : invalidCommandText(subject.command);
     if (invalid) return decision("deny", invalid);
-    const split = subject.command === undefined ? undefined : parseCommand(subject.command);
+    const split = subject.command === undefined ? undefined : readCommand(subject.command);
     const facts = { paths, commands: split?.commands.map((c) => c.text) ?? [], ...(handed && { input: handed.input }) };
     const rules = split || paths.length === 0 ? this.rulesFor(tool.name) : [...this.rulesFor(tool.name), ...this.kindRulesFor(tool)];
 
@@ -225,7 +230,7 @@ export class PermissionEngine {
     const programRules = rules.filter((r) => r.matchHost === undefined);
     if (programRules.length === 0) return hosts;
     if (programRules.some((r) => r.action !== "allow" && r.pattern === undefined)) return "none";
-    const split = invalidCommandText(command) ? undefined : parseCommand(command);
+    const split = invalidCommandText(command) ? undefined : readCommand(command);
     if (!split) return programRules.some((r) => r.action !== "allow") ? "none" : hosts;
     const commandRules = this.commandRulesOf(`${NETWORK_RULE} of programs`, () => programRules);
     const hitting = commandRules.hitting(split);

@@ -25,7 +25,7 @@ import { unixSocketFilter } from "./seccomp.js";
 import { sandboxNetwork, type SandboxNetwork } from "./sandbox-network.js";
 import { sandboxProxy } from "./sandbox-proxy.js";
 import { BRIDGE_SCRIPT, RelayEnd } from "./sandbox-relay.js";
-import { loadShellParser } from "./shell-parser.js";
+import { loadShellParser } from "./command-reading.js";
 
 /** Folders (and files) in the home folder that hold credentials: hidden inside the sandbox unless opened. */
 const CREDENTIAL_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker", ".kube", ".gnupg", ".azure", ".npmrc", ".pypirc", ".git-credentials", ".config/gh"];

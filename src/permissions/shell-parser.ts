@@ -1,7 +1,7 @@
 /**
  * The bash parser the permission engine reads commands with (SPEC §13): tree-sitter's bash grammar run by
  * `web-tree-sitter` (WebAssembly, no native code, no install script). Loaded once, lazily, the first time a
- * command is checked (`loadShellParser`), so a run that checks no command never pays for it; after that,
+ * command is checked (`loadShellParser`, command-reading.ts), so a run that checks no command never pays for it; after that,
  * parsing is synchronous (`parseShell`). The tree comes back as plain objects, copied in one pass of a tree
  * cursor: reading web-tree-sitter's nodes one property at a time costs a call into WebAssembly each.
  */
@@ -34,7 +34,7 @@ let failure: string | undefined;
  * Loads the parser (once; later calls return the same promise). Never rejects: a parser that cannot load
  * leaves every command unresolvable (`parseShell` says why), which asks or denies, never allows.
  */
-export function loadShellParser(): Promise<void> {
+export function loadBashGrammar(): Promise<void> {
   loading ??= (async () => {
     try {
       const { Parser: ParserClass, Language } = await import("web-tree-sitter");
@@ -63,7 +63,7 @@ const FIELD_PARENTS = new Set(["variable_assignment", "for_statement", "subscrip
 /** A parsed command's syntax tree, or why there is none. */
 export type ShellParse = { ok: true; root: ShellNode } | { ok: false; reason: string };
 
-/** Parses `source` as bash; not ok when the parser is not loaded (see `loadShellParser`) or could not load. */
+/** Parses `source` as bash; not ok when the parser is not loaded (see `loadBashGrammar`) or could not load. */
 export function parseShell(source: string): ShellParse {
   if (!parser || !names) return { ok: false, reason: failure ?? "the shell parser is not loaded yet" };
   const tree = parser.parse(source);

@@ -11,7 +11,7 @@ import { parseToolInput } from "../model/blocks.js";
 import type { ToolCall, ToolDefinition, ToolOutcome, ToolProgress, ToolSet } from "../tools/types.js";
 import type { Decision, PermissionEngine } from "./engine.js";
 import { parseRule, type Rule } from "./rules.js";
-import { loadShellParser } from "./shell-parser.js";
+import { loadShellParser } from "./command-reading.js";
 import { TRUST_FLAG } from "./trust.js";
 import { ToolSetLayer } from "../tools/tool-set-layer.js";
 

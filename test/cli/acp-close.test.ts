@@ -45,6 +45,21 @@ const alive = (pid: number): boolean => {
   }
 };
 const threadsOf = (pid: number): number => readdirSync(`/proc/${pid}/task`).length;
+/** How many objects of class `name` the heap snapshot in `file` holds; undefined while the file is not whole JSON yet. */
+function objectsNamed(file: string, name: string): number | undefined {
+  let snapshot: { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
+  try {
+    snapshot = JSON.parse(readFileSync(file, "utf8"));
+  } catch {
+    return undefined;
+  }
+  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
+  const [type, named, object] = [fields.indexOf("type"), fields.indexOf("name"), types.indexOf("object")];
+  let count = 0;
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length) if (snapshot.nodes[i + type] === object && snapshot.strings[snapshot.nodes[i + named]!] === name) count++;
+  return count;
+}
+const ODD = join(import.meta.dirname, "../fixtures/mcp/odd-server.mjs");
 const lines = (file: string): string[] => (existsSync(file) ? readFileSync(file, "utf8").split("\n").filter(Boolean) : []);
 
 describe("awl acp session/close", () => {
@@ -96,6 +111,29 @@ describe("awl acp session/close", () => {
       await Promise.all(open.map(({ sessionId }) => ctx.request("session/close", { sessionId })));
       await waitUntil(() => threadsOf(pid) <= after, () => `the threads of the closed sessions to end (${threadsOf(pid)} now, ${after} after the first session)`);
     });
+  }, 120_000);
+
+  it("closed sessions are freed: no tool set or runtime of theirs is left on the heap", async () => {
+    // A probe (NODE_OPTIONS=--import) writes a heap snapshot on SIGUSR2 (after a full GC, as every snapshot is).
+    // Before, every closed session stayed whole: its Lua and MCP tool sets were held by the clean-ups kept for a
+    // signal and by the subscriptions to late credentials (a sign-in's refreshed token), and they held the rest.
+    mkdirSync(home, { recursive: true });
+    const probe = join(home, "snapshot-probe.mjs");
+    const snapshot = join(home, "after.heapsnapshot");
+    writeFileSync(probe, `import v8 from "node:v8";\nprocess.on("SIGUSR2", () => v8.writeHeapSnapshot(${JSON.stringify(snapshot)}));\n`);
+    const odd = { name: "odd", command: process.execPath, args: [ODD], env: [] };
+    for (let i = 0; i < 3; i++) server.enqueue({ body: openaiToolCalls([{ id: `call_${i}`, name: "ls", input: { path: "." } }]) }, openaiAnswer("Listed."));
+    await withAcp({ home, cwd, env: { ...env(), NODE_OPTIONS: `--import=${probe}` } }, async (ctx, awl) => {
+      for (let i = 0; i < 3; i++) {
+        const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [odd] });
+        expect((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "list" }] })).stopReason).toBe("end_turn");
+        await ctx.request("session/close", { sessionId });
+      }
+      awl.child.kill("SIGUSR2");
+      await waitUntil(() => existsSync(snapshot), "the heap snapshot");
+      await waitUntil(() => objectsNamed(snapshot, "Runtime") !== undefined, "the heap snapshot to be complete");
+    });
+    expect({ LuaToolSet: objectsNamed(snapshot, "LuaToolSet"), McpToolSet: objectsNamed(snapshot, "McpToolSet"), Runtime: objectsNamed(snapshot, "Runtime") }).toEqual({ LuaToolSet: 0, McpToolSet: 0, Runtime: 0 });
   }, 120_000);
 
   it("closing a session while its prompt runs ends that prompt cancelled, saved, before the close answers", async () => {

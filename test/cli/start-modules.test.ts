@@ -26,8 +26,11 @@ it("`awl --version` and `awl -v` print the version loading only the entry, the v
     const { files, esModules } = reporter.read();
     expect(esModules).toBe(false);
     expect(files[0]).toBe("dist/cli/main.cjs");
-    // rolldown-runtime: the bundle's helpers (a module's exports object).
-    expect(new Set(files.slice(1).map(chunkName))).toEqual(new Set(["version", "package-path", "rolldown-runtime"]));
+    // The version's chunk, and at most the package path's (when the bundler puts it in a chunk of its own) and
+    // rolldown's runtime (its helpers for a module's exports, in a file of its own when no chunk suits it).
+    const chunks = files.slice(1).map(chunkName);
+    expect(chunks).toContain("version");
+    expect(chunks.filter((chunk) => !["version", "package-path", "rolldown-runtime"].includes(chunk))).toEqual([]);
   }
   // With anything else beside it, the program reads the flags as ever: an unknown one is an error.
   const mixed = await runAwl(["--version", "--nonsense"]);

@@ -35,6 +35,14 @@ end)`);
     expect(sent(1)).toContain("blocked by a hook: no touching here");
   });
 
+  it("a tool_call hook is told the decision the rules make, a compound command read with the shell parser", async () => {
+    box.extension("tell.lua", `awl.on("tool_call", function(e) return { block = true, reason = e.decision.action .. ", " .. e.decision.reason } end)`);
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "bash", input: { command: "echo a | cat" } }]) }, { body: openaiText("ok") });
+    const r = await box.awl(["--trust-project", "--allow", "bash(echo:*)", "--allow", "bash(cat:*)", "-p", "go"], { env: providerEnv("openai", server.url) });
+    expect(r.code, r.stderr).toBe(0);
+    expect(sent(1)).toContain("blocked by a hook: allow, allow rules cover every command in it");
+  });
+
   it("a tool_call hook rewrites an edit's input and the rewritten edit is what lands; the input is checked again", async () => {
     writeFileSync(join(box.cwd, "a.txt"), "hello world\n");
     box.extension("rewrite.lua", `awl.on("tool_call", function(e)

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { CommandRules } from "../../src/permissions/command-rules.js";
 import { parseRule, type Rule, type RuleAction } from "../../src/permissions/rules.js";
 import { parseCommand, type ParsedCommand } from "../../src/permissions/shell-commands.js";
-import { loadShellParser } from "../../src/permissions/shell-parser.js";
+import { loadShellParser } from "../../src/permissions/command-reading.js";
 import { prng } from "../support/prng.js";
 import { RM_FORMS } from "./shell-forms.js";
 

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PermissionEngine, type PermissionMode } from "../../src/permissions/engine.js";
 import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
-import { loadShellParser } from "../../src/permissions/shell-parser.js";
+import { loadShellParser } from "../../src/permissions/command-reading.js";
 
 let root: string;
 let ws: string;

@@ -187,7 +187,8 @@ export async function openToolsForChat(
     ...(network && { network }),
     ...(search && { search }),
   });
-  cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() });
+  // Until it is closed: a closed session's tools (ACP's session/close) are no longer held here.
+  tools.whenClosed(cleanUpOnTermination({ kill: () => tools.killProcesses(), close: () => tools.close() }));
   const ready = tools.ready().then(() => {
     for (const problem of tools.problems()) warn(problem);
   });

@@ -21,7 +21,7 @@ export function scrubPrinted(secrets: readonly string[]): void {
   scrubber.add(secrets);
   if (installed) return;
   installed = true;
-  onSecretsAnnounced((late) => scrubber.add(late));
+  onSecretsAnnounced(scrubber, "add");
   for (const [stream, fd] of [[process.stdout, 1], [process.stderr, 2]] as const) {
     const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
     let held = "";

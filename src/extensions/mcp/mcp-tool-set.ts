@@ -93,6 +93,7 @@ export class McpToolSet implements ToolSet {
   private problemListener: ((text: string) => void) | undefined;
   private refreshed = false;
   private readonly listeners = new Set<() => void>();
+  private readonly onClosed: (() => void)[] = [];
 
   private constructor(private readonly options: McpToolSetOptions) {
     this.problemListener = options.onProblem;
@@ -267,6 +268,12 @@ export class McpToolSet implements ToolSet {
   /** Stops every server and kills its process tree. */
   async close(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.close()));
+    for (const listener of this.onClosed.splice(0)) listener();
+  }
+
+  /** Calls `listener` once the set is closed (e.g. to let go of what would have cleaned it up at a signal). */
+  whenClosed(listener: () => void): void {
+    this.onClosed.push(listener);
   }
 
   /** Kills every stdio server's process tree at once (awl was signalled). */
