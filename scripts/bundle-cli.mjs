@@ -5,7 +5,8 @@
 // (its start, then a resolve, a read and a link per module), and because Node 20 has no compile cache for ES modules:
 // awl compiles its CommonJS files through V8's code cache itself (src/cli/compile-cache.ts). Packages stay requires
 // of node_modules (`import()` of one too: rolldown's `dynamicImportInCjs: false`), but for those Node can only
-// import (ESM only: marked, string-width, the ACP SDK), which are bundled in, so that no run starts the ESM loader.
+// import (ESM only: marked, string-width, the ACP SDK), which are bundled in, so that no run starts the ESM loader
+// (with those of their dependencies that the chunks' folder would not find as the package does: isRequired).
 // The library (dist/index.js) stays ESM and the Lua worker has its own bundle (scripts/bundle-lua-worker.mjs).
 //
 // The modules the program loads in turn (the program itself, the main command's settings and tools, its runtime,
@@ -41,20 +42,30 @@ const START_PHASES = [
 /** Never in a phase's chunk (nor what they import): the entry, the compile cache, `awl --version`'s path, the Lua thread's start. */
 const isOwnPath = (path) => ["cli/main.js", "cli/compile-cache.js", "version.js"].includes(path) || path.startsWith("extensions/lua/");
 
-const requireFromDist = createRequire(join(dist, "index.js"));
-/** Whether Node can only import the package `id` (its `require` would find none, or an ES module): it is bundled. */
-function isEsmOnly(id) {
-  if (id.startsWith("node:") || builtinModules.includes(id)) return false;
-  let file;
+/** The file `require(id)` loads from `from` (a file), or undefined when the package has no "require" export. */
+function requireResolve(id, from) {
   try {
-    file = requireFromDist.resolve(id);
+    return createRequire(from).resolve(id);
   } catch {
-    return true; // no "require" export
+    return undefined;
   }
+}
+/** Whether `file` is an ES module to Node. */
+function isEsm(file) {
   if (file.endsWith(".mjs") || file.endsWith(".cjs")) return file.endsWith(".mjs");
   let dir = dirname(file);
   while (!existsSync(join(dir, "package.json"))) dir = dirname(dir);
   return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).type === "module";
+}
+/**
+ * Whether the bundle `require`s the bare specifier `id` that `importer` imports, instead of bundling it: Node's
+ * modules, and packages that Node can `require` and that a chunk (in dist/cli/chunks/) finds as the importer does
+ * (a bundled package's own dependency may be another version, in its own node_modules: it is bundled with it).
+ */
+function isRequired(id, importer) {
+  if (id.startsWith("node:") || builtinModules.includes(id)) return true;
+  const file = requireResolve(id, importer ?? entry);
+  return file !== undefined && !isEsm(file) && requireResolve(id, entry) === file;
 }
 const graph = new Map(); // module path in dist/ → the awl modules it imports statically
 const bundle = await rolldown({
@@ -64,7 +75,7 @@ const bundle = await rolldown({
   // (checked below: a chunk requiring the entry would get it half run).
   preserveEntrySignatures: "allow-extension",
   // Only awl's own modules and the ESM-only packages are bundled: any other bare specifier is Node's or a package's.
-  external: (id) => !id.startsWith(".") && !id.startsWith("/") && !isEsmOnly(id),
+  external: (id, importer, isResolved) => !isResolved && !id.startsWith(".") && !id.startsWith("/") && isRequired(id, importer),
   plugins: [{
     name: "awl-module-graph",
     buildEnd() {
