@@ -9,8 +9,10 @@
  * beginning, then anything), and what cannot be resolved at all (a parse error, `eval "$x"`, a shell reading
  * its script from stdin, arithmetic that can run commands) adds the command "anything" and says why.
  */
+import { compoundCommands } from "./shell-compound.js";
 import { parseShell, shellParserSettled, type ShellNode } from "./shell-parser.js";
 import { plainCommands } from "./shell-plain.js";
+import { redirectWrites } from "./shell-redirects.js";
 import { groupWords, wordOf, type Word } from "./shell-words.js";
 import { assignedCommands, commandName, innerCommands, type Inner } from "./shell-wrappers.js";
 
@@ -45,8 +47,6 @@ const MAX_NESTING = 8;
 const RESERVED = new Set(["if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "{", "}", "!", "[[", "]]"]);
 /** Builtins that set the variables named by their arguments. */
 const NAME_SETTERS = new Set(["read", "mapfile", "readarray", "printf", "getopts", "declare", "typeset", "local", "export", "readonly", "let", "unset", "wait"]);
-/** Redirection targets that are no file. */
-const HARMLESS_TARGETS = new Set(["/dev/null", "/dev/stdout", "/dev/stderr"]);
 /** Where a lone `variable_assignment` is a statement of its own (`a=1; …`), not part of a command. */
 const ASSIGNMENT_OWNERS = new Set(["command", "declaration_command", "variable_assignments", "c_style_for_statement"]);
 /** `[[ … ]]` operators that evaluate their operands as arithmetic. */
@@ -59,19 +59,21 @@ const CACHE_ENTRIES = 64;
 const CACHE_TEXT = 16_384;
 
 /**
- * Reads `command` (the parser must be loaded, command-reading.ts; else what is not a plain command is unresolved).
+ * Reads `command` (the parser must be loaded, command-reading.ts; else what neither shortcut reads is unresolved).
  * The reading is shared (frozen): a later check of the same text gets the same object. `parser: true` reads it
- * with the parser even when it is a plain command (what the tests compare the plain reading with), uncached.
+ * with the parser alone, without the shortcuts (what the tests compare theirs with); `plain: false` skips the
+ * plain shortcut (so the compound one reads plain commands too); both uncached.
  */
-export function parseCommand(command: string, options: { parser?: boolean } = {}): ParsedCommand {
-  if (options.parser) return read(command, false);
+export function parseCommand(command: string, options: { parser?: boolean; plain?: boolean } = {}): ParsedCommand {
+  if (options.parser) return read(command, { plain: false, compound: false });
+  if (options.plain === false) return readFast(command, false);
   const kept = cache.get(command);
   if (kept) {
     cache.delete(command);
     cache.set(command, kept);
     return kept;
   }
-  const parsed = read(command, true);
+  const parsed = readFast(command);
   // A reading made before the parser loaded is not kept: it would stay unresolved.
   if (command.length <= CACHE_TEXT && shellParserSettled()) {
     cache.set(command, freeze(parsed));
@@ -80,9 +82,27 @@ export function parseCommand(command: string, options: { parser?: boolean } = {}
   return parsed;
 }
 
-function read(command: string, plain: boolean): ParsedCommand {
-  const reader = new CommandReader(plain);
+/** Which readers without the parser are tried first (shell-plain.ts, shell-compound.ts). */
+interface Shortcuts {
+  plain: boolean;
+  compound: boolean;
+}
+
+function read(command: string, shortcuts: Shortcuts): ParsedCommand {
+  const reader = new CommandReader(shortcuts);
   reader.script(command, 0, false);
+  return reader.finish();
+}
+
+/**
+ * Reads `command` with the shortcuts. Arithmetic makes the reading depend on the variables the command sets,
+ * which only the parser's walk tracks: a reading with arithmetic that took the compound shortcut is made again
+ * without it.
+ */
+function readFast(command: string, plain = true): ParsedCommand {
+  const reader = new CommandReader({ plain, compound: true });
+  reader.script(command, 0, false);
+  if (reader.readCompound && reader.hasArithmetic) return read(command, { plain, compound: false });
   return reader.finish();
 }
 
@@ -109,8 +129,15 @@ class CommandReader {
   private taintedAll = false;
   private readonly arithmetic: Arithmetic[] = [];
 
-  /** `plain`: plain commands are read without the parser (shell-plain.ts). */
-  constructor(private readonly plain: boolean) {}
+  /** Some script was read by the compound shortcut (shell-compound.ts). */
+  readCompound = false;
+
+  constructor(private readonly shortcuts: Shortcuts) {}
+
+  /** Arithmetic was found (its reading depends on what the command sets, which only the parser's walk follows). */
+  get hasArithmetic(): boolean {
+    return this.arithmetic.length > 0;
+  }
 
   finish(): ParsedCommand {
     for (const a of this.arithmetic) {
@@ -131,9 +158,19 @@ class CommandReader {
   script(source: string, depth: number, inner: boolean): void {
     if (depth > MAX_NESTING) return this.unresolve(`it nests scripts in scripts more than ${MAX_NESTING} deep`);
     // A plain command (words, quotes, `&&`, `|`, `;`) is read without the parser, as the parser would read it.
-    const plain = this.plain ? plainCommands(source) : undefined;
+    const plain = this.shortcuts.plain ? plainCommands(source) : undefined;
     if (plain) {
       for (const words of plain) this.words([], words, false, depth, inner);
+      return;
+    }
+    // The compound forms models write most (loops, conditionals, substitutions, redirections), likewise.
+    const compound = this.shortcuts.compound ? compoundCommands(source) : undefined;
+    if (compound) {
+      this.readCompound = true;
+      for (const step of compound) {
+        if (step.kind === "command") this.words(step.assignments, step.words, step.writes, depth, inner);
+        else this.assignments(step.words, step.writes, depth, inner);
+      }
       return;
     }
     const parsed = parseShell(source);
@@ -152,25 +189,21 @@ class CommandReader {
       }
       switch (node.type) {
         case "command":
-          this.simpleCommand(node, source, writes || node.children.some((c) => redirectWrites(c, source)), depth, inner);
+          this.simpleCommand(node, source, writes || node.children.some((c) => fileRedirectWrites(c, source)), depth, inner);
           break;
         case "declaration_command":
         case "unset_command":
           this.builtin(node, source, writes, inner);
           break;
         case "variable_assignments":
-          this.statement(node.children.filter((c) => c.isNamed).map((a) => assignmentWord(a, source)), writes, inner);
+          this.assignments(node.children.filter((c) => c.isNamed).map((a) => assignmentWord(a, source)), writes, depth, inner);
           break;
         case "variable_assignment":
           this.taintAssignment(node, source);
-          if (!ASSIGNMENT_OWNERS.has(node.parent?.type ?? "")) {
-            this.statement([assignmentWord(node, source)], writes, inner);
-            // `GIT_SSH_COMMAND=...; export GIT_SSH_COMMAND`: what it names may run later in the command.
-            this.follow(assignedCommands([assignmentWord(node, source)]), depth, 0);
-          }
+          if (!ASSIGNMENT_OWNERS.has(node.parent?.type ?? "")) this.assignments([assignmentWord(node, source)], writes, depth, inner);
           break;
         case "redirected_statement":
-          writes ||= node.children.some((c) => redirectWrites(c, source));
+          writes ||= node.children.some((c) => fileRedirectWrites(c, source));
           break;
         case "command_substitution": {
           // Inside backticks bash first turns \` \$ \\ into ` $ \ and then parses the text: `echo \`rm x\``.
@@ -200,6 +233,13 @@ class CommandReader {
       const children = node.children;
       for (let i = children.length - 1; i >= 0; i--) stack.push({ node: children[i]!, writes });
     }
+  }
+
+  /** A statement of assignments alone (`a=1`, `a=1 b=2`). */
+  private assignments(words: Word[], writes: boolean, depth: number, inner: boolean): void {
+    this.statement(words, writes, inner);
+    // `GIT_SSH_COMMAND=...; export GIT_SSH_COMMAND`: what it names may run later in the command.
+    if (words.length === 1) this.follow(assignedCommands(words), depth, 0);
   }
 
   /** A simple command: its words as written, then what deny and ask rules also see in it. */
@@ -378,15 +418,11 @@ function isRedirect(node: ShellNode): boolean {
 }
 
 /** Whether a redirection writes to a file: `> f`, `>> f`, `&> f`, `<> f`, `>&f` (not `/dev/null`, not `2>&1`). */
-function redirectWrites(node: ShellNode, source: string): boolean {
+function fileRedirectWrites(node: ShellNode, source: string): boolean {
   if (node.type !== "file_redirect") return false;
   const op = node.children.find((c) => !c.isNamed)?.type ?? "";
-  if (op === "<" || op === "<&" || op.endsWith("-")) return false;
   const target = fieldOf(node, "destination");
-  const value = target ? wordOf([target], source) : { text: "", open: true };
-  if (value.open) return true;
-  if (op === ">&" && /^(?:[0-9]+|-)$/.test(value.text)) return false;
-  return !HARMLESS_TARGETS.has(value.text);
+  return redirectWrites(op, target ? wordOf([target], source) : { text: "", open: true });
 }
 
 function fieldOf(node: ShellNode, field: string): ShellNode | undefined {

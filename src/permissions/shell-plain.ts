@@ -76,6 +76,7 @@ export function plainCommands(source: string): Word[][] | undefined {
       continue;
     }
     // A word: unquoted characters and quoted pieces, up to a blank or an operator.
+    const start = i;
     let text = "";
     while (i < end) {
       const d = source.charCodeAt(i);
@@ -97,6 +98,9 @@ export function plainCommands(source: string): Word[][] | undefined {
       const d = source.charCodeAt(i);
       if (d !== SPACE && d !== TAB && d !== NEWLINE && d !== SEMICOLON && d !== PIPE && d !== AMPERSAND) return undefined;
     }
+    // A reserved word glued to a quote (`export'x'`): the parser reads the keyword, then a word; a name with `@`
+    // (`a@b`) it reads as an error.
+    if (words.length === 0 && (source.slice(start, i).includes("@") || (/^[a-z]+['"]/.test(source.slice(start, i)) && KEYWORDS.has(/^[a-z]+/.exec(source.slice(start, i))![0])))) return undefined;
     words.push({ text, open: false });
     owed = false;
   }

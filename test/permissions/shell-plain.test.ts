@@ -2,15 +2,12 @@
 // them: on every string of the shell-rule and permission tests, and on generated commands mixing plain and
 // non-plain syntax, whenever the tokenizer accepts a command its reading equals the parser's (same simple
 // commands, same forms for deny rules, same unresolved reason). So the fast path can never be less strict.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseCommand } from "../../src/permissions/shell-commands.js";
 import { loadShellParser } from "../../src/permissions/command-reading.js";
 import { plainCommands } from "../../src/permissions/shell-plain.js";
 import { prng } from "../support/prng.js";
-import { RM_FORMS } from "./shell-forms.js";
+import { commandTestStrings, RM_FORMS } from "./shell-forms.js";
 
 beforeAll(async () => {
   await loadShellParser();
@@ -21,21 +18,6 @@ function expectSameReading(command: string): boolean {
   if (plainCommands(command) === undefined) return false;
   expect(parseCommand(command), JSON.stringify(command)).toEqual(parseCommand(command, { parser: true }));
   return true;
-}
-
-/** Every string literal of the test files that check command rules. */
-function testStrings(): string[] {
-  const files = ["test/permissions/shell-rules.test.ts", "test/permissions/shell-forms.ts", "test/permissions/engine.test.ts", "test/permissions/sandbox.test.ts", "test/e2e/shell-rules.test.ts", "test/e2e/permissions.test.ts"];
-  const out: string[] = [];
-  for (const file of files) {
-    const source = ts.createSourceFile(file, readFileSync(join(import.meta.dirname, "../..", file), "utf8"), ts.ScriptTarget.Latest);
-    const visit = (node: ts.Node): void => {
-      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) out.push(node.text);
-      ts.forEachChild(node, visit);
-    };
-    visit(source);
-  }
-  return out;
 }
 
 describe("the plain tokenizer", () => {
@@ -51,7 +33,7 @@ describe("the plain tokenizer", () => {
   });
 
   it("reads every plain command of the shell-rule and permission tests as the parser does", () => {
-    const strings = [...new Set([...testStrings(), ...RM_FORMS])];
+    const strings = [...new Set([...commandTestStrings(), ...RM_FORMS])];
     const plain = strings.filter(expectSameReading);
     // The comparison is not empty: many test commands are plain.
     expect(plain.length).toBeGreaterThan(50);

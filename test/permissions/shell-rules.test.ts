@@ -12,7 +12,7 @@ import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
 import { parseCommand } from "../../src/permissions/shell-commands.js";
 import { loadShellParser } from "../../src/permissions/command-reading.js";
 import { prng } from "../support/prng.js";
-import { RM_FORMS } from "./shell-forms.js";
+import { generateRmCommand, RM_FORMS } from "./shell-forms.js";
 
 let ws: string;
 beforeAll(async () => {
@@ -154,73 +154,11 @@ describe("bad input", () => {
 
 // ---- fuzz ------------------------------------------------------------------------------------------------------
 
-
-/** Spellings of `rm` bash runs as rm. */
-const RM_NAMES = ["rm", "'rm'", '"rm"', "r\\m", "r''m", "$'rm'", "$'\\x72m'", "/bin/rm", "\\rm", "r\\\nm"];
-/** Wrappers that take a simple command (`C`) and run it. */
-const PREFIXES: ((c: string) => string)[] = [
-  (c) => `env ${c}`,
-  (c) => `env -i PATH=/usr/bin:/bin ${c}`,
-  (c) => `nice -n 1 ${c}`,
-  (c) => `nohup ${c} 2>/dev/null`,
-  (c) => `timeout 5 ${c}`,
-  (c) => `time ${c}`,
-  (c) => `command ${c}`,
-  (c) => `exec ${c}`,
-];
-/** Forms that run any command (`C`); a command-string form quotes it. */
-const WRAPS: ((c: string) => string)[] = [
-  (c) => `(${c})`,
-  (c) => `{ ${c}; }`,
-  (c) => `true && ${c}`,
-  (c) => `false || ${c}`,
-  (c) => `true; ${c}`,
-  (c) => `! ${c}`,
-  (c) => `echo x | ${c}`,
-  (c) => `if true; then ${c}; fi`,
-  (c) => `for i in 1; do ${c}; done`,
-  (c) => `while true; do ${c}; break; done`,
-  (c) => `until false; do ${c}; break; done`,
-  (c) => `case a in a) ${c};; esac`,
-  (c) => `fz() { ${c}; }; fz`,
-  (c) => `echo $(${c})`,
-  (c) => `echo "$(${c})"`,
-  (c) => `echo \`${c.replace(/\\/g, "\\\\").replace(/`/g, "\\`")}\``,
-  (c) => `cat <(${c})`,
-  (c) => `x=$(${c})`,
-  (c) => `cat <<EOF\n$(${c})\nEOF`,
-  (c) => `bash -c ${singleQuoted(c)}`,
-  (c) => `sh -c ${singleQuoted(c)}`,
-  (c) => `eval ${singleQuoted(c)}`,
-];
-
-function singleQuoted(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
-}
-
-function generate(random: () => number): string {
-  const pick = <T>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
-  let command = `${pick(RM_NAMES)} -f victim`;
-  let simple = true;
-  const depth = 1 + Math.floor(random() * 4);
-  for (let i = 0; i < depth; i++) {
-    if (simple && random() < 0.4) {
-      command = pick(PREFIXES)(command);
-      // `exec` replaces the shell: what comes after it in a script never runs, so nothing wraps it but a new shell.
-      if (command.startsWith("exec ")) command = `bash -c ${singleQuoted(command)}`;
-    } else {
-      command = pick(WRAPS)(command);
-      simple = false;
-    }
-  }
-  return command;
-}
-
 describe("fuzz: compositions of the forms around rm", () => {
   it("none escapes bash(rm:*), in bypass with bash allowed; each sampled one does delete the file under bash", () => {
     const random = prng(22);
     const e = engine({ allow: ["bash"], deny: ["bash(rm:*)"] }, "bypass");
-    const commands = Array.from({ length: 2000 }, () => generate(random));
+    const commands = Array.from({ length: 2000 }, () => generateRmCommand(random));
     for (const command of commands) expect(e.decide(bash, { command }).action, JSON.stringify(command)).toBe("deny");
     // The generator is honest: bash itself deletes the file for a sample of them.
     const dir = join(ws, "fuzz");
@@ -236,7 +174,7 @@ describe("fuzz: compositions of the forms around rm", () => {
     const random = prng(7);
     const e = engine({ allow: ["bash(true)", "bash(false)", "bash(echo:*)", "bash(cat:*)", "bash(x=*)"] });
     for (let i = 0; i < 1000; i++) {
-      const command = generate(random);
+      const command = generateRmCommand(random);
       expect(e.decide(bash, { command }).action, JSON.stringify(command)).toBe("ask");
     }
   }, 120_000);
