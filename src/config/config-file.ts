@@ -8,6 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { userConfigDir } from "./paths.js";
+import { checkedBefore, rememberChecked } from "./checked-texts.js";
 import { jsonErrorOffset, memberPositions, positionOf, type TextPosition } from "./json-position.js";
 import type { SchemaError } from "./schema-errors.js";
 import type { ConfigError, ConfigResult } from "./errors.js";
@@ -74,8 +75,12 @@ export function projectConfigPath(cwd: string): string {
   return join(cwd, ".awl", "config.json");
 }
 
-/** Reads and checks one config file; a missing file is `{ ok: true, value: undefined }`. */
-export async function readConfigFile(path: string, scope: ConfigScope = "user"): Promise<ConfigResult<ConfigLayer | undefined>> {
+/**
+ * Reads and checks one config file; a missing file is `{ ok: true, value: undefined }`. With `env`, a text that
+ * passed the check with nothing to say is remembered in its cache folder, and the same text is not checked again
+ * (checked-texts.ts).
+ */
+export async function readConfigFile(path: string, scope: ConfigScope = "user", env?: NodeJS.ProcessEnv): Promise<ConfigResult<ConfigLayer | undefined>> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
@@ -84,11 +89,11 @@ export async function readConfigFile(path: string, scope: ConfigScope = "user"):
     if (code === "ENOENT" || code === "ENOTDIR") return { ok: true, value: undefined };
     return fail(path, `cannot be read (${code ?? String(e)})`, "check its permissions, or move it away");
   }
-  return parseConfigText(path, text, scope);
+  return parseConfigText(path, text, scope, env);
 }
 
-/** Checks config file text; `path` is only used in messages. */
-export async function parseConfigText(path: string, text: string, scope: ConfigScope = "user"): Promise<ConfigResult<ConfigLayer>> {
+/** Checks config file text; `path` is used in messages (and with `env`, see `readConfigFile`, to remember the text). */
+export async function parseConfigText(path: string, text: string, scope: ConfigScope = "user", env?: NodeJS.ProcessEnv): Promise<ConfigResult<ConfigLayer>> {
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   let parsed: unknown;
   try {
@@ -110,8 +115,11 @@ export async function parseConfigText(path: string, text: string, scope: ConfigS
     positionOf: (pointer) => (positions ??= memberPositions(text)).get(pointer),
     warnings: [],
   };
+  if (env && checkedBefore(env, path, text)) return { ok: true, value: layer };
   const problems = await checkAgainstSchema(layer, await configValidator());
-  return problems ?? { ok: true, value: layer };
+  if (problems) return problems;
+  if (env && layer.warnings.length === 0) rememberChecked(env, path, text);
+  return { ok: true, value: layer };
 }
 
 type Validator = ((data: unknown) => boolean) & { errors?: SchemaError[] | null };

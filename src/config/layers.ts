@@ -119,7 +119,7 @@ export async function loadConfig({ env, cwd, trustProject }: LoadConfigOptions):
   const paths = { user: configFilePath(env), project: projectConfigPath(cwd) };
   // A project folder whose .awl/config.json is the user's file (e.g. XDG_CONFIG_HOME=~/.awl run in ~) is read once.
   const scopes = paths.project === paths.user ? (["user"] as const) : (["user", "project"] as const);
-  const reads = await Promise.all(scopes.map((scope) => readConfigFile(paths[scope], scope)));
+  const reads = await Promise.all(scopes.map((scope) => readConfigFile(paths[scope], scope, env)));
   const layers: ConfigLayer[] = [];
   for (const read of reads) {
     if (!read.ok) return read;

@@ -40,24 +40,38 @@ export function defaultToolCachePath(env: NodeJS.ProcessEnv): string {
   return join(userCacheDir(env), "extension-tools.json");
 }
 
+/**
+ * What keying several extensions reads once: a folder's shared modules (`modulesOf`) and each module's size and
+ * mtime, which every single-file extension of that folder would otherwise list and stat again.
+ */
+interface KeyReads {
+  modules: Map<string, string[]>;
+  stamps: Map<string, string>;
+}
+
 /** The cache key of one extension: its entry point's size, mtime and hash, plus every other Lua file of a directory extension. */
-export function extensionKey(extension: DiscoveredExtension): string {
+export function extensionKey(extension: DiscoveredExtension, reads: KeyReads = { modules: new Map(), stamps: new Map() }): string {
   const hash = createHash("sha256");
   hash.update(readFileSync(extension.file));
   const parts = [`${extension.size}:${extension.mtime_ms}`];
   // Modules it may `require` at load time: their size and mtime are enough to notice an edit.
   const dir = dirname(extension.file);
-  for (const file of modulesOf(extension)) {
-    const stat = statSync(file);
-    parts.push(`${relative(dir, file)}:${stat.size}:${stat.mtimeMs}`);
+  for (const file of modulesOf(extension, reads.modules)) {
+    let stamp = reads.stamps.get(file);
+    if (stamp === undefined) {
+      const stat = statSync(file);
+      reads.stamps.set(file, (stamp = `${stat.size}:${stat.mtimeMs}`));
+    }
+    parts.push(`${relative(dir, file)}:${stamp}`);
   }
   return `${parts.join("|")}|${hash.digest("hex")}`;
 }
 
 /** Keys for every extension, or undefined if any file cannot be read (then the cache is simply not used). */
 export function extensionKeys(extensions: readonly DiscoveredExtension[]): CacheEntry[] | undefined {
+  const reads: KeyReads = { modules: new Map(), stamps: new Map() };
   try {
-    return extensions.map((e) => ({ name: e.name, file: e.file, key: extensionKey(e) }));
+    return extensions.map((e) => ({ name: e.name, file: e.file, key: extensionKey(e, reads) }));
   } catch {
     return undefined;
   }
@@ -97,10 +111,13 @@ export function writeToolCache(path: string, keys: readonly CacheEntry[], snapsh
  * The Lua modules an extension may `require` from its own folder, in a stable order: for a directory extension
  * every other `.lua` file below its folder; for a single-file one the shared modules beside it, the `_`-named
  * files and folders that discovery leaves out (`_text.lua`, `_lib/…`), which several extensions of a folder share.
+ * `shared`: the shared modules of the folders listed already (by folder), read and filled in.
  */
-export function modulesOf(extension: Pick<DiscoveredExtension, "file">): string[] {
+export function modulesOf(extension: Pick<DiscoveredExtension, "file">, shared?: Map<string, string[]>): string[] {
   const dir = dirname(extension.file);
   if (extension.file.endsWith("/init.lua")) return luaFilesBelow(dir, extension.file);
+  const listed = shared?.get(dir);
+  if (listed) return listed;
   const out: string[] = [];
   for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareCodeUnits(a.name, b.name))) {
     if (!entry.name.startsWith("_")) continue;
@@ -108,6 +125,7 @@ export function modulesOf(extension: Pick<DiscoveredExtension, "file">): string[
     if (entry.isDirectory()) out.push(...luaFilesBelow(path, ""));
     else if (entry.name.endsWith(".lua")) out.push(path);
   }
+  shared?.set(dir, out);
   return out;
 }
 

@@ -25,8 +25,10 @@ export async function load(url, context, next) {
     const loaded = readFileSync(listed, "utf8").split("\n").filter(Boolean);
     expect(loaded[0]).toBe("dist/cli/main.js");
     const others = loaded.slice(1).map((path) => path.replace(/^dist\/cli\/chunks\/(.*)-[\w-]{8}\.js$/, "$1"));
-    // (rolldown's runtime, its helper for module namespaces, comes in a file of its own when no chunk suits it.)
-    expect(new Set(others.filter((chunk) => chunk !== "rolldown-runtime"))).toEqual(new Set(["version", "package-path"]));
+    // The version's chunk, and at most the package path's (when the bundler puts it in a chunk of its own) and
+    // rolldown's runtime (its helper for module namespaces, in a file of its own when no chunk suits it).
+    expect(others).toContain("version");
+    expect(others.filter((chunk) => !["version", "package-path", "rolldown-runtime"].includes(chunk))).toEqual([]);
   }
   // With anything else beside it, the program reads the flags as ever: an unknown one is an error.
   const mixed = await runAwl(["--version", "--nonsense"]);

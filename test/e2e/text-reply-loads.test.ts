@@ -1,8 +1,9 @@
 // What a one-line reply loads (issue 30): `awl -p --no-session hi` with the std tools offered loads only what such a
 // reply runs; each part below loads the first time a run needs it. V8's coverage (NODE_V8_COVERAGE, whatever the
 // bundle's module format) lists every script awl loaded, so a module counts as loaded when a loaded script defines
-// one of its functions or classes; a probe (NODE_OPTIONS=--import) lists the Node built-ins loaded.
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+// one of its functions or classes; a probe (NODE_OPTIONS=--import) lists the Node built-ins loaded. A config file
+// that passed the schema check unchanged is not checked again: the validator's code is not loaded.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, it } from "vitest";
@@ -25,7 +26,7 @@ const UNLOADED = {
 };
 
 /** The text of awl's scripts that a run of `awl ARGS` loaded, and the Node built-ins it loaded. */
-async function loadedBy(args: readonly string[]): Promise<{ defines: (name: string) => boolean; builtins: Set<string> }> {
+async function loadedBy(args: readonly string[]): Promise<{ defines: (name: string) => boolean; has: (code: RegExp) => boolean; builtins: Set<string> }> {
   const coverage = join(box.root, `coverage-${Date.now()}`);
   const builtins = join(box.root, "builtins.txt");
   const probe = join(box.root, "list-builtins.mjs");
@@ -43,15 +44,23 @@ process.on("exit", () => writeFileSync(${JSON.stringify(builtins)}, process.modu
   const text = [...scripts].map((path) => readFileSync(path, "utf8")).join("\n");
   // `function NAME`, `class NAME` or `NAME = class` (as a bundler writes a class), which it may have renamed `NAME$1`.
   const defines = (name: string) => new RegExp(`\\b(?:class|function) ${name}(?:\\$\\d+)?\\b|\\b${name}(?:\\$\\d+)? = class\\b`).test(text);
-  return { defines, builtins: new Set(readFileSync(builtins, "utf8").split("\n")) };
+  return { defines, has: (code) => code.test(text), builtins: new Set(readFileSync(builtins, "utf8").split("\n")) };
 }
+
+/** The schema id in the generated config validator's code. */
+const VALIDATOR = /"\$id":\s*"awl-config-v1"/;
 
 it("a text reply with --no-session loads none of the parts it does not run; a run that saves its session loads the sessions' modules", async () => {
   server.enqueue({ body: openaiText("Hello.") }, { body: openaiText("Hello.") }, { body: openaiText("Hello.") });
-  // The first run in a new home writes the tools' registration cache (a Lua worker loads the extensions).
-  await loadedBy(["-p", "--no-session", "hi"]);
+  mkdirSync(join(box.home, ".config", "awl"), { recursive: true });
+  writeFileSync(join(box.home, ".config", "awl", "config.json"), JSON.stringify({ models: { m: { context_window: 1_000_000 } } }));
+  // The first run in a new home writes the tools' registration cache (a Lua worker loads the extensions) and
+  // checks the config file against the schema; the next one has both to hand.
+  const first = await loadedBy(["-p", "--no-session", "hi"]);
+  expect(first.has(VALIDATOR)).toBe(true);
   const text = await loadedBy(["-p", "--no-session", "hi"]);
   expect(text.defines("runPrintMode")).toBe(true);
+  expect(text.has(VALIDATOR)).toBe(false);
   const loaded = Object.keys(UNLOADED).filter((name) => text.defines(name));
   expect(loaded.map((name) => `${name} (${UNLOADED[name as keyof typeof UNLOADED]})`)).toEqual([]);
   // The same probe sees a part once a run needs it.
