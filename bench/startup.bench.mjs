@@ -1,6 +1,8 @@
 // Start-up: wall time of `awl --version` and `awl -p` with a one-line reply from a local server, beside
 // `node -e 0` in the same run (issue 2 item 11; target: `awl -p` ≤ node -e 0 + 150 ms). Medians of RUNS runs,
-// the commands interleaved so a busy moment of the machine hits them all alike.
+// the commands interleaved so a busy moment of the machine hits them all alike. `AWL_BASELINE=<another build's
+// dist/cli/main.cjs or main.js>` adds its `--version` and `-p --no-session` to the same runs (with a cache folder
+// of its own), for an A/B of two builds on a busy machine.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -58,6 +60,12 @@ const cases = [
   { name: "the same, `--no-session` (no session file)", args: [awl, "-p", "hi", "--no-session"] },
   { name: "`awl -p`, a user and a project config file", args: [awl, "-p", "hi"], options: configuredRun },
 ];
+const baseline = process.env.AWL_BASELINE;
+if (baseline) {
+  const options = { env: { ...env, XDG_CACHE_HOME: join(home, "baseline-cache") } };
+  cases.push({ name: `baseline \`--version\` (${baseline})`, args: [baseline, "--version"], options },
+    { name: "baseline `-p --no-session`", args: [baseline, "-p", "hi", "--no-session"], options });
+}
 const times = cases.map(() => []);
 for (const c of cases) await timeOnce(c.args, c.options); // warm the file cache
 for (let run = 0; run < RUNS; run++) {

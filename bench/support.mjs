@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 
 export const repo = join(dirname(fileURLToPath(import.meta.url)), "..");
 /** The built CLI (`npm run bench` builds first). */
-export const awl = join(repo, "dist/cli/main.js");
+export const awl = join(repo, "dist/cli/main.cjs");
 /** Where the reference MCP servers are (devDependencies; never `npx -y`). */
 export const bin = join(repo, "node_modules/.bin");
 /** Runs of each whole-process measure: `BENCH_RUNS`, default 10. */

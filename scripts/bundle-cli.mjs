@@ -1,17 +1,23 @@
 // The CLI's start-up bundle (part of `npm run build`, after tsc): rolldown joins tsc's dist/cli/main.js and the awl
-// modules it imports into one entry file, which replaces it, and chunks for what it imports lazily
-// (dist/cli/chunks/), so a run loads a few files instead of a hundred or more (ESM resolves, reads and links each
-// module on its own: most of awl's start-up). Packages stay imports of node_modules. The library (dist/index.js)
-// and the Lua worker (scripts/bundle-lua-worker.mjs) stay tsc's output here.
+// modules it imports into one CommonJS entry file, dist/cli/main.cjs (the `awl` command; tsc's main.js stays a module),
+// and CommonJS chunks for what it imports lazily (dist/cli/chunks/*.cjs), so a run loads a few files instead of a
+// hundred or more. CommonJS because Node 20's ESM loader alone costs ≈ 12 ms of every run before any of awl's code
+// (its start, then a resolve, a read and a link per module), and because Node 20 has no compile cache for ES modules:
+// awl compiles its CommonJS files through V8's code cache itself (src/cli/compile-cache.ts). Packages stay requires
+// of node_modules (`import()` of one too: rolldown's `dynamicImportInCjs: false`), but for those Node can only
+// import (ESM only: marked, string-width, the ACP SDK), which are bundled in, so that no run starts the ESM loader
+// (with those of their dependencies that the chunks' folder would not find as the package does: isRequired).
+// The library (dist/index.js) stays ESM and the Lua worker has its own bundle (scripts/bundle-lua-worker.mjs).
 //
 // The modules the program loads in turn (the program itself, the main command's settings and tools, its runtime,
 // the interactive mode's own) each go into one chunk, START_PHASES below: split the default way, they came as ~60
 // small chunks (every set of modules that two lazy imports share becomes its own), and each file costs the loader
-// a resolve, a read and a link (`awl -p`: 32 files, 56 before the program had its phase). A module that the entry,
-// `awl --version` (version.js) or the Lua thread's start-up (extensions/lua/) imports stays out of them, so that
-// those load no more than they need; a subcommand that imports a grouped module loads its phase's chunk. A module
-// in a phase must not await at its top level: a chunk importing its chunk would wait for it.
-import { rmSync } from "node:fs";
+// a resolve, a read and a compile (`awl -p`: 34 files, 56 before the program had its phase). A module that the
+// entry, the compile cache, `awl --version` (version.js) or the Lua thread's start-up (extensions/lua/) imports
+// stays out of them, so that those load no more than they need; a subcommand that imports a grouped module loads
+// its phase's chunk. No module may await at its top level (CommonJS has no such thing: rolldown refuses it).
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { builtinModules, createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rolldown } from "rolldown";
@@ -33,18 +39,43 @@ const START_PHASES = [
   // The interactive mode's own modules, before its prompt is drawn.
   { name: "interactive", imports: ["cli/interactive/repl.js"] },
 ];
-/** Never in a phase's chunk (nor what they import): the entry, `awl --version`'s path, the Lua thread's start. */
-const isOwnPath = (path) => ["cli/main.js", "version.js"].includes(path) || path.startsWith("extensions/lua/");
+/** Never in a phase's chunk (nor what they import): the entry, the compile cache, `awl --version`'s path, the Lua thread's start. */
+const isOwnPath = (path) => ["cli/main.js", "cli/compile-cache.js", "version.js"].includes(path) || path.startsWith("extensions/lua/");
 
+/** The file `require(id)` loads from `from` (a file), or undefined when the package has no "require" export. */
+function requireResolve(id, from) {
+  try {
+    return createRequire(from).resolve(id);
+  } catch {
+    return undefined;
+  }
+}
+/** Whether `file` is an ES module to Node. */
+function isEsm(file) {
+  if (file.endsWith(".mjs") || file.endsWith(".cjs")) return file.endsWith(".mjs");
+  let dir = dirname(file);
+  while (!existsSync(join(dir, "package.json"))) dir = dirname(dir);
+  return JSON.parse(readFileSync(join(dir, "package.json"), "utf8")).type === "module";
+}
+/**
+ * Whether the bundle `require`s the bare specifier `id` that `importer` imports, instead of bundling it: Node's
+ * modules, and packages that Node can `require` and that a chunk (in dist/cli/chunks/) finds as the importer does
+ * (a bundled package's own dependency may be another version, in its own node_modules: it is bundled with it).
+ */
+function isRequired(id, importer) {
+  if (id.startsWith("node:") || builtinModules.includes(id)) return true;
+  const file = requireResolve(id, importer ?? entry);
+  return file !== undefined && !isEsm(file) && requireResolve(id, entry) === file;
+}
 const graph = new Map(); // module path in dist/ → the awl modules it imports statically
 const bundle = await rolldown({
   input: entry,
   platform: "node",
   // Needed by the phases' groups (they add nothing to a set): the entry exports nothing, and nothing may import it
-  // (checked below: a chunk importing the entry would wait on its top-level await forever).
+  // (checked below: a chunk requiring the entry would get it half run).
   preserveEntrySignatures: "allow-extension",
-  // Only awl's own modules are bundled: a bare specifier is Node's or a package's.
-  external: (id) => !id.startsWith(".") && !id.startsWith("/"),
+  // Only awl's own modules and the ESM-only packages are bundled: any other bare specifier is Node's or a package's.
+  external: (id, importer, isResolved) => !isResolved && !id.startsWith(".") && !id.startsWith("/") && isRequired(id, importer),
   plugins: [{
     name: "awl-module-graph",
     buildEnd() {
@@ -89,9 +120,10 @@ function phaseOf(id) {
 }
 const options = {
   dir: cli,
-  format: "esm",
-  entryFileNames: "main.js",
-  chunkFileNames: "chunks/[name]-[hash].js",
+  format: "cjs",
+  dynamicImportInCjs: false,
+  entryFileNames: "main.cjs",
+  chunkFileNames: "chunks/[name]-[hash].cjs",
   // Plain ASCII files, without the sources' comments: Node decodes each file from UTF-8 before compiling it, and one
   // non-ASCII character (a "→" in a comment) sends a whole chunk down the slow path (≈ 2 ms for the turn chunk,
   // against 0.1 ms) and makes V8 hold and scan it as two-byte text.
@@ -102,11 +134,10 @@ const options = {
   codeSplitting: { groups: START_PHASES.map(({ name }) => ({ name, test: (id) => phaseOf(id) === name, includeDependenciesRecursively: false })) },
 };
 const { output } = await bundle.generate(options);
-const importsEntry = output.filter((o) => o.type === "chunk" && o.imports.includes("main.js")).map((o) => o.fileName);
-if (importsEntry.length) throw new Error(`bundle-cli.mjs: ${importsEntry.join(", ")} import the entry, whose top-level await they would wait for`);
-// The chunks of an earlier build, and tsc's source map of the entry the bundle replaces, would only mislead.
+const importsEntry = output.filter((o) => o.type === "chunk" && o.imports.includes("main.cjs")).map((o) => o.fileName);
+if (importsEntry.length) throw new Error(`bundle-cli.mjs: ${importsEntry.join(", ")} import the entry, which they would get half run`);
+// The chunks of an earlier build would only mislead.
 rmSync(join(cli, "chunks"), { recursive: true, force: true });
-rmSync(`${entry}.map`, { force: true });
 await bundle.write(options);
 await bundle.close();
 console.log(`bundled the CLI: ${output.filter((o) => o.type === "chunk").length} files in dist/cli/`);

@@ -2,10 +2,7 @@
  * The `awl` program (loaded by main.ts unless `awl --version` alone was asked): it picks a subcommand (imported
  * only when used) or the main command, and turns anything unexpected into one readable line instead of a stack trace.
  */
-import nodeModule from "node:module";
-import { join } from "node:path";
 import { SUBCOMMANDS } from "./commands.js";
-import { userCacheDir } from "../config/paths.js";
 import { writeNotice } from "../ui/output/wrap-text.js";
 import { drawFinalState, handleTerminationSignals, terminationExitCode } from "./termination.js";
 
@@ -21,10 +18,6 @@ process.on("unhandledRejection", internalError);
 // A reader that went away (`awl -p ... | head`) is not an error of awl's.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => (error.code === "EPIPE" ? process.exit(0) : internalError(error)));
 handleTerminationSignals();
-
-// Where Node has it (22.1 and newer), V8's compiled code of awl's modules is kept between runs, so a later run
-// loads the modules it imports from here on without compiling them again (docs/cli.md, "Start-up").
-(nodeModule as { enableCompileCache?: (directory: string) => unknown }).enableCompileCache?.(join(userCacheDir(process.env), "compile-cache"));
 
 /** Runs the subcommand or the main command, then exits with its code. */
 async function run(argv: readonly string[]): Promise<never> {

@@ -187,9 +187,13 @@ class CommandReader {
         const before = source.slice(0, node.startIndex).split("\n");
         this.unresolve(`the shell parser cannot read it (line ${before.length}, column ${before.at(-1)!.length + 1})`);
       }
+      // `echo > f x`: the grammar reads x as a second target, bash as the command's argument.
+      if (node.type === "file_redirect" && node.children.filter((c) => c.field === "destination").length > 1) {
+        this.unresolve("it has a word after a redirection's target, which the shell parser reads as a second target");
+      }
       switch (node.type) {
         case "command":
-          this.simpleCommand(node, source, writes || node.children.some((c) => fileRedirectWrites(c, source)), depth, inner);
+          this.simpleCommand(node, source, writes || node.children.some((c) => redirectionWrites(c, source)), depth, inner);
           break;
         case "declaration_command":
         case "unset_command":
@@ -203,7 +207,7 @@ class CommandReader {
           if (!ASSIGNMENT_OWNERS.has(node.parent?.type ?? "")) this.assignments([assignmentWord(node, source)], writes, depth, inner);
           break;
         case "redirected_statement":
-          writes ||= node.children.some((c) => fileRedirectWrites(c, source));
+          writes ||= node.children.some((c) => redirectionWrites(c, source));
           break;
         case "command_substitution": {
           // Inside backticks bash first turns \` \$ \\ into ` $ \ and then parses the text: `echo \`rm x\``.
@@ -239,7 +243,7 @@ class CommandReader {
   private assignments(words: Word[], writes: boolean, depth: number, inner: boolean): void {
     this.statement(words, writes, inner);
     // `GIT_SSH_COMMAND=...; export GIT_SSH_COMMAND`: what it names may run later in the command.
-    if (words.length === 1) this.follow(assignedCommands(words), depth, 0);
+    this.follow(assignedCommands(words), depth, 0);
   }
 
   /** A simple command: its words as written, then what deny and ask rules also see in it. */
@@ -418,6 +422,14 @@ function isRedirect(node: ShellNode): boolean {
 }
 
 /** Whether a redirection writes to a file: `> f`, `>> f`, `&> f`, `<> f`, `>&f` (not `/dev/null`, not `2>&1`). */
+/**
+ * Whether a redirection node writes to a file; a here-document's node holds the redirections written after it on
+ * its line (`cat <<'EOF' > f`).
+ */
+function redirectionWrites(node: ShellNode, source: string): boolean {
+  return fileRedirectWrites(node, source) || (node.type === "heredoc_redirect" && node.children.some((c) => fileRedirectWrites(c, source)));
+}
+
 function fileRedirectWrites(node: ShellNode, source: string): boolean {
   if (node.type !== "file_redirect") return false;
   const op = node.children.find((c) => !c.isNamed)?.type ?? "";

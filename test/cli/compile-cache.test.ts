@@ -1,26 +1,112 @@
 /**
- * V8's compile cache (issue 30): where the running Node has `module.enableCompileCache` (22.1 and newer), a run of
- * awl leaves the compiled code of the modules it loaded in `$XDG_CACHE_HOME/awl/compile-cache`, for the next run to
- * skip compiling them; where it does not (Node 20), awl runs as before and writes no such folder.
+ * V8's compile cache (issue 30, src/cli/compile-cache.ts): a run of awl leaves the compiled code of the files it
+ * loaded in `$XDG_CACHE_HOME/awl/compile-cache` for the next run to skip compiling them. Where the running Node has
+ * `module.enableCompileCache` (22.1 and newer) Node keeps it; on Node 20 awl does, one `awl/<chunk>.v8` per chunk
+ * of its bundle: written by the run that compiled the chunk, taken as it is by the next, and passed over and
+ * rewritten when damaged or made by another V8. A cache folder that cannot be written costs nothing but the compile.
  */
 import nodeModule from "node:module";
-import { existsSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { expect, it } from "vitest";
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { basename, join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { writeCodeCache } from "../../src/util/code-cache-file.js";
+import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { chunkName, loadReporter } from "./load-report.js";
+import { openaiAnswer } from "./openai-answer.js";
 import { runAwl, tempDir } from "./run-awl.js";
 
-const hasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
+const hasNodeCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === "function";
 
-it(`${hasCompileCache ? "keeps" : "on this Node (no module.enableCompileCache) keeps no"} compiled code between runs in $XDG_CACHE_HOME/awl/compile-cache`, async () => {
+let server: ReplayServer;
+beforeEach(async () => {
+  server = await startReplayServer();
+});
+afterEach(() => server.close());
+
+/** `awl -p hi` with a one-line reply; its output must be right whatever the cache holds. */
+async function ask(env: Record<string, string>): Promise<void> {
+  server.enqueue(openaiAnswer("Hello."));
+  const run = await runAwl(["-p", "hi", "--no-session"], { env: { AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test", ...env } });
+  expect(run, run.stderr).toMatchObject({ code: 0, stdout: "Hello.\n", stderr: "" });
+}
+
+/** Where each cache file is on disk now (a rewrite is a new file: written whole, then renamed over the old one). */
+function identities(dir: string): Map<string, string> {
+  return new Map(readdirSync(dir).map((name) => {
+    const stat = statSync(join(dir, name));
+    return [name, `${stat.ino}:${stat.mtimeMs}`];
+  }));
+}
+
+describe.runIf(!hasNodeCompileCache)("on a Node without module.enableCompileCache (20)", () => {
+  it("a run writes a cache of each chunk it loaded, the next takes them as they are, a damaged one is rewritten", async () => {
+    const cacheHome = tempDir("awl-cache-");
+    const dir = join(cacheHome, "awl", "compile-cache", "awl");
+    const reporter = loadReporter();
+    const env = { ...reporter.env, XDG_CACHE_HOME: cacheHome };
+
+    await ask(env);
+    // Every chunk loaded, but those loaded before the cache was on: its own and what it imports.
+    const beforeCache = new Set(["compile-cache", "rolldown-runtime", "paths"]);
+    const chunks = reporter.read().files.filter((file) => file.startsWith("dist/cli/chunks/") && !beforeCache.has(chunkName(file))).map((file) => `${basename(file)}.v8`);
+    expect(chunks.length).toBeGreaterThan(10);
+    expect(readdirSync(dir).sort()).toEqual([...chunks].sort());
+    const written = identities(dir);
+
+    await ask(env);
+    expect(identities(dir)).toEqual(written); // V8 took every one: none was written again
+
+    // The biggest cache (the main command's tools), its V8 data damaged and its header intact.
+    const [damaged] = [...written.keys()].sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size);
+    const file = join(dir, damaged!);
+    const fd = openSync(file, "r+");
+    writeSync(fd, Buffer.alloc(64, 0x5a), 0, 64, Math.floor(statSync(file).size / 2));
+    closeSync(fd);
+    const before = identities(dir);
+    await ask(env);
+    const after = identities(dir);
+    expect(after.get(damaged!)).not.toBe(before.get(damaged!));
+    after.delete(damaged!);
+    before.delete(damaged!);
+    expect(after).toEqual(before); // the others as they were
+    const rewritten = identities(dir);
+    await ask(env);
+    expect(identities(dir)).toEqual(rewritten); // the new one is good: taken as it is
+  });
+
+  it("a cache that V8 refuses (another Node's, its header whole) is rewritten, and another build's files dropped", async () => {
+    const cacheHome = tempDir("awl-cache-");
+    const dir = join(cacheHome, "awl", "compile-cache", "awl");
+    await ask({ XDG_CACHE_HOME: cacheHome });
+    const [name] = readdirSync(dir).filter((n) => n.startsWith("turn-"));
+    // A whole cache file (its checksum right) of data that is no V8 code cache of this Node.
+    const foreign = Buffer.alloc(4096, 7);
+    writeCodeCache(join(dir, name!), foreign);
+    writeFileSync(join(dir, "open-OldBuild.cjs.v8"), "an earlier build's chunk");
+    const before = statSync(join(dir, name!));
+
+    await ask({ XDG_CACHE_HOME: cacheHome });
+    const after = statSync(join(dir, name!));
+    expect(after.ino).not.toBe(before.ino);
+    expect(readFileSync(join(dir, name!)).includes(foreign)).toBe(false);
+    expect(existsSync(join(dir, "open-OldBuild.cjs.v8"))).toBe(false);
+  });
+
+  it("NODE_DISABLE_COMPILE_CACHE keeps none; a cache folder that cannot be written changes nothing else", async () => {
+    const cacheHome = tempDir("awl-cache-");
+    await ask({ XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: "1" });
+    expect(existsSync(join(cacheHome, "awl", "compile-cache"))).toBe(false);
+
+    const notAFolder = join(tempDir("awl-cache-"), "file");
+    writeFileSync(notAFolder, "");
+    await ask({ XDG_CACHE_HOME: notAFolder });
+  });
+});
+
+it.runIf(hasNodeCompileCache)("on a Node with module.enableCompileCache, Node keeps the compiled code in $XDG_CACHE_HOME/awl/compile-cache", async () => {
   const cache = tempDir("awl-cache-");
-  const run = await runAwl(["tools"], { env: { XDG_CACHE_HOME: cache } });
-  expect(run.code, run.stderr).toBe(0);
-  const folder = join(cache, "awl", "compile-cache");
-  if (!hasCompileCache) {
-    expect(existsSync(folder)).toBe(false);
-    return;
-  }
+  await ask({ XDG_CACHE_HOME: cache });
   // Node writes one folder per Node version and user, holding an entry per module compiled.
-  const entries = readdirSync(folder, { recursive: true }).map(String).filter((name) => name.includes("/"));
+  const entries = readdirSync(join(cache, "awl", "compile-cache"), { recursive: true }).map(String).filter((name) => name.includes("/"));
   expect(entries.length).toBeGreaterThan(0);
 });

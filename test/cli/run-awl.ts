@@ -1,10 +1,10 @@
-/** Runs the built `awl` (dist/cli/main.js) in a clean environment: no API keys from the host, a private config home. */
+/** Runs the built `awl` (dist/cli/main.cjs) in a clean environment: no API keys from the host, a private config home. */
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
-export const AWL = resolve(import.meta.dirname, "../../dist/cli/main.js");
+export const AWL = resolve(import.meta.dirname, "../../dist/cli/main.cjs");
 
 export interface AwlRun {
   code: number | null;

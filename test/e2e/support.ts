@@ -1,5 +1,5 @@
 /**
- * End-to-end helpers: run the BUILT `awl` (dist/cli/main.js, `npm run build` first) in an isolated home and
+ * End-to-end helpers: run the BUILT `awl` (dist/cli/main.cjs, `npm run build` first) in an isolated home and
  * project folder, against the local replay server, with wire-shaped scripted responses for each provider.
  */
 import { spawn } from "node:child_process";
@@ -11,7 +11,7 @@ import { afterEach, beforeEach } from "vitest";
 import { sseData, sseEvents, startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-export const AWL = join(REPO, "dist/cli/main.js");
+export const AWL = join(REPO, "dist/cli/main.cjs");
 export const EXAMPLES = join(REPO, "examples/extensions");
 
 export interface AwlRun {
@@ -46,7 +46,7 @@ export interface Sandbox {
   /** Writes `.awl/extensions/<relative>` in the project. */
   extension(relative: string, source: string): string;
   env(extra?: Record<string, string>): NodeJS.ProcessEnv;
-  /** Runs `node dist/cli/main.js ...args` in the project. */
+  /** Runs `node dist/cli/main.cjs ...args` in the project. */
   awl(args: readonly string[], options?: { env?: Record<string, string>; input?: string; asNobody?: boolean }): Promise<AwlRun>;
   remove(): void;
 }

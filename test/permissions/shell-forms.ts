@@ -93,6 +93,7 @@ export const RM_FORMS = [
   // Execution driven by the environment or configuration.
   "GIT_SSH_COMMAND='rm -f victim' git ls-remote ssh://h/r",
   "export GIT_SSH_COMMAND='rm -f victim'; git ls-remote ssh://h/r",
+  "GIT_SSH_COMMAND='rm -f victim' X=1; export GIT_SSH_COMMAND; git ls-remote ssh://h/r",
   "env GIT_SSH_COMMAND='rm -f victim' git ls-remote ssh://h/r",
   "git -c core.sshCommand='rm -f victim' ls-remote ssh://h/r",
   "git -c alias.x='!rm -f victim' x",

@@ -111,6 +111,21 @@ describe("allow rules are not widened by shell syntax", () => {
     }
   });
 
+  it("a redirection after a here-document writes, and a word after a redirection's target is not dropped", () => {
+    const cat = engine({ allow: ["bash(cat:*)"] });
+    // The grammar puts the `> file` written after `<<'EOF'` inside the here-document's node.
+    for (const command of ["cat <<'EOF' > .bashrc\nevil\nEOF", "cat <<EOF >> .bashrc\nevil\nEOF", "cat <<'EOF' >$HOME/.bashrc\nevil\nEOF"]) {
+      expect(cat.decide(bash, { command }).action, JSON.stringify(command)).toBe("ask");
+    }
+    expect(cat.decide(bash, { command: "cat <<'EOF'\nhi\nEOF" }).action).toBe("allow");
+    expect(cat.decide(bash, { command: "cat <<'EOF' 2>/dev/null\nhi\nEOF" }).action).toBe("allow");
+    // `git diff > /dev/null --output=F` runs `git diff --output=F`: the grammar reads the option as a second target.
+    const diff = engine({ allow: ["bash(git diff)"] });
+    expect(diff.decide(bash, { command: "git diff > /dev/null --output=.bashrc" }).action).toBe("ask");
+    expect(diff.decide(bash, { command: "git diff >/dev/null" }).action).toBe("allow");
+    expect(parseCommand("echo > /dev/null x").unresolved).toBe("it has a word after a redirection's target, which the shell parser reads as a second target");
+  });
+
   it("every form of rm asks under allow rules for everything else it uses", () => {
     const e = engine({ allow: ["bash(echo:*)", "bash(true)", "bash(false)", "bash(cat:*)", "bash(:)", "bash(f)", "bash(g)", "bash(break)"] });
     for (const command of RM_FORMS) expect(e.decide(bash, { command }).action, JSON.stringify(command)).not.toBe("allow");

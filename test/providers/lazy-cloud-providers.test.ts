@@ -1,12 +1,13 @@
 /**
  * The cloud providers cost nothing until chosen: a run of the built awl with another provider loads neither the AWS
- * SDK's credential chain nor awl's Bedrock or Vertex AI code (every module the run resolved is logged by a resolve
- * hook); a Bedrock run that signs with a profile loads the SDK, and one with the key variables does not.
+ * SDK's credential chain nor awl's Bedrock or Vertex AI code (every file the run loaded is reported as it exits:
+ * test/cli/load-report.ts); a Bedrock run that signs with a profile loads the SDK, and one with the key variables
+ * does not.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadReporter } from "../cli/load-report.js";
 import { runAwl, tempDir } from "../cli/run-awl.js";
 import { openaiAnswer } from "../cli/openai-answer.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
@@ -19,24 +20,25 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const HOOK = join(import.meta.dirname, "../support/log-imports.mjs");
+const REPO = join(import.meta.dirname, "../..");
 
-/** The module URLs a run resolved, and whether any of awl's own files among them holds `marker`. */
-async function loadedBy(args: string[], env: Record<string, string>): Promise<{ urls: string[]; holds(marker: string): boolean }> {
-  const log = join(tempDir("awl-imports-"), "imports.log");
-  const run = await runAwl(args, { env: { ...env, NODE_OPTIONS: `--import ${HOOK}`, AWL_IMPORT_LOG: log } });
+/** The files a run loaded (paths in the package), none an ES module, and whether any of awl's own holds `marker`. */
+async function loadedBy(args: string[], env: Record<string, string>): Promise<{ files: string[]; holds(marker: string): boolean }> {
+  const reporter = loadReporter();
+  const run = await runAwl(args, { env: { ...env, ...reporter.env } });
   expect(run.stderr).toBe("");
-  const urls = [...new Set(readFileSync(log, "utf8").split("\n").filter(Boolean))];
-  const own = urls.filter((url) => url.startsWith("file:") && url.includes("/dist/")).map((url) => readFileSync(fileURLToPath(url), "utf8"));
-  return { urls, holds: (marker) => own.some((text) => text.includes(marker)) };
+  const { files, esModules } = reporter.read();
+  expect(esModules).toBe(false);
+  const own = files.filter((file) => file.startsWith("dist/")).map((file) => readFileSync(join(REPO, file), "utf8"));
+  return { files, holds: (marker) => own.some((text) => text.includes(marker)) };
 }
 
 describe("cloud providers load only when chosen", () => {
   it("an OpenAI-compatible run loads no AWS SDK, no Bedrock and no Vertex AI code", async () => {
     server.enqueue(openaiAnswer("hello"));
     const run = await loadedBy(["-p", "hi", "--no-std-tools", "--no-session"], { AWL_BASE_URL: server.url, AWL_API_KEY: "k", AWL_MODEL: "m" });
-    expect(run.urls.some((url) => url.includes("/dist/cli/"))).toBe(true);
-    expect(run.urls.filter((url) => /@aws-sdk|@smithy/.test(url))).toEqual([]);
+    expect(run.files.some((file) => file.startsWith("dist/cli/"))).toBe(true);
+    expect(run.files.filter((file) => /@aws-sdk|@smithy/.test(file))).toEqual([]);
     expect(run.holds("converse-stream")).toBe(false);
     expect(run.holds("application_default_credentials")).toBe(false);
   });
@@ -47,13 +49,13 @@ describe("cloud providers load only when chosen", () => {
     server.enqueue(answer());
     const keys = await loadedBy(["-p", "hi", "--no-std-tools", "--no-session"], { ...bedrock, AWS_ACCESS_KEY_ID: "AKID", AWS_SECRET_ACCESS_KEY: "secret" });
     expect(keys.holds("converse-stream")).toBe(true);
-    expect(keys.urls.filter((url) => /@aws-sdk|@smithy/.test(url))).toEqual([]);
+    expect(keys.files.filter((file) => /@aws-sdk|@smithy/.test(file))).toEqual([]);
     const home = tempDir("awl-aws-");
     mkdirSync(join(home, ".aws"));
     writeFileSync(join(home, ".aws", "credentials"), "[work]\naws_access_key_id = AKIDWORK\naws_secret_access_key = work/secret\n");
     server.enqueue(answer());
     const profile = await loadedBy(["-p", "hi", "--no-std-tools", "--no-session"], { ...bedrock, HOME: home, AWS_PROFILE: "work", AWS_EC2_METADATA_DISABLED: "true" });
-    expect(profile.urls.some((url) => url.includes("@aws-sdk/credential-provider-node"))).toBe(true);
+    expect(profile.files.some((file) => file.includes("@aws-sdk/credential-provider-node"))).toBe(true);
     expect(server.requests.at(-1)!.headers.authorization).toContain("Credential=AKIDWORK/");
   });
 });

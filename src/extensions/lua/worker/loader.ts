@@ -6,44 +6,25 @@
  * the start ran, compiled). It is only ever a head start: a cache that is missing, unreadable, damaged or made by
  * another Node is passed over (V8 rejects what does not fit its version, flags or source), and rewritten.
  */
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { createRequire, wrap } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
-import { threadId, workerData } from "node:worker_threads";
-import { crc32 } from "node:zlib";
+import { workerData } from "node:worker_threads";
+import { readCodeCache, writeCodeCache } from "../../../util/code-cache-file.js";
 import { SAVE_CODE_CACHE, type WorkerInit } from "../protocol.js";
 
-/** A cache file: MAGIC, the payload's CRC-32 (V8 checks a code cache's header, not its body), then V8's data. */
-const MAGIC = 0x41574c43; // "AWLC"
-const HEADER_BYTES = 8;
 const PREFIX = "lua-worker-";
 
 const bundle = join(dirname(fileURLToPath(import.meta.url)), "worker-main.cjs");
 const cacheDir = (workerData as WorkerInit).codeCacheDir;
 
-function cachedDataOf(file: string): Buffer | undefined {
-  try {
-    const bytes = readFileSync(file);
-    if (bytes.length <= HEADER_BYTES || bytes.readUInt32LE(0) !== MAGIC) return undefined;
-    const data = bytes.subarray(HEADER_BYTES);
-    return crc32(data) === bytes.readUInt32LE(4) ? data : undefined;
-  } catch {
-    return undefined; // none yet, or unreadable: the bundle is compiled
-  }
-}
-
-/** Writes the cache whole or not at all (a temporary file renamed), and drops those of other builds. */
+/** Writes the cache, and drops those of other builds. */
 function writeCache(dir: string, file: string, data: Buffer): void {
   try {
     mkdirSync(dir, { recursive: true });
-    const header = Buffer.alloc(HEADER_BYTES);
-    header.writeUInt32LE(MAGIC, 0);
-    header.writeUInt32LE(crc32(data), 4);
-    const temporary = `${file}.${process.pid}-${threadId}.tmp`;
-    writeFileSync(temporary, Buffer.concat([header, data]));
-    renameSync(temporary, file);
+    writeCodeCache(file, data);
     const name = file.slice(dir.length + 1);
     for (const other of readdirSync(dir)) {
       if (other.startsWith(PREFIX) && other.endsWith(".v8") && other !== name) rmSync(join(dir, other), { force: true });
@@ -57,7 +38,7 @@ const source = readFileSync(bundle, "utf8");
 // The bundle's size and time name its cache: V8 checks a cache against the source's length only.
 const stat = statSync(bundle);
 const cacheFile = cacheDir && join(cacheDir, `${PREFIX}${stat.size}-${Math.trunc(stat.mtimeMs)}.v8`);
-const cachedData = cacheFile ? cachedDataOf(cacheFile) : undefined;
+const cachedData = cacheFile ? readCodeCache(cacheFile) : undefined;
 const script = new Script(wrap(source), { filename: bundle, ...(cachedData && { cachedData }) });
 if (cacheDir && cacheFile && (!cachedData || script.cachedDataRejected)) {
   (globalThis as Record<symbol, unknown>)[SAVE_CODE_CACHE] = () => writeCache(cacheDir, cacheFile, script.createCachedData());

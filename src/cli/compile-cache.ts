@@ -1,0 +1,79 @@
+/**
+ * V8's compiled code of the CLI's own modules, kept between runs in `$XDG_CACHE_HOME/awl/compile-cache`, so that a
+ * run does not compile again the half MB of JavaScript the main command loads (a fifth of what `awl -p` executes
+ * over `node -e 0` on Node 20: docs/benchmarks.md). Where the running Node has `module.enableCompileCache` (22.1
+ * and newer) Node keeps it. Elsewhere awl keeps it for the CommonJS chunks of its bundle (scripts/bundle-cli.mjs),
+ * loaded through `require.extensions[".cjs"]`: each is compiled by `vm.Script` with the code cache of its last
+ * compile, `<folder>/awl/<chunk>.v8` (the chunk's name holds a hash of its text), and the
+ * caches of the files compiled without one are written as the process exits (they then hold every function the
+ * run used), the other builds' dropped. A cache that is missing, damaged, unreadable or made by another Node or
+ * for other V8 flags is passed over (V8 rejects what does not fit its version, flags or source) and rewritten.
+ */
+import nodeModule from "node:module";
+import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { constants as vmConstants, Script } from "node:vm";
+import { userCacheDir } from "../config/paths.js";
+import { readCodeCache, writeCodeCache } from "../util/code-cache-file.js";
+
+/** A CommonJS loader (`require.extensions`, what Node calls for each file of an extension it requires). */
+type FileLoader = (module: NodeJS.Module, filename: string) => void;
+interface Loaders {
+  enableCompileCache?: (directory: string) => unknown;
+  _extensions: Record<string, FileLoader>;
+}
+
+const EXTENSION = ".cjs";
+
+/** What the cache covers: the bundle's chunks (dist/cli/chunks/), the folder this module is built into. */
+const chunksDir = dirname(fileURLToPath(import.meta.url));
+
+/**
+ * Keeps the compiled code of the CLI's modules that load from here on, where it can. Without Node's own compile
+ * cache and `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` (Node 20.12; a module compiled by `vm.Script` could
+ * not `import()` without it), or with Node's `NODE_DISABLE_COMPILE_CACHE` set, it does nothing.
+ */
+export function useCompileCache(env: NodeJS.ProcessEnv): void {
+  const folder = join(userCacheDir(env), "compile-cache");
+  const loaders = nodeModule as unknown as Loaders;
+  if (loaders.enableCompileCache) {
+    loaders.enableCompileCache(folder);
+    return;
+  }
+  const importModuleDynamically = (vmConstants as Partial<typeof vmConstants> | undefined)?.USE_MAIN_CONTEXT_DEFAULT_LOADER;
+  if (importModuleDynamically === undefined || env.NODE_DISABLE_COMPILE_CACHE) return;
+  const cacheDir = join(folder, "awl");
+  const compiled: { file: string; script: Script }[] = [];
+  const plain = loaders._extensions[EXTENSION] ?? loaders._extensions[".js"]!;
+  loaders._extensions[EXTENSION] = (module, filename) => {
+    if (dirname(filename) !== chunksDir) return plain(module, filename);
+    const file = join(cacheDir, `${basename(filename)}.v8`);
+    const cachedData = readCodeCache(file);
+    const script = new Script(nodeModule.wrap(readFileSync(filename, "utf8")), {
+      filename,
+      importModuleDynamically,
+      ...(cachedData && { cachedData }),
+    });
+    if (!cachedData || script.cachedDataRejected) compiled.push({ file, script });
+    const require = Object.assign((id: string) => module.require(id), nodeModule.createRequire(filename));
+    (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, require, module, filename, dirname(filename));
+  };
+  process.once("exit", () => {
+    if (compiled.length) writeCaches(cacheDir, compiled);
+  });
+}
+
+/** Writes the new caches, and drops those of files no longer in the bundle (an earlier build's). */
+function writeCaches(cacheDir: string, compiled: readonly { file: string; script: Script }[]): void {
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    for (const { file, script } of compiled) writeCodeCache(file, script.createCachedData());
+    const current = new Set(readdirSync(chunksDir).map((name) => `${name}.v8`));
+    for (const name of readdirSync(cacheDir)) {
+      if (name.endsWith(".v8") && !current.has(name)) rmSync(join(cacheDir, name), { force: true });
+    }
+  } catch {
+    // a cache folder that cannot be written only costs the next run its compile
+  }
+}

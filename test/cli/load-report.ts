@@ -1,0 +1,35 @@
+/**
+ * What a run of the built awl loaded, read through a `--require` preload that reports as the process exits: the
+ * CommonJS files of awl's package (their paths in it: `dist/cli/main.cjs`, `node_modules/...`) in the order Node
+ * loaded them, and whether Node ran any ES module (its loader's module jobs, which every `import` of one goes through).
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { tempDir } from "./run-awl.js";
+
+export interface LoadReport {
+  files: string[];
+  esModules: boolean;
+}
+
+/** The environment that makes a run report (`env`), and the reader of the last run's report. */
+export function loadReporter(): { env: Record<string, string>; read(): LoadReport } {
+  const dir = tempDir("awl-load-report-");
+  const report = join(dir, "report.json");
+  const preload = join(dir, "report.cjs");
+  const root = `${resolve(import.meta.dirname, "../..")}/`;
+  writeFileSync(preload, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify({
+  files: Object.keys(require.cache).filter((file) => file.startsWith(${JSON.stringify(root)})).map((file) => file.slice(${root.length})),
+  esModules: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job"),
+})));
+`);
+  return {
+    env: { NODE_OPTIONS: `--require=${preload}` },
+    read: () => JSON.parse(readFileSync(report, "utf8")) as LoadReport,
+  };
+}
+
+/** A chunk's name without its hash (`dist/cli/chunks/open-Ab12_x-Z.cjs` → `open`), other paths as they are. */
+export function chunkName(path: string): string {
+  return path.replace(/^dist\/cli\/chunks\/(.*)-[\w-]{8}\.cjs$/, "$1");
+}
