@@ -32,8 +32,8 @@ const START_PHASES = [
   { name: "program", imports: ["cli/program.js", "cli/chat.js", "cli/help.js"] },
   // awl opens its tools: the config files, permissions, the Lua extensions' tool set.
   { name: "open", imports: ["config/index.js", "cli/chat-tools.js", "cli/run-permissions.js", "cli/commands/extension-host.js", "cli/run-secrets.js"] },
-  // awl builds what a turn needs, while a Lua worker may be starting: the runtime, sessions, print mode, permission layer.
-  { name: "turn", imports: ["cli/build-runtime.js", "cli/print-mode.js", "permissions/tool-set.js"] },
+  // awl builds what a turn needs, while a Lua worker may be starting: the runtime, print mode, permission layer, hooks.
+  { name: "turn", imports: ["cli/build-runtime.js", "cli/print-mode.js", "permissions/tool-set.js", "hooks/setup.js", "hooks/hook-tool-set.js"] },
   // A run that saves its conversation (not `--no-session`): the sessions' modules.
   { name: "session", imports: ["cli/session-hook.js"] },
   // The interactive mode's own modules, before its prompt is drawn.

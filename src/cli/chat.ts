@@ -67,6 +67,9 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn, permissions: permissions.value };
   const tools = await openChatTools(options, { interactive });
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
+  // The interactive mode's modules import the sessions' (its history, /resume) even with --no-session: they load
+  // now, beside the runtime's, rather than one after the other once the runtime is built.
+  if (interactive) void import("./session-hook.js");
   const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./build-runtime.js"), import("./print-mode.js")]);
   // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
   // (The interactive mode loads it once its prompt is drawn.)
