@@ -9,10 +9,14 @@
 //      at once and after a model's time to its first token (the Lua worker starts while a request waits);
 //   3. interactive: start to a prompt that accepts keys with 20 extensions, 50 skills and 5 hooks, in a
 //      pseudo-terminal, against `node -e 0` in one (budget node + 60 ms);
-//   4. growth: one `--input-format stream-json` process fed BUDGET_TURNS turns (default 300) that each call `ls`:
-//      RSS after turn 10 and at the end, and the main thread's heap after a full GC (a probe, --import), per 1 000
-//      tool calls (budget 1 MB; the figure includes the messages the conversation keeps, nothing compacts here: the
-//      request body's growth is printed beside it for scale), RSS ≤ +20 MB over the run.
+//   4. growth: one `--input-format stream-json` process fed BUDGET_TURNS turns (default 500) that each call `ls`:
+//      RSS after turn 10 and at the end (≤ +20 MB), and heap snapshots there: the heap's growth per 1 000 tool calls
+//      net of the conversation's messages, their wire JSON and compiled code (budget 1 MB: no retained per-call
+//      objects), the parts printed beside it;
+//   5. `awl acp`: BUDGET_ACP_SESSIONS sessions (default 50) opened, prompted (a Lua and an MCP call) and closed: the
+//      heap each closed session leaves (snapshots, ≤ 10 KB) and RSS after the last over after the first (≤ +20 MB);
+//   6. a Lua tool's 5 results of BUDGET_BIG_MB MB (default 8), then 20 turns: RSS over before them (≤ one result).
+//   BUDGET_ONLY=growth,acp runs only the sections named (print, step, interactive, growth, acp, lua).
 // Run: `npm run bench -- budget` (BENCH_RUNS runs of each whole-process measure, default 10).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -23,7 +27,7 @@ import { awl, choice, loadText, median, now, PROMPT, ptyTime, repo, RUNS, sse } 
 import { acpSessions, heapGrowth, memoryProbe, perThousand, rssOf, streamJsonRun } from "./long-run.mjs";
 
 const TURNS = Number(process.env.BUDGET_TURNS ?? 500);
-/** `BUDGET_ONLY=growth,acp`: only these sections (print, step, interactive, growth, session, acp, lua); all by default. */
+/** `BUDGET_ONLY=growth,acp`: only these sections (print, step, interactive, growth, acp, lua); all by default. */
 const only = process.env.BUDGET_ONLY?.split(",");
 const wanted = (section) => !only || only.includes(section);
 const root = mkdtempSync(join(tmpdir(), "awl-bench-budget-"));
@@ -211,10 +215,15 @@ if (wanted("acp")) {
   const probe = memoryProbe(root);
   const sessions = Number(process.env.BUDGET_ACP_SESSIONS ?? 50);
   const odd = { name: "odd", command: process.execPath, args: [join(repo, "test/fixtures/mcp/odd-server.mjs")], env: [] };
-  const samples = await acpSessions(where, probe, sessions, [odd], `calls=${JSON.stringify([["ls", {}], ["odd_slow", { ms: 1 }]])} steps=1`);
+  const ask = `calls=${JSON.stringify([["ls", {}], ["odd_slow", { ms: 1 }]])} steps=1`;
+  const samples = await acpSessions(where, probe, sessions, [odd], ask);
+  // Then heap snapshots after the first session and the last (a pass of its own: a snapshot's buffers stay in RSS).
+  const snapshots = [join(root, "acp-first.heapsnapshot"), join(root, "acp-last.heapsnapshot")];
+  await acpSessions(where, probe, sessions, [odd], ask, snapshots);
+  const parts = heapGrowth(...snapshots, 1000 * (sessions - 1)); // MB per 1 000 sessions = KB per session
   const mb = (b) => (b / 2 ** 20).toFixed(1);
-  judge(`\`awl acp\`: heap after ${sessions} sessions opened, prompted and closed, over the first one closed`, (samples.last.heap - samples.first.heap) / 2 ** 20, "MB", 1,
-    ` (${mb(samples.start.heap)} MB after initialize, ${mb(samples.first.heap)} → ${mb(samples.last.heap)} MB; worker threads left: ${samples.last.workers})`);
+  judge(`\`awl acp\`: heap kept per session closed (snapshots: all but compiled code; ${sessions - 1} sessions after the first)`, parts.rest * 1024, "KB", 10,
+    ` (after a GC the heap went ${mb(samples.start.heap)} MB after initialize, ${mb(samples.first.heap)} after the first session, ${mb(samples.last.heap)} MB after the last: compiled code ${(parts.code * 1024).toFixed(0)} KB per session; worker threads left: ${samples.last.workers})`);
   judge(`\`awl acp\`: RSS after ${sessions} sessions over the first one closed`, (samples.last.rss - samples.first.rss) / 2 ** 20, "MB", 20,
     ` (${mb(samples.start.rss)} MB after initialize, ${mb(samples.first.rss)} → ${mb(samples.last.rss)} MB)`);
 }

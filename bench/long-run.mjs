@@ -1,6 +1,6 @@
-// The long runs of issue 30's "No growth", measured by budget.bench.mjs: a memory probe loaded into awl (`--import`: on SIGUSR2 a full GC, then the heap and RSS, or a heap snapshot), and
-// the runs themselves (stream-json turns, one interactive session in a pseudo-terminal, ACP sessions opened and
-// closed, a Lua tool's big results). Not a bench itself.
+// The long runs of issue 30's "No growth", measured by budget.bench.mjs: a memory probe loaded into awl (`--import`:
+// on SIGUSR2 a full GC, then the heap and RSS, or a heap snapshot), stream-json turns, ACP sessions opened and
+// closed, and the heap snapshots' growth split in parts (heap-parts.mjs). Not a bench itself.
 import { spawn } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

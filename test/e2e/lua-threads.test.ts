@@ -82,3 +82,23 @@ it("a long call of a tool that can render starts no second worker for renders wh
   expect(JSON.stringify(server.requests.at(-1)!.json().messages)).toContain("ran");
   expect(threads).toBe(1);
 });
+
+it("a Lua result of megabytes replaces its worker, so the memory it took goes back; a small one keeps it", async () => {
+  // WebAssembly memory never shrinks: a worker that built a 3 MB result kept that heap for the rest of the session.
+  const extensions = join(box.home, ".config/awl/extensions");
+  mkdirSync(extensions, { recursive: true });
+  writeFileSync(join(extensions, "sized.lua"), `awl.register_tool { name = "sized", description = "Returns kb kilobytes.", kinds = { "read" },
+  parameters = { type = "object", properties = { kb = { type = "number" } } },
+  run = function(args) return string.rep("x", args.kb * 1024) end }`);
+  // The model's window is known: the big result's 40 000 characters shown to it need no window look-up.
+  writeFileSync(join(box.home, ".config/awl/config.json"), JSON.stringify({ models: { "test-model": { context_window: 1_000_000 } } }));
+  const calls = (kbs: number[]) => kbs.map((kb, i) => ({ body: openaiToolCalls([{ id: `c${i}`, name: "sized", input: { kb } }]) }));
+  server.enqueue(...calls([3 * 1024, 1]), { body: openaiText("Done.") });
+  const big = await threadsOf("big, then small");
+  expect(big.run.code, big.run.stderr).toBe(0);
+  expect(big.threads).toBe(2);
+  server.enqueue(...calls([1, 1]), { body: openaiText("Done.") });
+  const small = await threadsOf("small, then small");
+  expect(small.run.code, small.run.stderr).toBe(0);
+  expect(small.threads).toBe(1);
+});

@@ -35,6 +35,8 @@ export type * from "./types.js";
 const CLOSE_DEADLINE_MS = 15_000;
 const DEFAULT_TIMEOUT_MS = 120_000;
 /** setTimeout fires at once beyond this (about 24.8 days): longer timeouts mean "no timeout". */
+/** A call whose result is at least this long (characters) replaces its slot afterwards. */
+const BIG_RESULT_CHARS = 2 * 1024 * 1024;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 interface Waiter {
@@ -212,7 +214,11 @@ export class LuaPool {
         return this.closed ? closedOutcome(extension) : { status: "cancelled" };
       }
       try {
-        return await this.runIn(slot, entry, extension, tool, input, ctx, opts);
+        const outcome = await this.runIn(slot, entry, extension, tool, input, ctx, opts);
+        // A result this big grew the worker's Lua heap, and WebAssembly memory never shrinks: the slot is replaced
+        // (the next call starts a fresh one), so that memory goes back instead of staying for the session.
+        if (outcome.status === "result" && outcome.content.length >= BIG_RESULT_CHARS) slot.retire = true;
+        return outcome;
       } finally {
         this.release(slot);
       }
