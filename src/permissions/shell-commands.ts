@@ -188,7 +188,7 @@ class CommandReader {
         this.unresolve(`the shell parser cannot read it (line ${before.length}, column ${before.at(-1)!.length + 1})`);
       }
       // `echo > f x`: the grammar reads x as a second target, bash as the command's argument.
-      if (node.type === "file_redirect" && node.children.filter((c) => c.field === "destination").length > 1) {
+      if (node.type === "file_redirect" && (redirectTargets(node, source)?.length ?? 2) > 1) {
         this.unresolve("it has a word after a redirection's target, which the shell parser reads as a second target");
       }
       switch (node.type) {
@@ -433,8 +433,13 @@ function redirectionWrites(node: ShellNode, source: string): boolean {
 function fileRedirectWrites(node: ShellNode, source: string): boolean {
   if (node.type !== "file_redirect") return false;
   const op = node.children.find((c) => !c.isNamed)?.type ?? "";
-  const target = fieldOf(node, "destination");
-  return redirectWrites(op, target ? wordOf([target], source) : { text: "", open: true });
+  const target = redirectTargets(node, source)?.[0];
+  return redirectWrites(op, target ? wordOf(target, source) : { text: "", open: true });
+}
+
+/** A redirection's target pieces grouped into words (`>/dev/null$x` is one word of two pieces); bash takes one. */
+function redirectTargets(node: ShellNode, source: string): ShellNode[][] | undefined {
+  return groupWords(node.children.filter((c) => c.field === "destination"), source);
 }
 
 function fieldOf(node: ShellNode, field: string): ShellNode | undefined {

@@ -359,8 +359,9 @@ class Reader {
     const after = this.code(j);
     // `>|`, `<>`, `>>&`, `<<<`, `<<-`, `>(…)`, `<(…)`: the parser reads those.
     if (after === PIPE || after === GREATER || after === LESS || after === AMPERSAND || after === OPEN_PAREN || after === 45) throw UNSURE;
-    // On a here-document's line the parser nests the commands after it in it: their redirections are not proven.
-    if (this.heredoc && this.nest === 0) throw UNSURE;
+    // On a here-document's line the parser nests the commands after it in it: their redirections are not proven
+    // (the here-document's own command's are: `cat <<'EOF' > f`).
+    if (this.heredoc && this.nest === 0 && this.heredoc.scope !== scope) throw UNSURE;
     this.i = j;
     if (op === "<<") {
       if (!heredoc || descriptor || this.nest > 0 || this.heredoc) throw UNSURE;
@@ -410,15 +411,18 @@ class Reader {
     let redirected = false;
     let first = -1;
     let firstEnd = -1;
+    /** A redirection follows the command's here-document (`cat <<'EOF' > f`). */
+    let afterHeredoc = false;
     for (;;) {
       this.blanks();
       const c = this.code();
       if (c === -1 || c === NEWLINE || c === SEMICOLON || c === PIPE || c === CLOSE_PAREN) break;
       if (c === AMPERSAND && this.code(this.i + 1) !== GREATER) break;
+      const pending = this.heredoc;
       if (this.redirect(scope, words.length > 0)) {
         if (words.length === 0) throw UNSURE;
         redirected = true;
-        if (this.heredoc) break;
+        afterHeredoc ||= pending !== undefined;
         continue;
       }
       if (redirected || c === OPEN_PAREN || c >= 128) throw UNSURE;
@@ -434,6 +438,8 @@ class Reader {
       }
       words.push(word);
     }
+    // `cat <<'EOF' > f | wc`: the parser reads what follows a here-document's redirections on its line as an error.
+    if (afterHeredoc && this.code() !== NEWLINE) throw UNSURE;
     if (words.length === 0) {
       // Two assignments and a newline: the parser reads the next line's command as theirs (`a=1 b=2⏎ls`).
       if (assignments.length === 0 || redirected || negated || (assignments.length > 1 && this.code() === NEWLINE)) throw UNSURE;

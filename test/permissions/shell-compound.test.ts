@@ -38,7 +38,8 @@ describe("the compound reader", () => {
       { kind: "command", assignments: [], words: [{ text: "basename", open: false }, { text: "", open: true }], writes: false },
     ]);
     expect(compoundCommands("{ ls; } > out")?.[0]?.writes).toBe(true);
-    const parserOnly = ["case x in x) rm victim;; esac", "f() { rm victim; }", "echo $((1+2))", "echo `id`", "echo $'\\x72m'", "echo ${x:-y}", "cat <(ls)", "echo hi # x", "echo a \\\n b", "ls &", "ls |& cat", "cat <<< x", "cat <<EOF\nx\nEOF", "> f echo", "echo > f x", "export X=1", "time ls", "[[ -f x ]]", "echo é", "echo a\rb", "! while true; do ls; done", "fi\"x\"", "cat <<'EOF' > f\nx\nEOF"];
+    expect(compoundCommands("cat <<'EOF' > notes.md\n# a title with 'quotes' and $x\nEOF\nls")?.map((step) => step.writes)).toEqual([true, false]);
+    const parserOnly = ["case x in x) rm victim;; esac", "f() { rm victim; }", "echo $((1+2))", "echo `id`", "echo $'\\x72m'", "echo ${x:-y}", "cat <(ls)", "echo hi # x", "echo a \\\n b", "ls &", "ls |& cat", "cat <<< x", "cat <<EOF\nx\nEOF", "> f echo", "echo > f x", "export X=1", "time ls", "[[ -f x ]]", "echo é", "echo a\rb", "! while true; do ls; done", "fi\"x\"", "cat <<'EOF' > f | wc -l\nx\nEOF", "echo > /dev/null x"];
     for (const command of parserOnly) expect(compoundCommands(command), JSON.stringify(command)).toBeUndefined();
   });
 

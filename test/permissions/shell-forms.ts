@@ -226,7 +226,7 @@ export function generateCompound(random: () => number): string {
       case 7:
         return `[ ${pick(["-f x", '"$f" = b', "$x -eq 1", "! -d d", "-n \"$(rm victim)\"", "a", "a b", "-z", "x = y -o z", "( a )", "a ] b"])} ]${pick([" && rm victim", "; ", " || echo no"])}`;
       case 8:
-        return `cat ${pick(["<<'EOF'", "<< 'EOF'", "<<EOF", '<<"EOF"', "<<-'EOF'", "<<'E F'"])}${pick(["", " | wc -l", " && rm victim", " > f", "; ls", " | (rm victim)"])}\n${pick(["text", "$(rm victim)", "EOF x", " EOF", "a'b", "`id`", "EOFX", "x\nEOF\nmore"])}\n${pick(["EOF", "EOF ", " EOF", "EOFX\nEOF", ""])}`;
+        return `${pick(["", "", "ls && ", "ls | ", "ls >f && ", "! "])}cat ${pick(["<<'EOF'", "<< 'EOF'", "<<EOF", '<<"EOF"', "<<-'EOF'", "<<'E F'"])}${pick(["", " | wc -l", " && rm victim", " > f", "; ls", " | (rm victim)", " >f 2>&1", " 2>/dev/null", " > f | wc -l", " >> \"$f\" && ls", " > /dev/null", " >$(rm victim)", " < in", " x", " > f x"])}\n${pick(["text", "$(rm victim)", "EOF x", " EOF", "a'b", "`id`", "EOFX", "x\nEOF\nmore"])}\n${pick(["EOF", "EOF ", " EOF", "EOFX\nEOF", ""])}`;
       case 9:
         return `case x in x) ${body(depth)};; esac`;
       case 10:

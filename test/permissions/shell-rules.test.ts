@@ -124,6 +124,11 @@ describe("allow rules are not widened by shell syntax", () => {
     expect(diff.decide(bash, { command: "git diff > /dev/null --output=.bashrc" }).action).toBe("ask");
     expect(diff.decide(bash, { command: "git diff >/dev/null" }).action).toBe("allow");
     expect(parseCommand("echo > /dev/null x").unresolved).toBe("it has a word after a redirection's target, which the shell parser reads as a second target");
+    // A target the grammar splits into pieces (`$*$1` ends in a piece of its own) is one word, and not /dev/null.
+    expect(parseCommand("echo hi 2>/dev/null$*$1", { parser: true })).toEqual({ commands: [{ text: "echo hi", open: false, writes: true }], checked: [{ text: "echo hi", open: false }] });
+    const echo = engine({ allow: ["bash(echo:*)"] });
+    expect(echo.decide(bash, { command: "echo hi >/dev/null$x" }).action).toBe("ask");
+    expect(echo.decide(bash, { command: "echo hi >/dev/null" }).action).toBe("allow");
   });
 
   it("every form of rm asks under allow rules for everything else it uses", () => {
