@@ -1,6 +1,6 @@
 // Budgets (issue 30, docs/benchmarks.md "Budgets"): the figures that keep awl light, each beside its baseline
 // from the same run (medians of interleaved runs) and printed against its budget with an "under" / "OVER" line.
-// Report mode: it exits 0 whatever the figures say (CI prints it after the tests; a busy machine inflates every
+// Report mode: it exits 0 whatever the figures say (CI runs it small inside `npm test`, test/bench/budget-report.test.ts; a busy machine inflates every
 // wall-clock figure, so a verdict is worth only the load printed beside it).
 //
 //   1. print mode: `awl -p --no-session hi` (a one-line reply, the std tools offered) against `node -e 0`: wall

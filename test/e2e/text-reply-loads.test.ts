@@ -1,8 +1,8 @@
 // What a one-line reply loads (issue 30): `awl -p --no-session hi` with the std tools offered loads only what such a
 // reply runs; each part below loads the first time a run needs it. V8's coverage (NODE_V8_COVERAGE, whatever the
 // bundle's module format) lists every script awl loaded, so a module counts as loaded when a loaded script defines
-// one of its functions or classes; a probe (NODE_OPTIONS=--import) lists the Node built-ins loaded. A config file
-// that passed the schema check unchanged is not checked again: the validator's code is not loaded.
+// one of its functions or classes. A config file that passed the schema check unchanged is not checked again: the
+// validator's code is not loaded.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -25,15 +25,10 @@ const UNLOADED = {
   SessionRecorder: "the sessions' recorder: only for a run that saves its conversation or runs a sub-agent",
 };
 
-/** The text of awl's scripts that a run of `awl ARGS` loaded, and the Node built-ins it loaded. */
-async function loadedBy(args: readonly string[]): Promise<{ defines: (name: string) => boolean; has: (code: RegExp) => boolean; builtins: Set<string> }> {
+/** What awl's scripts that a run of `awl ARGS` loaded define (`defines`) and hold (`has`). */
+async function loadedBy(args: readonly string[]): Promise<{ defines: (name: string) => boolean; has: (code: RegExp) => boolean }> {
   const coverage = join(box.root, `coverage-${Date.now()}`);
-  const builtins = join(box.root, "builtins.txt");
-  const probe = join(box.root, "list-builtins.mjs");
-  writeFileSync(probe, `import { writeFileSync } from "node:fs";
-process.on("exit", () => writeFileSync(${JSON.stringify(builtins)}, process.moduleLoadList.filter((m) => m.startsWith("NativeModule ")).map((m) => m.slice(13)).join("\\n")));
-`);
-  const run = await box.awl(args, { env: { ...providerEnv("openai", server.url), NODE_V8_COVERAGE: coverage, NODE_OPTIONS: `--import=${probe}` } });
+  const run = await box.awl(args, { env: { ...providerEnv("openai", server.url), NODE_V8_COVERAGE: coverage } });
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain("Hello.");
   const scripts = new Set<string>();
@@ -44,7 +39,7 @@ process.on("exit", () => writeFileSync(${JSON.stringify(builtins)}, process.modu
   const text = [...scripts].map((path) => readFileSync(path, "utf8")).join("\n");
   // `function NAME`, `class NAME` or `NAME = class` (as a bundler writes a class), which it may have renamed `NAME$1`.
   const defines = (name: string) => new RegExp(`\\b(?:class|function) ${name}(?:\\$\\d+)?\\b|\\b${name}(?:\\$\\d+)? = class\\b`).test(text);
-  return { defines, has: (code) => code.test(text), builtins: new Set(readFileSync(builtins, "utf8").split("\n")) };
+  return { defines, has: (code) => code.test(text) };
 }
 
 /** The schema id in the generated config validator's code. */
