@@ -257,6 +257,11 @@ class CommandReader {
     }
     const groups = groupWords(pieces, source);
     if (!groups) return this.unresolve("the shell parser read its words in a way awl cannot check");
+    // `a=1 b=2⏎ls`: the grammar reads the next line's command as the assignments' own; bash runs the two apart.
+    const at = node.children.findIndex((c) => c.type === "command_name");
+    if (at > 0 && source.slice(node.children[at - 1]!.endIndex, node.children[at]!.startIndex).replace(/\\\n/g, "").includes("\n")) {
+      this.unresolve("the shell parser read two lines as one command");
+    }
     this.words(assignments, groups.map((group) => wordOf(group, source)), writes, depth, inner);
   }
 

@@ -124,6 +124,11 @@ describe("allow rules are not widened by shell syntax", () => {
     expect(diff.decide(bash, { command: "git diff > /dev/null --output=.bashrc" }).action).toBe("ask");
     expect(diff.decide(bash, { command: "git diff >/dev/null" }).action).toBe("allow");
     expect(parseCommand("echo > /dev/null x").unresolved).toBe("it has a word after a redirection's target, which the shell parser reads as a second target");
+    // `A=1 B=2⏎touch X`: the grammar reads `touch X` as the assignments' command; bash runs it on its own.
+    const prefixed = engine({ allow: ["bash(A=1:*)"] });
+    expect(prefixed.decide(bash, { command: "A=1 B=2\ntouch X" }).action).toBe("ask");
+    expect(prefixed.decide(bash, { command: "A=1 B=2 make" }).action).toBe("allow");
+    expect(parseCommand("A=1 B=2\ntouch X", { parser: true }).unresolved).toBe("the shell parser read two lines as one command");
     // A target the grammar splits into pieces (`$*$1` ends in a piece of its own) is one word, and not /dev/null.
     expect(parseCommand("echo hi 2>/dev/null$*$1", { parser: true })).toEqual({ commands: [{ text: "echo hi", open: false, writes: true }], checked: [{ text: "echo hi", open: false }] });
     const echo = engine({ allow: ["bash(echo:*)"] });
