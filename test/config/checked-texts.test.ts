@@ -1,9 +1,12 @@
 // Config texts that passed the schema check, remembered so the next start skips the validator (src/config/checked-texts.ts).
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
+
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /** A home with a config file holding `text`; the memory lives in its cache folder. */
 function home(text: string): { env: NodeJS.ProcessEnv; file: string; memory: string } {
@@ -18,7 +21,7 @@ describe("config texts checked before", () => {
     const { env, file, memory } = home('{"model": "m", "max_retries": 3}');
     const first = await readConfigFile(file, "user", env);
     expect(first.ok && first.value?.values).toEqual({ model: "m", max_retries: 3 });
-    expect(JSON.parse(readFileSync(memory, "utf8")).texts[file]).toBe('{"model": "m", "max_retries": 3}');
+    expect(JSON.parse(readFileSync(memory, "utf8")).digests[file]).toBe(sha256('{"model": "m", "max_retries": 3}'));
     const again = await readConfigFile(file, "user", env);
     expect(again.ok && again.value?.values).toEqual({ model: "m", max_retries: 3 });
   });
@@ -53,15 +56,22 @@ describe("config texts checked before", () => {
     await readConfigFile(file, "user", env);
     const remembered = JSON.parse(readFileSync(memory, "utf8"));
     writeFileSync(file, '{"model": "m", "modle": "typo"}');
-    writeFileSync(memory, JSON.stringify({ ...remembered, texts: { [file]: '{"model": "m", "modle": "typo"}' } }));
+    writeFileSync(memory, JSON.stringify({ ...remembered, digests: { [file]: sha256('{"model": "m", "modle": "typo"}') } }));
     const trusted = await readConfigFile(file, "user", env);
     expect(trusted.ok && trusted.value?.warnings).toEqual([]);
-    writeFileSync(memory, JSON.stringify({ ...remembered, schema: "another", texts: { [file]: '{"model": "m", "modle": "typo"}' } }));
+    writeFileSync(memory, JSON.stringify({ ...remembered, schema: "another", digests: { [file]: sha256('{"model": "m", "modle": "typo"}') } }));
     const other = await readConfigFile(file, "user", env);
     expect(other.ok && other.value?.warnings.join("\n")).toMatch(/modle/);
     writeFileSync(memory, "{ not json");
     const broken = await readConfigFile(file, "user", env);
     expect(broken.ok && broken.value?.warnings.join("\n")).toMatch(/modle/);
+  });
+
+  it("keeps no copy of the file's text (an api_key stays in the config file alone), in a file only the user reads", async () => {
+    const { env, file, memory } = home('{"api_key": "sk-remembered-secret-123", "model": "m"}');
+    expect((await readConfigFile(file, "user", env)).ok).toBe(true);
+    expect(readFileSync(memory, "utf8")).not.toContain("sk-remembered-secret-123");
+    expect(statSync(memory).mode & 0o077).toBe(0);
   });
 
   it("without an environment (a caller that names none) nothing is remembered", async () => {
