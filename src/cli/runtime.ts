@@ -17,7 +17,6 @@ import type { OpenedTools } from "./chat-tools.js";
 import type { RunOptions } from "./run-options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
-import { holdYoungGeneration } from "../util/young-generation.js";
 import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
@@ -166,7 +165,6 @@ export class Runtime {
       }, turnSignal);
     }
     this.lastTurn = { conversation: this.conversation, result };
-    await holdYoungGeneration();
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
     return { prompt, result };
   }

@@ -20,7 +20,7 @@ import { writeFileSync } from "node:fs";
 if (isMainThread) {
   const workers = new Set();
   process.on("worker", (w) => { workers.add(w); w.once("exit", () => workers.delete(w)); });
-  // "online" is a worker's one-shot start-up event (awl listens for it once per worker: young-generation.ts).
+  // "online" is a worker's one-shot start-up event, not a per-call listener.
   const count = (emitter) => Object.fromEntries(emitter.eventNames().filter((e) => e !== "online").map((e) => [String(e), emitter.listenerCount(e)]));
   const samples = [];
   const write = process.stdout.write.bind(process.stdout);
