@@ -257,22 +257,23 @@ export class LuaPool {
   }
 
   /**
-   * The first worker, for a call of an extension it loaded first (LoadSettings.first) while it still loads the
-   * others, when no other such call runs on it: undefined once it has loaded them all (the call then takes a slot
-   * as any other), or when this call's tool is not among those loaded first.
+   * The first worker, taken (`runEarly` gives it back), for a call of an extension it loaded first
+   * (LoadSettings.first) while it still loads the others, when no other such call runs on it: undefined once it
+   * has loaded them all (the call then takes a slot as any other), or when this call's tool is not among those
+   * loaded first.
    */
   private async early(extension: string, tool: string): Promise<WorkerSlot | undefined> {
     const first = this.firstPart;
     const part = first && (await first);
     if (!part || this.firstPart !== first || this.earlyRunning || part.slot.dead || !part.tools.has(key(extension, tool))) return undefined;
+    this.earlyRunning = part.slot;
     return part.slot;
   }
 
-  /** Runs a call on the first worker before it has loaded every extension (see `early`), then gives it back. */
+  /** Runs a call on the first worker (taken by `early`) before it has loaded every extension, then gives it back. */
   private async runEarly(slot: WorkerSlot, extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
-    if (opts.signal.aborted) return { status: "cancelled" };
-    this.earlyRunning = slot;
     try {
+      if (opts.signal.aborted) return { status: "cancelled" };
       const outcome = await this.runIn(slot, "call", extension, tool, input, ctx, opts);
       if (outcome.status === "result" && outcome.content.length >= BIG_RESULT_CHARS) slot.retire = true;
       return outcome;

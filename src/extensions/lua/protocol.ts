@@ -110,6 +110,8 @@ export type ToWorker =
   /** Boot awl's Lua runtime now rather than with the first load (a worker started ahead: head-start.ts). */
   | { type: "boot" }
   | ({ type: "load" } & LoadSettings)
+  /** Load the extensions other than the load's `first` now (after `first-loaded`: the calls sent before run first). */
+  | { type: "load-rest" }
   /** API keys to scrub from spill files (`awl.fs.open_spill`) besides those of the worker's environment. */
   | { type: "secrets"; secrets: string[] }
   | CallRequest

@@ -213,6 +213,11 @@ export class WorkerSlot {
           resolve({ tools: msg.tools, errors: msg.errors });
         } else if (msg.type === "first-loaded") {
           this.settleFirst({ tools: msg.tools, errors: msg.errors });
+          // In a turn of the event loop of its own: a call that waited for these extensions is sent before (it
+          // is, in the promise reactions of this one), so it runs before any of the others loads.
+          setImmediate(() => {
+            if (!this.dead) this.worker.postMessage({ type: "load-rest" } satisfies ToWorker);
+          });
         } else if (msg.type === "fatal" && !this.current) {
           const name = loadingName();
           stop(name ? new LoadHang(name, msg.message) : new Error(msg.message));

@@ -79,7 +79,7 @@ async function instantiate(module: WasmModule): Promise<LuaModule | undefined> {
  * load), not as wasmoon's module does: a worker started ahead (head-start.ts) only instantiates the module until
  * awl's own start is past its busiest part.
  */
-function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "module" | "exit" }>): void {
+function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "module" | "exit" | "load-rest" }>): void {
   if (stopping || !lua) return;
   try {
     runtime ??= new LuaRuntime(lua, init, { post, request, notify, control });
@@ -99,7 +99,7 @@ function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "
       } else {
         const parts = new Map(first.map((index) => [index, runtime!.loadSome(message, [index])]));
         post({ type: "first-loaded", ...joined(parts) });
-        rest = loadRest(runtime, message, parts);
+        rest = restAsked.then(() => loadRest(runtime!, message, parts));
       }
     } else if (message.type === "call") {
       post({ type: "result", id: message.id, outcome: runtime.call(message) });
@@ -122,6 +122,9 @@ function firstIndexes(settings: LoadSettings): number[] {
 
 /** What a load split by its `first` loads once those are: the others, one per turn of the event loop. */
 let rest: Promise<void> = Promise.resolve();
+/** The main thread's `load-rest`: the calls waiting for the first extensions were sent before it. */
+let askRest!: () => void;
+const restAsked = new Promise<void>((resolve) => (askRest = resolve));
 
 /**
  * Loads the extensions of `settings` not in `parts` (those loaded first), one at a time, each in a turn of the
@@ -157,6 +160,8 @@ let turn: Promise<unknown> = lua;
 port.on("message", (message: ToWorker) => {
   if (message.type === "module") {
     moduleCame(message.module);
+  } else if (message.type === "load-rest") {
+    askRest();
   } else if (message.type === "exit") {
     stopping = true;
     port.close();
