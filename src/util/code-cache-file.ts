@@ -7,13 +7,14 @@
  *
  * The checksum (util/checksum64.ts) finds damage (a torn or zeroed block, flipped bits), as Node's own compile
  * cache does with a CRC; it is no seal against someone who can write the cache folder, who could write a matching
- * checksum as easily (as with the SHA-256 these files held before, whose hashing was ≈ 6 % of a one-line reply's
- * instructions: docs/benchmarks.md, issue 30).
+ * checksum as easily (as with the SHA-256 the CLI's caches held before, whose hashing was ≈ 6 % of a one-line
+ * reply's instructions: docs/benchmarks.md, issue 30). It needs no module: a Lua worker does not load
+ * `node:crypto` for it (≈ 10 ms of the worker's start).
  */
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { checksum64 } from "./checksum64.js";
 
-const MAGIC = 0x334c5741; // "AWL3" ("AWL2" files held a SHA-256: they read as none, and are rewritten)
+const MAGIC = 0x344c5741; // "AWL4" (earlier formats, "AWL2" with a SHA-256 and "AWL3", read as none and are rewritten)
 const HEADER_BYTES = 16;
 
 /** V8's data in `file`, or undefined when there is none or it is not whole. */
