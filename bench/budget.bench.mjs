@@ -15,8 +15,13 @@
 //      objects), the parts printed beside it;
 //   5. `awl acp`: BUDGET_ACP_SESSIONS sessions (default 50) opened, prompted (a Lua and an MCP call) and closed: the
 //      heap each closed session leaves (snapshots, ≤ 10 KB) and RSS after the last over after the first (≤ +20 MB);
-//   6. a Lua tool's 5 results of BUDGET_BIG_MB MB (default 8), then 20 turns: RSS over before them (≤ one result).
-//   BUDGET_ONLY=growth,acp runs only the sections named (print, step, interactive, growth, acp, lua).
+//   6. a Lua tool's 5 results of BUDGET_BIG_MB MB (default 8), then 20 turns: RSS over before them (≤ one result);
+//   7. tty-growth: the interactive UI in a terminal (tmux) fed BUDGET_TTY_TURNS prompts (default 200) of 10 calls
+//      each (std tools, a project Lua extension rewritten every 50 calls, an MCP server's tool, a command that asks
+//      and is answered with a key) and one `/compact`: RSS and the heap's rest per 1 000 calls as in 4.
+//   8. cold-cache: `awl -p hi` with 20 extensions, the registration cache removed, then cut short (budget node + 250 ms).
+//   BUDGET_ONLY=growth,acp runs only the sections named (print, step, interactive, growth, acp, lua, tty-growth,
+//   cold-cache).
 // Run: `npm run bench -- budget` (BENCH_RUNS runs of each whole-process measure, default 10).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,6 +30,8 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { awl, choice, loadText, median, now, PROMPT, ptyTime, repo, RUNS, sse } from "./support.mjs";
 import { acpSessions, heapGrowth, memoryProbe, perThousand, rssOf, streamJsonRun } from "./long-run.mjs";
+import { ttyGrowth } from "./tty-growth.mjs";
+import { coldCache } from "./cold-cache.mjs";
 
 const TURNS = Number(process.env.BUDGET_TURNS ?? 500);
 /** `BUDGET_ONLY=growth,acp`: only these sections (print, step, interactive, growth, acp, lua); all by default. */
@@ -253,6 +260,12 @@ if (wanted("lua")) {
   judge(`RSS after ${BIG} Lua results of ${big} MB and 20 turns more, over before them`, after - before, "MB", big,
     ` (${before.toFixed(0)} → ${during.toFixed(0)} MB right after them → ${after.toFixed(0)} MB; young generation ${[10, 10 + BIG, 30 + BIG].map((t) => young(samples[t])).join(" → ")} MB)`);
 }
+
+// ---- 7. growth in the interactive UI ------------------------------------------------------------------------
+if (wanted("tty-growth")) await ttyGrowth({ place, root, judge, turns: Number(process.env.BUDGET_TTY_TURNS ?? 200) });
+
+// ---- 8. the cold start with a registration cache removed or corrupt --------------------------------------------
+if (wanted("cold-cache")) await coldCache({ place, judge, measured, awl });
 
 server.close();
 const over = verdicts.filter((v) => !v.under).length;

@@ -31,6 +31,9 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
       await fake.release;
       return { tools: fake.tools, errors: fake.errors };
     }
+    async readyFor() {
+      await fake.release; // the fake loads every extension at once: a tool is ready with the whole load
+    }
     async call(extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
       fake.calls.push({ extension, tool, input, ctx, timeoutMs: opts.timeoutMs });
       return fake.outcome ?? { status: "result", content: `ran ${tool}`, is_error: false };
