@@ -1,10 +1,12 @@
 // The first worker loads the extension a call waits for before the others (LuaPoolOptions.loadFirst, issue 30):
 // that call runs before any other extension's top level, the others load after it, and everything else (the
 // whole load's answer, calls of the others, a second call meanwhile, on_unload hooks) is as without it.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
-import { call, contentOf, poolOf, tempDir } from "./helpers.js";
+import { describe, expect, it, vi } from "vitest";
+import { loadLuaThreadAhead, startLuaThreadAhead, stopLuaThreadsAhead } from "../../../src/extensions/lua/head-start.js";
+import { LuaPool } from "../../../src/extensions/lua/pool.js";
+import { call, contentOf, poolOf, tempDir, writeTree } from "./helpers.js";
 
 /** An extension that notes its load, and a tool `<name>_note` that notes each call, in the file $NOTES. */
 const noting = (name: string, extra = "") => `
@@ -71,5 +73,35 @@ describe("an extension loaded first for a call", () => {
     expect(loaded.errors[0]!.message).toContain("broken on purpose");
     expect(contentOf(await call(pool, "fine", "fine_note"))).toBe("noted by fine");
     expect(contentOf(await call(pool, "broken", "anything"))).toBe('unknown tool "anything" (extension "broken")');
+  });
+
+  it("a thread started ahead and sent the split load is the pool's first worker: the call runs before the others load", async () => {
+    const cwd = tempDir();
+    const notes = join(tempDir(), "notes");
+    const dir = writeTree({ "early.lua": noting("early"), "last.lua": noting("last") });
+    const env = { ...process.env, NOTES: notes };
+    startLuaThreadAhead({ env, cwd });
+    // What the tool set does as a call streams: the thread gets the pool's load before the pool is created.
+    const options = { extensions: ["early", "last"].map((name) => ({ name, file: join(dir, `${name}.lua`), root: dir })), cwd, env, maxSlots: 1, loadFirst: ["last"] };
+    loadLuaThreadAhead(options);
+    const pool = new LuaPool(options);
+    await pool.readyFor("last", "last_note");
+    expect(contentOf(await call(pool, "last", "last_note", {}, { cwd }))).toBe("noted by last");
+    await pool.load();
+    await pool.close();
+    expect(readFileSync(notes, "utf8").trim().split("\n")).toEqual(["loaded last", "call last", "loaded early"]);
+  });
+
+  it("a thread started ahead, sent the split load and never taken, runs every extension's on_unload hooks at exit", async () => {
+    const cwd = tempDir();
+    const notes = join(tempDir(), "notes");
+    const hooked = (name: string) => noting(name, `awl.on_unload(function() note("unload ${name}") end)`);
+    const dir = writeTree({ "early.lua": hooked("early"), "last.lua": hooked("last") });
+    const env = { ...process.env, NOTES: notes };
+    startLuaThreadAhead({ env, cwd });
+    loadLuaThreadAhead({ extensions: ["early", "last"].map((name) => ({ name, file: join(dir, `${name}.lua`), root: dir })), cwd, env, loadFirst: ["last"] });
+    await vi.waitFor(() => expect(existsSync(notes)).toBe(true), { timeout: 10_000 }); // "last" loaded: its hook is owed
+    await stopLuaThreadsAhead(); // awl exits before any pool took the thread (no call came)
+    expect(readFileSync(notes, "utf8").trim().split("\n")).toEqual(["loaded last", "loaded early", "unload early", "unload last"]);
   });
 });

@@ -112,7 +112,7 @@ export class LuaRuntime {
   private nextSpill = 1;
   /** `awl.spawn` handles, named here (the main thread is told, not asked). */
   private nextHandle = 1;
-  /** The extensions loaded, in load order (on_unload hooks run in it). */
+  /** The extensions loaded, in the order of their load list (on_unload hooks run in it), reloaded new ones last. */
   private serving: string[] = [];
   /** API keys the main thread knows of besides the environment's (`secrets` message): scrubbed from spill files. */
   private secrets: readonly string[] = [];
@@ -515,6 +515,9 @@ export class LuaRuntime {
         this.serving.push(ext.name);
       }
     }
+    // In the load's order, whatever the order of its parts (their on_unload hooks run in it).
+    const order = new Map(settings.extensions.map((e, index) => [e.name, index]));
+    this.serving.sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity));
     this.capMemory();
     return { tools, errors };
   }
