@@ -15,8 +15,13 @@
 //      objects), the parts printed beside it;
 //   5. `awl acp`: BUDGET_ACP_SESSIONS sessions (default 50) opened, prompted (a Lua and an MCP call) and closed: the
 //      heap each closed session leaves (snapshots, ≤ 10 KB) and RSS after the last over after the first (≤ +20 MB);
-//   6. a Lua tool's 5 results of BUDGET_BIG_MB MB (default 8), then 20 turns: RSS over before them (≤ one result).
-//   BUDGET_ONLY=growth,acp runs only the sections named (print, step, interactive, growth, acp, lua).
+//   6. a Lua tool's 5 results of BUDGET_BIG_MB MB (default 8), then 20 turns: RSS over before them (≤ one result);
+//   7. tty-growth: the interactive UI in a terminal (tmux) fed BUDGET_TTY_TURNS prompts (default 200) of 10 calls
+//      each (std tools, a project Lua extension rewritten every 50 calls, an MCP server's tool, a command that asks
+//      and is answered with a key) and one `/compact`: RSS and the heap's rest per 1 000 calls as in 4.
+//   8. cold-cache: `awl -p hi` with 20 extensions, the registration cache removed, then cut short (budget node + 250 ms).
+//   BUDGET_ONLY=growth,acp runs only the sections named (print, step, interactive, growth, acp, lua, tty-growth,
+//   cold-cache).
 // Run: `npm run bench -- budget` (BENCH_RUNS runs of each whole-process measure, default 10).
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
@@ -25,6 +30,8 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { awl, choice, loadText, median, now, PROMPT, ptyTime, repo, RUNS, sse } from "./support.mjs";
 import { acpSessions, heapGrowth, memoryProbe, perThousand, rssOf, streamJsonRun } from "./long-run.mjs";
+import { ttyGrowth } from "./tty-growth.mjs";
+import { coldCache } from "./cold-cache.mjs";
 
 const TURNS = Number(process.env.BUDGET_TURNS ?? 500);
 /** `BUDGET_ONLY=growth,acp`: only these sections (print, step, interactive, growth, acp, lua); all by default. */
@@ -182,6 +189,9 @@ if (wanted("interactive")) {
   judge("interactive: prompt with 20 extensions, 50 skills, 5 hooks, over `node -e 0`", median(prompt) - median(node), "ms", 60, ` (node ${median(node).toFixed(0)} ms)`);
 }
 
+/** V8's young generation (new space) in MB, from a probe's sample. */
+const young = (sample) => (sample.spaces.find(([name]) => name === "new_space")[1] / 2 ** 20).toFixed(0);
+
 // ---- 4. growth over a long run (stream-json) ------------------------------------------------------------------
 if (wanted("growth")) {
   // Two passes of one stream-json process fed TURNS `ls` turns: RSS and heap as the system and the GC see them, then
@@ -206,7 +216,7 @@ if (wanted("growth")) {
   const mb = (v) => `${v.toFixed(2)} MB`;
   judge(`main heap growth per 1 000 tool calls, net of the conversation (snapshots: the rest once messages, their wire JSON and compiled code are set apart; ${calls} calls)`, parts.rest, "MB", 1,
     ` (in all ${mb(parts.live)}: conversation ${mb(parts.conversation)}, wire JSON ${mb(parts.memo)}, code ${mb(parts.code)}; after a GC the heap grew ${mb(perThousand(late.heap - early.heap, calls))}, the request body ${mb(perThousand(late.body - early.body, calls))})`);
-  judge(`RSS growth from turn 10 to turn ${TURNS}`, (late.rss - early.rss) / 2 ** 20, "MB", 20, ` (${(early.rss / 2 ** 20).toFixed(0)} → ${(late.rss / 2 ** 20).toFixed(0)} MB)`);
+  judge(`RSS growth from turn 10 to turn ${TURNS}`, (late.rss - early.rss) / 2 ** 20, "MB", 20, ` (${(early.rss / 2 ** 20).toFixed(0)} → ${(late.rss / 2 ** 20).toFixed(0)} MB; young generation ${young(early)} → ${young(late)} MB)`);
 }
 
 // ---- 5. ACP sessions opened and closed ----------------------------------------------------------------------
@@ -227,7 +237,7 @@ if (wanted("acp")) {
   judge(`\`awl acp\`: heap kept per session closed (snapshots: all but compiled code; ${sessions - 1} sessions after the first)`, parts.rest * 1024, "KB", 10,
     ` (after a GC the heap went ${mb(samples.start.heap)} MB after initialize, ${mb(samples.first.heap)} after the first session, ${mb(samples.last.heap)} MB after the last: compiled code ${(parts.code * 1024).toFixed(0)} KB per session; worker threads left: ${samples.last.workers})`);
   judge(`\`awl acp\`: RSS after ${sessions} sessions over the first one closed`, (samples.last.rss - samples.first.rss) / 2 ** 20, "MB", 20,
-    ` (${mb(samples.start.rss)} MB after initialize, ${mb(samples.first.rss)} → ${mb(samples.last.rss)} MB)`);
+    ` (${mb(samples.start.rss)} MB after initialize, ${mb(samples.first.rss)} → ${mb(samples.last.rss)} MB; young generation ${young(samples.first)} → ${young(samples.last)} MB)`);
 }
 
 // ---- 6. a Lua tool's big results -----------------------------------------------------------------------------
@@ -250,8 +260,14 @@ if (wanted("lua")) {
   });
   const [before, during, after] = [samples[10], samples[10 + BIG], samples[30 + BIG]].map((m) => m.rss / 2 ** 20);
   judge(`RSS after ${BIG} Lua results of ${big} MB and 20 turns more, over before them`, after - before, "MB", big,
-    ` (${before.toFixed(0)} → ${during.toFixed(0)} MB right after them → ${after.toFixed(0)} MB)`);
+    ` (${before.toFixed(0)} → ${during.toFixed(0)} MB right after them → ${after.toFixed(0)} MB; young generation ${[10, 10 + BIG, 30 + BIG].map((t) => young(samples[t])).join(" → ")} MB)`);
 }
+
+// ---- 7. growth in the interactive UI ------------------------------------------------------------------------
+if (wanted("tty-growth")) await ttyGrowth({ place, root, judge, turns: Number(process.env.BUDGET_TTY_TURNS ?? 200) });
+
+// ---- 8. the cold start with a registration cache removed or corrupt --------------------------------------------
+if (wanted("cold-cache")) await coldCache({ place, judge, measured, awl });
 
 server.close();
 const over = verdicts.filter((v) => !v.under).length;

@@ -48,8 +48,6 @@ export class TurnCheckpoints {
   private prompt: Message | undefined;
   private warned = new Set<string>();
   private mainStore: CheckpointStore | undefined;
-  /** The checkpoints of this run, newest last (`stream-json` reports their ids). */
-  readonly taken: CheckpointRecord[] = [];
   /** Called with each checkpoint saved. */
   onCheckpoint: ((record: CheckpointRecord) => void) | undefined;
 
@@ -189,11 +187,12 @@ export class TurnCheckpoints {
     const taken = this.checkpointer.take(request).then((record) => {
       if (this.abandoned) return;
       if (when === "turn" && record.complete) this.turnSaved = true;
-      this.taken.push(record);
       this.report(record);
       this.onCheckpoint?.(record);
     });
-    this.pending = Promise.all([this.pending, taken]);
+    // Settles with nothing: `Promise.all`'s value (the previous value and this one) nested every checkpoint of the
+    // run one level deeper.
+    this.pending = Promise.all([this.pending, taken]).then(() => undefined);
     return taken;
   }
 

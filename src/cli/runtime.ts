@@ -17,6 +17,7 @@ import type { OpenedTools } from "./chat-tools.js";
 import type { RunOptions } from "./run-options.js";
 import { createProvider } from "./provider.js";
 import { unansweredNote } from "./unanswered-note.js";
+import { shrinkYoungGeneration } from "../util/young-generation.js";
 import type { PermissionToolSet } from "../permissions/tool-set.js";
 import type { LuaToolSet } from "../extensions/lua-tool-set.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
@@ -165,6 +166,7 @@ export class Runtime {
       }, turnSignal);
     }
     this.lastTurn = { conversation: this.conversation, result };
+    shrinkYoungGeneration();
     await this.callHooks("onTurnEnd", (hook) => hook.onTurnEnd?.(result, this));
     return { prompt, result };
   }

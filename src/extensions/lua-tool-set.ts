@@ -204,6 +204,10 @@ export class LuaToolSet implements ToolSet {
   private poolOptions: Omit<LuaPoolOptions, "extensions"> = {};
   /** Where what a tool call printed goes (`LuaToolSetOptions.onLog`). */
   private callLog: LuaToolSetOptions["onLog"];
+  /** The tool a call named before the load began (a call streaming, or the call itself). */
+  private firstCall: string | undefined;
+  /** The extension the first worker loads before the others (its tool's call runs as soon as it is loaded). */
+  private firstExtension: string | undefined;
 
   private constructor(
     /** The extensions as last found (a reload finds them again). */
@@ -285,7 +289,9 @@ export class LuaToolSet implements ToolSet {
       try {
         // The bundled extensions load last: the user's own come first (SPEC §4).
         const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
-        const options = { ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)) };
+        toolSet.firstExtension = toolSet.extensionToLoadFirst();
+        const first = toolSet.firstExtension;
+        const options = { ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)), ...(first && { loadFirst: [first] }) };
         // A thread started ahead loads them while the pool's own modules load (its first worker takes it).
         toolSet.ahead?.loadLuaThreadAhead(options);
         pool = await toolSet.createPool(options);
@@ -400,7 +406,8 @@ export class LuaToolSet implements ToolSet {
    * for is given up at exit if no extension registered an on_unload hook (see unload), so a reply that needs no
    * tool does not wait for it.
    */
-  prewarm(why?: PrewarmReason): Promise<void> {
+  prewarm(why?: PrewarmReason, tool?: string): Promise<void> {
+    if (why === "tool_use" && !this.loading) this.firstCall ??= tool;
     if (!why) {
       this.startsWhenLikely = true;
       return Promise.resolve();
@@ -703,8 +710,7 @@ export class LuaToolSet implements ToolSet {
         mkdir(this.context.spill_dir, { recursive: true, mode: 0o700 }).catch(() => undefined), // private, as sessions are
         this.ownSpillRoot !== undefined ? pruneSpillDirs(this.ownSpillRoot) : undefined,
       ]);
-      await this.loaded();
-      const tool = this.registry.get(call.name);
+      const tool = await this.toolFor(call.name);
       if (!tool || !this.pool) {
         return { status: "result", content: `unknown tool "${call.name}": no loaded extension registers it`, is_error: true };
       }
@@ -738,6 +744,38 @@ export class LuaToolSet implements ToolSet {
     } finally {
       if (--this.running === 0) for (const wake of this.idleWaiters.splice(0)) wake();
     }
+  }
+
+  /**
+   * The tool a call names, once it can run: once every extension has loaded, or, for the tool whose extension the
+   * first worker loads first (see `extensionToLoadFirst`), as soon as that one has.
+   */
+  private async toolFor(name: string): Promise<RegisteredTool | undefined> {
+    if (!this.loading) this.firstCall ??= name;
+    const loading = this.startLoading();
+    this.speculative = false;
+    const tool = this.registry.get(name);
+    if (tool && tool.extension === this.firstExtension) {
+      await loading.begun;
+      // A worker that could not start: the error comes from the whole load's end, as for any call.
+      const ready = await this.pool?.readyFor(tool.extension, tool.name).then(
+        () => true,
+        () => false,
+      );
+      if (ready) return this.registry.get(name);
+    }
+    await loading.done;
+    return this.registry.get(name);
+  }
+
+  /**
+   * The extension of the tool a call named before the load began, when its registration is known already (the
+   * cache offered it) and no `available(ctx)` decides on it (that answer comes from the whole load): the first
+   * worker loads it before the others, so the call need not wait for them.
+   */
+  private extensionToLoadFirst(): string | undefined {
+    const tool = this.offeredFromCache && this.firstCall !== undefined ? this.registry.get(this.firstCall) : undefined;
+    return tool && !tool.has_available ? tool.extension : undefined;
   }
 
   /**

@@ -85,13 +85,29 @@ export function readToolCache(path: string, keys: readonly CacheEntry[]): LoadSn
   } catch {
     return undefined;
   }
-  if (cache.format !== CACHE_FORMAT || !Array.isArray(cache.extensions) || cache.extensions.length !== keys.length) return undefined;
+  if (cache?.format !== CACHE_FORMAT || !Array.isArray(cache.extensions) || cache.extensions.length !== keys.length || !wellFormed(cache)) return undefined;
   for (let i = 0; i < keys.length; i++) {
     const a = cache.extensions[i]!;
     const b = keys[i]!;
     if (a.name !== b.name || a.file !== b.file || a.key !== b.key) return undefined;
   }
   return { tools: cache.tools, errors: cache.errors, unavailable: cache.unavailable ?? {} };
+}
+
+/**
+ * Whether the cached lists have the shape awl reads (a file damaged in the middle may still parse, and match every
+ * key): such a cache is not used, and the real load rewrites it.
+ */
+function wellFormed(cache: CacheFile): boolean {
+  const object = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  const strings = (v: Record<string, unknown>, keys: string[]) => keys.every((k) => typeof v[k] === "string");
+  return (
+    Array.isArray(cache.tools) &&
+    cache.tools.every((t: unknown) => object(t) && strings(t, ["extension", "name"])) &&
+    Array.isArray(cache.errors) &&
+    cache.errors.every((e: unknown) => object(e) && strings(e, ["extension", "message"])) &&
+    (cache.unavailable === undefined || (object(cache.unavailable) && Object.values(cache.unavailable).every((r) => typeof r === "string")))
+  );
 }
 
 /** Writes the cache atomically (temp file, then rename); a failure only costs the next start-up its head start. */

@@ -14,9 +14,36 @@ import { geminiApiBase } from "./gemini/provider.js";
 import { getJson } from "./model-limits.js";
 import type { ProviderSettings } from "./types.js";
 
-/** Whether awl asks `provider`'s server for its models (Bedrock and Vertex: not). */
+/** How to ask one kind of server for its models: the request (url, then the auth headers) and the reading of its answer. */
+interface ServerList {
+  request(base: string, apiKey: string | undefined, headers: Record<string, string>): string;
+  read(body: unknown): string[] | undefined;
+}
+
+/** The model lists awl can ask for, by provider (sign-in providers: `listLoginModels`). */
+const SERVER_LISTS: Record<string, ServerList> = {
+  anthropic: {
+    request(base, apiKey, headers) {
+      headers["anthropic-version"] = ANTHROPIC_VERSION;
+      if (apiKey) headers["x-api-key"] = apiKey;
+      return `${base.replace(/\/v1$/, "")}/v1/models?limit=1000`;
+    },
+    read: dataIds,
+  },
+  openai: { request: openAiModelsUrl, read: dataIds },
+  "openai-responses": { request: openAiModelsUrl, read: dataIds },
+  gemini: {
+    request(base, apiKey, headers) {
+      if (apiKey) headers["x-goog-api-key"] = apiKey;
+      return `${geminiApiBase(base)}/models?pageSize=1000`;
+    },
+    read: geminiModels,
+  },
+};
+
+/** Whether awl asks `provider`'s server for its models with an API key (Bedrock and Vertex: not; sign-ins: `listLoginModels` says). */
 export function hasServerList(provider: string): boolean {
-  return ["openai", "openai-responses", "anthropic", "gemini", "copilot"].includes(provider);
+  return Object.hasOwn(SERVER_LISTS, provider);
 }
 
 export async function listServerModels(settings: Pick<ProviderSettings, "provider" | "baseUrl" | "apiKey" | "headers" | "login">): Promise<string[] | undefined> {
@@ -24,25 +51,23 @@ export async function listServerModels(settings: Pick<ProviderSettings, "provide
     const listed = await listLoginModels(settings, settings.provider);
     return "offered" in listed ? listed.offered : undefined;
   }
+  if (!Object.hasOwn(SERVER_LISTS, settings.provider)) return undefined;
+  const list = SERVER_LISTS[settings.provider]!;
   const headers: Record<string, string> = { accept: "application/json", ...clientHeaders(settings) };
-  let url: string;
-  const base = settings.baseUrl.replace(/\/+$/, "");
-  if (settings.provider === "anthropic") {
-    url = `${base.replace(/\/v1$/, "")}/v1/models?limit=1000`;
-    headers["anthropic-version"] = ANTHROPIC_VERSION;
-    if (settings.apiKey) headers["x-api-key"] = settings.apiKey;
-  } else if (settings.provider === "openai" || settings.provider === "openai-responses") {
-    url = `${base.replace(/\/(chat\/completions|responses)$/, "")}/models`;
-    if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
-  } else if (settings.provider === "gemini") {
-    url = `${geminiApiBase(base)}/models?pageSize=1000`;
-    if (settings.apiKey) headers["x-goog-api-key"] = settings.apiKey;
-    return geminiModels(await getJson(url, headers));
-  } else return undefined;
-  const body = await getJson(url, headers);
+  const url = list.request(settings.baseUrl.replace(/\/+$/, ""), settings.apiKey, headers);
+  return list.read(await getJson(url, headers));
+}
+
+/** OpenAI-compatible servers: `{base}/models` beside the chat or responses endpoint, with a bearer key. */
+function openAiModelsUrl(base: string, apiKey: string | undefined, headers: Record<string, string>): string {
+  if (apiKey) headers.authorization = `Bearer ${apiKey}`;
+  return `${base.replace(/\/(chat\/completions|responses)$/, "")}/models`;
+}
+
+/** `{data: [{id}, …]}` → the sorted ids; Copilot's list says each model's kind, and embedding models are left out (they cannot chat). */
+function dataIds(body: unknown): string[] | undefined {
   const data = typeof body === "object" && body !== null ? (body as { data?: unknown }).data : undefined;
   if (!Array.isArray(data)) return undefined;
-  // Copilot's list says each model's kind: embedding models are left out (they cannot chat).
   const chats = data.filter((entry) => {
     const kind = (entry as { capabilities?: { type?: unknown } } | null)?.capabilities?.type;
     return typeof kind !== "string" || kind === "chat";

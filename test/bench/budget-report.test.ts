@@ -14,12 +14,12 @@ it("the budget bench measures every figure and reports each against its budget",
     cwd: REPO,
     encoding: "utf8",
     timeout: 280_000,
-    env: { ...process.env, BENCH_RUNS: "2", BUDGET_TURNS: "40", BUDGET_ACP_SESSIONS: "4", BUDGET_BIG_MB: "2" },
+    env: { ...process.env, BENCH_RUNS: "2", BUDGET_TURNS: "40", BUDGET_ACP_SESSIONS: "4", BUDGET_BIG_MB: "2", BUDGET_TTY_TURNS: "6" },
   });
   console.log(`${run.stdout}${run.stderr ? `\nstderr:\n${run.stderr}` : ""}`);
   expect(run.status, run.stderr).toBe(0);
   const rows = run.stdout.split("\n").filter((line) => /\| (under|\*\*OVER\*\*) \|$/.test(line));
-  for (const figure of ["`awl -p --no-session hi` wall over `node -e 0`", "`awl -p --no-session hi` peak RSS", "`awl --version` wall over `node -e 0`", "tool step", "interactive: prompt with 20 extensions, 50 skills, 5 hooks", "main heap growth per 1 000 tool calls", "RSS growth from turn 10", "`awl acp`: heap kept per session closed"]) {
+  for (const figure of ["`awl -p --no-session hi` wall over `node -e 0`", "`awl -p --no-session hi` peak RSS", "`awl --version` wall over `node -e 0`", "tool step", "interactive: prompt with 20 extensions, 50 skills, 5 hooks", "main heap growth per 1 000 tool calls", "RSS growth from turn 10", "`awl acp`: heap kept per session closed", "interactive (terminal): main heap growth per 1 000 tool calls", "interactive (terminal): RSS growth", "`awl -p hi`, 20 extensions, registration cache removed", "the same, registration cache cut short"]) {
     expect(rows.some((row) => row.startsWith(`| ${figure}`)), figure).toBe(true);
   }
   // No figure came out as NaN or empty (a measure that silently failed).

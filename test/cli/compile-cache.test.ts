@@ -6,10 +6,11 @@
  * rewritten when damaged or made by another V8. A cache folder that cannot be written costs nothing but the compile.
  */
 import nodeModule from "node:module";
-import { closeSync, existsSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeCodeCache } from "../../src/util/code-cache-file.js";
+import { openaiToolCalls } from "../e2e/support.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { chunkName, loadReporter } from "./load-report.js";
 import { openaiAnswer } from "./openai-answer.js";
@@ -90,6 +91,34 @@ describe.runIf(!hasNodeCompileCache)("on a Node without module.enableCompileCach
     expect(after.ino).not.toBe(before.ino);
     expect(readFileSync(join(dir, name!)).includes(foreign)).toBe(false);
     expect(existsSync(join(dir, "open-OldBuild.cjs.v8"))).toBe(false);
+  });
+
+  it("a long stream-json run leaves caches that the next such run takes as they are", async () => {
+    // A long run grows V8's young generation and has it given back (src/util/young-generation.ts; these turns' long
+    // prompts grow it within a few turns): nothing of that may change what the caches are checked against (a V8
+    // flag changed at run time changes V8's flag hash, and V8 then refuses every cache the run wrote).
+    const cacheHome = tempDir("awl-cache-");
+    const dir = join(cacheHome, "awl", "compile-cache", "awl");
+    const config = tempDir("awl-config-");
+    mkdirSync(join(config, "awl"), { recursive: true });
+    // The model's window given: no look-up requests.
+    writeFileSync(join(config, "awl", "config.json"), JSON.stringify({ models: { "gpt-test": { context_window: 10_000_000 } } }));
+    const turns = 20;
+    const run = async () => {
+      for (let t = 0; t < turns; t++) server.enqueue({ body: openaiToolCalls([{ id: `c${t}`, name: "ls", input: {} }]) }, openaiAnswer(`Turn ${t} done.`));
+      const prompt = (t: number) => JSON.stringify({ type: "user", message: { role: "user", content: `turn ${t}: ${"words to keep ".repeat(8000)}` } });
+      const result = await runAwl(["-p", "--no-session", "--input-format", "stream-json", "--output-format", "stream-json"], {
+        env: { AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test", XDG_CACHE_HOME: cacheHome, XDG_CONFIG_HOME: config },
+        input: Array.from({ length: turns }, (_, t) => `${prompt(t)}\n`).join(""),
+      });
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stdout).toContain(`Turn ${turns - 1} done.`);
+    };
+    await run();
+    const written = identities(dir);
+    expect(written.size).toBeGreaterThan(10);
+    await run();
+    expect(identities(dir)).toEqual(written); // V8 took every one: none was written again
   });
 
   it("NODE_DISABLE_COMPILE_CACHE keeps none; a cache folder that cannot be written changes nothing else", async () => {

@@ -1,8 +1,9 @@
 /** The built `awl -p` with the replay provider: output formats, stdin, exit codes, messages. */
+import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { expectNoStackTrace, runAwl, tempDir, writeScript } from "./run-awl.js";
+import { AWL, expectNoStackTrace, runAwl, tempDir, writeScript } from "./run-awl.js";
 import { STD_TOOLS } from "../std/support.js";
 
 /** Session ids (src/session/paths.ts): time to the millisecond, then random hex. */
@@ -48,6 +49,29 @@ describe("awl -p (text)", () => {
     expect(JSON.parse(json.stdout).messages[0]).toEqual({ role: "user", content: [{ type: "text", text: "Summarise:\n\nline one\nline two" }] });
     const only = await runAwl(["-p", "--output-format", "json", ...replay(script)], { input: "from stdin\n" });
     expect(JSON.parse(only.stdout).messages[0].content[0].text).toBe("from stdin");
+  });
+
+  it("says on stderr what it waits for when a shell pipe stays open, and still reads what comes later", async () => {
+    // `{ sleep 3; echo … } | awl -p …`: stdin is a FIFO that stays open, silent, past the 2 s hint.
+    const home = tempDir("awl-home-");
+    const line = `{ sleep 3; echo 'late line'; } | "${process.execPath}" "${AWL}" -p Summarise: --output-format json --provider replay --replay "${script}"`;
+    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
+      const child = spawn("sh", ["-c", line], { env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, cwd: home });
+      let stdout = "";
+      let stderr = "";
+      child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+      child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+      child.on("close", (code) => done({ code, stdout, stderr }));
+    });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain("awl: waiting for piped stdin to end (it is added to the prompt); close it, or run awl with `< /dev/null` to send the prompt alone\n");
+    expect(JSON.parse(run.stdout).messages[0].content[0].text).toBe("Summarise:\n\nlate line");
+  });
+
+  it("says nothing about stdin when a pipe closes at once", async () => {
+    const run = await runAwl(["-p", "hi", ...replay(script)], { input: "" });
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toContain("stdin");
   });
 
   it("treats piped stdin without -p as print mode (nothing prompts without a terminal)", async () => {

@@ -1,6 +1,6 @@
 // Whole tool-calling turns through the built `awl -p`, against the replay server speaking each provider's wire
 // format: the tools offered, the calls run in Lua workers, and the results sent back in the model's order.
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { LoggedRequest, ReplayServer } from "../support/replay-server.js";
@@ -205,6 +205,33 @@ it("starts from the registration cache on the next run, and the Lua workers stil
   expect(second.code).toBe(0);
   expect(server.requests[1]!.body).toBe(server.requests[0]!.body.replace('"hi"', '"echo"')); // same tool bytes, cached or not
   expect(toolResults("openai", server.requests[2]!)).toEqual([{ id: "c1", content: "from cache" }]);
+});
+
+it("a registration cache that is corrupt or from another version is rebuilt, without a crash", async () => {
+  // Issue 30, Bad input: cut short (a full disk, a crash while writing), another version's, and one that parses and
+  // matches every file but whose lists are not lists. Each run still offers and runs the tool, and rewrites the cache.
+  installExamples(box, ["echo.lua"]);
+  const env = providerEnv("openai", server.url);
+  const cache = join(box.home, ".cache/awl/extension-tools.json");
+  server.enqueue({ body: openaiText("no tools this time") });
+  expect((await box.awl(["--trust-project", "--allow", "*", "-p", "hi"], { env })).code).toBe(0);
+  const good = JSON.parse(readFileSync(cache, "utf8"));
+  const bad = {
+    "cut short": JSON.stringify(good).slice(0, 200),
+    "another version's": JSON.stringify({ ...good, format: good.format + 1, tools: [{ ...good.tools[0], name: "ghost" }] }),
+    "lists that are not lists": JSON.stringify({ ...good, tools: "echo", errors: 7, unavailable: [] }),
+  };
+  for (const [what, text] of Object.entries(bad)) {
+    writeFileSync(cache, text);
+    const before = server.requests.length;
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "echo", input: { message: what } }]) }, { body: openaiText("done") });
+    const run = await box.awl(["--trust-project", "--allow", "*", "-p", "echo"], { env });
+    expect(run.code, `${what}: ${run.stderr}`).toBe(0);
+    expect(toolNamesOffered("openai", server.requests[before]!), what).toContain("echo");
+    expect(toolNamesOffered("openai", server.requests[before]!), what).not.toContain("ghost");
+    expect(toolResults("openai", server.requests[before + 1]!), what).toEqual([{ id: "c1", content: what }]);
+    expect(JSON.parse(readFileSync(cache, "utf8")), what).toEqual(good);
+  }
 });
 
 it("the offline demo (the README's main command with no key) plays a tool-calling turn with the example extensions", async () => {

@@ -31,6 +31,9 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
       await fake.release;
       return { tools: fake.tools, errors: fake.errors };
     }
+    async readyFor() {
+      await fake.release; // the fake loads every extension at once: a tool is ready with the whole load
+    }
     async call(extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
       fake.calls.push({ extension, tool, input, ctx, timeoutMs: opts.timeoutMs });
       return fake.outcome ?? { status: "result", content: `ran ${tool}`, is_error: false };
@@ -342,6 +345,27 @@ describe("LuaToolSet", () => {
     await warm.quiesce(); // stops the worker no pool took
     expect(await warm.execute({ id: "1", name: "say", input: "{}" }, signal)).toMatchObject({ content: "ran say" });
     expect(fake.loads).toBe(2);
+  });
+
+  it("has the first worker load a streamed call's extension first when the cache names it, and only then", async () => {
+    const warm = await (await warmCache())();
+    await warm.prewarm();
+    await warm.prewarm("tool_use", "say");
+    expect(fake.options.at(-1)!.loadFirst).toEqual(["echo"]);
+    expect(await warm.execute({ id: "1", name: "say", input: "{}" }, signal)).toMatchObject({ content: "ran say" });
+    // No cache to name it (the first run), or a tool whose available(ctx) decides: everything loads at once.
+    expect(fake.options[0]!.loadFirst).toBeUndefined();
+    extension("gate.lua");
+    fake.tools = [tool("echo", "say"), tool("gate", "maybe", { has_available: true })];
+    const cachePath = join(base, "cache2.json");
+    const open = () => LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
+    await open();
+    const gated = await open();
+    await gated.prewarm();
+    await gated.prewarm("tool_use", "maybe");
+    expect(fake.options.at(-1)!.loadFirst).toBeUndefined();
+    await warm.unload();
+    await gated.unload();
   });
 
   it("with a worker started ahead, a request on its way loads no extension; a tool call on its way does", async () => {

@@ -86,6 +86,8 @@ function unloadThen(thread: LuaThread): Promise<void> {
     thread.listen((msg: FromWorker) => {
       if (msg.type === "unloaded" || msg.type === "fatal") done();
     });
+    // A load split for a call (LoadSettings.first) ends first: the unload waits for its rest.
+    thread.worker.postMessage({ type: "load-rest" } satisfies ToWorker);
     thread.worker.postMessage({ type: "unload", timeoutMs: UNLOAD_TIMEOUT_MS } satisfies ToWorker);
   });
 }

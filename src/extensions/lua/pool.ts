@@ -76,6 +76,12 @@ export class LuaPool {
   private renderStart: Promise<WorkerSlot | null> | undefined;
   /** ...where renders run one at a time, in the order asked. */
   private renderTurn: Promise<unknown> = Promise.resolve();
+  /**
+   * While the first worker loads, what it loaded first (LoadSettings.first: the extension a call waits for) once
+   * it has, and whether a call runs on it: such a call need not wait for the others (see `early`).
+   */
+  private firstPart: Promise<{ slot: WorkerSlot; tools: Set<string> } | undefined> | undefined;
+  private earlyRunning: WorkerSlot | undefined;
 
   constructor(private readonly options: LuaPoolOptions) {
     this.maxSlots = Math.max(1, options.maxSlots ?? availableParallelism());
@@ -102,19 +108,39 @@ export class LuaPool {
     return { tools: loaded.tools.map((t) => ({ ...t })), errors: loaded.errors.map((e) => ({ ...e })) };
   }
 
+  /**
+   * Resolves once `tool` of `extension` can run: when the first worker loaded its extension before the others
+   * (LuaPoolOptions.loadFirst), as soon as it has; else once every extension is loaded. Rejects as `load()` does.
+   */
+  async readyFor(extension: string, tool: string): Promise<void> {
+    const loading = this.load();
+    const part = await this.firstPart;
+    if (part?.tools.has(key(extension, tool))) {
+      loading.catch(() => undefined); // whoever waits for the whole load hears of its failure
+      return;
+    }
+    await loading;
+  }
+
   private async loadFirstSlot(): Promise<Loaded> {
     const hung: ExtensionLoadError[] = [];
     const order = new Map(this.options.extensions.map((e, i) => [e.name, i]));
     for (;;) {
       try {
-        const { slot, loaded } = await this.startSlot();
+        const { slot, loaded } = await this.startSlot((slot) => {
+          this.firstPart = slot.firstLoaded.then((part) => part && { slot, tools: new Set(part.tools.map((t) => key(t.extension, t.name))) });
+        });
+        this.firstPart = undefined;
+        delete this.settings.first; // workers started from now on load everything at once
         if (this.closed) void slot.terminate();
         for (const t of loaded.tools) this.tools.add(key(t.extension, t.name));
         this.slots.add(slot);
-        this.idle.push(slot);
+        // A call of the extensions loaded first may still run on it: it is released when that call ends.
+        if (this.earlyRunning !== slot) this.release(slot);
         const errors = [...hung, ...loaded.errors].sort((a, b) => order.get(a.extension)! - order.get(b.extension)!);
         return { tools: loaded.tools, errors };
       } catch (err) {
+        this.firstPart = undefined;
         if (err instanceof LoadHang) {
           // Start again without it: one bad extension never stops the others.
           const entry = this.settings.extensions.find((e) => e.name === err.extension)!;
@@ -127,13 +153,14 @@ export class LuaPool {
     }
   }
 
-  private async startSlot(): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
+  private async startSlot(created?: (slot: WorkerSlot) => void): Promise<{ slot: WorkerSlot; loaded: Loaded }> {
     if (this.closed) throw new Error("the Lua pool is closed");
     const generation = this.generation;
     let booting: WorkerSlot | undefined;
     const start = WorkerSlot.start(luaWasmModule(), this.settings, this.log, this.options.textHost, this.options.sandbox, (slot) => {
       booting = slot;
       this.booting.add(slot);
+      created?.(slot);
     }, this.options.network, this.options.search).then(
       (started) => {
         this.booting.delete(started.slot);
@@ -203,6 +230,8 @@ export class LuaPool {
     opts: LuaCallOptions,
   ): Promise<ToolOutcome> {
     try {
+      const early = entry === "call" ? await this.early(extension, tool) : undefined;
+      if (early) return await this.runEarly(early, extension, tool, input, ctx, opts);
       await this.load();
       if (!this.tools.has(key(extension, tool))) {
         return { status: "result", is_error: true, content: `unknown tool "${tool}" (extension "${extension}")` };
@@ -224,6 +253,33 @@ export class LuaPool {
       }
     } catch (err) {
       return { status: "crash", extension, message: `awl's Lua runtime failed: ${(err as Error).message}`, traceback: "" };
+    }
+  }
+
+  /**
+   * The first worker, taken (`runEarly` gives it back), for a call of an extension it loaded first
+   * (LoadSettings.first) while it still loads the others, when no other such call runs on it: undefined once it
+   * has loaded them all (the call then takes a slot as any other), or when this call's tool is not among those
+   * loaded first.
+   */
+  private async early(extension: string, tool: string): Promise<WorkerSlot | undefined> {
+    const first = this.firstPart;
+    const part = first && (await first);
+    if (!part || this.firstPart !== first || this.earlyRunning || part.slot.dead || !part.tools.has(key(extension, tool))) return undefined;
+    this.earlyRunning = part.slot;
+    return part.slot;
+  }
+
+  /** Runs a call on the first worker (taken by `early`) before it has loaded every extension, then gives it back. */
+  private async runEarly(slot: WorkerSlot, extension: string, tool: string, input: string, ctx: ToolContextData, opts: LuaCallOptions): Promise<ToolOutcome> {
+    try {
+      if (opts.signal.aborted) return { status: "cancelled" };
+      const outcome = await this.runIn(slot, "call", extension, tool, input, ctx, opts);
+      if (outcome.status === "result" && outcome.content.length >= BIG_RESULT_CHARS) slot.retire = true;
+      return outcome;
+    } finally {
+      this.earlyRunning = undefined;
+      if (this.slots.has(slot)) this.release(slot); // loaded meanwhile (else the load releases it)
     }
   }
 

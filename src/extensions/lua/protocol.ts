@@ -74,6 +74,12 @@ export interface LoadSettings {
   extensions: ExtensionEntry[];
   memoryLimitBytes: number;
   loadTimeoutMs: number;
+  /**
+   * Extensions (names in `extensions`) a call is waiting for: loaded before the others, then announced
+   * (`first-loaded`), and the others load one at a time between that call and any other of theirs (a tool of the
+   * others waits for `loaded`). None: all in one go.
+   */
+  first?: readonly string[];
 }
 
 /** The Lua entry points a call can run (runtime/awl.lua). */
@@ -95,14 +101,17 @@ export interface CallRequest {
 /**
  * `module`: wasmoon's module as the main thread compiled it (the worker starts before the compile ends): the
  * worker boots the Lua runtime with it. `load`: the extensions to load (answered by `loaded`). The rest wait for
- * the boot and run in the order sent, except `exit`: close the ports now, so the thread ends on its own (see
- * WorkerSlot.terminate), running nothing more.
+ * the boot and run in the order sent (a `call` may run while the extensions of a load other than its `first`
+ * still load: the main thread sends only calls of those it was told are loaded), except `exit`: close the ports
+ * now, so the thread ends on its own (see WorkerSlot.terminate), running nothing more.
  */
 export type ToWorker =
   | { type: "module"; module: WasmModule }
   /** Boot awl's Lua runtime now rather than with the first load (a worker started ahead: head-start.ts). */
   | { type: "boot" }
   | ({ type: "load" } & LoadSettings)
+  /** Load the extensions other than the load's `first` now (after `first-loaded`: the calls sent before run first). */
+  | { type: "load-rest" }
   /** API keys to scrub from spill files (`awl.fs.open_spill`) besides those of the worker's environment. */
   | { type: "secrets"; secrets: string[] }
   | CallRequest
@@ -132,7 +141,10 @@ export type WorkerOutcome =
   | { status: "aborted"; reason: "timeout" | "cancel" | "exit"; exitCode: number };
 
 export type FromWorker =
+  /** Every extension of the load (in its order), once they are all loaded. */
   | { type: "loaded"; tools: LuaToolRegistration[]; errors: ExtensionLoadError[] }
+  /** Those of a load's `first` (see LoadSettings), while the others load: their tools can run now. */
+  | { type: "first-loaded"; tools: LuaToolRegistration[]; errors: ExtensionLoadError[] }
   | { type: "result"; id: number; outcome: WorkerOutcome }
   | { type: "progress"; id: number; update: ToolProgress }
   | { type: "log"; extension: string; stream: string; text: string }

@@ -93,6 +93,15 @@ export class WorkerSlot {
   retire = false;
   /** The pool's reload generation this worker's extensions are at (pool.ts brings it up to date). */
   generation = 0;
+  /**
+   * Settles once the extensions a load named `first` (LoadSettings.first) are loaded, with their registrations:
+   * their tools can run from then on, while the others load. Undefined once every extension is loaded, or the load
+   * failed, before that (or without a `first`).
+   */
+  readonly firstLoaded: Promise<Loaded | undefined>;
+  private settleFirst!: (loaded: Loaded | undefined) => void;
+  /** Every extension is loaded (until then the worker is held referenced: the load keeps the process alive). */
+  private loaded = false;
 
   private constructor(
     private readonly settings: SlotSettings,
@@ -105,6 +114,7 @@ export class WorkerSlot {
     this.http = new HttpCalls(network, { ...(search && { settings: search }), env: settings.env });
     const wrap = sandbox && ((argv: readonly string[], cwd: string) => sandbox.wrap(argv, cwd));
     this.processes = new ChildProcesses(settings.env, (extension, stream, text) => this.logged(extension, stream, text), wrap);
+    this.firstLoaded = new Promise((resolve) => (this.settleFirst = resolve));
   }
 
   /**
@@ -146,8 +156,8 @@ export class WorkerSlot {
   }
 
   private boot(module: Promise<WasmModule>): Promise<Loaded> {
-    const { extensions, memoryLimitBytes, loadTimeoutMs, secrets, ...boot } = this.settings;
-    const load = { extensions, memoryLimitBytes, loadTimeoutMs };
+    const { extensions, memoryLimitBytes, loadTimeoutMs, first, secrets, ...boot } = this.settings;
+    const load = { extensions, memoryLimitBytes, loadTimeoutMs, ...(first && { first }) };
     let thread = takeLuaThreadAhead(boot);
     const sent = thread?.loadSent;
     // The same extensions (the pool's own list: a change since makes a new one) under the same limits.
@@ -176,7 +186,8 @@ export class WorkerSlot {
       let since = Date.now();
       const watchdog = setInterval(() => {
         const now = Atomics.load(this.control, CONTROL_LOADING);
-        if (now !== seen) {
+        if (now !== seen || this.current) {
+          // moving, or a call of the extensions loaded first runs (it has its own deadline)
           seen = now;
           since = Date.now();
         } else if (Date.now() - since > (now === 0 ? WORKER_BOOT_TIMEOUT_MS : this.settings.loadTimeoutMs + 2000)) {
@@ -190,13 +201,23 @@ export class WorkerSlot {
       const stop = (err: Error) => {
         clearInterval(watchdog);
         this.dead = true;
+        this.settleFirst(undefined);
         reject(err);
       };
       thread.listen((msg: FromWorker) => {
         if (msg.type === "loaded") {
           clearInterval(watchdog);
-          this.worker.unref();
+          this.loaded = true;
+          this.settleFirst(undefined);
+          if (!this.current) this.worker.unref();
           resolve({ tools: msg.tools, errors: msg.errors });
+        } else if (msg.type === "first-loaded") {
+          this.settleFirst({ tools: msg.tools, errors: msg.errors });
+          // In a turn of the event loop of its own: a call that waited for these extensions is sent before (it
+          // is, in the promise reactions of this one), so it runs before any of the others loads.
+          setImmediate(() => {
+            if (!this.dead) this.worker.postMessage({ type: "load-rest" } satisfies ToWorker);
+          });
         } else if (msg.type === "fatal" && !this.current) {
           const name = loadingName();
           stop(name ? new LoadHang(name, msg.message) : new Error(msg.message));
@@ -336,7 +357,7 @@ export class WorkerSlot {
           signal.removeEventListener("abort", onAbort);
           this.processes.forget(id);
           this.http.abortCall(id);
-          if (!this.dead) this.worker.unref();
+          if (!this.dead && this.loaded) this.worker.unref();
           resolve(outcome);
         },
       };

@@ -19,11 +19,12 @@ const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 const DEFAULT_LOAD_TIMEOUT_MS = 10_000;
 
 /** What a pool's workers load, under which limits, for these options (the pool's defaults included). */
-export function loadSettingsFor(options: Pick<LuaPoolOptions, "extensions" | "memoryLimitBytes" | "loadTimeoutMs">): LoadSettings {
+export function loadSettingsFor(options: Pick<LuaPoolOptions, "extensions" | "memoryLimitBytes" | "loadTimeoutMs" | "loadFirst">): LoadSettings {
   return {
     extensions: options.extensions,
     memoryLimitBytes: options.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT,
     loadTimeoutMs: options.loadTimeoutMs ?? DEFAULT_LOAD_TIMEOUT_MS,
+    ...(options.loadFirst && options.loadFirst.length > 0 && { first: options.loadFirst }),
   };
 }
 

@@ -70,6 +70,11 @@ export interface ExtensionLoadError {
 
 export interface LuaPoolOptions {
   extensions: ExtensionEntry[];
+  /**
+   * Extensions (names in `extensions`) the first worker loads before the others, for a call on its way: a call of
+   * theirs runs as soon as they are loaded, the others loading around it.
+   */
+  loadFirst?: readonly string[];
   /** The folder relative paths, programs and load-time code start from; default `process.cwd()`. */
   cwd?: string;
   /** Most worker slots at once; default `os.availableParallelism()`. */

@@ -7,8 +7,8 @@
 import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { LuaFactory } from "wasmoon";
-import { wasmApi, CONTROL_REPLY, SAVE_CODE_CACHE, type FromWorker, type HostNotice, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
-import { DamagedState, LuaRuntime } from "./runtime.js";
+import { wasmApi, CONTROL_REPLY, SAVE_CODE_CACHE, type FromWorker, type LoadSettings, type HostNotice, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
+import { DamagedState, LuaRuntime, type LoadedPart } from "./runtime.js";
 import type { LuaModule } from "./lua-c.js";
 
 const init = workerData as WorkerInit;
@@ -79,7 +79,7 @@ async function instantiate(module: WasmModule): Promise<LuaModule | undefined> {
  * load), not as wasmoon's module does: a worker started ahead (head-start.ts) only instantiates the module until
  * awl's own start is past its busiest part.
  */
-function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "module" | "exit" }>): void {
+function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "module" | "exit" | "load-rest" }>): void {
   if (stopping || !lua) return;
   try {
     runtime ??= new LuaRuntime(lua, init, { post, request, notify, control });
@@ -92,8 +92,15 @@ function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "
     } else if (message.type === "secrets") {
       runtime.knowSecrets(message.secrets);
     } else if (message.type === "load") {
-      post({ type: "loaded", ...runtime.loadExtensions(message) });
-      saveCodeCache();
+      const first = firstIndexes(message);
+      if (first.length === 0) {
+        post({ type: "loaded", ...runtime.loadExtensions(message) });
+        saveCodeCache();
+      } else {
+        const parts = new Map(first.map((index) => [index, runtime!.loadSome(message, [index])]));
+        post({ type: "first-loaded", ...joined(parts) });
+        rest = restAsked.then(() => loadRest(runtime!, message, parts));
+      }
     } else if (message.type === "call") {
       post({ type: "result", id: message.id, outcome: runtime.call(message) });
     } else if (message.type === "unload") {
@@ -107,18 +114,60 @@ function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "
   }
 }
 
-// The module may come after what to load (it is sent once compiled): everything else waits for it, in order.
+/** The indexes of a load's `first` extensions in its list, in the list's order. */
+function firstIndexes(settings: LoadSettings): number[] {
+  const first = new Set(settings.first ?? []);
+  return settings.extensions.flatMap((e, index) => (first.has(e.name) ? [index] : []));
+}
+
+/** What a load split by its `first` loads once those are: the others, one per turn of the event loop. */
+let rest: Promise<void> = Promise.resolve();
+/** The main thread's `load-rest`: the calls waiting for the first extensions were sent before it. */
+let askRest!: () => void;
+const restAsked = new Promise<void>((resolve) => (askRest = resolve));
+
+/**
+ * Loads the extensions of `settings` not in `parts` (those loaded first), one at a time, each in a turn of the
+ * event loop of its own, so that a call of the first ones that comes meanwhile runs between two of them; then
+ * says `loaded` with every extension's registrations and errors, in the load's order.
+ */
+async function loadRest(runtime: LuaRuntime, settings: LoadSettings, parts: Map<number, LoadedPart>): Promise<void> {
+  try {
+    for (const [index] of settings.extensions.entries()) {
+      if (parts.has(index)) continue;
+      await new Promise((resolve) => setImmediate(resolve));
+      if (stopping) return;
+      parts.set(index, runtime.loadSome(settings, [index]));
+    }
+  } catch (err) {
+    fatal(err);
+  }
+  post({ type: "loaded", ...joined(parts) });
+  saveCodeCache();
+}
+
+/** Parts of a load (by index in its list) as one, in the list's order. */
+function joined(parts: Map<number, LoadedPart>): LoadedPart {
+  const ordered = [...parts].sort((a, b) => a[0] - b[0]).map(([, part]) => part);
+  return { tools: ordered.flatMap((p) => p.tools), errors: ordered.flatMap((p) => p.errors) };
+}
+
+// The module may come after what to load (it is sent once compiled): everything else waits for it, in order. A
+// call may run while the rest of a load does (see loadRest); anything else waits for that rest too.
 let moduleCame!: (module: WasmModule) => void;
 const lua = new Promise<WasmModule>((resolve) => (moduleCame = resolve)).then(instantiate);
 let turn: Promise<unknown> = lua;
 port.on("message", (message: ToWorker) => {
   if (message.type === "module") {
     moduleCame(message.module);
+  } else if (message.type === "load-rest") {
+    askRest();
   } else if (message.type === "exit") {
     stopping = true;
     port.close();
     init.requestPort.close();
   } else {
-    turn = turn.then(() => lua).then((module) => handle(module, message));
+    const before = message.type === "call" || message.type === "secrets" ? turn : turn.then(() => rest);
+    turn = before.then(() => lua).then((module) => handle(module, message));
   }
 });

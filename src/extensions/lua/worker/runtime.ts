@@ -57,6 +57,12 @@ const ABORT_MESSAGE: Record<number, string> = {
   [ABORT_EXIT]: "awl: the handler called os.exit",
 };
 
+/** What a load (or a part of it) registered, and the extensions that failed. */
+export interface LoadedPart {
+  tools: LuaToolRegistration[];
+  errors: ExtensionLoadError[];
+}
+
 export interface RuntimeHost {
   post(message: FromWorker): void;
   /** A synchronous request to the main thread (child processes). */
@@ -106,7 +112,7 @@ export class LuaRuntime {
   private nextSpill = 1;
   /** `awl.spawn` handles, named here (the main thread is told, not asked). */
   private nextHandle = 1;
-  /** The extensions loaded, in load order (on_unload hooks run in it). */
+  /** The extensions loaded, in the order of their load list (on_unload hooks run in it), reloaded new ones last. */
   private serving: string[] = [];
   /** API keys the main thread knows of besides the environment's (`secrets` message): scrubbed from spill files. */
   private secrets: readonly string[] = [];
@@ -170,7 +176,7 @@ export class LuaRuntime {
 
   private onHook(L: number): void {
     if (this.abort === ABORT_NONE) {
-      const flag = Atomics.load(this.host.control, CONTROL_ABORT);
+      const flag = this.callFlag();
       if (flag !== ABORT_NONE) this.abort = flag;
       else if (performance.now() < this.deadline) return;
       else this.abort = ABORT_TIMEOUT;
@@ -182,7 +188,15 @@ export class LuaRuntime {
 
   /** A long host function (a walk, a search) asks this between steps: the call was cancelled or ran out of time. */
   private shouldStop(): boolean {
-    return this.abort !== ABORT_NONE || Atomics.load(this.host.control, CONTROL_ABORT) !== ABORT_NONE || performance.now() > this.deadline;
+    return this.abort !== ABORT_NONE || this.callFlag() !== ABORT_NONE || performance.now() > this.deadline;
+  }
+
+  /**
+   * The main thread's abort flag, which stops calls only: an extension's load between calls (see
+   * LoadSettings.first) must not read the flag a call's cancel raised before that call came to run.
+   */
+  private callFlag(): number {
+    return this.callId === 0 ? ABORT_NONE : Atomics.load(this.host.control, CONTROL_ABORT);
   }
 
   /** Stops the running Lua code at its next instruction (os.exit). */
@@ -467,20 +481,28 @@ export class LuaRuntime {
     this.capped = false;
   }
 
-  /** Loads every extension in order, under the limits given; one failing never stops the others. */
-
   /** Keys to scrub from spill files besides the environment's (the config file's, one the user gave). */
   knowSecrets(secrets: readonly string[]): void {
     this.secrets = secrets;
   }
 
-  loadExtensions(settings: LoadSettings): { tools: LuaToolRegistration[]; errors: ExtensionLoadError[] } {
+  /** Loads every extension in order, under the limits given; one failing never stops the others. */
+  loadExtensions(settings: LoadSettings): LoadedPart {
+    return this.loadSome(settings, settings.extensions.map((_, index) => index));
+  }
+
+  /**
+   * Loads the extensions at `indexes` of `settings.extensions` (a load's part: see LoadSettings.first), under the
+   * limits given; one failing never stops the others. Nothing when the main thread gave the start up (awl exiting,
+   * see WorkerSlot.abandon).
+   */
+  loadSome(settings: LoadSettings, indexes: readonly number[]): LoadedPart {
     this.limits = { memoryLimitBytes: settings.memoryLimitBytes, loadTimeoutMs: settings.loadTimeoutMs };
     const tools: LuaToolRegistration[] = [];
     const errors: ExtensionLoadError[] = [];
-    // A start the main thread gave up (awl exiting) loads nothing (see WorkerSlot.abandon).
     if (Atomics.load(this.host.control, CONTROL_OWED) === OWED_ABANDONED) return { tools, errors };
-    for (const [index, ext] of settings.extensions.entries()) {
+    for (const index of indexes) {
+      const ext = settings.extensions[index]!;
       Atomics.store(this.host.control, CONTROL_LOADING, index + 1);
       // The bundled extensions' top levels are awl's code, known not to hoard memory: their thousands of
       // allocations need no call into JavaScript. Their handlers, like every extension's, run under the limit.
@@ -493,6 +515,9 @@ export class LuaRuntime {
         this.serving.push(ext.name);
       }
     }
+    // In the load's order, whatever the order of its parts (their on_unload hooks run in it).
+    const order = new Map(settings.extensions.map((e, index) => [e.name, index]));
+    this.serving.sort((a, b) => (order.get(a) ?? Infinity) - (order.get(b) ?? Infinity));
     this.capMemory();
     return { tools, errors };
   }

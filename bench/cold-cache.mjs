@@ -1,0 +1,44 @@
+// Section 8 of the budget bench (budget.bench.mjs, BUDGET_ONLY=cold-cache): issue 30's Bad input row "a registration
+// cache that is corrupt or from another version (rebuilt without a crash; the cold start still within its own budget)".
+// `awl -p hi` with 20 user extensions (40 tools) and its registration cache removed, then cut short (a crash while
+// writing it), against `node -e 0`: budget +250 ms, issue 4's budget for the cold start (bench/tools.bench.mjs).
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { median, RUNS } from "./support.mjs";
+
+/** 20 extensions of two tools each, as bench/tools.bench.mjs writes them. */
+function writeExtensions(dir) {
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < 20; i++) {
+    writeFileSync(join(dir, `ext${String(i).padStart(2, "0")}.lua`), `for _, verb in ipairs({ "get", "put" }) do
+  awl.register_tool { name = "ext${i}_" .. verb, description = "Tool " .. verb .. " of extension ${i}: does a small thing with a path and a count.",
+    parameters = { type = "object", properties = { path = { type = "string", description = "A file path" }, count = { type = "integer", description = "How many" },
+      flags = { type = "array", items = { type = "string" } } }, required = { "path" } },
+    run = function(args) return verb .. " " .. args.path end }
+end
+`);
+  }
+}
+
+/** Runs the section: `place`, `judge` and `measured` (wall ms and peak RSS of `node ARGS`) are budget.bench.mjs's. */
+export async function coldCache({ place, judge, measured, awl }) {
+  const where = place("cold-cache");
+  writeExtensions(join(where.home, ".config", "awl", "extensions"));
+  const cache = join(where.home, ".cache", "awl", "extension-tools.json");
+  const hi = [awl, "-p", "hi"];
+  await measured(["-e", "0"], where);
+  await measured(hi, where); // warm the file cache; writes a whole registration cache
+  const whole = readFileSync(cache, "utf8");
+  const runs = { node: [], removed: [], corrupt: [] };
+  for (let i = 0; i < RUNS; i++) {
+    runs.node.push((await measured(["-e", "0"], where)).ms);
+    rmSync(cache, { force: true });
+    runs.removed.push((await measured(hi, where)).ms);
+    writeFileSync(cache, whole.slice(0, whole.length >> 1));
+    runs.corrupt.push((await measured(hi, where)).ms);
+  }
+  const rebuilt = readFileSync(cache, "utf8") === whole;
+  const node = median(runs.node);
+  judge("`awl -p hi`, 20 extensions, registration cache removed, over `node -e 0`", median(runs.removed) - node, "ms", 250, ` (node ${node.toFixed(0)} ms)`);
+  judge("the same, registration cache cut short (corrupt)", median(runs.corrupt) - node, "ms", 250, rebuilt ? " (rebuilt whole each run)" : " (**not rebuilt**)");
+}
