@@ -6,24 +6,11 @@
 // object:TurnCheckpoints@34) -element[]->`. Native objects (`synthetic:…`) get new ids in every snapshot, so what
 // hangs below them counts as new each time. The budget bench leaves such pairs in its folder (tty-growth:
 // tty-early/tty-late.heapsnapshot; growth: early/late.heapsnapshot).
-import { readFileSync } from "node:fs";
+import { readSnapshot } from "./heap-parts.mjs";
 
-/** A snapshot's nodes and edges, with each node's first edge. */
+/** A snapshot's nodes and edges, read as this needs them. */
 function load(file) {
-  const s = JSON.parse(readFileSync(file, "utf8"));
-  const { node_fields: nodeFields, edge_fields: edgeFields, node_types: [nodeTypes], edge_types: [edgeTypes] } = s.snapshot.meta;
-  const nf = nodeFields.length;
-  const ef = edgeFields.length;
-  const at = (name) => nodeFields.indexOf(name);
-  const [typeAt, nameAt, idAt, selfAt, countAt] = ["type", "name", "id", "self_size", "edge_count"].map(at);
-  const [edgeTypeAt, edgeNameAt, edgeToAt] = ["type", "name_or_index", "to_node"].map((f) => edgeFields.indexOf(f));
-  const n = s.nodes.length / nf;
-  const first = new Uint32Array(n + 1);
-  for (let i = 0, e = 0; i < n; i++) {
-    first[i] = e;
-    e += s.nodes[i * nf + countAt] * ef;
-    first[i + 1] = e;
-  }
+  const { s, nf, ef, n, first, nodeTypes, edgeTypes, typeAt, nameAt, idAt, selfAt, edgeTypeAt, edgeNameAt, edgeToAt } = readSnapshot(file);
   const numbered = new Set(["element", "hidden"]);
   return {
     n,
