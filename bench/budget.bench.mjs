@@ -175,9 +175,11 @@ if (wanted("interactive")) {
   const settings = JSON.parse(readFileSync(join(config, "config.json"), "utf8"));
   settings.hooks = { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "true" }] }], PostToolUse: [...hook("true"), { matcher: "Edit|Write", hooks: [{ type: "command", command: "true" }] }], PreCompact: hook("true"), Notification: hook("true") };
   writeFileSync(join(config, "config.json"), JSON.stringify(settings));
-  const pty = (marker, argv) => ptyTime(marker, argv, { cwd: where.cwd, env: where.env });
+  const pty = (marker, argv, then) => ptyTime(marker, argv, { cwd: where.cwd, env: where.env }, then);
   const folder = ["--no-session"];
-  pty(PROMPT, [process.execPath, awl, ...folder]); // warm the caches (registration, skills' front matter)
+  // Warm the caches (registration, skills' front matter, and the code cache of the chunks, written as awl exits: a
+  // run killed at its prompt writes none), ending awl with Ctrl-D as a person does.
+  pty(PROMPT, [process.execPath, awl, ...folder], "\x04");
   const node = [];
   const prompt = [];
   for (let i = 0; i < RUNS; i++) {

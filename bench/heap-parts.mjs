@@ -6,21 +6,7 @@ import { readFileSync } from "node:fs";
 
 /** Bytes of each part of the snapshot in `file`; `owner` names the conversation's class. */
 export function heapParts(file, owner = "Conversation") {
-  const s = JSON.parse(readFileSync(file, "utf8"));
-  const meta = s.snapshot.meta;
-  const nf = meta.node_fields.length;
-  const ef = meta.edge_fields.length;
-  const [typeAt, nameAt, selfAt, countAt] = ["type", "name", "self_size", "edge_count"].map((f) => meta.node_fields.indexOf(f));
-  const [edgeTypeAt, edgeNameAt, edgeToAt] = ["type", "name_or_index", "to_node"].map((f) => meta.edge_fields.indexOf(f));
-  const nodeTypes = meta.node_types[0];
-  const edgeTypes = meta.edge_types[0];
-  const n = s.nodes.length / nf;
-  const first = new Uint32Array(n + 1);
-  for (let i = 0, e = 0; i < n; i++) {
-    first[i] = e;
-    e += s.nodes[i * nf + countAt] * ef;
-    first[i + 1] = e;
-  }
+  const { s, nf, ef, n, first, nodeTypes, edgeTypes, typeAt, nameAt, selfAt, edgeTypeAt, edgeNameAt, edgeToAt } = readSnapshot(file);
   const type = (i) => nodeTypes[s.nodes[i * nf + typeAt]];
   const self = (i) => s.nodes[i * nf + selfAt];
   const named = new Set(["property", "internal", "context", "shortcut"].map((t) => edgeTypes.indexOf(t)));
@@ -69,4 +55,25 @@ export function heapParts(file, owner = "Conversation") {
   }
   const memo = reach(entries, seen, data);
   return { live, code, conversation, memo, rest: live - code - conversation - memo };
+}
+
+/**
+ * The snapshot in `file` parsed, with the offsets of the node and edge fields, their type names, and each node's
+ * first edge (`first[i]` to `first[i + 1]` are node i's edges in `s.edges`).
+ */
+export function readSnapshot(file) {
+  const s = JSON.parse(readFileSync(file, "utf8"));
+  const meta = s.snapshot.meta;
+  const nf = meta.node_fields.length;
+  const ef = meta.edge_fields.length;
+  const [typeAt, nameAt, idAt, selfAt, countAt] = ["type", "name", "id", "self_size", "edge_count"].map((f) => meta.node_fields.indexOf(f));
+  const [edgeTypeAt, edgeNameAt, edgeToAt] = ["type", "name_or_index", "to_node"].map((f) => meta.edge_fields.indexOf(f));
+  const n = s.nodes.length / nf;
+  const first = new Uint32Array(n + 1);
+  for (let i = 0, e = 0; i < n; i++) {
+    first[i] = e;
+    e += s.nodes[i * nf + countAt] * ef;
+    first[i + 1] = e;
+  }
+  return { s, nf, ef, n, first, nodeTypes: meta.node_types[0], edgeTypes: meta.edge_types[0], typeAt, nameAt, idAt, selfAt, edgeTypeAt, edgeNameAt, edgeToAt };
 }

@@ -107,10 +107,12 @@ export function markdownAnswer(lines) {
 export const tokens = (text) => text.match(/[\s\S]{1,4}/g);
 
 // Python's pty: ms from the spawn until the output holds `marker` (awl's prompt), or until the child exits; a
-// 100 x 30 terminal.
+// 100 x 30 terminal. With PTY_THEN set, those bytes are typed once the marker shows and the child is waited for
+// (it ends as a person would end it, writing what it writes as it exits) instead of killed.
 const PTY = `
 import os, pty, sys, time, select, signal, fcntl, struct, termios
 marker = sys.argv[1].encode()
+then = os.environ.pop("PTY_THEN", "").encode()
 argv = sys.argv[2:]
 start = time.monotonic()
 pid, fd = pty.fork()
@@ -127,7 +129,15 @@ while True:
     seen += data
     if marker and marker in seen: break
 elapsed = time.monotonic() - start
-if marker: os.kill(pid, signal.SIGKILL)
+if marker and then:
+    os.write(fd, then)
+    while True:
+        r, _, _ = select.select([fd], [], [], 20)
+        if not r: os.kill(pid, signal.SIGKILL); break
+        try: data = os.read(fd, 65536)
+        except OSError: data = b""
+        if not data: break
+elif marker: os.kill(pid, signal.SIGKILL)
 os.waitpid(pid, 0)
 print(elapsed * 1000)
 `;
@@ -135,9 +145,12 @@ print(elapsed * 1000)
 /** The line editor's prompt as drawn (in synchronized output) after the start-up line. */
 export const PROMPT = "\x1b[?2026h> ";
 
-/** Ms from spawning `argv` in a pseudo-terminal until its output holds `marker` ("" : until it exits). */
-export function ptyTime(marker, argv, options = {}) {
-  const run = spawnSync("python3", ["-c", PTY, marker, ...argv], { ...options, encoding: "utf8" });
+/**
+ * Ms from spawning `argv` in a pseudo-terminal until its output holds `marker` ("" : until it exits); `then`: keys
+ * typed once it shows (e.g. Ctrl-D), after which the child is left to exit by itself instead of being killed.
+ */
+export function ptyTime(marker, argv, options = {}, then = "") {
+  const run = spawnSync("python3", ["-c", PTY, marker, ...argv], { ...options, env: { ...(options.env ?? process.env), PTY_THEN: then }, encoding: "utf8" });
   if (run.status !== 0) throw new Error(`pty run failed: ${run.stderr}`);
   return Number(run.stdout.trim());
 }

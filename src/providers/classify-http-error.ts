@@ -3,7 +3,8 @@
  * non-2xx by status (the body is never parsed as SSE), and a 2xx whose body is not `text/event-stream`.
  * The message names the status, the endpoint and the server's own words; what to do is the caller's to say.
  */
-import { STATUS_CODES, type IncomingHttpHeaders } from "node:http";
+import type { IncomingHttpHeaders } from "node:http";
+import { createRequire } from "node:module";
 import { errorCode, errorFields, kindOfHttpError, type ErrorFields } from "./classify-error-payload.js";
 import { providerError, type ProviderError } from "./errors.js";
 import { retryAfterMs } from "./retry-delay.js";
@@ -19,12 +20,18 @@ export interface HttpFailure {
 
 const EXCERPT_CHARS = 300;
 
+/**
+ * The status texts of node:http, required when a response is classified: by then the request has loaded
+ * node:http, and a program that has sent nothing yet (awl's interactive prompt) need not load it (issue 30).
+ */
+const statusText = (status: number): string => (createRequire(import.meta.url)("node:http") as typeof import("node:http")).STATUS_CODES[status] ?? "";
+
 /** Classifies a non-2xx response by status, with the server's message and any `retry-after` wait. */
 export function classifyHttpError(failure: HttpFailure): ProviderError {
   const fields = bodyFields(failure.body);
   const kind = kindOfHttpError(failure.status, fields);
   const detail = errorMessageFromBody(failure.body, contentTypeOf(failure.headers));
-  let message = `HTTP ${failure.status} ${STATUS_CODES[failure.status] ?? ""}`.trimEnd() + ` from ${describeUrl(failure.url)}`;
+  let message = `HTTP ${failure.status} ${statusText(failure.status)}`.trimEnd() + ` from ${describeUrl(failure.url)}`;
   if (detail) message += `: ${detail}`;
   const code = errorCode(fields);
   return providerError(kind, message, { status: failure.status, retry_after_ms: retryAfterMs(failure.headers), ...(code ? { code } : {}) });

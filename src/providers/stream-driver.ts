@@ -17,7 +17,7 @@ import { classifyHttpError, classifyNonSseResponse, describeUrl, isEventStream, 
 import { isProviderError, providerError, type ProviderError } from "./errors.js";
 import { postStreaming, type ResponseHead } from "./http.js";
 import { retryDelayMs } from "./retry-delay.js";
-import { createSseDecoder, type SseDecoder, type SseEvent } from "./sse.js";
+import type { SseDecoder, SseEvent } from "./sse.js";
 import type { ProviderSettings, Receiver, StepResult, StreamOptions } from "./types.js";
 
 /** The HTTP request for one model call; `body` is the exact JSON text sent. */
@@ -146,7 +146,9 @@ async function streamAttempt(
   const onEvent = (event: SseEvent): void => {
     if (verdict === undefined) verdict = assembler.onEvent(event);
   };
-  const decoder = adapter.stream ? adapter.stream.createDecoder(onEvent) : createSseDecoder(onEvent);
+  // The SSE parser (a package) loads with the first request, not with the provider (issue 30: the interactive
+  // prompt is drawn before it).
+  const decoder = adapter.stream ? adapter.stream.createDecoder(onEvent) : (await import("./sse.js")).createSseDecoder(onEvent);
   const streamed = adapter.stream ? (head: ResponseHead) => String(head.headers["content-type"] ?? "").toLowerCase().startsWith(adapter.stream!.contentType) : (head: ResponseHead) => isEventStream(head.headers);
   let rejected: { head: ResponseHead; chunks: Buffer[]; size: number } | undefined;
 

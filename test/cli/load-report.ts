@@ -12,17 +12,29 @@ export interface LoadReport {
   esModules: boolean;
 }
 
-/** The environment that makes a run report (`env`), and the reader of the last run's report. */
-export function loadReporter(): { env: Record<string, string>; read(): LoadReport } {
+/**
+ * The environment that makes a run report (`env`), and the reader of the last run's report. `at: "prompt"`: what was
+ * loaded when the interactive prompt was first written to the terminal, instead of as the process exits.
+ */
+export function loadReporter(options: { at?: "exit" | "prompt" } = {}): { env: Record<string, string>; read(): LoadReport } {
   const dir = tempDir("awl-load-report-");
   const report = join(dir, "report.json");
   const preload = join(dir, "report.cjs");
   const root = `${resolve(import.meta.dirname, "../..")}/`;
-  writeFileSync(preload, `process.on("exit", () => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify({
+  const write = `() => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify({
   files: Object.keys(require.cache).filter((file) => file.startsWith(${JSON.stringify(root)})).map((file) => file.slice(${root.length})),
   esModules: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job"),
-})));
-`);
+}))`;
+  // The prompt as the line editor draws it (in synchronized output): the first write that holds it.
+  const atPrompt = `const report = ${write};
+const write = process.stdout.write;
+let reported = false;
+process.stdout.write = function (chunk, ...rest) {
+  if (!reported && String(chunk).includes("\\x1b[?2026h> ")) { reported = true; report(); }
+  return write.call(this, chunk, ...rest);
+};
+`;
+  writeFileSync(preload, options.at === "prompt" ? atPrompt : `process.on("exit", ${write});\n`);
   return {
     env: { NODE_OPTIONS: `--require=${preload}` },
     read: () => JSON.parse(readFileSync(report, "utf8")) as LoadReport,

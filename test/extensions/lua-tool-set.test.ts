@@ -347,6 +347,27 @@ describe("LuaToolSet", () => {
     expect(fake.loads).toBe(2);
   });
 
+  it("has the first worker load a streamed call's extension first when the cache names it, and only then", async () => {
+    const warm = await (await warmCache())();
+    await warm.prewarm();
+    await warm.prewarm("tool_use", "say");
+    expect(fake.options.at(-1)!.loadFirst).toEqual(["echo"]);
+    expect(await warm.execute({ id: "1", name: "say", input: "{}" }, signal)).toMatchObject({ content: "ran say" });
+    // No cache to name it (the first run), or a tool whose available(ctx) decides: everything loads at once.
+    expect(fake.options[0]!.loadFirst).toBeUndefined();
+    extension("gate.lua");
+    fake.tools = [tool("echo", "say"), tool("gate", "maybe", { has_available: true })];
+    const cachePath = join(base, "cache2.json");
+    const open = () => LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
+    await open();
+    const gated = await open();
+    await gated.prewarm();
+    await gated.prewarm("tool_use", "maybe");
+    expect(fake.options.at(-1)!.loadFirst).toBeUndefined();
+    await warm.unload();
+    await gated.unload();
+  });
+
   it("with a worker started ahead, a request on its way loads no extension; a tool call on its way does", async () => {
     const open = await warmCache();
     const warm = await open();

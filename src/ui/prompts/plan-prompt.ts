@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { PlanAnswer } from "../../permissions/exit-plan.js";
 import type { KeyEvent } from "../editor/key-decoder.js";
-import { renderMarkdown } from "../markdown/render-markdown.js";
+import type { renderMarkdown } from "../markdown/render-markdown.js";
 import { wrapText } from "../output/wrap-text.js";
 import { stripControls } from "../safe-text.js";
 import { questionAnswer, TypedLine } from "./question-input.js";
@@ -39,6 +39,9 @@ export interface PlanPromptTerminal {
   handOver(edit: () => void): void;
 }
 
+/** The Markdown renderer (marked), loaded with the first plan: the prompt is drawn without it (issue 30). */
+let render: typeof renderMarkdown | undefined;
+
 const ANSWERS = "  a yes, and accept edits · y yes, ask before each edit · e edit the plan first · n no, keep planning (say why) · Esc stop";
 
 export class PlanPrompt {
@@ -56,7 +59,8 @@ export class PlanPrompt {
   }
 
   /** Shows `plan` and resolves with the answer; a cancelled turn (`signal`) closes it as a cancel. */
-  review(plan: string, signal: AbortSignal): Promise<PlanAnswer> {
+  async review(plan: string, signal: AbortSignal): Promise<PlanAnswer> {
+    render ??= (await import("../markdown/render-markdown.js")).renderMarkdown;
     const on = { aborted: () => this.line("(cancelled)"), settled: () => (this.open = undefined) };
     return questionAnswer<PlanAnswer>(signal, { kind: "cancel" }, on, (done) => {
       this.open = { plan, edited: false, reason: undefined, resolve: done };
@@ -129,7 +133,7 @@ export class PlanPrompt {
   private show(plan: string, title: string): void {
     const bold = (s: string): string => (this.out.color ? `\x1b[1m${s}\x1b[22m` : s);
     const width = this.terminal.columns() - 2;
-    const body = renderMarkdown(stripControls(plan), { width, color: this.out.color }).map((l) => `  ${l}`);
+    const body = render!(stripControls(plan), { width, color: this.out.color }).map((l) => `  ${l}`);
     this.out.endLine();
     this.out.write(`${[bold(`? ${title}`), ...body, "", bold("Approve the plan?"), wrapText(ANSWERS, width)].join("\n")}\n`);
   }
