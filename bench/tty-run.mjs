@@ -53,7 +53,10 @@ export async function startTty(where, probe, args) {
       await pause(POLL_MS);
     }
   };
-  await until("the prompt", (s) => (/^>\s*$/m.test(s) ? true : undefined));
+  await until("the prompt", (s) => (/^>\s*$/m.test(s) ? true : undefined)).catch(async (error) => {
+    await tmux.stop();
+    throw error;
+  });
   return {
     async turn(tag, prompt) {
       await tmux.line(prompt);

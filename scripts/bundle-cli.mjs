@@ -6,7 +6,8 @@
 // awl compiles its CommonJS files through V8's code cache itself (src/cli/compile-cache.ts). Packages stay requires
 // of node_modules (`import()` of one too: rolldown's `dynamicImportInCjs: false`), but for those Node can only
 // import (ESM only: marked, string-width, the ACP SDK), which are bundled in, so that no run starts the ESM loader
-// (with those of their dependencies that the chunks' folder would not find as the package does: isRequired).
+// (with those of their dependencies that the chunks' folder would not find as the package does: isRequired), and
+// those a one-line reply loads (TEXT_PATH_PACKAGES), so that the code cache covers all it runs.
 // The library (dist/index.js) stays ESM and the Lua worker has its own bundle (scripts/bundle-lua-worker.mjs).
 //
 // The modules the program loads in turn (the program itself, the main command's settings and tools, its runtime,
@@ -42,6 +43,12 @@ const START_PHASES = [
 /** Never in a phase's chunk (nor what they import): the entry, the compile cache, `awl --version`'s path, the Lua thread's start. */
 const isOwnPath = (path) => ["cli/main.js", "cli/compile-cache.js", "version.js"].includes(path) || path.startsWith("extensions/lua/");
 
+/**
+ * Packages a one-line reply (`awl -p`) loads, bundled all the same: in a chunk, the code cache covers them, and no
+ * package lookup runs (Node's resolution of a package's "exports" is ≈ 8 KB of its own code compiled on first use).
+ * Only small packages of plain JavaScript that find nothing through their own path (no data files, no WebAssembly).
+ */
+const TEXT_PATH_PACKAGES = new Set(["eventsource-parser"]);
 /** The file `require(id)` loads from `from` (a file), or undefined when the package has no "require" export. */
 function requireResolve(id, from) {
   try {
@@ -64,6 +71,7 @@ function isEsm(file) {
  */
 function isRequired(id, importer) {
   if (id.startsWith("node:") || builtinModules.includes(id)) return true;
+  if (TEXT_PATH_PACKAGES.has(id)) return false;
   const file = requireResolve(id, importer ?? entry);
   return file !== undefined && !isEsm(file) && requireResolve(id, entry) === file;
 }

@@ -95,13 +95,14 @@ describe("an extension loaded first for a call", () => {
   it("a thread started ahead, sent the split load and never taken, runs every extension's on_unload hooks at exit", async () => {
     const cwd = tempDir();
     const notes = join(tempDir(), "notes");
-    const hooked = (name: string) => noting(name, `awl.on_unload(function() note("unload ${name}") end)`);
+    const hooked = (name: string) => noting(name, `awl.on_unload(function() note("unload ${name}") end)\nnote("hooked ${name}")`);
     const dir = writeTree({ "early.lua": hooked("early"), "last.lua": hooked("last") });
     const env = { ...process.env, NOTES: notes };
     startLuaThreadAhead({ env, cwd });
     loadLuaThreadAhead({ extensions: ["early", "last"].map((name) => ({ name, file: join(dir, `${name}.lua`), root: dir })), cwd, env, loadFirst: ["last"] });
-    await vi.waitFor(() => expect(existsSync(notes)).toBe(true), { timeout: 10_000 }); // "last" loaded: its hook is owed
+    // "last" has registered its hook: it is owed from now on.
+    await vi.waitFor(() => expect(existsSync(notes) && readFileSync(notes, "utf8")).toContain("hooked last"), { timeout: 10_000 });
     await stopLuaThreadsAhead(); // awl exits before any pool took the thread (no call came)
-    expect(readFileSync(notes, "utf8").trim().split("\n")).toEqual(["loaded last", "loaded early", "unload early", "unload last"]);
+    expect(readFileSync(notes, "utf8").trim().split("\n")).toEqual(["loaded last", "hooked last", "loaded early", "hooked early", "unload early", "unload last"]);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Entry point of a Lua worker thread (one pool slot). Instantiates wasmoon's WebAssembly module
  * from the one the main thread compiled; with the first message it boots awl's Lua runtime and loads the
- * extensions it is sent (they need not be known when the thread starts), then runs calls one at a time.
+ * extensions it is sent (they need not be known when the thread starts), then runs calls one at a time; a load
+ * with a `first` loads those, runs the calls of theirs that come, and loads the others between them (loadRest).
  * Lua never runs on the main thread.
  */
 import { createRequire } from "node:module";
