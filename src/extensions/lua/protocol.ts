@@ -146,6 +146,8 @@ export type FromWorker =
   /** Those of a load's `first` (see LoadSettings), while the others load: their tools can run now. */
   | { type: "first-loaded"; tools: LuaToolRegistration[]; errors: ExtensionLoadError[] }
   | { type: "result"; id: number; outcome: WorkerOutcome }
+  /** A piece of a long result's content, sent before its `result` (whose content is then the rest): see RESULT_PIECE. */
+  | { type: "result-piece"; id: number; text: string }
   | { type: "progress"; id: number; update: ToolProgress }
   | { type: "log"; extension: string; stream: string; text: string }
   | { type: "unloaded" }
@@ -240,3 +242,10 @@ export interface HostReplies {
   search: SearchOutcome;
   pdf_text: PdfText;
 }
+
+/**
+ * The most characters of a result's content one message carries: a longer content crosses in pieces. A message is
+ * copied through a buffer of its size that glibc allocates; after one of megabytes, glibc keeps that much in the
+ * worker thread's arena for good (its dynamic mmap threshold), which later workers then inherit.
+ */
+export const RESULT_PIECE = 32 * 1024;

@@ -71,6 +71,8 @@ interface RunningCall {
   onLog?: ((stream: string, text: string) => void) | undefined;
   /** Hosts the user approved for this call (awl.http may reach them). */
   grantedHosts: readonly string[];
+  /** The pieces of a long result's content received so far (`result-piece`). */
+  pieces?: string[];
   finish(outcome: ToolOutcome): void;
 }
 
@@ -289,8 +291,11 @@ export class WorkerSlot {
   private onMessage(msg: FromWorker): void {
     const call = this.current;
     switch (msg.type) {
+      case "result-piece":
+        if (call && call.id === msg.id) (call.pieces ??= []).push(msg.text);
+        return;
       case "result":
-        if (call && call.id === msg.id) call.finish(this.toOutcome(call, msg.outcome));
+        if (call && call.id === msg.id) call.finish(this.toOutcome(call, withPieces(msg.outcome, call.pieces)));
         return;
       case "progress":
         if (call && call.id === msg.id) {
@@ -531,4 +536,10 @@ function movedBody(req: HostRequest, reply: unknown): ArrayBuffer[] {
   const body = (reply as { body?: unknown }).body;
   const owned = body instanceof Uint8Array && body.buffer instanceof ArrayBuffer && body.byteOffset === 0 && body.byteLength === body.buffer.byteLength;
   return owned ? [body.buffer as ArrayBuffer] : [];
+}
+
+/** A result whose content came in pieces, whole again. */
+function withPieces(outcome: WorkerOutcome, pieces: readonly string[] | undefined): WorkerOutcome {
+  if (!pieces || outcome.status === "crash" || outcome.status === "aborted") return outcome;
+  return { ...outcome, content: pieces.join("") + outcome.content };
 }

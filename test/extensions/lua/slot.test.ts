@@ -4,6 +4,7 @@ import { Worker } from "node:worker_threads";
 import { describe, expect, it, vi } from "vitest";
 import { luaWasmModule } from "../../../src/extensions/lua/assets.js";
 import { WorkerSlot } from "../../../src/extensions/lua/slot.js";
+import { RESULT_PIECE } from "../../../src/extensions/lua/protocol.js";
 import { slotSettings, writeTree } from "./helpers.js";
 
 const noLog = (): void => undefined;
@@ -21,6 +22,19 @@ describe("WorkerSlot.start", () => {
       new AbortController().signal,
     );
     expect(outcome).toMatchObject({ status: "result", content: "hello", is_error: false });
+    await slot.terminate();
+  });
+
+  it("a result longer than one message carries crosses in pieces and arrives whole, in order", async () => {
+    const lines = `local t = {} for i = 1, 30000 do t[i] = "line " .. i end return table.concat(t, "\\n")`;
+    const dir = writeTree({ "long.lua": `awl.register_tool("long", {}, function() ${lines} end)` });
+    const { slot } = await WorkerSlot.start(luaWasmModule(), slotSettings(dir, ["long"]), noLog);
+    const ctx = JSON.stringify({ cwd: dir, workspace: dir, home: dir, spill_dir: dir, result_limit: 10_000_000 });
+    const outcome = await slot.run({ entry: "call", extension: "long", tool: "long", input: "{}", ctx, cwd: dir, timeoutMs: 5000 }, new AbortController().signal);
+    const expected = Array.from({ length: 30000 }, (_, i) => `line ${i + 1}`).join("\n");
+    expect(expected.length).toBeGreaterThan(8 * RESULT_PIECE);
+    expect(outcome).toMatchObject({ status: "result", is_error: false });
+    expect(outcome.status === "result" && outcome.content === expected).toBe(true);
     await slot.terminate();
   });
 

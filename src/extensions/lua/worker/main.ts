@@ -8,7 +8,7 @@
 import { createRequire } from "node:module";
 import { parentPort, receiveMessageOnPort, workerData } from "node:worker_threads";
 import { LuaFactory } from "wasmoon";
-import { wasmApi, CONTROL_REPLY, SAVE_CODE_CACHE, type FromWorker, type LoadSettings, type HostNotice, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit } from "../protocol.js";
+import { wasmApi, CONTROL_REPLY, RESULT_PIECE, SAVE_CODE_CACHE, type FromWorker, type LoadSettings, type HostNotice, type HostReplies, type HostRequest, type ToWorker, type WasmModule, type WorkerInit, type WorkerOutcome } from "../protocol.js";
 import { DamagedState, LuaRuntime, type LoadedPart } from "./runtime.js";
 import type { LuaModule } from "./lua-c.js";
 
@@ -103,7 +103,7 @@ function handle(lua: LuaModule | undefined, message: Exclude<ToWorker, { type: "
         rest = restAsked.then(() => loadRest(runtime!, message, parts));
       }
     } else if (message.type === "call") {
-      post({ type: "result", id: message.id, outcome: runtime.call(message) });
+      postResult(message.id, runtime.call(message));
     } else if (message.type === "unload") {
       runtime.unload(message.timeoutMs);
       post({ type: "unloaded" });
@@ -172,3 +172,15 @@ port.on("message", (message: ToWorker) => {
     turn = before.then(() => lua).then((module) => handle(module, message));
   }
 });
+
+/** A call's outcome; a long content in pieces of RESULT_PIECE characters, the last one with the outcome. */
+function postResult(id: number, outcome: WorkerOutcome): void {
+  if (outcome.status === "crash" || outcome.status === "aborted" || outcome.content.length <= RESULT_PIECE) {
+    post({ type: "result", id, outcome });
+    return;
+  }
+  const { content } = outcome;
+  let at = 0;
+  for (; content.length - at > RESULT_PIECE; at += RESULT_PIECE) post({ type: "result-piece", id, text: content.slice(at, at + RESULT_PIECE) });
+  post({ type: "result", id, outcome: { ...outcome, content: content.slice(at) } });
+}
