@@ -11,6 +11,18 @@ import type { RunOptions } from "./run-options.js";
  * tokens of the stored sign-ins (`awl login`; those refreshed later are announced, src/util/late-secrets.ts).
  */
 export function runSecrets(options: Pick<RunOptions, "settings" | "sources">): string[] {
+  // Asked by each part a run opens (tools, hooks, jobs, history, the printed-text scrubber): worked out once per
+  // settings (each reads the environment twice and the sign-in store). A token refreshed later is announced instead.
+  const known = computed.get(options.sources);
+  if (known?.settings === options.settings) return [...known.secrets];
+  const secrets = collect(options);
+  computed.set(options.sources, { settings: options.settings, secrets });
+  return [...secrets];
+}
+
+const computed = new WeakMap<RunOptions["sources"], { settings: RunOptions["settings"]; secrets: string[] }>();
+
+function collect(options: Pick<RunOptions, "settings" | "sources">): string[] {
   const { env, file } = options.sources;
   const provider = options.settings.provider;
   const inUse = configCredentials({ base_url: provider.baseUrl, providers: { inUse: { headers: provider.headers } } });

@@ -192,7 +192,9 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
       case "submit":
         exitArmed = false;
         history?.add(action.text);
-        queue.push({ text: action.text, shown: !turn });
+        // On screen as typed only when it is handled next: behind another (keys typed while awl started, read at
+        // once), the output of the one before it takes its place and it is written again when its turn comes.
+        queue.push({ text: action.text, shown: !turn && queue.length === 0 });
         pane.refresh();
         wake?.();
         return;

@@ -41,7 +41,8 @@ export type KeyEvent = { kind: "key"; name: KeyName } | { kind: "text"; text: st
 /** What the terminal sends: keys, or a report that its window gained or lost focus. */
 export type InputEvent = KeyEvent | { kind: "focus"; focused: boolean };
 
-const PASTE_START = "\x1b[200~";
+/** What a terminal sends before a bracketed paste. */
+export const PASTE_START = "\x1b[200~";
 const PASTE_END = "\x1b[201~";
 
 const CONTROL_KEYS: Record<string, KeyName> = {

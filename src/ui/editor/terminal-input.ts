@@ -4,7 +4,7 @@
  * terminal's modes are restored when input stops, and also if the process exits any other way.
  */
 import type { ReadStream } from "node:tty";
-import { KeyDecoder, type InputEvent, type KeyEvent } from "./key-decoder.js";
+import { KeyDecoder, PASTE_START, type InputEvent, type KeyEvent } from "./key-decoder.js";
 
 /** Bracketed paste, and focus reports (`ESC[I` / `ESC[O`) for notifications (ui/notify.ts). */
 const MODES_ON = "\x1b[?2004h\x1b[?1004h";
@@ -24,8 +24,14 @@ export class TerminalInput {
   private readonly decoder = new KeyDecoder();
   private escapeTimer: NodeJS.Timeout | undefined;
   private started = false;
+  /** No key read yet since raw mode was set: the first read holds what was typed before (see `typedAhead`). */
+  private firstRead = false;
   private readonly onData = (chunk: string): void => {
     clearTimeout(this.escapeTimer);
+    if (this.firstRead) {
+      this.firstRead = false;
+      chunk = typedAhead(chunk);
+    }
     this.emit(this.decoder.feed(chunk));
     if (this.decoder.waiting) this.escapeTimer = setTimeout(() => this.emit(this.decoder.flush()), ESCAPE_WAIT_MS);
   };
@@ -44,6 +50,7 @@ export class TerminalInput {
   start(): void {
     if (this.started) return;
     this.started = true;
+    this.firstRead = true;
     this.input.setRawMode(true);
     this.input.setEncoding("utf8");
     this.output.write(MODES_ON);
@@ -98,4 +105,14 @@ export class TerminalInput {
       else this.handlers.onKey(event);
     }
   }
+}
+
+/**
+ * What was typed before awl set raw mode (keys typed while it started) waits in the terminal's input already
+ * translated by its cooked mode, Enter as a line feed (ICRNL), and arrives as the first read: there a line feed
+ * is Enter again (in raw mode Enter sends a carriage return, and only Ctrl-J a line feed). A bracketed paste is
+ * left as it is.
+ */
+function typedAhead(chunk: string): string {
+  return chunk.includes(PASTE_START) ? chunk : chunk.replace(/\n/g, "\r");
 }
