@@ -100,13 +100,29 @@ function cutAt(text: string, limit: number): string {
   return text.slice(0, splitsPair ? limit - 1 : limit);
 }
 
+/** Most UTF-16 units of a spill file's text converted at once: at most 96 KB of UTF-8. */
+const WRITE_PIECE = 32 * 1024;
+
+/**
+ * The text in pieces (no surrogate pair split), each converted to bytes on its own: the bytes of a whole result of
+ * megabytes would be one buffer of that size from glibc, which then keeps that much for good (its dynamic mmap
+ * threshold rises to the size of the largest buffer freed; issue 30, "Lua slots return their memory").
+ */
+function* pieces(text: string): Generator<string> {
+  for (let at = 0; at < text.length; ) {
+    const piece = text.length - at > WRITE_PIECE ? cutAt(text.slice(at, at + WRITE_PIECE), WRITE_PIECE) : text.slice(at);
+    yield piece;
+    at += piece.length;
+  }
+}
+
 /** Writes with `wx` so two results with the same call id (replayed scripts reuse ids) never overwrite each other. */
 async function writeSpillFile(dir: string, base: string, content: string): Promise<string> {
   await mkdir(dir, { recursive: true, mode: 0o700 }); // outputs may hold anything a tool read: private, as sessions are
   for (let attempt = 1; ; attempt++) {
     const file = join(dir, attempt === 1 ? `${base}.txt` : `${base}-${attempt}.txt`);
     try {
-      await writeFile(file, content, { flag: "wx", mode: 0o600 });
+      await writeFile(file, pieces(content), { flag: "wx", mode: 0o600 });
       return file;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 1000) throw error;

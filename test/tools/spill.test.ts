@@ -49,6 +49,12 @@ describe("limitResult", () => {
     expect(readFileSync(second.spill_file!, "utf8")).toBe("second");
   });
 
+  it("spills a text of many pieces whole, its surrogate pairs too (one across each piece's end)", async () => {
+    const text = `${"a".repeat(32 * 1024 - 1)}😀${"é".repeat(40_000)}😀${"😀".repeat(30_000)}`;
+    const result = await limitResult(text, "t", "big", { limit: 10, spillDir: dir });
+    expect(readFileSync(result.spill_file!, "utf8")).toBe(text);
+  });
+
   it("does not split a surrogate pair", async () => {
     const result = await limitResult("ab😀cd", "t", "i", { limit: 3, spillDir: dir });
     expect(result.content.startsWith("ab\n\n[awl: output cut to the first 2 of 6 characters")).toBe(true);
