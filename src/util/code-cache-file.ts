@@ -14,7 +14,7 @@
 import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { checksum64 } from "./checksum64.js";
 
-const MAGIC = 0x344c5741; // "AWL4" (earlier formats, "AWL2" with a SHA-256 and "AWL3", read as none and are rewritten)
+const MAGIC = 0x354c5741; // "AWL5" (earlier formats, "AWL2" with a SHA-256 and "AWL3"–"AWL4", read as none and are rewritten)
 const HEADER_BYTES = 16;
 
 /** V8's data in `file`, or undefined when there is none or it is not whole. */

@@ -1,26 +1,28 @@
 /**
- * The checksum of code caches (src/util/checksum64.ts) is a hand-assembled WebAssembly function: it must compute
- * exactly what its documented text says, written here in JavaScript, and find any change to one word.
+ * The checksum of code caches (src/util/checksum64.ts): it must compute what its comment says (written here again,
+ * slowly), and change with any one byte, a trailing byte, or two words traded.
  */
 import { describe, expect, it } from "vitest";
 import { checksum64 } from "../../src/util/checksum64.js";
 
-const MASK = (1n << 64n) - 1n;
-const rotl = (x: bigint, r: bigint): bigint => ((x << r) | (x >> (64n - r))) & MASK;
-
-/** The computation of checksum64.ts's WebAssembly text, in BigInt arithmetic. */
-function reference(data: Uint8Array): bigint {
-  const padded = new Uint8Array(Math.ceil(data.length / 8) * 8);
-  padded.set(data);
-  const view = new DataView(padded.buffer);
-  let a = 0x6a09e667f3bcc908n;
-  let b = 0xbb67ae8584caa73bn;
-  for (let i = 0; i < padded.length; i += 8) {
-    const w = view.getBigUint64(i, true);
-    a = rotl(((a ^ w) * 0x9e3779b97f4a7c15n) & MASK, 31n);
-    b = rotl((((b ^ w) * 0xc2b2ae3d27d4eb4fn) & MASK) + a & MASK, 27n);
+/** Fletcher's two sums modulo 2^32 over little-endian 32-bit words, then each last byte plus one, then the length. */
+function reference(data: Uint8Array): Buffer {
+  const view = new DataView(data.buffer, data.byteOffset, data.length);
+  let a = 0;
+  let b = 0;
+  const whole = data.length - (data.length % 4);
+  for (let i = 0; i < whole; i += 4) {
+    a = (a + view.getInt32(i, true)) % 2 ** 32;
+    b = (b + a) % 2 ** 32;
   }
-  return (a ^ rotl(b, 32n) ^ BigInt(data.length)) & MASK;
+  for (let i = whole; i < data.length; i++) {
+    a = (a + data[i]! + 1) % 2 ** 32;
+    b = (b + a) % 2 ** 32;
+  }
+  const out = Buffer.alloc(8);
+  out.writeUInt32LE(((a + data.length) % 2 ** 32 + 2 ** 32) % 2 ** 32, 0);
+  out.writeUInt32LE((b + 2 ** 32) % 2 ** 32, 4);
+  return out;
 }
 
 function randomBytes(length: number, seed: number): Uint8Array {
@@ -31,17 +33,16 @@ function randomBytes(length: number, seed: number): Uint8Array {
 }
 
 describe("checksum64", () => {
-  it("computes what its text says, at every length around a word and across the memory's first page", () => {
-    for (const length of [0, 1, 7, 8, 9, 15, 16, 17, 1000, 65_535, 65_536, 65_537, 200_001]) {
+  it("computes what its comment says, at every length around a word", () => {
+    for (const length of [0, 1, 3, 4, 5, 7, 8, 9, 1000, 65_537, 200_003]) {
       const data = randomBytes(length, length + 1);
-      expect(checksum64(data).readBigUInt64LE(0), `length ${length}`).toBe(reference(data));
+      expect(checksum64(data), `length ${length}`).toEqual(reference(data));
     }
   });
 
-  it("is the same for the same bytes wherever they lie, and after a longer input", () => {
+  it("is the same for the same bytes wherever they lie", () => {
     const data = randomBytes(1000, 7);
     const first = checksum64(data);
-    checksum64(randomBytes(300_000, 9)); // the memory grows, its tail holds other bytes
     const inside = Buffer.alloc(1003);
     inside.set(data, 3); // not at a multiple of 8 in its buffer
     expect(checksum64(inside.subarray(3))).toEqual(first);
