@@ -3,7 +3,7 @@
  * `spill_dir` (with every known API key replaced by `[REDACTED]`, as in session files), and the model is told
  * where it is so it can read the rest with a tool.
  */
-import { mkdir, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, open, readdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { SecretScrubber } from "../util/secrets.js";
 
@@ -100,19 +100,26 @@ function cutAt(text: string, limit: number): string {
   return text.slice(0, splitsPair ? limit - 1 : limit);
 }
 
-/** Most UTF-16 units of a spill file's text converted at once: at most 96 KB of UTF-8. */
+/** Most UTF-16 units of a spill file's text converted at once (into at most 96 KB of UTF-8). */
 const WRITE_PIECE = 32 * 1024;
 
 /**
- * The text in pieces (no surrogate pair split), each converted to bytes on its own: the bytes of a whole result of
- * megabytes would be one buffer of that size from glibc, which then keeps that much for good (its dynamic mmap
- * threshold rises to the size of the largest buffer freed; issue 30, "Lua slots return their memory").
+ * Writes `text` to a new file (`wx`, 0600) through one buffer of 96 KB, a piece at a time (no surrogate pair split).
+ * The bytes of a whole result of megabytes would be buffers that stay until a collection, and the memory glibc
+ * then keeps for good (issue 30, "Lua slots return their memory after big results").
  */
-function* pieces(text: string): Generator<string> {
-  for (let at = 0; at < text.length; ) {
-    const piece = text.length - at > WRITE_PIECE ? cutAt(text.slice(at, at + WRITE_PIECE), WRITE_PIECE) : text.slice(at);
-    yield piece;
-    at += piece.length;
+async function writeInPieces(file: string, text: string): Promise<void> {
+  const handle = await open(file, "wx", 0o600);
+  try {
+    const buffer = Buffer.allocUnsafe(3 * WRITE_PIECE);
+    for (let at = 0; at < text.length; ) {
+      const piece = text.length - at > WRITE_PIECE ? cutAt(text.slice(at, at + WRITE_PIECE), WRITE_PIECE) : text.slice(at);
+      at += piece.length;
+      const length = buffer.write(piece);
+      for (let written = 0; written < length; ) written += (await handle.write(buffer, written, length - written)).bytesWritten;
+    }
+  } finally {
+    await handle.close();
   }
 }
 
@@ -122,7 +129,7 @@ async function writeSpillFile(dir: string, base: string, content: string): Promi
   for (let attempt = 1; ; attempt++) {
     const file = join(dir, attempt === 1 ? `${base}.txt` : `${base}-${attempt}.txt`);
     try {
-      await writeFile(file, pieces(content), { flag: "wx", mode: 0o600 });
+      await writeInPieces(file, content);
       return file;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 1000) throw error;
