@@ -13,7 +13,7 @@
  * start on that path: the schema checks that follow it are loaded meanwhile.
  */
 import { pluginLuaDirs } from "../plugins/parts.js";
-import { mkdir, rmdir } from "node:fs/promises";
+import { promises as fsp } from "node:fs"; // not node:fs/promises, which loads more than a reply needs (tools/spill.ts)
 import { dirname, join } from "node:path";
 import { compareCodeUnits, ToolRegistry, type RegisteredTool, type RegistryProblem } from "../tools/registry.js";
 import { DEFAULT_RESULT_LIMIT, limitResult, pruneSpillDirs, runSpillDir } from "../tools/spill.js";
@@ -707,7 +707,7 @@ export class LuaToolSet implements ToolSet {
       // The call's spill folder is made while the workers load (the first call of a run waits for both); old runs'
       // folders are removed meanwhile (only from awl's own spill folder, not from one the library was given).
       this.spillReady ??= Promise.all([
-        mkdir(this.context.spill_dir, { recursive: true, mode: 0o700 }).catch(() => undefined), // private, as sessions are
+        fsp.mkdir(this.context.spill_dir, { recursive: true, mode: 0o700 }).catch(() => undefined), // private, as sessions are
         this.ownSpillRoot !== undefined ? pruneSpillDirs(this.ownSpillRoot) : undefined,
       ]);
       const tool = await this.toolFor(call.name);
@@ -889,7 +889,7 @@ export class LuaToolSet implements ToolSet {
 
   /** This run's own spill folder goes when nothing was spilled into it (no empty folder left per run). */
   private async removeEmptySpillDir(): Promise<void> {
-    if (this.ownSpillRoot !== undefined && this.spillReady) await rmdir(this.context.spill_dir).catch(() => undefined);
+    if (this.ownSpillRoot !== undefined && this.spillReady) await fsp.rmdir(this.context.spill_dir).catch(() => undefined);
   }
 
   /**

@@ -3,7 +3,9 @@
  * `spill_dir` (with every known API key replaced by `[REDACTED]`, as in session files), and the model is told
  * where it is so it can read the rest with a tool.
  */
-import { mkdir, open, readdir, rm } from "node:fs/promises";
+// `node:fs`'s promises, read at the call: `node:fs/promises` loads Node's readline and file watchers with it
+// (≈ 2 ms), which a reply that spills nothing never needs (issue 30).
+import { promises as fsp } from "node:fs";
 import { join } from "node:path";
 import type { SecretScrubber } from "../util/secrets.js";
 
@@ -41,7 +43,7 @@ export function runSpillDir(dataDir: string, now = new Date()): string {
 export async function pruneSpillDirs(root: string, now = Date.now()): Promise<void> {
   let names: string[];
   try {
-    names = await readdir(root);
+    names = await fsp.readdir(root);
   } catch {
     return;
   }
@@ -52,7 +54,7 @@ export async function pruneSpillDirs(root: string, now = Date.now()): Promise<vo
       if (!m) return;
       const started = Date.parse(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`);
       if (!(started < cutoff) || running(Number(m[6]))) return;
-      await rm(join(root, name), { recursive: true, force: true }).catch(() => undefined);
+      await fsp.rm(join(root, name), { recursive: true, force: true }).catch(() => undefined);
     }),
   );
 }
@@ -109,7 +111,7 @@ const WRITE_PIECE = 32 * 1024;
  * then keeps for good (issue 30, "Lua slots return their memory after big results").
  */
 async function writeInPieces(file: string, text: string): Promise<void> {
-  const handle = await open(file, "wx", 0o600);
+  const handle = await fsp.open(file, "wx", 0o600);
   try {
     const buffer = Buffer.allocUnsafe(3 * WRITE_PIECE);
     for (let at = 0; at < text.length; ) {
@@ -125,7 +127,7 @@ async function writeInPieces(file: string, text: string): Promise<void> {
 
 /** Writes with `wx` so two results with the same call id (replayed scripts reuse ids) never overwrite each other. */
 async function writeSpillFile(dir: string, base: string, content: string): Promise<string> {
-  await mkdir(dir, { recursive: true, mode: 0o700 }); // outputs may hold anything a tool read: private, as sessions are
+  await fsp.mkdir(dir, { recursive: true, mode: 0o700 }); // outputs may hold anything a tool read: private, as sessions are
   for (let attempt = 1; ; attempt++) {
     const file = join(dir, attempt === 1 ? `${base}.txt` : `${base}-${attempt}.txt`);
     try {

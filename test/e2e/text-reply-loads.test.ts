@@ -26,16 +26,18 @@ const UNLOADED = {
 };
 
 /** What awl's scripts that a run of `awl ARGS` loaded define (`defines`) and hold (`has`). */
-async function loadedBy(args: readonly string[]): Promise<{ defines: (name: string) => boolean; has: (code: RegExp) => boolean; packages: string[] }> {
+async function loadedBy(args: readonly string[]): Promise<{ defines: (name: string) => boolean; has: (code: RegExp) => boolean; packages: string[]; nodeModules: Set<string> }> {
   const coverage = join(box.root, `coverage-${Date.now()}`);
   const run = await box.awl(args, { env: { ...providerEnv("openai", server.url), NODE_V8_COVERAGE: coverage } });
   expect(run.code, run.stderr).toBe(0);
   expect(run.stdout).toContain("Hello.");
   const scripts = new Set<string>();
   const packages = new Set<string>();
+  const nodeModules = new Set<string>();
   for (const file of readdirSync(coverage)) {
     const { result } = JSON.parse(readFileSync(join(coverage, file), "utf8")) as { result: Array<{ url: string }> };
     for (const script of result) {
+      if (script.url.startsWith("node:")) nodeModules.add(script.url);
       if (!script.url.startsWith("file://")) continue;
       const path = fileURLToPath(script.url);
       if (path.includes("/node_modules/")) packages.add(path.slice(path.lastIndexOf("/node_modules/") + 14));
@@ -45,7 +47,7 @@ async function loadedBy(args: readonly string[]): Promise<{ defines: (name: stri
   const text = [...scripts].map((path) => readFileSync(path, "utf8")).join("\n");
   // `function NAME`, `class NAME` or `NAME = class` (as a bundler writes a class), which it may have renamed `NAME$1`.
   const defines = (name: string) => new RegExp(`\\b(?:class|function) ${name}(?:\\$\\d+)?\\b|\\b${name}(?:\\$\\d+)? = class\\b`).test(text);
-  return { defines, has: (code) => code.test(text), packages: [...packages] };
+  return { defines, has: (code) => code.test(text), packages: [...packages], nodeModules };
 }
 
 /** The schema id in the generated config validator's code. */
@@ -64,6 +66,9 @@ it("a text reply with --no-session loads none of the parts it does not run; a ru
   expect(text.has(VALIDATOR)).toBe(false);
   // A package a reply needs is bundled into awl's chunks (scripts/bundle-cli.mjs), which the code cache covers.
   expect(text.packages).toEqual([]);
+  // Nor Node's promise file API, which brings its readline and file watchers (≈ 2 ms): `fs.promises` at the call.
+  expect(text.nodeModules.has("node:http")).toBe(true);
+  expect(text.nodeModules.has("node:internal/fs/promises")).toBe(false);
   const loaded = Object.keys(UNLOADED).filter((name) => text.defines(name));
   expect(loaded.map((name) => `${name} (${UNLOADED[name as keyof typeof UNLOADED]})`)).toEqual([]);
   // The same probe sees a part once a run needs it.
