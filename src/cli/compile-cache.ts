@@ -19,6 +19,7 @@ import { fileURLToPath } from "node:url";
 import { constants as vmConstants, Script } from "node:vm";
 import { userCacheDir } from "../config/paths.js";
 import { readCodeCache, writeCodeCache } from "../util/code-cache-file.js";
+import { SHA256_CHECK } from "../util/sha256-check.js";
 
 /** A CommonJS loader (`require.extensions`, what Node calls for each file of an extension it requires). */
 type FileLoader = (module: NodeJS.Module, filename: string) => void;
@@ -71,7 +72,7 @@ export function useCompileCache(env: NodeJS.ProcessEnv): void {
   loaders._extensions[EXTENSION] = (module, filename) => {
     if (dirname(filename) !== chunksDir) return plain(module, filename);
     const file = join(cacheDir, `${basename(filename)}.v8`);
-    const cachedData = readCodeCache(file);
+    const cachedData = readCodeCache(file, SHA256_CHECK);
     const script = new Script(nodeModule.wrap(readFileSync(filename, "utf8")), {
       filename,
       importModuleDynamically,
@@ -96,7 +97,7 @@ export function useCompileCache(env: NodeJS.ProcessEnv): void {
 function writeCaches(cacheDir: string, caches: readonly { file: string; data: Buffer }[]): void {
   try {
     mkdirSync(cacheDir, { recursive: true });
-    for (const { file, data } of caches) writeCodeCache(file, data);
+    for (const { file, data } of caches) writeCodeCache(file, data, SHA256_CHECK);
     const current = new Set(readdirSync(chunksDir).map((name) => `${name}.v8`));
     for (const name of readdirSync(cacheDir)) {
       if (name.endsWith(".v8") && !current.has(name)) rmSync(join(cacheDir, name), { force: true });

@@ -10,6 +10,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeCodeCache } from "../../src/util/code-cache-file.js";
+import { SHA256_CHECK } from "../../src/util/sha256-check.js";
 import { openaiToolCalls } from "../e2e/support.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { chunkName, loadReporter } from "./load-report.js";
@@ -82,7 +83,7 @@ describe.runIf(!hasNodeCompileCache)("on a Node without module.enableCompileCach
     const [name] = readdirSync(dir).filter((n) => n.startsWith("turn-"));
     // A whole cache file (its checksum right) of data that is no V8 code cache of this Node.
     const foreign = Buffer.alloc(4096, 7);
-    writeCodeCache(join(dir, name!), foreign);
+    writeCodeCache(join(dir, name!), foreign, SHA256_CHECK);
     writeFileSync(join(dir, "open-OldBuild.cjs.v8"), "an earlier build's chunk");
     const before = statSync(join(dir, name!));
 
