@@ -10,6 +10,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeCodeCache } from "../../src/util/code-cache-file.js";
+import { SHA256_CHECK } from "../../src/util/sha256-check.js";
 import { openaiToolCalls } from "../e2e/support.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { chunkName, loadReporter } from "./load-report.js";
@@ -82,7 +83,7 @@ describe.runIf(!hasNodeCompileCache)("on a Node without module.enableCompileCach
     const [name] = readdirSync(dir).filter((n) => n.startsWith("turn-"));
     // A whole cache file (its checksum right) of data that is no V8 code cache of this Node.
     const foreign = Buffer.alloc(4096, 7);
-    writeCodeCache(join(dir, name!), foreign);
+    writeCodeCache(join(dir, name!), foreign, SHA256_CHECK);
     writeFileSync(join(dir, "open-OldBuild.cjs.v8"), "an earlier build's chunk");
     const before = statSync(join(dir, name!));
 
@@ -119,6 +120,29 @@ describe.runIf(!hasNodeCompileCache)("on a Node without module.enableCompileCach
     expect(written.size).toBeGreaterThan(10);
     await run();
     expect(identities(dir)).toEqual(written); // V8 took every one: none was written again
+  });
+
+  it("a long-running mode writes again the caches a one-line reply left when it ran more of their chunks; the next reply takes them", async () => {
+    // A cache is taken as it is once V8 accepts it, and `awl -p hi` compiles only what a text reply runs: without a
+    // refresh, every later interactive or stream-json run would compile the rest of those chunks again.
+    const cacheHome = tempDir("awl-cache-");
+    const dir = join(cacheHome, "awl", "compile-cache", "awl");
+    const env = { XDG_CACHE_HOME: cacheHome };
+    await ask(env);
+    const sizes = new Map(readdirSync(dir).map((name) => [name, statSync(join(dir, name)).size]));
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "ls", input: {} }]) }, openaiAnswer("Listed."));
+    const line = JSON.stringify({ type: "user", message: { role: "user", content: "list" } });
+    const streamed = await runAwl(["--no-session", "--input-format", "stream-json", "--output-format", "stream-json"], {
+      env: { AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test", ...env },
+      input: `${line}\n`,
+    });
+    expect(streamed.code, streamed.stderr).toBe(0);
+    expect(streamed.stdout).toContain("Listed.");
+    const grown = [...sizes].filter(([name, size]) => statSync(join(dir, name)).size > size).map(([name]) => name);
+    expect(grown.length).toBeGreaterThan(0);
+    const refreshed = identities(dir);
+    await ask(env);
+    expect(identities(dir)).toEqual(refreshed); // the refreshed caches are taken as they are
   });
 
   it("NODE_DISABLE_COMPILE_CACHE keeps none; a cache folder that cannot be written changes nothing else", async () => {

@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { workerData } from "node:worker_threads";
-import { readCodeCache, writeCodeCache } from "../../../util/code-cache-file.js";
+import { readCodeCache, WORD_CHECK, writeCodeCache } from "../../../util/code-cache-file.js";
 import { SAVE_CODE_CACHE, type WorkerInit } from "../protocol.js";
 
 const PREFIX = "lua-worker-";
@@ -24,7 +24,7 @@ const cacheDir = (workerData as WorkerInit).codeCacheDir;
 function writeCache(dir: string, file: string, data: Buffer): void {
   try {
     mkdirSync(dir, { recursive: true });
-    writeCodeCache(file, data);
+    writeCodeCache(file, data, WORD_CHECK);
     const name = file.slice(dir.length + 1);
     for (const other of readdirSync(dir)) {
       if (other.startsWith(PREFIX) && other.endsWith(".v8") && other !== name) rmSync(join(dir, other), { force: true });
@@ -38,7 +38,7 @@ const source = readFileSync(bundle, "utf8");
 // The bundle's size and time name its cache: V8 checks a cache against the source's length only.
 const stat = statSync(bundle);
 const cacheFile = cacheDir && join(cacheDir, `${PREFIX}${stat.size}-${Math.trunc(stat.mtimeMs)}.v8`);
-const cachedData = cacheFile ? readCodeCache(cacheFile) : undefined;
+const cachedData = cacheFile ? readCodeCache(cacheFile, WORD_CHECK) : undefined;
 const script = new Script(wrap(source), { filename: bundle, ...(cachedData && { cachedData }) });
 if (cacheDir && cacheFile && (!cachedData || script.cachedDataRejected)) {
   (globalThis as Record<symbol, unknown>)[SAVE_CODE_CACHE] = () => writeCache(cacheDir, cacheFile, script.createCachedData());
