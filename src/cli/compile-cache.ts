@@ -7,7 +7,10 @@
  * compile, `<folder>/awl/<chunk>.v8` (the chunk's name holds a hash of its text), and the
  * caches of the files compiled without one are written as the process exits (they then hold every function the
  * run used), the other builds' dropped. A cache that is missing, damaged, unreadable or made by another Node or
- * for other V8 flags is passed over (V8 rejects what does not fit its version, flags or source) and rewritten.
+ * for other V8 flags is passed over (V8 rejects what does not fit its version, flags or source) and rewritten. A
+ * cache taken as it was holds only what the run that wrote it used (`awl -p` uses less of a chunk than the
+ * interactive mode): a long-running mode asks for the caches it took to be written again at exit when it compiled
+ * more of their chunks ({@link refreshCompileCachesAtExit}).
  */
 import nodeModule from "node:module";
 import { mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -26,6 +29,24 @@ interface Loaders {
 }
 
 const EXTENSION = ".cjs";
+
+/**
+ * How much more V8's data of a chunk must hold than its cache did for a refresh to write it again: a share and a
+ * size, so that which functions a run happened to call (a small chunk's other branch) does not rewrite caches run
+ * after run.
+ */
+const REFRESH_GROWTH = { ratio: 1.05, bytes: 16_384 };
+
+let refreshAtExit = false;
+
+/**
+ * At exit, writes again the caches this run took whose chunks it compiled more of than they held (the interactive
+ * mode, which also runs what a one-line reply never does). Costs a serialisation of each chunk at exit, so a short
+ * run does not ask for it.
+ */
+export function refreshCompileCachesAtExit(): void {
+  refreshAtExit = true;
+}
 
 /** What the cache covers: the bundle's chunks (dist/cli/chunks/), the folder this module is built into. */
 const chunksDir = dirname(fileURLToPath(import.meta.url));
@@ -46,6 +67,7 @@ export function useCompileCache(env: NodeJS.ProcessEnv): void {
   if (importModuleDynamically === undefined || env.NODE_DISABLE_COMPILE_CACHE) return;
   const cacheDir = join(folder, "awl");
   const compiled: { file: string; script: Script }[] = [];
+  const taken: { file: string; script: Script; bytes: number }[] = [];
   const plain = loaders._extensions[EXTENSION] ?? loaders._extensions[".js"]!;
   loaders._extensions[EXTENSION] = (module, filename) => {
     if (dirname(filename) !== chunksDir) return plain(module, filename);
@@ -57,19 +79,25 @@ export function useCompileCache(env: NodeJS.ProcessEnv): void {
       ...(cachedData && { cachedData }),
     });
     if (!cachedData || script.cachedDataRejected) compiled.push({ file, script });
+    else taken.push({ file, script, bytes: cachedData.length });
     const require = Object.assign((id: string) => module.require(id), nodeModule.createRequire(filename));
     (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, require, module, filename, dirname(filename));
   };
   process.once("exit", () => {
-    if (compiled.length) writeCaches(cacheDir, compiled);
+    const grown = refreshAtExit ? taken.flatMap(({ file, script, bytes }) => {
+      const data = script.createCachedData();
+      return data.length > Math.max(bytes * REFRESH_GROWTH.ratio, bytes + REFRESH_GROWTH.bytes) ? [{ file, data }] : [];
+    }) : [];
+    const caches = [...compiled.map(({ file, script }) => ({ file, data: script.createCachedData() })), ...grown];
+    if (caches.length) writeCaches(cacheDir, caches);
   });
 }
 
 /** Writes the new caches, and drops those of files no longer in the bundle (an earlier build's). */
-function writeCaches(cacheDir: string, compiled: readonly { file: string; script: Script }[]): void {
+function writeCaches(cacheDir: string, caches: readonly { file: string; data: Buffer }[]): void {
   try {
     mkdirSync(cacheDir, { recursive: true });
-    for (const { file, script } of compiled) writeCodeCache(file, script.createCachedData(), SHA256_CHECK);
+    for (const { file, data } of caches) writeCodeCache(file, data, SHA256_CHECK);
     const current = new Set(readdirSync(chunksDir).map((name) => `${name}.v8`));
     for (const name of readdirSync(cacheDir)) {
       if (name.endsWith(".v8") && !current.has(name)) rmSync(join(cacheDir, name), { force: true });

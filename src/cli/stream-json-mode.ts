@@ -18,6 +18,7 @@ import { untilSecondInterrupt } from "./print-mode.js";
 import { parseInputLine, readLines } from "./stream-input.js";
 import { untilAborted } from "../util/until-aborted.js";
 import { invokePrompt, mayInvoke } from "./prompt-invocation.js";
+import { refreshCompileCachesAtExit } from "./compile-cache.js";
 import type { RewindOutcome } from "../agent-session/branching.js";
 import type { CheckpointRecord } from "../checkpoints/store.js";
 
@@ -178,6 +179,7 @@ function checkpointJSON(record: CheckpointRecord): Record<string, unknown> {
 
 /** The mode on the process's stdio; Ctrl-C cancels the running turn and ends the session (exit 130). */
 export async function runStreamJsonMode(runtime: Runtime, prompt: string): Promise<number> {
+  refreshCompileCachesAtExit(); // a long run: its chunks' caches may hold more at exit
   const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr };
   return untilSecondInterrupt((signal) => runStreamJsonSession(runtime, prompt, io, signal));
 }

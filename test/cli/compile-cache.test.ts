@@ -122,6 +122,29 @@ describe.runIf(!hasNodeCompileCache)("on a Node without module.enableCompileCach
     expect(identities(dir)).toEqual(written); // V8 took every one: none was written again
   });
 
+  it("a long-running mode writes again the caches a one-line reply left when it ran more of their chunks; the next reply takes them", async () => {
+    // A cache is taken as it is once V8 accepts it, and `awl -p hi` compiles only what a text reply runs: without a
+    // refresh, every later interactive or stream-json run would compile the rest of those chunks again.
+    const cacheHome = tempDir("awl-cache-");
+    const dir = join(cacheHome, "awl", "compile-cache", "awl");
+    const env = { XDG_CACHE_HOME: cacheHome };
+    await ask(env);
+    const sizes = new Map(readdirSync(dir).map((name) => [name, statSync(join(dir, name)).size]));
+    server.enqueue({ body: openaiToolCalls([{ id: "c1", name: "ls", input: {} }]) }, openaiAnswer("Listed."));
+    const line = JSON.stringify({ type: "user", message: { role: "user", content: "list" } });
+    const streamed = await runAwl(["--no-session", "--input-format", "stream-json", "--output-format", "stream-json"], {
+      env: { AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test", ...env },
+      input: `${line}\n`,
+    });
+    expect(streamed.code, streamed.stderr).toBe(0);
+    expect(streamed.stdout).toContain("Listed.");
+    const grown = [...sizes].filter(([name, size]) => statSync(join(dir, name)).size > size).map(([name]) => name);
+    expect(grown.length).toBeGreaterThan(0);
+    const refreshed = identities(dir);
+    await ask(env);
+    expect(identities(dir)).toEqual(refreshed); // the refreshed caches are taken as they are
+  });
+
   it("NODE_DISABLE_COMPILE_CACHE keeps none; a cache folder that cannot be written changes nothing else", async () => {
     const cacheHome = tempDir("awl-cache-");
     await ask({ XDG_CACHE_HOME: cacheHome, NODE_DISABLE_COMPILE_CACHE: "1" });

@@ -5,6 +5,7 @@
  */
 import { resolve } from "node:path";
 import { formatUserMessage } from "../../ui/error-text.js";
+import { refreshCompileCachesAtExit } from "../compile-cache.js";
 import { EXIT } from "../exit-codes.js";
 import { parseCliArgs } from "../options.js";
 
@@ -26,6 +27,7 @@ export async function run(argv: readonly string[]): Promise<number> {
     process.stderr.write(formatUserMessage({ message: `awl acp takes no prompt (got "${cli.prompt}")`, hint: "the client sends prompts over the protocol" }));
     return EXIT.usage;
   }
+  refreshCompileCachesAtExit(); // a long run: its chunks' caches may hold more at exit
   const [{ AcpAgent }, { stdioStream }] = await Promise.all([import("../../acp/agent.js"), import("../../acp/stdio.js")]);
   const warn = (text: string): void => void process.stderr.write(`awl: ${text}\n`);
   // Each session reads the configuration of its own folder (a problem is that session/new's error).

@@ -47,6 +47,7 @@ import { Notifier, notifyStyle, type NotifySetting } from "../../ui/notify.js";
 import { TodoSummary } from "../../ui/todo-list.js";
 import { TurnPane } from "../../ui/output/turn-pane.js";
 import { runningJobsText } from "../../jobs/job-table.js";
+import { refreshCompileCachesAtExit } from "../compile-cache.js";
 
 interface Submission {
   text: string;
@@ -58,6 +59,7 @@ interface Submission {
 const QUEUED_SHOWN = 3;
 
 export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
+  refreshCompileCachesAtExit(); // a long run: its chunks' caches, perhaps first written by `awl -p`, may hold more at exit
   const out = process.stdout;
   const sink = new LineSink(out, wantsColor(out, process.env));
   // A turn's end and a waiting question are told to a user whose terminal window is not focused.
