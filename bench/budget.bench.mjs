@@ -20,11 +20,12 @@
 //      each (std tools, a project Lua extension rewritten every 50 calls, an MCP server's tool, a command that asks
 //      and is answered with a key) and one `/compact`: RSS and the heap's rest per 1 000 calls as in 4.
 //   8. cold-cache: `awl -p hi` with 20 extensions, the registration cache removed, then cut short (budget node + 250 ms).
+//   BUDGET_KEEP=1 keeps its temporary folder (homes, heap snapshots) and prints where it is; else it is removed.
 //   BUDGET_ONLY=growth,acp runs only the sections named (print, step, interactive, growth, acp, lua, tty-growth,
 //   cold-cache).
 // Run: `npm run bench -- budget` (BENCH_RUNS runs of each whole-process measure, default 10).
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -270,5 +271,8 @@ if (wanted("tty-growth")) await ttyGrowth({ place, root, judge, turns: Number(pr
 if (wanted("cold-cache")) await coldCache({ place, judge, measured, awl });
 
 server.close();
+// Its homes and heap snapshots (tens of MB a run): kept only when asked, to read the snapshots afterwards.
+if (process.env.BUDGET_KEEP) console.log(`\nKept: ${root} (BUDGET_KEEP).`);
+else rmSync(root, { recursive: true, force: true });
 const over = verdicts.filter((v) => !v.under).length;
 console.log(`\n${over === 0 ? "Every figure is under its budget." : `${over} of ${verdicts.length} figures are over budget.`} Report mode: this bench never fails on its figures (${loadText()} at the end; repo ${repo}).\n`);
