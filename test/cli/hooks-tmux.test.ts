@@ -18,9 +18,19 @@ async function startIn(project: string, options: LaunchOptions = {}): Promise<st
   return home;
 }
 
-async function waitForFile(path: string): Promise<string> {
-  for (let i = 0; i < 200 && !existsSync(path); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-  return readFileSync(path, "utf8");
+/** The JSON a hook writes to `path` (`cat > path` makes the file before it writes: wait until it is whole). */
+async function waitForJsonFile(path: string): Promise<unknown> {
+  for (let i = 0; i < 200; i++) {
+    if (existsSync(path)) {
+      try {
+        return JSON.parse(readFileSync(path, "utf8"));
+      } catch {
+        // still being written
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return JSON.parse(readFileSync(path, "utf8"));
 }
 
 describe("hooks in the terminal", () => {
@@ -68,7 +78,7 @@ describe("hooks in the terminal", () => {
     await tty.terminal.waitFor(/^>\s*$/m);
     await tty.send("go");
     await tty.terminal.waitFor(/\? run wants to run[\s\S]*y allow once/);
-    expect(JSON.parse(await waitForFile(out))).toMatchObject({ hook_event_name: "Notification", message: "awl needs your permission to use run", notification_type: "permission_prompt" });
+    expect(await waitForJsonFile(out)).toMatchObject({ hook_event_name: "Notification", message: "awl needs your permission to use run", notification_type: "permission_prompt" });
     await tty.terminal.type("y");
     await tty.terminal.waitFor(/Done\.\n>/);
     // /hooks lists it, with where it is written.
