@@ -6,17 +6,11 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import type { ReplayServer } from "../support/replay-server.js";
-import { openaiText, openaiToolCalls, providerEnv, withServerAndSandbox, type Sandbox } from "./support.js";
+import { openaiText, openaiToolCalls, providerEnv, resultsIn, withServerAndSandbox, type Sandbox } from "./support.js";
 
 let server: ReplayServer;
 let box: Sandbox;
 withServerAndSandbox((made) => ({ server, box } = made));
-
-/** The tool results a request sent back, by call id. */
-function resultsIn(request: { json(): any }): Record<string, string> {
-  const tools = request.json().messages.filter((m: any) => m.role === "tool");
-  return Object.fromEntries(tools.map((m: any) => [m.tool_call_id, m.content]));
-}
 
 const PROJECT_LS = `
 awl.register_tool("ls", { type = "object", properties = { path = { type = "string" } } }, function()

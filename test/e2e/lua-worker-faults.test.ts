@@ -6,17 +6,11 @@ import { join } from "node:path";
 import { expect, it } from "vitest";
 import { bodyGate, type ReplayServer } from "../support/replay-server.js";
 import { waitUntil } from "../support/processes.js";
-import { openaiText, openaiToolCalls, providerEnv, REPO, runNode, withServerAndSandbox, type Sandbox } from "./support.js";
+import { openaiText, openaiToolCalls, providerEnv, resultsIn, REPO, runNode, withServerAndSandbox, type Sandbox } from "./support.js";
 
 let server: ReplayServer;
 let box: Sandbox;
 withServerAndSandbox((made) => ({ server, box } = made));
-
-/** The tool results a request sent back, by call id. */
-function resultsIn(request: { json(): any }): Record<string, string> {
-  const tools = request.json().messages.filter((m: any) => m.role === "tool");
-  return Object.fromEntries(tools.map((m: any) => [m.tool_call_id, m.content]));
-}
 
 /** A copy of the built package (its own dist/, the repository's node_modules): its files can be damaged. */
 function copiedInstall(): string {

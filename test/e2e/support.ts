@@ -202,3 +202,9 @@ export async function runToolBatch(server: ReplayServer, box: Sandbox, calls: re
   const messages = server.requests.at(-1)!.json().messages as { role: string; tool_call_id?: string; content: string }[];
   return Object.fromEntries(messages.filter((m) => m.role === "tool").map((m) => [m.tool_call_id!, m.content]));
 }
+
+/** The tool results an OpenAI-format request sent back, by call id. */
+export function resultsIn(request: { json(): any }): Record<string, string> {
+  const tools = request.json().messages.filter((m: any) => m.role === "tool");
+  return Object.fromEntries(tools.map((m: any) => [m.tool_call_id, m.content]));
+}
