@@ -30,7 +30,8 @@ interface CacheEntry {
   key: string;
 }
 
-interface CacheFile extends LoadSnapshot {
+/** The registration cache file (`extension-tools.json`): the snapshot, and the keys of the extensions it is for. */
+export interface ToolCacheFile extends LoadSnapshot {
   format: number;
   extensions: CacheEntry[];
 }
@@ -77,15 +78,24 @@ export function extensionKeys(extensions: readonly DiscoveredExtension[]): Cache
   }
 }
 
-/** The cached registrations when every extension (and nothing else) matches; otherwise undefined. */
-export function readToolCache(path: string, keys: readonly CacheEntry[]): LoadSnapshot | undefined {
-  let cache: CacheFile;
+/**
+ * The cache file when it is whole and of this format, not yet matched against the extensions: a file that is
+ * missing, cut short or of another version is known to miss before any extension is keyed (its files read and
+ * hashed), so the load can start at once.
+ */
+export function readToolCache(path: string): ToolCacheFile | undefined {
+  let cache: ToolCacheFile;
   try {
-    cache = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
+    cache = JSON.parse(readFileSync(path, "utf8")) as ToolCacheFile;
   } catch {
     return undefined;
   }
-  if (cache?.format !== CACHE_FORMAT || !Array.isArray(cache.extensions) || cache.extensions.length !== keys.length || !wellFormed(cache)) return undefined;
+  return cache?.format === CACHE_FORMAT && Array.isArray(cache.extensions) && wellFormed(cache) ? cache : undefined;
+}
+
+/** The cached registrations when every extension (and nothing else) matches `keys`; otherwise undefined. */
+export function cachedSnapshot(cache: ToolCacheFile, keys: readonly CacheEntry[]): LoadSnapshot | undefined {
+  if (cache.extensions.length !== keys.length) return undefined;
   for (let i = 0; i < keys.length; i++) {
     const a = cache.extensions[i]!;
     const b = keys[i]!;
@@ -98,10 +108,11 @@ export function readToolCache(path: string, keys: readonly CacheEntry[]): LoadSn
  * Whether the cached lists have the shape awl reads (a file damaged in the middle may still parse, and match every
  * key): such a cache is not used, and the real load rewrites it.
  */
-function wellFormed(cache: CacheFile): boolean {
+function wellFormed(cache: ToolCacheFile): boolean {
   const object = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   const strings = (v: Record<string, unknown>, keys: string[]) => keys.every((k) => typeof v[k] === "string");
   return (
+    cache.extensions.every((e: unknown) => object(e) && strings(e, ["name", "file", "key"])) &&
     Array.isArray(cache.tools) &&
     cache.tools.every((t: unknown) => object(t) && strings(t, ["extension", "name"])) &&
     Array.isArray(cache.errors) &&
@@ -112,7 +123,7 @@ function wellFormed(cache: CacheFile): boolean {
 
 /** Writes the cache atomically (temp file, then rename); a failure only costs the next start-up its head start. */
 export function writeToolCache(path: string, keys: readonly CacheEntry[], snapshot: LoadSnapshot): void {
-  const cache: CacheFile = { format: CACHE_FORMAT, extensions: [...keys], ...snapshot };
+  const cache: ToolCacheFile = { format: CACHE_FORMAT, extensions: [...keys], ...snapshot };
   try {
     mkdirSync(dirname(path), { recursive: true });
     const temp = `${path}.${process.pid}.tmp`;
