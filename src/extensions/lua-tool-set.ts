@@ -334,11 +334,10 @@ export class LuaToolSet implements ToolSet {
       return { rest };
     };
     if (discovery.extensions.length === 0) return toolSet;
-    // The extensions are keyed (their files read and hashed) only for a cache file that can match them: without one
-    // (removed, cut short, another version's) the worker starts first, and the keys are made while it does.
-    const file = cachePath === false ? undefined : readToolCache(cachePath);
-    if (file) toolSet.cacheKeys = extensionKeys(discovery.extensions);
-    cached = file && toolSet.cacheKeys ? cachedSnapshot(file, toolSet.cacheKeys) : undefined;
+    // The extensions are keyed (stat'ed, hashed where that says nothing) only for a cache file that can match them:
+    // without one (removed, cut short, another version's) the worker starts first, and they are keyed while it does.
+    const file = cachePath === false ? undefined : readToolCache(cachePath, discovery.extensions);
+    if (cachePath !== false && file) ({ keys: toolSet.cacheKeys, cached } = cachedSnapshot(cachePath, file, discovery.extensions));
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
       toolSet.offeredFromCache = true;
