@@ -12,12 +12,12 @@ import { tmuxTest } from "./tmux-terminal.js";
 
 const tty = tmuxTest();
 
-it("the prompt is drawn before the Markdown renderer and the provider's stream parser load; a reply then has both", async () => {
+it("the prompt is drawn with only its screen loaded: the runtime, the interactive mode's own modules, Markdown and the stream parser come after; a reply then has them", async () => {
   const reporter = loadReporter({ at: "prompt" });
   await tty.start({ extraEnv: Object.entries(reporter.env).map(([name, value]) => `${name}=${value}`), args: ["--no-session"] });
   const atPrompt = reporter.read().files.map(chunkName);
-  expect(atPrompt).toContain("interactive");
-  for (const late of ["render-markdown", "marked.esm", "sse", "node_modules/eventsource-parser/dist/index.cjs"]) expect(atPrompt).not.toContain(late);
+  expect(atPrompt).toContain("screen");
+  for (const late of ["turn", "interactive", "render-markdown", "marked.esm", "sse", "node_modules/eventsource-parser/dist/index.cjs"]) expect(atPrompt).not.toContain(late);
   tty.server.enqueue(openaiAnswer("Some **bold** words."));
   await tty.send("hi");
   await tty.terminal.waitFor(/Some bold words\.\n/);
