@@ -331,9 +331,7 @@ export class LuaToolSet implements ToolSet {
       return { rest };
     };
     if (discovery.extensions.length === 0) return toolSet;
-    toolSet.cacheKeys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
-    const keys = toolSet.cacheKeys;
-    cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
+    if (cachePath !== false) ({ keys: toolSet.cacheKeys, cached } = readToolCache(cachePath, discovery.extensions));
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
       toolSet.offeredFromCache = true;
