@@ -41,6 +41,11 @@ export interface MeterSnapshot {
   note?: string;
 }
 
+/** What a session shows before its first model call, when the model's figures are not looked up yet (the window unknown: 0). */
+export function idleSnapshot(provider: string, model: string): MeterSnapshot {
+  return { provider, model, context_window: 0, context_source: "default", turn: totals(running()), session: totals(running()) };
+}
+
 /** One recorded model call, as a resumed session hands them back. */
 export interface RecordedCall {
   provider: string;
