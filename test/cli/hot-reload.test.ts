@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { AWL, tempDir } from "./run-awl.js";
@@ -110,7 +111,7 @@ describe("the system prompt in a running session", () => {
     expect(toolNames(0)).toContain("bash");
     expect(system(0)).toContain("\n- bash runs builds, tests, git");
 
-    const off = spawnSync(process.execPath, [AWL, "extensions", "disable", "std.bash"], { cwd, env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, encoding: "utf8" });
+    const off = spawnSync(process.execPath, [AWL, "extensions", "disable", "std.bash"], { cwd, env: { PATH: process.env.PATH, TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, encoding: "utf8" });
     expect(off.stdout).toContain("std.bash: disabled");
     await terminal.waitFor(/std\.bash/);
     await turn("second", "Answer two.");

@@ -9,7 +9,8 @@ import { LineSink } from "../../src/ui/output/sink.js";
 import { showHistory } from "../../src/cli/session-history.js";
 import { LuaToolSet } from "../../src/extensions/lua-tool-set.js";
 import type { Message } from "../../src/model/message.js";
-import { NEW, tempDir, tempStore } from "../session/fixtures.js";
+import { NEW, tempStore } from "../session/fixtures.js";
+import { tempDir } from "../support/temp-dir.js";
 
 /** `count` leaves a marker file when it runs; its render draws the saved state. `broken` has a render that crashes. */
 const COUNT = (marker: string) => `
