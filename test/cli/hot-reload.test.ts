@@ -50,7 +50,8 @@ async function turn(prompt: string, answer: string): Promise<void> {
 
 describe("hot reload in the interactive mode", () => {
   it("wraps a reload error at words on a narrow terminal, its continuation under the message", async () => {
-    const home = await launchAwl(terminal, server, { extensions: { "x.lua": 'awl.register_tool("x", { type = "object" }, function() return "" end)' }, columns: 60, args: ["--no-std-tools"] });
+    // A short home: the extension's path is one word, which must fit the line.
+    const home = await launchAwl(terminal, server, { home: tempDir("awl-"), extensions: { "x.lua": 'awl.register_tool("x", { type = "object" }, function() return "" end)' }, columns: 60, args: ["--no-std-tools"] });
     await terminal.waitFor(/^>\s*$/m);
     await turn("first", "Answer one."); // the extensions are loaded and watched
     writeFileSync(join(home, ".config", "awl", "extensions", "x.lua"), 'error("this extension is broken on purpose with a long message that wraps")');

@@ -40,9 +40,10 @@ awl.register_tool {
 let tools: LuaToolSet;
 let marker: string;
 beforeAll(async () => {
-  const base = tempDir();
+  // Short names: the note of a crashed render (file:line, then the error) is one line cut at the width.
+  const base = tempDir("awl-");
   marker = join(base, "count-ran");
-  const extensions = join(base, "extensions");
+  const extensions = join(base, "ext");
   mkdirSync(extensions);
   writeFileSync(join(extensions, "counter.lua"), COUNT(marker));
   tools = await LuaToolSet.open({ cwd: base, env: { HOME: base }, extensionDirs: [extensions], bundledDir: join(base, "none"), cachePath: false });

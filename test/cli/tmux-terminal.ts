@@ -85,12 +85,28 @@ export class Terminal {
     }
   }
 
+  /**
+   * Ends the terminal and waits (10 s at most) until what ran in it has exited: awl writes its caches as it exits,
+   * and the test's home is removed next.
+   */
   async stop(): Promise<void> {
+    const pane = await this.tmux("display-message", "-p", "-t", "awl", "#{pane_pid}").then((r) => Number(r.stdout.trim()), () => 0);
     await this.tmux("kill-server").catch(() => {});
+    for (const deadline = Date.now() + 10_000; pane > 0 && Date.now() < deadline && groupRuns(pane); ) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   private tmux(...args: string[]) {
     return run("tmux", ["-S", this.socket, "-f", "/dev/null", ...args]);
+  }
+}
+
+/** Whether a process of process group `id` still runs. */
+function groupRuns(id: number): boolean {
+  try {
+    process.kill(-id, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 

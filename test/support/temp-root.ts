@@ -24,7 +24,11 @@ export default function setup(project: TestProject): () => void {
       const [folder = "", testFile = ""] = readFileSync(join(root, name), "utf8").split("\n");
       const late = entriesOf(folder);
       if (late.length > 0) console.warn(`${testFile}: written to its temp folder after the file finished (removed now): ${late.join(", ")}`);
-      removeTree(folder);
+      try {
+        removeTree(folder);
+      } catch (error) {
+        console.warn(`${testFile}: its temp folder ${folder} could not be removed: ${(error as Error).message}`);
+      }
     }
     removeTree(root);
   };
