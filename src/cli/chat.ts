@@ -2,6 +2,8 @@
  * The main command, `awl [flags] [prompt]`: interactive with a terminal, otherwise one print-mode turn.
  * Order: flags, then stdin, then configuration, then the runtime; each failure is a message and an exit code.
  */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { isatty } from "node:tty";
 import type { ConfigError } from "../config/errors.js";
 import { formatUserMessage } from "../ui/error-text.js";
@@ -9,9 +11,12 @@ import { EXIT } from "./exit-codes.js";
 import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
 import { composePrompt, readPipedStdin } from "./stdin.js";
 import { writeNotice } from "../ui/output/wrap-text.js";
+import type { InteractiveScreen } from "./interactive/screen.js";
 
 const stdout = process.stdout;
 const stderr = process.stderr;
+/** The interactive mode's prompt once it is drawn: awl's warnings go above it from then on. */
+let screen: InteractiveScreen | undefined;
 
 export async function runChat(argv: readonly string[]): Promise<number> {
   const parsed = parseCliArgs(argv);
@@ -61,6 +66,13 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   for (const warning of permissions.value.files.warnings) warn(warning);
   const loaded = await loadSettings(process.env, settingsFlags(cli.flags), { config: permissions.value.files });
   if (!loaded.ok) return unconfigured(loaded.error);
+  // The prompt is drawn now and takes keys while the tools, skills, hooks and provider open (interactive/screen.ts),
+  // unless something may still be asked or shown first: a project `.mcp.json` to approve, a session to resume.
+  if (interactive && promptFirst(cli)) {
+    const { engine } = permissions.value;
+    screen = new (await import("./interactive/screen.js")).InteractiveScreen(loaded.value.settings.provider, () => engine.mode);
+    screen.open();
+  }
 
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
@@ -79,7 +91,7 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   if (!built.ok) return await fail(cli, built.error, EXIT.usage);
   const runtime = built.value;
   try {
-    if (interactive) return await (await import("./interactive/repl.js")).runInteractive(runtime, prompt);
+    if (interactive) return await (await import("./interactive/repl.js")).runInteractive(runtime, prompt, screen);
     if (streamed) return await (await import("./stream-json-mode.js")).runStreamJsonMode(runtime, prompt);
     return await runPrintMode(runtime, cli, prompt);
   } finally {
@@ -87,12 +99,21 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   }
 }
 
+/** Whether the interactive prompt can be drawn before the runtime is built: nothing is asked, shown or sent before it. */
+function promptFirst(cli: CliOptions): boolean {
+  return cli.prompt.trim() === "" && !cli.flags.continue && cli.flags.resume === undefined && !existsSync(join(process.cwd(), ".mcp.json"));
+}
+
 function warn(text: string): void {
-  writeNotice(stderr, `awl: ${text}\n`);
+  if (screen) screen.notice(`awl: ${text}`);
+  else writeNotice(stderr, `awl: ${text}\n`);
 }
 
 /** Reports a failure before any turn: a message on stderr, and in the JSON modes the result object on stdout. */
 async function fail(cli: CliOptions, error: ConfigError, code: number): Promise<number> {
+  // A prompt drawn early is left as it is, and the terminal given back, before the message.
+  screen?.close();
+  screen = undefined;
   writeNotice(stderr, formatUserMessage(error));
   if (cli.outputFormat !== "text") {
     const [{ failureJSON, jsonLine }, { providerError }] = await Promise.all([import("./output/json-output.js"), import("../providers/errors.js")]);

@@ -26,6 +26,9 @@ type FileLoader = (module: NodeJS.Module, filename: string) => void;
 interface Loaders {
   enableCompileCache?: (directory: string) => unknown;
   _extensions: Record<string, FileLoader>;
+  /** Node's loaded modules by file (`require.cache`). */
+  _cache: Record<string, NodeJS.Module | undefined>;
+  new (id: string, parent: NodeJS.Module): NodeJS.Module;
 }
 
 const EXTENSION = ".cjs";
@@ -51,6 +54,9 @@ export function refreshCompileCachesAtExit(): void {
 /** What the cache covers: the bundle's chunks (dist/cli/chunks/), the folder this module is built into. */
 const chunksDir = dirname(fileURLToPath(import.meta.url));
 
+/** Whether a chunk's `require(id)` names another chunk: `./name.cjs`, beside it. */
+const isChunk = (id: string): boolean => id.startsWith("./") && id.endsWith(EXTENSION) && !id.includes("/", 2);
+
 /**
  * Keeps the compiled code of the CLI's modules that load from here on, where it can. Without Node's own compile
  * cache and `vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER` (Node 20.12; a module compiled by `vm.Script` could
@@ -69,6 +75,7 @@ export function useCompileCache(env: NodeJS.ProcessEnv): void {
   const compiled: { file: string; script: Script }[] = [];
   const taken: { file: string; script: Script; bytes: number }[] = [];
   const plain = loaders._extensions[EXTENSION] ?? loaders._extensions[".js"]!;
+  let shared: NodeJS.Require | undefined;
   loaders._extensions[EXTENSION] = (module, filename) => {
     if (dirname(filename) !== chunksDir) return plain(module, filename);
     const file = join(cacheDir, `${basename(filename)}.v8`);
@@ -80,8 +87,30 @@ export function useCompileCache(env: NodeJS.ProcessEnv): void {
     });
     if (!cachedData || script.cachedDataRejected) compiled.push({ file, script });
     else taken.push({ file, script, bytes: cachedData.length });
-    const require = Object.assign((id: string) => module.require(id), nodeModule.createRequire(filename));
+    // `require.resolve`, `.cache`…: the same for every chunk (one folder), made once rather than per chunk.
+    shared ??= nodeModule.createRequire(join(chunksDir, "chunk.cjs"));
+    const require = Object.assign((id: string) => (isChunk(id) ? requireChunk(id, module) : module.require(id)), shared);
     (script.runInThisContext() as (...args: unknown[]) => void).call(module.exports, module.exports, require, module, filename, dirname(filename));
+  };
+  // A chunk's `require("./other-chunk.cjs")` is the file beside it: Node's lookup (the package scope walked up for
+  // a self-reference, a stat, a realpath, for each chunk) has nothing to find, so the chunk is loaded as Node would
+  // once it has the file. The folder is a real path already (Node resolved this module's own).
+  const requireChunk = (id: string, parent: NodeJS.Module): unknown => {
+    const filename = join(chunksDir, id.slice(2));
+    const loaded = loaders._cache[filename];
+    if (loaded) return loaded.exports; // a chunk still loading (a cycle) gives what it exported so far, as in Node
+    const module = new loaders(filename, parent);
+    module.filename = filename;
+    module.paths = parent.paths;
+    loaders._cache[filename] = module;
+    try {
+      loaders._extensions[EXTENSION]!(module, filename);
+    } catch (error) {
+      delete loaders._cache[filename];
+      throw error;
+    }
+    module.loaded = true;
+    return module.exports;
   };
   process.once("exit", () => {
     const grown = refreshAtExit ? taken.flatMap(({ file, script, bytes }) => {

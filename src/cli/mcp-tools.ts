@@ -10,6 +10,7 @@ import { approvalOf, rememberApproval } from "../extensions/mcp/approvals.js";
 import { mergeServers, parseMcpServers, readMcpJson, type McpServerConfig } from "../extensions/mcp/config.js";
 import { pluginMcpServers } from "../plugins/read-parts.js";
 import type { McpToolSet } from "../extensions/mcp/mcp-tool-set.js";
+import { runSpillDir } from "../tools/spill.js";
 import { SecretScrubber, knownSecrets } from "../util/secrets.js";
 import { cleanUpOnTermination } from "./termination.js";
 
@@ -94,7 +95,7 @@ export async function openMcpTools(options: McpToolsOptions): Promise<McpToolSet
     startupTimeoutMs,
     ...(callTimeoutMs !== undefined && { callTimeoutMs }),
     reservedNames: options.reservedNames,
-    spillDir: join(awlDataDir(options.env), "spill", `${new Date().toISOString().replace(/[:.]/g, "-")}-${process.pid}-mcp`),
+    spillDir: runSpillDir(awlDataDir(options.env), new Date(), "mcp"),
     scrub: new SecretScrubber([...knownSecrets(options.env), ...options.secrets]),
     onProblem: options.warn,
     ...(options.useCache && { cache: new McpToolListCache(defaultMcpCachePath(options.env)), deferKnown: true }),

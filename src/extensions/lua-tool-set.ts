@@ -331,9 +331,7 @@ export class LuaToolSet implements ToolSet {
       return { rest };
     };
     if (discovery.extensions.length === 0) return toolSet;
-    toolSet.cacheKeys = cachePath === false ? undefined : extensionKeys(discovery.extensions);
-    const keys = toolSet.cacheKeys;
-    cached = cachePath !== false && keys ? readToolCache(cachePath, keys) : undefined;
+    if (cachePath !== false) ({ keys: toolSet.cacheKeys, cached } = readToolCache(cachePath, discovery.extensions));
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
       toolSet.offeredFromCache = true;
@@ -787,10 +785,10 @@ export class LuaToolSet implements ToolSet {
     await this.loaded();
     const tool = this.registry.get(toolName);
     if (!tool?.has_render || !this.pool) return undefined;
-    const outcome = await this.pool.render(tool.extension, tool.name, state, view, this.context, {
-      signal: AbortSignal.timeout(RENDER_WAIT_MS),
-      timeoutMs: RENDER_TIMEOUT_MS,
-    });
+    // A timer cleared as the render ends (AbortSignal.timeout's would stay armed for its whole wait, one per render).
+    const wait = new AbortController();
+    const timer = setTimeout(() => wait.abort(), RENDER_WAIT_MS).unref();
+    const outcome = await this.pool.render(tool.extension, tool.name, state, view, this.context, { signal: wait.signal, timeoutMs: RENDER_TIMEOUT_MS }).finally(() => clearTimeout(timer));
     switch (outcome.status) {
       case "result":
         if (!outcome.is_error) return outcome.content;

@@ -5,17 +5,30 @@
  * The cache is only a head start: the pool loads every extension when a tool is first needed (or prewarmed), and
  * what it finds replaces the cached view and the cache file. A tool whose registration depends on something
  * outside its files (an environment variable at load time) is therefore at most one run stale.
+ *
+ * An entry point's content hash is taken again only when its stat (size, modification and change times, inode,
+ * device) differs from the one the cache holds, or when the file changed too close to the moment its hash was
+ * taken for the stat to tell a later rewrite apart ({@link SETTLED_MS}: git's "racily clean" entries): reading and
+ * hashing every extension on every start cost ≈ 4 ms of a one-line reply (docs/benchmarks.md, issue 30).
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { compareCodeUnits } from "../tools/registry.js";
 import type { DiscoveredExtension } from "./discover.js";
 import type { ExtensionLoadError, LuaToolRegistration } from "./lua/types.js";
 import { userCacheDir } from "../config/paths.js";
 
 /** Bump when the cached shape, or the meaning of a registration, changes. */
-const CACHE_FORMAT = 5;
+const CACHE_FORMAT = 6;
+
+/**
+ * How long before its hash was taken a file must have last changed (its ctime, which no user call sets back) for
+ * an unchanged stat to vouch for its content: more than the coarsest time stamps a file system keeps (FAT's 2 s;
+ * Linux's are a clock tick), so that a rewrite of the same size in the same tick as the hash, which leaves the
+ * stat as it was, is never taken for the file hashed.
+ */
+export const SETTLED_MS = 3_000;
 
 export interface LoadSnapshot {
   tools: LuaToolRegistration[];
@@ -24,10 +37,17 @@ export interface LoadSnapshot {
   unavailable: Record<string, string>;
 }
 
-interface CacheEntry {
+/** One extension's key: what its files were when its registrations were cached. */
+export interface CacheEntry {
   name: string;
   file: string;
-  key: string;
+  /** The entry point's size, mtime, ctime, inode and device, then each module's path (below the entry's folder) and the same. */
+  stamp: string;
+  /** SHA-256 of the entry point's content, hex. */
+  hash: string;
+  /** When `hash` was taken (ms since the epoch), and the entry point's ctime (ms) then. */
+  hashed_at: number;
+  changed_at: number;
 }
 
 interface CacheFile extends LoadSnapshot {
@@ -41,57 +61,83 @@ export function defaultToolCachePath(env: NodeJS.ProcessEnv): string {
 }
 
 /**
- * What keying several extensions reads once: a folder's shared modules (`modulesOf`) and each module's size and
- * mtime, which every single-file extension of that folder would otherwise list and stat again.
+ * What keying several extensions reads once: a folder's shared modules (`modulesOf`) and each module's stamp,
+ * which every single-file extension of that folder would otherwise list and stat again.
  */
 interface KeyReads {
   modules: Map<string, string[]>;
   stamps: Map<string, string>;
 }
 
-/** The cache key of one extension: its entry point's size, mtime and hash, plus every other Lua file of a directory extension. */
-export function extensionKey(extension: DiscoveredExtension, reads: KeyReads = { modules: new Map(), stamps: new Map() }): string {
-  const hash = createHash("sha256");
-  hash.update(readFileSync(extension.file));
-  const parts = [`${extension.size}:${extension.mtime_ms}`];
-  // Modules it may `require` at load time: their size and mtime are enough to notice an edit.
+/** A file's size, modification and change times, inode and device: what any write to it, or a file put in its place, changes. */
+function stampOf(stat: { size: number; mtimeMs: number; ctimeMs: number; ino: number; dev: number }): string {
+  return `${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}:${stat.ino}:${stat.dev}`;
+}
+
+/** Whether the file had last changed long enough before its hash was taken for its stat to vouch for that hash. */
+const settled = (key: CacheEntry): boolean => key.changed_at < key.hashed_at - SETTLED_MS;
+
+/**
+ * The cache key of one extension: its entry point's stamp and content hash, plus the stamp of every Lua module it
+ * may `require` from its folder. `known`: the key the cache holds for it, whose hash is taken as it is when the
+ * stamps agree and the file had settled when it was hashed.
+ */
+export function extensionKey(extension: DiscoveredExtension, reads: KeyReads = { modules: new Map(), stamps: new Map() }, known?: CacheEntry): CacheEntry {
+  const entry = statSync(extension.file);
+  const parts = [stampOf(entry)];
+  // Modules it may `require` at load time: their stamps are enough to notice an edit.
   const dir = dirname(extension.file);
   for (const file of modulesOf(extension, reads.modules)) {
     let stamp = reads.stamps.get(file);
-    if (stamp === undefined) {
-      const stat = statSync(file);
-      reads.stamps.set(file, (stamp = `${stat.size}:${stat.mtimeMs}`));
-    }
-    parts.push(`${relative(dir, file)}:${stamp}`);
+    if (stamp === undefined) reads.stamps.set(file, (stamp = stampOf(statSync(file))));
+    parts.push(`${file.slice(dir.length + 1)}:${stamp}`);
   }
-  return `${parts.join("|")}|${hash.digest("hex")}`;
+  const stamp = parts.join("|");
+  const key = { name: extension.name, file: extension.file, stamp };
+  if (known && known.name === key.name && known.file === key.file && known.stamp === stamp && settled(known)) {
+    return { ...key, hash: known.hash, hashed_at: known.hashed_at, changed_at: known.changed_at };
+  }
+  const hashed_at = Date.now();
+  return { ...key, hash: createHash("sha256").update(readFileSync(extension.file)).digest("hex"), hashed_at, changed_at: entry.ctimeMs };
 }
 
-/** Keys for every extension, or undefined if any file cannot be read (then the cache is simply not used). */
-export function extensionKeys(extensions: readonly DiscoveredExtension[]): CacheEntry[] | undefined {
+/**
+ * Keys for every extension, or undefined if any file cannot be read (then the cache is simply not used). `known`:
+ * the keys a cache holds, whose hashes are reused where the files' stamps say nothing changed.
+ */
+export function extensionKeys(extensions: readonly DiscoveredExtension[], known: readonly CacheEntry[] = []): CacheEntry[] | undefined {
   const reads: KeyReads = { modules: new Map(), stamps: new Map() };
   try {
-    return extensions.map((e) => ({ name: e.name, file: e.file, key: extensionKey(e, reads) }));
+    return extensions.map((e, i) => extensionKey(e, reads, known[i]));
   } catch {
     return undefined;
   }
 }
 
-/** The cached registrations when every extension (and nothing else) matches; otherwise undefined. */
-export function readToolCache(path: string, keys: readonly CacheEntry[]): LoadSnapshot | undefined {
-  let cache: CacheFile;
+/**
+ * The extensions' keys, and the cached registrations when every extension (and nothing else) matches. The cache's
+ * keys lend their hashes to the files that did not change (`extensionKeys`).
+ */
+export function readToolCache(path: string, extensions: readonly DiscoveredExtension[]): { keys: CacheEntry[] | undefined; cached: LoadSnapshot | undefined } {
+  let cache: CacheFile | undefined;
   try {
     cache = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
   } catch {
-    return undefined;
+    cache = undefined;
   }
-  if (cache?.format !== CACHE_FORMAT || !Array.isArray(cache.extensions) || cache.extensions.length !== keys.length || !wellFormed(cache)) return undefined;
+  const usable = cache?.format === CACHE_FORMAT && Array.isArray(cache.extensions) && cache.extensions.length === extensions.length && wellFormed(cache);
+  const keys = extensionKeys(extensions, usable ? cache!.extensions : []);
+  if (!usable || !keys) return { keys, cached: undefined };
   for (let i = 0; i < keys.length; i++) {
-    const a = cache.extensions[i]!;
+    const a = cache!.extensions[i]!;
     const b = keys[i]!;
-    if (a.name !== b.name || a.file !== b.file || a.key !== b.key) return undefined;
+    if (a.name !== b.name || a.file !== b.file || a.stamp !== b.stamp || a.hash !== b.hash) return { keys, cached: undefined };
   }
-  return { tools: cache.tools, errors: cache.errors, unavailable: cache.unavailable ?? {} };
+  const cached = { tools: cache!.tools, errors: cache!.errors, unavailable: cache!.unavailable ?? {} };
+  // A file hashed again because it had changed just before its last hash (awl run right after an install or an
+  // edit) and settled since: written down, so the next starts take its stat instead of hashing it on every run.
+  if (keys.some((key, i) => key.hashed_at !== cache!.extensions[i]!.hashed_at && settled(key))) writeToolCache(path, keys, cached);
+  return { keys, cached };
 }
 
 /**
@@ -102,6 +148,7 @@ function wellFormed(cache: CacheFile): boolean {
   const object = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   const strings = (v: Record<string, unknown>, keys: string[]) => keys.every((k) => typeof v[k] === "string");
   return (
+    cache.extensions.every((e: unknown) => object(e) && strings(e, ["name", "file", "stamp", "hash"]) && typeof e.hashed_at === "number" && typeof e.changed_at === "number") &&
     Array.isArray(cache.tools) &&
     cache.tools.every((t: unknown) => object(t) && strings(t, ["extension", "name"])) &&
     Array.isArray(cache.errors) &&

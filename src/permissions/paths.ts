@@ -89,7 +89,8 @@ function realBinary(absolute: string): string | undefined {
   const missing: string[] = [];
   for (let links = 0; ; ) {
     try {
-      const real = realpathSync(Buffer.from(current, "latin1"), { encoding: "latin1" });
+      // The kernel's one call, not node:fs's walk (an lstat per folder in JavaScript): realPathOf runs a dozen times at start.
+      const real = realpathSync.native(Buffer.from(current, "latin1"), { encoding: "latin1" });
       return missing.length === 0 ? real : join(real, ...missing.reverse());
     } catch {
       // Not there, or a symlink whose target is not (a write through it creates the target): follow it by hand.

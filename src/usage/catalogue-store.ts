@@ -67,9 +67,13 @@ export function modelCatalogue(only?: readonly string[]): LoadedCatalogue {
   return catalogue;
 }
 
-/** The one-time notice that the cached catalogue could not be used, if it could not; later calls return undefined. */
+/**
+ * The one-time notice that the cached catalogue could not be used, if it could not; later calls return undefined.
+ * Without a cached copy there is nothing to say, and nothing is read (a reply whose cost nobody reads never needs
+ * the catalogue: meter.ts).
+ */
 export function takeCatalogueWarning(): string | undefined {
-  if (loaded.size === 0) modelCatalogue(VENDOR_PROVIDERS);
+  if (loaded.size === 0 && existsSync(cachedCataloguePath())) modelCatalogue(VENDOR_PROVIDERS);
   const text = warning;
   if (text) warned = true;
   warning = undefined;

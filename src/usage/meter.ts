@@ -1,7 +1,8 @@
 /**
  * Tokens, context use and cost of a session, per turn and in total: what the interactive status line, `/cost`, the
  * JSON outputs and `awl sessions` show (docs/cost.md). Each model call is recorded with the usage it reported
- * (a retried or failed attempt too: it was billed) and priced with the model in use at the time.
+ * (a retried or failed attempt too: it was billed) and priced with the model in use at the time, once a total is
+ * asked for: the model's figures come from the catalogue, which a one-line reply printed as text never reads.
  */
 import { addUsage, emptyUsage, type Usage } from "../model/message.js";
 import type { ModelInfo } from "./catalogue.js";
@@ -40,6 +41,11 @@ export interface MeterSnapshot {
   note?: string;
 }
 
+/** What a session shows before its first model call, when the model's figures are not looked up yet (the window unknown: 0). */
+export function idleSnapshot(provider: string, model: string): MeterSnapshot {
+  return { provider, model, context_window: 0, context_source: "default", turn: totals(running()), session: totals(running()) };
+}
+
 /** One recorded model call, as a resumed session hands them back. */
 export interface RecordedCall {
   provider: string;
@@ -56,34 +62,49 @@ interface Running {
   unknown?: string;
 }
 
+/** A model's figures, or what gives them when first needed (once). */
+export type ModelInfoOrLater = ModelInfo | (() => ModelInfo);
+
+/** A call recorded and not priced yet, with the model it was made with. */
+interface Unpriced {
+  usage: Usage;
+  provider: string;
+  info: () => ModelInfo;
+}
+
 export class UsageMeter {
   private turn: Running = running();
   private session: Running = running();
+  private unpriced: Unpriced[] = [];
   private contextTokens: number | undefined;
-  private note: string | undefined;
+  /** Why a call's cost is unknown (its usage did not add up), over the model's own note. */
+  private usageNote: string | undefined;
+  private info: () => ModelInfo;
   private readonly listeners = new Set<Listener>();
 
   constructor(
     private provider: string,
-    private info: ModelInfo,
+    info: ModelInfoOrLater,
   ) {
-    this.note = info.note;
+    this.info = once(info);
   }
 
   /** The model now in use (after `/model`, or once the server told its window). */
-  setModel(provider: string, info: ModelInfo): void {
+  setModel(provider: string, info: ModelInfoOrLater): void {
+    this.price();
     this.provider = provider;
-    this.info = info;
-    this.note = info.note;
+    this.info = once(info);
+    this.usageNote = undefined;
     this.changed();
   }
 
   get model(): ModelInfo {
-    return this.info;
+    return this.info();
   }
 
   /** A new turn starts: the turn's totals start from zero. */
   beginTurn(): void {
+    this.price();
     this.turn = running();
     this.changed();
   }
@@ -93,13 +114,14 @@ export class UsageMeter {
    * conversation itself (a compaction's summary request): it costs, but says nothing of the context's size.
    */
   record(usage: Usage, options: { context?: boolean } = {}): void {
-    this.add(usage, this.provider, this.info);
+    this.unpriced.push({ usage, provider: this.provider, info: this.info });
     if (options.context !== false) this.contextTokens = totalInputTokens(usage, conventionOf(this.provider)) + usage.output_tokens;
     this.changed();
   }
 
   /** Starts over with the calls of a resumed session; `infoFor` gives each one's model figures. */
   seed(calls: readonly RecordedCall[], infoFor: (call: RecordedCall) => ModelInfo): void {
+    this.price();
     this.session = running();
     this.contextTokens = undefined;
     for (const call of calls) this.add(call.usage, call.provider, infoFor(call), false);
@@ -116,19 +138,22 @@ export class UsageMeter {
   }
 
   snapshot(): MeterSnapshot {
+    this.price();
+    const info = this.info();
     const snapshot: MeterSnapshot = {
       provider: this.provider,
-      model: this.info.model,
-      context_window: this.info.context_window,
-      context_source: this.info.source,
+      model: info.model,
+      context_window: info.context_window,
+      context_source: info.source,
       turn: totals(this.turn),
       session: totals(this.session),
     };
     if (this.contextTokens !== undefined) {
       snapshot.context_tokens = this.contextTokens;
-      snapshot.context_percent = Math.round((this.contextTokens / this.info.context_window) * 1000) / 10;
+      snapshot.context_percent = Math.round((this.contextTokens / info.context_window) * 1000) / 10;
     }
-    if (this.note) snapshot.note = this.note;
+    const note = this.usageNote ?? info.note;
+    if (note) snapshot.note = note;
     return snapshot;
   }
 
@@ -138,10 +163,15 @@ export class UsageMeter {
     return () => this.listeners.delete(listener);
   }
 
+  /** Prices the calls recorded since the last total, each with the model it was made with. */
+  private price(): void {
+    for (const call of this.unpriced.splice(0)) this.add(call.usage, call.provider, call.info());
+  }
+
   private add(usage: Usage, provider: string, info: ModelInfo, inTurn = true): void {
     const convention = conventionOf(provider);
     const problem = usageProblem(usage, convention);
-    if (problem) this.note = `the usage "${info.model}" reported does not add up (${problem}): its cost is unknown`;
+    if (problem) this.usageNote = `the usage "${info.model}" reported does not add up (${problem}): its cost is unknown`;
     const cost = callCost(usage, info, convention);
     for (const sum of inTurn ? [this.turn, this.session] : [this.session]) {
       sum.usage = addUsage(sum.usage, usage);
@@ -156,6 +186,13 @@ export class UsageMeter {
     const snapshot = this.snapshot();
     for (const listener of this.listeners) listener(snapshot);
   }
+}
+
+/** `info`, or what `info` gives on its first call. */
+function once(info: ModelInfoOrLater): () => ModelInfo {
+  if (typeof info !== "function") return () => info;
+  let known: ModelInfo | undefined;
+  return () => (known ??= info());
 }
 
 function running(): Running {

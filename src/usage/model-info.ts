@@ -14,38 +14,38 @@ export const ASK_SERVER_FROM_TOKENS = 3_000;
 export type AskServer = (settings: ProviderSettings) => Promise<ServerModelLimits | undefined>;
 
 export class ModelInfoResolver {
-  private info: ModelInfo;
+  /** Worked out when first asked for (it reads the model catalogue). */
+  private info: ModelInfo | undefined;
   private asked: Promise<ModelInfo> | undefined;
 
   constructor(
     readonly settings: ProviderSettings,
     readonly overrides: Readonly<Record<string, ModelOverride>> = {},
     private readonly ask: AskServer = askServerLimits,
-  ) {
-    this.info = resolveModelInfo(settings.model, overrides);
-  }
+  ) {}
 
   /** What is known now, without asking anything. */
   get current(): ModelInfo {
-    return this.info;
+    return (this.info ??= resolveModelInfo(this.settings.model, this.overrides));
   }
 
   /** True when the server could tell more than awl knows (and has not been asked yet). */
   get canAsk(): boolean {
     if (this.asked || this.settings.provider !== "openai") return false;
-    if (this.info.source === "config" || this.info.source === "server") return false;
-    return this.info.catalogue_key === undefined || catalogueEntry(this.settings.model)?.entry.local === true;
+    const info = this.current;
+    if (info.source === "config" || info.source === "server") return false;
+    return info.catalogue_key === undefined || catalogueEntry(this.settings.model)?.entry.local === true;
   }
 
   /** The figures, asking the server first when it could tell more; never rejects. */
   ensure(): Promise<ModelInfo> {
-    if (!this.canAsk) return this.asked ?? Promise.resolve(this.info);
+    if (!this.canAsk) return this.asked ?? Promise.resolve(this.current);
     this.asked = this.ask(this.settings).then(
       (server) => {
         if (server) this.info = resolveModelInfo(this.settings.model, this.overrides, server);
-        return this.info;
+        return this.current;
       },
-      () => this.info,
+      () => this.current,
     );
     return this.asked;
   }

@@ -18,8 +18,8 @@ export class SessionUsage {
     readonly overrides: Readonly<Record<string, ModelOverride>> = {},
     private readonly ask?: AskServer,
   ) {
-    this.resolver = new ModelInfoResolver(settings, overrides, ask);
-    this.meter = new UsageMeter(settings.provider, this.resolver.current);
+    const resolver = (this.resolver = new ModelInfoResolver(settings, overrides, ask));
+    this.meter = new UsageMeter(settings.provider, () => resolver.current);
   }
 
   /** The figures known now. */
@@ -30,6 +30,8 @@ export class SessionUsage {
   /** The figures, asking the server when it could tell more (once); the meter follows. Never rejects. */
   async ensureModelInfo(): Promise<ModelInfo> {
     const resolver = this.resolver;
+    // The figures the meter prices the calls so far with are those known before the server is asked.
+    void this.meter.model;
     const info = await resolver.ensure();
     if (resolver === this.resolver && info !== this.meter.model) this.meter.setModel(resolver.settings.provider, info);
     return info;
@@ -37,8 +39,8 @@ export class SessionUsage {
 
   /** Another model from now on (`/model`). */
   switchModel(settings: ProviderSettings): void {
-    this.resolver = new ModelInfoResolver(settings, this.overrides, this.ask);
-    this.meter.setModel(settings.provider, this.resolver.current);
+    const resolver = (this.resolver = new ModelInfoResolver(settings, this.overrides, this.ask));
+    this.meter.setModel(settings.provider, () => resolver.current);
   }
 
   /** A saved session continued: its calls are the session's totals so far. */

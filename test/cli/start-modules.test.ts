@@ -50,4 +50,6 @@ it("`awl -p` with a text reply runs no ES module: the bundle's CommonJS files an
   expect(own[0]).toBe("dist/cli/main.cjs");
   expect(own.every((file) => /^dist\/cli\/chunks\/[\w.-]+\.cjs$/.test(file) || file === "dist/cli/main.cjs"), own.join("\n")).toBe(true);
   expect(own.map(chunkName)).toEqual(expect.arrayContaining(["compile-cache", "program", "open", "turn"]));
+  // The interactive mode's screen and its own modules stay out of a print-mode reply.
+  for (const interactiveOnly of ["screen", "interactive"]) expect(own.map(chunkName)).not.toContain(interactiveOnly);
 });

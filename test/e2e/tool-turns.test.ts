@@ -230,7 +230,10 @@ it("a registration cache that is corrupt or from another version is rebuilt, wit
     expect(toolNamesOffered("openai", server.requests[before]!), what).toContain("echo");
     expect(toolNamesOffered("openai", server.requests[before]!), what).not.toContain("ghost");
     expect(toolResults("openai", server.requests[before + 1]!), what).toEqual([{ id: "c1", content: what }]);
-    expect(JSON.parse(readFileSync(cache, "utf8")), what).toEqual(good);
+    // The same cache but for when each file was hashed (again: nothing in the damaged one could be trusted).
+    const rebuilt = JSON.parse(readFileSync(cache, "utf8"));
+    const hashTimesLeftOut = (c: typeof good) => ({ ...c, extensions: c.extensions.map(({ hashed_at: _, ...key }: { hashed_at: number }) => key) });
+    expect(hashTimesLeftOut(rebuilt), what).toEqual(hashTimesLeftOut(good));
   }
 });
 

@@ -1,6 +1,6 @@
 // The ToolSet's own logic (discovery → pool → registry, cache head start, result shaping) over a fake pool;
 // the real pool is covered by the end-to-end tests through the built CLI.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LuaCallOptions, LuaPoolOptions, LuaToolRegistration, ToolContextData, ToolOutcome } from "../../src/extensions/lua/types.js";
@@ -60,6 +60,7 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
 }));
 
 const { LuaToolSet, RENDER_TIMEOUT_MS } = await import("../../src/extensions/lua-tool-set.js");
+const { SETTLED_MS } = await import("../../src/extensions/tool-cache.js");
 
 let base: string;
 let cwd: string;
@@ -254,6 +255,71 @@ describe("LuaToolSet", () => {
     fake.tools = [tool("echo", "third")];
     const edited = await LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
     expect(edited.definitions().map((t) => t.name)).toEqual(["third"]);
+  });
+
+  it("an entry point rewritten to the same size with its modification time set back (cp -p, touch -r) is loaded again", async () => {
+    const file = extension("echo.lua");
+    const mtime = new Date("2026-01-02T03:04:05Z"); // a time the file system keeps exactly, to set again below
+    utimesSync(file, mtime, mtime);
+    const cachePath = join(base, "cache.json");
+    const open = () => LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
+    fake.tools = [tool("echo", "say")];
+    await open();
+    // As if hashed long after the file was written: only the stat can tell it changed.
+    const cache = JSON.parse(readFileSync(cachePath, "utf8"));
+    cache.extensions[0].hashed_at = cache.extensions[0].changed_at + SETTLED_MS + 1000;
+    writeFileSync(cachePath, JSON.stringify(cache));
+    expect((await open()).definitions().map((t) => t.name)).toEqual(["say"]);
+    expect(fake.loads).toBe(1);
+    const before = statSync(file);
+    writeFileSync(file, readFileSync(file, "utf8").replace("echo", "ECHO"));
+    utimesSync(file, mtime, mtime);
+    expect(statSync(file)).toMatchObject({ size: before.size, mtimeMs: before.mtimeMs, ino: before.ino });
+    fake.tools = [tool("echo", "shout")];
+    const tools = await open();
+    expect(fake.loads).toBe(2);
+    expect(tools.definitions().map((t) => t.name)).toEqual(["shout"]);
+  });
+
+  it("takes a cached hash on the file's stat only when the file had settled before it was hashed (else hashes again)", async () => {
+    // A rewrite of the same size in the same clock tick as the hash leaves every stat field as it was: the cache
+    // below says so (its stamp is the file's, its hash another content's). Hashed within SETTLED_MS of the file's
+    // last change, the stat cannot vouch for it; hashed well after, it does (and the file is not read).
+    const open = await warmCache();
+    const cachePath = join(base, "cache.json");
+    const cache = JSON.parse(readFileSync(cachePath, "utf8"));
+    const entry = cache.extensions[0];
+    const stale = (hashedAfterChange: number) =>
+      writeFileSync(cachePath, JSON.stringify({ ...cache, extensions: [{ ...entry, hash: "0".repeat(64), hashed_at: entry.changed_at + hashedAfterChange }], tools: [tool("echo", "stale")] }));
+
+    stale(SETTLED_MS - 1000);
+    fake.tools = [tool("echo", "say")];
+    expect((await open()).definitions().map((t) => t.name)).toEqual(["say"]);
+    expect(fake.loads).toBe(2);
+
+    stale(SETTLED_MS + 1000);
+    expect((await open()).definitions().map((t) => t.name)).toEqual(["stale"]);
+    expect(fake.loads).toBe(2);
+  });
+
+  it("writes down a hash taken again once its file has settled, so that later starts take the stat", async () => {
+    // awl's own extensions, unchanged since awl was installed (more than SETTLED_MS ago).
+    const bundledDir = join(import.meta.dirname, "../../extensions");
+    const cachePath = join(base, "cache.json");
+    const open = () => LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir });
+    fake.tools = [tool("std.ls", "ls")];
+    await open();
+    const cache = JSON.parse(readFileSync(cachePath, "utf8"));
+    expect(cache.extensions.length).toBeGreaterThan(5);
+    for (const entry of cache.extensions) expect(entry.hashed_at - entry.changed_at).toBeGreaterThan(SETTLED_MS);
+    // As if the cache had been written right after the install: each file hashed on every start, until written down.
+    const early = cache.extensions.map((entry: { changed_at: number }) => ({ ...entry, hashed_at: entry.changed_at + 1000 }));
+    writeFileSync(cachePath, JSON.stringify({ ...cache, extensions: early }));
+    expect((await open()).definitions().map((t) => t.name)).toEqual(["ls"]);
+    expect(fake.loads).toBe(1);
+    const rewritten = JSON.parse(readFileSync(cachePath, "utf8"));
+    for (const entry of rewritten.extensions) expect(entry.hashed_at - entry.changed_at).toBeGreaterThan(SETTLED_MS);
+    expect(rewritten.tools).toEqual(cache.tools);
   });
 
   it("start() returns once the load is under way without a cache; ready() says when the tools are known", async () => {

@@ -69,6 +69,16 @@ describe("limitResult", () => {
   });
 });
 
+describe("runSpillDir", () => {
+  it("names the folder by the run's start as toISOString writes it, `-` for `:` and `.`, then the pid and a kind", () => {
+    for (const at of ["2026-01-02T03:04:05.006Z", "2026-12-31T23:59:59.999Z", "1999-10-09T10:10:10.100Z"]) {
+      const name = at.replace(/[:.]/g, "-");
+      expect(runSpillDir(dir, new Date(at))).toBe(join(dir, "spill", `${name}-${process.pid}`));
+      expect(runSpillDir(dir, new Date(at), "mcp")).toBe(join(dir, "spill", `${name}-${process.pid}-mcp`));
+    }
+  });
+});
+
 describe("pruneSpillDirs", () => {
   it("removes the run folders older than the days kept, and nothing else", async () => {
     const day = 24 * 60 * 60 * 1000;

@@ -13,7 +13,6 @@
 import type { PromptContent, TurnOptions } from "../../agent-session/agent-session.js";
 import { reloadLines } from "../../extensions/reload-report.js";
 import { turnEndText } from "../../ui/output/notices.js";
-import { LineSink, wantsColor } from "../../ui/output/sink.js";
 import { statusLine, type StatusFacts } from "../../ui/output/status-line.js";
 import { TerminalRenderer } from "../../ui/output/terminal-renderer.js";
 import { loadDisplayWidth } from "../../ui/output/width.js";
@@ -24,7 +23,7 @@ import { drawOnAbruptEnd } from "../termination.js";
 import { outputOrder } from "../../ui/output/output-order.js";
 import { wrapText, writeNotice } from "../../ui/output/wrap-text.js";
 import type { KeyEvent } from "../../ui/editor/key-decoder.js";
-import { LineEditor } from "../../ui/editor/line-editor.js";
+import type { EditorAction } from "../../ui/editor/line-editor.js";
 import { PermissionPrompt } from "../../ui/prompts/permission-prompt.js";
 import { cycleMode } from "./permission-commands.js";
 import { PlanPrompt } from "../../ui/prompts/plan-prompt.js";
@@ -42,7 +41,7 @@ import { openHistory, userPrompts } from "./history-setup.js";
 import { oneLine } from "../../ui/output/tool-block.js";
 import { expandedBlocksText, type Expandable } from "../../ui/output/expanded-blocks.js";
 import type { Conversation } from "../../model/conversation.js";
-import { TerminalInput } from "../../ui/editor/terminal-input.js";
+import { InteractiveScreen } from "./screen.js";
 import { Notifier, notifyStyle, type NotifySetting } from "../../ui/notify.js";
 import { TodoSummary } from "../../ui/todo-list.js";
 import { TurnPane } from "../../ui/output/turn-pane.js";
@@ -58,10 +57,15 @@ interface Submission {
 /** Queued prompts listed under a turn's output. */
 const QUEUED_SHOWN = 3;
 
-export async function runInteractive(runtime: Runtime, firstPrompt: string): Promise<number> {
+/**
+ * Runs the interactive mode until the user exits. `opened`: the screen the main command drew its prompt on before
+ * the runtime was built (keys typed since are handled now); without it the screen opens here, after what a
+ * resumed session shows and before the session picker of `-r` without an id.
+ */
+export async function runInteractive(runtime: Runtime, firstPrompt: string, opened?: InteractiveScreen): Promise<number> {
   refreshCompileCachesAtExit(); // a long run: its chunks' caches, perhaps first written by `awl -p`, may hold more at exit
-  const out = process.stdout;
-  const sink = new LineSink(out, wantsColor(out, process.env));
+  const screen = opened ?? new InteractiveScreen(runtime.providerSettings);
+  const { out, sink, editor, input } = screen;
   // A turn's end and a waiting question are told to a user whose terminal window is not focused.
   const notifier = new Notifier(out, notifyStyle(runtime.options.config?.get<NotifySetting>("notifications")?.value, process.env));
   const todoSummary = new TodoSummary();
@@ -72,17 +76,11 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     starting: runtime.hosts.mcp?.starting() ?? [],
     todo: todoSummary.text(runtime.conversation),
   });
-  const editor = new LineEditor(out, {
-    complete: (text) => [...completeSlashCommand(text, invocableCommands(runtime)), ...completeFileMention(text, process.cwd())],
-    footer: (width) => statusLine(statusFacts(), width, sink.color),
-    onHiddenChange: () => pane.refresh(),
-  });
   /** What `!command` runs produced since the last prompt: the next prompt sent starts with it. */
   const shellRuns: string[] = [];
   const queue: Submission[] = [];
-  // Asked of the terminal each time: the size at the last resize event can lag behind a resize in progress.
-  const columns = (): number => (out.isTTY ? out.getWindowSize()[0] : 0) || out.columns || 80;
-  const rows = (): number => (out.isTTY ? out.getWindowSize()[1] : 0) || out.rows || 24;
+  const columns = (): number => screen.columns();
+  const rows = (): number => screen.rows();
   // While a turn runs: what is typed for the next prompt (and the prompts queued) and the status line, under the output.
   const pane = new TurnPane(out, (width) => {
     const typed = editor.preview(width - 1, Math.max(1, Math.floor(rows() / 4)));
@@ -95,6 +93,8 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   let turn: AbortController | undefined;
   let renderer: TerminalRenderer | undefined;
   let closed = false;
+  /** The loop waits at the prompt for what the user sends (no turn, picker or command runs). */
+  let atPrompt = false;
   let exitArmed = false;
   /** Esc was pressed on an empty prompt: a second Esc (nothing typed between) opens the rewind dialogue. */
   let rewindArmed = false;
@@ -184,7 +184,11 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     if (permissionPrompt.active) return permissionPrompt.handle(event);
     if (planPrompt.active) return planPrompt.handle(event);
     if (picker) return picker.handle(event);
-    const action = editor.handle(event);
+    onAction(editor.handle(event));
+  };
+
+  /** What the prompt asked for after a key (none: the text was edited). */
+  const onAction = (action: EditorAction | undefined): void => {
     if (action?.type !== "escape") rewindArmed = false;
     if (!action) {
       exitArmed = false;
@@ -242,14 +246,13 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         if (turn) pendingExpand = action.type;
         else void expand(action.type);
         return;
-      case "suspend": {
-        const atPrompt = editor.shown;
+      case "suspend":
         editor.leave();
+        // The prompt comes back where the loop waits for it (it does not draw it while awl is suspended).
         input.suspend(() => {
-          if (atPrompt && !closed) editor.show();
+          if (atPrompt && !closed && !editor.shown) editor.show();
         });
         return;
-      }
     }
   };
 
@@ -377,29 +380,31 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
         sink.endLine();
         editor.show();
       }
+      atPrompt = true;
       await new Promise<void>((resolve) => (wake = resolve));
+      atPrompt = false;
       wake = undefined;
     }
     return undefined;
   }
 
-  // Hot reload: what awl says about a reload goes above the prompt, or into the turn between its model calls.
-  const notice = (text: string): void => {
+  // Hot reload: what awl says about a reload goes above the prompt, or into the turn between its model calls
+  // (dimmed; a warning, `dim` false, is not).
+  const notice = (text: string, dim = true): void => {
     if (renderer) return renderer.notice(text);
     if (!editor.shown) return print(text);
     // Wrapped at words, as awl's other lines are (the terminal would break it mid-word).
-    const wrapped = wrapText(text, columns() - 1);
-    editor.printAbove(sink.color ? `\x1b[2m${wrapped}\x1b[22m\n` : `${wrapped}\n`);
+    const wrapped = wrapText(text.replace(/\n+$/, ""), columns() - 1);
+    editor.printAbove(sink.color && dim ? `\x1b[2m${wrapped}\x1b[22m\n` : `${wrapped}\n`);
   };
   const lua = runtime.hosts.lua;
-  const stopListening = lua?.onReload((report) => reloadLines(report).forEach(notice));
+  const stopListening = lua?.onReload((report) => reloadLines(report).forEach((line) => notice(line)));
   // A save while no turn runs is applied at once (between model calls by definition); during a turn the agent
   // applies it before its next model call.
   const refreshIdle = (): void => {
     if (!turn && !closed) void lua?.refresh();
   };
 
-  const input = new TerminalInput(process.stdin, out, { onKey, onEnd: close, onFocus: (focused) => notifier.setFocus(focused) });
   const onResize = (): void => {
     editor.resize();
     // The rows under a turn's output, as the terminal re-wrapped them, erased and drawn for the new width.
@@ -433,22 +438,34 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
     remembered = runtime.conversation;
     for (const text of userPrompts(runtime.conversation.messages)) editor.addHistory(text);
   };
-  const settings = runtime.providerSettings;
-  sink.dim(wrapText(`awl · ${settings.provider} ${settings.model} · /help for commands and keys · Ctrl-D exits\n`, columns()));
-  await showResumedSession(runtime, sink);
+  if (!opened) {
+    screen.greet();
+    await showResumedSession(runtime, sink);
+  }
   rememberPrompts();
-  input.start();
+  // The prompt of the command line first, then what was typed at the prompt drawn before the runtime was built.
+  if (firstPrompt.trim() !== "") {
+    editor.addHistory(firstPrompt);
+    queue.push({ text: firstPrompt, shown: false });
+  }
+  screen.adopt({
+    onKey,
+    onAction,
+    onEnd: close,
+    onFocus: (focused) => notifier.setFocus(focused),
+    onResize,
+    complete: (text) => [...completeSlashCommand(text, invocableCommands(runtime)), ...completeFileMention(text, process.cwd())],
+    footer: (width) => statusLine(statusFacts(), width, sink.color),
+    onHiddenChange: () => pane.refresh(),
+    notice: (text) => notice(text, false),
+  });
+  if (!opened) screen.start();
   // `awl -r` without an id: the picker first (leaving it starts a new conversation).
   if (runtime.options.cli.flags.resume === "") {
     await resumeCommand.run("", slashContext());
     rememberPrompts();
   }
-  out.on("resize", onResize);
   let stopStatus: (() => void) | undefined;
-  if (firstPrompt.trim() !== "") {
-    editor.addHistory(firstPrompt);
-    queue.push({ text: firstPrompt, shown: false });
-  }
   // Exact widths for wide characters, loaded once the prompt is drawn (it takes tens of milliseconds), and then
   // the Markdown renderer; the watch of the extension folders starts then too, and the MCP servers (set up now when
   // nothing had to be asked about them first) with those whose tools are known from an earlier run, never
@@ -484,9 +501,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string): Pro
   } finally {
     stopListening?.();
     stopStatus?.();
-    editor.leave();
-    out.off("resize", onResize);
-    input.stop();
+    screen.close();
   }
   return 0;
 }

@@ -99,8 +99,14 @@ export class LineEditor {
 
   addHistory(text: string): void {
     if (text.trim() === "" || this.history[this.history.length - 1] === text) return;
+    // Up from the text being typed starts at the newest entry, also for entries added while the prompt is shown.
+    const atDraft = this.historyIndex === this.history.length;
     this.history.push(text);
-    if (this.history.length > (this.options.historySize ?? 1000)) this.history.shift();
+    if (this.history.length > (this.options.historySize ?? 1000)) {
+      this.history.shift();
+      if (!atDraft) this.historyIndex = Math.max(0, this.historyIndex - 1);
+    }
+    if (atDraft) this.historyIndex = this.history.length;
   }
 
   /** Draws the prompt (the cursor must be at the start of a line). */

@@ -81,13 +81,15 @@ export class TerminalInput {
   suspend(onContinue: () => void): void {
     if (!this.started) return;
     this.restoreModes();
-    process.once("SIGCONT", () => {
-      if (!this.started) return;
-      this.input.setRawMode(true);
-      this.output.write(MODES_ON);
-      onContinue();
-    });
+    // Linux stops the process before `kill` returns (the signal is the calling thread's to take), so awl runs on
+    // here once the shell continues it; and a process group no shell controls any more (orphaned) is not stopped
+    // at all. Either way the modes come back at once, not when a SIGCONT handler gets its turn: keys typed right
+    // after `fg` would otherwise reach a cooked terminal.
     process.kill(process.pid, "SIGTSTP");
+    if (!this.started) return;
+    this.input.setRawMode(true);
+    this.output.write(MODES_ON);
+    onContinue();
   }
 
   private restoreModes(): void {
