@@ -37,7 +37,9 @@ export async function coldCache({ place, judge, measured, awl }) {
     writeFileSync(cache, whole.slice(0, whole.length >> 1));
     runs.corrupt.push((await measured(hi, where)).ms);
   }
-  const rebuilt = readFileSync(cache, "utf8") === whole;
+  // Rebuilt whole: the same cache but for when each file was hashed.
+  const hashTimeLeftOut = (text) => JSON.stringify(JSON.parse(text, (key, value) => (key === "hashed_at" ? undefined : value)));
+  const rebuilt = hashTimeLeftOut(readFileSync(cache, "utf8")) === hashTimeLeftOut(whole);
   const node = median(runs.node);
   judge("`awl -p hi`, 20 extensions, registration cache removed, over `node -e 0`", median(runs.removed) - node, "ms", 250, ` (node ${node.toFixed(0)} ms)`);
   judge("the same, registration cache cut short (corrupt)", median(runs.corrupt) - node, "ms", 250, rebuilt ? " (rebuilt whole each run)" : " (**not rebuilt**)");

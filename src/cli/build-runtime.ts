@@ -11,7 +11,7 @@ import type { Hooks } from "../hooks/dispatcher.js";
 import type { ProviderError } from "../providers/errors.js";
 import type { ProviderSettings } from "../providers/types.js";
 import type { ToolSet } from "../tools/types.js";
-import { openChatTools } from "./chat-tools.js";
+import { openChatTools, type OpenedTools } from "./chat-tools.js";
 import { CompositeToolSet } from "../tools/composite.js";
 import { createProvider } from "./provider.js";
 import { loadConfig, where, type LoadedConfig } from "../config/layers.js";
@@ -35,15 +35,23 @@ import type { SessionHook } from "./session-hook.js";
  * to `hooks` and may replace `conversation` (resume) before the first turn.
  */
 export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResult<Runtime>> {
-  // The tools first: without a matching registration cache their Lua worker starts now, and the provider's and
-  // the sessions' modules load while it works (it loads the extensions in ~100 ms of its own thread).
+  // The tools first: without a matching registration cache their Lua worker starts now, and the rest of the runtime
+  // is built while it loads the extensions on its own thread (the provider, the hooks, the sessions: none of them
+  // needs the tools known). The runtime is returned once they are (the first request offers them), and so is a
+  // failure: a process that exits while a worker starts can abort inside Node.
   let opened = options.tools ? undefined : options.openedTools;
   if (!options.tools && !opened) {
     const result = await openChatTools(options);
     if (!result.ok) return result;
     opened = result.value;
   }
-  const [created] = await Promise.all([options.provider ? undefined : createProvider(options.settings.provider), opened?.ready]);
+  const [built] = await Promise.all([assemble(options, opened), opened?.ready]);
+  return built;
+}
+
+/** The runtime around tools that exist, known or not yet (buildRuntime). */
+async function assemble(options: RuntimeOptions, opened: OpenedTools | undefined): Promise<ConfigResult<Runtime>> {
+  const created = options.provider ? undefined : await createProvider(options.settings.provider);
   let provider = options.provider;
   if (created) {
     if (!created.ok) return { ok: false, error: providerSetupError(created.error, options.settings.provider) };

@@ -39,7 +39,7 @@ import { checkedSchemas, failedLoad, sameSnapshot, withSchemaChecks } from "./lo
 import type { FolderWatcher, WatchGroup } from "./watch.js";
 import { awlDataDir } from "../config/paths.js";
 import { packagePath } from "../util/package-path.js";
-import { defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
+import { cachedSnapshot, defaultToolCachePath, extensionKeys, readToolCache, writeToolCache, type LoadSnapshot } from "./tool-cache.js";
 
 /** The package's `extensions/` folder: awl's bundled `std.*` extensions. */
 export const BUNDLED_EXTENSIONS_DIR = packagePath("extensions", "/");
@@ -284,16 +284,19 @@ export class LuaToolSet implements ToolSet {
       const extensions = toolSet.discovery.extensions;
       if (extensions.length === 0) return { rest: Promise.resolve() };
       const versions = new Map<string, ExtensionVersion>();
-      const keys = toolSet.cacheKeys;
       let pool: LuaPool;
+      let keys: ReturnType<typeof extensionKeys>;
       try {
         // The bundled extensions load last: the user's own come first (SPEC §4).
         const order = [...extensions.filter((e) => e.source !== "bundled"), ...extensions.filter((e) => e.source === "bundled")];
         toolSet.firstExtension = toolSet.extensionToLoadFirst();
         const first = toolSet.firstExtension;
-        const options = { ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions)), ...(first && { loadFirst: [first] }) };
+        const shared = new Map<string, string[]>();
+        const options = { ...poolOptions, extensions: order.map((e) => toolSet.entryOf(e, versions, shared)), ...(first && { loadFirst: [first] }) };
         // A thread started ahead loads them while the pool's own modules load (its first worker takes it).
         toolSet.ahead?.loadLuaThreadAhead(options);
+        // A start without a cache file to match keys them only now, while the worker starts (see start()).
+        keys = toolSet.cacheKeys ??= cachePath === false ? undefined : extensionKeys(extensions);
         pool = await toolSet.createPool(options);
         // awl began to exit while the pool's module loaded, and only a prewarm wanted it: no worker starts.
         if (toolSet.closing) return { rest: Promise.resolve() };
@@ -331,11 +334,16 @@ export class LuaToolSet implements ToolSet {
       return { rest };
     };
     if (discovery.extensions.length === 0) return toolSet;
-    if (cachePath !== false) ({ keys: toolSet.cacheKeys, cached } = readToolCache(cachePath, discovery.extensions));
+    // The extensions are keyed (stat'ed, hashed where that says nothing) only for a cache file that can match them:
+    // without one (removed, cut short, another version's) the worker starts first, and they are keyed while it does.
+    const file = cachePath === false ? undefined : readToolCache(cachePath, discovery.extensions);
+    if (cachePath !== false && file) ({ keys: toolSet.cacheKeys, cached } = cachedSnapshot(cachePath, file, discovery.extensions));
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
       toolSet.offeredFromCache = true;
     } else {
+      // Its thread first: Node's start of it runs beside the pool's own modules and the extensions' keys.
+      await toolSet.startAhead();
       const loading = toolSet.startLoading();
       toolSet.known = loading.done;
       await loading.begun;
@@ -412,23 +420,27 @@ export class LuaToolSet implements ToolSet {
     }
     if (this.startsWhenLikely && !this.loading) {
       if (why === "request") return Promise.resolve();
-      this.startAhead();
+      void this.startAhead();
     }
     if (!this.loading) this.speculative = true;
     return this.startLoading().begun;
   }
 
-  /** Starts a worker ahead of the pool, booting awl's Lua runtime (head-start.ts); once, and only with extensions to run. */
-  private startAhead(): void {
-    if (this.startedAhead || this.discovery.extensions.length === 0) return;
+  /**
+   * Starts a worker ahead of the pool, booting awl's Lua runtime (head-start.ts); once, and only with extensions to
+   * run. Resolves once its thread is starting.
+   */
+  private startAhead(): Promise<void> {
+    if (this.startedAhead || this.discovery.extensions.length === 0) return Promise.resolve();
     this.startedAhead = true;
-    const { cwd, env, textHost } = this.poolOptions;
-    void import("./lua/head-start.js").then((ahead) => {
+    const { cwd, env, luaPath, textHost } = this.poolOptions;
+    return import("./lua/head-start.js").then((ahead) => {
       this.ahead = ahead;
-      const options = { cwd, env, ...(textHost && { textHost }) };
+      // The pool's boot exactly (its Lua path too), or its first worker would not take this thread.
+      const options = { cwd, env, ...(luaPath && { luaPath }), ...(textHost && { textHost }) };
       ahead.startLuaThreadAhead(options);
       ahead.bootLuaThreadAhead(options);
-    });
+    }, () => undefined); // the pool's own start of a worker then fails too, and says why
   }
 
   /**
@@ -521,18 +533,22 @@ export class LuaToolSet implements ToolSet {
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** The entry the pool loads for an extension: its text as read now (the version read goes into `versions`). */
-  private entryOf(extension: DiscoveredExtension, versions: Map<string, ExtensionVersion>): ExtensionEntry {
-    const version = readVersion(extension);
+  /**
+   * The entry the pool loads for an extension: its text as read now (the version read goes into `versions`).
+   * `shared`: the folders' shared modules listed already in this round (readVersion).
+   */
+  private entryOf(extension: DiscoveredExtension, versions: Map<string, ExtensionVersion>, shared: Map<string, string[]>): ExtensionEntry {
+    const version = readVersion(extension, shared);
     versions.set(extension.name, version);
     return { ...toEntry(extension), ...(version.source && { source: version.source }) };
   }
 
   /** Notes the versions serving once they loaded (`loaded`: as read for the load; see settledVersion). */
   private noteVersions(extensions: readonly DiscoveredExtension[], loaded: Map<string, ExtensionVersion>): void {
+    const shared = new Map<string, string[]>(); // each folder's shared modules listed once
     for (const extension of extensions) {
       const version = loaded.get(extension.name);
-      this.versions.set(extension.name, version ? settledVersion(extension, version) : readVersion(extension).key);
+      this.versions.set(extension.name, version ? settledVersion(extension, version, shared) : readVersion(extension, shared).key);
     }
   }
 
@@ -556,8 +572,9 @@ export class LuaToolSet implements ToolSet {
     await this.loaded();
     const load: ExtensionEntry[] = [];
     const versions = new Map<string, ExtensionVersion>();
+    const shared = new Map<string, string[]>();
     for (const extension of discovery.extensions) {
-      const version = readVersion(extension);
+      const version = readVersion(extension, shared);
       const known = before.get(extension.name);
       const same = known?.file === extension.file && (version.key === this.versions.get(extension.name) || version.key === this.attempted.get(extension.name));
       if (same && !all) continue;
@@ -785,10 +802,10 @@ export class LuaToolSet implements ToolSet {
     await this.loaded();
     const tool = this.registry.get(toolName);
     if (!tool?.has_render || !this.pool) return undefined;
-    const outcome = await this.pool.render(tool.extension, tool.name, state, view, this.context, {
-      signal: AbortSignal.timeout(RENDER_WAIT_MS),
-      timeoutMs: RENDER_TIMEOUT_MS,
-    });
+    // A timer cleared as the render ends (AbortSignal.timeout's would stay armed for its whole wait, one per render).
+    const wait = new AbortController();
+    const timer = setTimeout(() => wait.abort(), RENDER_WAIT_MS).unref();
+    const outcome = await this.pool.render(tool.extension, tool.name, state, view, this.context, { signal: wait.signal, timeoutMs: RENDER_TIMEOUT_MS }).finally(() => clearTimeout(timer));
     switch (outcome.status) {
       case "result":
         if (!outcome.is_error) return outcome.content;

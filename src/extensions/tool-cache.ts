@@ -50,7 +50,8 @@ export interface CacheEntry {
   changed_at: number;
 }
 
-interface CacheFile extends LoadSnapshot {
+/** The registration cache file (`extension-tools.json`): the snapshot, and the keys of the extensions it is for. */
+export interface ToolCacheFile extends LoadSnapshot {
   format: number;
   extensions: CacheEntry[];
 }
@@ -115,28 +116,41 @@ export function extensionKeys(extensions: readonly DiscoveredExtension[], known:
 }
 
 /**
- * The extensions' keys, and the cached registrations when every extension (and nothing else) matches. The cache's
- * keys lend their hashes to the files that did not change (`extensionKeys`).
+ * The cache file when it is whole, of this format and for as many extensions as were found, not yet matched
+ * against them: a file that is missing, cut short or of another version misses before any extension is keyed
+ * (stat'ed, and hashed where that says nothing), so the load can start at once.
  */
-export function readToolCache(path: string, extensions: readonly DiscoveredExtension[]): { keys: CacheEntry[] | undefined; cached: LoadSnapshot | undefined } {
-  let cache: CacheFile | undefined;
+export function readToolCache(path: string, extensions: readonly DiscoveredExtension[]): ToolCacheFile | undefined {
+  let cache: ToolCacheFile;
   try {
-    cache = JSON.parse(readFileSync(path, "utf8")) as CacheFile;
+    cache = JSON.parse(readFileSync(path, "utf8")) as ToolCacheFile;
   } catch {
-    cache = undefined;
+    return undefined;
   }
   const usable = cache?.format === CACHE_FORMAT && Array.isArray(cache.extensions) && cache.extensions.length === extensions.length && wellFormed(cache);
-  const keys = extensionKeys(extensions, usable ? cache!.extensions : []);
-  if (!usable || !keys) return { keys, cached: undefined };
+  return usable ? cache : undefined;
+}
+
+/**
+ * The extensions' keys, and the cached registrations of `cache` (read from `path`) when every extension (and
+ * nothing else) matches. The cache's keys lend their hashes to the files that did not change (`extensionKeys`).
+ */
+export function cachedSnapshot(
+  path: string,
+  cache: ToolCacheFile,
+  extensions: readonly DiscoveredExtension[],
+): { keys: CacheEntry[] | undefined; cached: LoadSnapshot | undefined } {
+  const keys = extensionKeys(extensions, cache.extensions);
+  if (!keys) return { keys, cached: undefined };
   for (let i = 0; i < keys.length; i++) {
-    const a = cache!.extensions[i]!;
+    const a = cache.extensions[i]!;
     const b = keys[i]!;
     if (a.name !== b.name || a.file !== b.file || a.stamp !== b.stamp || a.hash !== b.hash) return { keys, cached: undefined };
   }
-  const cached = { tools: cache!.tools, errors: cache!.errors, unavailable: cache!.unavailable ?? {} };
+  const cached = { tools: cache.tools, errors: cache.errors, unavailable: cache.unavailable ?? {} };
   // A file hashed again because it had changed just before its last hash (awl run right after an install or an
   // edit) and settled since: written down, so the next starts take its stat instead of hashing it on every run.
-  if (keys.some((key, i) => key.hashed_at !== cache!.extensions[i]!.hashed_at && settled(key))) writeToolCache(path, keys, cached);
+  if (keys.some((key, i) => key.hashed_at !== cache.extensions[i]!.hashed_at && settled(key))) writeToolCache(path, keys, cached);
   return { keys, cached };
 }
 
@@ -144,7 +158,7 @@ export function readToolCache(path: string, extensions: readonly DiscoveredExten
  * Whether the cached lists have the shape awl reads (a file damaged in the middle may still parse, and match every
  * key): such a cache is not used, and the real load rewrites it.
  */
-function wellFormed(cache: CacheFile): boolean {
+function wellFormed(cache: ToolCacheFile): boolean {
   const object = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
   const strings = (v: Record<string, unknown>, keys: string[]) => keys.every((k) => typeof v[k] === "string");
   return (
@@ -159,7 +173,7 @@ function wellFormed(cache: CacheFile): boolean {
 
 /** Writes the cache atomically (temp file, then rename); a failure only costs the next start-up its head start. */
 export function writeToolCache(path: string, keys: readonly CacheEntry[], snapshot: LoadSnapshot): void {
-  const cache: CacheFile = { format: CACHE_FORMAT, extensions: [...keys], ...snapshot };
+  const cache: ToolCacheFile = { format: CACHE_FORMAT, extensions: [...keys], ...snapshot };
   try {
     mkdirSync(dirname(path), { recursive: true });
     const temp = `${path}.${process.pid}.tmp`;

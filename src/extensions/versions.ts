@@ -15,8 +15,11 @@ export interface ExtensionVersion {
   key: string;
 }
 
-/** Reads an extension's version now. Never throws: an unreadable file gives a key of its own. */
-export function readVersion(extension: DiscoveredExtension): ExtensionVersion {
+/**
+ * Reads an extension's version now. Never throws: an unreadable file gives a key of its own. `shared`: the shared
+ * modules of the folders listed already in this round (see modulesOf), so a folder of many extensions is listed once.
+ */
+export function readVersion(extension: DiscoveredExtension, shared?: Map<string, string[]>): ExtensionVersion {
   const hash = createHash("sha256");
   let source: Uint8Array | undefined;
   try {
@@ -27,7 +30,7 @@ export function readVersion(extension: DiscoveredExtension): ExtensionVersion {
   }
   const dir = dirname(extension.file);
   try {
-    for (const file of modulesOf(extension)) {
+    for (const file of modulesOf(extension, shared)) {
       hash.update(`\u0000${relative(dir, file)}\u0000`);
       hash.update(readFileSync(file));
     }
@@ -43,8 +46,8 @@ export function readVersion(extension: DiscoveredExtension): ExtensionVersion {
  * reload it; unless its entry point's text changed meanwhile, an edit saved during the load, which the next refresh
  * then loads (the newest version wins).
  */
-export function settledVersion(extension: DiscoveredExtension, loaded: ExtensionVersion): string {
-  const now = readVersion(extension);
+export function settledVersion(extension: DiscoveredExtension, loaded: ExtensionVersion, shared?: Map<string, string[]>): string {
+  const now = readVersion(extension, shared);
   const sameEntry = loaded.source && now.source ? Buffer.compare(loaded.source, now.source) === 0 : loaded.source === now.source;
   return sameEntry ? now.key : loaded.key;
 }

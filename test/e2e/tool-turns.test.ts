@@ -208,8 +208,8 @@ it("starts from the registration cache on the next run, and the Lua workers stil
 });
 
 it("a registration cache that is corrupt or from another version is rebuilt, without a crash", async () => {
-  // Issue 30, Bad input: cut short (a full disk, a crash while writing), another version's, and one that parses and
-  // matches every file but whose lists are not lists. Each run still offers and runs the tool, and rewrites the cache.
+  // Issue 30, Bad input: cut short (a full disk, a crash while writing), another version's, and ones that parse and
+  // match every file but whose lists are not lists. Each run still offers and runs the tool, and rewrites the cache.
   installExamples(box, ["echo.lua"]);
   const env = providerEnv("openai", server.url);
   const cache = join(box.home, ".cache/awl/extension-tools.json");
@@ -220,6 +220,8 @@ it("a registration cache that is corrupt or from another version is rebuilt, wit
     "cut short": JSON.stringify(good).slice(0, 200),
     "another version's": JSON.stringify({ ...good, format: good.format + 1, tools: [{ ...good.tools[0], name: "ghost" }] }),
     "lists that are not lists": JSON.stringify({ ...good, tools: "echo", errors: 7, unavailable: [] }),
+    // As many entries as extensions, one of them not an entry: its key was read before its shape was checked (a crash).
+    "an extension entry that is not one": JSON.stringify({ ...good, extensions: good.extensions.map((e: unknown, i: number) => (i === 0 ? null : e)) }),
   };
   for (const [what, text] of Object.entries(bad)) {
     writeFileSync(cache, text);

@@ -1,10 +1,10 @@
 // The ToolSet's own logic (discovery → pool → registry, cache head start, result shaping) over a fake pool;
 // the real pool is covered by the end-to-end tests through the built CLI.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LuaCallOptions, LuaPoolOptions, LuaToolRegistration, ToolContextData, ToolOutcome } from "../../src/extensions/lua/types.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const fake = vi.hoisted(() => ({
   loads: 0,
@@ -59,6 +59,20 @@ vi.mock("../../src/extensions/lua/pool.js", () => ({
   },
 }));
 
+// The threads started ahead of the pool (head-start.ts), recorded: the fake pool takes none of them.
+const ahead = vi.hoisted(() => ({ started: [] as unknown[], loads: [] as LuaPoolOptions[], stops: 0, luaPath: [] as string[] }));
+vi.mock("../../src/extensions/lua/head-start.js", () => ({
+  startLuaThreadAhead: (options: unknown) => void ahead.started.push(options),
+  bootLuaThreadAhead: () => undefined,
+  loadLuaThreadAhead: (options: LuaPoolOptions) => void ahead.loads.push(options),
+  stopLuaThreadsAhead: async () => void ahead.stops++,
+}));
+// Installed rocks' Lua folders (docs/plugins.md): what the pool's workers boot with besides awl's own.
+vi.mock("../../src/plugins/parts.js", async (importOriginal) => ({
+  ...(await importOriginal<typeof import("../../src/plugins/parts.js")>()),
+  pluginLuaDirs: () => ahead.luaPath,
+}));
+
 const { LuaToolSet, RENDER_TIMEOUT_MS } = await import("../../src/extensions/lua-tool-set.js");
 const { SETTLED_MS } = await import("../../src/extensions/tool-cache.js");
 
@@ -66,10 +80,11 @@ let base: string;
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
-  base = mkdtempSync(join(tmpdir(), "awl-toolset-"));
+  base = tempDir("awl-toolset-");
   cwd = join(base, "proj");
   env = { HOME: join(base, "home") };
   Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, unavailable: {}, release: undefined, closed: 0, quiesced: 0, renders: [], renderOutcome: undefined });
+  Object.assign(ahead, { started: [], loads: [], stops: 0, luaPath: [] });
 });
 afterEach(() => rmSync(base, { recursive: true, force: true }));
 
@@ -340,6 +355,36 @@ describe("LuaToolSet", () => {
     expect(warm.definitions().map((t) => t.name)).toEqual(["say"]);
     await warm.ready();
     expect(fake.loads).toBe(1);
+  });
+
+  it("without a cache that can match, starts the worker's thread before the pool, booted as the pool's, and rewrites the cache whole", async () => {
+    extension("echo.lua");
+    const cachePath = join(base, "cache.json");
+    fake.tools = [tool("echo", "say")];
+    ahead.luaPath = [join(base, "rocks/share/lua/5.4")];
+    const open = () => LuaToolSet.open({ cwd, env, trustProject: true, cachePath, bundledDir: join(base, "none") });
+    const missing = await open();
+    expect(missing.definitions().map((t) => t.name)).toEqual(["say"]);
+    // Its boot is the pool's (the rocks' folder too) and it is sent the pool's very load: the pool's first worker takes it.
+    const pool = fake.options[0]!;
+    expect(ahead.started).toEqual([{ cwd: pool.cwd, env: pool.env, luaPath: ahead.luaPath }]);
+    expect(ahead.loads).toHaveLength(1);
+    expect(ahead.loads[0]!.extensions).toBe(pool.extensions);
+    const whole = readFileSync(cachePath, "utf8");
+    expect(JSON.parse(whole).tools.map((t: { name: string }) => t.name)).toEqual(["say"]);
+    // Cut short, another version's: the same start, and the same cache written again (but for when it was hashed).
+    const hashTimeLeftOut = (text: string) => JSON.parse(text, (key, value) => (key === "hashed_at" ? undefined : value));
+    for (const bad of [whole.slice(0, whole.length >> 1), JSON.stringify({ ...JSON.parse(whole), format: 0 })]) {
+      writeFileSync(cachePath, bad);
+      await open();
+      expect(hashTimeLeftOut(readFileSync(cachePath, "utf8"))).toEqual(hashTimeLeftOut(whole));
+    }
+    expect(ahead.started).toHaveLength(3);
+    expect(ahead.loads).toHaveLength(3);
+    // A cache that matches starts nothing.
+    await open();
+    expect(ahead.started).toHaveLength(3);
+    expect(fake.options).toHaveLength(3);
   });
 
   it("quiesce() waits for a pool still being created, and creates none", async () => {
