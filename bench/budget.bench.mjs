@@ -103,7 +103,7 @@ function place(name) {
   mkdirSync(cwd, { recursive: true });
   for (let i = 0; i < 5; i++) writeFileSync(join(cwd, `file${i}.txt`), `file ${i}\n`);
   writeFileSync(join(home, ".config", "awl", "config.json"), JSON.stringify({ models: { m: { context_window: 1_000_000 } } }));
-  const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), TERM: "xterm-256color", AWL_PROVIDER: "openai", AWL_BASE_URL: base, AWL_API_KEY: "k", AWL_MODEL: "m" };
+  const env = { PATH: process.env.PATH, TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config"), TERM: "xterm-256color", AWL_PROVIDER: "openai", AWL_BASE_URL: base, AWL_API_KEY: "k", AWL_MODEL: "m" };
   return { home, cwd, env };
 }
 

@@ -2,15 +2,18 @@
 // real terminal (tmux, as test/cli/tmux-terminal.ts drives it), prompts typed turn after turn, every permission
 // question answered with a key, slash commands typed, the screen read to know when a turn is over. Not a bench.
 import { execFile } from "node:child_process";
+import { rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { promisify } from "node:util";
 import { awl } from "./support.mjs";
 
 const run = promisify(execFile);
 
-/** A tmux server of its own (its own socket), one window of `columns` x `rows`. */
+/** A tmux server of its own (its own socket, removed by `stop`: tmux leaves it behind), one window of `columns` x `rows`. */
 class Tmux {
-  socket = `awl-bench-${process.pid}-${Math.random().toString(36).slice(2)}`;
-  tmux = (...args) => run("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { maxBuffer: 1 << 24 });
+  socket = join(tmpdir(), `awl-bench-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  tmux = (...args) => run("tmux", ["-S", this.socket, "-f", "/dev/null", ...args], { maxBuffer: 1 << 24 });
   start = (command, columns = 100, rows = 40) => this.tmux("new-session", "-d", "-s", "awl", "-x", String(columns), "-y", String(rows), command);
   /** Literal text, then Enter. */
   async line(text) {
@@ -21,7 +24,10 @@ class Tmux {
   /** The last `lines` lines (history included), wrapped lines joined back. */
   screen = async (lines = 200) => (await this.tmux("capture-pane", "-p", "-J", "-S", `-${lines}`, "-t", "awl")).stdout;
   pid = async () => Number((await this.tmux("display-message", "-p", "-t", "awl", "#{pane_pid}")).stdout.trim());
-  stop = () => this.tmux("kill-server").catch(() => {});
+  stop = async () => {
+    await this.tmux("kill-server").catch(() => {});
+    rmSync(this.socket, { force: true });
+  };
 }
 
 const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,10 +1,10 @@
 // A file that changes while a checkpoint reads it: read again (up to three times), then named and left out; the
 // checkpoint never holds a torn mix of two versions.
 import * as realFs from "node:fs";
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
 
 /** Appends to the file behind each read of these names, as a program writing it at that moment would: this many times each. */
 const busy = new Map<string, number>();
@@ -31,7 +31,7 @@ const { flattenTree } = await import("../../src/checkpoints/tree.js");
 
 describe("a file changing while it is recorded", () => {
   it("is read again until it holds still, and named and left out when it never does", () => {
-    const base = mkdtempSync(join(tmpdir(), "awl-ck-"));
+    const base = tempDir("awl-ck-");
     const root = join(base, "work");
     mkdirSync(root);
     realFs.writeFileSync(join(root, "settles.log"), "one\n");

@@ -3,15 +3,15 @@
 // no object is left half-written, and nothing of it can be used for a restore.
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { hashOf } from "../../src/checkpoints/objects.js";
 import { rewindCode } from "../../src/checkpoints/rewind.js";
 import { CheckpointStore } from "../../src/checkpoints/store.js";
+import { tempDir } from "../support/temp-dir.js";
 
-const base = mkdtempSync(join(tmpdir(), "awl-ck-full-"));
+const base = tempDir("awl-ck-full-");
 const mounted = join(base, "store");
 mkdirSync(mounted);
 let canMount = false;

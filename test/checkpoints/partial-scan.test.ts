@@ -1,16 +1,16 @@
 // A restore's own record of the workspace (`end`) reads again only the folders the restore changed
 // (TakeCheckpoint.changed): it must be what a full scan would record of the restored files, with the same counts.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CheckpointStore } from "../../src/checkpoints/store.js";
 import { rewindCode } from "../../src/checkpoints/rewind.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const SESSION = "20260101-000000-000-abcdef";
 
 function setup(): { root: string; store: CheckpointStore; base: string } {
-  const base = mkdtempSync(join(tmpdir(), "awl-ck-partial-"));
+  const base = tempDir("awl-ck-partial-");
   const root = join(base, "work");
   for (const dir of ["a", "b/deep", "c"]) mkdirSync(join(root, dir), { recursive: true });
   for (const file of ["a/1.txt", "a/2.txt", "b/deep/3.txt", "c/4.txt", "top.txt"]) writeFileSync(join(root, file), `${file}\n`);

@@ -1,7 +1,6 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync, readdirSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CheckpointStore } from "../../src/checkpoints/store.js";
@@ -9,11 +8,12 @@ import { flattenTree } from "../../src/checkpoints/tree.js";
 import { applyJournal, planRestore, readJournal, writeJournal } from "../../src/checkpoints/restore.js";
 import { journalFile, rewindCode } from "../../src/checkpoints/rewind.js";
 import { pruneCheckpoints } from "../../src/checkpoints/prune.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const SESSION = "20260101-000000-000-abcdef";
 
 function setup(): { root: string; store: CheckpointStore } {
-  const base = mkdtempSync(join(tmpdir(), "awl-ck-"));
+  const base = tempDir("awl-ck-");
   const root = join(base, "work");
   mkdirSync(root);
   return { root, store: new CheckpointStore(join(base, "store")) };
@@ -64,7 +64,7 @@ describe("checkpoint store", () => {
   });
 
   it("works in a linked git worktree (`.git` a file): the main repository's info/exclude applies, nothing fails", () => {
-    const base = mkdtempSync(join(tmpdir(), "awl-ck-wt-"));
+    const base = tempDir("awl-ck-wt-");
     const main = join(base, "main");
     const git = (cwd: string, ...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd, stdio: "pipe" });
     mkdirSync(main);

@@ -2,22 +2,22 @@
 // file-system watch named, so each one must equal what a full scan records; and each safety net is tried by a change
 // the watch itself cannot see (an inotify queue overflow, a write through a hard link from outside, a watch that
 // cannot be set up, a change only the periodic full scan finds, a restore over such a change).
-import { chmodSync, closeSync, linkSync, openSync, writeSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, linkSync, openSync, writeSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import * as fsCjs from "node:fs";
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CheckpointStore, type CheckpointRecord } from "../../src/checkpoints/store.js";
 import { rewindCode } from "../../src/checkpoints/rewind.js";
 import { VERIFY_EVERY_MS } from "../../src/checkpoints/scan.js";
 import { FolderWatch } from "../../src/checkpoints/folder-watch.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const SESSION = "20260101-000000-000-abcdef";
 const stores: CheckpointStore[] = [];
 
 function setup(): { base: string; root: string; store: CheckpointStore; take: (extra?: Partial<Parameters<CheckpointStore["take"]>[0]>) => Promise<CheckpointRecord>; full: () => string } {
-  const base = mkdtempSync(join(tmpdir(), "awl-ck-watch-"));
+  const base = tempDir("awl-ck-watch-");
   const root = join(base, "work");
   for (const dir of ["a", "b/deep", "c"]) mkdirSync(join(root, dir), { recursive: true });
   for (const file of ["a/1.txt", "a/2.txt", "b/deep/3.txt", "c/4.txt", "top.txt"]) writeFileSync(join(root, file), `${file}\n`);
@@ -188,7 +188,7 @@ describe("a watched workspace", () => {
 
 describe("the watch's share of the system's watches", () => {
   it("watches no more folders than its cap (half of fs.inotify.max_user_watches): past it, it says so and asks for full scans", () => {
-    const base = mkdtempSync(join(tmpdir(), "awl-ck-cap-"));
+    const base = tempDir("awl-ck-cap-");
     for (const dir of ["a", "b", "c"]) mkdirSync(join(base, dir));
     const watch = new FolderWatch(join(base, "sentinel"), () => false, 8192, 2);
     try {

@@ -3,6 +3,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
+import { tmpdir } from "node:os";
 import { client, ndJsonStream, PROTOCOL_VERSION, type ClientCapabilities, type ClientContext, type SessionNotification, type RequestPermissionResponse, type RequestPermissionRequest, type ReadTextFileRequest, type WriteTextFileRequest } from "@agentclientprotocol/sdk";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { AWL, tempDir } from "./run-awl.js";
@@ -37,7 +38,7 @@ export async function withAcp<T>(
   mkdirSync(options.home, { recursive: true });
   const child = spawn(process.execPath, [AWL, "acp", ...(options.args ?? [])], {
     cwd: options.cwd,
-    env: { PATH: process.env.PATH ?? "", HOME: options.home, XDG_CONFIG_HOME: join(options.home, ".config"), ...options.env },
+    env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), HOME: options.home, XDG_CONFIG_HOME: join(options.home, ".config"), ...options.env },
   });
   let stderr = "";
   child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));

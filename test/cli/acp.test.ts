@@ -1,6 +1,7 @@
 /** `awl acp` driven by the ACP SDK's client side against the replay server: what an editor sees. */
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openaiToolCalls } from "../e2e/support.js";
@@ -200,7 +201,7 @@ describe("awl acp: bad input", () => {
     server.enqueue(unfinishedAnswer(["never", "finished", "answer", "at", "all"]));
     const { spawn } = await import("node:child_process");
     const { AWL } = await import("./run-awl.js");
-    const child = spawn(process.execPath, [AWL, "acp", "--trust-project"], { cwd, env: { PATH: process.env.PATH ?? "", HOME: home, ...env() } });
+    const child = spawn(process.execPath, [AWL, "acp", "--trust-project"], { cwd, env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), HOME: home, ...env() } });
     let stdout = "";
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));

@@ -2,6 +2,7 @@
  * A call denied in print mode ends with the `--allow` rule that would allow it. That hint is the line a user
  * needs: written whole when stderr is a file or a pipe, and never the part cut away on a terminal.
  */
+import { tmpdir } from "node:os";
 import { afterEach, expect, it } from "vitest";
 import { AWL, runAwl, tempDir, writeScript } from "./run-awl.js";
 import { Terminal } from "./tmux-terminal.js";
@@ -31,7 +32,7 @@ it("writes a denied call's block whole when stderr is not a terminal: the header
 it("wraps a denied call's message at words on a terminal, so the --allow hint is all on screen", async () => {
   terminal = new Terminal();
   const script = deniedCallScript();
-  await terminal.start(`env -i PATH=${process.env.PATH} HOME=${tempDir("awl-home-")} TERM=xterm-256color ${process.execPath} ${AWL} -p hi --provider replay --replay ${script}; sleep 60`, 80, 30);
+  await terminal.start(`env -i PATH=${process.env.PATH} TMPDIR=${tmpdir()} HOME=${tempDir("awl-home-")} TERM=xterm-256color ${process.execPath} ${AWL} -p hi --provider replay --replay ${script}; sleep 60`, 80, 30);
   await terminal.waitFor(/^done/m);
   const screen = await terminal.screen();
   const lines = screen.split("\n");

@@ -1,13 +1,13 @@
 // `@path` completion follows every .gitignore as git does: the repository root's, each folder's own below it,
 // `.git/info/exclude`, `!` re-including; outside a repository, the working directory's down.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { completeFileMention } from "../../src/cli/interactive/file-mentions.js";
+import { tempDir } from "../support/temp-dir.js";
 
 function tree(files: Record<string, string>): string {
-  const root = mkdtempSync(join(tmpdir(), "awl-mention-"));
+  const root = tempDir("awl-mention-");
   for (const [path, text] of Object.entries(files)) {
     mkdirSync(join(root, path, ".."), { recursive: true });
     writeFileSync(join(root, path), text);

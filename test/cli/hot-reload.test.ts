@@ -6,6 +6,7 @@
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { AWL, tempDir } from "./run-awl.js";
@@ -49,7 +50,8 @@ async function turn(prompt: string, answer: string): Promise<void> {
 
 describe("hot reload in the interactive mode", () => {
   it("wraps a reload error at words on a narrow terminal, its continuation under the message", async () => {
-    const home = await launchAwl(terminal, server, { extensions: { "x.lua": 'awl.register_tool("x", { type = "object" }, function() return "" end)' }, columns: 60, args: ["--no-std-tools"] });
+    // A short home: the extension's path is one word, which must fit the line.
+    const home = await launchAwl(terminal, server, { home: tempDir("awl-"), extensions: { "x.lua": 'awl.register_tool("x", { type = "object" }, function() return "" end)' }, columns: 60, args: ["--no-std-tools"] });
     await terminal.waitFor(/^>\s*$/m);
     await turn("first", "Answer one."); // the extensions are loaded and watched
     writeFileSync(join(home, ".config", "awl", "extensions", "x.lua"), 'error("this extension is broken on purpose with a long message that wraps")');
@@ -110,7 +112,7 @@ describe("the system prompt in a running session", () => {
     expect(toolNames(0)).toContain("bash");
     expect(system(0)).toContain("\n- bash runs builds, tests, git");
 
-    const off = spawnSync(process.execPath, [AWL, "extensions", "disable", "std.bash"], { cwd, env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, encoding: "utf8" });
+    const off = spawnSync(process.execPath, [AWL, "extensions", "disable", "std.bash"], { cwd, env: { PATH: process.env.PATH, TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, encoding: "utf8" });
     expect(off.stdout).toContain("std.bash: disabled");
     await terminal.waitFor(/std\.bash/);
     await turn("second", "Answer two.");

@@ -229,7 +229,7 @@ describe("the trust question", () => {
     writeFileSync(join(code, ".awl", "extensions", "x.lua"), `awl.register_tool("x", { type = "object" }, function() return "" end)\n`);
     const { command } = awlCommand(tty.server, { extensions: { "run.lua": RUN }, args: ["--no-std-tools"] });
     await tty.terminal.start(`cd ${code} && ${command}; sleep 60`, 60, 30);
-    const screen = await tty.terminal.waitFor(/not now/);
+    const screen = await tty.terminal.waitFor(/not\s+now/); // wrapped where the folder's path puts it
     const joined = screen.replace(/\n\s*/g, " ");
     expect(joined).toContain("code that runs as you.");
     expect(joined).not.toContain("rules that widen");
@@ -242,7 +242,7 @@ describe("the trust question", () => {
     mkdirSync(join(rules, ".awl"), { recursive: true });
     writeFileSync(join(rules, ".awl", "config.json"), JSON.stringify({ permissions: { allow: ["run(ls)"] } }));
     await tty.terminal.start(`cd ${rules} && ${command}; sleep 60`, 60, 30);
-    const second = (await tty.terminal.waitFor(/not now/)).replace(/\n\s*/g, " ");
+    const second = (await tty.terminal.waitFor(/not\s+now/)).replace(/\n\s*/g, " ");
     expect(second).toContain("rules that widen what tools may do.");
     expect(second).not.toContain("code that runs as you");
   });

@@ -2,6 +2,7 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { AWL, tempDir } from "./run-awl.js";
 import { tmuxTest } from "./tmux-terminal.js";
@@ -15,7 +16,7 @@ describe("/plugins", () => {
     mkdirSync(join(src, "dev.awl", "extensions"), { recursive: true });
     writeFileSync(join(src, "plugin.json"), JSON.stringify({ $schema: "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json", name: "kit", version: "1.2.0" }));
     writeFileSync(join(src, "dev.awl", "extensions", "kit.lua"), 'awl.register_tool("kit_echo", { type = "object" }, function() return "x" end)\n');
-    execFileSync(process.execPath, [AWL, "install", "--yes", src], { env: { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config") } });
+    execFileSync(process.execPath, [AWL, "install", "--yes", src], { env: { PATH: process.env.PATH, TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config") } });
     await tty.start({ home, columns: 160, rows: 40 });
     await tty.send("/plugins");
     await tty.terminal.waitFor(/kit 1\.2\.0 {2}on {2}\/.*kit/);

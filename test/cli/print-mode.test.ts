@@ -2,6 +2,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { beforeAll, describe, expect, it } from "vitest";
 import { AWL, expectNoStackTrace, runAwl, tempDir, writeScript } from "./run-awl.js";
 import { STD_TOOLS } from "../std/support.js";
@@ -56,7 +57,7 @@ describe("awl -p (text)", () => {
     const home = tempDir("awl-home-");
     const line = `{ sleep 3; echo 'late line'; } | "${process.execPath}" "${AWL}" -p Summarise: --output-format json --provider replay --replay "${script}"`;
     const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((done) => {
-      const child = spawn("sh", ["-c", line], { env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, cwd: home });
+      const child = spawn("sh", ["-c", line], { env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config") }, cwd: home });
       let stdout = "";
       let stderr = "";
       child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));

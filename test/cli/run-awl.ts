@@ -1,8 +1,11 @@
 /** Runs the built `awl` (dist/cli/main.cjs) in a clean environment: no API keys from the host, a private config home. */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { tempDir } from "../support/temp-dir.js";
+
+export { tempDir };
 
 export const AWL = resolve(import.meta.dirname, "../../dist/cli/main.cjs");
 
@@ -23,18 +26,13 @@ export interface AwlOptions {
   onOutput?: { text: string; then(child: ChildProcess): void };
 }
 
-/** A fresh temporary directory. */
-export function tempDir(prefix = "awl-cli-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
-}
-
 export function runAwl(args: string[], options: AwlOptions = {}): Promise<AwlRun> {
   const home = tempDir("awl-home-");
   if (options.configFile !== undefined) {
     mkdirSync(join(home, ".config", "awl"), { recursive: true });
     writeFileSync(join(home, ".config", "awl", "config.json"), options.configFile);
   }
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...options.env };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...options.env };
   return new Promise((done, failed) => {
     const child = spawn(process.execPath, [AWL, ...args], {
       env,

@@ -9,7 +9,8 @@ import { LineSink } from "../../src/ui/output/sink.js";
 import { showHistory } from "../../src/cli/session-history.js";
 import { LuaToolSet } from "../../src/extensions/lua-tool-set.js";
 import type { Message } from "../../src/model/message.js";
-import { NEW, tempDir, tempStore } from "../session/fixtures.js";
+import { NEW, tempStore } from "../session/fixtures.js";
+import { tempDir } from "../support/temp-dir.js";
 
 /** `count` leaves a marker file when it runs; its render draws the saved state. `broken` has a render that crashes. */
 const COUNT = (marker: string) => `
@@ -39,9 +40,10 @@ awl.register_tool {
 let tools: LuaToolSet;
 let marker: string;
 beforeAll(async () => {
-  const base = tempDir();
+  // Short names: the note of a crashed render (file:line, then the error) is one line cut at the width.
+  const base = tempDir("awl-");
   marker = join(base, "count-ran");
-  const extensions = join(base, "extensions");
+  const extensions = join(base, "ext");
   mkdirSync(extensions);
   writeFileSync(join(extensions, "counter.lua"), COUNT(marker));
   tools = await LuaToolSet.open({ cwd: base, env: { HOME: base }, extensionDirs: [extensions], bundledDir: join(base, "none"), cachePath: false });

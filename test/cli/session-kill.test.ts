@@ -5,6 +5,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { beforeAll, describe, expect, it } from "vitest";
 import { answerUnansweredToolUses } from "../../src/agent/invariant.js";
 import type { Message } from "../../src/model/index.js";
@@ -54,7 +55,7 @@ function run(home: string, scriptPath: string, killAfterMs?: number): Promise<{ 
   return new Promise((resolve, reject) => {
     const args = ["-p", "--output-format", "stream-json", "--provider", "replay", "--replay", scriptPath, "--extensions-dir", extensionsDir, "--allow", "*"];
     const child = spawn(process.execPath, [AWL, ...args, "count please"], {
-      env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
+      env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config") },
       cwd: home,
       stdio: ["ignore", "pipe", "ignore"],
     });

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { openaiAnswer, unfinishedAnswer } from "./openai-answer.js";
@@ -36,7 +37,7 @@ interface Live {
 function startAwl(args: string[]): Live {
   const home = tempDir("awl-home-");
   const child = spawn(process.execPath, [AWL, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...env() },
+    env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config"), ...env() },
     cwd: home,
   });
   const lines: any[] = [];

@@ -1,6 +1,7 @@
 /** Drives the built `awl` in a real terminal (tmux) against a local replay server, for the interactive tests. */
 import { execFile } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach } from "vitest";
@@ -9,9 +10,12 @@ import { AWL, tempDir } from "./run-awl.js";
 
 const run = promisify(execFile);
 
-/** One tmux server per test, on its own socket, so nothing else on the machine is touched. */
+/**
+ * One tmux server per test, on its own socket, so nothing else on the machine is touched. The socket lies in a temp
+ * folder of the test's: tmux leaves it behind when its server ends.
+ */
 export class Terminal {
-  private readonly socket = `awl-test-${process.pid}-${Math.random().toString(36).slice(2)}`;
+  private readonly socket = join(tempDir("awl-tmux-"), "socket");
 
   async start(command: string, columns = 100, rows = 30): Promise<void> {
     await this.tmux("new-session", "-d", "-s", "awl", "-x", String(columns), "-y", String(rows), command);
@@ -81,12 +85,28 @@ export class Terminal {
     }
   }
 
+  /**
+   * Ends the terminal and waits (10 s at most) until what ran in it has exited: awl writes its caches as it exits,
+   * and the test's home is removed next.
+   */
   async stop(): Promise<void> {
+    const pane = await this.tmux("display-message", "-p", "-t", "awl", "#{pane_pid}").then((r) => Number(r.stdout.trim()), () => 0);
     await this.tmux("kill-server").catch(() => {});
+    for (const deadline = Date.now() + 10_000; pane > 0 && Date.now() < deadline && groupRuns(pane); ) await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   private tmux(...args: string[]) {
-    return run("tmux", ["-L", this.socket, "-f", "/dev/null", ...args]);
+    return run("tmux", ["-S", this.socket, "-f", "/dev/null", ...args]);
+  }
+}
+
+/** Whether a process of process group `id` still runs. */
+function groupRuns(id: number): boolean {
+  try {
+    process.kill(-id, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 
@@ -126,7 +146,7 @@ export function awlCommand(server: ReplayServer, options: LaunchOptions = {}): {
     mkdirSync(join(home, ".config", "awl"), { recursive: true });
     writeFileSync(join(home, ".config", "awl", "config.json"), options.configFile);
   }
-  const env = [`PATH=${process.env.PATH}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
+  const env = [`PATH=${process.env.PATH}`, `TMPDIR=${tmpdir()}`, `HOME=${home}`, `XDG_CONFIG_HOME=${join(home, ".config")}`, "TERM=xterm-256color",
     `AWL_BASE_URL=${server.url}/v1`, "AWL_API_KEY=sk-test", "AWL_MODEL=gpt-test", ...(options.extraEnv ?? [])];
   const args = (options.args ?? []).map(shellQuote).join(" ");
   const cd = options.cwd !== undefined ? `cd ${shellQuote(options.cwd)} && ` : "";

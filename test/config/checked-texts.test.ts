@@ -1,16 +1,16 @@
 // Config texts that passed the schema check, remembered so the next start skips the validator (src/config/checked-texts.ts).
 import { createHash } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readConfigFile } from "../../src/config/config-file.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 
 /** A home with a config file holding `text`; the memory lives in its cache folder. */
 function home(text: string): { env: NodeJS.ProcessEnv; file: string; memory: string } {
-  const root = mkdtempSync(join(tmpdir(), "awl-checked-"));
+  const root = tempDir("awl-checked-");
   const file = join(root, "config.json");
   writeFileSync(file, text);
   return { env: { HOME: root }, file, memory: join(root, ".cache", "awl", "config-checked.json") };

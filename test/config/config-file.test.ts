@@ -1,11 +1,11 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { configFilePath, parseConfigText, readConfigFile } from "../../src/config/config-file.js";
 import { jsonErrorOffset, memberPositions, positionOf } from "../../src/config/json-position.js";
 // @ts-expect-error: a script without types
 import { GENERATED_FILE, configValidatorSource } from "../../scripts/generate-config-validator.mjs";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("config file", () => {
   it("lives under XDG_CONFIG_HOME, else ~/.config", async () => {
@@ -14,11 +14,11 @@ describe("config file", () => {
   });
 
   it("is optional", async () => {
-    expect(await readConfigFile(join(mkdtempSync(join(tmpdir(), "awl-cfg-")), "missing.json"))).toEqual({ ok: true, value: undefined });
+    expect(await readConfigFile(join(tempDir("awl-cfg-"), "missing.json"))).toEqual({ ok: true, value: undefined });
   });
 
   it("reads the documented keys and warns about unknown ones, naming file, line and the key meant", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "awl-cfg-"));
+    const dir = tempDir("awl-cfg-");
     mkdirSync(join(dir, "awl"));
     const path = join(dir, "awl", "config.json");
     writeFileSync(path, '{\n  "provider": "anthropic",\n  "model": "m",\n  "max_retries": 2,\n  "modle": "typo",\n  "providers": {"openai": {"api_key": "sk"}}\n}');

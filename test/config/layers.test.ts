@@ -1,13 +1,13 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { chmodSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config/layers.js";
 import { applyConfigEdits, editConfigFile } from "../../src/config/write.js";
+import { tempDir } from "../support/temp-dir.js";
 
 /** A home with a user config file and a project folder with a project config file. */
 function setUp(user?: string, project?: string): { env: NodeJS.ProcessEnv; cwd: string; userFile: string; projectFile: string } {
-  const root = mkdtempSync(join(tmpdir(), "awl-layers-"));
+  const root = tempDir("awl-layers-");
   const env = { HOME: root, XDG_CONFIG_HOME: join(root, "config") };
   const cwd = join(root, "project");
   const userFile = join(root, "config", "awl", "config.json");
@@ -99,7 +99,7 @@ describe("config layers", () => {
 
 describe("editConfigFile", () => {
   it("creates the file and its folder", async () => {
-    const root = mkdtempSync(join(tmpdir(), "awl-write-"));
+    const root = tempDir("awl-write-");
     const path = join(root, "new", "awl", "config.json");
     expect(await editConfigFile(path, [{ key: "providers.openai.model", value: "m" }])).toEqual({ ok: true, value: undefined });
     expect(readFileSync(path, "utf8")).toBe('{\n  "providers": {\n    "openai": {\n      "model": "m"\n    }\n  }\n}\n');
@@ -141,7 +141,7 @@ describe("editConfigFile", () => {
 
   it("replaces a symlinked file's target, keeping the link", async () => {
     const { userFile } = setUp();
-    const dotfiles = mkdtempSync(join(tmpdir(), "awl-dotfiles-"));
+    const dotfiles = tempDir("awl-dotfiles-");
     writeFileSync(join(dotfiles, "awl.json"), '{"model": "m"}');
     symlinkSync(join(dotfiles, "awl.json"), userFile);
     await editConfigFile(userFile, [{ key: "max_steps", value: 2 }]);

@@ -3,11 +3,13 @@
  * project folder, against the local replay server, with wire-shaped scripted responses for each provider.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach } from "vitest";
+import { removeTree } from "../support/remove-tree.js";
+import { tempDir } from "../support/temp-dir.js";
 import { sseData, sseEvents, startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -52,7 +54,7 @@ export interface Sandbox {
 }
 
 export function sandbox(): Sandbox {
-  const root = mkdtempSync(join(tmpdir(), "awl-e2e-"));
+  const root = tempDir("awl-e2e-");
   const cwd = join(root, "project");
   const home = join(root, "home");
   mkdirSync(cwd, { recursive: true });
@@ -70,13 +72,13 @@ export function sandbox(): Sandbox {
     env(extra = {}) {
       const env: NodeJS.ProcessEnv = {};
       for (const key of ["PATH", "LANG", "TZ", "SYSTEMROOT"]) if (process.env[key] !== undefined) env[key] = process.env[key];
-      return { ...env, HOME: home, NO_COLOR: "1", ...extra };
+      return { ...env, TMPDIR: tmpdir(), HOME: home, NO_COLOR: "1", ...extra };
     },
     awl(args, options = {}) {
       return runNode([AWL, ...args], { cwd, env: box.env(options.env), input: options.input ?? "", asNobody: options.asNobody ?? false });
     },
     remove() {
-      rmSync(root, { recursive: true, force: true });
+      removeTree(root);
     },
   };
   return box;

@@ -1,14 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { defaultExtensionRoots } from "../../src/extensions/default-roots.js";
 import { discoverExtensions, type ExtensionRoot } from "../../src/extensions/discover.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let base: string;
 beforeEach(() => {
-  base = mkdtempSync(join(tmpdir(), "awl-discover-"));
+  base = tempDir("awl-discover-");
 });
 afterEach(() => {
   rmSync(base, { recursive: true, force: true });

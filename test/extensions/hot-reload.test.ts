@@ -1,12 +1,12 @@
 // Hot reload through the library's tool set with real Lua workers and a real watcher: a save is picked up at
 // the next refresh (the agent's, before a model call), a broken save keeps the old version, a burst of saves is
 // one reload, an extension writing into its own folder never reloads itself, and reload() reruns discover_tools.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { LuaToolSet } from "../../src/extensions/lua-tool-set.js";
 import { reloadLines, type ReloadReport } from "../../src/extensions/reload-report.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let root: string;
 let cwd: string;
@@ -15,7 +15,7 @@ let env: NodeJS.ProcessEnv;
 const open: LuaToolSet[] = [];
 
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "awl-hot-"));
+  root = tempDir("awl-hot-");
   cwd = join(root, "project");
   dir = join(cwd, ".awl", "extensions");
   mkdirSync(dir, { recursive: true });

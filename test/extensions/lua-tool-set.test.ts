@@ -1,10 +1,10 @@
 // The ToolSet's own logic (discovery → pool → registry, cache head start, result shaping) over a fake pool;
 // the real pool is covered by the end-to-end tests through the built CLI.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LuaCallOptions, LuaPoolOptions, LuaToolRegistration, ToolContextData, ToolOutcome } from "../../src/extensions/lua/types.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const fake = vi.hoisted(() => ({
   loads: 0,
@@ -80,7 +80,7 @@ let base: string;
 let cwd: string;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
-  base = mkdtempSync(join(tmpdir(), "awl-toolset-"));
+  base = tempDir("awl-toolset-");
   cwd = join(base, "proj");
   env = { HOME: join(base, "home") };
   Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, unavailable: {}, release: undefined, closed: 0, quiesced: 0, renders: [], renderOutcome: undefined });

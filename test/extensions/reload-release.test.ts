@@ -1,18 +1,18 @@
 // A reloaded extension's old state is released (issue 30, "No growth"): after reload() swapped an extension's new
 // version in, nothing of awl's keeps the old registration, so a session that reloads every few calls all day does
 // not pile up every version it has seen. A WeakRef to the old registration, then full GCs (exposed for the test).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { afterEach, expect, it } from "vitest";
 import { LuaToolSet } from "../../src/extensions/lua-tool-set.js";
+import { tempDir } from "../support/temp-dir.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
 
-const root = mkdtempSync(join(tmpdir(), "awl-reload-release-"));
+const root = tempDir("awl-reload-release-");
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const tool = (answer: string) => `awl.register_tool { name = "a_tool", description = "Answers ${answer}.", run = function() return "${answer}" end }\n`;

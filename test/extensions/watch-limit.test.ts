@@ -1,11 +1,11 @@
 // The system's limit of file watches reached (inotify's ENOSPC), simulated by a watcher that reports it: a clear
 // message once, and awl goes on: the tools keep working, and /reload (reload()) still picks up a save.
 import { EventEmitter } from "node:events";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { LuaToolSet } from "../../src/extensions/lua-tool-set.js";
+import { tempDir } from "../support/temp-dir.js";
 
 vi.mock("chokidar", () => ({
   watch: () => {
@@ -23,7 +23,7 @@ vi.mock("chokidar", () => ({
 let root: string;
 let dir: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "awl-watch-limit-"));
+  root = tempDir("awl-watch-limit-");
   dir = join(root, "project", ".awl", "extensions");
   mkdirSync(dir, { recursive: true });
 });

@@ -1,19 +1,19 @@
 // The library session API: prompts in, each turn's events out, saved as the CLI saves them, cancel.
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent, createAgentSession, createProvider, LuaToolSet, SessionStore, type TurnEvent } from "../../src/index.js";
 import { openaiAnswer, unfinishedAnswer } from "../cli/openai-answer.js";
 import { openaiToolCalls } from "../e2e/support.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 /** An answer whose first word comes at once and each next one 300 ms later (time to cancel it mid-stream). */
 let server: ReplayServer;
 let dir: string;
 beforeEach(async () => {
   server = await startReplayServer();
-  dir = mkdtempSync(join(tmpdir(), "awl-session-api-"));
+  dir = tempDir("awl-session-api-");
 });
 afterEach(async () => {
   await server.close();

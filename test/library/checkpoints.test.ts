@@ -1,13 +1,13 @@
 // The library reaches checkpoints, rewind and forks without the CLI (SPEC §15: every surface).
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { CheckpointStore, forkSession, rewindCode, SessionStore } from "../../src/index.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("checkpoints from the library", () => {
   it("takes a checkpoint, restores it, and forks the session", () => {
-    const base = mkdtempSync(join(tmpdir(), "awl-lib-ck-"));
+    const base = tempDir("awl-lib-ck-");
     const root = join(base, "work");
     mkdirSync(root);
     const sessions = new SessionStore(join(base, "sessions"));

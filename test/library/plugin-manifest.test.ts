@@ -1,17 +1,17 @@
 // An Agent Plugins manifest is checked against awl's schema of the specification's rules (schema/plugins/):
 // unknown fields are notices with their line, a known field that breaks the schema is fatal.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readPluginPackage } from "../../src/index.js";
 // @ts-expect-error: a script without types
 import { VALIDATORS, validatorSource } from "../../scripts/generate-plugin-validators.mjs";
+import { tempDir } from "../support/temp-dir.js";
 
 const SCHEMA = "https://agent-plugins.org/schemas/1.0.0/plugin.schema.json";
 
 function manifest(value: unknown): string {
-  const root = mkdtempSync(join(tmpdir(), "awl-manifest-"));
+  const root = tempDir("awl-manifest-");
   writeFileSync(join(root, "plugin.json"), JSON.stringify(value, null, 2));
   return root;
 }

@@ -1,13 +1,13 @@
 // The library installs, checks and removes a plugin without the CLI (docs/plugins.md).
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkInstalled, discardInstall, finishInstall, prepareInstall, readLock, readPluginPackage, removeInstalled, summaryLines } from "../../src/index.js";
+import { tempDir } from "../support/temp-dir.js";
 
 describe("plugins from the library", () => {
   it("reads a package, reviews, installs, checks its digest and removes it", async () => {
-    const base = mkdtempSync(join(tmpdir(), "awl-lib-plugin-"));
+    const base = tempDir("awl-lib-plugin-");
     const env = { HOME: base, XDG_DATA_HOME: join(base, "data"), XDG_CACHE_HOME: join(base, "cache"), PATH: process.env.PATH };
     const src = join(base, "kit");
     mkdirSync(join(src, "dev.awl", "extensions"), { recursive: true });

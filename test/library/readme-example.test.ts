@@ -1,11 +1,11 @@
 // The README's "As a library" example, through the built package entry (what `import ... from "awl"` loads).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { openaiText, openaiToolCalls } from "../e2e/support.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { STD_TOOLS } from "../std/support.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const awl = (await import(new URL("../../dist/index.js", import.meta.url).href)) as typeof import("../../src/index.js");
 
@@ -13,7 +13,7 @@ let server: ReplayServer;
 let dir: string;
 beforeEach(async () => {
   server = await startReplayServer();
-  dir = mkdtempSync(join(tmpdir(), "awl-lib-"));
+  dir = tempDir("awl-lib-");
 });
 afterEach(async () => {
   await server.close();

@@ -1,19 +1,19 @@
 // A library session (createAgentSession with a store and checkpoints) offers what the CLI offers: checkpoints taken
 // as its turns run, rewind of the files and the conversation, branches and fork (docs/library.md, docs/checkpoints.md).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { Agent, createAgentSession, createProvider, SessionStore, type ToolSet } from "../../src/index.js";
 import { openaiAnswer } from "../cli/openai-answer.js";
 import { openaiToolCalls } from "../e2e/support.js";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let server: ReplayServer;
 let base: string;
 beforeEach(async () => {
   server = await startReplayServer();
-  base = mkdtempSync(join(tmpdir(), "awl-lib-rewind-"));
+  base = tempDir("awl-lib-rewind-");
 });
 afterEach(async () => {
   await server.close();

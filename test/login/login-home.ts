@@ -1,5 +1,6 @@
 /** A fresh home for a sign-in test: its environment (the fake vendors, no D-Bus, so no keychain) and the sign-in file. */
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { expect } from "vitest";
 import { expectNoStackTrace, runAwl, tempDir, type AwlRun } from "../cli/run-awl.js";
 
@@ -7,7 +8,7 @@ export function loginHome(fakeUrl: string, provider: "copilot" | "chatgpt"): { h
   const home = tempDir();
   return {
     home,
-    env: { PATH: process.env.PATH ?? "", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), AWL_LOGIN_TEST_SERVER: fakeUrl, DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
+    env: { PATH: process.env.PATH ?? "", TMPDIR: tmpdir(), HOME: home, XDG_CONFIG_HOME: join(home, ".config"), AWL_LOGIN_TEST_SERVER: fakeUrl, DBUS_SESSION_BUS_ADDRESS: "unix:path=/nonexistent" },
     file: join(home, ".local", "share", "awl", "logins", `${provider}.json`),
   };
 }

@@ -1,17 +1,17 @@
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PermissionEngine, type PermissionMode } from "../../src/permissions/engine.js";
 import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
 import { loadShellParser } from "../../src/permissions/command-reading.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let root: string;
 let ws: string;
 let home: string;
 beforeAll(async () => {
   await loadShellParser();
-  root = mkdtempSync(join(tmpdir(), "awl-perm-"));
+  root = tempDir("awl-perm-");
   ws = join(root, "ws");
   home = join(root, "home");
   mkdirSync(join(ws, "src"), { recursive: true });

@@ -1,16 +1,15 @@
 // Host rules (`network(api.github.com)`): what reads as a host, what each pattern covers, the engine's decisions for
 // awl.http and a network tool's `url`, and which addresses count as loopback or private (tried with the spellings
 // an attacker would use).
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PermissionEngine, type PermissionMode } from "../../src/permissions/engine.js";
 import { hostMatches, parseHostPattern } from "../../src/permissions/host-rules.js";
 import { parseRule, type RuleAction } from "../../src/permissions/rules.js";
 import { nonPublicKind } from "../../src/web/addresses.js";
+import { tempDir } from "../support/temp-dir.js";
 
-const ws = mkdtempSync(join(tmpdir(), "awl-hosts-"));
+const ws = tempDir("awl-hosts-");
 
 function engine(rules: Partial<Record<RuleAction, string[]>>, mode: PermissionMode = "default"): PermissionEngine {
   const parsed = (Object.entries(rules) as [RuleAction, string[]][]).flatMap(([action, texts]) =>

@@ -2,27 +2,23 @@
 // folder and nothing else, cannot reach a local port, and dies with its call even when it left its process group;
 // a missing bwrap stops awl with a clear message; a config file can turn the sandbox on, and
 // `sandbox_auto_allow` lets sandboxed commands run unasked.
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { callTool, replayedCall, textOf, useSandbox } from "../std/support.js";
 import { openaiText, openaiToolCalls, providerEnv } from "../e2e/support.js";
+import { tempDir } from "../support/temp-dir.js";
 
 const env = useSandbox();
 const servers: Server[] = [];
-const folders: string[] = [];
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((done) => s.close(done))));
-  for (const dir of folders.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A folder outside both the workspace and the temp folder (the test's home lies in the temp folder). */
 function outsideFolder(): string {
-  const dir = mkdtempSync("/var/tmp/awl-outside-");
-  folders.push(dir);
-  return dir;
+  return tempDir("awl-outside-", { parent: "/var/tmp" });
 }
 
 /** A TCP server on a free local port that counts the connections it gets. */
@@ -57,7 +53,7 @@ function processesRunning(argv: readonly string[]): number[] {
 describe("--sandbox", () => {
   it("a command writes the workspace and the temp folder, never a file outside them", async () => {
     const outside = join(outsideFolder(), "outside.txt");
-    const temp = join(tmpdir(), `awl-sandbox-${process.pid}-${Date.now()}.txt`);
+    const temp = join(tempDir("awl-sandbox-"), "temp.txt");
     const command = `echo in > inside.txt && echo tmp > ${temp} && echo ok; echo out > ${outside}`;
     const { outcome } = await callTool(env.box, "bash", { command }, ["--sandbox"]);
     const text = textOf(outcome);

@@ -3,8 +3,7 @@
 // otherwise, and a fuzz test composes the forms at random: each composition bash really runs `rm` for (checked
 // on a sample with bash itself) is denied.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { PermissionEngine, type PermissionMode } from "../../src/permissions/engine.js";
@@ -13,11 +12,12 @@ import { parseCommand } from "../../src/permissions/shell-commands.js";
 import { loadShellParser } from "../../src/permissions/command-reading.js";
 import { prng } from "../support/prng.js";
 import { generateRmCommand, RM_FORMS } from "./shell-forms.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let ws: string;
 beforeAll(async () => {
   await loadShellParser();
-  ws = mkdtempSync(join(tmpdir(), "awl-shell-rules-"));
+  ws = tempDir("awl-shell-rules-");
 });
 
 const bash = { name: "bash", kinds: ["exec"] };

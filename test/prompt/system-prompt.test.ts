@@ -1,16 +1,16 @@
 // The system prompt's pieces without the CLI: deterministic bytes through a day, which instruction files are found
 // (XDG_CONFIG_HOME, CLAUDE.md per folder, outside a repository, a worktree's .git file, the 32 KB cut), and which
 // tool advice is given.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { buildSystemPrompt, findInstructionFiles, MAX_INSTRUCTION_BYTES, systemPromptFor } from "../../src/prompt/index.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let root: string;
 let env: NodeJS.ProcessEnv;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "awl-prompt-"));
+  root = tempDir("awl-prompt-");
   mkdirSync(join(root, "home"));
   env = { HOME: join(root, "home") };
 });

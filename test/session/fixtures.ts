@@ -1,25 +1,11 @@
 /** Shared test data for the session tests: a temporary store and messages holding every block type. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach } from "vitest";
 import type { Message } from "../../src/model/index.js";
 import { SessionStore, type SessionStoreOptions } from "../../src/session/index.js";
-
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh folder, removed after the test. */
-export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "awl-sessions-"));
-  dirs.push(dir);
-  return dir;
-}
+import { tempDir } from "../support/temp-dir.js";
 
 export function tempStore(options: SessionStoreOptions = {}): SessionStore {
-  return new SessionStore(join(tempDir(), "sessions"), options);
+  return new SessionStore(join(tempDir("awl-sessions-"), "sessions"), options);
 }
 
 /** Session `id` as read from `store`; a failed load fails the test. */

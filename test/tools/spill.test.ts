@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { limitResult, pruneSpillDirs, runSpillDir, SPILL_KEEP_DAYS } from "../../src/tools/spill.js";
 import { SecretScrubber } from "../../src/util/secrets.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let dir: string;
 beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "awl-spill-"));
+  dir = tempDir("awl-spill-");
 });
 afterEach(() => {
   rmSync(dir, { recursive: true, force: true });

@@ -1,17 +1,17 @@
 // The pin of a trusted folder's content (src/trust): hooks and settings as items, what counts as a change, and
 // the hooks of a project file left out when they changed since the folder was trusted.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { dropHooks } from "../../src/trust/content.js";
 import { changeList, checkPin, pinFolder } from "../../src/trust/pin.js";
+import { tempDir } from "../support/temp-dir.js";
 
 let root: string;
 let folder: string;
 let userConfig: string;
 beforeEach(() => {
-  root = mkdtempSync(join(tmpdir(), "awl-pin-"));
+  root = tempDir("awl-pin-");
   folder = join(root, "project");
   userConfig = join(root, "config", "config.json");
   mkdirSync(join(folder, ".awl"), { recursive: true });

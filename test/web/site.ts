@@ -3,12 +3,12 @@
  * made for the test and its CA, passed to awl through NODE_EXTRA_CA_CERTS). Nothing leaves the machine.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { Socket } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { tempDir } from "../support/temp-dir.js";
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
 
@@ -62,7 +62,7 @@ export async function startSite(tls?: { key: string; cert: string }): Promise<Si
 
 /** A CA and a certificate for 127.0.0.1 and localhost signed by it (openssl), in a temp folder. */
 export function testCertificates(): { caFile: string; key: string; cert: string } {
-  const dir = mkdtempSync(join(tmpdir(), "awl-tls-"));
+  const dir = tempDir("awl-tls-");
   const run = (args: string[]) => execFileSync("openssl", args, { cwd: dir, stdio: "pipe" });
   run(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=awl test CA"]);
   run(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "site.key", "-out", "site.csr", "-subj", "/CN=127.0.0.1"]);

@@ -1,25 +1,21 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll } from "vitest";
 import { runtimeDir } from "../../../src/extensions/lua/assets.js";
 import { LuaPool, type LuaPoolOptions, type ToolContextData } from "../../../src/extensions/lua/pool.js";
 import type { SlotSettings } from "../../../src/extensions/lua/slot.js";
 import type { ToolOutcome, ToolProgress } from "../../../src/tools/types.js";
+import { tempDir as fileTempDir } from "../../support/temp-dir.js";
 
-const made: string[] = [];
 const pools: LuaPool[] = [];
 
 afterAll(async () => {
   await Promise.all(pools.map((p) => p.close()));
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A temporary directory, removed after the file's tests. */
+/** A temporary directory, removed after the file's tests (once its pools are closed). */
 export function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), "awl-lua-test-"));
-  made.push(dir);
-  return dir;
+  return fileTempDir("awl-lua-test-", { untilFileEnds: true });
 }
 
 /** Writes `files` (relative path → Lua source) into a fresh directory; returns the directory. */

@@ -1,10 +1,10 @@
 // awl.fs.read_text's host side: lines cut at `maxLine` bytes, from the disk (lines spanning its 1 MB read chunks)
 // and from text a host served whole (an editor's buffer over ACP), the same way.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readText, textOfBytes } from "../../../src/extensions/lua/worker/host-text.js";
+import { tempDir } from "../../support/temp-dir.js";
 
 let dir: string | undefined;
 afterEach(() => {
@@ -17,7 +17,7 @@ const text = `short\n${"a".repeat(3 * MB)}\r\nmiddle\n${"b".repeat(MB - 3)}\nend
 
 describe("read_text's maxLine", () => {
   it("cuts each line's text at maxLine bytes, keeping its line ending, from the disk and from a host's text alike", () => {
-    dir = mkdtempSync(join(tmpdir(), "awl-host-text-"));
+    dir = tempDir("awl-host-text-");
     const file = join(dir, "t.txt");
     writeFileSync(file, text);
     const want = `short\n${"a".repeat(10)}\nmiddle\n${"b".repeat(10)}\nend`;

@@ -1,12 +1,12 @@
 // Text a host serves whole (an ACP client's buffer) is cut into lines as the disk reader cuts a file.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect, it } from "vitest";
 import { readText, textOfBytes } from "../../../src/extensions/lua/worker/host-text.js";
+import { tempDir } from "../../support/temp-dir.js";
 
 it("gives the same text and figures as reading the file, whole and by lines", () => {
-  const dir = mkdtempSync(join(tmpdir(), "awl-text-"));
+  const dir = tempDir("awl-text-");
   for (const text of ["", "one\n", "one\ntwo\nthree\n", "one\ntwo\nno newline at the end", "\n\n\n"]) {
     const file = join(dir, "f.txt");
     writeFileSync(file, text);

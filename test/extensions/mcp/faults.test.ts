@@ -1,14 +1,14 @@
 // Servers that misbehave: each gets a clear message, and the others (and the session) keep working.
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { McpToolSet, type McpToolSetOptions } from "../../../src/extensions/mcp/mcp-tool-set.js";
 import type { McpServerConfig } from "../../../src/extensions/mcp/config.js";
 import type { ToolCall, ToolProgress } from "../../../src/tools/types.js";
 import { EVERYTHING, freePort, serverConfig, stdio, waitForPort } from "./servers.js";
+import { tempDir } from "../../support/temp-dir.js";
 
 const ODD = resolve(import.meta.dirname, "../../fixtures/mcp/odd-server.mjs");
 const odd = (name: string, mode: string, extra: Partial<McpServerConfig> = {}): McpServerConfig => serverConfig(name, stdio(process.execPath, [ODD, mode]), extra);
@@ -27,7 +27,7 @@ function alive(pid: number): boolean {
 
 let open: McpToolSet[] = [];
 function start(servers: McpServerConfig[], options: Partial<McpToolSetOptions> = {}): McpToolSet {
-  const set = McpToolSet.start({ servers, env: process.env, spillDir: join(mkdtempSync(join(tmpdir(), "awl-mcp-")), "spill"), ...options });
+  const set = McpToolSet.start({ servers, env: process.env, spillDir: join(tempDir("awl-mcp-"), "spill"), ...options });
   open.push(set);
   return set;
 }
@@ -145,7 +145,7 @@ describe("MCP servers that misbehave", () => {
   }, 60_000);
 
   it("kills a server's process tree at close", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "awl-mcp-tree-"));
+    const dir = tempDir("awl-mcp-tree-");
     const child = join(dir, "child.pid");
     const tools = start([serverConfig("tree", stdio("/bin/sh", ["-c", `sleep 300 & echo $! > ${child}; exec ${process.execPath} ${ODD} normal`]))]);
     await tools.waitForStart(30_000);

@@ -1,8 +1,7 @@
 // Each MCP server's `instructions` (from initialize) follow the system prompt: in server-name order whatever order
 // the servers got ready in, bounded per server and in all, and a server ready after a model call adds its
 // instructions from the next call on.
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { Agent } from "../../../src/agent/agent.js";
@@ -10,6 +9,7 @@ import { McpToolSet, MAX_ALL_INSTRUCTIONS_CHARS, MAX_INSTRUCTIONS_CHARS } from "
 import { Conversation } from "../../../src/model/conversation.js";
 import type { Provider, StreamOptions } from "../../../src/providers/types.js";
 import { serverConfig, stdio } from "./servers.js";
+import { tempDir } from "../../support/temp-dir.js";
 
 const ODD = resolve(import.meta.dirname, "../../fixtures/mcp/odd-server.mjs");
 /** The fake server with these instructions; with `gate`, it answers initialize only once that file exists. */
@@ -22,7 +22,7 @@ afterEach(async () => {
   open = [];
 });
 function start(servers: ReturnType<typeof odd>[]): McpToolSet {
-  const set = McpToolSet.start({ servers, env: process.env, spillDir: join(mkdtempSync(join(tmpdir(), "awl-mcp-")), "spill") });
+  const set = McpToolSet.start({ servers, env: process.env, spillDir: join(tempDir("awl-mcp-"), "spill") });
   open.push(set);
   return set;
 }
@@ -44,7 +44,7 @@ function recordingProvider(): Provider & { systems: (string | undefined)[] } {
 describe("MCP servers' instructions in the system prompt", () => {
   it("come after awl's prompt in server-name order; a server ready after a call adds its own from the next call on", async () => {
     // "zeta" is ready first, "alpha" only after the first call: the prompt still lists alpha first once both are.
-    const gate = join(mkdtempSync(join(tmpdir(), "awl-gate-")), "open");
+    const gate = join(tempDir("awl-gate-"), "open");
     const tools = start([odd("zeta", "Zeta says: use zeta_grow."), odd("alpha", "Alpha says: be careful.", gate)]);
     expect(await tools.waitForStart(30_000, (c) => c.name === "zeta")).toEqual([]);
     const provider = recordingProvider();

@@ -1,18 +1,18 @@
 // The MCP ToolSet against the real reference servers over stdio and Streamable HTTP.
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { McpToolSet } from "../../../src/extensions/mcp/mcp-tool-set.js";
 import type { ToolCall, ToolProgress } from "../../../src/tools/types.js";
 import { EVERYTHING, FILESYSTEM, MEMORY, serverConfig, startEverythingHttp, stdio } from "./servers.js";
+import { tempDir } from "../../support/temp-dir.js";
 
 const signal = new AbortController().signal;
 let n = 0;
 const call = (name: string, input: unknown): ToolCall => ({ id: `call_${++n}`, name, input: JSON.stringify(input) });
 
 describe("MCP servers as a ToolSet", () => {
-  const dir = mkdtempSync(join(tmpdir(), "awl-mcp-"));
+  const dir = tempDir("awl-mcp-");
   const files = join(dir, "files");
   let http: Awaited<ReturnType<typeof startEverythingHttp>>;
   let tools: McpToolSet;

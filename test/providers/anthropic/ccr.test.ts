@@ -5,9 +5,8 @@
  * node_modules with HOME pointed at a temporary folder holding its config.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, connect } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
@@ -16,6 +15,7 @@ import { createAnthropicProvider } from "../../../src/providers/anthropic/provid
 import type { Provider, ToolSpec } from "../../../src/providers/types.js";
 import { recordingReceiver } from "../../support/recording-receiver.js";
 import { sseData, startReplayServer, type ReplayServer } from "../../support/replay-server.js";
+import { tempDir } from "../../support/temp-dir.js";
 
 const CCR_CLI = fileURLToPath(new URL("../../../node_modules/@musistudio/claude-code-router/dist/cli.js", import.meta.url));
 
@@ -27,7 +27,7 @@ let provider: Provider;
 
 beforeAll(async () => {
   upstream = await startReplayServer();
-  home = mkdtempSync(join(tmpdir(), "awl-ccr-"));
+  home = tempDir("awl-ccr-");
   const port = await freePort();
   mkdirSync(join(home, ".claude-code-router"));
   writeFileSync(

@@ -1,11 +1,11 @@
 /** The built `awl -p` with AWL_PROVIDER=anthropic against the replay server: a tool loop with signed, interleaved thinking. */
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runAwl } from "../../cli/run-awl.js";
 import { startReplayServer, type ReplayServer } from "../../support/replay-server.js";
 import { fixture } from "./support.js";
+import { tempDir } from "../../support/temp-dir.js";
 
 let server: ReplayServer;
 beforeAll(async () => {
@@ -15,7 +15,7 @@ afterAll(() => server.close());
 
 /** A real Lua extension offering the tool the recorded model calls. */
 function weatherExtension(): string {
-  const dir = mkdtempSync(join(tmpdir(), "awl-weather-"));
+  const dir = tempDir("awl-weather-");
   writeFileSync(
     join(dir, "weather.lua"),
     `awl.register_tool("get_weather", { type = "object", properties = { location = { type = "string" } } }, function(input) return "18°C, sunny" end)\n`,
