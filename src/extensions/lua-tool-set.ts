@@ -435,6 +435,7 @@ export class LuaToolSet implements ToolSet {
     this.startedAhead = true;
     const { cwd, env, luaPath, textHost } = this.poolOptions;
     return import("./lua/head-start.js").then((ahead) => {
+      if (this.closing) return; // closed meanwhile: no thread starts
       this.ahead = ahead;
       // The pool's boot exactly (its Lua path too), or its first worker would not take this thread.
       const options = { cwd, env, ...(luaPath && { luaPath }), ...(textHost && { textHost }) };
@@ -893,6 +894,9 @@ export class LuaToolSet implements ToolSet {
     await this.watcher?.close();
     const pool = await this.poolReady?.catch(() => undefined);
     await pool?.close();
+    // Closed before its pool was there (a signal during the start): the thread started ahead for it, which no pool
+    // took, is stopped before awl exits (a process that exits while a worker starts can abort inside Node).
+    if (this.startedAhead && !this.pool) await (await import("./lua/head-start.js")).stopLuaThreadsAhead();
     await this.removeEmptySpillDir();
     for (const listener of this.onClosed.splice(0)) listener();
   }

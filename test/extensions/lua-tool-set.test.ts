@@ -387,6 +387,16 @@ describe("LuaToolSet", () => {
     expect(fake.options).toHaveLength(3);
   });
 
+  it("closed while a start is under way (a signal), starts no Lua thread ahead of it", async () => {
+    const warm = await (await warmCache())();
+    ahead.started = []; // the cold start that wrote the cache started one
+    await warm.prewarm(); // headless: a worker starts once a call is likely
+    const prewarming = warm.prewarm("slow"); // the thread's module is still loading...
+    await warm.close(); // ...when awl is stopped
+    await prewarming.catch(() => undefined);
+    expect(ahead.started).toEqual([]);
+  });
+
   it("quiesce() waits for a pool still being created, and creates none", async () => {
     const open = await warmCache();
     const idle = await open();
