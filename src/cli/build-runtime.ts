@@ -45,8 +45,27 @@ export async function buildRuntime(options: RuntimeOptions): Promise<ConfigResul
     if (!result.ok) return result;
     opened = result.value;
   }
-  const [built] = await Promise.all([assemble(options, opened), opened?.ready]);
+  let known = false;
+  void opened?.ready.then(() => (known = true), () => undefined);
+  const building = assemble(options, opened).then((built) => {
+    // Built before the tools are known: the first request's transport loads while they do, not after.
+    if (!known && built.ok) loadTransportAhead(options.settings.provider.baseUrl);
+    return built;
+  });
+  const [built] = await Promise.all([building, opened?.ready]);
   return built;
+}
+
+/** Loads node:http or node:https for the provider's URL now, so that the first request finds it loaded. */
+function loadTransportAhead(baseUrl: string): void {
+  let protocol: string;
+  try {
+    protocol = new URL(baseUrl).protocol;
+  } catch {
+    return; // no URL (a replay): the provider says what is wrong, if anything, when it is used
+  }
+  // A transport that cannot load fails the request, which says so.
+  if (protocol === "http:" || protocol === "https:") void import("../providers/http.js").then((http) => http.transportFor(protocol)).catch(() => undefined);
 }
 
 /** The runtime around tools that exist, known or not yet (buildRuntime). */

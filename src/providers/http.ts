@@ -33,6 +33,11 @@ export type PostOutcome =
   /** `afterHead` tells whether the sink had been given a response head before it failed. */
   | { ok: false; error: ProviderError; afterHead: boolean };
 
+/** node:http or node:https for a URL's scheme (`https:`, `http:`): https pulls in tls, loaded only when an https URL is used. */
+export function transportFor(protocol: string): Promise<typeof import("node:http") | typeof import("node:https")> {
+  return protocol === "https:" ? import("node:https") : import("node:http");
+}
+
 /**
  * Sends `request` and streams the response into the sink `onHead` returns. Never throws, never hangs
  * past the stall timeout, and always settles once.
@@ -47,8 +52,7 @@ export async function postStreaming(request: PostRequest, onHead: (head: Respons
   if (url.protocol !== "http:" && url.protocol !== "https:")
     return { ok: false, afterHead: false, error: providerError("config", `unsupported URL scheme in ${describeUrl(request.url)}: use http:// or https://`) };
   if (request.signal?.aborted) return { ok: false, afterHead: false, error: abortedError() };
-  // https pulls in tls: loaded only when an https URL is used.
-  const transport = url.protocol === "https:" ? await import("node:https") : await import("node:http");
+  const transport = await transportFor(url.protocol);
   const body = Buffer.from(request.body, "utf8");
 
   return new Promise<PostOutcome>((resolve) => {
