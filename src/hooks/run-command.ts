@@ -4,11 +4,13 @@
  * Esc, and as soon as it exits, its whole process group is killed (a daemon it forked goes with it). What it
  * prints is kept up to {@link OUTPUT_CAP_BYTES} per stream; the rest is read and dropped.
  */
-import { spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync } from "node:fs";
 import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
 import { connectRelay, sandboxStdio } from "../extensions/lua/sandbox-stdio.js";
 import { childEnv } from "../util/secrets.js";
+import { childProcess } from "../util/lazy-builtin.js";
+
 
 /** Output kept per stream. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
@@ -44,9 +46,9 @@ export function runHookCommand(command: string, input: string, options: CommandO
   const [file, ...args] = wrapped.argv;
   const { fds } = wrapped;
   return new Promise((done) => {
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcess;
     try {
-      child = spawn(file!, args, { cwd: options.cwd, env: childEnv(options.env, { secrets: options.secrets, withheld: options.withheldEnv ?? [], pass: options.passEnv ?? [] }), detached: true, stdio: ["pipe", "pipe", "pipe", ...sandboxStdio(wrapped)] });
+      child = childProcess().spawn(file!, args, { cwd: options.cwd, env: childEnv(options.env, { secrets: options.secrets, withheld: options.withheldEnv ?? [], pass: options.passEnv ?? [] }), detached: true, stdio: ["pipe", "pipe", "pipe", ...sandboxStdio(wrapped)] });
       connectRelay(wrapped, child);
     } catch (e) {
       done({ code: null, stdout: "", stderr: "", how: "error", detail: (e as Error).message });

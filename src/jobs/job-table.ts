@@ -9,13 +9,15 @@
  * kept in memory for the next read. A job printing without end costs a bounded file and bounded memory; once both
  * are full it waits on its writes until the next read.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { closeSync, existsSync, mkdirSync, openSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
 import { connectRelay, sandboxStdio } from "../extensions/lua/sandbox-stdio.js";
 import { markedEnv, newProcessMark, watchForLeftovers } from "../extensions/lua/process-marks.js";
 import type { SecretScrubber } from "../util/secrets.js";
+import { childProcess } from "../util/lazy-builtin.js";
+
 
 /** Most jobs running at once; another start is refused, saying so. */
 export const MAX_RUNNING_JOBS = 16;
@@ -108,7 +110,7 @@ export class JobTable {
     const env = { ...markedEnv(this.options.env, this.mark, 0), PAGER: "cat", GIT_PAGER: "cat", GIT_TERMINAL_PROMPT: "0", GIT_EDITOR: "true" };
     let child: ChildProcess;
     try {
-      child = spawn(wrapped.argv[0]!, wrapped.argv.slice(1), { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", ...sandboxStdio(wrapped)] });
+      child = childProcess().spawn(wrapped.argv[0]!, wrapped.argv.slice(1), { cwd, env, detached: true, stdio: ["ignore", "pipe", "pipe", ...sandboxStdio(wrapped)] });
       connectRelay(wrapped, child);
     } catch (e) {
       this.end(job, `cannot run ${argv[0]}: ${(e as Error).message}`);

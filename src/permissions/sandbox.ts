@@ -10,12 +10,12 @@
  * dies with awl). awl never runs a program outside the sandbox when the sandbox is on: a missing `bwrap`, or a
  * kernel that refuses its namespaces or its seccomp filter, stops awl at start-up with a message saying so.
  */
-import { spawnSync } from "node:child_process";
 import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import type { Duplex } from "node:stream";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
+import { childProcess } from "../util/lazy-builtin.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
 import type { PermissionSetup } from "./setup.js";
@@ -26,6 +26,7 @@ import { sandboxNetwork, type SandboxNetwork } from "./sandbox-network.js";
 import { sandboxProxy } from "./sandbox-proxy.js";
 import { BRIDGE_SCRIPT, RelayEnd } from "./sandbox-relay.js";
 import { loadShellParser } from "./command-reading.js";
+
 
 /** Folders (and files) in the home folder that hold credentials: hidden inside the sandbox unless opened. */
 const CREDENTIAL_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker", ".kube", ".gnupg", ".azure", ".npmrc", ".pypirc", ".git-credentials", ".config/gh"];
@@ -229,7 +230,7 @@ function probe(sandbox: BwrapSandbox, filtered: boolean): string | undefined {
   const command = sandbox.wrap(["true"], "/", true);
   const argv = filtered ? command.argv : [sandbox.bwrap, ...sandbox.arguments("/"), "--", "true"];
   try {
-    const run = spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe", ...command.fds] });
+    const run = childProcess().spawnSync(argv[0]!, argv.slice(1), { encoding: "utf8", timeout: 10_000, stdio: ["ignore", "ignore", "pipe", ...command.fds] });
     if (!run.error && run.status === 0) return undefined;
     return run.error?.message ?? (run.stderr.trim().split("\n")[0] || `exit code ${run.status}`);
   } finally {

@@ -9,7 +9,7 @@
  * A V8 flag that stops the growth would change V8's flag hash, which every code cache is checked against (the
  * CLI's, the Lua worker's, Node's own for a new thread's built-ins).
  */
-import { createRequire } from "node:module";
+import { lazyBuiltin } from "./lazy-builtin.js";
 
 /** What the young generation may grow to (what start-up and a turn need: V8 starts it at 1 MB and doubles it). */
 const LIMIT = 8 * 2 ** 20;
@@ -43,11 +43,10 @@ async function collect(): Promise<void> {
   }
 }
 
-/** node:v8, loaded at the second turn's end: a one-turn run never loads it (≈ 0.5–0.9 ms of its start, issue 30). */
-let v8: typeof import("node:v8") | undefined;
+/** node:v8, loaded at the second turn's end: a one-turn run never loads it. */
+const v8 = lazyBuiltin<typeof import("node:v8")>("node:v8");
 
 /** The bytes V8's young generation (its "new space") holds now. */
 function youngGenerationSize(): number {
-  v8 ??= createRequire(import.meta.url)("node:v8") as typeof import("node:v8");
-  return v8.getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
+  return v8().getHeapSpaceStatistics().find((space) => space.space_name === "new_space")?.space_size ?? 0;
 }

@@ -69,8 +69,10 @@ it("a text reply with --no-session loads none of the parts it does not run; a ru
   // Nor Node's promise file API, which brings its readline and file watchers (≈ 2 ms): `fs.promises` at the call.
   expect(text.nodeModules.has("node:http")).toBe(true);
   expect(text.nodeModules.has("node:internal/fs/promises")).toBe(false);
-  // Nor node:v8, which only a second turn's end asks (src/util/young-generation.ts).
+  // Nor node:v8, which only a second turn's end asks (src/util/young-generation.ts), nor node:child_process (with
+  // its dgram), which only a spawn needs (src/util/lazy-builtin.ts).
   expect(text.nodeModules.has("node:v8")).toBe(false);
+  expect(text.nodeModules.has("node:child_process")).toBe(false);
   const loaded = Object.keys(UNLOADED).filter((name) => text.defines(name));
   expect(loaded.map((name) => `${name} (${UNLOADED[name as keyof typeof UNLOADED]})`)).toEqual([]);
   // The same probe sees a part once a run needs it.

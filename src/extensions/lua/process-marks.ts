@@ -7,9 +7,10 @@
  * that clears its environment (`env -i`) escapes this; the sandbox's process namespace does not let it
  * (docs/permissions.md, "Processes").
  */
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
+import { childProcess } from "../../util/lazy-builtin.js";
+
 
 /** The variable that marks a program as started by a tool of this awl. */
 export const MARK_VARIABLE = "AWL_TOOL_PROCESS";
@@ -79,7 +80,7 @@ export function watchForLeftovers(): void {
     "done",
   ].join("\n");
   try {
-    const child = spawn("/bin/sh", ["-c", script], { detached: true, stdio: ["pipe", "ignore", "ignore"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", AWL_WATCH_RUN: RUN } });
+    const child = childProcess().spawn("/bin/sh", ["-c", script], { detached: true, stdio: ["pipe", "ignore", "ignore"], env: { PATH: process.env.PATH ?? "/usr/bin:/bin", AWL_WATCH_RUN: RUN } });
     child.on("error", () => {});
     child.stdin!.on("error", () => {});
     child.unref();
