@@ -4,12 +4,11 @@
  */
 import { spawn } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach } from "vitest";
 import { removeTree } from "../support/remove-tree.js";
-import { tempDir } from "../support/temp-dir.js";
+import { machineTempDir, tempDir } from "../support/temp-dir.js";
 import { sseData, sseEvents, startReplayServer, type LoggedRequest, type ReplayServer } from "../support/replay-server.js";
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -53,8 +52,12 @@ export interface Sandbox {
   remove(): void;
 }
 
+/**
+ * Made in the machine's temp folder, which is awl's temp folder too (as /tmp holds a user's work there): the file
+ * names Lua reports stay as short as a user's, and the sandbox's tests see a home inside the writable temp folder.
+ */
 export function sandbox(): Sandbox {
-  const root = tempDir("awl-e2e-");
+  const root = tempDir("awl-e2e-", { parent: machineTempDir() });
   const cwd = join(root, "project");
   const home = join(root, "home");
   mkdirSync(cwd, { recursive: true });
@@ -72,7 +75,7 @@ export function sandbox(): Sandbox {
     env(extra = {}) {
       const env: NodeJS.ProcessEnv = {};
       for (const key of ["PATH", "LANG", "TZ", "SYSTEMROOT"]) if (process.env[key] !== undefined) env[key] = process.env[key];
-      return { ...env, TMPDIR: tmpdir(), HOME: home, NO_COLOR: "1", ...extra };
+      return { ...env, TMPDIR: dirname(root), HOME: home, NO_COLOR: "1", ...extra };
     },
     awl(args, options = {}) {
       return runNode([AWL, ...args], { cwd, env: box.env(options.env), input: options.input ?? "", asNobody: options.asNobody ?? false });

@@ -62,7 +62,7 @@ describe("--sandbox against escapes", () => {
   it("with HOME and the workspace inside the writable temp folder, awl's config and data and .awl/ cannot be planted, neither directly nor by moving a parent away", async () => {
     const { home, cwd } = env.box;
     // The case in point: the temp folder, writable inside the sandbox, holds both.
-    for (const dir of [home, cwd]) expect(realpathSync(dir).startsWith(`${realpathSync(tmpdir())}/`), dir).toBe(true);
+    for (const dir of [home, cwd]) expect(realpathSync(dir).startsWith(`${realpathSync(env.box.env().TMPDIR!)}/`), dir).toBe(true);
     rmSync(join(home, ".config", "awl"), { recursive: true, force: true });
     const config = join(home, ".config", "awl");
     const data = join(home, ".local", "share", "awl");

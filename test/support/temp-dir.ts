@@ -4,8 +4,8 @@
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { onTestFinished, TestRunner } from "vitest";
+import { dirname, join } from "node:path";
+import { inject, onTestFinished, TestRunner } from "vitest";
 import { removeTree } from "./remove-tree.js";
 
 /** Every folder {@link tempDir} made in this test file, for the file's own check (test/support/temp-check.ts). */
@@ -31,6 +31,14 @@ export function tempDir(prefix = "awl-test-", options: TempDirOptions = {}): str
   if (!options.untilFileEnds && TestRunner.getCurrentTest()) onTestFinished(() => removeNowOrLater(dir));
   else fileFolders.push(dir);
   return dir;
+}
+
+/**
+ * The machine's temp folder (the one holding each test file's, test/support/temp-check.ts): for a folder whose
+ * paths must stay as short as a user's (Lua shows a source path of at most 59 bytes, and e2e tests match them).
+ */
+export function machineTempDir(): string {
+  return dirname(inject("tempRoot"));
 }
 
 /** A removal that fails (a process of the test still writing there) is tried again when the file finishes, not failing the test. */
