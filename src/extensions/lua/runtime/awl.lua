@@ -8,6 +8,7 @@ local format, concat, find, sub, match = string.format, table.concat, string.fin
 local type, tostring, select, error, pcall, xpcall, setmetatable, getmetatable, next =
   type, tostring, select, error, pcall, xpcall, setmetatable, getmetatable, next
 local traceback, getinfo = debug.traceback, debug.getinfo
+local names = extras.names -- whole file paths in messages (chunk_names.lua)
 
 local awl = { version = config.api_version }
 _G.awl = awl
@@ -344,7 +345,8 @@ local function crash_report(e)
   else
     message = tostring(e)
   end
-  return { message = message, traceback = traceback(message, 2) }
+  message = names.whole(message)
+  return { message = message, traceback = names.whole(traceback(message, 2)) }
 end
 
 -- Cuts the frames that belong to awl's own dispatcher off a traceback.
@@ -366,6 +368,7 @@ local staged = {} -- name -> a new version loaded beside the one serving, until 
 --- text when the host read it already; `replace`: keep the version serving until commit_extension (a reload).
 local function load_extension(name, file, root, source, replace)
   local env = make_env(name, root)
+  names.remember(file)
   -- The build's bytecode of a bundled extension (no parse: most of a cold load), else the text.
   local compiled = host.read_compiled(file)
   local chunk = compiled and load(compiled, "@" .. file, "b", env)
@@ -376,7 +379,7 @@ local function load_extension(name, file, root, source, replace)
     if sub(src, 1, 1) == "#" then src = "--" .. src end
     local syntax
     chunk, syntax = load(src, "@" .. file, "t", env)
-    if not chunk then return "error", syntax end
+    if not chunk then return "error", names.whole(syntax) end
   end
   local ext = { name = name, file = file, root = root, env = env, tools = {}, order = {}, unload = {}, discover = {}, hooks = 0 }
   loading = ext

@@ -3,8 +3,11 @@
 -- directory of these files; returns the entry points the worker calls.
 local raw, config_json, dir = ...
 
+local names -- chunk_names.lua: whole paths in messages
+
 local function run(name, ...)
   local path = dir .. "/" .. name
+  if names then names.remember(path) end
   -- The build's bytecode of the file (no parse: about half of a cold boot), else the text.
   local compiled = raw.read_compiled(path)
   local chunk = compiled and load(compiled, "@" .. path, "b")
@@ -16,6 +19,8 @@ local function run(name, ...)
   return chunk(...)
 end
 
+names = run("chunk_names.lua")
+names.remember(dir .. "/chunk_names.lua")
 local json = run("json.lua")
 local config = json.decode(config_json)
 -- Every wasm instance starts from the same bytes: seed each state from the host, or all slots share one sequence.
@@ -26,7 +31,9 @@ local host = setmetatable({
   exec = function(spec, stdin) return raw.exec(json.encode(spec), stdin) end,
 }, { __index = raw })
 
-local stdlib = run("stdlib.lua", host)
-local req = run("require.lua", host, config, stdlib.read_chunk)
-local extras = { fs = run("fs.lua", host, json), spawn = run("proc.lua", host, json), http = run("http.lua", host, json) }
+local stdlib = run("stdlib.lua", host, names)
+local req = run("require.lua", host, config, stdlib.read_chunk, names)
+local extras = {
+  fs = run("fs.lua", host, json), spawn = run("proc.lua", host, json), http = run("http.lua", host, json), names = names,
+}
 return run("awl.lua", host, json, req.make_require, config, extras)

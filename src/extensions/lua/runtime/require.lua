@@ -3,7 +3,7 @@
 -- the worker); each extension also gets its own `require` that looks beside the extension first,
 -- with its own cache, so two extensions may each have a `helpers.lua`.
 -- C modules cannot run in WebAssembly: finding one (or a well-known C module's name) is a clear error.
-local host, config, read_chunk = ...
+local host, config, read_chunk, names = ...
 
 local format, gsub, concat = string.format, string.gsub, table.concat
 
@@ -31,6 +31,7 @@ end
 package.searchpath = searchpath
 
 local function load_module(name, file, env)
+  names.remember(file)
   -- The build's bytecode of a bundled module, else the text.
   local compiled = host.read_compiled(file)
   local chunk = compiled and load(compiled, "@" .. file, "b", env or _G)

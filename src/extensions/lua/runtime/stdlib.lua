@@ -3,7 +3,7 @@
 -- touches files or processes is rebuilt here on synchronous host functions (`host.*`, provided by
 -- the worker). Output that would go to the terminal (print, io.write, os.execute's children)
 -- goes to awl's log instead: a handler must never write into awl's own output.
-local host = ...
+local host, names = ...
 
 local sub, find, format, concat = string.sub, string.find, string.format, table.concat
 local type, tostring, tonumber, select, error, setmetatable, getmetatable =
@@ -427,6 +427,7 @@ loadfile = function(filename, mode, env)
   if filename == nil then return nil, "awl: loadfile cannot read standard input" end
   local src, err = read_chunk(filename)
   if not src then return nil, err end
+  names.remember(filename)
   if env ~= nil then return load(src, "@" .. filename, mode or "bt", env) end
   return load(src, "@" .. filename, mode or "bt")
 end
