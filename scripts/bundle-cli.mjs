@@ -31,12 +31,17 @@ const entry = join(cli, "main.js");
 const START_PHASES = [
   // The program: the subcommand table, flags, the main command's first steps, help (`awl --version` alone skips it).
   { name: "program", imports: ["cli/program.js", "cli/chat.js", "cli/help.js"] },
-  // awl opens its tools: the config files, permissions, the Lua extensions' tool set.
-  // Also what the screen shares with a turn (the usage meter, the output sink), so that print mode, which needs them,
-  // does not load the screen's chunk for them.
-  { name: "open", imports: ["config/index.js", "cli/chat-tools.js", "cli/run-permissions.js", "cli/commands/extension-host.js", "cli/run-secrets.js", "usage/meter.js", "ui/output/sink.js"] },
+  // awl reads its settings: the config files, the permissions and the folder's trust. Also what the interactive
+  // screen shares with a turn (the usage meter, the output sink), so that print mode, which needs them, does not
+  // load the screen's chunk for them.
+  { name: "settings", imports: ["config/index.js", "cli/run-permissions.js", "usage/meter.js", "ui/output/sink.js"] },
+  // A trusted folder's pinned content, checked at every start there (print mode too): its own chunk, lazily loaded,
+  // rather than the interactive mode's, which also reaches these modules.
+  { name: "trust", imports: ["trust/pin.js", "trust/content.js", "permissions/save.js"] },
   // The interactive mode's screen: its prompt is drawn before the rest opens (src/cli/interactive/screen.ts).
   { name: "screen", imports: ["cli/interactive/screen.js"] },
+  // awl opens its tools: the Lua extensions' tool set.
+  { name: "open", imports: ["cli/chat-tools.js", "cli/commands/extension-host.js", "cli/run-secrets.js"] },
   // awl builds what a turn needs, while a Lua worker may be starting: the runtime, print mode, permission layer, hooks.
   { name: "turn", imports: ["cli/build-runtime.js", "cli/print-mode.js", "permissions/tool-set.js", "hooks/setup.js", "hooks/hook-tool-set.js"] },
   // A run that saves its conversation (not `--no-session`): the sessions' modules.

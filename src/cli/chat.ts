@@ -52,11 +52,7 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   }
 
   // Loaded only now, so --help and --version stay cheap.
-  const [{ loadSettings }, { openChatTools }, { setupRunPermissions }] = await Promise.all([
-    import("../config/index.js"),
-    import("./chat-tools.js"),
-    import("./run-permissions.js"),
-  ]);
+  const [{ loadSettings }, { setupRunPermissions }] = await Promise.all([import("../config/index.js"), import("./run-permissions.js")]);
   // The permissions first: they read the config files and settle the folder's trust (asked here with a
   // terminal), and a trusted folder's file may set keys an untrusted one may not (docs/config.md).
   const unconfigured = async (error: ConfigError): Promise<number> => (cli.flags.demo ? (await import("./demo.js")).runDemo(cli, error) : fail(cli, error, EXIT.usage));
@@ -77,7 +73,7 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
   const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn, permissions: permissions.value };
-  const tools = await openChatTools(options, { interactive });
+  const tools = await (await import("./chat-tools.js")).openChatTools(options, { interactive });
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
   // The interactive mode's modules import the sessions' (its history, /resume) even with --no-session: they load
   // now, beside the runtime's, rather than one after the other once the runtime is built.

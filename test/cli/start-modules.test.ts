@@ -3,13 +3,13 @@
  * modules; `awl -p` with a text reply only the CommonJS files of awl's bundle and the packages it needs. Neither
  * runs an ES module, so neither starts Node's ES module loader (≈ 12 ms on Node 20: scripts/bundle-cli.mjs).
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { startReplayServer, type ReplayServer } from "../support/replay-server.js";
 import { chunkName, loadReporter } from "./load-report.js";
 import { openaiAnswer } from "./openai-answer.js";
-import { runAwl } from "./run-awl.js";
+import { runAwl, tempDir } from "./run-awl.js";
 
 let server: ReplayServer;
 beforeEach(async () => {
@@ -52,4 +52,20 @@ it("`awl -p` with a text reply runs no ES module: the bundle's CommonJS files an
   expect(own.map(chunkName)).toEqual(expect.arrayContaining(["compile-cache", "program", "open", "turn"]));
   // The interactive mode's screen and its own modules stay out of a print-mode reply.
   for (const interactiveOnly of ["screen", "interactive"]) expect(own.map(chunkName)).not.toContain(interactiveOnly);
+});
+
+it("`awl -p` in a trusted project folder checks its pinned content without loading the interactive mode or the sessions", async () => {
+  const reporter = loadReporter();
+  const project = realpathSync(tempDir("awl-project-"));
+  mkdirSync(join(project, ".awl"), { recursive: true });
+  writeFileSync(join(project, ".awl", "config.json"), JSON.stringify({ max_steps: 7 }));
+  server.enqueue(openaiAnswer("Hello."));
+  const env = { ...reporter.env, AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test" };
+  const run = await runAwl(["-p", "hi", "--no-session"], { env, cwd: project, configFile: JSON.stringify({ trusted_folders: [project] }) });
+  expect(run).toMatchObject({ code: 0, stdout: "Hello.\n" });
+  const chunks = reporter.read().files.map(chunkName);
+  // The trust's own chunk (its content pinned at this first start: the notice says so).
+  expect(chunks).toContain("trust");
+  expect(run.stderr).toMatch(/pinned/);
+  for (const interactiveOnly of ["screen", "interactive", "session"]) expect(chunks).not.toContain(interactiveOnly);
 });

@@ -248,7 +248,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string, open
         return;
       case "suspend":
         editor.leave();
-        // The prompt comes back where the loop waits for it (it does not draw it while awl is suspended).
+        // Drawn again when the loop waits at the prompt (a Ctrl-Z typed before the loop began leaves that to the loop).
         input.suspend(() => {
           if (atPrompt && !closed && !editor.shown) editor.show();
         });
