@@ -214,3 +214,20 @@ awl.register_tool { name = "always", description = "d", parameters = { type = "o
   });
 });
 
+
+describe("an extension in a folder with a long path", () => {
+  // Lua itself names a file by "..." and its last 56 bytes when the path is longer than 59 bytes.
+  const FOLDER = "an-extension-kept-in-a-folder-whose-name-is-rather-long";
+
+  it("names its whole file path in a crash, its traceback and a load error", async () => {
+    const file = box.extension(`${FOLDER}/init.lua`, `awl.register_tool("deep", { type = "object" }, function()\n  local t = nil\n  return t.field\nend)\n`);
+    expect(file.length).toBeGreaterThan(60);
+    const crashed = await box.awl(["tool", "--trust-project", "call", "deep", NO_STD]);
+    expect(crashed.code).toBe(3);
+    expect(crashed.stderr).toContain(`crashed: ${file}:3: attempt to index a nil value (local 't')\nstack traceback:\n\t${file}:3: in function <${file}:1>`);
+
+    writeFileSync(file, "local x = = 1\n");
+    const listed = await box.awl(["extensions", "--trust-project", NO_STD]);
+    expect(listed.stdout).toContain(`    error: ${file}:1: unexpected symbol near '='`);
+  });
+});
