@@ -11,7 +11,6 @@ import { connectRelay, sandboxStdio } from "../extensions/lua/sandbox-stdio.js";
 import { childEnv } from "../util/secrets.js";
 import { childProcess } from "../util/lazy-builtin.js";
 
-
 /** Output kept per stream. */
 export const OUTPUT_CAP_BYTES = 1024 * 1024;
 

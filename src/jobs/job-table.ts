@@ -18,7 +18,6 @@ import { markedEnv, newProcessMark, watchForLeftovers } from "../extensions/lua/
 import type { SecretScrubber } from "../util/secrets.js";
 import { childProcess } from "../util/lazy-builtin.js";
 
-
 /** Most jobs running at once; another start is refused, saying so. */
 export const MAX_RUNNING_JOBS = 16;
 /** A job's output file keeps at most this many bytes. */

@@ -27,7 +27,6 @@ import { sandboxProxy } from "./sandbox-proxy.js";
 import { BRIDGE_SCRIPT, RelayEnd } from "./sandbox-relay.js";
 import { loadShellParser } from "./command-reading.js";
 
-
 /** Folders (and files) in the home folder that hold credentials: hidden inside the sandbox unless opened. */
 const CREDENTIAL_PATHS = [".ssh", ".aws", ".config/gcloud", ".netrc", ".docker", ".kube", ".gnupg", ".azure", ".npmrc", ".pypirc", ".git-credentials", ".config/gh"];
 

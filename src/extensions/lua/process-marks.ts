@@ -11,7 +11,6 @@ import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync } from "node:fs";
 import { childProcess } from "../../util/lazy-builtin.js";
 
-
 /** The variable that marks a program as started by a tool of this awl. */
 export const MARK_VARIABLE = "AWL_TOOL_PROCESS";
 
