@@ -60,7 +60,7 @@ console.log(`| difference (target ≤ +10 ms) | ${(ms(b) - ms(a)).toFixed(1)} |`
 console.log(`| the same, first run (every SKILL.md parsed, cache written) | ${cold.ms.toFixed(1)} |`);
 console.log(`\nRequest bytes: no skills ${a[0].bytes} B; one skill ${single.bytes} B (+${single.bytes - a[0].bytes} B: the skill tool, the listing's header and its line); each further listed skill +${perSkill.toFixed(0)} B (its \`- name: description\` line, JSON-escaped).\n`);
 // In process, less exposed to a busy machine: discovering the 50 + 50 (cache warm) against an empty home.
-const { openExtensionReach } = await import("../dist/cli/extension-reach.js");
+const { openExtensionReach } = await import("../dist/runtime/extension-reach.js");
 const discovery = async (dir) => {
   const times = [];
   for (let i = 0; i < RUNS; i++) {

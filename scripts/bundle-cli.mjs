@@ -34,19 +34,19 @@ const START_PHASES = [
   // awl reads its settings: the config files, the permissions and the folder's trust. Also what the interactive
   // screen shares with a turn (the usage meter, the output sink), so that print mode, which needs them, does not
   // load the screen's chunk for them.
-  { name: "settings", imports: ["config/index.js", "cli/run-permissions.js", "usage/meter.js", "ui/output/sink.js"] },
+  { name: "settings", imports: ["config/index.js", "runtime/run-permissions.js", "usage/meter.js", "ui/output/sink.js"] },
   // The interactive mode's screen: its prompt is drawn before the rest opens (src/cli/interactive/screen.ts).
   { name: "screen", imports: ["cli/interactive/screen.js"] },
   // awl opens its tools: the Lua extensions' tool set.
-  { name: "open", imports: ["cli/chat-tools.js", "cli/commands/extension-host.js", "cli/run-secrets.js"] },
+  { name: "open", imports: ["runtime/chat-tools.js", "runtime/open-lua-tools.js", "runtime/run-secrets.js"] },
   // awl builds what a turn needs, while a Lua worker may be starting: the runtime, print mode, permission layer, hooks.
-  { name: "turn", imports: ["cli/build-runtime.js", "cli/print-mode.js", "permissions/tool-set.js", "hooks/setup.js", "hooks/hook-tool-set.js"] },
+  { name: "turn", imports: ["runtime/build-runtime.js", "cli/print-mode.js", "permissions/tool-set.js", "hooks/setup.js", "hooks/hook-tool-set.js"] },
   // A trusted folder's pinned content, checked at every start there (print mode too): its own chunk, lazily loaded,
   // rather than the interactive mode's, which also reaches these modules (after the phases a reply loads, so that
   // what it shares with them, e.g. the file lock, stays in theirs).
   { name: "trust", imports: ["trust/pin.js", "trust/content.js", "permissions/save.js"] },
   // A run that saves its conversation (not `--no-session`): the sessions' modules.
-  { name: "session", imports: ["cli/session-hook.js"] },
+  { name: "session", imports: ["runtime/session-hook.js"] },
   // The interactive mode's own modules, before its prompt is drawn.
   { name: "interactive", imports: ["cli/interactive/repl.js"] },
 ];

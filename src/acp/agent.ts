@@ -29,15 +29,15 @@ import { loadSettings, type AwlSettings } from "../config/index.js";
 import { newSessionId } from "../session/paths.js";
 import type { MeterSnapshot } from "../usage/meter.js";
 import { awlVersion } from "../version.js";
-import { openChatTools } from "../cli/chat-tools.js";
+import { openChatTools } from "../runtime/chat-tools.js";
 import { clientMcpServers } from "./mcp-servers.js";
 import { describeProviderError } from "../ui/error-text.js";
-import { settingsFlags, type CliOptions } from "../cli/options.js";
-import { buildRuntime } from "../cli/build-runtime.js";
-import type { Runtime } from "../cli/runtime.js";
-import { SessionHook } from "../cli/session-hook.js";
+import { settingsFlags, type CliOptions } from "../runtime/flags.js";
+import { buildRuntime } from "../runtime/build-runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { SessionHook } from "../runtime/session-hook.js";
 import { isPermissionMode, type PermissionMode } from "../permissions/engine.js";
-import { setupRunPermissions } from "../cli/run-permissions.js";
+import { setupRunPermissions } from "../runtime/run-permissions.js";
 import { clientTextHost } from "./client-files.js";
 import { askClient, sessionModes } from "./permission-ask.js";
 import { reviewPlanWithClient } from "./plan-review.js";
@@ -50,7 +50,7 @@ import { REWIND_COMMANDS, rewindCommandReply } from "./rewind-commands.js";
 import { forkParams, listSessions } from "./session-list.js";
 import { forkSession } from "../session/fork.js";
 import { SessionStore } from "../session/store.js";
-import { invokePrompt } from "../cli/prompt-invocation.js";
+import { invokePrompt } from "../runtime/prompt-invocation.js";
 
 export interface AcpAgentOptions {
   cli: CliOptions;
@@ -306,7 +306,7 @@ export class AcpAgent {
   }
 
   private async prompt(live: LiveSession, asked: Parameters<AgentSession["prompt"]>[0], client: AgentContext, signal: AbortSignal): Promise<PromptResponse> {
-    // `/command ARGS`, `/skill-name`, `$skill-name` (prompt-invocation.ts); a `!`…`` of a command asks this client.
+    // `/command ARGS`, `/skill-name`, `$skill-name` (src/runtime/prompt-invocation.ts); a `!`…`` of a command asks this client.
     live.runtime.permissions?.setAsk((request, on) => askClient(client, live.id, request, live.cwd, on));
     const say = (text: string): void => notify(client, live.id, { sessionUpdate: "agent_message_chunk", content: { type: "text", text } });
     // `/rewind`, `/fork`: awl's own (rewind-commands.ts), answered as text; no turn runs.

@@ -1,12 +1,12 @@
 /**
  * The session's commands as ACP advertises them (`available_commands_update`): the Markdown prompt commands,
  * the skills and the extensions' commands, which a client sends back as a prompt `/name ARGS`
- * (prompt-invocation.ts). awl's interactive-only commands (`/help`, `/model`, ...) are not among them.
+ * (src/runtime/prompt-invocation.ts). awl's interactive-only commands (`/help`, `/model`, ...) are not among them.
  */
 import type { AvailableCommand } from "@agentclientprotocol/sdk";
-import type { Runtime } from "../cli/runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
 
-/** Every command a prompt can name, first of a name kept, in the order prompt-invocation.ts looks. */
+/** Every command a prompt can name, first of a name kept, in the order src/runtime/prompt-invocation.ts looks. */
 export async function availableCommands(runtime: Pick<Runtime, "promptCommands" | "skills" | "hosts">): Promise<AvailableCommand[]> {
   const out: AvailableCommand[] = [];
   const add = (command: AvailableCommand): void => {

@@ -8,7 +8,8 @@ import { isatty } from "node:tty";
 import type { ConfigError } from "../config/errors.js";
 import { formatUserMessage } from "../ui/error-text.js";
 import { EXIT } from "./exit-codes.js";
-import { parseCliArgs, settingsFlags, type CliOptions } from "./options.js";
+import { parseCliArgs } from "./options.js";
+import { settingsFlags, type CliOptions } from "../runtime/flags.js";
 import { composePrompt, readPipedStdin } from "./stdin.js";
 import { writeNotice } from "../ui/output/wrap-text.js";
 import type { InteractiveScreen } from "./interactive/screen.js";
@@ -52,7 +53,7 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   }
 
   // Loaded only now, so --help and --version stay cheap.
-  const [{ loadSettings }, { setupRunPermissions }] = await Promise.all([import("../config/index.js"), import("./run-permissions.js")]);
+  const [{ loadSettings }, { setupRunPermissions }] = await Promise.all([import("../config/index.js"), import("../runtime/run-permissions.js")]);
   // The permissions first: they read the config files and settle the folder's trust (asked here with a
   // terminal), and a trusted folder's file may set keys an untrusted one may not (docs/config.md).
   const unconfigured = async (error: ConfigError): Promise<number> => (cli.flags.demo ? (await import("./demo.js")).runDemo(cli, error) : fail(cli, error, EXIT.usage));
@@ -73,12 +74,12 @@ async function chat(cli: CliOptions, interactive: boolean): Promise<number> {
   // The tools before the rest of awl's modules: without a matching registration cache, their Lua worker boots
   // and loads the extensions while those load (the first request waits for the tools).
   const options = { settings: loaded.value.settings, sources: loaded.value.sources, config: loaded.value.config, cli, warn, permissions: permissions.value };
-  const tools = await (await import("./chat-tools.js")).openChatTools(options, { interactive });
+  const tools = await (await import("../runtime/chat-tools.js")).openChatTools(options, { interactive });
   if (!tools.ok) return await fail(cli, tools.error, EXIT.usage);
   // The interactive mode's modules import the sessions' (its history, /resume) even with --no-session: they load
   // now, beside the runtime's, rather than one after the other once the runtime is built.
-  if (interactive) void import("./session-hook.js");
-  const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("./build-runtime.js"), import("./print-mode.js")]);
+  if (interactive) void import("../runtime/session-hook.js");
+  const [{ buildRuntime }, { runPrintMode }] = await Promise.all([import("../runtime/build-runtime.js"), import("./print-mode.js")]);
   // Print mode's text for a terminal is laid out by display width: its measure loads while the runtime is built.
   // (The interactive mode loads it once its prompt is drawn.)
   if (!interactive && cli.outputFormat === "text" && (stdout.isTTY || stderr.isTTY)) void import("../ui/output/width.js").then((w) => w.loadDisplayWidth());

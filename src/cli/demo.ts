@@ -8,9 +8,9 @@ import type { ConfigError } from "../config/errors.js";
 import { formatUserMessage } from "../ui/error-text.js";
 import { EXIT } from "./exit-codes.js";
 import { writeNotice } from "../ui/output/wrap-text.js";
-import { settingsFlags, type CliOptions } from "./options.js";
+import { settingsFlags, type CliOptions } from "../runtime/flags.js";
 import { runPrintMode } from "./print-mode.js";
-import { buildRuntime } from "./build-runtime.js";
+import { buildRuntime } from "../runtime/build-runtime.js";
 
 export const DEMO_SCRIPT = packagePath("examples", "replay", "demo.jsonl");
 /** The example extensions the demo's tool calls use (echo, word_count). */

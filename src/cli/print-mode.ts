@@ -1,10 +1,10 @@
 /** `awl -p`: one turn, rendered as text, json or stream-json, then an exit code (docs/cli.md). */
 import type { TurnReceiver } from "../agent/agent.js";
 import { EXIT, exitCodeFor } from "./exit-codes.js";
-import type { CliOptions, OutputFormat } from "./options.js";
+import type { CliOptions, OutputFormat } from "../runtime/flags.js";
 import { StreamJsonWriter, failureJSON, jsonLine, resultJSON } from "./output/json-output.js";
 import { providerError } from "../providers/errors.js";
-import { invokePrompt, type Invocation } from "./prompt-invocation.js";
+import { invokePrompt, type Invocation } from "../runtime/prompt-invocation.js";
 import { compactionText, retryText, turnEndText } from "../ui/output/notices.js";
 import { LineSink, wantsColor } from "../ui/output/sink.js";
 import type { Writer } from "../ui/output/output-order.js";
@@ -12,7 +12,7 @@ import { TerminalRenderer } from "../ui/output/terminal-renderer.js";
 import { wrapText } from "../ui/output/wrap-text.js";
 import { stripControls } from "../ui/safe-text.js";
 import { runningJobsText } from "../jobs/job-table.js";
-import type { Runtime } from "./runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
 
 export interface PrintIO {
   stdout: Writer;
@@ -47,7 +47,7 @@ export async function runPrintTurn(runtime: Runtime, prompt: string, format: Out
     receiver = { onRetry: (notice) => io.stderr.write(retryText(notice)), onCompaction: (outcome) => io.stderr.write(compactionText(outcome)) };
   }
 
-  // `/command ARGS`, `/skill-name`, `$skill-name` (prompt-invocation.ts): what the prompt becomes.
+  // `/command ARGS`, `/skill-name`, `$skill-name` (src/runtime/prompt-invocation.ts): what the prompt becomes.
   const invoked = await invokePrompt(prompt, runtime, runtime.options.cwd ?? process.cwd(), signal ?? new AbortController().signal);
   if (invoked.kind !== "send") return notSent(invoked, format, io);
   for (const note of invoked.notes) io.stderr.write(`awl: ${note}\n`);

@@ -4,7 +4,7 @@
  */
 import { SUBCOMMANDS } from "./commands.js";
 import { writeNotice } from "../ui/output/wrap-text.js";
-import { drawFinalState, handleTerminationSignals, terminationExitCode } from "./termination.js";
+import { drawFinalState, handleTerminationSignals, terminationExitCode } from "../runtime/termination.js";
 
 function internalError(error: unknown): never {
   drawFinalState();

@@ -8,7 +8,7 @@ import { agentFolders } from "../agents/definitions.js";
 import type { WatchGroup } from "../extensions/watch.js";
 import { commandSources, discoverCommands } from "../prompt-commands/discover-commands.js";
 import { discoverSkills, skillSources } from "../skills/discover-skills.js";
-import type { Runtime } from "./runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
 
 /** What a reload needs of the runtime: the three catalogues it swaps. */
 type Reach = Pick<Runtime, "skills" | "promptCommands" | "hosts">;

@@ -17,9 +17,9 @@ import { timeAgo } from "../ui/output/time-text.js";
 import { loadDisplayWidth } from "../ui/output/width.js";
 import { loadMarkdown } from "../ui/markdown/load.js";
 import { stripControls } from "../ui/safe-text.js";
-import { isUnansweredNote } from "./unanswered-note.js";
-import type { Runtime } from "./runtime.js";
-import { SessionHook } from "./session-hook.js";
+import { isUnansweredNote } from "../runtime/unanswered-note.js";
+import type { Runtime } from "../runtime/runtime.js";
+import { SessionHook } from "../runtime/session-hook.js";
 
 /** Messages shown when a session is resumed; older ones are counted, not drawn. */
 const SHOWN_MESSAGES = 40;

@@ -13,11 +13,11 @@ import { EXIT, exitCodeFor } from "./exit-codes.js";
 import { StreamJsonWriter, jsonLine, resultJSON } from "./output/json-output.js";
 import { turnEndText } from "../ui/output/notices.js";
 import type { Writer } from "../ui/output/output-order.js";
-import type { Runtime } from "./runtime.js";
+import type { Runtime } from "../runtime/runtime.js";
 import { untilSecondInterrupt } from "./print-mode.js";
 import { parseInputLine, readLines } from "./stream-input.js";
 import { untilAborted } from "../util/until-aborted.js";
-import { invokePrompt, mayInvoke } from "./prompt-invocation.js";
+import { invokePrompt, mayInvoke } from "../runtime/prompt-invocation.js";
 import { refreshCompileCachesAtExit } from "./compile-cache.js";
 import type { RewindOutcome } from "../agent-session/branching.js";
 import type { CheckpointRecord } from "../checkpoints/store.js";
@@ -40,7 +40,7 @@ export async function runStreamJsonSession(runtime: Runtime, firstPrompt: string
   let refused = false;
   // Turns print in order: each one's events are written once the turns before it are written.
   let written: Promise<void> = Promise.resolve();
-  // A prompt naming a command or skill is made into what it sends first (prompt-invocation.ts); prompts after it
+  // A prompt naming a command or skill is made into what it sends first (src/runtime/prompt-invocation.ts); prompts after it
   // wait for that, so turns keep their order.
   let preparing = 0;
   let prepared: Promise<void> = Promise.resolve();

@@ -5,7 +5,7 @@
  *
  * Start-up: when the registration cache matches every extension, the tools are known before any Lua runs, and
  * the pool (its module included) starts only when needed: at the first call, or earlier through `prewarm()`, which
- * headless awl calls as soon as the tools are open (src/cli/chat-tools.ts) and the agent as soon as a request
+ * headless awl calls as soon as the tools are open (src/runtime/chat-tools.ts) and the agent as soon as a request
  * offering tools is on its way (src/agent/agent.ts). A reply that needs no tool does not wait for that start at
  * exit: a start whose extensions are owed no on_unload hook is given up (`unload`), even while they load, its
  * worker stopped as soon as that is safe.

@@ -27,7 +27,7 @@ export interface LimitedResult {
 /** A run's spill folders are kept this long (by the time in their name), then removed by a later run. */
 export const SPILL_KEEP_DAYS = 7;
 
-/** A run folder's name: the run's start, `-` for `:` and `.`, its pid, and a kind (`-mcp`, src/cli/mcp-tools.ts). */
+/** A run folder's name: the run's start, `-` for `:` and `.`, its pid, and a kind (`-mcp`, src/runtime/mcp-tools.ts). */
 const RUN_FOLDER = /^(\d{4}-\d\d-\d\d)T(\d\d)-(\d\d)-(\d\d)-(\d{3})Z-(\d+)(?:-[a-z]+)?$/;
 
 /**

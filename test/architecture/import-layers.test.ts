@@ -1,7 +1,8 @@
 // The shape of src/ (SPEC §1), kept by a test: no module imports itself back through others (an import circle;
 // type-only and lazy `import()` count too, as a reader follows them), and each layer imports only downward: the
-// library knows nothing of the terminal program built on it, and the terminal UI (src/ui) nothing of the
-// program's commands and modes (src/cli) or its ACP server (src/acp).
+// library knows nothing of the terminal program built on it; the terminal UI (src/ui) nothing of the program's
+// runtime assembly (src/runtime), commands and modes (src/cli) or ACP server (src/acp); the runtime nothing of the
+// two front ends built on it (the commands and the ACP server), and the ACP server nothing of the commands.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, posix, sep } from "node:path";
 import ts from "typescript";
@@ -90,8 +91,8 @@ function importsBetween(graph: Map<string, string[]>, from: readonly string[], t
     from.includes(folderOf(module)) ? targets.filter((t) => to.includes(folderOf(t))).map((t) => `${module} → ${t}`) : []);
 }
 
-/** The terminal program: its commands and modes, its ACP server, and the terminal UI they draw with. */
-const PROGRAM = ["cli", "acp", "ui"];
+/** The terminal program: its commands and modes, its ACP server, the runtime both assemble, and the terminal UI. */
+const PROGRAM = ["cli", "acp", "runtime", "ui"];
 
 describe("src/ import layers", () => {
   const graph = importGraph(readModules(SRC));
@@ -100,8 +101,16 @@ describe("src/ import layers", () => {
     expect(importCircles(graph).map((circle) => circle.join(" → "))).toEqual([]);
   });
 
-  it("keeps the terminal UI (src/ui) free of the commands and modes (src/cli) and the ACP server (src/acp)", () => {
-    expect(importsBetween(graph, ["ui"], ["cli", "acp"])).toEqual([]);
+  it("keeps the terminal UI (src/ui) free of the runtime (src/runtime), the commands and modes (src/cli) and the ACP server (src/acp)", () => {
+    expect(importsBetween(graph, ["ui"], ["runtime", "cli", "acp"])).toEqual([]);
+  });
+
+  it("keeps the runtime assembly (src/runtime) free of the commands and modes (src/cli) and the ACP server (src/acp)", () => {
+    expect(importsBetween(graph, ["runtime"], ["cli", "acp"])).toEqual([]);
+  });
+
+  it("keeps the ACP server (src/acp) free of the commands and modes (src/cli): it rests on the runtime", () => {
+    expect(importsBetween(graph, ["acp"], ["cli"])).toEqual([]);
   });
 
   it("keeps the library free of the terminal program", () => {

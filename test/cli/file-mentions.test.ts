@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { completeFileMention } from "../../src/cli/interactive/file-mentions.js";
+import { completeFileMention } from "../../src/runtime/file-mentions.js";
 import { tempDir } from "../support/temp-dir.js";
 
 function tree(files: Record<string, string>): string {

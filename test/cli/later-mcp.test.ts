@@ -1,7 +1,7 @@
-// The MCP servers of an interactive run set up once the prompt is drawn (src/cli/later-mcp.ts): nothing is offered
+// The MCP servers of an interactive run set up once the prompt is drawn (src/runtime/later-mcp.ts): nothing is offered
 // before the set-up, every model call waits for it, and exiting before it began sets nothing up.
 import { describe, expect, it } from "vitest";
-import { LaterMcp } from "../../src/cli/later-mcp.js";
+import { LaterMcp } from "../../src/runtime/later-mcp.js";
 import type { McpToolSet } from "../../src/extensions/mcp/mcp-tool-set.js";
 import type { ToolDefinition } from "../../src/tools/types.js";
 

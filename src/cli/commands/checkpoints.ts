@@ -9,7 +9,7 @@ import { formatSize } from "../../checkpoints/scan.js";
 import { CheckpointStore } from "../../checkpoints/store.js";
 import { loadConfig } from "../../config/layers.js";
 import { defaultSessionDir } from "../../session/paths.js";
-import type { CheckpointSettings } from "../checkpoint-hook.js";
+import type { CheckpointSettings } from "../../runtime/checkpoint-hook.js";
 import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
 

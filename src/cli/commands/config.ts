@@ -6,10 +6,11 @@
 import { loadConfig, settingsSources, where, resolveSettings, type LoadedConfig } from "../../config/index.js";
 import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
-import { parseCliArgs, settingsFlags, type FlagValues } from "../options.js";
+import { parseCliArgs } from "../options.js";
+import { settingsFlags, type FlagValues } from "../../runtime/flags.js";
 import { userConfigDir } from "../../config/paths.js";
 import { findInstructionFiles } from "../../prompt/instructions.js";
-import { systemPromptChoice } from "../system-prompt-option.js";
+import { systemPromptChoice } from "../../runtime/system-prompt-option.js";
 import type { ConfigFileValues } from "../../config/config-file.js";
 import type { ProviderSettings } from "../../providers/types.js";
 import { configCredentials, knownSecrets, SecretScrubber } from "../../util/secrets.js";

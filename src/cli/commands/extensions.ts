@@ -8,7 +8,7 @@ import { EXIT } from "../exit-codes.js";
 import type { ExtensionReport, LuaToolSet } from "../../extensions/lua-tool-set.js";
 import type { RegisteredTool } from "../../tools/registry.js";
 import { toolJSON } from "./tools.js";
-import { openMcpForListing } from "../mcp-tools.js";
+import { openMcpForListing } from "../../runtime/mcp-tools.js";
 import { mcpServerJSON, mcpServerText } from "./mcp-report.js";
 import { configError, displayPath, openExtensions, parseCommandArgs, processIO, projectTrust, usageError, type CommandIO } from "./extension-host.js";
 

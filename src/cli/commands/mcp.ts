@@ -10,7 +10,7 @@ import { editConfigFile, editJsonFile } from "../../config/write.js";
 import { approvalOf, rememberApproval } from "../../extensions/mcp/approvals.js";
 import { MCP_JSON, readMcpJson } from "../../extensions/mcp/config.js";
 import { EXIT } from "../exit-codes.js";
-import { openMcpForListing } from "../mcp-tools.js";
+import { openMcpForListing } from "../../runtime/mcp-tools.js";
 import { processIO, usageError, type CommandIO } from "./extension-host.js";
 import { mcpServerJSON, mcpServerText } from "./mcp-report.js";
 

@@ -13,7 +13,8 @@ import { catalogueProviderFor, catalogueProviders, modelRows, type ModelRow } fr
 import { tokensText } from "../../usage/meter.js";
 import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
-import { parseCliArgs, settingsFlags } from "../options.js";
+import { parseCliArgs } from "../options.js";
+import { settingsFlags } from "../../runtime/flags.js";
 
 /** awl's own providers (the replay provider has no models). */
 const AWL_PROVIDERS = PROVIDER_NAMES.filter((name) => name !== "replay");

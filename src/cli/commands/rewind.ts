@@ -9,7 +9,7 @@ import { planRestore, type RestorePlan } from "../../checkpoints/restore.js";
 import { baselineOf, checkpointBefore, rewindCode } from "../../checkpoints/rewind.js";
 import { isPrompt, promptNumber } from "../../checkpoints/prompts.js";
 import { loadConfig } from "../../config/layers.js";
-import type { CheckpointSettings } from "../checkpoint-hook.js";
+import type { CheckpointSettings } from "../../runtime/checkpoint-hook.js";
 import type { ScanLimits } from "../../checkpoints/scan.js";
 import type { Message } from "../../model/message.js";
 import { acquireSessionLock } from "../../session/lock.js";
@@ -19,7 +19,7 @@ import { formatUserMessage } from "../../ui/error-text.js";
 import { EXIT } from "../exit-codes.js";
 import { oneLine } from "../../ui/output/tool-block.js";
 import { changeCountsText, restoreLines } from "../../ui/output/rewind-text.js";
-import { promptText } from "../session-branching.js";
+import { promptText } from "../../runtime/session-branching.js";
 
 export const REWIND_USAGE = `usage: awl rewind [SESSION] [--to N (--code | --conversation | --both)] [--yes] [--overwrite-changed]
 

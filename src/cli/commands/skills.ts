@@ -10,7 +10,7 @@ import type { SkillEntry } from "../../skills/discover-skills.js";
 import { SKILL_LISTING_BUDGET, skillListing } from "../../skills/skill-listing.js";
 import { MAX_SKILL_BODY } from "../../skills/skill-body.js";
 import { EXIT } from "../exit-codes.js";
-import { openExtensionReach } from "../extension-reach.js";
+import { openExtensionReach } from "../../runtime/extension-reach.js";
 import { processIO, usageError } from "./extension-host.js";
 
 export const SKILLS_USAGE = `usage: awl skills [--json] [--trust-project]

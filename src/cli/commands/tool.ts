@@ -13,7 +13,7 @@ import { EXIT } from "../exit-codes.js";
 import { readPipedStdin } from "../stdin.js";
 import type { McpToolDefinition, McpToolSet } from "../../extensions/mcp/mcp-tool-set.js";
 import { compareCodeUnits } from "../../tools/registry.js";
-import { openMcpForListing } from "../mcp-tools.js";
+import { openMcpForListing } from "../../runtime/mcp-tools.js";
 import { mcpProblems } from "./tools.js";
 import { configError, openExtensions, parseCommandArgs, parseTimeoutFlag, processIO, usageError, type CommandIO } from "./extension-host.js";
 

@@ -6,13 +6,13 @@ import { systemPromptWith } from "../../agent/agent.js";
 import { loadConfig } from "../../config/layers.js";
 import { systemPromptFor } from "../../prompt/for-cwd.js";
 import { EXIT } from "../exit-codes.js";
-import { systemPromptChoice } from "../system-prompt-option.js";
+import { systemPromptChoice } from "../../runtime/system-prompt-option.js";
 import type { McpToolDefinition, McpToolSet } from "../../extensions/mcp/mcp-tool-set.js";
 import { compareCodeUnits, type RegisteredTool } from "../../tools/registry.js";
 import type { ToolSpec } from "../../providers/types.js";
 import type { ToolDefinition } from "../../tools/types.js";
 import { toolJSON as wireToolJSON } from "../../providers/openai/request.js";
-import { openMcpForListing } from "../mcp-tools.js";
+import { openMcpForListing } from "../../runtime/mcp-tools.js";
 import { configError, displayPath, openExtensions, parseCommandArgs, processIO, usageError, type CommandIO } from "./extension-host.js";
 
 export const TOOLS_USAGE = `usage: awl tools [--json] [--extensions-dir DIR]... [--approve-mcp-json] [--trust-project]

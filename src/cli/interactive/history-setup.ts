@@ -2,9 +2,9 @@
 import { awlDataDir } from "../../config/paths.js";
 import type { Message } from "../../model/message.js";
 import { SecretScrubber } from "../../util/secrets.js";
-import { runSecrets } from "../run-secrets.js";
-import type { Runtime } from "../runtime.js";
-import { isUnansweredNote } from "../unanswered-note.js";
+import { runSecrets } from "../../runtime/run-secrets.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import { isUnansweredNote } from "../../runtime/unanswered-note.js";
 import { DEFAULT_HISTORY_SIZE, PromptHistory } from "../../ui/editor/prompt-history.js";
 
 /** Shapes of well-known API keys and tokens: redacted from the history even when awl does not know them. */

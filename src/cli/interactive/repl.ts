@@ -17,9 +17,9 @@ import { statusLine, type StatusFacts } from "../../ui/output/status-line.js";
 import { TerminalRenderer } from "../../ui/output/terminal-renderer.js";
 import { loadDisplayWidth } from "../../ui/output/width.js";
 import { loadMarkdown } from "../../ui/markdown/load.js";
-import type { Runtime } from "../runtime.js";
+import type { Runtime } from "../../runtime/runtime.js";
 import { showResumedSession } from "../session-history.js";
-import { drawOnAbruptEnd } from "../termination.js";
+import { drawOnAbruptEnd } from "../../runtime/termination.js";
 import { outputOrder } from "../../ui/output/output-order.js";
 import { wrapText, writeNotice } from "../../ui/output/wrap-text.js";
 import type { KeyEvent } from "../../ui/editor/key-decoder.js";
@@ -30,9 +30,9 @@ import { PlanPrompt } from "../../ui/prompts/plan-prompt.js";
 import { layoutPrompt } from "../../ui/editor/prompt-layout.js";
 import { completeSlashCommand, findSlashCommand, invocableCommands } from "./slash-commands.js";
 import type { SlashContext } from "./slash-command.js";
-import { invokePrompt } from "../prompt-invocation.js";
+import { invokePrompt } from "../../runtime/prompt-invocation.js";
 import type { ContentBlock } from "../../model/blocks.js";
-import { attachMentionedFiles, completeFileMention } from "./file-mentions.js";
+import { attachMentionedFiles, completeFileMention } from "../../runtime/file-mentions.js";
 import { runShellCommand, shellRunText } from "./shell-command.js";
 import { stripControls } from "../../ui/safe-text.js";
 import { Picker, type PickerItem } from "../../ui/prompts/picker.js";
@@ -326,7 +326,7 @@ export async function runInteractive(runtime: Runtime, firstPrompt: string, open
     await sendInvoked([{ type: "text", text: attachments.text }, ...attachments.images]);
   }
 
-  /** Sends `content` as a command or skill makes it (prompt-invocation.ts), after the `!command` runs' output. */
+  /** Sends `content` as a command or skill makes it (src/runtime/prompt-invocation.ts), after the `!command` runs' output. */
   async function sendInvoked(content: ContentBlock[], named?: string): Promise<void> {
     const invoked = await cancellable((signal) => invokePrompt(content, runtime, process.cwd(), signal));
     if (invoked.kind === "printed") return invoked.text === "" ? undefined : print(invoked.text.replace(/\n+$/, ""));

@@ -2,7 +2,7 @@
  * `/rewind` (and Esc Esc on an empty prompt), `/tree` and `/fork` of the interactive mode (docs/checkpoints.md,
  * docs/sessions.md "Branches"): choose a prompt, see what restoring the files would change, restore the files and/or
  * the conversation (a new branch; the prompt comes back into the editor); list the branches and switch between them;
- * copy the branch in use into a new session. The work is the runtime's (session-branching.ts); this is the dialogue.
+ * copy the branch in use into a new session. The work is the runtime's (src/runtime/session-branching.ts); this is the dialogue.
  */
 import type { RewindMode, RewindOutcome } from "../../agent-session/branching.js";
 import { branchPromptLabel, nothingToRestore, restoreLines, rewindPointLabel } from "../../ui/output/rewind-text.js";

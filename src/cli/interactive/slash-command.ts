@@ -1,7 +1,7 @@
 /** What a slash command is (slash-commands.ts keeps the table of them) and what it is given when it runs. */
 import type { LineSink } from "../../ui/output/sink.js";
 import type { PickerItem } from "../../ui/prompts/picker.js";
-import type { Runtime } from "../runtime.js";
+import type { Runtime } from "../../runtime/runtime.js";
 
 export interface SlashContext {
   runtime: Runtime;

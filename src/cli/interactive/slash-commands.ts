@@ -11,7 +11,7 @@ import { clearCommand, exportCommand, newCommand } from "./session-commands.js";
 import { agentsCommand, jobsCommand, toolsCommand } from "./info-commands.js";
 import { permissionCommands } from "./permission-commands.js";
 import { compactionText } from "../../ui/output/notices.js";
-import type { Runtime } from "../runtime.js";
+import type { Runtime } from "../../runtime/runtime.js";
 import { forkCommand, rewindCommand, treeCommand } from "./rewind-commands.js";
 import type { SlashCommand } from "./slash-command.js";
 
@@ -182,11 +182,11 @@ function builtIn(name: string): boolean {
   return SLASH_COMMANDS.some((c) => c.name === name || c.aliases?.includes(name));
 }
 
-/** A command `/help` lists and Tab completes that prompt-invocation.ts runs (not one of {@link SLASH_COMMANDS}). */
+/** A command `/help` lists and Tab completes that src/runtime/prompt-invocation.ts runs (not one of {@link SLASH_COMMANDS}). */
 export type ListedCommand = Pick<SlashCommand, "name" | "args" | "summary" | "aliases">;
 
 /**
- * The commands a prompt can name besides awl's own (prompt-invocation.ts runs them), after the built-in ones: the
+ * The commands a prompt can name besides awl's own (src/runtime/prompt-invocation.ts runs them), after the built-in ones: the
  * Markdown prompt commands (docs/commands.md), the skills (docs/skills.md) and the extensions' commands
  * (`awl.register_command`); a name a built-in has stays the built-in's (`/help` says which were left out).
  */

@@ -43,7 +43,7 @@ export async function openChatTools(
   textHost?: TextHost,
 ): Promise<ConfigResult<OpenedTools>> {
   const [{ openToolsForChat }, { runSecrets }, { networkGate }] = await Promise.all([
-    import("./commands/extension-host.js"),
+    import("./open-lua-tools.js"),
     import("./run-secrets.js"),
     import("../permissions/network-gate.js"),
   ]);

@@ -2,7 +2,7 @@
 import type { AwlSettings, SettingsSources } from "../config/settings.js";
 import type { LoadedConfig } from "../config/layers.js";
 import type { PermissionSetup } from "../permissions/setup.js";
-import type { CliOptions } from "./options.js";
+import type { CliOptions } from "./flags.js";
 
 /** The options every part of a run reads (the tools it opens, the credentials it scrubs, the runtime it builds). */
 export interface RunOptions {

@@ -8,10 +8,10 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, extname, join, relative, resolve } from "node:path";
-import type { ImageBlock } from "../../model/blocks.js";
-import { MAX_PROMPT_IMAGE_BYTES, promptImage } from "../../model/images.js";
-import { ancestorLayers, ignoredBy, withOwnLayer } from "../../util/ignore-layers.js";
-import { makeIgnore } from "../../util/make-ignore.js";
+import type { ImageBlock } from "../model/blocks.js";
+import { MAX_PROMPT_IMAGE_BYTES, promptImage } from "../model/images.js";
+import { ancestorLayers, ignoredBy, withOwnLayer } from "../util/ignore-layers.js";
+import { makeIgnore } from "../util/make-ignore.js";
 
 /** Files bigger than this are not attached (a note says so). */
 export const MAX_ATTACHED_BYTES = 256 * 1024;

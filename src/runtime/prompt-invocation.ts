@@ -11,7 +11,7 @@ import { expandCommand } from "../prompt-commands/expand-command.js";
 import { isRefusal } from "../permissions/tool-set.js";
 import { runSlashCommand } from "../extensions/run-slash-command.js";
 import type { Runtime } from "./runtime.js";
-import { attachMentionedFiles } from "./interactive/file-mentions.js";
+import { attachMentionedFiles } from "./file-mentions.js";
 
 export type Invocation =
   /**

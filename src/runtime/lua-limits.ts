@@ -3,8 +3,8 @@
  * worker count, memory cap per Lua state and the default handler timeout. Each comes from its flag, then
  * its config file key, then awl's default (left to the pool).
  */
-import type { ConfigResult } from "../../config/errors.js";
-import { loadConfig, type LoadedConfig } from "../../config/layers.js";
+import type { ConfigResult } from "../config/errors.js";
+import { loadConfig, type LoadedConfig } from "../config/layers.js";
 
 /** What LuaToolSet.open takes; an absent value means "awl's default". */
 export interface LuaLimits {

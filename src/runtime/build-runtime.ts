@@ -154,7 +154,7 @@ async function assemble(options: RuntimeOptions, opened: OpenedTools | undefined
   if (servers) runtime.hooks.push({ close: () => servers.close() });
 
   // Nothing awl prints holds a credential of the run (a 401 body echoing the key, a tool printing it).
-  (await import("./output/scrub-printed.js")).scrubPrinted((await import("./run-secrets.js")).runSecrets(options));
+  (await import("../ui/output/scrub-printed.js")).scrubPrinted((await import("./run-secrets.js")).runSecrets(options));
   const sessions = await sessionsFor(options, runtime);
   if (!sessions.ok) return sessions;
   if (sessions.value) runtime.hooks.push(sessions.value);

@@ -1,6 +1,7 @@
 /**
- * Where the CLI builds what a turn needs: the provider, the tools, the agent, the conversation, and the
- * per-turn hooks. Every mode (print, interactive) runs turns through `Runtime.runTurn`, so a hook added in
+ * What a turn needs, shared by the `awl` command's modes (src/cli) and `awl acp`'s sessions (src/acp): the provider,
+ * the tools, the agent, the conversation, and the per-turn hooks. Every mode (print, stream-json, interactive, ACP)
+ * runs turns through `Runtime.runTurn`, so a hook added in
  * `buildRuntime` (build-runtime.ts: the `--record` recorder, a session recorder) sees every turn.
  */
 import { Agent, type TurnReceiver, type TurnResult } from "../agent/agent.js";

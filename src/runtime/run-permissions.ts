@@ -7,7 +7,7 @@
 import type { ConfigResult } from "../config/errors.js";
 import { bypassNotice, setupPermissions, type PermissionSetup } from "../permissions/setup.js";
 import { untrustedNotice } from "../permissions/trust.js";
-import type { CliOptions } from "./options.js";
+import type { CliOptions } from "./flags.js";
 
 export interface RunPermissionOptions {
   /** A terminal to ask the folder's trust on. */

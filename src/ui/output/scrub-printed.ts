@@ -1,7 +1,7 @@
 /**
  * Everything awl prints passes through here: stdout and stderr (the text and JSON outputs, `stream-json`, printed
  * errors such as a 401 body that echoes `Bearer sk-...`) and the ACP stream. Each credential the run knows
- * (run-secrets.ts) becomes `[REDACTED]`, as it does on disk. Text streams out in pieces (a model's answer word by
+ * (src/runtime/run-secrets.ts) becomes `[REDACTED]`, as it does on disk. Text streams out in pieces (a model's answer word by
  * word), so the end of a write that could begin a credential waits for the next write (or, at most
  * {@link HOLD_MS}, for nothing more). A last line of defence: the formats have no field for keys, but a model, a
  * tool or a server can still put one into text.

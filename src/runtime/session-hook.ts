@@ -16,7 +16,7 @@ import { SessionRecorder } from "../session/recorder.js";
 import type { LoadedSession } from "../session/reader.js";
 import { SessionStore } from "../session/store.js";
 import { forkSession } from "../session/fork.js";
-import type { FlagValues } from "./options.js";
+import type { FlagValues } from "./flags.js";
 import { runSecrets } from "./run-secrets.js";
 import { onSecretsAnnounced } from "../util/late-secrets.js";
 import type { Runtime, RuntimeOptions, TurnHook } from "./runtime.js";
