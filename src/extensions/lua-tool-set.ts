@@ -441,10 +441,17 @@ export class LuaToolSet implements ToolSet {
     this.workersStart = "call";
   }
 
-  /** head-start.ts, imported once (undefined when it cannot be, or the set is closed: no thread starts). */
+  /**
+   * head-start.ts, imported once (undefined when it cannot be); a thread asked for meanwhile (`startAhead`) starts
+   * as soon as it is there, before anything else that waited for the same chunk (the pool's first worker takes it).
+   */
   private importAhead(): Promise<typeof import("./lua/head-start.js") | undefined> {
     this.importingAhead ??= import("./lua/head-start.js").then(
-      (ahead) => (this.ahead = ahead),
+      (ahead) => {
+        this.ahead = ahead;
+        if (this.startedAhead) this.startThreadAhead(ahead);
+        return ahead;
+      },
       () => undefined, // the pool's own start of a worker then fails too, and says why
     );
     return this.importingAhead;
@@ -457,11 +464,8 @@ export class LuaToolSet implements ToolSet {
   private startAhead(): Promise<void> {
     if (this.startedAhead || this.discovery.extensions.length === 0) return Promise.resolve();
     this.startedAhead = true;
-    if (this.ahead) {
-      this.startThreadAhead(this.ahead);
-      return Promise.resolve();
-    }
-    return this.importAhead().then((ahead) => ahead && this.startThreadAhead(ahead));
+    if (this.ahead) this.startThreadAhead(this.ahead);
+    return this.importAhead().then(() => undefined);
   }
 
   private startThreadAhead(ahead: typeof import("./lua/head-start.js")): void {
