@@ -5,12 +5,11 @@
 // Target: ACP p50 ≤ stream-json p50 + 1 ms.
 import { spawn } from "node:child_process";
 import { createServer } from "node:http";
-import { mkdtempSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import { Readable, Writable } from "node:stream";
 import { client, ndJsonStream, PROTOCOL_VERSION } from "@agentclientprotocol/sdk";
-import { awl, loadText, percentile } from "./support.mjs";
+import { awl, loadText, percentile, tempFolder } from "./support.mjs";
 
 const TURNS = Number(process.env.BENCH_TURNS ?? 200);
 
@@ -32,7 +31,7 @@ const server = createServer((req, res) => {
 });
 server.on("connection", (socket) => socket.setNoDelay(true));
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const home = mkdtempSync(join(tmpdir(), "awl-bench-acp-"));
+const home = tempFolder("awl-bench-acp-");
 const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"),
   AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "bench", AWL_MODEL: "bench" };
 const elapsedMs = () => Number(process.hrtime.bigint() - firstTokenAt) / 1e6;

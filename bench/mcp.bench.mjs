@@ -8,11 +8,10 @@
 //      interactive prompt is drawn (in a pseudo-terminal); target: unchanged within noise.
 // Run: npm run bench -- mcp
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { awl, bin, choice, loadText, mad, median, percentile, repo, RUNS, sse } from "./support.mjs";
+import { awl, bin, choice, loadText, mad, median, percentile, repo, RUNS, sse, tempFolder } from "./support.mjs";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
 
@@ -32,7 +31,7 @@ await sdk.connect(new StdioClientTransport({ command: everything, args: [], stde
 const sdkOwn = new Client({ name: "bench", version: "0" }, { capabilities: {} });
 await sdkOwn.connect(new ProcessTransport({ command: everything, args: [], env: process.env, cwd: repo }));
 const server = { name: "everything", source: "user", file: "bench", disabled: false, fingerprint: "bench", transport: { type: "stdio", command: everything, args: [], env: {}, cwd: repo } };
-const spillDir = mkdtempSync(join(tmpdir(), "awl-bench-spill-"));
+const spillDir = tempFolder("awl-bench-spill-");
 const tools = McpToolSet.start({ servers: [server], env: process.env, spillDir });
 // Over Streamable HTTP both clients talk to the very same server process.
 const httpPort = await new Promise((resolve) => {
@@ -114,7 +113,7 @@ const http = createServer((req, res) => {
 await new Promise((resolve) => http.listen(0, "127.0.0.1", resolve));
 
 function home(servers) {
-  const dir = mkdtempSync(join(tmpdir(), "awl-bench-mcp-"));
+  const dir = tempFolder("awl-bench-mcp-");
   mkdirSync(join(dir, ".config", "awl"), { recursive: true });
   // Both cases have a config file (its reading and check cost the same): only the servers differ.
   writeFileSync(join(dir, ".config", "awl", "config.json"), JSON.stringify(servers ? { mcpServers: servers } : { max_retries: 3 }));
@@ -122,7 +121,7 @@ function home(servers) {
   return dir;
 }
 const none = home(undefined);
-const threeHome = mkdtempSync(join(tmpdir(), "awl-bench-mcp-"));
+const threeHome = tempFolder("awl-bench-mcp-");
 const three = home({
   everything: { command: everything },
   files: { command: join(bin, "mcp-server-filesystem"), args: [threeHome] },

@@ -11,8 +11,7 @@
 //   2. a sandboxed `bash` of `true` (--sandbox, bubblewrap) through the agent's tool path, beside the same call
 //      unsandboxed: the overhead, p50 (reported; no target). Skipped with a line saying so when bwrap is missing.
 // Run: `npm run bench -- permissions`.
-import { mkdirSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
@@ -21,9 +20,9 @@ import { parseRule } from "../dist/permissions/rules.js";
 import { compoundCommands } from "../dist/permissions/shell-compound.js";
 import { loadShellParser } from "../dist/permissions/command-reading.js";
 import { parseShell } from "../dist/permissions/shell-parser.js";
-import { loadText, median as medianOf, repo } from "./support.mjs";
+import { loadText, median as medianOf, repo, tempFolder } from "./support.mjs";
 
-const root = mkdtempSync(join(tmpdir(), "awl-bench-perm-"));
+const root = tempFolder("awl-bench-perm-");
 const ws = join(root, "ws");
 mkdirSync(join(ws, "src", "deep"), { recursive: true });
 const home = join(root, "home");

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { summarizeProfile } from "./profile-summary.mjs";
-import { awl, loadText, median } from "./support.mjs";
+import { awl, loadText, median, tempFolder } from "./support.mjs";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 
@@ -25,12 +25,12 @@ const server = createServer((req, res) => {
   });
 });
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-const home = mkdtempSync(join(tmpdir(), "awl-bench-"));
+const home = tempFolder("awl-bench-");
 const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"),
   AWL_BASE_URL: `http://127.0.0.1:${server.address().port}/v1`, AWL_API_KEY: "bench", AWL_MODEL: "bench" };
 
 // A user config file and a project one (docs/config.md), as a configured user has them: both are read and checked.
-const configured = mkdtempSync(join(tmpdir(), "awl-bench-configured-"));
+const configured = tempFolder("awl-bench-configured-");
 mkdirSync(join(configured, ".config", "awl"), { recursive: true });
 mkdirSync(join(configured, "project", ".awl"), { recursive: true });
 writeFileSync(join(configured, ".config", "awl", "config.json"),

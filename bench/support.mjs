@@ -2,7 +2,8 @@
 // replies of a local OpenAI-compatible server, and timing a child process. Not a bench itself (bench/run.mjs runs
 // the *.bench.mjs files only).
 import { spawn, spawnSync } from "node:child_process";
-import { loadavg } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -13,6 +14,20 @@ export const awl = join(repo, "dist/cli/main.cjs");
 export const bin = join(repo, "node_modules/.bin");
 /** Runs of each whole-process measure: `BENCH_RUNS`, default 10. */
 export const RUNS = Number(process.env.BENCH_RUNS ?? 10);
+
+/** The folders {@link tempFolder} made: removed when the bench's process exits. */
+const tempFolders = [];
+
+/**
+ * A fresh folder in the temp folder (a home, a workspace, a spill folder), removed with all that awl wrote there when
+ * the bench exits, whatever way it ends but a signal: a bench leaves nothing behind, as a test does not
+ * (test/support/temp-dir.ts).
+ */
+export function tempFolder(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (tempFolders.push(dir) === 1) process.on("exit", () => tempFolders.forEach((d) => rmSync(d, { recursive: true, force: true, maxRetries: 5 })));
+  return dir;
+}
 
 /** The median (the mean of the middle two for an even count). */
 export function median(values) {

@@ -9,10 +9,10 @@
 //      bytes (the baseline; target ≤ 3×).
 // bench/tui.bench.mjs measures the Markdown renderer alone (in-process); this one measures awl as a user runs it.
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
-import { awl, loadText, markdownAnswer, median, percentile, RUNS, tokens } from "./support.mjs";
+import { awl, loadText, markdownAnswer, median, percentile, RUNS, tempFolder, tokens } from "./support.mjs";
 
 // Python's pty: waits for awl's prompt, types probe keys (`idle` of them), sends the prompt, types probe keys
 // until the turn ends (`probe`), and prints {idle, busy: latencies in ms, bytes: written from the prompt's Enter
@@ -62,7 +62,7 @@ os.kill(pid, signal.SIGKILL); os.waitpid(pid, 0)
 print(json.dumps(out))
 `;
 
-const home = mkdtempSync(join(tmpdir(), "awl-bench-tui-busy-"));
+const home = tempFolder("awl-bench-tui-busy-");
 const project = join(home, "project");
 mkdirSync(project);
 const env = { PATH: process.env.PATH, HOME: home, XDG_CONFIG_HOME: join(home, ".config"), TERM: "xterm-256color" };

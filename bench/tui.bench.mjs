@@ -6,18 +6,18 @@
 //      the answer frame by frame; p50/p99 (target p99 ≤ 16 ms);
 //   3. bytes written to the terminal for a 2 000-token streamed Markdown answer, beside the answer's own bytes
 //      (target ≤ 3×).
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { awl, loadText, markdownAnswer as answer, median, percentile, PROMPT, ptyTime, RUNS, tokens } from "./support.mjs";
+import { awl, loadText, markdownAnswer as answer, median, percentile, PROMPT, ptyTime, RUNS, tempFolder, tokens } from "./support.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "..", "dist");
 
 
 // --- 1. start to prompt ---------------------------------------------------------------------------------
-const home = mkdtempSync(join(tmpdir(), "awl-bench-tui-"));
+const home = tempFolder("awl-bench-tui-");
 const extensions = join(home, ".config", "awl", "extensions");
 mkdirSync(extensions, { recursive: true });
 for (let i = 0; i < 20; i++) {

@@ -5,7 +5,7 @@
 // with MCP_CONFORMANCE_SCENARIO set. This connects as awl does (Streamable HTTP, SSE fallback), lists the
 // tools, calls each one the scenario offers with the arguments it expects, prints each result, and exits.
 // docs/mcp.md ("Conformance") has the command and the latest result.
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { McpToolSet } from "../dist/extensions/mcp/mcp-tool-set.js";
@@ -18,10 +18,13 @@ if (!url) {
 /** Arguments for the tools the suite's scenarios offer. */
 const ARGUMENTS = { add_numbers: { a: 2, b: 3 } };
 
+// Where long results would spill: removed when the client exits, so a suite's runs leave nothing in the temp folder.
+const spillDir = mkdtempSync(join(tmpdir(), "awl-conformance-"));
+process.on("exit", () => rmSync(spillDir, { recursive: true, force: true }));
 const tools = McpToolSet.start({
   servers: [{ name: "conformance", source: "user", file: "conformance", disabled: false, fingerprint: "conformance", transport: { type: "http", url, headers: {} } }],
   env: process.env,
-  spillDir: mkdtempSync(join(tmpdir(), "awl-conformance-")),
+  spillDir,
 });
 await tools.waitForStart(20_000);
 await tools.refresh();

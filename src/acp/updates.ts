@@ -1,7 +1,8 @@
 /**
  * A turn's events as ACP `session/update`s: text and thinking as message and thought chunks; each tool call as a
  * `tool_call` once the model has sent it whole (kind, title, locations, input), then `tool_call_update`s as it
- * runs (in progress, a new title) and ends (completed or failed, the text the model got, a diff for an edit).
+ * runs (in progress, a new title) and ends (completed or failed, the text the model got, a diff for an edit); a
+ * search the provider ran itself as one `tool_call` that has ended.
  */
 import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
 import type { TurnEvent } from "../agent-session/events.js";
@@ -42,6 +43,13 @@ export class TurnUpdates {
         return;
       case "tool_end":
         return this.finish(event.call, event.outcome, event.result);
+      case "server_tool": {
+        // The provider's own web search: a call that had ended when awl heard of it (its pages went to the model).
+        const { id, name, input, error } = event.use;
+        const { title } = describeCall({ name, input: JSON.stringify(input) }, undefined, this.cwd);
+        const content: ToolCallContent[] = error === undefined ? [] : [{ type: "content", content: { type: "text", text: error } }];
+        return this.send({ sessionUpdate: "tool_call", toolCallId: id, title, kind: "search", status: error === undefined ? "completed" : "failed", rawInput: input, content });
+      }
       default:
         return;
     }

@@ -8,7 +8,7 @@ import type { TurnReceiver, TurnResult } from "../agent/agent.js";
 import type { ContentBlock, ContentBlockType, ToolResultBlock } from "../model/blocks.js";
 import type { Message, Role } from "../model/message.js";
 import type { ProviderError } from "../providers/errors.js";
-import type { BlockMeta, RetryNotice } from "../providers/types.js";
+import type { BlockMeta, RetryNotice, ServerToolUse } from "../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../tools/types.js";
 import type { MeterSnapshot } from "../usage/meter.js";
 
@@ -25,6 +25,8 @@ export type TurnEvent =
   /** A fragment of a tool call's input JSON. */
   | { type: "tool_input_delta"; index: number; json: string }
   | { type: "block_complete"; index: number; block: ContentBlock }
+  /** The provider ran one of its own tools (its web search) here, between the blocks before and after. */
+  | { type: "server_tool"; use: ServerToolUse }
   | { type: "message_complete"; message: Message }
   /** The call is retried: what streamed since the last `message_start` is void. */
   | { type: "retry"; notice: RetryNotice }
@@ -58,6 +60,7 @@ export function eventReceiver(emit: (event: TurnEvent) => void): TurnReceiver {
       else emit({ type: "text_delta", index, text: delta });
     },
     onBlockComplete: (index, block) => emit({ type: "block_complete", index, block }),
+    onServerTool: (use) => emit({ type: "server_tool", use }),
     onMessageComplete: (message) => emit({ type: "message_complete", message }),
     onRetry: (notice) => emit({ type: "retry", notice }),
     onError: (error) => emit({ type: "error", error }),
@@ -83,6 +86,8 @@ export function replayEvent(event: TurnEvent, receiver: TurnReceiver): void {
       return receiver.onContentDelta?.(event.index, event.json);
     case "block_complete":
       return receiver.onBlockComplete?.(event.index, event.block);
+    case "server_tool":
+      return receiver.onServerTool?.(event.use);
     case "message_complete":
       return receiver.onMessageComplete?.(event.message);
     case "retry":

@@ -233,6 +233,7 @@ export class Agent {
       onBlockComplete: (index, block) => receiver.onBlockComplete?.(index, block),
       onMessageComplete: (message) => receiver.onMessageComplete?.(message),
       onError: (error) => receiver.onError?.(error),
+      onServerTool: (use) => receiver.onServerTool?.(use),
       onRetry: (notice) => {
         if (notice.error.usage) turn.usage = addUsage(turn.usage, notice.error.usage);
         receiver.onRetry?.(notice);

@@ -941,7 +941,9 @@ export class LuaToolSet implements ToolSet {
 
   /** This run's own spill folder goes when nothing was spilled into it (no empty folder left per run). */
   private async removeEmptySpillDir(): Promise<void> {
-    if (this.ownSpillRoot !== undefined && this.spillReady) await fsp.rmdir(this.context.spill_dir).catch(() => undefined);
+    if (this.ownSpillRoot === undefined || !this.spillReady) return;
+    await this.spillReady; // still being made when a call was answered without it (an unknown tool)
+    await fsp.rmdir(this.context.spill_dir).catch(() => undefined);
   }
 
   /**

@@ -9,6 +9,21 @@ export interface BlockMeta {
   tool_name: string;
 }
 
+/**
+ * A tool the provider ran on its own side (its web search), reported once its outcome is known, between the blocks
+ * it came between. It is not part of the conversation: the model's text before and after it are separate blocks.
+ */
+export interface ServerToolUse {
+  /** The provider's id of the call (`srvtoolu_…`, `ws_…`). */
+  id: string;
+  /** The provider's name for the tool (`web_search`). */
+  name: string;
+  /** What it was asked, as the provider sent it (`{query}` for a search). */
+  input: Record<string, unknown>;
+  /** Why it failed (the provider's error code or status), when it did. */
+  error?: string;
+}
+
 /** A retry about to happen: everything streamed since the last `onMessageStart` is void. */
 export interface RetryNotice {
   error: ProviderError;
@@ -22,7 +37,8 @@ export interface RetryNotice {
  * The seed's Receiver contract (SPEC §3). For every provider, one message streams as:
  * `onMessageStart`, then per block `onBlockStart`, `onContentDelta`*, `onBlockComplete`; then `onMessageComplete`.
  * On failure `onError` is the last call. Before a retry `onRetry` is called, and the next attempt starts again
- * with `onMessageStart`. Block indices count from 0 within a message.
+ * with `onMessageStart`. Block indices count from 0 within a message. A tool the provider runs itself is reported
+ * with `onServerTool` between the blocks it came between.
  * All methods are optional.
  */
 export interface Receiver {
@@ -34,6 +50,8 @@ export interface Receiver {
   onMessageComplete?(message: Message): void;
   onError?(error: ProviderError): void;
   onRetry?(notice: RetryNotice): void;
+  /** The provider ran one of its own tools (a web search) at this point of the message. */
+  onServerTool?(use: ServerToolUse): void;
 }
 
 /** A tool as offered to a provider. `schema` is the JSON Schema as exact, deterministic JSON text (sent verbatim). */

@@ -167,6 +167,27 @@ describe("awl acp", () => {
     expect(readFileSync(join(cwd, "notes.txt"), "utf8")).toBe("changed since\n");
   });
 
+  it("the provider's own web search: one ended tool_call of kind search between the text before and after it", async () => {
+    mkdirSync(join(home, ".config", "awl"), { recursive: true });
+    writeFileSync(join(home, ".config", "awl", "config.json"), JSON.stringify({ search: { backend: "provider" } }));
+    server.enqueue({ body: readFileSync(new URL("../fixtures/anthropic/web-search.sse", import.meta.url)) });
+    const anthropic = { AWL_PROVIDER: "anthropic", AWL_BASE_URL: server.url, ANTHROPIC_API_KEY: "sk-ant-test", AWL_MODEL: "claude-sonnet-4-5" };
+    await withAcp({ home, cwd, env: anthropic }, async (ctx, awl) => {
+      const { sessionId } = await ctx.request("session/new", { cwd, mcpServers: [] });
+      const response = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "When was Claude Shannon born?" }] });
+      expect(response.stopReason).toBe("end_turn");
+      const updates = awl.updates.map((u) => u.update);
+      const search = updates.findIndex((u) => u.sessionUpdate === "tool_call");
+      expect(updates[search]).toEqual({
+        sessionUpdate: "tool_call", toolCallId: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", title: "web_search claude shannon birth date",
+        kind: "search", status: "completed", rawInput: { query: "claude shannon birth date" }, content: [],
+      });
+      // The text before the search is all sent before it, the cited answer after it.
+      expect(agentText(awl.updates.slice(0, search))).toBe("I'll search for when Claude Shannon was born.");
+      expect(agentText(awl.updates.slice(search))).toBe("Claude Shannon was born on April 30, 1916, in Petoskey, Michigan");
+    });
+  });
+
   it("session/cancel mid-stream ends the prompt cancelled; the next prompt works", async () => {
     server.enqueue(unfinishedAnswer(["one", "two", "three", "four", "five"]), openaiAnswer("Next answer."));
     await withAcp({ home, cwd, env: env() }, async (ctx, awl) => {

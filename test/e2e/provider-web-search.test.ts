@@ -1,6 +1,7 @@
 // `"search": {"backend": "provider"}`: awl offers the provider's own web search (Anthropic's `web_search` server
 // tool, OpenAI Responses' `web_search` tool) instead of its `search` tool, and the citations of the answer are shown
-// (print mode's text, stream-json) and kept in the session. The fake servers replay streams shaped as the vendors'
+// (print mode's text, stream-json) and kept in the session; each search is shown where it happened (a tool block on
+// stderr, a `server_tool` event) and the text after it starts a new paragraph. The fake servers replay streams shaped as the vendors'
 // documentation shows them (server_tool_use / web_search_tool_result blocks and citations_delta; web_search_call
 // items and url_citation annotations).
 import { readdirSync, readFileSync } from "node:fs";
@@ -29,14 +30,15 @@ const anthropic = (data: string) => ({ AWL_PROVIDER: "anthropic", AWL_BASE_URL: 
 const responses = (data: string) => ({ AWL_PROVIDER: "openai-responses", AWL_BASE_URL: server.url, OPENAI_API_KEY: "sk-e2e", AWL_MODEL: "gpt-5-mini", XDG_DATA_HOME: data });
 
 describe("provider-side web search", () => {
-  it("Anthropic: the request offers the web_search server tool instead of awl's search tool; the answer prints its sources; the session keeps them", async () => {
+  it("Anthropic: the request offers the web_search server tool instead of awl's search tool; the search is shown between the paragraphs; the answer prints its sources; the session keeps them", async () => {
     server.enqueue({ body: fixture("anthropic") });
     const data = tempDir("awl-data-");
     const run = await runAwl(["-p", "When was Claude Shannon born?"], { env: anthropic(data), configFile: config });
-    expect(run.stderr).toBe("");
+    expect(run.stderr).toBe("✓ web_search claude shannon birth date\n");
     expect(run.code).toBe(0);
+    // The text before the search and the text after it are separate paragraphs, not "…was born.Claude Shannon…".
     expect(run.stdout).toBe(
-      "I'll search for when Claude Shannon was born.Claude Shannon was born on April 30, 1916, in Petoskey, Michigan\n" +
+      "I'll search for when Claude Shannon was born.\n\nClaude Shannon was born on April 30, 1916, in Petoskey, Michigan\n" +
         "\nSources:\n  [1] Claude Shannon - Wikipedia — https://en.wikipedia.org/wiki/Claude_Shannon\n",
     );
     const tools = server.requests.at(-1)!.json().tools as { name: string; type?: string }[];
@@ -50,7 +52,12 @@ describe("provider-side web search", () => {
     server.enqueue({ body: fixture("anthropic") });
     const run = await runAwl(["-p", "When was Claude Shannon born?", "--output-format", "stream-json"], { env: anthropic(tempDir("awl-data-")), configFile: config });
     expect(run.code).toBe(0);
-    const events = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; block?: { type: string; text?: string; citations?: unknown[] } });
+    const events = run.stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; index?: number; block?: { type: string; text?: string; citations?: unknown[] } });
+    // The search comes in its place: after the first text block, before the cited one.
+    const search = events.findIndex((e) => e.type === "server_tool");
+    expect(events[search]).toEqual({ type: "server_tool", id: "srvtoolu_014hJH82Qum7Td6UV8gDXThB", name: "web_search", input: { query: "claude shannon birth date" } });
+    expect(events[search - 1]).toMatchObject({ type: "block_complete", index: 0 });
+    expect(events[search + 1]).toMatchObject({ type: "block_start", index: 1, block_type: "text" });
     const cited = events.filter((e) => e.type === "block_complete" && e.block?.citations);
     expect(cited.map((e) => e.block)).toEqual([
       {
@@ -72,7 +79,7 @@ describe("provider-side web search", () => {
     server.enqueue({ body: fixture("openai-responses") });
     const data = tempDir("awl-data-");
     const run = await runAwl(["-p", "Any good news today?"], { env: responses(data), configFile: config });
-    expect(run.stderr).toBe("");
+    expect(run.stderr).toBe("✓ web_search positive news story today\n");
     expect(run.code).toBe(0);
     expect(run.stdout).toBe(
       "A coral reef off Australia is recovering faster than expected ([reuters.com](https://www.reuters.com/science/reef-recovery/?utm_source=openai)).\n" +

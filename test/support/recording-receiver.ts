@@ -1,7 +1,8 @@
 /**
  * A Receiver that records every call, for asserting the exact callback order (SPEC §3).
  * `calls` holds one compact line per call, e.g. `start assistant`, `block_start 0 tool_use call_1 get_weather`,
- * `delta 0 "Hel"`, `block_complete 0 text`, `complete end_turn`, `retry 1 rate_limit`, `error truncated`.
+ * `delta 0 "Hel"`, `block_complete 0 text`, `complete end_turn`, `retry 1 rate_limit`, `error truncated`,
+ * `server_tool srvtoolu_1 web_search {"query":"x"}` (with ` error CODE` when it failed).
  */
 import type { ContentBlock } from "../../src/model/blocks.js";
 import type { Message } from "../../src/model/message.js";
@@ -40,6 +41,9 @@ export function recordingReceiver(): RecordingReceiver {
     onBlockComplete(index, block) {
       r.calls.push(`block_complete ${index} ${block.type}`);
       r.blocks.push(block);
+    },
+    onServerTool(use) {
+      r.calls.push(`server_tool ${use.id} ${use.name} ${JSON.stringify(use.input)}${use.error === undefined ? "" : ` error ${use.error}`}`);
     },
     onMessageComplete(message) {
       r.calls.push(`complete ${message.stop_reason ?? "-"}`);

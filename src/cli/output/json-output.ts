@@ -8,7 +8,7 @@ import type { ContentBlock, ContentBlockType, ToolResultBlock } from "../../mode
 import { blockToJSON, messageToJSON, type MessageJSON } from "../../model/json.js";
 import type { Message, Role, StopReason, Usage } from "../../model/message.js";
 import type { ProviderError } from "../../providers/errors.js";
-import type { BlockMeta, RetryNotice } from "../../providers/types.js";
+import type { BlockMeta, RetryNotice, ServerToolUse } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import type { MeterSnapshot } from "../../usage/meter.js";
 import type { Writer } from "../../ui/output/output-order.js";
@@ -149,6 +149,10 @@ export class StreamJsonWriter implements TurnReceiver {
 
   onMessageComplete(message: Message): void {
     this.emit({ type: "message_complete", message: messageToJSON(message) });
+  }
+
+  onServerTool(use: ServerToolUse): void {
+    this.emit({ type: "server_tool", id: use.id, name: use.name, input: use.input, ...(use.error !== undefined && { error: use.error }) });
   }
 
   onRetry(notice: RetryNotice): void {

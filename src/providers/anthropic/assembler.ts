@@ -8,7 +8,9 @@
  * - a `data:` line that is not a JSON object: `stream_error` (its content cannot be placed);
  * - an event type or a delta type awl does not know, `ping`, or a block type awl does not model
  *   (`server_tool_use`, `web_search_tool_result`: the provider's own web search): skipped, with any deltas of
- *   such a block; the text's `citations` (`citations_delta`, or a start block's) are kept on the text block;
+ *   such a block; a server tool's call is reported (`onServerTool`, its input and any error code) once its result
+ *   block starts, or at `message_stop` when none came; the text's `citations` (`citations_delta`, or a start
+ *   block's) are kept on the text block;
  * - a delta for a block index that never started, for a text/thinking block after its
  *   `content_block_stop`, or of the wrong kind for its block: `stream_error` (the delta would be lost);
  * - a `content_block_stop` for an index never started, or a second one: skipped (nothing is lost);
@@ -48,6 +50,16 @@ interface BlockState {
   citations?: Citation[];
 }
 
+/** A `server_tool_use` block (the provider's own tool) until its result block reports it. */
+interface ServerCall {
+  readonly id: string;
+  readonly name: string;
+  /** The `input` of `content_block_start`, used when no fragment follows. */
+  readonly startInput: Record<string, unknown>;
+  json: string;
+  reported: boolean;
+}
+
 const USAGE_FIELDS = ["input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"] as const;
 
 export class AnthropicAssembler implements StreamAssembler {
@@ -56,6 +68,8 @@ export class AnthropicAssembler implements StreamAssembler {
   private readonly blocks: BlockState[] = [];
   /** Wire index → block; `null` marks a block of a type awl skips. */
   private readonly byWireIndex = new Map<number, BlockState | null>();
+  /** The provider's own tool calls, by wire index (their input streams like a tool_use block's). */
+  private readonly serverCalls = new Map<number, ServerCall>();
   private readonly usage: Partial<Record<(typeof USAGE_FIELDS)[number], number>> = {};
   private stopReasonRaw: string | undefined;
 
@@ -130,6 +144,7 @@ export class AnthropicAssembler implements StreamAssembler {
     const type = modelledType(content.type);
     if (type === undefined) {
       this.byWireIndex.set(wireIndex, null);
+      this.serverBlockStart(wireIndex, content);
       return undefined;
     }
     const state: BlockState = { index: this.blocks.length, type, buffer: new TextBuffer(), stopped: false, completed: false };
@@ -161,7 +176,12 @@ export class AnthropicAssembler implements StreamAssembler {
     const delta = payload.delta;
     if (!isIndex(wireIndex)) return malformedStream(`a content_block_delta without a valid index: ${excerpt(JSON.stringify(payload))}`);
     const state = this.byWireIndex.get(wireIndex);
-    if (state === null) return undefined; // a delta of a skipped block type
+    if (state === null) {
+      // A delta of a skipped block type: only a server tool's input is kept.
+      const call = this.serverCalls.get(wireIndex);
+      if (call && isObject(delta) && delta.type === "input_json_delta" && typeof delta.partial_json === "string") call.json += delta.partial_json;
+      return undefined;
+    }
     if (state === undefined) return malformedStream(`a content_block_delta for block ${wireIndex}, which never started`);
     if (!isObject(delta)) return malformedStream(`a content_block_delta for block ${wireIndex} without a delta`);
     const expected = typeof delta.type === "string" ? DELTA_TARGETS.get(delta.type) : undefined;
@@ -204,8 +224,35 @@ export class AnthropicAssembler implements StreamAssembler {
   private messageStop(): EventVerdict {
     // tool_use blocks complete here (see the file comment); so does any block whose stop never came.
     for (const state of this.blocks) if (!state.completed) this.complete(state);
+    // A server tool whose result never came (the turn paused, `pause_turn`) is reported as such.
+    for (const call of this.serverCalls.values()) if (!call.reported) this.reportServerCall(call, "no result came before the message ended");
     this.finished = true;
     return "done";
+  }
+
+  /** A skipped block of the provider's own tool: its call is kept until its result block reports it. */
+  private serverBlockStart(wireIndex: number, content: JsonObject): void {
+    if (content.type === "server_tool_use" && typeof content.id === "string" && typeof content.name === "string") {
+      this.serverCalls.set(wireIndex, { id: content.id, name: content.name, startInput: isObject(content.input) ? content.input : {}, json: "", reported: false });
+    } else if (typeof content.type === "string" && content.type.endsWith("_tool_result") && typeof content.tool_use_id === "string") {
+      const call = [...this.serverCalls.values()].find((c) => c.id === content.tool_use_id && !c.reported);
+      // A result holds its pages, or an error object (`web_search_tool_result_error` with an `error_code`).
+      const failure = isObject(content.content) ? content.content.error_code : undefined;
+      if (call) this.reportServerCall(call, typeof failure === "string" ? failure : undefined);
+    }
+  }
+
+  private reportServerCall(call: ServerCall, error: string | undefined): void {
+    call.reported = true;
+    let input = call.startInput;
+    try {
+      const parsed: unknown = call.json.trim() === "" ? undefined : JSON.parse(call.json);
+      if (isObject(parsed)) input = parsed;
+    } catch {
+      // Input that is not JSON is shown as it came; the call ran on the provider's side either way.
+      input = { input: call.json };
+    }
+    this.receiver.onServerTool?.({ id: call.id, name: call.name, input, ...(error !== undefined && { error }) });
   }
 
   private appendField(state: BlockState, delta: JsonObject, field: string, wireIndex: number): EventVerdict {

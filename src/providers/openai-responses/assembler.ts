@@ -4,7 +4,8 @@
  * Each output item is one block: a `message` item's text (and refusal text, which the user must see) a text
  * block; a `reasoning` item's summary parts (joined by a blank line) a thinking block that keeps the item's
  * `encrypted_content` as its signature (`origin: "openai-responses"`), so it can be sent back; a `function_call`
- * a tool_use block whose arguments stream. Items of other types (server-side tools) make no block. Blocks reach
+ * a tool_use block whose arguments stream. Items of other types (server-side tools) make no block; a
+ * `web_search_call` is reported in its place (`onServerTool`: its action, and its status unless completed). Blocks reach
  * the Receiver in output order, one after another: an item that streams while an earlier one is still open is
  * held back and replayed when its turn comes. The message is complete only at `response.completed` or
  * `response.incomplete`; `response.failed` and `error` events are errors. Event types awl does not know are
@@ -22,7 +23,8 @@ import type { EventVerdict, StreamAssembler } from "../stream-driver.js";
 import type { Receiver } from "../types.js";
 import { mapResponsesStopReason } from "./map-stop-reason.js";
 
-type ItemKind = "text" | "thinking" | "tool" | "skip";
+/** `server`: the provider's own web search (`web_search_call`), reported with `onServerTool` in its place. */
+type ItemKind = "text" | "thinking" | "tool" | "server" | "skip";
 
 interface ItemState {
   kind: ItemKind;
@@ -31,7 +33,7 @@ interface ItemState {
   /** Receiver block index once started. */
   blockIndex: number | undefined;
   done: boolean;
-  /** Tool calls: the call id and function name. */
+  /** Tool calls: the call id and function name (a server call: its item id). */
   callId: string;
   name: string;
   /** Thinking: the encrypted reasoning, from `output_item.done`. */
@@ -40,6 +42,8 @@ interface ItemState {
   summaryIndex: number | undefined;
   /** Text: the web pages its `url_citation` annotations cite. */
   citations: Citation[];
+  /** Server: the finished item (its `action` and `status`), from `output_item.done`. */
+  finished?: Record<string, unknown>;
 }
 
 /** Events with nothing for awl in them (their content also arrives in the events handled below). */
@@ -148,14 +152,14 @@ export class ResponsesAssembler implements StreamAssembler {
     const index = num(record.output_index);
     const wire = objectOf(record.item);
     if (index === undefined || wire === undefined || this.items.has(index)) return;
-    const kind: ItemKind = wire.type === "message" ? "text" : wire.type === "reasoning" ? "thinking" : wire.type === "function_call" ? "tool" : "skip";
+    const kind: ItemKind = wire.type === "message" ? "text" : wire.type === "reasoning" ? "thinking" : wire.type === "function_call" ? "tool" : wire.type === "web_search_call" ? "server" : "skip";
     const item: ItemState = {
       kind,
       outputIndex: index,
       buffer: new TextBuffer(),
       blockIndex: undefined,
       done: false,
-      callId: str(wire.call_id) ?? "",
+      callId: str(kind === "server" ? wire.id : wire.call_id) ?? "",
       name: str(wire.name) ?? "",
       encrypted: undefined,
       summaryIndex: undefined,
@@ -187,6 +191,7 @@ export class ResponsesAssembler implements StreamAssembler {
       item.name ||= str(wire.name) ?? "";
     }
     if (item.kind === "thinking") item.encrypted = str(wire.encrypted_content) ?? undefined;
+    if (item.kind === "server") item.finished = wire;
     // The finished item holds every annotation (a server may send no annotation events).
     if (item.kind === "text" && Array.isArray(wire.content)) {
       for (const part of wire.content) for (const annotation of arrayOf(objectOf(part)?.annotations)) addCitation(item.citations, annotation);
@@ -210,7 +215,7 @@ export class ResponsesAssembler implements StreamAssembler {
 
   private onDelta(record: Record<string, unknown>, delta: string): void {
     const item = this.itemOf(record);
-    if (item === undefined || item.kind === "skip" || delta === "") return;
+    if (item === undefined || item.kind === "skip" || item.kind === "server" || delta === "") return;
     item.buffer.append(delta);
     if (item.blockIndex !== undefined && this.order[this.cursor] === item) this.receiver.onContentDelta?.(item.blockIndex, delta);
     else this.pump();
@@ -219,6 +224,13 @@ export class ResponsesAssembler implements StreamAssembler {
   /** Starts, and completes, blocks in output order as far as the items allow. */
   private pump(): void {
     for (let item = this.order[this.cursor]; item !== undefined; item = this.order[this.cursor]) {
+      if (item.kind === "server") {
+        // Reported in its place: what streams after it waits until it is done.
+        if (!item.done) return;
+        this.reportServerCall(item);
+        this.cursor++;
+        continue;
+      }
       if (item.kind !== "skip" && item.blockIndex === undefined && (item.done || item.kind === "tool" || item.buffer.length > 0)) this.start(item);
       if (!item.done && item.kind !== "skip") return;
       if (item.blockIndex !== undefined) this.complete(item);
@@ -226,8 +238,17 @@ export class ResponsesAssembler implements StreamAssembler {
     }
   }
 
+  /** A finished `web_search_call`: its action (`{type: "search", query}`) is the input; a status other than completed fails. */
+  private reportServerCall(item: ItemState): void {
+    const wire = item.finished;
+    const id = str(wire?.id) ?? (item.callId || `ws_${item.outputIndex}`);
+    const status = str(wire?.status);
+    const error = wire === undefined ? "no result came before the response ended" : status !== undefined && status !== "completed" ? status : undefined;
+    this.receiver.onServerTool?.({ id, name: "web_search", input: objectOf(wire?.action) ?? {}, ...(error !== undefined && { error }) });
+  }
+
   private start(item: ItemState): void {
-    if (item.kind === "skip") return;
+    if (item.kind === "skip" || item.kind === "server") return;
     // An empty message or a reasoning item with nothing to show or send back makes no block.
     if (item.kind === "text" && item.buffer.length === 0) return;
     if (item.kind === "thinking" && item.buffer.length === 0 && !item.encrypted) return;

@@ -14,7 +14,7 @@
  */
 import type { TurnReceiver } from "../../agent/agent.js";
 import type { ContentBlock, ContentBlockType, ToolResultBlock, ToolUseBlock } from "../../model/blocks.js";
-import type { BlockMeta, RetryNotice } from "../../providers/types.js";
+import type { BlockMeta, RetryNotice, ServerToolUse } from "../../providers/types.js";
 import type { ToolCall, ToolOutcome, ToolProgress } from "../../tools/types.js";
 import { ActivityLine } from "./activity.js";
 import { FlowText } from "./flow-text.js";
@@ -25,6 +25,7 @@ import type { CompactionOutcome } from "../../agent/context-layer.js";
 import { outputOrder } from "./output-order.js";
 import type { LineSink } from "./sink.js";
 import { ToolBlocks, type ToolBlockOptions } from "./tool-blocks.js";
+import type { ToolBlockData } from "./tool-block.js";
 import type { Expandable } from "./expanded-blocks.js";
 import { ThinkingRegion } from "./thinking-region.js";
 import { wrapText } from "./wrap-text.js";
@@ -54,6 +55,8 @@ export class TerminalRenderer implements TurnReceiver {
   private held: string[] = [];
   /** Whether this attempt has put answer text on the screen (live). */
   private shownThisAttempt = false;
+  /** The provider ran a tool of its own since the last text block: the next one starts a new paragraph. */
+  private afterServerTool = false;
   private readonly blocks: ToolBlocks;
   /** Text being laid out on a terminal, per stream (none: written as it comes). */
   private answerFlow: FlowText | undefined;
@@ -92,6 +95,7 @@ export class TerminalRenderer implements TurnReceiver {
     this.blockTypes.clear();
     this.held = [];
     this.shownThisAttempt = false;
+    this.afterServerTool = false;
   }
 
   onBlockStart(type: ContentBlockType, index: number, _meta?: BlockMeta): void {
@@ -105,6 +109,8 @@ export class TerminalRenderer implements TurnReceiver {
       else this.thinkingFlow = columns ? new FlowText(columns, mark) : undefined;
     } else if (type === "text") {
       this.aside.endLine();
+      if (this.afterServerTool) this.breakParagraph();
+      this.afterServerTool = false;
       const columns = this.layout.answerColumns;
       if (columns) {
         // The layout counts columns from the start of a line.
@@ -158,6 +164,17 @@ export class TerminalRenderer implements TurnReceiver {
       if (this.layout.asideColumns && this.aside.color) this.aside.control("\x1b[0m");
       this.aside.endLine();
     }
+  }
+
+  /** The provider searched the web on its side: shown as a tool block that ended, between the texts around it. */
+  onServerTool(use: ServerToolUse): void {
+    this.activity?.stop();
+    this.endLines();
+    const failed = use.error !== undefined;
+    const data: ToolBlockData = { name: use.name, input: JSON.stringify(use.input), status: failed ? "error" : "ok", ...(failed && { result: use.error }) };
+    this.blocks.printEnded(data);
+    this.ended.push({ kind: "tool", block: data });
+    this.afterServerTool = true;
   }
 
   onMessageComplete(): void {
@@ -258,6 +275,21 @@ export class TerminalRenderer implements TurnReceiver {
   private endLines(): void {
     this.answer.endLine();
     this.aside.endLine();
+  }
+
+  /**
+   * A blank line between the answer's text so far and the text that comes after a server tool (they are separate
+   * blocks; "…was born.Claude Shannon…" otherwise).
+   */
+  private breakParagraph(): void {
+    if (!this.live) {
+      const before = this.held.join("");
+      if (before !== "" && !before.endsWith("\n\n")) this.held.push(before.endsWith("\n") ? "\n" : "\n\n");
+      return;
+    }
+    if (!this.shownThisAttempt) return;
+    this.answer.endLine();
+    this.answer.write("\n");
   }
 
   private writeAnswer(text: string): void {

@@ -244,6 +244,18 @@ export class ToolBlocks {
     this.flush();
   }
 
+  /**
+   * A call that had ended before awl heard of it (a tool the provider ran itself, its web search): printed once, in
+   * the output's order, after any block printed before it.
+   */
+  printEnded(data: ToolBlockData): void {
+    this.ended.push(data);
+    const final = Promise.resolve(() => lineText(drawBlock(data, {}, this.view, this.sink.color, this.options.whole)));
+    if (this.options.redraw) return this.sink.writeLater(final);
+    this.printQueue.push({ data, drawn: data, body: {}, bodyFor: { shown: undefined, status: data.status, view: this.view }, dirty: false, done: true, final, started: Date.now() });
+    while (this.printQueue[0]?.final) this.sink.writeLater(this.printQueue.shift()!.final!);
+  }
+
   /** Coalesces updates: a flush at most every REDRAW_INTERVAL_MS, and none while one is rendering. */
   private flushSoon(): void {
     if (this.timer || this.flushing > 0 || this.held) return;

@@ -73,12 +73,69 @@ describe("Anthropic assembly (SPEC §3 rule 4)", () => {
 
   it("ignores ping, comments, unknown events, unknown delta types and block types it does not model; keeps a text's web citations", () => {
     const outcome = assemble(fixture("unknown-events.sse"));
-    // The server_tool_use block (wire index 0) is skipped, so the text is awl's block 0.
-    expect(outcome.calls).toEqual(["block_start 0 text", d(0, "Found it."), "block_complete 0 text"]);
+    // The server_tool_use block (wire index 0) is skipped, so the text is awl's block 0; no result block came for
+    // it, so it is reported at message_stop as unfinished.
+    expect(outcome.calls).toEqual([
+      "block_start 0 text",
+      d(0, "Found it."),
+      "block_complete 0 text",
+      'server_tool srvtoolu_01 web_search {"query":"awl"} error no result came before the message ended',
+    ]);
     const message = "message" in outcome ? outcome.message : undefined;
     expect(message?.content).toEqual([{ type: "text", text: "Found it.", citations: [{ url: "https://example.com", title: "Example", cited_text: "awl" }] }]);
     // message_delta usage replaces the message_start values field by field.
     expect(message?.usage).toEqual({ input_tokens: 12, output_tokens: 20, cache_read_input_tokens: 7 });
+  });
+
+  it("reports the provider's own search in its place, with its input, between the text blocks around it", () => {
+    const outcome = assemble(fixture("web-search.sse"));
+    const at = outcome.calls.findIndex((call) => call.startsWith("server_tool"));
+    expect(outcome.calls.slice(at - 1, at + 2)).toEqual([
+      "block_complete 0 text",
+      'server_tool srvtoolu_014hJH82Qum7Td6UV8gDXThB web_search {"query":"claude shannon birth date"}',
+      "block_start 1 text",
+    ]);
+  });
+
+  it("reports a search that failed with the provider's error code, and a search input that is not JSON as it came", () => {
+    const serverUse = (index: number, id: string): [string, unknown] => [
+      "content_block_start",
+      { type: "content_block_start", index, content_block: { type: "server_tool_use", id, name: "web_search", input: {} } },
+    ];
+    const inputDelta = (index: number, partial_json: string): [string, unknown] => [
+      "content_block_delta",
+      { type: "content_block_delta", index, delta: { type: "input_json_delta", partial_json } },
+    ];
+    const result = (index: number, id: string, content: unknown): [string, unknown] => [
+      "content_block_start",
+      { type: "content_block_start", index, content_block: { type: "web_search_tool_result", tool_use_id: id, content } },
+    ];
+    const outcome = assemble(
+      sse(
+        START,
+        serverUse(0, "srvtoolu_a"),
+        inputDelta(0, '{"query": "one"}'),
+        blockStop(0),
+        result(1, "srvtoolu_a", { type: "web_search_tool_result_error", error_code: "max_uses_exceeded" }),
+        blockStop(1),
+        serverUse(2, "srvtoolu_b"),
+        inputDelta(2, '{"query": "tw'),
+        blockStop(2),
+        result(3, "srvtoolu_b", []),
+        blockStop(3),
+        textStart(4),
+        textDelta(4, "Nothing found."),
+        blockStop(4),
+        STOP,
+      ),
+    );
+    expect(outcome.calls).toEqual([
+      'server_tool srvtoolu_a web_search {"query":"one"} error max_uses_exceeded',
+      'server_tool srvtoolu_b web_search {"input":"{\\"query\\": \\"tw"}',
+      "block_start 0 text",
+      d(0, "Nothing found."),
+      "block_complete 0 text",
+    ]);
   });
 
   it("keeps redacted thinking opaque and maps refusal to content_filter", () => {

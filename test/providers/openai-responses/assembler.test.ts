@@ -110,6 +110,32 @@ describe("Responses assembler", () => {
     expect(message.content).toEqual([{ type: "tool_use", id: "call_z", name: "now", input: "{}" }]);
   });
 
+  it("reports a web_search_call in its place once done: its action as the input, a status other than completed as the error", () => {
+    const search = (index: number, id: string, status: string) => [
+      { type: "response.output_item.added", output_index: index, item: { type: "web_search_call", id, status: "in_progress" } },
+      { type: "response.output_item.done", output_index: index, item: { type: "web_search_call", id, status, action: { type: "search", query: `q ${id}` } } },
+    ];
+    const outcome = assemble(
+      events(
+        ...search(0, "ws_a", "completed"),
+        { type: "response.output_item.added", output_index: 1, item: { type: "message", role: "assistant", content: [] } },
+        { type: "response.output_text.delta", output_index: 1, content_index: 0, delta: "Found." },
+        { type: "response.output_item.done", output_index: 1, item: { type: "message", role: "assistant", content: [{ type: "output_text", text: "Found." }] } },
+        ...search(2, "ws_b", "failed"),
+        { type: "response.output_item.added", output_index: 3, item: { type: "web_search_call", id: "ws_c", status: "in_progress" } },
+        completed,
+      ),
+    );
+    expect(outcome.calls).toEqual([
+      'server_tool ws_a web_search {"type":"search","query":"q ws_a"}',
+      "block_start 0 text",
+      'delta 0 "Found."',
+      "block_complete 0 text",
+      'server_tool ws_b web_search {"type":"search","query":"q ws_b"} error failed',
+      "server_tool ws_c web_search {} error no result came before the response ended",
+    ]);
+  });
+
   it("malformed JSON is a bad_response naming the endpoint", () => {
     expect(assemble(Buffer.from("event: response.output_text.delta\ndata: {oops\n\n"))).toMatchObject({ error: { kind: "bad_response", message: expect.stringContaining("the test server") } });
   });
