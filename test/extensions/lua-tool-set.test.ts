@@ -1,6 +1,6 @@
 // The ToolSet's own logic (discovery → pool → registry, cache head start, result shaping) over a fake pool;
 // the real pool is covered by the end-to-end tests through the built CLI.
-import { mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { LuaCallOptions, LuaPoolOptions, LuaToolRegistration, ToolContextData, ToolOutcome } from "../../src/extensions/lua/types.js";
@@ -79,14 +79,28 @@ const { SETTLED_MS } = await import("../../src/extensions/tool-cache.js");
 let base: string;
 let cwd: string;
 let env: NodeJS.ProcessEnv;
+/** Every tool set a test started (`open` starts one too): closed after it, before its folder goes. */
+const started = new Set<InstanceType<typeof LuaToolSet>>();
+const start = LuaToolSet.start.bind(LuaToolSet);
 beforeEach(() => {
+  // Unclosed, a set's late work (its spill folder, made at its first call) would write into the folder once removed.
+  vi.spyOn(LuaToolSet, "start").mockImplementation(async (options) => {
+    const toolSet = await start(options);
+    started.add(toolSet);
+    return toolSet;
+  });
   base = tempDir("awl-toolset-");
   cwd = join(base, "proj");
   env = { HOME: join(base, "home") };
   Object.assign(fake, { loads: 0, options: [], calls: [], tools: [], errors: [], outcome: undefined, unavailable: {}, release: undefined, closed: 0, quiesced: 0, renders: [], renderOutcome: undefined });
   Object.assign(ahead, { started: [], loads: [], stops: 0, luaPath: [] });
 });
-afterEach(() => rmSync(base, { recursive: true, force: true }));
+afterEach(async () => {
+  await Promise.all([...started].map((toolSet) => toolSet.close()));
+  started.clear();
+  vi.restoreAllMocks();
+  rmSync(base, { recursive: true, force: true });
+});
 
 function extension(relative: string): string {
   const file = join(cwd, ".awl/extensions", relative);
@@ -143,6 +157,10 @@ describe("LuaToolSet", () => {
     expect(tools.definitions()).toEqual([]);
     expect(fake.options).toEqual([]);
     expect(await tools.execute({ id: "1", name: "x", input: "{}" }, signal)).toMatchObject({ is_error: true });
+    // The run's spill folder, still being made when the unknown tool was answered, is made, then goes at close as it
+    // holds nothing: nothing of the set's is written after close().
+    await tools.close();
+    expect([existsSync(dirname(tools.spillDir)), existsSync(tools.spillDir)]).toEqual([true, false]);
   });
 
   it("hands the pool the discovered extensions and offers their tools sorted, with the default timeout", async () => {
@@ -487,6 +505,35 @@ describe("LuaToolSet", () => {
     expect(fake.options.at(-1)!.loadFirst).toBeUndefined();
     await warm.unload();
     await gated.unload();
+  });
+
+  it("a run of one turn (startForCallsOnly) starts no thread while a request is slow to answer; a streamed call starts it, and its extension loads first", async () => {
+    const warm = await (await warmCache())();
+    ahead.started = []; // the cold start that wrote the cache started one
+    await warm.prewarm(); // headless
+    warm.startForCallsOnly(); // print mode
+    await warm.prewarm("request");
+    await warm.prewarm("slow"); // the model thinks: a reply without a call may come
+    expect(ahead.started).toEqual([]);
+    expect(fake.options).toHaveLength(1); // no pool either: the warm-up run's only
+    await warm.prewarm("tool_use", "say"); // its name streams before its arguments
+    expect(ahead.started).toHaveLength(1);
+    expect(ahead.loads.at(-1)!.loadFirst).toEqual(["echo"]);
+    expect(fake.options).toHaveLength(2);
+    expect(await warm.execute({ id: "1", name: "say", input: "{}" }, signal)).toMatchObject({ content: "ran say" });
+    await warm.unload();
+    await warm.quiesce();
+  });
+
+  it("headless without startForCallsOnly (stream-json, ACP) still starts its worker while a request is slow to answer", async () => {
+    const warm = await (await warmCache())();
+    ahead.started = [];
+    await warm.prewarm();
+    await warm.prewarm("slow");
+    expect(ahead.started).toHaveLength(1);
+    expect(fake.options).toHaveLength(2);
+    await warm.unload();
+    await warm.quiesce();
   });
 
   it("with a worker started ahead, a request on its way loads no extension; a tool call on its way does", async () => {

@@ -146,6 +146,62 @@ describe("Lua -> JSON", () => {
     expect(await evalLua(`local t = {} t.self = t return json.encode(t)`)).toMatch(/contains itself/);
   });
 
+  it("writes the same bytes whether the host encodes the value or json.lua does", async () => {
+    // The host (src/extensions/lua/worker/json-encode.ts) encodes plain data; a table with a metatable of its own
+    // makes it leave the whole value to json.lua: { v, FORCED } is then json.lua's "[" .. v .. ",{}]".
+    const result = await evalLua(String.raw`
+      math.randomseed(30)
+      local FORCED = setmetatable({}, {})
+      local strings = { "", "a", "héllo", "😀", "\239\187\191bom", "tab\tq\"b\\", "a\0b", "\1\31\127", "/", "\u{E000}",
+        "\u{FFFF}", "\u{10000}", "z", "required", "enum", "type", "properties", "items", "anyOf", "prefixItems" }
+      local floats = { 0.1, 0.5, 1/3, 2^-21, 1e15 + 5.0, 1e300, 5e-324, -2.5, 1.0, 100.0, 2^53 + 0.0, 123456.789, 4.35,
+        0.3, 1e-5, 1e-4, 1e14, 1e17, 2^63, -0.0, 0.0 }
+      local function pick(list) return list[math.random(#list)] end
+      local gen
+      local function array(depth)
+        local t = {}
+        for i = 1, math.random(0, 6) do if math.random() < 0.8 then t[i] = gen(depth + 1) end end
+        return math.random() < 0.2 and json.array(t) or t
+      end
+      local function object(depth)
+        local t = {}
+        for _ = 1, math.random(0, 6) do t[pick(strings)] = gen(depth + 1) end
+        if math.random() < 0.3 then t[pick(strings)] = {} end
+        return math.random() < 0.2 and json.object(t) or t
+      end
+      function gen(depth)
+        local r = math.random(1, depth > 3 and 6 or 11)
+        if r == 1 then return pick(strings)
+        elseif r == 2 then return math.random(-1000, 1000)
+        elseif r == 3 then local f = pick(floats) return math.random() < 0.5 and f or f * math.random()
+        elseif r == 4 then return math.random() < 0.5
+        elseif r == 5 then return json.null
+        elseif r == 6 then return math.random(math.mininteger, math.maxinteger)
+        elseif r == 7 then return array(depth)
+        elseif r == 8 then return object(depth)
+        elseif r == 9 then local t = { gen(depth + 1), gen(depth + 1) } t[pick(strings)] = gen(depth + 1) t[-math.random(0, 3)] = 1 return t
+        elseif r == 10 then local t = {} t[math.random(1, 30)] = gen(depth + 1) t[math.random(1, 30)] = gen(depth + 1) return t
+        else return { [math.random(1, 3)] = gen(depth + 1), [tostring(math.random(1, 3))] = gen(depth + 1) } -- may clash
+        end
+      end
+      local steps, hosted = 0, 0
+      for i = 1, 3000 do
+        local v = gen(0)
+        steps = 0
+        debug.sethook(function() steps = steps + 1 end, "", 1)
+        local ok, host = pcall(json.encode, v)
+        debug.sethook()
+        if steps < 40 then hosted = hosted + 1 end -- json.lua runs hundreds of instructions, the host's path ~26
+        local lua_ok, lua = pcall(json.encode, { v, FORCED })
+        if ok ~= lua_ok then return i .. ": host " .. tostring(host) .. " / json.lua " .. tostring(lua) end
+        if ok and "[" .. host .. ",{}]" ~= lua then return i .. ": host " .. host .. " / json.lua " .. lua end
+      end
+      return "same " .. hosted
+    `);
+    expect(result).toMatch(/^same \d+$/);
+    expect(Number(result.split(" ")[1])).toBeGreaterThan(2000); // 2 565 of the 3 000 values took the host's path
+  });
+
   it("round-trips decode(encode(x)) for mixed values", async () => {
     const raw = `{"a":[1,2.5,"x",null,true,{"k":[]}],"b":{},"c":-9223372036854775808,"d":"\\u0000"}`;
     expect(await roundtrip(raw)).toBe(raw);

@@ -60,6 +60,32 @@ describe("registering tools", () => {
     expect(second.tools[0]!.schema).toBe(expected);
   });
 
+  it("encodes a load's schemas and registration list outside Lua (few Lua instructions per extension)", async () => {
+    // Counted with the extension's own count hook, which stays set to the end of its load (the registration list
+    // included): the budget bench's two tools took ≈ 6 000 instructions per extension with json.lua encoding them,
+    // enough for V8 to recompile the Lua VM's loop in every cold start of 20 extensions (docs/benchmarks.md).
+    const { pool } = poolOf({
+      counted: `local count = 0
+debug.sethook(function() count = count + 1 end, "", 1)
+for _, verb in ipairs({ "get", "put" }) do
+  awl.register_tool { name = "c_" .. verb, description = "Tool " .. verb .. ": does a small thing with a path and a count.",
+    parameters = { type = "object", properties = { path = { type = "string", description = "A file path" }, count = { type = "integer", description = "How many" },
+      flags = { type = "array", items = { type = "string" } } }, required = { "path" } },
+    run = function(args) return verb .. " " .. args.path end }
+end
+local registered = count
+awl.register_tool("count", {}, function() return registered .. " " .. count end)`,
+    });
+    const { tools, errors } = await pool.load();
+    expect(errors).toEqual([]);
+    expect(tools[0]!.schema).toBe(
+      `{"properties":{"count":{"description":"How many","type":"integer"},"flags":{"items":{"type":"string"},"type":"array"},"path":{"description":"A file path","type":"string"}},"required":["path"],"type":"object"}`,
+    );
+    const [registered, load] = contentOf(await call(pool, "counted", "count")).split(" ").map(Number) as [number, number];
+    expect(registered).toBeLessThan(1000); // two register_tool calls: 405 (3 917 when json.lua encoded the schemas)
+    expect(load).toBeLessThan(1500); // to the end of the load: 719 (7 922 when json.lua encoded the list too)
+  });
+
   it("reports bad registrations with file:line and keeps the other extensions", async () => {
     const { pool, dir } = poolOf({
       a_name: `\n awl.register_tool(42, {}, function() end)`,

@@ -1,7 +1,7 @@
 -- The `awl` API extensions see (register_tool, register_command, on, json, exec, log, tool_error, on_unload), the wallah
 -- form `agent.on('discover_tools', ...)`, and the two entry points the worker calls:
 -- `load_extension` and `call`. Only strings cross to JavaScript: tool input arrives as JSON text,
--- results leave as (status, content, extra JSON).
+-- results leave as (status, content, extra JSON); the host writes that JSON for json.lua (see json.encode_ex).
 local host, json, make_require, config, extras = ...
 
 local format, concat, find, sub, match = string.format, table.concat, string.find, string.sub, string.match

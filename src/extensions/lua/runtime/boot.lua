@@ -21,7 +21,7 @@ end
 
 names = run("chunk_names.lua")
 names.remember(dir .. "/chunk_names.lua")
-local json = run("json.lua")
+local json = run("json.lua", raw)
 local config = json.decode(config_json)
 -- Every wasm instance starts from the same bytes: seed each state from the host, or all slots share one sequence.
 math.randomseed(config.seed[1], config.seed[2])

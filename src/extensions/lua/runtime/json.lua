@@ -18,6 +18,8 @@ local utf8char, utf8len = utf8.char, utf8.len
 local getmetatable, setmetatable, rawget, type, tostring, tonumber, next, error, pairs =
   getmetatable, setmetatable, rawget, type, tostring, tonumber, next, error, pairs
 
+local host = ... -- the worker's host functions (boot.lua)
+
 local json = {}
 
 json.ARRAY = { __jsontype = "array" }
@@ -366,9 +368,16 @@ function encode_value(v, buf, state, key)
   end
 end
 
+-- The host writes the same text for plain data without running Lua (src/extensions/lua/worker/json-encode.ts), nil
+-- for anything else, encoded below. Registering a tool encodes its schema and a load its whole list: here they took
+-- ~10x the load's other instructions, enough for V8 to recompile the Lua VM's loop in every cold start.
+local host_encode = host.encode_json
+
 --- Encodes a Lua value as deterministic JSON text. `root` names the value in error messages.
 --- Returns the text and whether invalid UTF-8 was replaced. Raises on functions, cycles, etc.
 function json.encode_ex(v, root)
+  local text = host_encode(v, ARRAY, OBJECT, null)
+  if text then return text, false end
   local buf = {}
   local state = { seen = {}, path = {}, depth = 0, root = root or "value", replaced = false }
   encode_value(v, buf, state, nil)

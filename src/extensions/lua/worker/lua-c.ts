@@ -45,6 +45,11 @@ export interface LuaModule {
   _lua_sethook(L: number, fn: number, mask: number, count: number): void;
   _lua_error(L: number): number;
   _lua_getstack(L: number, level: number, ar: number): number;
+  _lua_absindex(L: number, idx: number): number;
+  _lua_checkstack(L: number, n: number): number;
+  _lua_next(L: number, idx: number): number;
+  _lua_topointer(L: number, idx: number): number;
+  _lua_getmetatable(L: number, idx: number): number;
   _lua_getinfo(L: number, what: number, ar: number): number;
 }
 
@@ -53,6 +58,7 @@ export const LUA_TNIL = 0;
 export const LUA_TBOOLEAN = 1;
 export const LUA_TNUMBER = 3;
 export const LUA_TSTRING = 4;
+export const LUA_TTABLE = 5;
 export const LUA_MASKCOUNT = 8;
 export const LUA_OK = 0;
 

@@ -42,6 +42,7 @@ import { LUA_MASKCOUNT, LUA_REGISTRYINDEX, LuaC, type HostRecord, type HostValue
 import type { RedirectMode } from "../../../web/http-request.js";
 import { pageMarkdown } from "../../../web/html-markdown.js";
 import { StackWhere } from "./stack-where.js";
+import { encodeJson } from "./json-encode.js";
 import { packageRoot } from "../../../util/package-path.js";
 import { knownSecrets, StreamScrubber } from "../../../util/secrets.js";
 import { KNOWN_C_MODULES, luaSearchPaths } from "./lua-paths.js";
@@ -282,6 +283,12 @@ export class LuaRuntime {
     // An on_unload hook is owed at exit, unless the main thread gave this worker up first (see WorkerSlot.abandon).
     this.hostFunction("owe_unload", () => [Atomics.compareExchange(this.host.control, CONTROL_OWED, OWED_NOTHING, OWED_HOOKS) !== OWED_ABANDONED]);
     this.hostFunction("is_file", (L) => [files.isFile(str(L, 1))]);
+    // json.lua's encoder asks first (arguments: the value, then its ARRAY, OBJECT and null marks): plain data is
+    // encoded here without running Lua, anything else is left to it (nil).
+    this.hostFunction("encode_json", (L) => {
+      const at = (i: number) => this.m._lua_topointer(L, i);
+      return [encodeJson(c, L, 1, { array: at(2), object: at(3), null: at(4) }) ?? null];
+    });
     this.hostFunction("fs_open", (L) => files.open(str(L, 1), str(L, 2)));
     this.hostFunction("fs_read", (L) => {
       const fd = num(L, 1);
