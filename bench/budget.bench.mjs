@@ -4,9 +4,11 @@
 // wall-clock figure, so a verdict is worth only the load printed beside it).
 //
 //   1. print mode: `awl -p --no-session hi` (a one-line reply, the std tools offered) against `node -e 0`: wall
-//      time (budget node + 30 ms) and peak RSS (budget 55 MB); `awl --version` (budget node + 10 ms);
+//      time (budget node + 30 ms) and peak RSS (budget 55 MB), answered at once and after a model's time to its first
+//      token (THINK_MS: the wall with it taken off); `awl --version` (budget node + 10 ms);
 //   2. the tool step: tool-call reply → next request, first call of an `awl -p` run (budget 40 ms), the call sent
-//      at once and after a model's time to its first token (the Lua worker starts while a request waits);
+//      at once, after a model's time to its first token, and after it with its arguments streamed as a hosted
+//      model's are (from the call's last byte);
 //   3. interactive: start to a prompt that accepts keys with 20 extensions, 50 skills and 5 hooks, in a
 //      pseudo-terminal, against `node -e 0` in one (budget node + 60 ms);
 //   4. growth: one `--input-format stream-json` process fed BUDGET_TURNS turns (default 500) that each call `ls`:
@@ -70,16 +72,20 @@ const server = createServer((req, res) => {
     const named = prompt.match(/calls=(\[.*\]) steps=(\d+)/);
     const stepsDone = messages.slice(messages.lastIndexOf(asked)).filter((m) => m.tool_calls).length;
     const wantsCall = named ? stepsDone < Number(named[2]) : last?.role === "user" && /call|list/.test(prompt);
-    // "think" prompts: the call comes after a model's time to first token (THINK_MS), as a real model's does.
-    const thinks = wantsCall && prompt.includes("think");
+    // "think" prompts: the first answer comes after a model's time to first token (THINK_MS), as a real model's
+    // does; "stream" prompts get their call streamed as a hosted model does (streamedCall).
+    const thinks = last?.role === "user" && prompt.includes("think");
     res.writeHead(200, { "content-type": "text/event-stream" });
     if (body.includes(SUMMARY)) return res.end(textReply("## Goal\nList files.\n## Done\nListed them."));
-    if (!wantsCall) return res.end(textReply(last?.role === "tool" ? "done" : "Hello."));
+    if (!wantsCall) {
+      const text = textReply(last?.role === "tool" ? "done" : "Hello.");
+      return thinks ? setTimeout(() => res.end(text), THINK_MS) : res.end(text);
+    }
+    const sent = () => (sentCallAt = now());
+    if (thinks && prompt.includes("stream")) return setTimeout(() => streamedCall(res, sent), THINK_MS);
     const reply = callReply(named ? JSON.parse(named[1]) : [["ls", {}]]);
-    if (thinks) return setTimeout(() => res.end(reply, () => (sentCallAt = now())), THINK_MS);
-    res.end(reply, () => {
-      sentCallAt = now();
-    });
+    if (thinks) return setTimeout(() => res.end(reply, sent), THINK_MS);
+    res.end(reply, sent);
   });
 });
 /** What a compaction's summary request says (src/compaction/summary-prompt.ts). */
@@ -92,6 +98,25 @@ const callReply = (calls) =>
   sse(choice({ role: "assistant", tool_calls: calls.map(([name, args], index) => ({ index, id: `c${callIds++}-${Date.now()}`, type: "function", function: { name, arguments: JSON.stringify(args) } })) }), choice({}, "tool_calls"), usage);
 /** A fast model's time to its first token (a call's name comes after it). */
 const THINK_MS = 400;
+/**
+ * An `ls` call's arguments as a hosted model streams them (OpenAI's wire shape, test/fixtures/openai/tool-call.sse:
+ * the name first, with empty arguments, then a few characters a chunk), one token every ARGUMENT_TOKEN_MS: ≈ 67
+ * tokens a second, between the 50 and 100 of today's hosted models.
+ */
+const ARGUMENT_TOKENS = ['{"', "path", '":', ' "', ".", '"}'];
+const ARGUMENT_TOKEN_MS = 15;
+/** Streams an `ls` call: its name, its arguments token by token, then the finish; `sent` once its last byte went. */
+async function streamedCall(res, sent) {
+  const event = (chunk) => `data: ${JSON.stringify(chunk)}\n\n`;
+  const call = (part) => choice({ tool_calls: [{ index: 0, ...part }] });
+  res.write(event(choice({ role: "assistant", content: null })) + event(call({ id: `c${callIds++}-${Date.now()}`, type: "function", function: { name: "ls", arguments: "" } })));
+  for (const token of ARGUMENT_TOKENS) {
+    await new Promise((resolve) => setTimeout(resolve, ARGUMENT_TOKEN_MS));
+    res.write(event(call({ function: { arguments: token } })));
+  }
+  await new Promise((resolve) => setTimeout(resolve, ARGUMENT_TOKEN_MS));
+  res.end(sse(choice({}, "tool_calls"), usage), sent);
+}
 await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
 const base = `http://127.0.0.1:${server.address().port}/v1`;
 
@@ -127,8 +152,10 @@ console.log("| figure | measured | budget | verdict |\n| --- | --- | --- | --- |
 
 // ---- 1. print mode and --version ------------------------------------------------------------------------------
 if (wanted("print")) {
+  // Also the same reply after a model's time to its first token (THINK_MS): what a hosted model's reply looks like,
+  // and what anything started while the request waits (a Lua worker) costs a run that needs no tool.
   const where = place("print");
-  const cases = { node: ["-e", "0"], version: [awl, "--version"], print: [awl, "-p", "--no-session", "hi"] };
+  const cases = { node: ["-e", "0"], version: [awl, "--version"], print: [awl, "-p", "--no-session", "hi"], think: [awl, "-p", "--no-session", "think, then hi"] };
   const runs = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
   for (const args of Object.values(cases)) await measured(args, where); // warm the file and registration caches
   for (let i = 0; i < RUNS; i++) for (const [name, args] of Object.entries(cases)) runs[name].push(await measured(args, where));
@@ -137,16 +164,18 @@ if (wanted("print")) {
   const node = wall("node");
   judge("`awl -p --no-session hi` wall over `node -e 0`", wall("print") - node, "ms", 30, ` (node ${node.toFixed(0)} ms)`);
   judge("`awl -p --no-session hi` peak RSS", rss("print"), "MB", 55, ` (node ${rss("node").toFixed(1)} MB)`);
+  judge(`the same reply after ${THINK_MS} ms (a model's time to its first token): peak RSS`, rss("think"), "MB", 55, ` (largest of the runs ${Math.max(...runs.think.map((r) => r.mb)).toFixed(1)} MB)`);
+  judge(`the same: wall over \`node -e 0\`, the ${THINK_MS} ms taken off`, wall("think") - THINK_MS - node, "ms", 30);
   judge("`awl --version` wall over `node -e 0`", wall("version") - node, "ms", 10);
 }
 
 // ---- 2. the tool step -----------------------------------------------------------------------------------------
 if (wanted("step")) {
-  // Headless awl starts its Lua worker only once a call is likely (a request unanswered after 250 ms, a call
-  // streaming): against a server that answers at once, the worker's whole start is inside the first step; against
-  // one that takes a model's time to its first token, it started while the model thought.
+  // `awl -p` starts its Lua worker only once a call streams (its name comes before its arguments): against a server
+  // that answers at once, or sends a whole call after a model's time to its first token, the worker's whole start is
+  // inside the first step; when the call's arguments stream as a hosted model's do, it starts while they come.
   const where = place("step");
-  const firsts = { call: [], "think, then call": [] };
+  const firsts = { call: [], "think, then call": [], "think, then stream a call": [] };
   for (let i = 0; i <= RUNS; i++) {
     for (const prompt of Object.keys(firsts)) {
       steps = [];
@@ -157,6 +186,8 @@ if (wanted("step")) {
   }
   judge("tool step (tool-call reply → next request), first call of a run, the call sent at once", median(firsts.call), "ms", 40);
   judge(`the same, the call sent after ${THINK_MS} ms (a model's time to its first token)`, median(firsts["think, then call"]), "ms", 40);
+  const streaming = ARGUMENT_TOKENS.length * ARGUMENT_TOKEN_MS + ARGUMENT_TOKEN_MS;
+  judge(`the same, its name after ${THINK_MS} ms and its arguments streamed over ${streaming} ms (${ARGUMENT_TOKENS.length} tokens), from its last byte`, median(firsts["think, then stream a call"]), "ms", 40);
 }
 
 // ---- 3. interactive start-up ----------------------------------------------------------------------------------

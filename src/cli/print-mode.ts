@@ -79,6 +79,8 @@ function notSent(invoked: Exclude<Invocation, { kind: "send" }>, format: OutputF
 /** One print-mode turn on the process's stdio; the first Ctrl-C cancels it (exit 130), a second exits at once. */
 export async function runPrintMode(runtime: Runtime, cli: CliOptions, prompt: string): Promise<number> {
   runtime.singleTurn = true;
+  // A thread started while the model thinks would cost a reply that needs no tool ≈ 25 MB (issue 30).
+  runtime.hosts.lua?.startForCallsOnly();
   return untilSecondInterrupt(async (signal) => {
     const io: PrintIO = {
       stdout: process.stdout,

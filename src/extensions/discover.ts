@@ -6,7 +6,7 @@
  * Synchronous on purpose: it runs once on the start-up path over a handful of small folders, where a few
  * `statSync` calls cost less than scheduling promises.
  */
-import { readdirSync, realpathSync, statSync, type Stats } from "node:fs";
+import { readdirSync, realpathSync, statSync, type Dirent, type Stats } from "node:fs";
 import { join } from "node:path";
 import { compareCodeUnits } from "../tools/registry.js";
 import type { ExtensionRoot, ExtensionSource } from "./extension-root.js";
@@ -22,9 +22,6 @@ export interface DiscoveredExtension {
   /** The extensions folder it was found in. */
   folder: string;
   source: ExtensionSource;
-  /** Entry point size and modification time (ms), for caches keyed on them. */
-  size: number;
-  mtime_ms: number;
 }
 
 /** An extension hidden by another of the same name found earlier in precedence order. */
@@ -127,18 +124,21 @@ function walk(
   add: (ext: DiscoveredExtension) => void,
   problems: DiscoveryProblem[],
 ): void {
-  let names: string[];
+  let entries: Dirent[];
   try {
-    names = readdirSync(dir).sort(compareCodeUnits);
+    entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareCodeUnits(a.name, b.name));
   } catch (error) {
     problems.push({ path: dir, message: `cannot read extension folder ${dir}: ${describeFsError(error)} (skipped)` });
     return;
   }
-  for (const name of names) {
+  for (const entry of entries) {
+    const name = entry.name;
     if (name.startsWith(".")) continue; // hidden files and folders (.git, editor state) are never extensions
     if (name.startsWith("_")) continue; // shared modules that the extensions beside them `require` (tool-cache.ts modulesOf)
     const path = join(dir, name);
     const isLua = name.endsWith(".lua");
+    // A plain file not named .lua (the build's `.luac` beside each bundled one, a README) is no extension: not stat'ed.
+    if (entry.isFile() && !isLua) continue;
     let stat: Stats | undefined;
     try {
       stat = statSync(path);
@@ -193,7 +193,7 @@ function entryPoint(
     });
     return undefined;
   }
-  return { name, file, folder: root.dir, source: root.source, size: stat.size, mtime_ms: stat.mtimeMs };
+  return { name, file, folder: root.dir, source: root.source };
 }
 
 function tryStat(path: string): Stats | undefined {

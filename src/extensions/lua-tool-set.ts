@@ -196,10 +196,14 @@ export class LuaToolSet implements ToolSet {
    */
   private drawsBlocks = false;
   private readonly onClosed: (() => void)[] = [];
-  /** Headless: the workers start only once a call is likely (see prewarm). */
-  private startsWhenLikely = false;
+  /**
+   * When a prewarm starts the workers (see prewarm): at the request (the interactive mode), once a call is likely
+   * (headless: a request slow to answer, a call streaming), or only once a call streams (a run of one turn).
+   */
+  private workersStart: "request" | "likely" | "call" = "request";
   /** head-start.ts once imported: a call that comes sends that worker its load at once, not a microtask later. */
   private ahead: typeof import("./lua/head-start.js") | undefined;
+  private importingAhead: Promise<typeof import("./lua/head-start.js") | undefined> | undefined;
   /** What the pool is created with (its extensions aside). */
   private poolOptions: Omit<LuaPoolOptions, "extensions"> = {};
   /** Where what a tool call printed goes (`LuaToolSetOptions.onLog`). */
@@ -407,19 +411,21 @@ export class LuaToolSet implements ToolSet {
    * session) nothing starts yet: most replies need no tool, and a worker costs a thread, ≈ 14 MB and its start's
    * CPU (issue 30). Such tools start only once a call is likely (`slow`: a model at work, `tool_use`: a call
    * streams, its name before its arguments): a worker then starts ahead and boots awl's Lua runtime while the
-   * pool's own modules load (head-start.ts), and the extensions load into it. Otherwise (the interactive mode) a
-   * request offering tools starts them too (`request`). Calls start it all anyway. A load that only a prewarm asked
-   * for is given up at exit if no extension registered an on_unload hook (see unload), so a reply that needs no
-   * tool does not wait for it.
+   * pool's own modules load (head-start.ts), and the extensions load into it. After `startForCallsOnly()` (a run
+   * of one turn) a slow request starts no thread: it only loads the module that starts one, so that a call
+   * streaming starts it at once. Otherwise (the interactive mode) a request offering tools starts them too
+   * (`request`). Calls start it all anyway. A load that only a prewarm asked for is given up at exit if no
+   * extension registered an on_unload hook (see unload), so a reply that needs no tool does not wait for it.
    */
   prewarm(why?: PrewarmReason, tool?: string): Promise<void> {
     if (why === "tool_use" && !this.loading) this.firstCall ??= tool;
     if (!why) {
-      this.startsWhenLikely = true;
+      if (this.workersStart === "request") this.workersStart = "likely";
       return Promise.resolve();
     }
-    if (this.startsWhenLikely && !this.loading) {
+    if (this.workersStart !== "request" && !this.loading) {
       if (why === "request") return Promise.resolve();
+      if (why === "slow" && this.workersStart === "call") return this.importAhead().then(() => undefined);
       void this.startAhead();
     }
     if (!this.loading) this.speculative = true;
@@ -427,21 +433,48 @@ export class LuaToolSet implements ToolSet {
   }
 
   /**
+   * This process answers one turn and exits (print mode): its Lua workers start only once a call streams, or at
+   * the call. A thread started while a model thinks costs ≈ 25 MB by the time a reply without a call comes (its
+   * own start, wasmoon's memory, the runtime and the extensions: docs/benchmarks.md), which such a run never uses.
+   */
+  startForCallsOnly(): void {
+    this.workersStart = "call";
+  }
+
+  /**
+   * head-start.ts, imported once (undefined when it cannot be); a thread asked for meanwhile (`startAhead`) starts
+   * as soon as it is there, before anything else that waited for the same chunk (the pool's first worker takes it).
+   */
+  private importAhead(): Promise<typeof import("./lua/head-start.js") | undefined> {
+    this.importingAhead ??= import("./lua/head-start.js").then(
+      (ahead) => {
+        this.ahead = ahead;
+        if (this.startedAhead) this.startThreadAhead(ahead);
+        return ahead;
+      },
+      () => undefined, // the pool's own start of a worker then fails too, and says why
+    );
+    return this.importingAhead;
+  }
+
+  /**
    * Starts a worker ahead of the pool, booting awl's Lua runtime (head-start.ts); once, and only with extensions to
-   * run. Resolves once its thread is starting.
+   * run. Resolves once its thread is starting: at once when the module is there already (a slow request loaded it).
    */
   private startAhead(): Promise<void> {
     if (this.startedAhead || this.discovery.extensions.length === 0) return Promise.resolve();
     this.startedAhead = true;
+    if (this.ahead) this.startThreadAhead(this.ahead);
+    return this.importAhead().then(() => undefined);
+  }
+
+  private startThreadAhead(ahead: typeof import("./lua/head-start.js")): void {
+    if (this.closing) return; // closed meanwhile: no thread starts
     const { cwd, env, luaPath, textHost } = this.poolOptions;
-    return import("./lua/head-start.js").then((ahead) => {
-      if (this.closing) return; // closed meanwhile: no thread starts
-      this.ahead = ahead;
-      // The pool's boot exactly (its Lua path too), or its first worker would not take this thread.
-      const options = { cwd, env, ...(luaPath && { luaPath }), ...(textHost && { textHost }) };
-      ahead.startLuaThreadAhead(options);
-      ahead.bootLuaThreadAhead(options);
-    }, () => undefined); // the pool's own start of a worker then fails too, and says why
+    // The pool's boot exactly (its Lua path too), or its first worker would not take this thread.
+    const options = { cwd, env, ...(luaPath && { luaPath }), ...(textHost && { textHost }) };
+    ahead.startLuaThreadAhead(options);
+    ahead.bootLuaThreadAhead(options);
   }
 
   /**

@@ -28,7 +28,7 @@ export interface SystemPromptInputs {
 const TOOL_ADVICE: readonly [tools: readonly string[], text: string][] = [
   [["ls", "find", "grep"], "Explore with ls, find and grep before you change anything."],
   [["read"], "Read a file before you edit it, and read only the part you need of a big one."],
-  [["edit", "write"], "Change files with edit (an exact, unique old_string) or write (a whole new file), not through bash."],
+  [["edit", "write"], "Change files with edit, or write for a whole new file, not through bash."],
   [["bash"], "bash runs builds, tests, git and other programs; it has no stdin, so give commands non-interactive flags."],
   [["exit_plan"], "Plan mode is on: explore with the read tools only, change nothing, and end with exit_plan and your plan for the user to approve."],
 ];

@@ -68,7 +68,7 @@ export async function openChatTools(
     ...(options.config?.get("search") && { search: options.config.get("search")!.value as SearchSettings }),
   });
   // Headless (awl -p, ACP): no Lua worker starts until a call is likely (a request slow to answer, a tool call
-  // streaming), so a reply needing no tool costs no thread (LuaToolSet.prewarm).
+  // streaming; print mode: the call streaming only), so a reply needing no tool costs no thread (LuaToolSet.prewarm).
   // A sign-in's token refreshed later is scrubbed from tool results and spill files too.
   if (opened.ok) {
     onSecretsAnnounced(opened.value.tools, "addSecrets");

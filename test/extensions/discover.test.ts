@@ -1,10 +1,16 @@
-import { mkdirSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { dirname, join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultExtensionRoots } from "../../src/extensions/default-roots.js";
 import { discoverExtensions, type ExtensionRoot } from "../../src/extensions/discover.js";
 import { tempDir } from "../support/temp-dir.js";
+
+// Which paths discovery stats (it runs on every start): the real statSync, watched.
+vi.mock("node:fs", async (importOriginal) => {
+  const fs = await importOriginal<typeof import("node:fs")>();
+  return { ...fs, statSync: vi.fn(fs.statSync) };
+});
 
 let base: string;
 beforeEach(() => {
@@ -45,7 +51,7 @@ describe("extension names", () => {
       ["utils.json", join(base, "p/utils/json.lua")],
     ]);
     expect(result.problems).toEqual([]);
-    expect(result.extensions[0]).toMatchObject({ folder: join(base, "p"), source: "project", size: 7 });
+    expect(result.extensions[0]).toEqual({ name: "a.b.c.d", file: join(base, "p/a/b/c/d.lua"), folder: join(base, "p"), source: "project" });
   });
 
   it("ignores non-Lua files, hidden entries and a bare .lua", () => {
@@ -55,6 +61,17 @@ describe("extension names", () => {
     file("p/.lua");
     file("p/ok.lua");
     expect(names([root("p")])).toEqual(["ok"]);
+  });
+
+  it("stats no plain file that is not .lua (the build's .luac beside each bundled extension): only what may be one", () => {
+    file("p/read.lua");
+    file("p/read.luac");
+    file("p/README.md");
+    file("p/tool/init.lua");
+    vi.mocked(statSync).mockClear();
+    expect(names([root("p")])).toEqual(["read", "tool"]);
+    const statted = vi.mocked(statSync).mock.calls.map(([path]) => String(path).slice(base.length + 1));
+    expect(statted.filter((path) => !path.endsWith(".lua") && path !== "p/tool")).toEqual(["p"]);
   });
 
   it("leaves out `_` files and folders: modules the extensions beside them share", () => {

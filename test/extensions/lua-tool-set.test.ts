@@ -507,6 +507,35 @@ describe("LuaToolSet", () => {
     await gated.unload();
   });
 
+  it("a run of one turn (startForCallsOnly) starts no thread while a request is slow to answer; a streamed call starts it, and its extension loads first", async () => {
+    const warm = await (await warmCache())();
+    ahead.started = []; // the cold start that wrote the cache started one
+    await warm.prewarm(); // headless
+    warm.startForCallsOnly(); // print mode
+    await warm.prewarm("request");
+    await warm.prewarm("slow"); // the model thinks: a reply without a call may come
+    expect(ahead.started).toEqual([]);
+    expect(fake.options).toHaveLength(1); // no pool either: the warm-up run's only
+    await warm.prewarm("tool_use", "say"); // its name streams before its arguments
+    expect(ahead.started).toHaveLength(1);
+    expect(ahead.loads.at(-1)!.loadFirst).toEqual(["echo"]);
+    expect(fake.options).toHaveLength(2);
+    expect(await warm.execute({ id: "1", name: "say", input: "{}" }, signal)).toMatchObject({ content: "ran say" });
+    await warm.unload();
+    await warm.quiesce();
+  });
+
+  it("headless without startForCallsOnly (stream-json, ACP) still starts its worker while a request is slow to answer", async () => {
+    const warm = await (await warmCache())();
+    ahead.started = [];
+    await warm.prewarm();
+    await warm.prewarm("slow");
+    expect(ahead.started).toHaveLength(1);
+    expect(fake.options).toHaveLength(2);
+    await warm.unload();
+    await warm.quiesce();
+  });
+
   it("with a worker started ahead, a request on its way loads no extension; a tool call on its way does", async () => {
     const open = await warmCache();
     const warm = await open();

@@ -79,6 +79,44 @@ describe("error messages name an extension's whole file path", () => {
     }
   });
 
+  it("a message the extension catches itself (pcall, xpcall, coroutine.resume) and a chunk it loads under a file's name", async () => {
+    const dir = writeTree({
+      [`${DEEP}/catch.lua`]: [
+        `local function fail() local t = nil; return t.x end`,
+        `awl.register_tool("p", {}, function() local ok, err = pcall(fail); return "caught: " .. err end)`,
+        `awl.register_tool("x", {}, function() local ok, err = xpcall(fail, debug.traceback); return err end)`,
+        `awl.register_tool("c", {}, function() local ok, err = coroutine.resume(coroutine.create(fail)); return err end)`,
+        `awl.register_tool("ok", {}, function() return tostring(select("#", pcall(function() return 1, nil, 3 end))) end)`,
+        `awl.register_tool("obj", {}, function() local ok, err = pcall(error, { code = 7 }); return tostring(err.code) end)`,
+        `local own = ${JSON.stringify(`${"z".repeat(70)}/own.lua`)}`,
+        `local chunk = load("return function() error('from my own chunk') end", "@" .. own)()`,
+        `awl.register_tool("own", {}, function() chunk() end)`,
+      ].join("\n"),
+    });
+    const file = join(dir, DEEP, "catch.lua");
+    const pool = poolFor(dir, [{ name: "catch", file: `${DEEP}/catch.lua` }]);
+    const text = async (tool: string): Promise<string> => {
+      const outcome = await call(pool, "catch", tool);
+      if (outcome.status !== "result") throw new Error(`expected a result, got ${JSON.stringify(outcome)}`);
+      return outcome.content;
+    };
+    try {
+      expect((await pool.load()).errors).toEqual([]);
+      expect(await text("p")).toBe(`caught: ${file}:1: attempt to index a nil value (local 't')`);
+      const traceback = await text("x");
+      expect(traceback).toContain(`${file}:1: attempt to index a nil value (local 't')`);
+      expect(traceback).toContain(`\t${file}:1: in `);
+      expect(traceback).not.toContain("...");
+      expect(await text("c")).toBe(`${file}:1: attempt to index a nil value (local 't')`);
+      // What succeeds comes back as it was, every value; an error that is not a string too.
+      expect(await text("ok")).toBe("4");
+      expect(await text("obj")).toBe("7");
+      expect(crash(await call(pool, "catch", "own")).message).toBe(`${"z".repeat(70)}/own.lua:1: from my own chunk`);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("leaves a cut name two loaded files end with, and text that only looks like one", async () => {
     // Two folders whose last 56 bytes of path are the same: the message cannot tell which one, so it stays cut.
     const tail = "x".repeat(40) + "/same.lua";

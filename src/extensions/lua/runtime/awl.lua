@@ -351,7 +351,8 @@ end
 
 -- Cuts the frames that belong to awl's own dispatcher off a traceback.
 local function trim(tb)
-  local cut = find(tb, "\n%s*%[C%]: in function 'xpcall'")
+  -- Lua names it "upvalue 'xpcall'": the global is the extensions' own (stdlib.lua's catch_whole_paths).
+  local cut = find(tb, "\n%s*%[C%]: in %a+ 'xpcall'")
   return cut and sub(tb, 1, cut - 1) or tb
 end
 

@@ -36,4 +36,6 @@ local req = run("require.lua", host, config, stdlib.read_chunk, names)
 local extras = {
   fs = run("fs.lua", host, json), spawn = run("proc.lua", host, json), http = run("http.lua", host, json), names = names,
 }
-return run("awl.lua", host, json, req.make_require, config, extras)
+local api = run("awl.lua", host, json, req.make_require, config, extras)
+stdlib.catch_whole_paths()
+return api

@@ -438,4 +438,28 @@ dofile = function(filename)
   return chunk()
 end
 
-return { read_chunk = read_chunk, is_file = is_file }
+---------------------------------------------------------------------------------------------------
+-- errors an extension catches itself: whole file paths in their messages, as in the errors that reach awl
+-- (chunk_names.lua), so a message passed on from pcall does not name "...s/deep/out.lua:14:"
+
+-- A protected call's results, the message of a failure with whole paths (a non-string error is left as it is).
+local function caught(ok, ...)
+  if ok then return ok, ... end
+  return ok, names.whole((...))
+end
+
+--- Installs the extensions' pcall, xpcall, coroutine.resume and load; called once awl's own runtime has taken
+--- the originals (its dispatcher's tracebacks end at its own xpcall).
+local function catch_whole_paths()
+  local raw_load, raw_pcall, raw_xpcall, raw_resume = load, pcall, xpcall, coroutine.resume
+  pcall = function(f, ...) return caught(raw_pcall(f, ...)) end
+  xpcall = function(f, handler, ...) return caught(raw_xpcall(f, handler, ...)) end
+  coroutine.resume = function(co, ...) return caught(raw_resume(co, ...)) end
+  -- A chunk an extension loads under a file's name ("@" .. path) is remembered as awl's own loads are.
+  load = function(chunk, chunkname, ...)
+    if type(chunkname) == "string" and sub(chunkname, 1, 1) == "@" then names.remember(sub(chunkname, 2)) end
+    return raw_load(chunk, chunkname, ...)
+  end
+end
+
+return { read_chunk = read_chunk, is_file = is_file, catch_whole_paths = catch_whole_paths }
