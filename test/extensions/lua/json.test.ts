@@ -155,7 +155,7 @@ describe("Lua -> JSON", () => {
       local strings = { "", "a", "héllo", "😀", "\239\187\191bom", "tab\tq\"b\\", "a\0b", "\1\31\127", "/", "\u{E000}",
         "\u{FFFF}", "\u{10000}", "z", "required", "enum", "type", "properties", "items", "anyOf", "prefixItems" }
       local floats = { 0.1, 0.5, 1/3, 2^-21, 1e15 + 5.0, 1e300, 5e-324, -2.5, 1.0, 100.0, 2^53 + 0.0, 123456.789, 4.35,
-        0.3, 1e-5, 1e-4, 1e14, 1e17, 2^63, -0.0, 0.0 }
+        0.3, 1e-5, 1e-4, 1e14, 1e17, 2^63, -0.0, 0.0, 2^-24, 2^-30, 2^-1022, 2^-1074, 2^70, 0.1 + 0.2, 1e21, 1e-7 }
       local function pick(list) return list[math.random(#list)] end
       local gen
       local function array(depth)
@@ -184,17 +184,30 @@ describe("Lua -> JSON", () => {
         else return { [math.random(1, 3)] = gen(depth + 1), [tostring(math.random(1, 3))] = gen(depth + 1) } -- may clash
         end
       end
-      local steps, hosted = 0, 0
-      for i = 1, 3000 do
-        local v = gen(0)
+      -- The Lua instructions one encode runs: the same for every value the host encodes, more for json.lua's.
+      local steps
+      local function encode(v)
         steps = 0
         debug.sethook(function() steps = steps + 1 end, "", 1)
-        local ok, host = pcall(json.encode, v)
+        local ok, text = pcall(json.encode, v)
         debug.sethook()
-        if steps < 40 then hosted = hosted + 1 end -- json.lua runs hundreds of instructions, the host's path ~26
+        return ok, text
+      end
+      encode("plain")
+      local hosted, by_host = 0, steps
+      for i = 1, 3000 do
+        local v = gen(0)
+        local ok, host = encode(v)
+        if steps == by_host then hosted = hosted + 1 end
         local lua_ok, lua = pcall(json.encode, { v, FORCED })
         if ok ~= lua_ok then return i .. ": host " .. tostring(host) .. " / json.lua " .. tostring(lua) end
         if ok and "[" .. host .. ",{}]" ~= lua then return i .. ": host " .. host .. " / json.lua " .. lua end
+      end
+      for i = 1, 20000 do -- doubles of every kind: any 64 bits, and decimals of every magnitude
+        local f = i % 2 == 0 and string.unpack("d", string.pack("i8", math.random(math.mininteger, math.maxinteger)))
+          or (math.random() - 0.5) * 10.0 ^ math.random(-300, 300)
+        local host, lua = json.encode(f), json.encode({ f, FORCED })
+        if "[" .. host .. ",{}]" ~= lua then return "float " .. string.format("%a", f) .. ": host " .. host .. " / json.lua " .. lua end
       end
       return "same " .. hosted
     `);
