@@ -21,7 +21,8 @@
 //   7. tty-growth: the interactive UI in a terminal (tmux) fed BUDGET_TTY_TURNS prompts (default 200) of 10 calls
 //      each (std tools, a project Lua extension rewritten every 50 calls, an MCP server's tool, a command that asks
 //      and is answered with a key) and one `/compact`: RSS and the heap's rest per 1 000 calls as in 4.
-//   8. cold-cache: `awl -p hi` with 20 extensions, the registration cache removed, then cut short (budget node + 250 ms).
+//   8. cold-cache: `awl -p hi` with 20 extensions, the registration cache removed, then cut short (budget node + 250 ms),
+//      and how many of the Lua VM's functions V8 recompiles with TurboFan in such a start (budget 0).
 //   BUDGET_KEEP=1 keeps its temporary folder (homes, heap snapshots) and prints where it is; else it is removed.
 //   BUDGET_ONLY=growth,acp runs only the sections named (print, step, interactive, growth, acp, lua, tty-growth,
 //   cold-cache).

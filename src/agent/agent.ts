@@ -20,7 +20,9 @@ export const DEFAULT_MAX_STEPS = 50;
 /**
  * A model call that offers tools and is still unanswered after this long is a model at work (a local server
  * answers within a few ms, a hosted model's first byte takes ~300 ms and more): the tools hear it ("slow"), so
- * hosts that start only for a likely call (MCP servers) start meanwhile; Lua workers start at the request itself.
+ * hosts that start only for a likely call (MCP servers) start meanwhile. Each host decides what it is worth: Lua
+ * workers start at the request itself in the interactive mode, here in stream-json and ACP, and only once a call
+ * streams in print mode (LuaToolSet.prewarm).
  */
 export const PREWARM_AFTER_MS = 250;
 

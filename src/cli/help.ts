@@ -1,11 +1,12 @@
 /** `awl --help`. */
+import { columnRow } from "../ui/output/wrap-text.js";
 import { versionText } from "../version.js";
 import { SUBCOMMANDS } from "./commands.js";
 import { flagsHelp } from "./options.js";
 
 export function helpText(): string {
   const subcommands = Object.values(SUBCOMMANDS)
-    .map((c) => `  awl ${c.usage.padEnd(26)} ${c.summary}`)
+    .map((c) => columnRow(`  awl ${c.usage}`, c.summary, 32))
     .join("\n");
   return `${versionText()}: an agent for the terminal whose tools are Lua extensions.
 

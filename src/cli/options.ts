@@ -2,6 +2,7 @@
 import { parseArgs } from "node:util";
 import { parsePlainArgs, type PlainOption } from "./plain-args.js";
 import type { ConfigResult } from "../config/errors.js";
+import { columnRow } from "../ui/output/wrap-text.js";
 import { FLAGS, INPUT_FORMATS, OUTPUT_FORMATS, type CliOptions, type FlagSpec, type FlagValues, type InputFormat, type OutputFormat } from "../runtime/flags.js";
 
 /** Parses the arguments of the main command; a bad flag is a value naming it. */
@@ -66,7 +67,7 @@ export function flagsHelp(): string {
   for (const [name, spec] of Object.entries(FLAGS) as [string, FlagSpec][]) {
     const left = `${spec.short ? `-${spec.short}, ` : "    "}--${name}${spec.value ? ` ${spec.value}` : ""}`;
     const lines = groups.get(spec.group) ?? [];
-    lines.push(`  ${left.padEnd(28)} ${spec.help}`);
+    lines.push(columnRow(`  ${left}`, spec.help, 30));
     groups.set(spec.group, lines);
   }
   return [...groups].map(([group, lines]) => `${group}:\n${lines.join("\n")}`).join("\n\n");

@@ -408,14 +408,15 @@ export class LuaToolSet implements ToolSet {
   /**
    * Gets the Lua workers ready ahead of a call, so that it does not pay their start-up; resolves once the first
    * worker is starting, not when it is ready. Without `why` (the tools were just opened: headless awl, an ACP
-   * session) nothing starts yet: most replies need no tool, and a worker costs a thread, ≈ 14 MB and its start's
-   * CPU (issue 30). Such tools start only once a call is likely (`slow`: a model at work, `tool_use`: a call
-   * streams, its name before its arguments): a worker then starts ahead and boots awl's Lua runtime while the
-   * pool's own modules load (head-start.ts), and the extensions load into it. After `startForCallsOnly()` (a run
-   * of one turn) a slow request starts no thread: it only loads the module that starts one, so that a call
-   * streaming starts it at once. Otherwise (the interactive mode) a request offering tools starts them too
-   * (`request`). Calls start it all anyway. A load that only a prewarm asked for is given up at exit if no
-   * extension registered an on_unload hook (see unload), so a reply that needs no tool does not wait for it.
+   * session) nothing starts yet: most replies need no tool, and a worker costs a thread (≈ 10 MB, ≈ 25 MB once
+   * its extensions are loaded) and its start's CPU (issue 30). Such tools start only once a call is likely (`slow`:
+   * a model at work, `tool_use`: a call streams, its name before its arguments): a worker then starts ahead and
+   * boots awl's Lua runtime while the pool's own modules load (head-start.ts), and the extensions load into it.
+   * After `startForCallsOnly()` (a run of one turn) a slow request starts no thread: it only loads the module that
+   * starts one, so that a call streaming starts it at once. Otherwise (the interactive mode) a request offering
+   * tools starts them too (`request`). Calls start it all anyway. A load that only a prewarm asked for is given up
+   * at exit if no extension registered an on_unload hook (see unload), so a reply that needs no tool does not wait
+   * for it.
    */
   prewarm(why?: PrewarmReason, tool?: string): Promise<void> {
     if (why === "tool_use" && !this.loading) this.firstCall ??= tool;

@@ -20,6 +20,20 @@ describe("--help", { timeout: 180_000 }, () => {
     expect(run.stdout).toContain("awl sessions export ID [--format md|json]");
   });
 
+  it("awl --help starts every description in one column: after a long usage or flag, on the next line", async () => {
+    const lines = (await runAwl(["--help"])).stdout.split("\n");
+    // Subcommand rows (`  awl NAME …`) describe at column 33, flag rows (`  -p, --print …`, `      --model …`) at 31.
+    const misplaced = lines.flatMap((line, i) => {
+      const column = /^  awl /.test(line) ? 33 : /^  (-\w, |    )--/.test(line) ? 31 : undefined;
+      if (column === undefined) return [];
+      const beside = line.slice(column - 2, column) === "  " && /\S/.test(line[column] ?? "");
+      const below = new RegExp(`^ {${column}}\\S`).test(lines[i + 1] ?? "");
+      return beside || below ? [] : [line];
+    });
+    expect(lines.filter((line) => /^  awl permissions/.test(line))).toHaveLength(1);
+    expect(misplaced).toEqual([]);
+  });
+
   it("awl --help names the config files and that every subcommand takes --help", async () => {
     const run = await runAwl(["--help"]);
     expect(run.stdout).toContain("then .awl/config.json here");

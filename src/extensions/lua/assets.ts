@@ -28,12 +28,15 @@ export function runtimeDir(): string {
 /** V8's default, which nothing but awl's own module is compiled away from. */
 const DEFAULT_TIERING_BUDGET = 1_800_000;
 /**
- * How much a wasm function runs (V8's "bytes executed") before V8 recompiles it with TurboFan: ~550x V8's default,
- * so only Lua that computes for a good while is optimized. With the default, a worker's start (awl's runtime and
- * a few extensions) already makes 29 of the Lua VM's functions hot: ~150 ms of TurboFan work on V8's background
- * threads, competing with the main thread for the cores, and an exit then waits for the compile under way.
+ * How much a wasm function runs (V8's "bytes executed") before V8 recompiles it with TurboFan: V8's largest, ~1 200x
+ * its default, so only Lua that computes for a good while is optimized. With the default, a worker's start (awl's
+ * runtime and a few extensions) already makes 29 of the Lua VM's functions hot: ~150 ms of TurboFan work on V8's
+ * background threads, competing with the main thread for the cores, and an exit then waits for the compile under
+ * way. Liftoff charges the Lua VM's loop its whole body (~20 KB) per Lua instruction, so this is ~100 000 Lua
+ * instructions: a cold start's boot and loads stay under it up to ~140 extensions (~600 instructions each, the
+ * JSON they register encoded by the host: docs/benchmarks.md, "The cold start without the wasm tier-up").
  */
-const LUA_TIERING_BUDGET = 1_000_000_000;
+const LUA_TIERING_BUDGET = 2 ** 31 - 1;
 
 let compiled: Promise<WasmModule> | undefined;
 

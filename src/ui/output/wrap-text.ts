@@ -7,6 +7,14 @@
  */
 import { displayWidth } from "./width.js";
 
+/**
+ * One row of a two-column list (`--help`): `left` padded to `width`, then `text`; when `left` fills its column,
+ * `text` goes on the next line under the second column, so every description starts in the same place.
+ */
+export function columnRow(left: string, text: string, width: number): string {
+  return displayWidth(left) < width ? `${left.padEnd(width)} ${text}` : `${left}\n${" ".repeat(width + 1)}${text}`;
+}
+
 /** `text` wrapped for a terminal `columns` wide. */
 export function wrapText(text: string, columns: number): string {
   const width = Math.max(10, columns);

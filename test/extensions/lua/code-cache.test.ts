@@ -1,9 +1,10 @@
 // The Lua worker's V8 code cache ($XDG_CACHE_HOME/awl/lua-worker-*.v8, see worker/loader.ts): the first worker whose
 // extensions load writes it, the next one starts from it as it is, and one that is damaged or cannot be written
 // costs nothing but the compile: the worker starts and its tools answer every time.
-import { closeSync, openSync, readdirSync, statSync, writeFileSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, openSync, readdirSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { workerScriptPath } from "../../../src/extensions/lua/assets.js";
 import { call, contentOf, poolOf, tempDir } from "./helpers.js";
 
 const GREET = `awl.register_tool("greet", { type = "object" }, function(input) return "hello " .. input.name end)`;
@@ -42,6 +43,14 @@ describe("the Lua worker's code cache", () => {
     const rewritten = statSync(file);
     await greets(env);
     expect(statSync(file).ino).toBe(rewritten.ino); // the new one is good: taken as it is
+  });
+
+  it("is made from scripts written in ASCII (a character above U+00FF made V8 hold every worker's source as two bytes a character, twice)", () => {
+    for (const script of ["worker.cjs", "worker-main.cjs"]) {
+      const text = readFileSync(join(dirname(workerScriptPath()), script), "utf8");
+      expect(text.length, script).toBeGreaterThan(1000);
+      expect(text.match(/[^\x00-\x7f]/g) ?? [], script).toEqual([]);
+    }
   });
 
   it("that cannot be written leaves the worker as it is", async () => {
