@@ -4,9 +4,9 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { isatty } from "node:tty";
 import type { ConfigError } from "../config/errors.js";
 import { formatUserMessage } from "../ui/error-text.js";
+import { tty } from "../util/lazy-builtin.js";
 import { EXIT } from "./exit-codes.js";
 import { parseCliArgs } from "./options.js";
 import { settingsFlags, type CliOptions } from "../runtime/flags.js";
@@ -39,7 +39,7 @@ export async function runChat(argv: readonly string[]): Promise<number> {
 
   // Interactive needs a terminal on both ends; without one awl never prompts. Headless, no Lua worker starts here:
   // one starts once a tool call is likely (LuaToolSet.prewarm), with the environment its extensions get (issue 30).
-  const interactive = !cli.flags.print && cli.outputFormat === "text" && isatty(0) && isatty(1);
+  const interactive = !cli.flags.print && cli.outputFormat === "text" && tty().isatty(0) && tty().isatty(1);
   return await chat(cli, interactive);
 }
 

@@ -1,5 +1,6 @@
 /** Parsing the `awl` command's arguments and the flags section of its `--help`, from the table of src/runtime/flags.ts. */
 import { parseArgs } from "node:util";
+import { parsePlainArgs, type PlainOption } from "./plain-args.js";
 import type { ConfigResult } from "../config/errors.js";
 import { columnRow } from "../ui/output/wrap-text.js";
 import { FLAGS, INPUT_FORMATS, OUTPUT_FORMATS, type CliOptions, type FlagSpec, type FlagValues, type InputFormat, type OutputFormat } from "../runtime/flags.js";
@@ -8,10 +9,10 @@ import { FLAGS, INPUT_FORMATS, OUTPUT_FORMATS, type CliOptions, type FlagSpec, t
 export function parseCliArgs(argv: readonly string[]): ConfigResult<CliOptions> {
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    const options = Object.fromEntries(
-      Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type, ...("short" in spec ? { short: spec.short } : {}), ...("multiple" in spec ? { multiple: spec.multiple } : {}) }]),
-    );
-    parsed = parseArgs({ args: withPickerResume(argv), options, allowPositionals: true, strict: true });
+    const options = flagOptions();
+    const args = withPickerResume(argv);
+    // Node's parser compiles its own code at its first call: the plain shapes of a command line go without it.
+    parsed = parsePlainArgs(args, options) ?? parseArgs({ args, options, allowPositionals: true, strict: true });
   } catch (e) {
     return { ok: false, error: { message: usageMessage(e), hint: "see awl --help" } };
   }
@@ -28,6 +29,13 @@ export function parseCliArgs(argv: readonly string[]): ConfigResult<CliOptions> 
     return { ok: false, error: { message: "--input-format stream-json needs --output-format stream-json", hint: "add --output-format stream-json" } };
   }
   return { ok: true, value: { flags, prompt: parsed.positionals.join(" "), outputFormat: format as OutputFormat, inputFormat: input as InputFormat } };
+}
+
+/** The main command's flags as `parseArgs` takes them. */
+export function flagOptions(): Record<string, PlainOption> {
+  return Object.fromEntries(
+    Object.entries(FLAGS).map(([name, spec]) => [name, { type: spec.type, ...("short" in spec ? { short: spec.short } : {}), ...("multiple" in spec ? { multiple: spec.multiple } : {}) }]),
+  );
 }
 
 /**

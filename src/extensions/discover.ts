@@ -41,6 +41,11 @@ export interface DiscoveryResult {
   extensions: DiscoveredExtension[];
   shadowed: ShadowedExtension[];
   problems: DiscoveryProblem[];
+  /**
+   * Each winning entry point's stat as discovery took it (by `file`): the registration cache keys the extensions
+   * with it right after (tool-cache.ts `extensionKeys`) instead of a second stat of each file.
+   */
+  stats: ReadonlyMap<string, Stats>;
 }
 
 export interface DiscoveryOptions {
@@ -58,6 +63,7 @@ export function discoverExtensions(roots: readonly ExtensionRoot[], options: Dis
   const winners = new Map<string, DiscoveredExtension>();
   const shadowed: ShadowedExtension[] = [];
   const seenRoots = new Set<string>();
+  const entryStats = new Map<DiscoveredExtension, Stats>();
   for (const root of roots) {
     let real: string;
     try {
@@ -71,14 +77,15 @@ export function discoverExtensions(roots: readonly ExtensionRoot[], options: Dis
     }
     if (seenRoots.has(real)) continue; // the same folder named twice
     seenRoots.add(real);
-    for (const found of scanRoot(root, real, maxFileBytes, problems)) {
+    for (const found of scanRoot(root, real, maxFileBytes, problems, entryStats)) {
       const winner = winners.get(found.name);
       if (winner) shadowed.push({ ...found, shadowed_by: winner.file });
       else winners.set(found.name, found);
     }
   }
   const extensions = [...winners.values()].sort((a, b) => compareCodeUnits(a.name, b.name));
-  return { extensions, shadowed, problems };
+  const stats = new Map(extensions.map((e) => [e.file, entryStats.get(e)!]));
+  return { extensions, shadowed, problems, stats };
 }
 
 function tryRealpath(path: string): string | undefined {
@@ -90,7 +97,13 @@ function tryRealpath(path: string): string | undefined {
 }
 
 /** Every entry point under one root. Within a root, `x.lua` beats `x/init.lua` (Lua's own `require` order). */
-function scanRoot(root: ExtensionRoot, realRoot: string, maxFileBytes: number, problems: DiscoveryProblem[]): DiscoveredExtension[] {
+function scanRoot(
+  root: ExtensionRoot,
+  realRoot: string,
+  maxFileBytes: number,
+  problems: DiscoveryProblem[],
+  entryStats: Map<DiscoveredExtension, Stats>,
+): DiscoveredExtension[] {
   const rootStat = tryStat(root.dir);
   if (!rootStat) return [];
   if (!rootStat.isDirectory()) {
@@ -111,19 +124,21 @@ function scanRoot(root: ExtensionRoot, realRoot: string, maxFileBytes: number, p
       message: `two files define extension "${ext.name}": ${keep.file} and ${drop.file}; using the first, rename or remove one`,
     });
   };
-  walk(root, root.dir, root.prefix === undefined ? [] : [root.prefix], new Set([realRoot]), maxFileBytes, add, problems);
+  const walked = { maxFileBytes, add, problems, entryStats };
+  walk(root, root.dir, root.prefix === undefined ? [] : [root.prefix], new Set([realRoot]), walked);
   return [...found.values()];
 }
 
-function walk(
-  root: ExtensionRoot,
-  dir: string,
-  parts: string[],
-  ancestors: Set<string>,
-  maxFileBytes: number,
-  add: (ext: DiscoveredExtension) => void,
-  problems: DiscoveryProblem[],
-): void {
+/** What a walk of one root reports to: the size limit, where entry points go (with their stat), what was skipped. */
+interface Walked {
+  maxFileBytes: number;
+  add: (ext: DiscoveredExtension) => void;
+  problems: DiscoveryProblem[];
+  entryStats: Map<DiscoveredExtension, Stats>;
+}
+
+function walk(root: ExtensionRoot, dir: string, parts: string[], ancestors: Set<string>, walked: Walked): void {
+  const { maxFileBytes, add, problems } = walked;
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true }).sort((a, b) => compareCodeUnits(a.name, b.name));
@@ -162,13 +177,19 @@ function walk(
       if (initStat) {
         // A directory extension: its other files are its own modules, never extensions.
         const ext = entryPoint(root, childParts, init, initStat, maxFileBytes, problems);
-        if (ext) add(ext);
+        if (ext) {
+          walked.entryStats.set(ext, initStat);
+          add(ext);
+        }
         continue;
       }
-      walk(root, path, childParts, new Set([...ancestors, real]), maxFileBytes, add, problems);
+      walk(root, path, childParts, new Set([...ancestors, real]), walked);
     } else if (isLua && name.length > ".lua".length) {
       const ext = entryPoint(root, [...parts, name.slice(0, -".lua".length)], path, stat, maxFileBytes, problems);
-      if (ext) add(ext);
+      if (ext) {
+        walked.entryStats.set(ext, stat);
+        add(ext);
+      }
     }
   }
 }

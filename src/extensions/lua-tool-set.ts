@@ -341,7 +341,7 @@ export class LuaToolSet implements ToolSet {
     // The extensions are keyed (stat'ed, hashed where that says nothing) only for a cache file that can match them:
     // without one (removed, cut short, another version's) the worker starts first, and they are keyed while it does.
     const file = cachePath === false ? undefined : readToolCache(cachePath, discovery.extensions);
-    if (cachePath !== false && file) ({ keys: toolSet.cacheKeys, cached } = cachedSnapshot(cachePath, file, discovery.extensions));
+    if (cachePath !== false && file) ({ keys: toolSet.cacheKeys, cached } = cachedSnapshot(cachePath, file, discovery.extensions, discovery.stats));
     if (cached && !options.waitForLoad) {
       toolSet.apply(cached);
       toolSet.offeredFromCache = true;

@@ -12,7 +12,7 @@
  * hashing every extension on every start cost ≈ 4 ms of a one-line reply (docs/benchmarks.md, issue 30).
  */
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { compareCodeUnits } from "../tools/registry.js";
 import type { DiscoveredExtension } from "./discover.js";
@@ -68,6 +68,8 @@ export function defaultToolCachePath(env: NodeJS.ProcessEnv): string {
 interface KeyReads {
   modules: Map<string, string[]>;
   stamps: Map<string, string>;
+  /** Entry points' stats taken just before (discovery's, `DiscoveryResult.stats`), by file: not stat'ed again. */
+  entries?: ReadonlyMap<string, Stats> | undefined;
 }
 
 /** A file's size, modification and change times, inode and device: what any write to it, or a file put in its place, changes. */
@@ -84,7 +86,7 @@ const settled = (key: CacheEntry): boolean => key.changed_at < key.hashed_at - S
  * stamps agree and the file had settled when it was hashed.
  */
 export function extensionKey(extension: DiscoveredExtension, reads: KeyReads = { modules: new Map(), stamps: new Map() }, known?: CacheEntry): CacheEntry {
-  const entry = statSync(extension.file);
+  const entry = reads.entries?.get(extension.file) ?? statSync(extension.file);
   const parts = [stampOf(entry)];
   // Modules it may `require` at load time: their stamps are enough to notice an edit.
   const dir = dirname(extension.file);
@@ -104,10 +106,15 @@ export function extensionKey(extension: DiscoveredExtension, reads: KeyReads = {
 
 /**
  * Keys for every extension, or undefined if any file cannot be read (then the cache is simply not used). `known`:
- * the keys a cache holds, whose hashes are reused where the files' stamps say nothing changed.
+ * the keys a cache holds, whose hashes are reused where the files' stamps say nothing changed. `entries`: the
+ * entry points' stats discovery has just taken (by file), used instead of stat'ing them again.
  */
-export function extensionKeys(extensions: readonly DiscoveredExtension[], known: readonly CacheEntry[] = []): CacheEntry[] | undefined {
-  const reads: KeyReads = { modules: new Map(), stamps: new Map() };
+export function extensionKeys(
+  extensions: readonly DiscoveredExtension[],
+  known: readonly CacheEntry[] = [],
+  entries?: ReadonlyMap<string, Stats>,
+): CacheEntry[] | undefined {
+  const reads: KeyReads = { modules: new Map(), stamps: new Map(), entries };
   try {
     return extensions.map((e, i) => extensionKey(e, reads, known[i]));
   } catch {
@@ -133,14 +140,16 @@ export function readToolCache(path: string, extensions: readonly DiscoveredExten
 
 /**
  * The extensions' keys, and the cached registrations of `cache` (read from `path`) when every extension (and
- * nothing else) matches. The cache's keys lend their hashes to the files that did not change (`extensionKeys`).
+ * nothing else) matches. The cache's keys lend their hashes to the files that did not change (`extensionKeys`);
+ * `entries`: the entry points' stats as discovery just took them.
  */
 export function cachedSnapshot(
   path: string,
   cache: ToolCacheFile,
   extensions: readonly DiscoveredExtension[],
+  entries?: ReadonlyMap<string, Stats>,
 ): { keys: CacheEntry[] | undefined; cached: LoadSnapshot | undefined } {
-  const keys = extensionKeys(extensions, cache.extensions);
+  const keys = extensionKeys(extensions, cache.extensions, entries);
   if (!keys) return { keys, cached: undefined };
   for (let i = 0; i < keys.length; i++) {
     const a = cache.extensions[i]!;

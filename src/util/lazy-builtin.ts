@@ -14,3 +14,6 @@ export function lazyBuiltin<T>(id: `node:${string}`): () => T {
 
 /** `node:child_process`, loaded at the first spawn: a reply that runs no command never loads it. */
 export const childProcess = lazyBuiltin<typeof import("node:child_process")>("node:child_process");
+
+/** `node:tty` (≈ 0.3 ms to load, with its binding), loaded when awl first asks whether a file is a terminal. */
+export const tty = lazyBuiltin<typeof import("node:tty")>("node:tty");

@@ -1,7 +1,8 @@
 /**
  * What a run of the built awl loaded, read through a `--require` preload that reports as the process exits: the
  * CommonJS files of awl's package (their paths in it: `dist/cli/main.cjs`, `node_modules/...`) in the order Node
- * loaded them, and whether Node ran any ES module (its loader's module jobs, which every `import` of one goes through).
+ * loaded them, whether Node ran any ES module (its loader's module jobs, which every `import` of one goes through),
+ * and Node's built-in modules it loaded.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -10,6 +11,8 @@ import { tempDir } from "./run-awl.js";
 export interface LoadReport {
   files: string[];
   esModules: boolean;
+  /** Node's built-in modules it loaded (`process.moduleLoadList`: `tty`, `internal/util/parse_args/parse_args`…). */
+  builtins: string[];
 }
 
 /**
@@ -24,6 +27,7 @@ export function loadReporter(options: { at?: "exit" | "prompt" } = {}): { env: R
   const write = `() => require("node:fs").writeFileSync(${JSON.stringify(report)}, JSON.stringify({
   files: Object.keys(require.cache).filter((file) => file.startsWith(${JSON.stringify(root)})).map((file) => file.slice(${root.length})),
   esModules: process.moduleLoadList.includes("NativeModule internal/modules/esm/module_job"),
+  builtins: process.moduleLoadList.filter((name) => name.startsWith("NativeModule ")).map((name) => name.slice(13)),
 }))`;
   // The prompt as the line editor draws it (in synchronized output): the first write that holds it.
   const atPrompt = `const report = ${write};

@@ -44,7 +44,7 @@ it("`awl -p` with a text reply runs no ES module: the bundle's CommonJS files an
   const env = { ...reporter.env, AWL_BASE_URL: `${server.url}/v1`, AWL_API_KEY: "sk-test", AWL_MODEL: "gpt-test" };
   const run = await runAwl(["-p", "hi", "--no-session"], { env });
   expect(run).toMatchObject({ code: 0, stdout: "Hello.\n" });
-  const { files, esModules } = reporter.read();
+  const { files, esModules, builtins } = reporter.read();
   expect(esModules).toBe(false);
   const own = files.filter((file) => !file.startsWith("node_modules/"));
   expect(own[0]).toBe("dist/cli/main.cjs");
@@ -52,6 +52,10 @@ it("`awl -p` with a text reply runs no ES module: the bundle's CommonJS files an
   expect(own.map(chunkName)).toEqual(expect.arrayContaining(["compile-cache", "program", "open", "turn"]));
   // The interactive mode's screen and its own modules stay out of a print-mode reply.
   for (const interactiveOnly of ["screen", "interactive"]) expect(own.map(chunkName)).not.toContain(interactiveOnly);
+  // Nor Node's argument parser (the plain command line is read without it: src/cli/plain-args.ts), nor node:tty
+  // (stdin here is /dev/null, told from a terminal by its device number: src/cli/stdin.ts).
+  expect(builtins).not.toContain("internal/util/parse_args/parse_args");
+  expect(builtins).not.toContain("tty");
 });
 
 it("`awl -p` in a trusted project folder checks its pinned content without loading the interactive mode or the sessions", async () => {

@@ -73,6 +73,10 @@ it("a text reply with --no-session loads none of the parts it does not run; a ru
   // its dgram), which only a spawn needs (src/util/lazy-builtin.ts).
   expect(text.nodeModules.has("node:v8")).toBe(false);
   expect(text.nodeModules.has("node:child_process")).toBe(false);
+  // Nor Node's argument parser, which a plain command line goes without (src/cli/plain-args.ts), nor node:tty, which
+  // only a character device on stdin or an interactive start asks (src/cli/stdin.ts; stdin is a socket here).
+  expect(text.nodeModules.has("node:internal/util/parse_args/parse_args")).toBe(false);
+  expect(text.nodeModules.has("node:tty")).toBe(false);
   const loaded = Object.keys(UNLOADED).filter((name) => text.defines(name));
   expect(loaded.map((name) => `${name} (${UNLOADED[name as keyof typeof UNLOADED]})`)).toEqual([]);
   // The same probe sees a part once a run needs it.

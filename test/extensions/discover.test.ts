@@ -4,6 +4,7 @@ import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { defaultExtensionRoots } from "../../src/extensions/default-roots.js";
 import { discoverExtensions, type ExtensionRoot } from "../../src/extensions/discover.js";
+import { cachedSnapshot, extensionKeys, readToolCache, writeToolCache } from "../../src/extensions/tool-cache.js";
 import { tempDir } from "../support/temp-dir.js";
 
 // Which paths discovery stats (it runs on every start): the real statSync, watched.
@@ -199,5 +200,44 @@ describe("bad input", () => {
     file("notadir");
     const result = discoverExtensions([root("notadir", "flag")]);
     expect(result.problems[0]!.message).toContain("is not a folder");
+  });
+});
+
+// The registration cache's keys at start-up (issue 30): discovery has just stat'ed each entry point, and the keys take
+// that stat instead of a second one; what a key says (tool-cache.ts's stat-keyed rule) is the same either way.
+describe("the registration cache's keys", () => {
+  const snapshot = { tools: [{ extension: "a", name: "say", description: "", parameters: { type: "object" } }], errors: [], unavailable: {} };
+
+  it("keys the extensions with discovery's stat of each entry point, stat'ing only their shared modules again", () => {
+    const entries = [file("ext/a.lua"), file("ext/b.lua"), file("ext/c/init.lua")];
+    const modules = [file("ext/_shared.lua"), file("ext/c/part.lua")];
+    const discovery = discoverExtensions([{ dir: join(base, "ext"), source: "project" }]);
+    expect(discovery.extensions.map((e) => e.name)).toEqual(["a", "b", "c"]);
+    expect([...discovery.stats.keys()]).toEqual(entries);
+    const cachePath = join(base, "cache.json");
+    writeToolCache(cachePath, extensionKeys(discovery.extensions)!, snapshot);
+    const cache = readToolCache(cachePath, discovery.extensions)!;
+
+    vi.mocked(statSync).mockClear();
+    const { keys, cached } = cachedSnapshot(cachePath, cache, discovery.extensions, discovery.stats);
+    expect(cached?.tools).toEqual(snapshot.tools);
+    const statted = vi.mocked(statSync).mock.calls.map(([path]) => String(path));
+    expect(statted.filter((path) => entries.includes(path))).toEqual([]);
+    expect(statted.sort()).toEqual(modules.sort());
+    // The same keys as with a stat of each file taken now (the files were just written: hashed again, not settled).
+    const said = ({ name, file, stamp, hash }: { name: string; file: string; stamp: string; hash: string }) => ({ name, file, stamp, hash });
+    expect(keys?.map(said)).toEqual(cache.extensions.map(said));
+  });
+
+  it("a file rewritten after discovery: the keys say the stat discovery saw, and the next start finds the change", () => {
+    const entry = file("ext/a.lua", "-- one\n");
+    const discovery = discoverExtensions([{ dir: join(base, "ext"), source: "project" }]);
+    const cachePath = join(base, "cache.json");
+    writeToolCache(cachePath, extensionKeys(discovery.extensions, [], discovery.stats)!, snapshot);
+    writeFileSync(entry, "-- a longer two\n");
+    const again = discoverExtensions([{ dir: join(base, "ext"), source: "project" }]);
+    expect(again.stats.get(entry)?.size).toBe(statSync(entry).size);
+    const { cached } = cachedSnapshot(cachePath, readToolCache(cachePath, again.extensions)!, again.extensions, again.stats);
+    expect(cached).toBeUndefined();
   });
 });
