@@ -7,8 +7,8 @@
  *
  * Only plain data is encoded here: anything else (a function, a cycle, a table with a metatable other than
  * json.array's, json.object's or json.null's, a string that is not UTF-8, a float key, keys that clash, deep
- * nesting) gives `undefined`, and json.lua encodes the value
- * itself, with its own errors and replacements.
+ * nesting, the few floats whose digits are not the shortest, see floatText) gives `undefined`, and json.lua
+ * encodes the value itself, with its own errors and replacements.
  */
 import { LUA_TBOOLEAN, LUA_TNIL, LUA_TNUMBER, LUA_TSTRING, LUA_TTABLE, type LuaC } from "./lua-c.js";
 
@@ -51,7 +51,7 @@ export function encodeJson(c: LuaC, L: number, idx: number, marks: JsonMarks): s
 }
 
 class Walk {
-  /** The tables being encoded, outermost first (a table inside itself is json.lua's error). */
+  /** The tables being encoded, from the outermost in (a table inside itself is json.lua's error). */
   private readonly open = new Set<number>();
   /** Short strings met so far by their address (keys repeat; nothing is collected while the walk runs). */
   private readonly texts = new Map<number, Text>();
