@@ -1,10 +1,10 @@
 /** awl's folders on disk, XDG style. Absolute XDG variables win; relative ones are ignored, as the XDG spec says. */
-import { homedir } from "node:os";
 import { join } from "node:path";
+import { os } from "../util/lazy-builtin.js";
 
 function xdgBase(env: NodeJS.ProcessEnv, variable: string, fallback: string): string {
   const value = env[variable];
-  return value && value.startsWith("/") ? value : join(env.HOME || homedir(), fallback);
+  return value && value.startsWith("/") ? value : join(env.HOME || os().homedir(), fallback);
 }
 
 /** `$XDG_CONFIG_HOME/awl`, default `~/.config/awl`: configuration and user extensions. */

@@ -10,7 +10,6 @@
  * shell command; `path`, `paths`, `cwd` and the other path names of path-args.ts are paths. The decision carries
  * the arguments with those paths resolved, for the tool (no second reading of them).
  */
-import { homedir } from "node:os";
 import { relative } from "node:path";
 import { handOff, pathArgsOf, type PathArg } from "./path-args.js";
 import { escapeGlob, isInside, realPathOf, resolveToolPath } from "./paths.js";
@@ -21,6 +20,7 @@ import type { Rule, RuleAction } from "./rules.js";
 import { commandRuleReason, CommandRules, offeredCommandRules } from "./command-rules.js";
 import { invalidCommandText, readCommand } from "./command-reading.js";
 import type { ParsedCommand } from "./shell-commands.js";
+import { os } from "../util/lazy-builtin.js";
 
 export const PERMISSION_MODES = ["default", "accept-edits", "plan", "bypass"] as const;
 export type PermissionMode = (typeof PERMISSION_MODES)[number];
@@ -101,7 +101,7 @@ export class PermissionEngine {
 
   constructor(options: PermissionEngineOptions) {
     this.workspace = realPathOf(options.workspace);
-    this.home = options.home ?? homedir();
+    this.home = options.home ?? os().homedir();
     this.mode = options.mode ?? "default";
     this.sandboxAutoAllow = options.sandboxAutoAllow === true;
     this.protectedFolders = (options.protectedFolders ?? []).map(realPathOf);

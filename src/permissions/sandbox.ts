@@ -11,11 +11,10 @@
  * kernel that refuses its namespaces or its seccomp filter, stops awl at start-up with a message saying so.
  */
 import { accessSync, closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import type { Duplex } from "node:stream";
 import { awlDataDir, userConfigDir } from "../config/paths.js";
-import { childProcess } from "../util/lazy-builtin.js";
+import { childProcess, os } from "../util/lazy-builtin.js";
 import type { ConfigResult } from "../config/errors.js";
 import type { ProcessSandbox, SandboxedCommand } from "../extensions/lua/types.js";
 import type { PermissionSetup } from "./setup.js";
@@ -188,7 +187,7 @@ function foldersBetween(writable: readonly string[], path: string): string[] {
 
 /** The seccomp filter in a private file, opened and unlinked: a descriptor only this process can reopen. */
 function filterDescriptor(): number {
-  const dir = mkdtempSync(join(tmpdir(), "awl-seccomp-"));
+  const dir = mkdtempSync(join(os().tmpdir(), "awl-seccomp-"));
   try {
     const file = join(dir, "filter.bpf");
     writeFileSync(file, unixSocketFilter(), { mode: 0o600 });
@@ -208,8 +207,8 @@ export function openSandbox(options: SandboxOptions, env: NodeJS.ProcessEnv = pr
   if (!bwrap) {
     return { ok: false, message: "--sandbox needs bubblewrap (the bwrap program), which is not on PATH: install it (Debian/Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run without --sandbox" };
   }
-  const hidden = options.hidden ?? credentialPaths(env, env.HOME || homedir());
-  const sandbox = new BwrapSandbox(bwrap, options.workspace, [tmpdir(), ...(options.writable ?? [])], options.network, hidden, options.open, options.protectedFolders ?? awlFolders(env));
+  const hidden = options.hidden ?? credentialPaths(env, env.HOME || os().homedir());
+  const sandbox = new BwrapSandbox(bwrap, options.workspace, [os().tmpdir(), ...(options.writable ?? [])], options.network, hidden, options.open, options.protectedFolders ?? awlFolders(env));
   const failed = probe(sandbox, true);
   if (failed === undefined) return { ok: true, sandbox };
   if (probe(sandbox, false) === undefined) {

@@ -3,7 +3,6 @@
  * trust, and the flags (`--allow`, `--deny`, `--permission-mode`, `--dangerously-skip-permissions`,
  * `--trust-project`). Flags rank above both files; a flag's rule adds to theirs (deny still beats allow).
  */
-import { homedir } from "node:os";
 import type { ConfigResult } from "../config/errors.js";
 import { loadConfig, withoutProjectKeys, type LoadedConfig } from "../config/layers.js";
 import type { PinCheck } from "../trust/pin.js";
@@ -14,6 +13,7 @@ import { isPermissionMode, PERMISSION_MODES, PermissionEngine, type PermissionMo
 import { expandHome } from "./paths.js";
 import { parseRule, type Rule } from "./rules.js";
 import { offerParts, projectOffer, type ProjectOffer } from "./trust.js";
+import { os } from "../util/lazy-builtin.js";
 
 export interface PermissionFlags {
   allow?: readonly string[];
@@ -74,7 +74,7 @@ export interface PermissionSetupOptions {
  * `trusted_folders` or `--trust-project` say) and the flags; a bad file or flag is an error naming it.
  */
 export async function setupPermissions(options: PermissionSetupOptions): Promise<ConfigResult<PermissionSetup>> {
-  const home = options.env.HOME || homedir();
+  const home = options.env.HOME || os().homedir();
   const flags = options.flags;
   const read = await loadConfig({ env: options.env, cwd: options.cwd, ...(flags.trustProject === true && { trustProject: true }) });
   if (!read.ok) return read;

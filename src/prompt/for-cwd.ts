@@ -1,5 +1,4 @@
 /** The system prompt for a working directory as awl runs there: its environment, instruction files and tools. */
-import { arch, platform } from "node:os";
 import { basename } from "node:path";
 import { findInstructionFiles, gitRoot, type InstructionFile } from "./instructions.js";
 import { buildSystemPrompt, localDate } from "./system-prompt.js";
@@ -23,7 +22,7 @@ export function systemPromptFor(options: SystemPromptOptions): { text: string; i
   const text = buildSystemPrompt({
     cwd: options.cwd,
     gitRoot: gitRoot(options.cwd),
-    platform: `${platform()} ${arch()}`,
+    platform: `${process.platform} ${process.arch}`,
     shell: options.env.SHELL ? basename(options.env.SHELL) : "sh",
     date: localDate(options.now ?? new Date()),
     tools: options.tools,

@@ -5,11 +5,11 @@
  * the user file's `"@prompt.md"` works in every project. `~/` is the home folder in both.
  */
 import { readFileSync } from "node:fs";
-import { homedir } from "node:os";
 import { dirname, resolve } from "node:path";
 import type { ConfigResult } from "../config/errors.js";
 import { where, type LoadedConfig, type SourcedValue } from "../config/layers.js";
 import { expandHome, isInside, realPathOf } from "../permissions/paths.js";
+import { os } from "../util/lazy-builtin.js";
 
 export interface SystemPromptChoice {
   replace?: string;
@@ -58,7 +58,7 @@ function fileBase(found: SourcedValue<string>, cwd: string, trusted: boolean): B
 function textOf(value: string, { base, where, confinedTo }: Base): ConfigResult<string> {
   if (!value.startsWith("@")) return { ok: true, value };
   const name = value.slice(1);
-  const path = resolve(base, expandHome(name, homedir()));
+  const path = resolve(base, expandHome(name, os().homedir()));
   const fail = (why: string, hint: string): ConfigResult<string> => ({ ok: false, error: { message: `${where}: cannot read ${path}: ${why}`, hint } });
   try {
     if (confinedTo !== undefined && !isInside(realPathOf(path), realPathOf(confinedTo)))

@@ -17,3 +17,9 @@ export const childProcess = lazyBuiltin<typeof import("node:child_process")>("no
 
 /** `node:tty` (≈ 0.3 ms to load, with its binding), loaded when awl first asks whether a file is a terminal. */
 export const tty = lazyBuiltin<typeof import("node:tty")>("node:tty");
+
+/**
+ * `node:os` (≈ 0.4 ms to load, with its binding), loaded at its first use: a one-line reply takes its home folder
+ * from `HOME` and never asks it.
+ */
+export const os = lazyBuiltin<typeof import("node:os")>("node:os");

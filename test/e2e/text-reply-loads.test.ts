@@ -77,6 +77,8 @@ it("a text reply with --no-session loads none of the parts it does not run; a ru
   // only a character device on stdin or an interactive start asks (src/cli/stdin.ts; stdin is a socket here).
   expect(text.nodeModules.has("node:internal/util/parse_args/parse_args")).toBe(false);
   expect(text.nodeModules.has("node:tty")).toBe(false);
+  // Nor node:os: the home folder comes from HOME (src/util/lazy-builtin.ts `os`, asked only without one).
+  expect(text.nodeModules.has("node:os")).toBe(false);
   const loaded = Object.keys(UNLOADED).filter((name) => text.defines(name));
   expect(loaded.map((name) => `${name} (${UNLOADED[name as keyof typeof UNLOADED]})`)).toEqual([]);
   // The same probe sees a part once a run needs it.

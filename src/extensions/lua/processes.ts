@@ -6,11 +6,11 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync } from "node:fs";
-import { constants } from "node:os";
 import type { ExecReply, ExecRequest, ProcessEnd, ReadReply, SpawnRequest } from "./protocol.js";
 import type { SandboxedCommand } from "./types.js";
 import { connectRelay, sandboxStdio } from "./sandbox-stdio.js";
 import { killMarked, markedEnv, newProcessMark, watchForLeftovers } from "./process-marks.js";
+import { os } from "../../util/lazy-builtin.js";
 
 /** Captured output beyond this is dropped (the program keeps running). */
 const MAX_CAPTURE_BYTES = 64 * 1024 * 1024;
@@ -250,7 +250,7 @@ function watchEnd(child: ChildProcess, file: string, timeoutMs: number | undefin
   };
   child.on("error", (e) => finish({ code: null, how: "error", detail: `cannot run ${file}: ${e.message}` }));
   child.on("exit", (code, signal) => {
-    const end: ProcessEnd = signal ? { code: null, how: "signal", detail: constants.signals[signal] ?? signal } : { code: code ?? 0, how: "exit" };
+    const end: ProcessEnd = signal ? { code: null, how: "signal", detail: os().constants.signals[signal] ?? signal } : { code: code ?? 0, how: "exit" };
     // The pipes close once read to their end. Only pipes left silent for PIPE_GRACE_MS (a background program
     // holds them) are given up: output still arriving, or waiting for a handler that reads behind (a paused
     // stream, bytes in its buffer or in the pipe), is all delivered first.

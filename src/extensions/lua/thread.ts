@@ -4,13 +4,13 @@
  * (or with its first load), so it can start before the extensions are known (head-start.ts). A WorkerSlot then
  * drives it.
  */
-import { homedir } from "node:os";
 import { setFlagsFromString } from "node:v8";
 import { MessageChannel, Worker, type MessagePort } from "node:worker_threads";
 import { userCacheDir } from "../../config/paths.js";
 import { runtimeDir, workerScriptPath } from "./assets.js";
 import { CONTROL_OWED, CONTROL_SIZE, OWED_ABANDONED, OWED_NOTHING, type FromWorker, type LoadSettings, type ToWorker, type WasmModule, type WorkerInit } from "./protocol.js";
 import type { LuaPoolOptions } from "./types.js";
+import { os } from "../../util/lazy-builtin.js";
 
 /** What a thread boots with: everything a worker needs before its extensions. */
 export type ThreadBoot = Omit<WorkerInit, "control" | "requestPort">;
@@ -36,7 +36,7 @@ export function threadBootFor(options: Pick<LuaPoolOptions, "env" | "cwd" | "lua
     runtimeDir: runtimeDir(),
     env,
     luaPath: options.luaPath ?? [],
-    home: env.HOME ?? homedir(),
+    home: env.HOME ?? os().homedir(),
     cwd: options.cwd ?? process.cwd(),
     codeCacheDir: userCacheDir(env),
     ...(options.textHost && { textFromHost: true }),
