@@ -52,7 +52,7 @@ export function pathBytes(text: string): Buffer {
 
 /** A path's bytes as text: each name that is not UTF-8 with its bytes from 80 to FF as `\xNN` (as tools show it). */
 export function printablePath(bytes: Buffer): string {
-  const strict = new TextDecoder("utf-8", { fatal: true });
+  const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // a name may start with U+FEFF
   return binary(bytes)
     .split("/")
     .map((name) => {

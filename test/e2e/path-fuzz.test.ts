@@ -1,5 +1,5 @@
 // Generated path spellings (escapes, `..`, symlinks, doubled slashes, unicode look-alikes, case, `~`) sent as
-// `read` calls through the built `awl -p` with a scripted model (no terminal: an ask is a deny). For each, what
+// `read` calls through the built `awl -p` with a scripted model (and a leading U+FEFF) (no terminal: an ask is a deny). For each, what
 // the permission check decided is compared with the file the tool then opened: a read inside the workspace runs
 // and returns that file; one outside it, or of the denied `.env`, is denied and nothing of the file comes back.
 // The expected file is worked out here independently: the spelling as the tools document it (`~` home, `\xNN`
@@ -33,7 +33,8 @@ const COMPONENTS = ["a.txt", "sub", "b.txt", "..", ".", "", "link-out", "link-in
 function spellings(count: number, root: string): string[] {
   const pick = generator(2026);
   const prefixes = ["", "./", "~/", `${root}/`, "/", "../", "//"];
-  const out = new Set<string>(["\\x2e\\x2e/home/secret.txt", "\\x2eenv", "env-link", "link-out/.ssh/id_rsa", "link-in/../../home/secret.txt", "sub//..//.env", `${root}/project/../home/.ssh/id_rsa`, "n\\xFFx.txt", "~/secret.txt"]);
+  // A leading U+FEFF is a character of the name, never a byte-order mark to drop (it once was, in the tools' reads).
+  const out = new Set<string>(["\uFEFF.env", "\uFEFF../home/secret.txt", "\uFEFFa.txt", "\\x2e\\x2e/home/secret.txt", "\\x2eenv", "env-link", "link-out/.ssh/id_rsa", "link-in/../../home/secret.txt", "sub//..//.env", `${root}/project/../home/.ssh/id_rsa`, "n\\xFFx.txt", "~/secret.txt"]);
   while (out.size < count) {
     const parts = Array.from({ length: 1 + pick(4) }, () => COMPONENTS[pick(COMPONENTS.length)]!);
     out.add(prefixes[pick(prefixes.length)]! + parts.join(pick(4) === 0 ? "//" : "/"));

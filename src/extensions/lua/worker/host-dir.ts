@@ -8,7 +8,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import type { HostRecord, HostValue } from "./lua-c.js";
 import { fsFailure } from "./host-fs.js";
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // a name may start with U+FEFF
 
 /** A file-system path from Lua's bytes: a string when they are UTF-8, else a Buffer (absolute, against `cwd`). */
 export function pathFromBytes(bytes: Uint8Array, cwd: string): string | Buffer {

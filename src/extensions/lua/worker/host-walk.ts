@@ -50,7 +50,7 @@ interface Found {
   size?: number;
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }); // a name may start with U+FEFF
 
 /**
  * A name that is not UTF-8 as the std tools show it: every byte from 0x80 up as `\xNN`, as

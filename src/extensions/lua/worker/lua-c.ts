@@ -72,7 +72,8 @@ export interface HostRecord {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder("utf-8");
+// ignoreBOM: a leading U+FEFF is text the string holds (a file's mark), not a mark to drop.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 
 export class LuaC {
   private readonly lenPtr: number;

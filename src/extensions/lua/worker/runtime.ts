@@ -76,8 +76,9 @@ export interface RuntimeHost {
 /** A JavaScript exception went through wasm: Lua's cleanup was skipped and the state cannot be trusted. */
 export class DamagedState extends Error {}
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true });
-const lenientUtf8 = new TextDecoder("utf-8");
+// ignoreBOM: a result that starts with U+FEFF (a file read whole) keeps it.
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenientUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
