@@ -60,5 +60,5 @@ export async function coldCache({ place, judge, measured, awl }) {
   judge("`awl -p hi`, 20 extensions, registration cache removed, over `node -e 0`", median(runs.removed) - node, "ms", 250, ` (node ${node.toFixed(0)} ms)`);
   judge("the same, registration cache cut short (corrupt)", median(runs.corrupt) - node, "ms", 250, rebuilt ? " (rebuilt whole each run)" : " (**not rebuilt**)");
   rmSync(cache, { force: true });
-  judge("the same, removed: Lua VM functions V8 recompiled with TurboFan", await turbofanCompiles(hi, where), "", 0);
+  judge("the same, removed: Lua VM functions V8 recompiled with TurboFan", await turbofanCompiles(hi, where), "functions", 0);
 }
