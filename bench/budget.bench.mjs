@@ -1,4 +1,4 @@
-// Budgets (issue 30, docs/benchmarks.md "Budgets"): the figures that keep awl light, each beside its baseline
+// Budgets (issue 30; the history: the "Quiet figures" sections of docs/benchmarks.md): the figures that keep awl light, each beside its baseline
 // from the same run (medians of interleaved runs) and printed against its budget with an "under" / "OVER" line.
 // Report mode: it exits 0 whatever the figures say (CI runs it small inside `npm test`, test/bench/budget-report.test.ts; a busy machine inflates every
 // wall-clock figure, so a verdict is worth only the load printed beside it).

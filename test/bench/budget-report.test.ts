@@ -1,4 +1,4 @@
-// CI runs the budgets of issue 30 in report mode (docs/benchmarks.md, "Budgets"): `npm test` runs the budget
+// CI runs the budgets of issue 30 in report mode (docs/benchmarks.md, the "Quiet figures" sections): `npm test` runs the budget
 // bench, small, and prints its table into the test log. Its verdicts never fail the run (a busy CI machine inflates
 // every wall-clock figure); what fails is a bench that no longer measures: a crash, a missing figure, a table whose
 // rows do not add up to its summary.
